@@ -1,0 +1,183 @@
+/**
+ * Hydra's normalized agent events (schema version 1).
+ *
+ * Every adapter turns its CLI's output into these; the engine, the run records, the headless
+ * NDJSON stream and the dashboard only ever see these. Adding a field is backward compatible;
+ * changing the meaning of one bumps EVENT_SCHEMA_VERSION.
+ */
+
+export const EVENT_SCHEMA_VERSION = 1;
+
+/** Where a cost figure came from. */
+export type CostSource = 'reported' | 'estimated' | 'unknown';
+
+/** Token and money totals for one agent run, always cumulative ("so far"). */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  turns: number;
+  /** null when unknown. */
+  costUsd: number | null;
+  costSource: CostSource;
+}
+
+export const emptyUsage = (): Usage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  turns: 0,
+  costUsd: null,
+  costSource: 'unknown',
+});
+
+/** The error taxonomy (adapter spec, section 8), plus a catch-all for a failed agent run. */
+export type ErrorKind =
+  | 'BinaryMissing'
+  | 'AuthMissing'
+  | 'UnsupportedVersion'
+  | 'UnsupportedFlag'
+  | 'InvalidConfig'
+  | 'SpawnFailed'
+  | 'StreamParseError'
+  | 'TimedOut'
+  | 'Interrupted'
+  | 'AgentFailed';
+
+/** A serializable error description, as carried by `failed` events and summaries. */
+export interface ErrorInfo {
+  kind: ErrorKind;
+  message: string;
+  /** What the user can do about it, as one sentence. */
+  hint: string;
+}
+
+interface EventBase {
+  /** Schema version of the normalized event. */
+  v: typeof EVENT_SCHEMA_VERSION;
+}
+
+export interface MessageEvent extends EventBase {
+  kind: 'message';
+  role: 'assistant' | 'user' | 'system';
+  text: string;
+  /** True for streamed fragments (partial messages); the full message follows. */
+  partial?: boolean;
+  /** Reasoning / thinking text rather than an answer. */
+  thinking?: boolean;
+}
+
+export interface ToolCallEvent extends EventBase {
+  kind: 'tool_call';
+  /** Links the call to its result. */
+  id: string;
+  /** The tool's name as the vendor calls it (Bash, Write, command_execution, shellToolCall...). */
+  name: string;
+  /** One terminal line: the command run, the file edited. */
+  summary: string;
+  input?: unknown;
+}
+
+export interface ToolResultEvent extends EventBase {
+  kind: 'tool_result';
+  id: string;
+  name?: string;
+  ok: boolean;
+  /** One terminal line. */
+  summary: string;
+  /** Output, possibly shortened. */
+  output?: string;
+}
+
+export interface ProgressEvent extends EventBase {
+  kind: 'progress';
+  /** e.g. "init", "turn_started", "retry", "status". */
+  stage: string;
+  detail?: string;
+  /** Session or thread id when the CLI reports one. */
+  sessionId?: string;
+  model?: string;
+}
+
+export interface UsageEvent extends EventBase {
+  kind: 'usage';
+  /** Cumulative totals so far (replace, never add). */
+  usage: Usage;
+}
+
+export interface CompletedEvent extends EventBase {
+  kind: 'completed';
+  /** The agent's final message, when known. */
+  result?: string;
+  usage?: Usage;
+  exitCode?: number | null;
+}
+
+export interface FailedEvent extends EventBase {
+  kind: 'failed';
+  error: ErrorInfo;
+  usage?: Usage;
+  exitCode?: number | null;
+  signal?: string | null;
+  stderrTail?: string;
+}
+
+/** A well-formed JSON line of a type the adapter does not know: kept, never dropped. */
+export interface UnknownEvent extends EventBase {
+  kind: 'unknown';
+  /** The vendor's type tag, when it has one. */
+  type?: string;
+  raw: unknown;
+}
+
+/** A line that is not valid JSON (or too long, or not an object). */
+export interface ParseErrorEvent extends EventBase {
+  kind: 'parse_error';
+  /** The raw line, possibly shortened for huge lines. */
+  raw: string;
+  reason: string;
+}
+
+export type AgentEvent =
+  | MessageEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | ProgressEvent
+  | UsageEvent
+  | CompletedEvent
+  | FailedEvent
+  | UnknownEvent
+  | ParseErrorEvent;
+
+export type AgentEventKind = AgentEvent['kind'];
+
+export const AGENT_EVENT_KINDS: readonly AgentEventKind[] = [
+  'message',
+  'tool_call',
+  'tool_result',
+  'progress',
+  'usage',
+  'completed',
+  'failed',
+  'unknown',
+  'parse_error',
+];
+
+/** Distributive Omit, so `ev({kind: 'message', ...})` type-checks against the right member. */
+type DistributiveOmit<T, K extends keyof never> = T extends unknown ? Omit<T, K> : never;
+
+/** Stamps the schema version on an event. */
+export const ev = <E extends DistributiveOmit<AgentEvent, 'v'>>(event: E): E & EventBase => ({
+  v: EVENT_SCHEMA_VERSION,
+  ...event,
+});
+
+export const isTerminal = (event: AgentEvent): event is CompletedEvent | FailedEvent =>
+  event.kind === 'completed' || event.kind === 'failed';
+
+/** Exhaustiveness guard for switch statements over unions. */
+export const assertNever = (value: never): never => {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+};

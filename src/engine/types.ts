@@ -1,0 +1,191 @@
+/**
+ * The engine's public shapes: what a race is asked to do, the snapshot a UI renders, the summary a
+ * headless run prints, and the handle through which the CLI and dashboard drive a race.
+ * The UI imports only types from here and never performs side effects itself.
+ */
+import type { AgentEvent, ErrorInfo, Usage } from '../adapters/events.js';
+import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
+
+/** One agent as configured for a race (config file and flags already merged). */
+export interface AgentPlan {
+  adapterId: AdapterId;
+  /** Configured binary path or name; discovery falls back to the adapter's candidates. */
+  binary?: string;
+  model?: string;
+  extraArgs: string[];
+  env: Record<string, string>;
+  /** Idle timeout for this agent, in milliseconds. */
+  idleTimeoutMs: number;
+  maxTurns?: number;
+}
+
+export interface RaceOptions {
+  /** Any directory inside the user's repository. */
+  repoPath: string;
+  prompt: string;
+  agents: AgentPlan[];
+  allowExperimental: boolean;
+  /** Overall time limit per agent, in milliseconds (0 = none). */
+  timeoutMs: number;
+  unsafe: boolean;
+  keepWorktrees: boolean;
+  prices: PriceTable;
+  /** Recorded in the run record, for replay and audit. */
+  configSnapshot?: unknown;
+  /** Where to cache probe results; defaults to <repo>/.cache/hydra. */
+  cacheDir?: string;
+  /** Optional run id (tests); generated otherwise. */
+  runId?: string;
+}
+
+export type RacePhase =
+  | 'checking_repo'
+  | 'probing'
+  | 'creating_worktrees'
+  | 'racing'
+  | 'reviewing'
+  | 'merging'
+  | 'done'
+  | 'cancelled'
+  | 'failed';
+
+export type AgentStatus =
+  | 'pending'
+  | 'spawning'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'timed_out'
+  | 'cancelled'
+  | 'skipped';
+
+export const SETTLED_STATUSES: readonly AgentStatus[] = ['completed', 'failed', 'timed_out', 'cancelled', 'skipped'];
+
+export interface FileStat {
+  path: string;
+  insertions: number;
+  deletions: number;
+  /** Binary files have no line counts. */
+  binary?: boolean;
+}
+
+export interface DiffSummary {
+  filesChanged: number;
+  insertions: number;
+  deletions: number;
+  files: FileStat[];
+}
+
+export interface AgentSnapshot {
+  agent: AdapterId;
+  displayName: string;
+  tier: Tier;
+  model: string | null;
+  status: AgentStatus;
+  /** Epoch ms; null until spawned. */
+  startedAt: number | null;
+  endedAt: number | null;
+  /** Epoch ms of the last stdout line. */
+  lastOutputAt: number | null;
+  /** The latest events, bounded (oldest dropped first). */
+  recentEvents: AgentEvent[];
+  /** Total events seen (recentEvents may hold fewer). */
+  eventCount: number;
+  usage: Usage;
+  diff: DiffSummary | null;
+  error: ErrorInfo | null;
+  exitCode: number | null;
+  branch: string | null;
+  worktree: string | null;
+  /** Flags inferred from docs rather than verified from help text: the UI warns. */
+  inferredFlags: boolean;
+  warnings: string[];
+  capabilities: Capabilities | null;
+}
+
+export interface RaceSnapshot {
+  runId: string;
+  prompt: string;
+  phase: RacePhase;
+  repoRoot: string | null;
+  baseBranch: string | null;
+  baseRef: string | null;
+  startedAt: number;
+  /** Epoch ms at which the snapshot was taken (so a UI needs no clock of its own). */
+  now: number;
+  agents: AgentSnapshot[];
+  /** Race-level problems (no usable adapter, dirty repo...). */
+  error: ErrorInfo | null;
+  warnings: string[];
+  merge: MergeResult | null;
+}
+
+export interface AgentSummary {
+  agent: AdapterId;
+  status: Exclude<AgentStatus, 'pending' | 'spawning' | 'running'>;
+  exitCode: number | null;
+  durationMs: number;
+  usage: Usage;
+  diff: { filesChanged: number; insertions: number; deletions: number };
+  branch: string | null;
+  worktree: string | null;
+  error?: ErrorInfo;
+}
+
+export interface RaceSummary {
+  runId: string;
+  prompt: string;
+  baseRef: string | null;
+  baseBranch: string | null;
+  startedAt: number;
+  endedAt: number;
+  agents: AgentSummary[];
+  error: ErrorInfo | null;
+}
+
+export interface MergeOptions {
+  squash?: boolean;
+  keepWorktrees?: boolean;
+}
+
+export interface MergeResult {
+  runId: string;
+  agent: AdapterId;
+  /** The branch merged into. */
+  into: string;
+  method: 'fast-forward' | 'merge-commit' | 'squash' | 'nothing-to-merge';
+  /** The new HEAD of the target branch. */
+  commit: string;
+  filesChanged: number;
+  /** Worktrees and branches removed afterwards. */
+  removed: string[];
+}
+
+/** Streamed to headless consumers for every normalized event, as it happens. */
+export interface AgentEventRecord {
+  agent: AdapterId;
+  at: number;
+  event: AgentEvent;
+}
+
+/** The handle through which the CLI and the dashboard observe and drive a race. */
+export interface RaceHandle {
+  readonly runId: string;
+  getSnapshot(): RaceSnapshot;
+  /** Called on every snapshot change; returns an unsubscribe function. */
+  subscribe(listener: (snapshot: RaceSnapshot) => void): () => void;
+  /** Called for every normalized event (unbounded stream, not batched). */
+  onEvent(listener: (record: AgentEventRecord) => void): () => void;
+  /** Stops one agent (SIGTERM, then SIGKILL after the grace period). */
+  stopAgent(agent: AdapterId): void;
+  /** Cancels the race: every agent is stopped; resolves when all processes are gone. */
+  cancel(): Promise<void>;
+  /** Resolves when every agent has settled (the race is reviewable), with the summary. */
+  settled: Promise<RaceSummary>;
+  /** Merges one completed agent's result into the base branch. */
+  merge(agent: AdapterId, options?: MergeOptions): Promise<MergeResult>;
+  /** Ends the race without merging: cleans worktrees unless kept; resolves when done. */
+  finish(): Promise<void>;
+  /** The full patch of one agent's result against the base. */
+  getPatch(agent: AdapterId): Promise<string>;
+}
