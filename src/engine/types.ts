@@ -189,3 +189,82 @@ export interface RaceHandle {
   /** The full patch of one agent's result against the base. */
   getPatch(agent: AdapterId): Promise<string>;
 }
+
+/** Doctor's and the probing phase's view of one adapter. */
+export type AdapterStatus = 'ready' | 'missing' | 'unsupported' | 'disabled' | 'needs-opt-in';
+
+export interface AgentProbeReport {
+  adapterId: AdapterId;
+  displayName: string;
+  tier: Tier;
+  status: AdapterStatus;
+  /** Resolved absolute path of the binary, or null when none was found. */
+  binary: string | null;
+  version: string | null;
+  capabilities: Capabilities | null;
+  /** The exact command a race would run for a sample prompt (argument array), when ready. */
+  command: string[] | null;
+  warnings: string[];
+  error: ErrorInfo | null;
+  /** Whether the result came from the capability cache. */
+  cached: boolean;
+}
+
+/** What `hydra doctor` says about git and the repository. */
+export interface RepoInfo {
+  gitVersion: string | null;
+  isRepo: boolean;
+  root: string | null;
+  branch: string | null;
+  detached: boolean;
+  head: string | null;
+  hasCommits: boolean;
+  dirtyFiles: number;
+  problems: ErrorInfo[];
+}
+
+/** One line of `hydra runs`. */
+export interface RunListEntry {
+  runId: string;
+  prompt: string;
+  startedAt: number;
+  endedAt: number | null;
+  /** 'running' when the record has no summary and its process is alive; 'dead' when not alive. */
+  state: 'running' | 'finished' | 'dead';
+  baseBranch: string | null;
+  agents: AgentSummary[];
+  totalCostUsd: number | null;
+  merged: { agent: AdapterId; commit: string } | null;
+}
+
+/** A run record as read back from .hydra/runs/<run-id>/. */
+export interface RunRecord {
+  runId: string;
+  dir: string;
+  meta: {
+    runId: string;
+    prompt: string;
+    promptSha256: string;
+    repoRoot: string;
+    baseRef: string;
+    baseBranch: string | null;
+    startedAt: number;
+    pid: number;
+    hydraVersion: string;
+    config: unknown;
+    agents: Array<{ agent: AdapterId; branch: string; worktree: string; version: string | null; capabilities: Capabilities | null; command: string[] }>;
+  };
+  events: AgentEventRecord[];
+  summary: RaceSummary | null;
+  merge: MergeResult | null;
+}
+
+export interface CleanReport {
+  dryRun: boolean;
+  removedWorktrees: string[];
+  removedBranches: string[];
+  removedRecords: string[];
+  killedProcesses: number[];
+  /** Runs left alone (still running, or unmerged results kept on purpose). */
+  skipped: Array<{ runId: string; reason: string }>;
+}
