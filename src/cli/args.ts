@@ -1,0 +1,133 @@
+/**
+ * Strict argument parsing on top of node:util parseArgs, with messages that name the problem and
+ * point at the command's --help.
+ */
+import { parseArgs } from 'node:util';
+import type { AdapterId } from '../adapters/types.js';
+import { CONFIG_AGENT_IDS } from '../engine/config.js';
+import { UsageError } from './errors.js';
+
+export type OptionSpec = Record<
+  string,
+  { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
+>;
+
+export interface Parsed {
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+}
+
+const helpFor = (command: string): string => (command === '' ? 'hydra --help' : `hydra ${command} --help`);
+
+/** Parses `args` strictly; every failure is a UsageError (exit 2) naming the option. */
+export function parseCommandArgs(command: string, args: readonly string[], options: OptionSpec): Parsed {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: values as Parsed['values'], positionals };
+  } catch (error) {
+    throw translateParseError(error, command);
+  }
+}
+
+function translateParseError(error: unknown, command: string): UsageError {
+  const see = `see ${helpFor(command)}`;
+  if (!(error instanceof Error)) return new UsageError(String(error), see);
+  const code = (error as NodeJS.ErrnoException).code;
+  const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? '';
+  switch (code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return new UsageError(
+        `unknown option ${option}; ${see}`,
+        `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."`,
+      );
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(error.message)) {
+        return new UsageError(`option ${option} does not take a value; ${see}`);
+      }
+      return new UsageError(`option ${option} needs a value; ${see}`);
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return new UsageError(`unexpected argument; ${see}`);
+    default:
+      return new UsageError(`${error.message.split('. ')[0] ?? error.message}; ${see}`);
+  }
+}
+
+export const getString = (parsed: Parsed, name: string): string | undefined => {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+export const getBoolean = (parsed: Parsed, name: string): boolean | undefined => {
+  const value = parsed.values[name];
+  return typeof value === 'boolean' ? value : undefined;
+};
+
+export const getStrings = (parsed: Parsed, name: string): string[] => {
+  const value = parsed.values[name];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
+};
+
+export const isAgentId = (name: string): name is AdapterId =>
+  (CONFIG_AGENT_IDS as readonly string[]).includes(name);
+
+const validAgents = (): string => CONFIG_AGENT_IDS.join(', ');
+
+/** `--agents claude,codex` → ids; unknown names are a UsageError listing the valid ones. */
+export function parseAgentList(text: string, command = 'race'): AdapterId[] {
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) {
+    throw new UsageError(`--agents needs at least one agent name (valid: ${validAgents()}); see ${helpFor(command)}`);
+  }
+  const unknown = names.filter((name) => !isAgentId(resolveAlias(name)));
+  if (unknown.length > 0) {
+    const label = unknown.length === 1 ? 'unknown agent' : 'unknown agents';
+    throw new UsageError(`${label} ${unknown.map((name) => `"${name}"`).join(', ')} in --agents; valid agents: ${validAgents()}`);
+  }
+  return [...new Set(names.map(resolveAlias) as AdapterId[])];
+}
+
+/** The binary names people type for an adapter id. */
+const resolveAlias = (name: string): string => (name === 'cursor-agent' ? 'cursor' : name.toLowerCase());
+
+/** Repeated `--model claude=opus` → a map; a bad form or agent is a UsageError. */
+export function parseModelFlags(items: readonly string[], command = 'race'): Partial<Record<AdapterId, string>> {
+  const models: Partial<Record<AdapterId, string>> = {};
+  for (const item of items) {
+    const match = /^([^=]+)=(.*)$/.exec(item);
+    const agent = match?.[1]?.trim() ?? '';
+    const model = match?.[2]?.trim() ?? '';
+    if (!match || agent === '' || model === '') {
+      throw new UsageError(
+        `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}"); see ${helpFor(command)}`,
+      );
+    }
+    const id = resolveAlias(agent);
+    if (!isAgentId(id)) {
+      throw new UsageError(`unknown agent "${agent}" in --model ${item}; valid agents: ${validAgents()}`);
+    }
+    models[id] = model;
+  }
+  return models;
+}
+
+/** A number of seconds from a flag; `allowZero` for limits where 0 means none. */
+export function parseSeconds(flag: string, text: string | undefined, allowZero: boolean, command = 'race'): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim().replace(/s$/, '');
+  const value = trimmed === '' ? Number.NaN : Number(trimmed);
+  const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
+  if (!ok) {
+    const allowed = allowZero ? 'a number of seconds, 0 or more (0 = no limit)' : 'a positive number of seconds';
+    throw new UsageError(`${flag} must be ${allowed} (got "${text}"); see ${helpFor(command)}`);
+  }
+  return value;
+}

@@ -1,0 +1,36 @@
+import type { Style } from './style.js';
+import { colorEnabled, createStyle } from './style.js';
+
+/** Everything a command needs from the outside world, so commands never reach for globals. */
+export interface CliContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  /** Styling for stderr messages. */
+  err: Style;
+  /** Styling for stdout human output (never used for JSON). */
+  out: Style;
+  /** Writes one line to stdout. */
+  print(line?: string): void;
+  /** Writes one line to stderr. */
+  note(line?: string): void;
+}
+
+export function createContext(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+}): CliContext {
+  const { stdout, stderr, env } = options;
+  return {
+    ...options,
+    err: createStyle(colorEnabled(stderr, env)),
+    out: createStyle(colorEnabled(stdout, env)),
+    print: (line = '') => void stdout.write(`${line}\n`),
+    note: (line = '') => void stderr.write(`${line}\n`),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Headless mode: stdout carries NDJSON only (the three record types below, in this order: one
+ * `race`, every `agent_event` as it happens, one `summary`); human messages go to stderr.
+ */
+import type { AgentEvent } from '../adapters/events.js';
+import type { AdapterId } from '../adapters/types.js';
+import type { AgentEventRecord, AgentSummary, RaceSnapshot, RaceSummary } from '../engine/types.js';
+
+export interface RaceRecordLine {
+  type: 'race';
+  runId: string;
+  baseRef: string | null;
+  agents: AdapterId[];
+}
+
+export interface AgentEventLine {
+  type: 'agent_event';
+  agent: AdapterId;
+  event: AgentEvent;
+}
+
+export interface SummaryAgentLine {
+  agent: AdapterId;
+  status: AgentSummary['status'];
+  exitCode: number | null;
+  durationMs: number;
+  usage: AgentSummary['usage'];
+  diff: AgentSummary['diff'];
+  branch: string | null;
+  worktree: string | null;
+  error?: AgentSummary['error'];
+}
+
+export interface SummaryLine {
+  type: 'summary';
+  runId: string;
+  agents: SummaryAgentLine[];
+  /** Only when the race itself failed (e.g. no usable agent, not a git repository). */
+  error?: NonNullable<RaceSummary['error']>;
+}
+
+export type HeadlessLine = RaceRecordLine | AgentEventLine | SummaryLine;
+
+export function raceLine(snapshot: RaceSnapshot): RaceRecordLine {
+  const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
+  return { type: 'race', runId: snapshot.runId, baseRef: snapshot.baseRef, agents: racing };
+}
+
+export function eventLine(record: AgentEventRecord): AgentEventLine {
+  return { type: 'agent_event', agent: record.agent, event: record.event };
+}
+
+export function summaryLine(summary: RaceSummary): SummaryLine {
+  const agents = summary.agents.map((agent): SummaryAgentLine => {
+    const line: SummaryAgentLine = {
+      agent: agent.agent,
+      status: agent.status,
+      exitCode: agent.exitCode,
+      durationMs: agent.durationMs,
+      usage: {
+        inputTokens: agent.usage.inputTokens,
+        outputTokens: agent.usage.outputTokens,
+        cacheReadTokens: agent.usage.cacheReadTokens,
+        cacheWriteTokens: agent.usage.cacheWriteTokens,
+        turns: agent.usage.turns,
+        costUsd: agent.usage.costUsd,
+        costSource: agent.usage.costSource,
+      },
+      diff: {
+        filesChanged: agent.diff.filesChanged,
+        insertions: agent.diff.insertions,
+        deletions: agent.diff.deletions,
+      },
+      branch: agent.branch,
+      worktree: agent.worktree,
+    };
+    if (agent.status !== 'completed' && agent.error) line.error = agent.error;
+    return line;
+  });
+  return summary.error
+    ? { type: 'summary', runId: summary.runId, agents, error: summary.error }
+    : { type: 'summary', runId: summary.runId, agents };
+}
+
+/** Phases at which the race's base commit and agent set are known. */
+export const raceIsUnderway = (phase: RaceSnapshot['phase']): boolean =>
+  phase !== 'checking_repo' && phase !== 'probing';

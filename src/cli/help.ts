@@ -1,0 +1,142 @@
+/** Help texts, one per command. Kept together so they read as one manual. */
+
+export const COMMANDS = ['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+const EXIT_CODES = `Exit codes:
+  0    success (race: at least one agent completed)
+  1    the race or command failed
+  2    usage or config error (bad flag, bad hydra.toml value)
+  130  interrupted with Ctrl-C (agents were stopped first)`;
+
+export const MAIN_HELP = `hydra: race coding agents on the same prompt and merge the winner
+
+Usage:
+  hydra <command> [options]
+
+Commands:
+  race "<prompt>"        race Claude Code, Codex (and Cursor Agent, opt-in) in git worktrees
+  doctor                 check git, the repository and every agent CLI
+  merge <run> <agent>    merge one agent's result into the branch the race started from
+  runs                   list past races
+  show <run>             one race's summary and per-agent events
+  clean                  remove worktrees, branches and records of finished or dead races
+  demo                   race simulated agents in a throwaway repository (no CLI or API key needed)
+
+Options:
+  -h, --help             help for hydra or for a command (hydra race --help)
+  -V, --version          print hydra's version
+
+Config: hydra.toml at the repository root, else $XDG_CONFIG_HOME/hydra/hydra.toml
+(~/.config/hydra/hydra.toml); see hydra.toml.example.
+
+${EXIT_CODES}`;
+
+export const COMMAND_HELP: Record<CommandName, string> = {
+  race: `Usage:
+  hydra race [options] "<prompt>"
+  hydra race [options] -- "<prompt starting with ->"
+  hydra race [options] --prompt-file <file>
+
+Runs every enabled agent on the prompt at once, each in its own git worktree branched from HEAD.
+Your working tree, index and uncommitted changes are never touched. On a terminal it opens the
+dashboard; with --json, or when stdout is not a terminal, it runs headless and prints NDJSON.
+
+Options:
+  --agents <list>                  comma-separated: claude,codex,cursor
+                                   (default: every usable tier-1 agent)
+  --allow-experimental-adapters    allow experimental agents (cursor)
+  --model <agent>=<model>          model for one agent; repeatable (--model claude=opus)
+  --idle-timeout <seconds>         stop an agent after this long without output (default 300)
+  --timeout <seconds>              overall limit per agent, 0 = none (default 1800)
+  --unsafe                         use the vendors' sandbox-bypass modes (prints a warning)
+  --keep-worktrees                 keep every worktree after the race
+  --prompt-file <file>             read the prompt from a file ("-" = stdin)
+  --config <file>                  use this config file instead of hydra.toml
+  --json                           headless: NDJSON on stdout, messages on stderr
+  --ascii                          ASCII-only dashboard (default when the locale is not UTF-8)
+  -h, --help                       this help
+
+Headless output (one JSON object per line):
+  {"type":"race","runId":...,"baseRef":"<sha>","agents":["claude","codex"]}
+  {"type":"agent_event","agent":"claude","event":{"kind":"tool_call",...}}
+  {"type":"summary","runId":...,"agents":[{"agent","status","exitCode","durationMs","usage",
+    "diff","branch","worktree","error"}]}
+Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <run-id> <agent>
+
+${EXIT_CODES}`,
+
+  doctor: `Usage:
+  hydra doctor [--json] [--config <file>] [--allow-experimental-adapters]
+
+Checks git, the repository, and every agent CLI: where the binary is, its version, tier, status
+(ready, missing, unsupported, disabled, needs-opt-in), capabilities, the exact command a race
+would run, warnings, and what to do about each problem.
+
+Options:
+  --json                           print one JSON object instead of text
+  --config <file>                  use this config file instead of hydra.toml
+  --allow-experimental-adapters    check experimental agents as if opted in
+  -h, --help                       this help
+
+Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage or config errors.`,
+
+  merge: `Usage:
+  hydra merge <run-id> <agent> [--squash] [--keep-worktrees]
+
+Merges one completed agent's branch (hydra/<run-id>/<agent>) into the branch the race started
+from: a fast-forward when possible, else a merge commit, or a squash with --squash. It checks for
+conflicts first and changes nothing when the merge would conflict or when your uncommitted
+changes touch the same files. Afterwards the race's other worktrees and branches are removed.
+
+Options:
+  --squash           squash the agent's changes into one new commit
+  --keep-worktrees   keep the race's worktrees and branches
+  -h, --help         this help
+
+Run ids: hydra runs. Exit codes: 0 merged, 1 refused or failed, 2 usage error.`,
+
+  runs: `Usage:
+  hydra runs [--json]
+
+Lists past races in this repository, newest first: run id, state, agents with their status,
+cost, and what was merged.
+
+Options:
+  --json       print one JSON object {"runs":[...]} instead of a table
+  -h, --help   this help`,
+
+  show: `Usage:
+  hydra show <run-id> [--json]
+
+Prints one race's summary, then every agent's events from its record, one line each.
+A unique prefix of the run id is enough.
+
+Options:
+  --json       print the run record as one JSON object
+  -h, --help   this help`,
+
+  clean: `Usage:
+  hydra clean [--dry-run]
+
+Removes the worktrees, hydra/<run-id>/* branches and records of finished or dead races, and
+stops agent processes left behind by a race that died. Running races are left alone. Nothing
+hydra did not create is touched.
+
+Options:
+  --dry-run    say what would be removed, remove nothing
+  -h, --help   this help`,
+
+  demo: `Usage:
+  hydra demo [--json] [--keep] [--ascii]
+
+Creates a throwaway git repository in a temp directory, installs simulated agent CLIs that
+replay recorded streams and really edit files, and runs a real race through the same adapters
+and engine (the dashboard on a terminal, NDJSON otherwise). No agent CLI or API key needed.
+
+Options:
+  --json       headless: NDJSON on stdout
+  --keep       keep the throwaway repository afterwards (its path is printed)
+  --ascii      ASCII-only dashboard
+  -h, --help   this help`,
+};
