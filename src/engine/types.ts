@@ -36,6 +36,13 @@ export interface RaceOptions {
   cacheDir?: string;
   /** Optional run id (tests); generated otherwise. */
   runId?: string;
+  /**
+   * Where agent worktrees live (outside the repository). Defaults to env HYDRA_WORKTREE_ROOT, else
+   * $XDG_CACHE_HOME/hydra/worktrees, else ~/.cache/hydra/worktrees.
+   */
+  worktreeRoot?: string;
+  /** Time between SIGTERM and SIGKILL when stopping an agent, in milliseconds (default 5000). */
+  killGraceMs?: number;
 }
 
 export type RacePhase =
