@@ -1,0 +1,502 @@
+/**
+ * Claude Code (`claude`): headless `-p` runs with `--output-format stream-json --verbose`.
+ *
+ * Permissions: a race must edit files unattended, and hydra's promise is that the user's own
+ * checkout is never touched. `--permission-mode acceptEdits` lets Claude edit files inside its
+ * worktree without asking while shell commands stay subject to the user's own Claude settings
+ * (allow rules), the same bargain as Codex's `workspace-write` sandbox. `--unsafe` switches to
+ * `bypassPermissions` (every tool, no questions) and sets IS_SANDBOX=1, without which Claude Code
+ * refuses that mode when running as root.
+ */
+import { z } from 'zod';
+import type { AdapterError } from './errors.js';
+import { emptyUsage, ev } from './events.js';
+import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
+import { finishRun, looksLikeAuthFailure } from './finish.js';
+import type { RunState } from './finish.js';
+import { hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
+import { parseJsonLine, rawForUnknown } from './json-line.js';
+import { checkModelName, isDefaultModel } from './model-name.js';
+import { mergePrices, withEstimatedCost } from './prices.js';
+import { probeError, runStep } from './probe-steps.js';
+import type { ProbeContext } from './probe-steps.js';
+import { deliverPrompt } from './prompt-delivery.js';
+import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
+import type {
+  AgentAdapter,
+  BuiltCommand,
+  Capabilities,
+  LineParser,
+  ParserOptions,
+  PriceTable,
+  ProbeResult,
+  ProbeRunner,
+  ProcessEnd,
+  SpawnRequest,
+} from './types.js';
+
+const ID = 'claude';
+const DISPLAY_NAME = 'Claude Code';
+export const CLAUDE_INSTALL_HINT = 'npm install -g @anthropic-ai/claude-code@latest';
+export const CLAUDE_AUTH_HINT = 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.';
+
+// ---------------------------------------------------------------------------------------------
+// Probe
+
+/** Features derived from `claude --help`. */
+export const claudeFeatures = (flags: readonly string[], version: string | null) => ({
+  print: hasFlag(flags, '-p', '--print'),
+  outputFormat: hasFlag(flags, '--output-format'),
+  verbose: hasFlag(flags, '--verbose'),
+  permissionMode: hasFlag(flags, '--permission-mode'),
+  skipPermissions: hasFlag(flags, '--dangerously-skip-permissions'),
+  allowedTools: hasFlag(flags, '--allowedTools', '--allowed-tools'),
+  model: hasFlag(flags, '--model'),
+  // Accepted by current versions but missing from their help: only trusted when listed.
+  maxTurns: hasFlag(flags, '--max-turns'),
+  partialMessages: hasFlag(flags, '--include-partial-messages'),
+  versionKnown: version !== null,
+});
+
+const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
+  const context: ProbeContext = { adapterId: ID, displayName: DISPLAY_NAME, binary, installHint: CLAUDE_INSTALL_HINT };
+  const [versionStep, helpStep] = await Promise.all([runStep(context, run, ['--version']), runStep(context, run, ['--help'])]);
+  if (!versionStep.ok) return { ok: false, error: versionStep.error };
+  if (!helpStep.ok) return { ok: false, error: helpStep.error };
+  const version = parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text);
+  const flags = parseHelpFlags(helpStep.text);
+  const features = claudeFeatures(flags, version);
+  const capabilities: Capabilities = { adapterId: ID, binary, version, flags, features, confidence: 'verified', warnings: [] };
+  if (version === null) {
+    return { ok: false, capabilities, error: probeError(context, 'UnsupportedVersion', `could not read a version number from \`${binary} --version\``, `Check that ${binary} is Claude Code; reinstall with: ${CLAUDE_INSTALL_HINT}`, ['--version'], versionStep.output) };
+  }
+  const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter((flag): flag is string => flag !== false);
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(context, 'UnsupportedFlag', `Claude Code ${version} lacks ${missing.join(' and ')}, which hydra needs for headless JSON output`, `Upgrade it: ${CLAUDE_INSTALL_HINT}`, ['--help'], helpStep.output),
+    };
+  }
+  if (!features.permissionMode) {
+    capabilities.warnings.push(
+      features.allowedTools
+        ? `Claude Code ${version} has no --permission-mode: edits are allowed through --allowedTools instead.`
+        : `Claude Code ${version} has neither --permission-mode nor --allowedTools: it may be unable to edit files unattended. Upgrade: ${CLAUDE_INSTALL_HINT}`,
+    );
+  }
+  if (!features.verbose) capabilities.warnings.push(`Claude Code ${version} has no --verbose flag; stream-json is requested without it.`);
+  return { ok: true, capabilities };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Command
+
+/** Tools granted by --allowedTools on versions without --permission-mode (edits only). */
+const EDIT_TOOLS = 'Edit,Write,MultiEdit,NotebookEdit';
+
+const permissionArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {
+  if (unsafe) {
+    if (features['permissionMode'] === true) return ['--permission-mode', 'bypassPermissions'];
+    if (features['skipPermissions'] === true) return ['--dangerously-skip-permissions'];
+    return [];
+  }
+  if (features['permissionMode'] === true) return ['--permission-mode', 'acceptEdits'];
+  if (features['allowedTools'] === true) return ['--allowedTools', EDIT_TOOLS];
+  return [];
+};
+
+const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltCommand => {
+  const features = capabilities.features;
+  const args = ['-p', '--output-format', 'stream-json'];
+  if (features['verbose'] !== false) args.push('--verbose');
+  args.push(...permissionArgs(request.unsafe, features));
+  if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
+  if (request.maxTurns !== undefined) args.push('--max-turns', String(request.maxTurns));
+  args.push(...request.extraArgs);
+  // `claude -p` reads the prompt from stdin when no prompt argument is given.
+  const prompt = deliverPrompt(request.prompt, request.scratchDir, { stdinArgs: [] });
+  args.push(...prompt.args);
+  const env: Record<string, string> = { CLAUDECODE: '' };
+  if (request.unsafe) env['IS_SANDBOX'] = '1';
+  Object.assign(env, request.env);
+  return {
+    file: capabilities.binary,
+    args,
+    env,
+    cwd: request.cwd,
+    files: prompt.via === 'stdin' ? prompt.files : [],
+    ...(prompt.via === 'stdin' ? { stdinFile: prompt.stdinFile } : {}),
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Stream schemas (loose: unknown fields pass through and are ignored)
+
+const nullableNumber = z.number().nullish();
+
+const UsageSchema = z.looseObject({
+  input_tokens: nullableNumber,
+  output_tokens: nullableNumber,
+  cache_creation_input_tokens: nullableNumber,
+  cache_read_input_tokens: nullableNumber,
+});
+
+const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
+const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });
+const ToolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.unknown(),
+  is_error: z.boolean().nullish(),
+});
+
+const MessageSchema = z.looseObject({
+  id: z.string().nullish(),
+  model: z.string().nullish(),
+  content: z.union([z.array(z.unknown()), z.string()]).nullish(),
+  usage: UsageSchema.nullish(),
+});
+
+const SystemLine = z.looseObject({
+  type: z.literal('system'),
+  subtype: z.string().nullish(),
+  session_id: z.string().nullish(),
+  model: z.string().nullish(),
+  cwd: z.string().nullish(),
+  tools: z.array(z.unknown()).nullish(),
+  permissionMode: z.string().nullish(),
+  attempt: nullableNumber,
+  max_retries: nullableNumber,
+  error: z.unknown(),
+  error_status: nullableNumber,
+  status: z.unknown(),
+});
+
+const AssistantLine = z.looseObject({
+  type: z.literal('assistant'),
+  message: MessageSchema,
+  error: z.string().nullish(),
+  parent_tool_use_id: z.string().nullish(),
+});
+
+const UserLine = z.looseObject({ type: z.literal('user'), message: MessageSchema });
+
+const ResultLine = z.looseObject({
+  type: z.literal('result'),
+  subtype: z.string().nullish(),
+  is_error: z.boolean().nullish(),
+  result: z.string().nullish(),
+  num_turns: nullableNumber,
+  total_cost_usd: nullableNumber,
+  usage: UsageSchema.nullish(),
+  api_error_status: nullableNumber,
+  session_id: z.string().nullish(),
+  errors: z.array(z.unknown()).nullish(),
+});
+
+const StreamEventLine = z.looseObject({
+  type: z.literal('stream_event'),
+  event: z.looseObject({
+    type: z.string(),
+    delta: z.looseObject({ type: z.string(), text: z.string().nullish(), thinking: z.string().nullish() }).nullish(),
+  }),
+});
+
+const RateLimitLine = z.looseObject({ type: z.literal('rate_limit_event'), rate_limit_info: z.unknown() });
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+type ApiUsage = z.infer<typeof UsageSchema>;
+
+const usageFromApi = (usage: ApiUsage | null | undefined, turns: number): Usage => ({
+  ...emptyUsage(),
+  inputTokens: usage?.input_tokens ?? 0,
+  outputTokens: usage?.output_tokens ?? 0,
+  cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+  cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+  turns,
+});
+
+const toolSummary = (name: string, input: unknown, cwd: string | undefined): string => {
+  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const path = asString(fields['file_path']) ?? asString(fields['notebook_path']) ?? asString(fields['path']);
+  switch (name) {
+    case 'Bash':
+      return oneLine(`$ ${asString(fields['command']) ?? ''}`);
+    case 'Write':
+    case 'Edit':
+    case 'MultiEdit':
+    case 'NotebookEdit':
+    case 'Read':
+      return oneLine(`${name} ${path === undefined ? '' : relativePath(path, cwd)}`);
+    case 'Glob':
+    case 'Grep':
+      return oneLine(`${name} ${asString(fields['pattern']) ?? ''}${path === undefined ? '' : ` in ${relativePath(path, cwd)}`}`);
+    case 'WebFetch':
+      return oneLine(`Fetch ${asString(fields['url']) ?? ''}`);
+    case 'WebSearch':
+      return oneLine(`Search ${asString(fields['query']) ?? ''}`);
+    case 'Task':
+      return oneLine(`Task ${asString(fields['description']) ?? ''}`);
+    case 'TodoWrite': {
+      const todos = Array.isArray(fields['todos']) ? fields['todos'].length : 0;
+      return `Update todo list (${todos} items)`;
+    }
+    default:
+      return oneLine(`${name} ${compactJson(input)}`);
+  }
+};
+
+/** Text of a tool_result's content: a string, or an array of text blocks. */
+const resultText = (content: unknown): string => {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return content === undefined || content === null ? '' : compactJson(content, OUTPUT_CHARS);
+  return content
+    .map((block) => (typeof block === 'object' && block !== null && typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text : ''))
+    .filter((text) => text !== '')
+    .join('\n');
+};
+
+class ClaudeParser implements LineParser {
+  private readonly prices: PriceTable;
+  private readonly requestedModel: string | undefined;
+  private model: string | undefined;
+  private cwd: string | undefined;
+  private readonly usageByMessage = new Map<string, ApiUsage>();
+  private readonly toolNames = new Map<string, string>();
+  private authError = false;
+  private readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CLAUDE_AUTH_HINT };
+
+  constructor(options: ParserOptions) {
+    this.prices = mergePrices(options.prices);
+    this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
+  }
+
+  parseLine(line: string): AgentEvent[] {
+    const parsed = parseJsonLine(line);
+    if (parsed.ok === 'blank') return [];
+    if (parsed.ok === false) {
+      this.state.firstNonJson ??= parsed.raw;
+      return [ev({ kind: 'parse_error', raw: parsed.raw, reason: parsed.reason })];
+    }
+    this.state.sawJson = true;
+    const events = this.handle(parsed.value);
+    if (events !== null) return this.track(events);
+    const type = asString(parsed.value['type']);
+    return [ev({ kind: 'unknown', ...(type === undefined ? {} : { type }), raw: rawForUnknown(parsed.value, parsed.length) })];
+  }
+
+  finish(end: ProcessEnd): CompletedEvent | FailedEvent {
+    if (this.state.terminal === undefined && this.authError) {
+      this.state.pendingError = { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate`, hint: CLAUDE_AUTH_HINT };
+    }
+    return finishRun(this.state, end);
+  }
+
+  private track(events: AgentEvent[]): AgentEvent[] {
+    for (const event of events) {
+      if ((event.kind === 'completed' || event.kind === 'failed') && this.state.terminal === undefined) this.state.terminal = event;
+      if (event.kind === 'usage') this.state.usage = event.usage;
+    }
+    return events;
+  }
+
+  /** Events for a known line type, or null when the line is of an unknown type or shape. */
+  private handle(value: Record<string, unknown>): AgentEvent[] | null {
+    switch (value['type']) {
+      case 'system':
+        return this.system(value);
+      case 'assistant':
+        return this.assistant(value);
+      case 'user':
+        return this.user(value);
+      case 'result':
+        return this.result(value);
+      case 'stream_event':
+        return this.streamEvent(value);
+      case 'rate_limit_event':
+        return RateLimitLine.safeParse(value).success ? [ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(value['rate_limit_info']) })] : null;
+      default:
+        return null;
+    }
+  }
+
+  private system(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = SystemLine.safeParse(value);
+    if (!line.success) return null;
+    const data = line.data;
+    const subtype = data.subtype ?? 'system';
+    if (subtype === 'init') {
+      this.cwd = data.cwd ?? undefined;
+      this.model = data.model ?? this.model;
+      const tools = data.tools?.length;
+      const detail = [data.model, tools === undefined ? undefined : `${tools} tools`, data.permissionMode ?? undefined].filter((part) => part !== undefined && part !== null).join(', ');
+      return [
+        ev({
+          kind: 'progress',
+          stage: 'init',
+          ...(detail === '' ? {} : { detail }),
+          ...(data.session_id ? { sessionId: data.session_id } : {}),
+          ...(data.model ? { model: data.model } : {}),
+        }),
+      ];
+    }
+    if (subtype === 'api_retry') {
+      const attempt = data.attempt === undefined || data.attempt === null ? '' : `attempt ${data.attempt}${data.max_retries ? `/${data.max_retries}` : ''}`;
+      const status = data.error_status ? `HTTP ${data.error_status}` : compactJson(data.error, 80);
+      return [ev({ kind: 'progress', stage: 'retry', detail: oneLine([attempt, status].filter((part) => part !== '').join(': ')) })];
+    }
+    const detail = typeof data.status === 'string' ? data.status : undefined;
+    return [ev({ kind: 'progress', stage: subtype, ...(detail === undefined ? {} : { detail }) })];
+  }
+
+  private assistant(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = AssistantLine.safeParse(value);
+    if (!line.success) return null;
+    const { message, error } = line.data;
+    const synthetic = message.model === '<synthetic>';
+    if (error !== undefined && error !== null && (error === 'authentication_failed' || looksLikeAuthFailure(error))) this.authError = true;
+    const events: AgentEvent[] = [];
+    for (const block of Array.isArray(message.content) ? message.content : []) {
+      events.push(...this.assistantBlock(block));
+    }
+    if (typeof message.content === 'string' && message.content !== '') {
+      events.push(ev({ kind: 'message', role: 'assistant', text: clip(message.content, MESSAGE_CHARS) }));
+    }
+    if (error !== undefined && error !== null && events.length === 0) {
+      events.push(ev({ kind: 'message', role: 'system', text: `error: ${error}` }));
+    }
+    if (!synthetic && message.model) this.model = message.model;
+    const usage = synthetic ? undefined : this.recordUsage(message.id ?? undefined, message.usage ?? undefined);
+    if (usage !== undefined) events.push(usage);
+    return events;
+  }
+
+  private assistantBlock(block: unknown): AgentEvent[] {
+    const text = TextBlock.safeParse(block);
+    if (text.success) {
+      if (text.data.text.trim() === '') return [];
+      this.state.lastText = text.data.text;
+      return [ev({ kind: 'message', role: 'assistant', text: clip(text.data.text, MESSAGE_CHARS) })];
+    }
+    const thinking = ThinkingBlock.safeParse(block);
+    if (thinking.success) {
+      return thinking.data.thinking.trim() === '' ? [] : [ev({ kind: 'message', role: 'assistant', text: clip(thinking.data.thinking, MESSAGE_CHARS), thinking: true })];
+    }
+    const toolUse = ToolUseBlock.safeParse(block);
+    if (toolUse.success) {
+      const { id, name, input } = toolUse.data;
+      this.toolNames.set(id, name);
+      return [ev({ kind: 'tool_call', id, name, summary: toolSummary(name, input, this.cwd), input })];
+    }
+    const type = typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
+    return [ev({ kind: 'unknown', type: `assistant.${type ?? 'block'}`, raw: block })];
+  }
+
+  /** Records one assistant message's usage (de-duplicated by message id) and returns the new total. */
+  private recordUsage(id: string | undefined, usage: ApiUsage | undefined): AgentEvent | undefined {
+    if (usage === undefined) return undefined;
+    const key = id ?? `anonymous-${this.usageByMessage.size}`;
+    const previous = this.usageByMessage.get(key);
+    if (previous !== undefined && JSON.stringify(previous) === JSON.stringify(usage)) return undefined;
+    this.usageByMessage.set(key, usage);
+    const total = emptyUsage();
+    for (const entry of this.usageByMessage.values()) {
+      total.inputTokens += entry.input_tokens ?? 0;
+      total.outputTokens += entry.output_tokens ?? 0;
+      total.cacheReadTokens += entry.cache_read_input_tokens ?? 0;
+      total.cacheWriteTokens += entry.cache_creation_input_tokens ?? 0;
+    }
+    total.turns = this.usageByMessage.size;
+    return ev({ kind: 'usage', usage: withEstimatedCost(total, this.model ?? this.requestedModel, this.prices) });
+  }
+
+  private user(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = UserLine.safeParse(value);
+    if (!line.success) return null;
+    const content = line.data.message.content;
+    if (typeof content === 'string') return content === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
+    const events: AgentEvent[] = [];
+    for (const block of content ?? []) {
+      const toolResult = ToolResultBlock.safeParse(block);
+      if (toolResult.success) {
+        const { tool_use_id: id, content: output, is_error: isError } = toolResult.data;
+        const text = resultText(output);
+        const name = this.toolNames.get(id);
+        const ok = isError !== true;
+        const summary = firstLine(text) || (ok ? 'done' : 'failed');
+        events.push(ev({ kind: 'tool_result', id, ...(name === undefined ? {} : { name }), ok, summary, output: clip(text, OUTPUT_CHARS) }));
+        continue;
+      }
+      const text = TextBlock.safeParse(block);
+      if (text.success) {
+        events.push(ev({ kind: 'message', role: 'user', text: clip(text.data.text, MESSAGE_CHARS) }));
+        continue;
+      }
+      const type = typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
+      events.push(ev({ kind: 'unknown', type: `user.${type ?? 'block'}`, raw: block }));
+    }
+    return events;
+  }
+
+  private result(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = ResultLine.safeParse(value);
+    if (!line.success) return null;
+    const data = line.data;
+    const turns = data.num_turns ?? this.usageByMessage.size;
+    const base = usageFromApi(data.usage, turns);
+    const usage: Usage =
+      data.total_cost_usd !== undefined && data.total_cost_usd !== null
+        ? { ...base, costUsd: data.total_cost_usd, costSource: 'reported' }
+        : withEstimatedCost(base, this.model ?? this.requestedModel, this.prices);
+    const text = data.result ?? undefined;
+    if (data.is_error !== true) {
+      return [ev({ kind: 'usage', usage }), ev({ kind: 'completed', ...(text === undefined ? {} : { result: clip(text, MESSAGE_CHARS) }), usage })];
+    }
+    return [ev({ kind: 'usage', usage }), ev({ kind: 'failed', error: this.resultError(data), usage })];
+  }
+
+  private resultError(data: z.infer<typeof ResultLine>): ErrorInfo {
+    const status = data.api_error_status ?? undefined;
+    const text = oneLine(data.result ?? (data.errors ?? []).map((entry) => compactJson(entry)).join('; '), 240);
+    const detail = text === '' ? '' : `: ${text}`;
+    if (status === 401 || status === 403 || this.authError || looksLikeAuthFailure(text)) {
+      return { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate${status ? ` (HTTP ${status})` : ''}${detail}`, hint: CLAUDE_AUTH_HINT };
+    }
+    if (status !== undefined && status >= 500) {
+      return { kind: 'AgentFailed', message: `${DISPLAY_NAME} hit an API server error (HTTP ${status})${detail}`, hint: 'The model provider failed; try again later.' };
+    }
+    if (status !== undefined) {
+      return { kind: 'AgentFailed', message: `${DISPLAY_NAME} hit an API error (HTTP ${status})${detail}`, hint: 'See the run record for the full response.' };
+    }
+    if (data.subtype === 'error_max_turns') {
+      return { kind: 'AgentFailed', message: `${DISPLAY_NAME} stopped at its turn limit${detail}`, hint: 'Raise max_turns for claude in hydra.toml, or drop it.' };
+    }
+    return { kind: 'AgentFailed', message: `${DISPLAY_NAME} reported an error (${data.subtype ?? 'error'})${detail}`, hint: 'See the run record for the agent\'s output.' };
+  }
+
+  private streamEvent(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = StreamEventLine.safeParse(value);
+    if (!line.success) return null;
+    const delta = line.data.event.delta;
+    if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
+    if (delta.type === 'text_delta' && delta.text) return [ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true })];
+    if (delta.type === 'thinking_delta' && delta.thinking) return [ev({ kind: 'message', role: 'assistant', text: clip(delta.thinking, MESSAGE_CHARS), partial: true, thinking: true })];
+    // Tool-input JSON fragments and signatures: the complete assistant line follows.
+    return [];
+  }
+}
+
+export const claudeAdapter: AgentAdapter = {
+  id: ID,
+  displayName: DISPLAY_NAME,
+  tier: 'tier1',
+  binaryCandidates: (configured) => (configured === undefined || configured === '' ? ['claude'] : [configured, 'claude']),
+  probe,
+  validateModel: (model): AdapterError | null => checkModelName(ID, model),
+  buildCommand,
+  createParser: (options = {}) => new ClaudeParser(options),
+};

@@ -1,0 +1,63 @@
+/**
+ * Line handling shared by every parser: line endings, safe JSON parsing, shortening of huge or
+ * malformed lines, and text clean-up. Nothing here throws.
+ */
+
+/** Lines longer than this are not parsed at all (a 10 MB line costs one length check). */
+export const MAX_PARSE_CHARS = 4 * 1024 * 1024;
+
+/** How much of a raw line an event keeps (parse errors, huge unknown objects). */
+export const MAX_RAW_CHARS = 2000;
+
+/** Objects from lines longer than this are not kept whole in `unknown` events. */
+export const MAX_RAW_OBJECT_CHARS = 64 * 1024;
+
+/** Removes a trailing CR (CRLF output) and a leading byte-order mark. */
+export const normalizeLine = (line: string): string => {
+  let text = line;
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text;
+};
+
+/** Keeps the head of a long text and says how much was cut. */
+export const shorten = (text: string, maxChars: number = MAX_RAW_CHARS): string => {
+  if (text.length <= maxChars) return text;
+  const head = text.slice(0, maxChars);
+  return `${head}… [${text.length - maxChars} more chars]`;
+};
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Replaces lone UTF-16 surrogates (from invalid UTF-8 or broken escapes) with U+FFFD. */
+export const wellFormed = (text: string): string => text.replace(LONE_SURROGATE, '\uFFFD');
+
+export type JsonLine =
+  | { ok: true; value: Record<string, unknown>; length: number }
+  | { ok: false; reason: string; raw: string }
+  | { ok: 'blank' };
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Parses one line as a JSON object, never throwing. */
+export const parseJsonLine = (line: string): JsonLine => {
+  const text = normalizeLine(line);
+  if (text.trim() === '') return { ok: 'blank' };
+  if (text.length > MAX_PARSE_CHARS) {
+    return { ok: false, reason: `line too long to parse (${text.length} chars)`, raw: wellFormed(shorten(text)) };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? `not JSON: ${error.message}` : 'not JSON';
+    return { ok: false, reason: shorten(reason, 200), raw: wellFormed(shorten(text)) };
+  }
+  if (!isRecord(value)) return { ok: false, reason: 'not a JSON object', raw: wellFormed(shorten(text)) };
+  return { ok: true, value, length: text.length };
+};
+
+/** The raw object to keep in an `unknown` event: whole when small, a shortened line when huge. */
+export const rawForUnknown = (value: Record<string, unknown>, length: number): unknown =>
+  length <= MAX_RAW_OBJECT_CHARS ? value : { truncated: true, type: value['type'], preview: shorten(JSON.stringify(value)) };
