@@ -128,15 +128,16 @@ Options:
   -h, --help   this help`,
 
   demo: `Usage:
-  hydra demo [--json] [--keep] [--ascii]
+  hydra demo [--json] [--ascii]
 
-Creates a throwaway git repository in a temp directory, installs simulated agent CLIs that
-replay recorded streams and really edit files, and runs a real race through the same adapters
-and engine (the dashboard on a terminal, NDJSON otherwise). No agent CLI or API key needed.
+Creates a throwaway git repository in a temp directory, installs simulated agent CLIs (claude,
+codex and the experimental cursor) that replay recorded streams and really edit files, and runs a
+real race through the same adapters and engine: the dashboard on a terminal, NDJSON otherwise.
+No agent CLI or API key needed. The repository is kept and its path printed, so you can look at
+the branches and merge a result there.
 
 Options:
-  --json       headless: NDJSON on stdout
-  --keep       keep the throwaway repository afterwards (its path is printed)
+  --json       headless: NDJSON on stdout, messages on stderr
   --ascii      ASCII-only dashboard
   -h, --help   this help`,
 };

@@ -10,16 +10,15 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { ADAPTERS } from '../adapters/registry.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../adapters/types.js';
 import type { AgentPlan, RaceOptions } from './types.js';
 
 export const CONFIG_FILE_NAME = 'hydra.toml';
 
-/** Adapter ids accepted as `[agents.<id>]` keys and in `race.agents`. */
+/** Adapter ids accepted as `[agents.<id>]` keys and in `race.agents` (the registry's ids; a test keeps them equal). */
 export const CONFIG_AGENT_IDS = ['claude', 'codex', 'cursor'] as const satisfies readonly AdapterId[];
 
-/** Which adapters are experimental (need allow_experimental_adapters). */
-const EXPERIMENTAL_IDS: readonly AdapterId[] = ['cursor'];
 
 export const CONFIG_DEFAULTS = {
   timeoutS: 1800,
@@ -307,7 +306,8 @@ export interface ResolvedRace {
   prices: PriceTable;
 }
 
-export const isExperimental = (id: AdapterId): boolean => EXPERIMENTAL_IDS.includes(id);
+/** Experimental adapters (cursor) need allow_experimental_adapters or the flag. */
+export const isExperimental = (id: AdapterId): boolean => ADAPTERS[id].tier === 'experimental';
 
 /**
  * Merges config and flags (flags win). The agent list is `--agents`, else `race.agents`, else every
