@@ -17,6 +17,8 @@ export interface AgentPlan {
   /** Idle timeout for this agent, in milliseconds. */
   idleTimeoutMs: number;
   maxTurns?: number;
+  /** False when the config disables this agent: probeAgents reports it as 'disabled' without probing. */
+  enabled?: boolean;
 }
 
 export interface RaceOptions {
