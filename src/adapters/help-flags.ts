@@ -18,7 +18,9 @@ const definitionPart = (line: string): string => {
 /** Flags defined in a help text, long and short, in order of appearance, without duplicates. */
 export const parseHelpFlags = (help: string): string[] => {
   const flags = new Set<string>();
-  for (const rawLine of help.split(/\r?\n/)) {
+  // eslint-disable-next-line no-control-regex
+  const plain = help.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+  for (const rawLine of plain.split(/\r?\n/)) {
     const match = OPTION_LINE.exec(rawLine);
     if (match === null) continue;
     const definition = definitionPart(match[1] ?? '');
