@@ -1,0 +1,66 @@
+/**
+ * Normalizes what a real CLI printed so that re-recording gives a stable diff: temp paths become
+ * /tmp/hydra-fixture/..., UUIDs become stable placeholders (the same UUID always maps to the same
+ * placeholder, so links between lines survive), timestamps and durations become fixed values, the
+ * fake server's port becomes a fixed port. Everything else is kept byte for byte.
+ */
+
+export const FIXTURE_ROOT = '/tmp/hydra-fixture';
+export const FIXTURE_PORT = 54321;
+export const FIXTURE_TIMESTAMP = '2026-11-23T12:00:00.000Z';
+export const FIXTURE_DURATION_MS = 100;
+
+export interface NormalizeContext {
+  /** Real path → placeholder path, longest first is applied first. */
+  paths: ReadonlyArray<readonly [string, string]>;
+  /** The fake server's real port. */
+  port?: number;
+  /** Shared across the stdout, stderr and argv of one run, so ids stay consistent. */
+  ids: Map<string, string>;
+}
+
+export const createContext = (paths: ReadonlyArray<readonly [string, string]>, port?: number): NormalizeContext => ({
+  paths: [...paths].sort((a, b) => b[0].length - a[0].length),
+  ...(port === undefined ? {} : { port }),
+  ids: new Map(),
+});
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const ISO_TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})\b/g;
+/** JSON keys that hold a duration in milliseconds: duration_ms, ttft_ms, durationMs, ... */
+const DURATION_FIELD = /"([A-Za-z_]*(?:_ms|Ms))":(\d+(?:\.\d+)?)/g;
+/** Claude Code's messaging socket carries its pid. */
+const CLAUDE_SOCKET = /\/tmp\/cc-socks\/\d+\.sock/g;
+
+/** Claude Code names per-project folders after the path with every `/` (and `.`) turned into `-`. */
+const slugOf = (path: string): string => path.replace(/[/.]/g, '-');
+
+const placeholderUuid = (index: number): string =>
+  `00000000-0000-4000-8000-${index.toString(16).padStart(12, '0')}`;
+
+export const normalizeText = (text: string, context: NormalizeContext): string => {
+  let out = text;
+  for (const [real, placeholder] of context.paths) {
+    out = out.split(real).join(placeholder);
+    out = out.split(slugOf(real)).join(slugOf(placeholder));
+  }
+  if (context.port !== undefined) {
+    out = out.replace(new RegExp(`(127\\.0\\.0\\.1|localhost):${context.port}\\b`, 'g'), `$1:${FIXTURE_PORT}`);
+  }
+  out = out.replace(UUID, (uuid) => {
+    const key = uuid.toLowerCase();
+    let placeholder = context.ids.get(key);
+    if (placeholder === undefined) {
+      placeholder = placeholderUuid(context.ids.size + 1);
+      context.ids.set(key, placeholder);
+    }
+    return placeholder;
+  });
+  out = out.replace(ISO_TIMESTAMP, FIXTURE_TIMESTAMP);
+  out = out.replace(DURATION_FIELD, (_match, key: string) => `"${key}":${FIXTURE_DURATION_MS}`);
+  out = out.replace(CLAUDE_SOCKET, '/tmp/cc-socks/1000.sock');
+  return out;
+};
+
+export const normalizeArgv = (argv: readonly string[], context: NormalizeContext): string[] =>
+  argv.map((arg) => normalizeText(arg, context));

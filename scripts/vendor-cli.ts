@@ -1,0 +1,181 @@
+/**
+ * The real vendor CLIs, pinned and installed on demand into the ignored cache
+ * (`.cache/vendor/<package>@<version>/`), and the environment that runs them offline against the
+ * fake model servers in test/support/. Shared by `npm run fixtures:record` and `npm run test:vendor`.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+
+export type VendorAgent = 'claude' | 'codex';
+
+export const VENDOR_AGENTS: readonly VendorAgent[] = ['claude', 'codex'];
+
+export const VENDOR_PACKAGES: Record<VendorAgent, string> = {
+  claude: '@anthropic-ai/claude-code',
+  codex: '@openai/codex',
+};
+
+/** The versions whose streams are recorded and that the vendor suite runs (the latest at recording time). */
+export const RECORD_VERSIONS: Record<VendorAgent, string> = {
+  claude: '2.1.330',
+  codex: '0.169.0',
+};
+
+/**
+ * Versions whose `--version`/`--help` texts are kept, oldest first, spanning more than a year of
+ * releases so the capability probe is tested against real flag drift.
+ */
+export const HELP_VERSIONS: Record<VendorAgent, readonly string[]> = {
+  claude: ['1.0.59', '2.0.70', '2.1.330'],
+  codex: ['0.20.0', '0.118.0', '0.169.0'],
+};
+
+/** The model name codex knows metadata for (an unknown name adds an `error` item to the stream). */
+export const CODEX_MODEL = 'gpt-5.5';
+
+/** The project root (this file lives in scripts/, or in .cache/scripts/scripts/ once compiled). */
+export const findProjectRoot = (from: string = dirname(fileURLToPath(import.meta.url))): string => {
+  let dir = resolve(from);
+  for (;;) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'fixtures'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no project root (package.json + fixtures/) above ${from}`);
+    dir = parent;
+  }
+};
+
+export const vendorDir = (root: string, agent: VendorAgent, version: string): string =>
+  join(root, '.cache', 'vendor', `${VENDOR_PACKAGES[agent]}@${version}`);
+
+export const vendorBinary = (root: string, agent: VendorAgent, version: string): string =>
+  join(vendorDir(root, agent, version), 'node_modules', '.bin', agent);
+
+export interface VendorInstall {
+  agent: VendorAgent;
+  version: string;
+  binary: string;
+  /** False when the cache already held a working install. */
+  installed: boolean;
+  installMs: number;
+}
+
+/**
+ * Makes sure `<package>@<version>` is installed in the cache and answers `--version` with that
+ * version; installs it with `npm install --prefix <dir> --no-save` otherwise.
+ */
+export const ensureVendorCli = async (root: string, agent: VendorAgent, version: string): Promise<VendorInstall> => {
+  const binary = vendorBinary(root, agent, version);
+  if (await reportsVersion(binary, version)) {
+    return { agent, version, binary, installed: false, installMs: 0 };
+  }
+  const dir = vendorDir(root, agent, version);
+  await mkdir(dir, { recursive: true });
+  const started = Date.now();
+  const result = await execa(
+    'npm',
+    ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `${VENDOR_PACKAGES[agent]}@${version}`],
+    { reject: false, stdin: 'ignore', timeout: 600_000 },
+  );
+  const installMs = Date.now() - started;
+  if (result.exitCode !== 0 || !(await reportsVersion(binary, version))) {
+    throw new Error(
+      `could not install ${VENDOR_PACKAGES[agent]}@${version} into ${dir} (npm exit ${String(result.exitCode)}): ` +
+        `${result.stderr.slice(-1000)}\nCheck that the npm registry is reachable, or delete ${dir} and retry.`,
+    );
+  }
+  return { agent, version, binary, installed: true, installMs };
+};
+
+const reportsVersion = async (binary: string, version: string): Promise<boolean> => {
+  if (!existsSync(binary)) return false;
+  const result = await execa(binary, ['--version'], {
+    reject: false,
+    stdin: 'ignore',
+    timeout: 30_000,
+    env: { HOME: process.env.HOME ?? '/tmp' },
+  });
+  return result.exitCode === 0 && result.stdout.includes(version);
+};
+
+/**
+ * Variables that point Claude Code at the fake Anthropic server and keep it offline and quiet.
+ * IS_SANDBOX=1 lets bypassPermissions run as root; CLAUDE_CODE_MAX_RETRIES=0 makes 401/5xx fail
+ * at once instead of retrying for minutes.
+ */
+export const claudeOfflineEnv = (serverUrl: string, home: string): Record<string, string> => ({
+  HOME: home,
+  ANTHROPIC_BASE_URL: serverUrl,
+  ANTHROPIC_API_KEY: 'sk-test',
+  IS_SANDBOX: '1',
+  CLAUDE_CODE_MAX_RETRIES: '0',
+  DISABLE_TELEMETRY: '1',
+  DISABLE_AUTOUPDATER: '1',
+  DISABLE_ERROR_REPORTING: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  CLAUDECODE: '',
+});
+
+export const CODEX_PROVIDER_KEY_VAR = 'FAKE_OPENAI_API_KEY';
+
+/**
+ * Writes `<codexHome>/config.toml` that points codex at the fake Responses server as a custom
+ * provider, with retries off (a 401/500 fails at once) and the features that reach out to the
+ * internet disabled. A config file rather than `-c` flags keeps the recorded argv what hydra runs.
+ */
+export const writeCodexOfflineConfig = async (codexHome: string, serverUrl: string, model = CODEX_MODEL): Promise<void> => {
+  await mkdir(codexHome, { recursive: true });
+  const toml = [
+    `model = "${model}"`,
+    'model_provider = "fake"',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[features]',
+    'plugins = false',
+    'unbounded_connection_retries = false',
+    '',
+    '[model_providers.fake]',
+    'name = "fake"',
+    `base_url = "${serverUrl}/v1"`,
+    `env_key = "${CODEX_PROVIDER_KEY_VAR}"`,
+    'wire_api = "responses"',
+    'request_max_retries = 0',
+    'stream_max_retries = 0',
+    '',
+  ].join('\n');
+  await writeFile(join(codexHome, 'config.toml'), toml);
+};
+
+export const codexOfflineEnv = (home: string): Record<string, string> => ({
+  HOME: home,
+  CODEX_HOME: join(home, '.codex'),
+  [CODEX_PROVIDER_KEY_VAR]: 'sk-test',
+});
+
+/** A minimal environment for a vendor CLI: PATH and locale from the parent, nothing else. */
+export const baseEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (const name of ['PATH', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR']) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+};
+
+/** Creates a git repository with one commit (README.md), as hydra's worktrees look. */
+export const initFixtureRepo = async (repo: string): Promise<void> => {
+  await mkdir(repo, { recursive: true });
+  const git = (args: string[]): Promise<unknown> =>
+    execa('git', ['-c', 'user.name=Hydra Fixture', '-c', 'user.email=fixture@hydra.invalid', ...args], {
+      cwd: repo,
+      stdin: 'ignore',
+    });
+  await git(['init', '-q', '-b', 'main']);
+  await writeFile(join(repo, 'README.md'), '# fixture repo\n');
+  await git(['add', 'README.md']);
+  await git(['commit', '-q', '-m', 'initial commit']);
+};
