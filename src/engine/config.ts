@@ -373,6 +373,7 @@ export function planForDoctor(config: HydraConfig, id: AdapterId): AgentPlan {
     extraArgs: [...(agentConfig.extra_args ?? [])],
     env: { ...(agentConfig.env ?? {}) },
     idleTimeoutMs: secondsToMs(idle),
+    enabled: agentConfig.enabled !== false,
   };
 }
 
