@@ -1,0 +1,130 @@
+/**
+ * Width-aware text helpers for the dashboard.
+ *
+ * Ink depends on string-width and cli-truncate, but they are not direct dependencies of hydra, so
+ * the few things the dashboard needs live here: a display width that counts wide (CJK, emoji)
+ * characters as two columns and combining marks as zero, a truncation that cuts to a column
+ * budget, and a sanitizer that keeps agent output from writing control sequences to the terminal.
+ */
+
+/** Control characters, ANSI escape and OSC sequences an agent might print. */
+// eslint-disable-next-line no-control-regex
+const ANSI_SEQUENCE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+/** Removes escape sequences and control characters; tabs become spaces, line breaks are kept. */
+export const sanitize = (text: string): string =>
+  text.replace(ANSI_SEQUENCE, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROL, '');
+
+/** One terminal line: sanitized, every run of whitespace (including line breaks) becomes one space. */
+export const oneLine = (text: string): string => sanitize(text).replace(/\s+/g, ' ').trim();
+
+const isZeroWidth = (code: number): boolean =>
+  (code >= 0x0300 && code <= 0x036f) ||
+  (code >= 0x1ab0 && code <= 0x1aff) ||
+  (code >= 0x1dc0 && code <= 0x1dff) ||
+  (code >= 0x20d0 && code <= 0x20ff) ||
+  (code >= 0xfe00 && code <= 0xfe0f) ||
+  (code >= 0xfe20 && code <= 0xfe2f) ||
+  code === 0x200b ||
+  code === 0x200c ||
+  code === 0x200d ||
+  code === 0x2060 ||
+  (code >= 0xe0100 && code <= 0xe01ef);
+
+const isWide = (code: number): boolean =>
+  (code >= 0x1100 && code <= 0x115f) ||
+  (code >= 0x2e80 && code <= 0x303e) ||
+  (code >= 0x3041 && code <= 0x33ff) ||
+  (code >= 0x3400 && code <= 0x4dbf) ||
+  (code >= 0x4e00 && code <= 0x9fff) ||
+  (code >= 0xa000 && code <= 0xa4cf) ||
+  (code >= 0xac00 && code <= 0xd7a3) ||
+  (code >= 0xf900 && code <= 0xfaff) ||
+  (code >= 0xfe30 && code <= 0xfe4f) ||
+  (code >= 0xff00 && code <= 0xff60) ||
+  (code >= 0xffe0 && code <= 0xffe6) ||
+  (code >= 0x1f300 && code <= 0x1f64f) ||
+  (code >= 0x1f900 && code <= 0x1f9ff) ||
+  (code >= 0x1f680 && code <= 0x1f6ff) ||
+  (code >= 0x20000 && code <= 0x3fffd);
+
+/** Columns one code point takes in a terminal. */
+export const charWidth = (char: string): number => {
+  const code = char.codePointAt(0) ?? 0;
+  if (isZeroWidth(code)) return 0;
+  return isWide(code) ? 2 : 1;
+};
+
+/** Columns a string takes (expects sanitized text). */
+export const displayWidth = (text: string): number => {
+  let width = 0;
+  for (const char of text) width += charWidth(char);
+  return width;
+};
+
+/**
+ * Cuts `text` so it takes at most `width` columns, ending with `ellipsis` when something was cut.
+ * Wide characters are never split.
+ */
+export const truncate = (text: string, width: number, ellipsis = '…'): string => {
+  if (width <= 0) return '';
+  if (displayWidth(text) <= width) return text;
+  const budget = width - displayWidth(ellipsis);
+  if (budget <= 0) return ellipsis.slice(0, width);
+  let used = 0;
+  let out = '';
+  for (const char of text) {
+    const w = charWidth(char);
+    if (used + w > budget) break;
+    out += char;
+    used += w;
+  }
+  return out + ellipsis;
+};
+
+/** Pads with spaces on the right to exactly `width` columns (cutting first when longer). */
+export const padEnd = (text: string, width: number, ellipsis = '…'): string => {
+  const cut = truncate(text, width, ellipsis);
+  return cut + ' '.repeat(Math.max(0, width - displayWidth(cut)));
+};
+
+/** Pads with spaces on the left to exactly `width` columns (cutting first when longer). */
+export const padStart = (text: string, width: number, ellipsis = '…'): string => {
+  const cut = truncate(text, width, ellipsis);
+  return ' '.repeat(Math.max(0, width - displayWidth(cut))) + cut;
+};
+
+/** Wraps sanitized text to `width` columns, breaking on spaces where possible. */
+export const wrap = (text: string, width: number): string[] => {
+  if (width <= 0) return [];
+  const lines: string[] = [];
+  for (const paragraph of sanitize(text).split('\n')) {
+    let line = '';
+    let lineWidth = 0;
+    for (const word of paragraph.split(/(\s+)/)) {
+      if (word === '') continue;
+      const w = displayWidth(word);
+      if (lineWidth + w <= width) {
+        line += word;
+        lineWidth += w;
+        continue;
+      }
+      if (line.trim() !== '') lines.push(line.trimEnd());
+      line = '';
+      lineWidth = 0;
+      if (/^\s+$/.test(word)) continue;
+      let rest = word;
+      while (displayWidth(rest) > width) {
+        const head = truncate(rest, width, '');
+        lines.push(head);
+        rest = rest.slice(head.length);
+      }
+      line = rest;
+      lineWidth = displayWidth(rest);
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+};
