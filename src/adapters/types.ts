@@ -119,6 +119,8 @@ export interface ParserOptions {
   model?: string;
   /** Price overrides from config, merged over the adapter's defaults. */
   prices?: PriceTable;
+  /** The agent's working directory (its worktree), so summaries can show paths relative to it. */
+  cwd?: string;
 }
 
 /**
