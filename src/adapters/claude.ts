@@ -144,11 +144,11 @@ const UsageSchema = z.looseObject({
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
-const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown() });
+const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown().optional() });
 const ToolResultBlock = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
-  content: z.unknown(),
+  content: z.unknown().optional(),
   is_error: z.boolean().nullish(),
 });
 
@@ -169,9 +169,9 @@ const SystemLine = z.looseObject({
   permissionMode: z.string().nullish(),
   attempt: nullableNumber,
   max_retries: nullableNumber,
-  error: z.unknown(),
+  error: z.unknown().optional(),
   error_status: nullableNumber,
-  status: z.unknown(),
+  status: z.unknown().optional(),
 });
 
 const AssistantLine = z.looseObject({
@@ -200,11 +200,11 @@ const StreamEventLine = z.looseObject({
   type: z.literal('stream_event'),
   event: z.looseObject({
     type: z.string(),
-    delta: z.looseObject({ type: z.string(), text: z.string().nullish(), thinking: z.string().nullish() }).nullish(),
+    delta: z.looseObject({ type: z.string().nullish(), text: z.string().nullish(), thinking: z.string().nullish() }).nullish(),
   }),
 });
 
-const RateLimitLine = z.looseObject({ type: z.literal('rate_limit_event'), rate_limit_info: z.unknown() });
+const RateLimitLine = z.looseObject({ type: z.literal('rate_limit_event'), rate_limit_info: z.unknown().optional() });
 
 // ---------------------------------------------------------------------------------------------
 // Parser
@@ -273,6 +273,7 @@ class ClaudeParser implements LineParser {
   constructor(options: ParserOptions) {
     this.prices = mergePrices(options.prices);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
+    this.cwd = options.cwd;
   }
 
   parseLine(line: string): AgentEvent[] {
@@ -330,7 +331,7 @@ class ClaudeParser implements LineParser {
     const data = line.data;
     const subtype = data.subtype ?? 'system';
     if (subtype === 'init') {
-      this.cwd = data.cwd ?? undefined;
+      this.cwd = data.cwd ?? this.cwd;
       this.model = data.model ?? this.model;
       const tools = data.tools?.length;
       const detail = [data.model, tools === undefined ? undefined : `${tools} tools`, data.permissionMode ?? undefined].filter((part) => part !== undefined && part !== null).join(', ');

@@ -10,14 +10,14 @@ import { emptyUsage, ev } from './events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
 import { finishRun, looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
-import { hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
+import { compareVersions, hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
 import { parseJsonLine, rawForUnknown } from './json-line.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './text.js';
+import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
 import type {
   AgentAdapter,
   BuiltCommand,
@@ -36,6 +36,11 @@ const DISPLAY_NAME = 'Codex';
 export const CODEX_INSTALL_HINT = 'npm install -g @openai/codex@latest';
 export const CODEX_AUTH_HINT = 'Run `codex login` once, or set OPENAI_API_KEY in the environment.';
 export const LAST_MESSAGE_FILE = 'last-message.txt';
+/**
+ * `codex exec --json` prints thread/turn/item events since 0.44 (openai/codex#4525); older
+ * releases print a different, legacy event stream under the same flag.
+ */
+export const CODEX_MIN_JSON_VERSION = '0.44.0';
 
 // ---------------------------------------------------------------------------------------------
 // Probe
@@ -71,6 +76,9 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   if (version === null) {
     return { ok: false, capabilities, error: probeError(context, 'UnsupportedVersion', `could not read a version number from \`${binary} --version\``, `Check that ${binary} is the Codex CLI; reinstall with: ${CODEX_INSTALL_HINT}`, ['--version'], versionStep.output) };
   }
+  if (compareVersions(version, CODEX_MIN_JSON_VERSION) < 0) {
+    return { ok: false, capabilities, error: probeError(context, 'UnsupportedVersion', `Codex ${version} prints the legacy \`exec --json\` event format; hydra reads the thread/turn/item events of Codex ${CODEX_MIN_JSON_VERSION} and later`, `Upgrade it: ${CODEX_INSTALL_HINT}`, ['--version'], versionStep.output) };
+  }
   if (!features.json) {
     return { ok: false, capabilities, error: probeError(context, 'UnsupportedFlag', `Codex ${version} has no \`exec --json\`, which hydra needs to follow the run`, `Upgrade it: ${CODEX_INSTALL_HINT}`, ['exec', '--help'], execStep.output) };
   }
@@ -103,7 +111,8 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltC
   let lastMessageFile: string | undefined;
   if (features['outputLastMessage'] === true) {
     lastMessageFile = join(request.scratchDir, LAST_MESSAGE_FILE);
-    args.push('-o', lastMessageFile);
+    // The long spelling: 0.2x releases have no `-o` short form.
+    args.push('--output-last-message', lastMessageFile);
   }
   if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
   args.push(...request.extraArgs);
@@ -131,6 +140,7 @@ const UsageSchema = z.looseObject({
   cached_input_tokens: nullableNumber,
   output_tokens: nullableNumber,
   reasoning_output_tokens: nullableNumber,
+  cache_write_input_tokens: nullableNumber,
 });
 
 const ThreadStarted = z.looseObject({ type: z.literal('thread.started'), thread_id: z.string().nullish() });
@@ -140,7 +150,8 @@ const TurnFailed = z.looseObject({ type: z.literal('turn.failed'), error: ErrorS
 const ThreadError = z.looseObject({ type: z.literal('error'), message: z.string().nullish() });
 const ItemLine = z.looseObject({
   type: z.enum(['item.started', 'item.updated', 'item.completed']),
-  item: z.looseObject({ id: z.string().nullish(), type: z.string() }),
+  // Early releases of this format named the item's type `item_type`.
+  item: z.looseObject({ id: z.string().nullish(), type: z.string().nullish(), item_type: z.string().nullish() }),
 });
 
 const AgentMessageItem = z.looseObject({ text: z.string().nullish() });
@@ -151,15 +162,15 @@ const CommandItem = z.looseObject({
   status: z.string().nullish(),
 });
 const FileChangeItem = z.looseObject({
-  changes: z.array(z.looseObject({ path: z.string(), kind: z.unknown() })).nullish(),
+  changes: z.array(z.looseObject({ path: z.string(), kind: z.unknown().optional() })).nullish(),
   status: z.string().nullish(),
 });
 const McpItem = z.looseObject({
   server: z.string().nullish(),
   tool: z.string().nullish(),
-  arguments: z.unknown(),
-  result: z.unknown(),
-  error: z.unknown(),
+  arguments: z.unknown().optional(),
+  result: z.unknown().optional(),
+  error: z.unknown().optional(),
   status: z.string().nullish(),
 });
 const WebSearchItem = z.looseObject({ query: z.string().nullish() });
@@ -185,6 +196,7 @@ const changeKind = (kind: unknown): string => {
 class CodexParser implements LineParser {
   private readonly prices: PriceTable;
   private readonly model: string | undefined;
+  private readonly cwd: string | undefined;
   private readonly totals: Usage = emptyUsage();
   private readonly startedTools = new Set<string>();
   private anonymousItems = 0;
@@ -193,6 +205,7 @@ class CodexParser implements LineParser {
   constructor(options: ParserOptions) {
     this.prices = mergePrices(options.prices);
     this.model = isDefaultModel(options.model) ? undefined : options.model;
+    this.cwd = options.cwd;
   }
 
   parseLine(line: string): AgentEvent[] {
@@ -260,11 +273,14 @@ class CodexParser implements LineParser {
     const line = TurnCompleted.safeParse(value);
     if (!line.success) return null;
     const usage = line.data.usage;
-    // Per-turn counts; cached input is part of input_tokens, kept apart here as cache reads.
+    // Per-turn counts (one turn per `codex exec`). input_tokens includes cached and cache-written
+    // input; hydra's Usage keeps those apart, so inputTokens + cache reads + writes = input_tokens.
     const input = usage?.input_tokens ?? 0;
     const cached = Math.min(usage?.cached_input_tokens ?? 0, input);
-    this.totals.inputTokens += input - cached;
+    const written = Math.min(usage?.cache_write_input_tokens ?? 0, input - cached);
+    this.totals.inputTokens += input - cached - written;
     this.totals.cacheReadTokens += cached;
+    this.totals.cacheWriteTokens += written;
     this.totals.outputTokens += usage?.output_tokens ?? 0;
     this.totals.turns += 1;
     const total = withEstimatedCost({ ...this.totals }, this.model, this.prices);
@@ -277,9 +293,10 @@ class CodexParser implements LineParser {
     const line = ItemLine.safeParse(value);
     if (!line.success) return null;
     const phase: ItemPhase = line.data.type;
-    const item = line.data.item as Record<string, unknown> & { type: string };
+    const item = line.data.item as Record<string, unknown>;
+    const itemType = line.data.item.type ?? line.data.item.item_type ?? 'unknown';
     const id = line.data.item.id ?? `item-${(this.anonymousItems += 1)}`;
-    switch (item.type) {
+    switch (itemType) {
       case 'agent_message':
       case 'assistant_message': {
         if (phase !== 'item.completed') return [];
@@ -315,7 +332,7 @@ class CodexParser implements LineParser {
         return [ev({ kind: 'message', role: 'system', text: `error: ${clip(message, MESSAGE_CHARS)}` })];
       }
       default:
-        return [ev({ kind: 'unknown', type: `${phase}:${item.type}`, raw: value })];
+        return [ev({ kind: 'unknown', type: `${phase}:${itemType}`, raw: value })];
     }
   }
 
@@ -353,7 +370,7 @@ class CodexParser implements LineParser {
   private fileChange(phase: ItemPhase, id: string, item: Record<string, unknown>): AgentEvent[] {
     const data = FileChangeItem.safeParse(item).data ?? {};
     const changes = data.changes ?? [];
-    const described = changes.map((change) => `${changeKind(change.kind)} ${change.path}`);
+    const described = changes.map((change) => `${changeKind(change.kind)} ${relativePath(change.path, this.cwd)}`);
     const summary = oneLine(described.length === 0 ? 'Edit files' : described.length <= 3 ? described.join(', ') : `${described.slice(0, 3).join(', ')} (+${described.length - 3} more)`);
     const ok = data.status !== 'failed' && data.status !== 'declined';
     return this.simpleTool(phase, id, 'file_change', summary, { changes }, ok, described.join('\n'));

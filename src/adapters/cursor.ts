@@ -17,7 +17,7 @@ import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
-import type { AgentAdapter, BuiltCommand, Capabilities, LineParser, ProbeResult, ProbeRunner, ProcessEnd, SpawnRequest } from './types.js';
+import type { AgentAdapter, BuiltCommand, Capabilities, LineParser, ParserOptions, ProbeResult, ProbeRunner, ProcessEnd, SpawnRequest } from './types.js';
 
 const ID = 'cursor';
 const DISPLAY_NAME = 'Cursor Agent';
@@ -168,6 +168,10 @@ class CursorParser implements LineParser {
   private readonly toolNames = new Map<string, string>();
   private readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CURSOR_AUTH_HINT };
 
+  constructor(options: ParserOptions) {
+    this.cwd = options.cwd;
+  }
+
   parseLine(line: string): AgentEvent[] {
     const parsed = parseJsonLine(line);
     if (parsed.ok === 'blank') return [];
@@ -271,5 +275,5 @@ export const cursorAdapter: AgentAdapter = {
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,
-  createParser: () => new CursorParser(),
+  createParser: (options = {}) => new CursorParser(options),
 };
