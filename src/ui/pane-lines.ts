@@ -62,7 +62,7 @@ export const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Lin
 export const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
   const parts: string[] = [];
   if (agent.tier === 'experimental') parts.push('experimental adapter');
-  if (agent.inferredFlags) parts.push('flags inferred from docs, not verified');
+  if (agent.inferredFlags) parts.push('inferred flags');
   const [first] = agent.warnings;
   if (first !== undefined) parts.push(parts.length === 0 && agent.warnings.length === 1 ? oneLine(first) : `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`);
   if (parts.length === 0) return null;
@@ -107,7 +107,8 @@ export const usageLine = (agent: AgentSnapshot, theme: Theme): Line => [seg(form
 /** The latest `count` displayable events, one line each. */
 export const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
   if (count <= 0) return [];
-  const shown = agent.recentEvents.filter(isShownInPane);
+  // A failure is shown with its hint below the events; its event line would say it twice.
+  const shown = agent.recentEvents.filter((event) => isShownInPane(event) && !(event.kind === 'failed' && agent.error !== null));
   if (shown.length === 0) {
     const text = agent.status === 'pending' || agent.status === 'spawning' || agent.status === 'running' ? 'waiting for output…' : 'no events';
     return [[seg(text, 'muted')]];

@@ -66,13 +66,14 @@ const BodyView = ({ body, theme }: { body: Body; theme: Theme }): ReactElement =
       return body.mode === 'side-by-side' ? (
         <Box flexDirection="row">
           {body.panes.map((pane) => (
-            <SidePane key={pane.agent} pane={pane} theme={theme} />
+            // Keyed on focus too: Ink does not re-apply per-edge borders when only borderStyle changes.
+            <SidePane key={`${pane.agent}-${String(pane.focused)}`} pane={pane} theme={theme} />
           ))}
         </Box>
       ) : (
         <Box flexDirection="column">
           {body.panes.map((pane) => (
-            <StackedPane key={pane.agent} pane={pane} theme={theme} />
+            <StackedPane key={`${pane.agent}-${String(pane.focused)}`} pane={pane} theme={theme} />
           ))}
         </Box>
       );

@@ -195,7 +195,11 @@ export const buildScreen = (input: ScreenInput): Screen => {
         break;
       }
       const diff = diffView(input.patches[agent.agent], theme, columns);
-      const offset = resolveScroll(state.scroll, diff.lines.length, Math.max(0, bodyHeight - 1));
+      const pageLines = Math.max(0, bodyHeight - 1);
+      // Blank lines after the patch let n/p bring even the last file to the top of the view.
+      const lastStart = diff.fileStarts.at(-1) ?? 0;
+      while (diff.lines.length < lastStart + pageLines) diff.lines.push([]);
+      const offset = resolveScroll(state.scroll, diff.lines.length, pageLines);
       const fileIndex = diff.fileStarts.filter((start) => start <= offset).length - 1;
       const fileLabel = diff.files.length === 0 ? 'diff' : `diff ${theme.symbols.dot} file ${Math.max(1, fileIndex + 1)}/${diff.files.length}: ${diff.files[Math.max(0, fileIndex)] ?? ''}`;
       const result = scrollBody(input, viewTitle(agent, input, fileLabel), diff.lines, bodyHeight, diff.fileStarts);
