@@ -380,7 +380,7 @@ class ClaudeParser implements LineParser {
     const text = TextBlock.safeParse(block);
     if (text.success) {
       if (text.data.text.trim() === '') return [];
-      this.state.lastText = text.data.text;
+      this.state.lastText = clip(text.data.text, MESSAGE_CHARS);
       return [ev({ kind: 'message', role: 'assistant', text: clip(text.data.text, MESSAGE_CHARS) })];
     }
     const thinking = ThinkingBlock.safeParse(block);

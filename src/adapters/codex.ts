@@ -302,7 +302,7 @@ class CodexParser implements LineParser {
         if (phase !== 'item.completed') return [];
         const text = AgentMessageItem.safeParse(item).data?.text ?? '';
         if (text === '') return [];
-        this.state.lastText = text;
+        this.state.lastText = clip(text, MESSAGE_CHARS);
         return [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS) })];
       }
       case 'reasoning': {

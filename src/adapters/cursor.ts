@@ -222,7 +222,7 @@ class CursorParser implements LineParser {
         const text = typeof content === 'string' ? content : (content ?? []).map((block) => block.text ?? '').join('');
         if (text.trim() === '') return [];
         const role = line.data.type;
-        if (role === 'assistant') this.state.lastText = text;
+        if (role === 'assistant') this.state.lastText = clip(text, MESSAGE_CHARS);
         return [ev({ kind: 'message', role, text: clip(text, MESSAGE_CHARS) })];
       }
       case 'thinking': {

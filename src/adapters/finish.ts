@@ -6,7 +6,7 @@
 import { tail } from './errors.js';
 import { ev } from './events.js';
 import type { CompletedEvent, ErrorInfo, ErrorKind, FailedEvent, Usage } from './events.js';
-import { oneLine } from './text.js';
+import { clip, MESSAGE_CHARS, oneLine } from './text.js';
 import type { ProcessEnd } from './types.js';
 
 /** What a parser knows when the process ends. */
@@ -67,7 +67,8 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
     // A CLI that reported its result and then hung until a time limit stopped it still did the work.
     const stoppedAfterResult = end.stoppedBy === 'idle_timeout' || end.stoppedBy === 'timeout';
     if (cleanExit || stoppedAfterResult) {
-      const result = terminal.result !== undefined && terminal.result !== '' ? terminal.result : end.lastMessage ?? state.lastText;
+      const fromFile = end.lastMessage !== undefined && end.lastMessage.trim() !== '' ? clip(end.lastMessage.trim(), MESSAGE_CHARS) : undefined;
+      const result = terminal.result !== undefined && terminal.result !== '' ? terminal.result : fromFile ?? state.lastText;
       return ev({
         kind: 'completed',
         ...(result === undefined ? {} : { result }),

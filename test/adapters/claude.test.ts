@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { claudeAdapter } from '../../src/adapters/claude.js';
+import type { AgentEvent, UsageEvent } from '../../src/adapters/events.js';
+import type { Capabilities, SpawnRequest } from '../../src/adapters/types.js';
+import { endOf, fixtureRunner, helpVersions, loadStream, replay } from './fixtures.js';
+
+const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
+  prompt: 'Create hello.txt',
+  cwd: '/repo/wt',
+  scratchDir: '/repo/scratch',
+  unsafe: false,
+  extraArgs: [],
+  env: {},
+  ...overrides,
+});
+
+const capabilitiesOf = async (version: string): Promise<Capabilities> => {
+  const result = await claudeAdapter.probe('/bin/claude', fixtureRunner('claude', version));
+  if (!result.ok) throw result.error;
+  return result.capabilities;
+};
+
+const usages = (events: AgentEvent[]): UsageEvent[] => events.filter((event): event is UsageEvent => event.kind === 'usage');
+
+describe('claude probe across recorded versions', () => {
+  const versions = helpVersions('claude');
+
+  it('has help texts of at least three released versions', () => {
+    expect(versions.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it.each(versions)('accepts Claude Code %s and reads its version and flags', async (version) => {
+    const result = await claudeAdapter.probe('/bin/claude', fixtureRunner('claude', version));
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.capabilities.version).toBe(version);
+    expect(result.capabilities.confidence).toBe('verified');
+    expect(result.capabilities.features).toMatchObject({ print: true, outputFormat: true, verbose: true, permissionMode: true, model: true });
+    // Accepted by the CLI but never listed in its help: not assumed.
+    expect(result.capabilities.features['maxTurns']).toBe(false);
+  });
+
+  it('sees --include-partial-messages only in the versions that list it', async () => {
+    const oldest = await capabilitiesOf(versions[0]!);
+    const newest = await capabilitiesOf(versions.at(-1)!);
+    expect(oldest.features['partialMessages']).toBe(false);
+    expect(newest.features['partialMessages']).toBe(true);
+  });
+
+  it('fails fast with UnsupportedFlag when the help lacks --output-format', async () => {
+    const runner = fixtureRunner('claude', versions.at(-1)!, (file, text) => (file === 'help.txt' ? text.split('\n').filter((line) => !line.includes('--output-format')).join('\n') : text));
+    const result = await claudeAdapter.probe('/bin/claude', runner);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.error.kind).toBe('UnsupportedFlag');
+    expect(result.error.command).toEqual(['/bin/claude', '--help']);
+    expect(result.error.hint).toContain('npm install -g @anthropic-ai/claude-code');
+  });
+
+  it('downgrades to --allowedTools with a warning when --permission-mode is missing', async () => {
+    const runner = fixtureRunner('claude', versions[0]!, (file, text) => (file === 'help.txt' ? text.split('\n').filter((line) => !line.includes('--permission-mode')).join('\n') : text));
+    const result = await claudeAdapter.probe('/bin/claude', runner);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.capabilities.warnings.join(' ')).toMatch(/--permission-mode/);
+    const built = claudeAdapter.buildCommand(request(), result.capabilities);
+    expect(built.args).toContain('--allowedTools');
+    expect(built.args).not.toContain('--permission-mode');
+  });
+
+  it('reports a missing binary, a time-out and a crash as typed errors', async () => {
+    const missing = await claudeAdapter.probe('/nope/claude', async () => ({ exitCode: null, stdout: '', stderr: '', timedOut: false, spawnError: 'ENOENT: spawn /nope/claude' }));
+    expect(!missing.ok && missing.error.kind).toBe('BinaryMissing');
+    const hung = await claudeAdapter.probe('/bin/claude', async () => ({ exitCode: null, stdout: '', stderr: '', timedOut: true }));
+    expect(!hung.ok && hung.error.kind).toBe('TimedOut');
+    const crashed = await claudeAdapter.probe('/bin/claude', async () => ({ exitCode: 1, stdout: '', stderr: 'Error: cannot find module', timedOut: false }));
+    expect(!crashed.ok && crashed.error.kind).toBe('UnsupportedVersion');
+    expect(!crashed.ok && crashed.error.stderrExcerpt).toContain('cannot find module');
+  });
+});
+
+describe('claude command', () => {
+  it('runs headless stream-json with acceptEdits by default and CLAUDECODE emptied', async () => {
+    const built = claudeAdapter.buildCommand(request(), await capabilitiesOf(helpVersions('claude').at(-1)!));
+    expect(built.file).toBe('/bin/claude');
+    expect(built.args).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--', 'Create hello.txt']);
+    expect(built.env).toEqual({ CLAUDECODE: '' });
+    expect(built.cwd).toBe('/repo/wt');
+    expect(built.stdinFile).toBeUndefined();
+  });
+
+  it('bypasses permissions only in unsafe mode, with IS_SANDBOX=1 so root is accepted', async () => {
+    const built = claudeAdapter.buildCommand(request({ unsafe: true }), await capabilitiesOf(helpVersions('claude').at(-1)!));
+    expect(built.args).toContain('bypassPermissions');
+    expect(built.env['IS_SANDBOX']).toBe('1');
+  });
+
+  it('passes --max-turns only when asked, and lets configured env win', async () => {
+    const capabilities = await capabilitiesOf(helpVersions('claude').at(-1)!);
+    expect(claudeAdapter.buildCommand(request(), capabilities).args).not.toContain('--max-turns');
+    const built = claudeAdapter.buildCommand(request({ maxTurns: 12, env: { CLAUDECODE: 'kept', ANTHROPIC_BASE_URL: 'http://x' } }), capabilities);
+    expect(built.args.slice(built.args.indexOf('--max-turns'), built.args.indexOf('--max-turns') + 2)).toEqual(['--max-turns', '12']);
+    expect(built.env).toMatchObject({ CLAUDECODE: 'kept', ANTHROPIC_BASE_URL: 'http://x' });
+  });
+
+  it('reads a long prompt from stdin with no prompt argument', async () => {
+    const prompt = 'x'.repeat(200_000);
+    const built = claudeAdapter.buildCommand(request({ prompt }), await capabilitiesOf(helpVersions('claude').at(-1)!));
+    expect(built.args.at(-1)).toBe('acceptEdits');
+    expect(built.stdinFile).toBe('/repo/scratch/prompt.txt');
+  });
+});
+
+describe('claude stream', () => {
+  it('counts usage once per message id while messages arrive, then takes the result line as authoritative', () => {
+    const fixture = loadStream('claude', 'success-edit');
+    const { events, final } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta));
+    const running = usages(events);
+    // Turn 1 arrives on two lines with one message id; counted once.
+    expect(running[0]?.usage).toMatchObject({ inputTokens: 1200, cacheWriteTokens: 300, turns: 1 });
+    expect(running.filter((event) => event.usage.inputTokens === 2400)).toHaveLength(0);
+    expect(running.at(-1)?.usage).toEqual({ inputTokens: 2500, outputTokens: 52, cacheReadTokens: 300, cacheWriteTokens: 300, turns: 2, costUsd: 0.0126, costSource: 'reported' });
+    expect(final.usage?.costSource).toBe('reported');
+  });
+
+  it('estimates the running cost from the price table before the result arrives', () => {
+    const fixture = loadStream('claude', 'success-edit');
+    const prices = { 'claude-opus-5-5': { inputPerMTok: 10, outputPerMTok: 50, cacheReadPerMTok: 1, cacheWritePerMTok: 12.5 } };
+    const { events } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta), { prices });
+    const first = usages(events)[0]!.usage;
+    expect(first.costSource).toBe('estimated');
+    expect(first.costUsd).toBeCloseTo((1200 * 10 + 1 * 50 + 300 * 12.5) / 1e6, 9);
+  });
+
+  it('emits the init session, the Write tool call with a relative path, and its result', () => {
+    const fixture = loadStream('claude', 'success-edit');
+    const { events } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta));
+    expect(events[0]).toMatchObject({ kind: 'progress', stage: 'init', sessionId: fixture.lines[0] && (JSON.parse(fixture.lines[0]) as { session_id: string }).session_id });
+    expect(events.find((event) => event.kind === 'tool_call')).toMatchObject({ name: 'Write', summary: 'Write hello.txt' });
+    expect(events.find((event) => event.kind === 'tool_result')).toMatchObject({ name: 'Write', ok: true });
+  });
+
+  it('streams partial text when partial messages are on, and ends the same way', () => {
+    const partial = loadStream('claude', 'partial-messages');
+    const plain = loadStream('claude', 'success-edit');
+    const withPartials = replay(claudeAdapter, partial.lines, endOf(partial.meta));
+    const without = replay(claudeAdapter, plain.lines, endOf(plain.meta));
+    expect(withPartials.events.filter((event) => event.kind === 'message' && event.partial === true).length).toBeGreaterThan(0);
+    expect(withPartials.final).toEqual(without.final);
+    expect(withPartials.events.filter((event) => event.kind === 'unknown')).toEqual([]);
+  });
+
+  it('treats subtype "success" with is_error true as a failure (the 401 trap)', () => {
+    const fixture = loadStream('claude', 'auth-failure');
+    const resultLine = fixture.lines.find((line) => line.includes('"type":"result"'))!;
+    expect(resultLine).toContain('"subtype":"success"');
+    const { final } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta));
+    expect(final).toMatchObject({ kind: 'failed', exitCode: 1, error: { kind: 'AuthMissing', hint: expect.stringContaining('ANTHROPIC_API_KEY') } });
+    expect(final.kind === 'failed' && final.error.message).toMatch(/401/);
+  });
+
+  it('calls a 5xx an API server error, not an auth problem', () => {
+    const fixture = loadStream('claude', 'server-error');
+    const { final } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta));
+    expect(final.kind === 'failed' && final.error.message).toMatch(/HTTP 500/);
+  });
+
+  it('still reports AuthMissing when the stream stops after the authentication_failed message', () => {
+    const fixture = loadStream('claude', 'auth-failure');
+    const withoutResult = fixture.lines.filter((line) => !line.includes('"type":"result"'));
+    const { final } = replay(claudeAdapter, withoutResult, endOf(fixture.meta));
+    expect(final.kind === 'failed' && final.error.kind).toBe('AuthMissing');
+  });
+});
