@@ -29,6 +29,8 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 const ISO_TIMESTAMP = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})\b/g;
 /** JSON keys that hold a duration in milliseconds: duration_ms, ttft_ms, durationMs, ... */
 const DURATION_FIELD = /"([A-Za-z_]*(?:_ms|Ms))":(\d+(?:\.\d+)?)/g;
+/** codex 0.2x reports command durations as {"secs", "nanos"}. */
+const SECS_NANOS = /"duration":\{"secs":\d+,"nanos":\d+\}/g;
 /** Claude Code's messaging socket carries its pid. */
 const CLAUDE_SOCKET = /\/tmp\/cc-socks\/\d+\.sock/g;
 
@@ -58,8 +60,26 @@ export const normalizeText = (text: string, context: NormalizeContext): string =
   });
   out = out.replace(ISO_TIMESTAMP, FIXTURE_TIMESTAMP);
   out = out.replace(DURATION_FIELD, (_match, key: string) => `"${key}":${FIXTURE_DURATION_MS}`);
+  out = out.replace(SECS_NANOS, `"duration":{"secs":0,"nanos":${FIXTURE_DURATION_MS * 1_000_000}}`);
   out = out.replace(CLAUDE_SOCKET, '/tmp/cc-socks/1000.sock');
-  return out;
+  return out.split('\n').map(sortUnorderedLine).join('\n');
+};
+
+/**
+ * codex 0.2x opens its stream with a config summary object printed from a hash map, so its key
+ * order changes from run to run. That one line is re-serialized with sorted keys; every other line
+ * is kept as printed.
+ */
+const sortUnorderedLine = (line: string): string => {
+  if (!line.startsWith('{') || line.includes('"type"') || !line.includes('"workdir"')) return line;
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return line;
+    const sorted = Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
+    return JSON.stringify(sorted);
+  } catch {
+    return line;
+  }
 };
 
 export const normalizeArgv = (argv: readonly string[], context: NormalizeContext): string[] =>

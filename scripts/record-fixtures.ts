@@ -43,13 +43,18 @@ const RUN_TIMEOUT_MS = 120_000;
 
 interface StreamScenario {
   agent: VendorAgent;
-  /** File name under streams/. */
+  /** File name under streams/ (an older version's recording gets `@<version>` appended). */
   name: string;
+  /** The CLI version to run; RECORD_VERSIONS by default. */
+  version?: string;
+  /** Stop the run (SIGTERM) after this long: for versions known to hang. */
+  stopAfterMs?: number;
   server: AnthropicScenario | OpenAiScenario;
   extraArgs?: readonly string[];
   /** Codex: the model in config.toml (default: one codex knows). */
   model?: string;
-  expectExit: number;
+  /** The exit code the run must end with; null when it is stopped by stopAfterMs. */
+  expectExit: number | null;
   /** Whether the run must have created EDIT_FILE with EDIT_CONTENT. */
   expectEdit: boolean;
   notes: string;
@@ -134,7 +139,55 @@ const SCENARIOS: readonly StreamScenario[] = [
     notes:
       'config.toml names a model codex has no metadata for: an item of type "error" appears before turn.started, and the run still succeeds (exit 0, turn.completed).',
   },
+  ...legacyScenarios('claude', '1.0.59'),
+  ...legacyScenarios('claude', '2.0.70'),
+  ...legacyScenarios('codex', '0.118.0'),
+  {
+    agent: 'codex',
+    name: 'success-edit',
+    version: '0.20.0',
+    server: 'success-edit',
+    expectExit: 0,
+    expectEdit: true,
+    notes:
+      'codex 0.2x speaks the legacy exec protocol: a config summary object, {"prompt"}, then {"id","msg":{"type":...}} events (task_started, agent_message, exec_command_begin/end, token_count); no thread/turn/item events and no task_complete: the stream just ends, exit 0. The config summary line is re-serialized with sorted keys (codex prints it in hash-map order). It only declares a `shell {command: [argv]}` tool, so the model writes the file through it.',
+  },
+  {
+    agent: 'codex',
+    name: 'auth-failure',
+    version: '0.20.0',
+    server: 'auth-failure',
+    stopAfterMs: 5_000,
+    expectExit: null,
+    expectEdit: false,
+    notes:
+      'codex 0.2x on a 401 prints a legacy {"msg":{"type":"error"}} event and then HANGS (no task_complete, no exit): the recorder stopped it with SIGTERM after 5 s, and it then exited 0. Only an idle timeout ends such a run, and exit 0 without a terminal event must count as a failure.',
+  },
 ];
+
+/** An older version's success and 401 runs, to test the parser against real schema drift. */
+function legacyScenarios(agent: VendorAgent, version: string): StreamScenario[] {
+  return [
+    {
+      agent,
+      name: 'success-edit',
+      version,
+      server: 'success-edit',
+      expectExit: 0,
+      expectEdit: true,
+      notes: `success-edit as recorded with ${agent} ${version} (older output schema).`,
+    },
+    {
+      agent,
+      name: 'auth-failure',
+      version,
+      server: 'auth-failure',
+      expectExit: 1,
+      expectEdit: false,
+      notes: `auth-failure (401) as recorded with ${agent} ${version} (older output schema).`,
+    },
+  ];
+}
 
 interface Options {
   agents: VendorAgent[];
@@ -214,6 +267,8 @@ interface RunOutcome {
   signal: string | null;
   stdout: string;
   stderr: string;
+  /** Whether the recorder had to stop it (stopAfterMs). */
+  timedOut: boolean;
   ms: number;
 }
 
@@ -244,12 +299,12 @@ const runScenario = async (
   let env: Record<string, string>;
   switch (scenario.agent) {
     case 'claude':
-      args = ['-p', PROMPT, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', ...extra];
+      args = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', ...extra, '--', PROMPT];
       env = claudeOfflineEnv(server.url, home);
       break;
     case 'codex':
       await writeCodexOfflineConfig(join(home, '.codex'), server.url, scenario.model);
-      args = ['exec', '--json', '-C', repo, '--sandbox', 'workspace-write', ...extra, PROMPT];
+      args = ['exec', '--json', '-C', repo, '--sandbox', 'workspace-write', ...extra, '--', PROMPT];
       env = codexOfflineEnv(home);
       break;
   }
@@ -258,7 +313,8 @@ const runScenario = async (
     cwd: repo,
     reject: false,
     stdin: 'ignore',
-    timeout: RUN_TIMEOUT_MS,
+    timeout: scenario.stopAfterMs ?? RUN_TIMEOUT_MS,
+    forceKillAfterDelay: 5_000,
     env: { ...baseEnv(), ...env },
     extendEnv: false,
     stripFinalNewline: false,
@@ -269,13 +325,16 @@ const runScenario = async (
     signal: result.signal ?? null,
     stdout: String(result.stdout),
     stderr: String(result.stderr),
+    timedOut: result.timedOut,
     ms: Date.now() - started,
   };
 };
 
 const checkOutcome = async (scenario: StreamScenario, outcome: RunOutcome, repo: string): Promise<void> => {
-  const label = `${scenario.agent}/${scenario.name}`;
-  if (outcome.exitCode !== scenario.expectExit) {
+  const label = `${scenario.agent}/${fileNameOf(scenario)}`;
+  if (scenario.stopAfterMs !== undefined) {
+    if (!outcome.timedOut) throw new Error(`${label}: expected the run to hang until stopped, it ended by itself`);
+  } else if (outcome.exitCode !== scenario.expectExit) {
     throw new Error(
       `${label}: expected exit ${scenario.expectExit}, got ${String(outcome.exitCode)} (signal ${String(outcome.signal)})\n` +
         `stdout tail: ${outcome.stdout.slice(-1500)}\nstderr tail: ${outcome.stderr.slice(-1500)}`,
@@ -321,10 +380,10 @@ const recordStream = async (
       recordedAt: today(),
       notes: scenario.notes,
     };
-    await writeFile(join(dir, `${scenario.name}.jsonl`), stdout);
-    await writeFile(join(dir, `${scenario.name}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
+    await writeFile(join(dir, `${fileNameOf(scenario)}.jsonl`), stdout);
+    await writeFile(join(dir, `${fileNameOf(scenario)}.meta.json`), `${JSON.stringify(meta, null, 2)}\n`);
     console.log(
-      `stream ${scenario.agent}/${scenario.name}: exit ${String(outcome.exitCode)}, ${stdout.split('\n').filter(Boolean).length} lines, ` +
+      `stream ${scenario.agent}/${fileNameOf(scenario)}: exit ${String(outcome.exitCode)}, ${stdout.split('\n').filter(Boolean).length} lines, ` +
         `${server.requests.length} requests, ${outcome.ms} ms`,
     );
     return outcome.ms;
@@ -333,6 +392,9 @@ const recordStream = async (
     await rm(root, { recursive: true, force: true });
   }
 };
+
+const fileNameOf = (scenario: StreamScenario): string =>
+  scenario.version === undefined ? scenario.name : `${scenario.name}@${scenario.version}`;
 
 const logInstall = (agent: VendorAgent, version: string, installed: boolean, ms: number): void => {
   if (installed) console.log(`install ${agent}@${version}: ${ms} ms`);
@@ -346,10 +408,10 @@ const main = async (): Promise<void> => {
       for (const version of HELP_VERSIONS[agent]) await recordHelp(root, options.out, agent, version);
     }
     if (options.streams) {
-      const version = RECORD_VERSIONS[agent];
-      const install = await ensureVendorCli(root, agent, version);
-      logInstall(agent, version, install.installed, install.installMs);
       for (const scenario of SCENARIOS.filter((candidate) => candidate.agent === agent)) {
+        const version = scenario.version ?? RECORD_VERSIONS[agent];
+        const install = await ensureVendorCli(root, agent, version);
+        logInstall(agent, version, install.installed, install.installMs);
         await recordStream(options.out, scenario, install.binary, version);
       }
     }

@@ -10,6 +10,8 @@
  *   `custom_tool_call_output`) gets the final text.
  * - `success-shell`: turn 1 answers with an `exec_command` function call whose shell command writes
  *   `edit.path`; the next request (it carries the `function_call_output`) gets the final text.
+ *   Versions that do not declare the tool a scenario uses get the one they declare instead
+ *   (`exec_command`, or the 0.2x `shell` tool).
  * - `reply-text`: the first turn is the final text (for prompt-delivery checks).
  * - `auth-failure`: every model request gets 401 with the vendor's error JSON.
  * - `server-error`: every model request gets 500 with the vendor's error JSON.
@@ -118,7 +120,7 @@ const answerResponses = (
   if (edit === undefined) {
     throw new Error(`${options.scenario} needs options.edit (the file the tool call creates)`);
   }
-  const call = options.scenario === 'success-shell' ? shellCallItem(edit) : applyPatchItem(edit);
+  const call = toolCallFor(options.scenario, declaredTools(body), edit);
   sendSse(response, responseEvents(id, model, [messageItem('msg_fake_plan', 'I will create the file.'), call], turnUsage), headers);
 };
 
@@ -128,6 +130,29 @@ const carriesToolOutput = (body: Record<string, unknown>): boolean => {
     (item: unknown) =>
       isRecord(item) && (item.type === 'function_call_output' || item.type === 'custom_tool_call_output'),
   );
+};
+
+/** The names of the tools the request declares (function and custom/freeform ones alike). */
+const declaredTools = (body: Record<string, unknown>): Set<string> => {
+  const tools = Array.isArray(body.tools) ? body.tools : [];
+  return new Set(
+    tools.flatMap((tool: unknown) => (isRecord(tool) && typeof tool.name === 'string' ? [tool.name] : [])),
+  );
+};
+
+/**
+ * Picks the tool call the CLI understands: current versions declare a freeform `apply_patch` and
+ * `exec_command {cmd}`; 0.11x declares `exec_command` without `apply_patch` for some models; the
+ * 0.2x versions only declare `shell {command: [argv]}`.
+ */
+const toolCallFor = (
+  scenario: 'success-edit' | 'success-shell',
+  tools: ReadonlySet<string>,
+  edit: { path: string; content: string },
+): OutputItem => {
+  if (scenario === 'success-edit' && tools.has('apply_patch')) return applyPatchItem(edit);
+  if (tools.has('exec_command')) return execCommandItem(edit);
+  return legacyShellItem(edit);
 };
 
 type OutputItem = Record<string, unknown> & { type: string; id: string };
@@ -159,13 +184,25 @@ const applyPatchItem = (edit: { path: string; content: string }): OutputItem => 
 
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
-const shellCallItem = (edit: { path: string; content: string }): OutputItem => ({
+const writeCommand = (edit: { path: string; content: string }): string =>
+  `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.path)}`;
+
+const execCommandItem = (edit: { path: string; content: string }): OutputItem => ({
   type: 'function_call',
   id: 'fc_fake_1',
   call_id: 'call_fake_shell_1',
   name: 'exec_command',
   status: 'completed',
-  arguments: JSON.stringify({ cmd: `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.path)}` }),
+  arguments: JSON.stringify({ cmd: writeCommand(edit) }),
+});
+
+const legacyShellItem = (edit: { path: string; content: string }): OutputItem => ({
+  type: 'function_call',
+  id: 'fc_fake_1',
+  call_id: 'call_fake_shell_1',
+  name: 'shell',
+  status: 'completed',
+  arguments: JSON.stringify({ command: ['bash', '-lc', writeCommand(edit)] }),
 });
 
 /** The Responses API's SSE sequence for one response with the given output items. */
