@@ -2,6 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compareVersions } from '../../src/adapters/help-flags.js';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/adapters/events.js';
 import type { AgentAdapter, LineParser, ParserOptions, ProbeOutput, ProbeRunner, ProcessEnd } from '../../src/adapters/types.js';
 
@@ -44,10 +45,11 @@ export const loadStream = (agent: string, name: string): StreamFixture => {
   return { name, lines, meta };
 };
 
+/** Recorded help versions, oldest first. */
 export const helpVersions = (agent: string): string[] => {
   const dir = join(FIXTURES_DIR, agent, 'help');
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).sort();
+  return readdirSync(dir).sort(compareVersions);
 };
 
 export const readHelpFile = (agent: string, version: string, file: string): string | undefined => {
