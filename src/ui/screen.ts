@@ -148,12 +148,26 @@ const finalBody = (input: ScreenInput, columns: number): Body | null => {
   }
 };
 
+/** Keeps a dialog's title and answer line, cutting its body to fit `room` lines. */
+const fitDialog = (lines: Line[], room: number, theme: Theme): Line[] => {
+  if (lines.length <= room) return lines;
+  const first = lines[0] ?? [];
+  const last = lines.at(-1) ?? [];
+  if (room <= 2) return [first, last].slice(0, Math.max(1, room));
+  const body = lines.slice(1, -1).slice(0, room - 2);
+  const cut = body.at(-1);
+  if (cut !== undefined) body[body.length - 1] = [...cut, seg(theme.symbols.ellipsis, 'muted')];
+  return [first, ...body, last];
+};
+
 export const buildScreen = (input: ScreenInput): Screen => {
   const { snapshot, state, theme, now } = input;
   const columns = Math.max(MIN_COLUMNS, input.columns);
   // Ink clears the whole screen when its output reaches the terminal's height: stay one below.
   const height = Math.max(MIN_ROWS, input.rows) - 1;
-  const header = headerLines(snapshot, now, theme, columns);
+  // On a very short terminal the header keeps its first two lines (title and counts).
+  const allHeader = headerLines(snapshot, now, theme, columns);
+  const header = height < 12 ? allHeader.slice(0, 2) : allHeader;
 
   const final = finalBody(input, columns);
   if (final !== null && final.kind === 'final') {
@@ -161,8 +175,9 @@ export const buildScreen = (input: ScreenInput): Screen => {
     return { columns, height: header.length + lines.length, header, body: { kind: 'final', lines }, dialog: null, notices: [], footer: null, scroll: NO_SCROLL };
   }
 
-  const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns);
-  const dialog = state.dialog === null ? null : dialogLines(state.dialog, snapshot, theme, columns - 4, { keepWorktrees: input.keepWorktrees });
+  const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, 2);
+  const fullDialog = state.dialog === null ? null : dialogLines(state.dialog, snapshot, theme, columns - 4, { keepWorktrees: input.keepWorktrees });
+  const dialog = fullDialog === null ? null : fitDialog(fullDialog, height - header.length - notices.length - 1 - 2, theme);
   const dialogHeight = dialog === null ? 0 : dialog.length + 2;
   const footerHeight = 1;
   const bodyHeight = Math.max(0, height - header.length - notices.length - dialogHeight - footerHeight);
