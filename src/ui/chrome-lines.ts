@@ -167,11 +167,9 @@ export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: Dial
       const body: string[] = [];
       if (running.length > 0) body.push(`Stops ${names(running)} (still running) and waits until their processes are gone.`);
       if (completed.length > 0) body.push(`Nothing is merged: ${names(completed)}'s result stays unmerged.`);
-      body.push(
-        options.keepWorktrees
-          ? `The worktrees and branches are kept (--keep-worktrees); merge later with: hydra merge ${snapshot.runId} <agent>.`
-          : `Then removes this race's worktrees; \`hydra runs\` still lists the race.`,
-      );
+      if (options.keepWorktrees) body.push(`The worktrees and branches are kept (--keep-worktrees).`);
+      else body.push(`Then removes this race's worktrees and the branches of agents that did not complete.`);
+      if (completed.length > 0) body.push(`A completed result can still be merged later: hydra merge ${snapshot.runId} <agent> (hydra clean removes it).`);
       return { title: running.length > 0 ? 'Quit and stop the running agents?' : 'Quit without merging?', body };
     }
     default:
@@ -246,7 +244,8 @@ export const endedLines = (
   const counts = raceCounts(snapshot);
   const headline = cancelled ? 'Race cancelled; nothing was merged.' : 'Race ended; nothing was merged.';
   lines.push([seg(`${headline} ${counts.done} completed, ${counts.failed} failed, ${counts.stopped} stopped.`, counts.done > 0 ? null : 'warn', true)]);
-  if (counts.done > 0 && keepWorktrees) lines.push([seg(`Merge a result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
+  if (counts.done > 0) lines.push([seg(`Merge a completed result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
+  if (keepWorktrees) lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
   lines.push([seg(`Details: hydra show ${snapshot.runId}`, 'muted')]);
   return wrapLines(lines, width);
 };

@@ -102,12 +102,14 @@ const scrollBody = (
   content: Line[],
   height: number,
   fileStarts: number[] = [],
+  /** Lines that are content (the rest is padding that lets the last file scroll to the top). */
+  realLines: number = content.length,
 ): { body: Body; scroll: Screen['scroll']; position: string } => {
   const pageLines = Math.max(0, height - 1);
   const offset = resolveScroll(input.state.scroll, content.length, pageLines);
   const visible = content.slice(offset, offset + pageLines);
-  const last = Math.min(content.length, offset + pageLines);
-  const position = content.length <= pageLines ? `${content.length} lines` : `${offset + 1}-${last} of ${content.length}`;
+  const last = Math.min(realLines, offset + pageLines);
+  const position = content.length <= pageLines ? `${realLines} lines` : `${Math.min(offset + 1, realLines)}-${last} of ${realLines}`;
   return { body: { kind: 'scroll', title, lines: visible, height }, scroll: { contentLines: content.length, pageLines, fileStarts }, position };
 };
 
@@ -213,11 +215,12 @@ export const buildScreen = (input: ScreenInput): Screen => {
       const pageLines = Math.max(0, bodyHeight - 1);
       // Blank lines after the patch let n/p bring even the last file to the top of the view.
       const lastStart = diff.fileStarts.at(-1) ?? 0;
+      const realLines = diff.lines.length;
       while (diff.lines.length < lastStart + pageLines) diff.lines.push([]);
       const offset = resolveScroll(state.scroll, diff.lines.length, pageLines);
       const fileIndex = diff.fileStarts.filter((start) => start <= offset).length - 1;
       const fileLabel = diff.files.length === 0 ? 'diff' : `diff ${theme.symbols.dot} file ${Math.max(1, fileIndex + 1)}/${diff.files.length}: ${diff.files[Math.max(0, fileIndex)] ?? ''}`;
-      const result = scrollBody(input, viewTitle(agent, input, fileLabel), diff.lines, bodyHeight, diff.fileStarts);
+      const result = scrollBody(input, viewTitle(agent, input, fileLabel), diff.lines, bodyHeight, diff.fileStarts, realLines);
       ({ body, scroll, position } = result);
       break;
     }
