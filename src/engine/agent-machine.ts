@@ -1,0 +1,166 @@
+/**
+ * One agent's life: spawning → running → stopping (when hydra stops it) → finalizing (its work is
+ * committed and diffed) → settled as completed, failed, timed out or cancelled. The process and the
+ * commit are named actors (`agentProcess`, `finalizeResult`), and the timers are named delays, so
+ * tests swap in fakes and drive time with fake timers.
+ */
+import { assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
+import type { CompletedEvent, FailedEvent } from '../adapters/events.js';
+import { agentProcessLogic } from './agent-process.js';
+import type { AgentLaunch, AgentProcessEvent, AgentReport, FinalizeInput, FinalizeOutput, SettledStatus, StopReason } from './agent-types.js';
+import type { DiffSummary } from './types.js';
+import { commitAgentResult, diffSummary } from './worktrees.js';
+
+export const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
+  const commit = await commitAgentResult(input.worktree, input.branch, input.message);
+  return { commit, diff: await diffSummary(input.repoRoot, input.baseRef, commit) };
+});
+
+export interface AgentContext {
+  launch: AgentLaunch;
+  stoppedBy: StopReason | null;
+  status: SettledStatus | null;
+  terminal: CompletedEvent | FailedEvent | null;
+  diff: DiffSummary | null;
+  commit: string | null;
+  warning: string | null;
+}
+
+export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
+
+export const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
+  if (stoppedBy === 'cancel') return 'cancelled';
+  if (stoppedBy === 'idle_timeout' || stoppedBy === 'timeout') return 'timed_out';
+  return terminal.kind === 'completed' ? 'completed' : 'failed';
+};
+
+const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
+  const firstLine = launch.prompt.split('\n')[0]?.trim() ?? '';
+  const subject = firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
+  return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}, status ${status}.\n`;
+};
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    events: {} as AgentMachineEvent,
+    input: {} as AgentLaunch,
+  },
+  actors: {
+    agentProcess: agentProcessLogic,
+    finalizeResult: finalizeResultLogic,
+  },
+  delays: {
+    idleTimeout: ({ context }) => context.launch.idleTimeoutMs,
+    overallTimeout: ({ context }) => context.launch.timeoutMs,
+    killGrace: ({ context }) => context.launch.graceMs,
+  },
+  guards: {
+    hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
+    hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
+  },
+  actions: {
+    reportSpawned: sendParent(({ context, event }): AgentReport => {
+      const spawned = event as Extract<AgentProcessEvent, { type: 'SPAWNED' }>;
+      return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: spawned.at, pid: spawned.pid };
+    }),
+    reportOutput: sendParent(({ context, event }): AgentReport => {
+      const output = event as Extract<AgentProcessEvent, { type: 'OUTPUT' }>;
+      return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: output.at, events: output.events };
+    }),
+    recordExit: assign(({ event }) => {
+      const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
+      return { terminal: exited.terminal, stoppedBy: exited.stoppedBy, status: statusOf(exited.terminal, exited.stoppedBy) };
+    }),
+    reportExit: sendParent(({ context, event }): AgentReport => {
+      const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
+      return {
+        type: 'AGENT.EXITED',
+        agent: context.launch.agent,
+        at: exited.at,
+        terminal: exited.terminal,
+        exitCode: exited.exitCode,
+        status: statusOf(exited.terminal, exited.stoppedBy),
+      };
+    }),
+    markStopped: assign((_, params: { reason: StopReason }) => ({ stoppedBy: params.reason })),
+    terminateProcess: sendTo('process', ({ context }) => ({ type: 'TERMINATE' as const, reason: context.stoppedBy ?? 'cancel' })),
+    killProcess: sendTo('process', { type: 'KILL' as const }),
+    reportSettled: sendParent(({ context }): AgentReport => ({
+      type: 'AGENT.SETTLED',
+      agent: context.launch.agent,
+      at: Date.now(),
+      status: context.status ?? 'failed',
+      diff: context.diff,
+      commit: context.commit,
+      warning: context.warning,
+    })),
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => ({ launch: input, stoppedBy: null, status: null, terminal: null, diff: null, commit: null, warning: null }),
+  initial: 'live',
+  states: {
+    live: {
+      invoke: { id: 'process', src: 'agentProcess', input: ({ context }) => context.launch },
+      initial: 'spawning',
+      on: {
+        OUTPUT: { actions: 'reportOutput' },
+        EXITED: { target: 'finalizing', actions: ['recordExit', 'reportExit'] },
+      },
+      after: {
+        overallTimeout: { guard: 'hasOverallTimeout', target: '.stopping', actions: { type: 'markStopped', params: { reason: 'timeout' } } },
+      },
+      states: {
+        spawning: {
+          on: {
+            SPAWNED: { target: 'running', actions: 'reportSpawned' },
+            STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
+          },
+        },
+        running: {
+          initial: 'watching',
+          on: {
+            OUTPUT: { target: '.watching', reenter: true, actions: 'reportOutput' },
+            STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
+          },
+          states: {
+            watching: {
+              after: {
+                idleTimeout: {
+                  guard: 'hasIdleTimeout',
+                  target: '#agent.live.stopping',
+                  actions: { type: 'markStopped', params: { reason: 'idle_timeout' } },
+                },
+              },
+            },
+          },
+        },
+        stopping: {
+          entry: 'terminateProcess',
+          after: { killGrace: { actions: 'killProcess' } },
+        },
+      },
+    },
+    finalizing: {
+      invoke: {
+        src: 'finalizeResult',
+        input: ({ context }) => ({
+          repoRoot: context.launch.repoRoot,
+          worktree: context.launch.worktree,
+          branch: context.launch.branch,
+          baseRef: context.launch.baseRef,
+          message: commitMessage(context.launch, context.status ?? 'failed'),
+        }),
+        onDone: { target: 'settled', actions: assign(({ event }) => ({ diff: event.output.diff, commit: event.output.commit })) },
+        onError: {
+          target: 'settled',
+          actions: assign(({ event }) => ({
+            warning: `Could not commit the agent's work: ${event.error instanceof Error ? event.error.message : String(event.error)}`,
+          })),
+        },
+      },
+    },
+    settled: { type: 'final', entry: 'reportSettled' },
+  },
+});

@@ -1,0 +1,11 @@
+/**
+ * The engine's public API. The CLI and the dashboard use only this (and the types in types.ts).
+ */
+export { startRace } from './race.js';
+export { mergeRun } from './merge.js';
+export { listRuns, readRun } from './records.js';
+export { cleanRuns } from './clean.js';
+export { inspectRepo } from './repo.js';
+export { probeAgents } from './probe.js';
+export { EngineError, isEngineError } from './errors.js';
+export { defaultWorktreeRoot } from './paths.js';

@@ -1,0 +1,54 @@
+/** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
+import type { AdapterId } from '../adapters/types.js';
+import type { AgentLaunch } from './agent-types.js';
+import type { MergeRequest } from './merge.js';
+import type { RepoCheck } from './repo.js';
+import type { AgentPlan, AgentProbeReport, MergeOptions, RaceOptions } from './types.js';
+
+/** RaceOptions with every default filled in. */
+export interface ResolvedRaceOptions extends RaceOptions {
+  runId: string;
+  worktreeRoot: string;
+  killGraceMs: number;
+}
+
+export interface ProbeInput {
+  plans: AgentPlan[];
+  allowExperimental: boolean;
+  unsafe: boolean;
+  repoRoot: string;
+  /** null: the default `<repo>/.cache/hydra`. */
+  cacheDir: string | null;
+}
+
+export interface WorkspaceInput {
+  options: ResolvedRaceOptions;
+  repo: RepoCheck;
+  startedAt: number;
+  /** Only the agents that will race. */
+  reports: AgentProbeReport[];
+}
+
+export interface Workspace {
+  recordDir: string;
+  launches: AgentLaunch[];
+}
+
+export interface CleanUpInput {
+  repoRoot: string;
+  keepWorktrees: boolean;
+  launches: AgentLaunch[];
+  /** Branches of these agents are kept (their results can still be merged with `hydra merge`). */
+  keepBranchesOf: AdapterId[];
+}
+
+export interface CleanUpOutput {
+  removed: string[];
+}
+
+export type MergeInput = MergeRequest;
+
+export interface MergeRequestEvent {
+  agent: AdapterId;
+  options: MergeOptions;
+}
