@@ -197,14 +197,19 @@ export interface RaceCounts {
   stopped: number;
 }
 
+/** Whether the race is over (an agent still marked pending then never ran). */
+export const raceIsOver = (phase: RaceSnapshot['phase']): boolean => phase === 'done' || phase === 'cancelled' || phase === 'failed';
+
 export const raceCounts = (snapshot: RaceSnapshot): RaceCounts => {
   const counts: RaceCounts = { running: 0, done: 0, failed: 0, stopped: 0 };
+  const over = raceIsOver(snapshot.phase);
   for (const agent of snapshot.agents) {
     switch (agent.status) {
       case 'pending':
       case 'spawning':
       case 'running':
-        counts.running += 1;
+        if (over) counts.stopped += 1;
+        else counts.running += 1;
         break;
       case 'completed':
         counts.done += 1;

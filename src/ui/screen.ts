@@ -14,7 +14,7 @@ import {
   mergedLines,
   noticeLines,
 } from './chrome-lines.js';
-import { agentElapsed, formatCost, formatDiff, formatDuration, statusLabel, statusSymbol, statusTone } from './format.js';
+import { agentElapsed, formatCost, formatDiff, formatDuration, isRunning, statusLabel, statusSymbol, statusTone } from './format.js';
 import { fitLine, seg, type Line } from './lines.js';
 import { paneLines, titleLine } from './pane-lines.js';
 import type { Theme } from './theme.js';
@@ -123,10 +123,13 @@ const summaryLine = (agent: AgentSnapshot, input: ScreenInput): Line => {
   const { theme, now } = input;
   const elapsed = agentElapsed(agent, now);
   const outcome = agent.status === 'completed' && agent.diff !== null ? formatDiff(agent.diff) : agent.error?.kind ?? '';
+  // The race is over: an agent still marked as waiting or running never finished.
+  const unfinished = isRunning(agent.status);
+  const label = unfinished ? (agent.startedAt === null ? 'not started' : 'stopped') : statusLabel(agent.status);
   return [
-    seg(`${statusSymbol(agent.status, theme.symbols, 0)} `, statusTone(agent.status)),
+    seg(`${unfinished ? theme.symbols.stopped : statusSymbol(agent.status, theme.symbols, 0)} `, unfinished ? 'warn' : statusTone(agent.status)),
     seg(agent.displayName, null, true),
-    seg(` ${statusLabel(agent.status)}`, statusTone(agent.status)),
+    seg(` ${label}`, unfinished ? 'warn' : statusTone(agent.status)),
     seg(elapsed === null ? '' : ` ${formatDuration(elapsed)}`),
     seg(outcome === '' ? '' : ` ${theme.symbols.dot} ${outcome}`),
     seg(` ${theme.symbols.dot} ${formatCost(agent.usage)}`, 'muted'),
@@ -173,8 +176,10 @@ export const buildScreen = (input: ScreenInput): Screen => {
 
   const final = finalBody(input, columns);
   if (final !== null && final.kind === 'final') {
-    const lines = final.lines.slice(0, Math.max(1, height - header.length));
-    return { columns, height: header.length + lines.length, header, body: { kind: 'final', lines }, dialog: null, notices: [], footer: null, scroll: NO_SCROLL };
+    // The final lines say what went wrong themselves: the header keeps its title and counts.
+    const finalHeader = header.slice(0, 2);
+    const lines = final.lines.slice(0, Math.max(1, height - finalHeader.length));
+    return { columns, height: finalHeader.length + lines.length, header: finalHeader, body: { kind: 'final', lines }, dialog: null, notices: [], footer: null, scroll: NO_SCROLL };
   }
 
   const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, 2);
