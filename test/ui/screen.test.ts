@@ -31,7 +31,7 @@ const busyAgents = () => {
   return [agentSnapshot('claude', { recentEvents: flood }), failedWithHint('codex'), experimental({ recentEvents: flood })];
 };
 
-const input = (overrides: Partial<ScreenInput> & { state?: Partial<ViewState> }): ScreenInput => ({
+const input = (overrides: Partial<Omit<ScreenInput, 'state'>> & { state?: Partial<ViewState> }): ScreenInput => ({
   snapshot: raceSnapshot(busyAgents(), { warnings: ['cursor-agent is experimental'], error: null }),
   now: raceSnapshot([]).now,
   columns: 80,
