@@ -49,6 +49,12 @@ function translateParseError(error: unknown, command: string): UsageError {
       if (/does not take an argument/.test(error.message)) {
         return new UsageError(`option ${option} does not take a value; ${see}`);
       }
+      if (/ambiguous/.test(error.message)) {
+        return new UsageError(
+          `option ${option} needs a value; ${see}`,
+          `a value that starts with "-" is written ${option}=<value>`,
+        );
+      }
       return new UsageError(`option ${option} needs a value; ${see}`);
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
       return new UsageError(`unexpected argument; ${see}`);

@@ -34,9 +34,3 @@ export function createStyle(enabled: boolean): Style {
     cyan: wrap(enabled, 36, 39),
   };
 }
-
-/** Whether the terminal can show Unicode symbols (else the dashboard and output use ASCII). */
-export function unicodeSupported(env: NodeJS.ProcessEnv): boolean {
-  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG || '';
-  return /utf-?8/i.test(locale);
-}

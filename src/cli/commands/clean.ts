@@ -1,0 +1,36 @@
+/** `hydra clean [--dry-run]`: worktrees, branches and records of finished or dead races. */
+import { cleanRuns } from '../../engine/index.js';
+import type { CleanReport } from '../../engine/types.js';
+import { getBoolean, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+import { requireRepo } from '../run-ids.js';
+
+export async function cleanCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('clean', args, { 'dry-run': { type: 'boolean' } });
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra clean --help`);
+  const root = requireRepo(ctx.cwd);
+  const report = await cleanRuns(root, { dryRun: getBoolean(parsed, 'dry-run') ?? false });
+  for (const line of renderClean(report)) ctx.print(line);
+  return EXIT.ok;
+}
+
+export function renderClean(report: CleanReport): string[] {
+  const verb = report.dryRun ? 'would remove' : 'removed';
+  const lines: string[] = [];
+  const section = (label: string, items: readonly (string | number)[]): void => {
+    if (items.length === 0) return;
+    lines.push(`${label} (${items.length}):`);
+    for (const item of items) lines.push(`  ${item}`);
+  };
+  section(`${verb} worktrees`, report.removedWorktrees);
+  section(`${verb} branches`, report.removedBranches);
+  section(`${verb} run records`, report.removedRecords);
+  section(report.dryRun ? 'would stop left-over agent processes' : 'stopped left-over agent processes', report.killedProcesses);
+  for (const skipped of report.skipped) lines.push(`kept ${skipped.runId}: ${skipped.reason}`);
+  const nothing =
+    report.removedWorktrees.length + report.removedBranches.length + report.removedRecords.length + report.killedProcesses.length === 0;
+  if (nothing) lines.unshift('nothing to clean');
+  else if (report.dryRun) lines.push('dry run: nothing was changed; run hydra clean to do it');
+  return lines;
+}

@@ -1,0 +1,64 @@
+/**
+ * `hydra demo`: a real race, through the same adapters and engine, in a throwaway repository with
+ * simulated agent CLIs that replay recorded streams and really edit files. No CLI or key needed.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createDemoRepo } from '../../demo/demo-repo.js';
+import type { FakeBinaryName } from '../../demo/fake-bin.js';
+import { defaultScenarios, installFakeAgents } from '../../demo/fake-bin.js';
+import { CONFIG_DEFAULTS } from '../../engine/config.js';
+import type { AgentPlan, RaceOptions } from '../../engine/types.js';
+import type { AdapterId } from '../../adapters/types.js';
+import { getBoolean, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { shellQuote } from '../format.js';
+import { chooseMode, runRaceSession } from '../race-session.js';
+
+export const DEMO_PROMPT = 'Create hello.txt containing a short greeting.';
+
+const BINARIES: Record<AdapterId, FakeBinaryName> = { claude: 'claude', codex: 'codex', cursor: 'cursor-agent' };
+
+export async function demoCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('demo', args, { json: { type: 'boolean' }, ascii: { type: 'boolean' } });
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra demo --help`);
+
+  const base = await mkdtemp(path.join(tmpdir(), 'hydra-demo-'));
+  const repo = await createDemoRepo(path.join(base, 'greeter'));
+  const binDir = path.join(base, 'bin');
+  await installFakeAgents(binDir, defaultScenarios());
+  ctx.note(`hydra demo: a throwaway repository at ${repo}, with simulated claude, codex and cursor agents`);
+
+  const agents = (Object.keys(BINARIES) as AdapterId[]).map(
+    (id): AgentPlan => ({
+      adapterId: id,
+      binary: path.join(binDir, BINARIES[id]),
+      extraArgs: [],
+      env: {},
+      idleTimeoutMs: 60_000,
+    }),
+  );
+  const options: RaceOptions = {
+    repoPath: repo,
+    prompt: DEMO_PROMPT,
+    agents,
+    allowExperimental: true,
+    timeoutMs: CONFIG_DEFAULTS.timeoutS * 1000,
+    unsafe: false,
+    keepWorktrees: false,
+    prices: {},
+    configSnapshot: { demo: true },
+    cacheDir: path.join(base, 'cache'),
+    worktreeRoot: path.join(base, 'worktrees'),
+  };
+  const json = getBoolean(parsed, 'json') ?? false;
+  const code = await runRaceSession(ctx, options, {
+    mode: chooseMode(ctx, json),
+    ascii: getBoolean(parsed, 'ascii') ?? false,
+    commandPrefix: `cd ${shellQuote(repo)} && hydra`,
+  });
+  ctx.note(`hydra demo: the repository is at ${repo} (look around with git log --all; remove it with rm -rf ${shellQuote(base)})`);
+  return code;
+}

@@ -1,0 +1,49 @@
+/** `hydra merge <run-id> <agent> [--squash] [--keep-worktrees]`: the engine's safe merge. */
+import { mergeRun } from '../../engine/index.js';
+import { getBoolean, isAgentId, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+import { requireRepo, resolveRun } from '../run-ids.js';
+
+const OPTIONS = {
+  squash: { type: 'boolean' },
+  'keep-worktrees': { type: 'boolean' },
+} as const;
+
+export async function mergeCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('merge', args, OPTIONS);
+  const [runId, agent, ...extra] = parsed.positionals;
+  if (runId === undefined || agent === undefined) {
+    throw new UsageError('hydra merge needs a run id and an agent: hydra merge <run-id> <agent>', 'list run ids with: hydra runs');
+  }
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
+  const id = agent === 'cursor-agent' ? 'cursor' : agent;
+  if (!isAgentId(id)) throw new UsageError(`unknown agent "${agent}"; valid agents: claude, codex, cursor`);
+
+  const root = requireRepo(ctx.cwd);
+  const run = await resolveRun(root, runId);
+  const result = await mergeRun(root, run.runId, id, {
+    squash: getBoolean(parsed, 'squash') ?? false,
+    keepWorktrees: getBoolean(parsed, 'keep-worktrees') ?? false,
+  });
+  const { out } = ctx;
+  if (result.method === 'nothing-to-merge') {
+    ctx.print(`${id} made no changes in run ${run.runId}: nothing to merge into ${result.into}`);
+  } else {
+    const files = result.filesChanged === 1 ? '1 file' : `${result.filesChanged} files`;
+    ctx.print(`${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${describeMethod(result.method)}, ${files}, now at ${result.commit.slice(0, 8)}`);
+  }
+  if (result.removed.length > 0) ctx.print(out.dim(`removed: ${result.removed.join(', ')}`));
+  return EXIT.ok;
+}
+
+function describeMethod(method: 'fast-forward' | 'merge-commit' | 'squash'): string {
+  switch (method) {
+    case 'fast-forward':
+      return 'fast-forward';
+    case 'merge-commit':
+      return 'merge commit';
+    case 'squash':
+      return 'squashed into one commit';
+  }
+}

@@ -1,0 +1,90 @@
+/** `hydra race "<prompt>"`: config + flags → RaceOptions → a race, on the dashboard or headless. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { buildRaceOptions, loadConfig } from '../../engine/config.js';
+import type { RaceFlags } from '../../engine/config.js';
+import type { Parsed } from '../args.js';
+import { getBoolean, getString, getStrings, parseAgentList, parseCommandArgs, parseModelFlags, parseSeconds } from '../args.js';
+import type { CliContext } from '../context.js';
+import { UsageError } from '../errors.js';
+import { chooseMode, runRaceSession } from '../race-session.js';
+
+const OPTIONS = {
+  agents: { type: 'string' },
+  'allow-experimental-adapters': { type: 'boolean' },
+  model: { type: 'string', multiple: true },
+  'idle-timeout': { type: 'string' },
+  timeout: { type: 'string' },
+  unsafe: { type: 'boolean' },
+  'keep-worktrees': { type: 'boolean' },
+  'prompt-file': { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+  ascii: { type: 'boolean' },
+} as const;
+
+export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('race', args, OPTIONS);
+  const flags = raceFlags(parsed);
+  const prompt = await readPrompt(ctx, parsed);
+  const configPath = getString(parsed, 'config');
+  const loaded = loadConfig({ cwd: ctx.cwd, env: ctx.env, ...(configPath !== undefined ? { explicitPath: configPath } : {}) });
+  const options = buildRaceOptions(loaded.config, flags, {
+    repoPath: ctx.cwd,
+    prompt,
+    configPath: loaded.path,
+  });
+  const json = getBoolean(parsed, 'json') ?? false;
+  return runRaceSession(ctx, options, { mode: chooseMode(ctx, json), ascii: getBoolean(parsed, 'ascii') ?? false });
+}
+
+/** The flags that override hydra.toml; only the ones given are set. */
+export function raceFlags(parsed: Parsed): RaceFlags {
+  const flags: RaceFlags = {};
+  const agents = getString(parsed, 'agents');
+  if (agents !== undefined) flags.agents = parseAgentList(agents);
+  if (getBoolean(parsed, 'allow-experimental-adapters')) flags.allowExperimental = true;
+  const models = getStrings(parsed, 'model');
+  if (models.length > 0) flags.models = parseModelFlags(models);
+  const idle = parseSeconds('--idle-timeout', getString(parsed, 'idle-timeout'), false);
+  if (idle !== undefined) flags.idleTimeoutS = idle;
+  const timeout = parseSeconds('--timeout', getString(parsed, 'timeout'), true);
+  if (timeout !== undefined) flags.timeoutS = timeout;
+  if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
+  if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
+  return flags;
+}
+
+/** The prompt: the positional words (joined by spaces), or --prompt-file (`-` = stdin). */
+async function readPrompt(ctx: CliContext, parsed: Parsed): Promise<string> {
+  const file = getString(parsed, 'prompt-file');
+  if (file !== undefined && parsed.positionals.length > 0) {
+    throw new UsageError('give the prompt either as an argument or with --prompt-file, not both; see hydra race --help');
+  }
+  const prompt = file !== undefined ? await readPromptFile(ctx, file) : parsed.positionals.join(' ');
+  if (prompt.trim() === '') {
+    const where = file !== undefined ? `--prompt-file ${file} is empty` : 'missing prompt';
+    throw new UsageError(
+      `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"; see hydra race --help`,
+      'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"',
+    );
+  }
+  return prompt;
+}
+
+async function readPromptFile(ctx: CliContext, file: string): Promise<string> {
+  if (file === '-') return readStream(ctx.stdin);
+  try {
+    return readFileSync(resolve(ctx.cwd, file), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new UsageError(`cannot read --prompt-file ${file}: ${reason}`);
+  }
+}
+
+async function readStream(stream: NodeJS.ReadStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,55 @@
+/** `hydra runs [--json]`: past races, newest first. */
+import { listRuns } from '../../engine/index.js';
+import type { AgentSummary, RunListEntry } from '../../engine/types.js';
+import { getBoolean, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+import { formatCost, formatTime, oneLine, table, visibleLength } from '../format.js';
+import { requireRepo } from '../run-ids.js';
+import type { Style } from '../style.js';
+
+export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' } });
+  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra runs --help`);
+  const root = requireRepo(ctx.cwd);
+  const runs = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
+  if (getBoolean(parsed, 'json')) {
+    ctx.print(JSON.stringify({ runs }));
+    return EXIT.ok;
+  }
+  if (runs.length === 0) {
+    ctx.print('no races yet in this repository; start one with: hydra race "<prompt>"');
+    return EXIT.ok;
+  }
+  const header = ['RUN', 'STATE', 'STARTED', 'AGENTS', 'COST', 'MERGED', 'PROMPT'].map((cell) => ctx.out.dim(cell));
+  const rows = runs.map((run) => runRow(run, ctx.out));
+  for (const line of table([header, ...rows], visibleLength)) ctx.print(line);
+  return EXIT.ok;
+}
+
+function runRow(run: RunListEntry, style: Style): string[] {
+  const cost = run.totalCostUsd === null ? 'n/a' : formatCost(run.totalCostUsd, 'reported');
+  return [
+    run.runId,
+    run.state === 'dead' ? style.red('dead') : run.state === 'running' ? style.yellow('running') : 'finished',
+    formatTime(run.startedAt),
+    run.agents.map((agent) => agentCell(agent, style)).join(' ') || '-',
+    cost,
+    run.merged ? `${run.merged.agent}@${run.merged.commit.slice(0, 7)}` : '-',
+    oneLine(run.prompt, 50),
+  ];
+}
+
+export function agentCell(agent: AgentSummary, style: Style): string {
+  const text = `${agent.agent}:${agent.status}`;
+  switch (agent.status) {
+    case 'completed':
+      return style.green(text);
+    case 'failed':
+    case 'timed_out':
+      return style.red(text);
+    case 'cancelled':
+    case 'skipped':
+      return style.dim(text);
+  }
+}

@@ -1,0 +1,64 @@
+/** `hydra show <run-id> [--json]`: one race's summary, then each agent's events one line each. */
+import type { AdapterId } from '../../adapters/types.js';
+import { readRun } from '../../engine/index.js';
+import type { AgentEventRecord, RunRecord } from '../../engine/types.js';
+import { getBoolean, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+import { describeEvent } from '../event-line.js';
+import { formatDiff, formatDuration, formatTime, formatUsage, oneLine } from '../format.js';
+import { requireRepo, resolveRun } from '../run-ids.js';
+import type { Style } from '../style.js';
+import { agentCell } from './runs.js';
+
+export async function showCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('show', args, { json: { type: 'boolean' } });
+  const [given, ...extra] = parsed.positionals;
+  if (given === undefined) throw new UsageError('hydra show needs a run id: hydra show <run-id>', 'list run ids with: hydra runs');
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra show --help`);
+  const root = requireRepo(ctx.cwd);
+  const entry = await resolveRun(root, given);
+  const record = await readRun(root, entry.runId);
+  if (getBoolean(parsed, 'json')) {
+    ctx.print(JSON.stringify(record));
+    return EXIT.ok;
+  }
+  for (const line of renderRun(record, ctx.out)) ctx.print(line);
+  return EXIT.ok;
+}
+
+export function renderRun(record: RunRecord, style: Style): string[] {
+  const { meta, summary } = record;
+  const lines: string[] = [];
+  lines.push(`${style.bold('run')}     ${record.runId}`);
+  lines.push(`prompt  ${oneLine(meta.prompt, 200)}`);
+  lines.push(`base    ${meta.baseBranch ?? 'detached'} @ ${meta.baseRef.slice(0, 8)}`);
+  lines.push(`started ${formatTime(meta.startedAt)}${summary ? `, took ${formatDuration(summary.endedAt - summary.startedAt)}` : ''}`);
+  if (!summary) lines.push(style.yellow('no summary: the race is still running, or hydra stopped before it ended'));
+  if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);
+  if (record.merge) {
+    lines.push(`merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${record.merge.commit.slice(0, 8)})`);
+  }
+  const agents: AdapterId[] = summary ? summary.agents.map((agent) => agent.agent) : meta.agents.map((agent) => agent.agent);
+  for (const agent of agents) {
+    lines.push('');
+    const result = summary?.agents.find((item) => item.agent === agent);
+    const metaAgent = meta.agents.find((item) => item.agent === agent);
+    if (result) {
+      lines.push(`${style.bold(agent)}  ${agentCell(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`);
+      lines.push(`  usage   ${formatUsage(result.usage)}`);
+      if (result.branch) lines.push(`  branch  ${result.branch}`);
+      if (result.error) lines.push(`  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`);
+    } else {
+      lines.push(style.bold(agent));
+    }
+    if (metaAgent?.version) lines.push(`  version ${metaAgent.version}`);
+    const events = record.events.filter((item) => item.agent === agent);
+    lines.push(`  events (${events.length}):`);
+    for (const item of events) lines.push(`    ${eventTime(item, meta.startedAt)} ${describeEvent(item.event)}`);
+  }
+  return lines;
+}
+
+const eventTime = (record: AgentEventRecord, startedAt: number): string =>
+  `+${formatDuration(Math.max(0, record.at - startedAt))}`.padStart(8);

@@ -1,0 +1,172 @@
+/** `hydra doctor`'s report: its JSON shape and its text rendering (pure functions over the types). */
+import type { ErrorInfo } from '../adapters/events.js';
+import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
+import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/types.js';
+import { shellJoin, table, visibleLength } from './format.js';
+import type { Style } from './style.js';
+
+export interface DoctorJson {
+  git: {
+    version: string | null;
+    isRepo: boolean;
+    root: string | null;
+    branch: string | null;
+    detached: boolean;
+    head: string | null;
+    hasCommits: boolean;
+    dirtyFiles: number;
+    problems: ErrorInfo[];
+  };
+  adapters: Array<{
+    id: AdapterId;
+    tier: Tier;
+    status: AdapterStatus;
+    binary: string | null;
+    version: string | null;
+    capabilities: Capabilities | null;
+    command: string[] | null;
+    warnings: string[];
+    error: ErrorInfo | null;
+  }>;
+}
+
+export function doctorJson(repo: RepoInfo, adapters: readonly AgentProbeReport[]): DoctorJson {
+  return {
+    git: {
+      version: repo.gitVersion,
+      isRepo: repo.isRepo,
+      root: repo.root,
+      branch: repo.branch,
+      detached: repo.detached,
+      head: repo.head,
+      hasCommits: repo.hasCommits,
+      dirtyFiles: repo.dirtyFiles,
+      problems: repo.problems,
+    },
+    adapters: adapters.map((report) => ({
+      id: report.adapterId,
+      tier: report.tier,
+      status: report.status,
+      binary: report.binary,
+      version: report.version,
+      capabilities: report.capabilities,
+      command: report.command,
+      warnings: report.warnings,
+      error: report.error,
+    })),
+  };
+}
+
+/** Exit code rule: 0 when at least one tier-1 adapter is ready. */
+export const doctorPasses = (adapters: readonly AgentProbeReport[]): boolean =>
+  adapters.some((report) => report.tier === 'tier1' && report.status === 'ready');
+
+export function renderDoctor(repo: RepoInfo, adapters: readonly AgentProbeReport[], style: Style, configLine: string): string[] {
+  const lines: string[] = [];
+  lines.push(style.bold('git'));
+  lines.push(...renderGit(repo, style));
+  lines.push('');
+  lines.push(style.bold('config'));
+  lines.push(`  ${configLine}`);
+  lines.push('');
+  lines.push(style.bold('agents'));
+  const heads = table(adapters.map((report) => adapterHeadCells(report, style)), visibleLength);
+  adapters.forEach((report, index) => {
+    lines.push(...renderAdapter(report, heads[index] ?? report.adapterId, style));
+  });
+  lines.push('');
+  lines.push(...renderVerdict(adapters, style));
+  return lines;
+}
+
+function renderGit(repo: RepoInfo, style: Style): string[] {
+  const lines: string[] = [];
+  lines.push(`  version     ${repo.gitVersion ?? style.red('not found')}`);
+  if (repo.isRepo) {
+    const where = repo.detached ? style.yellow('detached HEAD') : `branch ${repo.branch ?? '?'}`;
+    const head = repo.head ? ` at ${repo.head.slice(0, 8)}` : '';
+    lines.push(`  repository  ${repo.root ?? '?'} (${where}${head})`);
+    const dirty =
+      repo.dirtyFiles === 0
+        ? 'clean'
+        : `${repo.dirtyFiles} uncommitted ${repo.dirtyFiles === 1 ? 'file' : 'files'} (never touched; races start from HEAD)`;
+    lines.push(`  changes     ${dirty}`);
+  } else {
+    lines.push(`  repository  ${style.red('not a git repository')}`);
+  }
+  for (const problem of repo.problems) {
+    lines.push(`  ${style.red('✗')} ${problem.message}`);
+    if (problem.hint) lines.push(`    ${style.dim(`→ ${problem.hint}`)}`);
+  }
+  return lines;
+}
+
+const STATUS_LABEL: Record<AdapterStatus, (style: Style) => string> = {
+  ready: (style) => style.green('ready'),
+  missing: (style) => style.red('missing'),
+  unsupported: (style) => style.red('unsupported'),
+  disabled: (style) => style.dim('disabled'),
+  'needs-opt-in': (style) => style.yellow('needs-opt-in'),
+};
+
+const TIER_LABEL: Record<Tier, string> = { tier1: 'tier 1', experimental: 'experimental' };
+
+function adapterHeadCells(report: AgentProbeReport, style: Style): string[] {
+  const version = report.version ? `v${report.version.replace(/^v/, '')}` : '';
+  const cached = report.cached ? style.dim(' (cached probe)') : '';
+  return [`  ${style.bold(report.adapterId)}`, STATUS_LABEL[report.status](style), TIER_LABEL[report.tier], `${version}${cached}`];
+}
+
+function renderAdapter(report: AgentProbeReport, head: string, style: Style): string[] {
+  const lines: string[] = [head];
+  if (report.binary) lines.push(`    binary    ${report.binary}`);
+  if (report.capabilities) lines.push(`    features  ${describeFeatures(report.capabilities)}`);
+  if (report.command) lines.push(`    command   ${shellJoin(report.command)}`);
+  for (const warning of report.warnings) lines.push(`    ${style.yellow('!')} ${warning}`);
+  if (report.error) {
+    lines.push(`    ${style.red('✗')} ${report.error.message}`);
+    lines.push(`      ${style.dim(`→ ${report.error.hint || fallbackHint(report)}`)}`);
+  } else if (report.status !== 'ready') {
+    lines.push(`    ${style.dim(`→ ${fallbackHint(report)}`)}`);
+  }
+  return lines;
+}
+
+function describeFeatures(capabilities: Capabilities): string {
+  const on = Object.entries(capabilities.features)
+    .filter(([, enabled]) => enabled)
+    .map(([name]) => name);
+  const off = Object.entries(capabilities.features)
+    .filter(([, enabled]) => !enabled)
+    .map(([name]) => `no ${name}`);
+  const confidence = capabilities.confidence === 'verified' ? '' : ` [flags ${capabilities.confidence}]`;
+  return [...on, ...off].join(', ') + confidence || '(none)';
+}
+
+/** A recovery hint for statuses that come without an error. */
+export function fallbackHint(report: AgentProbeReport): string {
+  switch (report.status) {
+    case 'ready':
+      return '';
+    case 'needs-opt-in':
+      return `${report.adapterId} is experimental: race it with --allow-experimental-adapters (or race.allow_experimental_adapters = true in hydra.toml)`;
+    case 'disabled':
+      return `enable it with agents.${report.adapterId}.enabled = true in hydra.toml`;
+    case 'missing':
+      return `install the ${report.displayName} CLI, or set agents.${report.adapterId}.binary in hydra.toml`;
+    case 'unsupported':
+      return `upgrade the ${report.displayName} CLI, then run hydra doctor again`;
+  }
+}
+
+function renderVerdict(adapters: readonly AgentProbeReport[], style: Style): string[] {
+  const ready = adapters.filter((report) => report.status === 'ready').map((report) => report.adapterId);
+  if (doctorPasses(adapters)) {
+    return [style.green(`ready to race: ${ready.join(', ')}`), style.dim('next: hydra race "<prompt>"')];
+  }
+  return [
+    style.red('no tier-1 agent is ready: hydra race would have nothing to run'),
+    style.dim('install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex (npm install -g @openai/codex),'),
+    style.dim('or try hydra with simulated agents: hydra demo'),
+  ];
+}

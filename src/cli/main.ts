@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/**
+ * The `hydra` binary. Parses the command, runs it, and exits with its code once stdout and stderr
+ * have been flushed (so piped NDJSON is never cut short).
+ */
+import { runCli } from './run.js';
+
+const code = await runCli(process.argv.slice(2), {
+  cwd: process.cwd(),
+  env: process.env,
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+});
+
+await Promise.all([flush(process.stdout), flush(process.stderr)]);
+process.exit(code);
+
+function flush(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}

@@ -1,0 +1,213 @@
+/**
+ * Runs one race to the end, either with the dashboard (a terminal) or headless (NDJSON on stdout,
+ * messages on stderr). Shared by `hydra race` and `hydra demo`.
+ */
+import { startRace } from '../engine/index.js';
+import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/types.js';
+import type { CliContext } from './context.js';
+import { EXIT } from './errors.js';
+import { formatCost, formatDiff, formatDuration, shellQuote } from './format.js';
+import type { HeadlessLine } from './headless.js';
+import { eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
+
+export interface SessionOptions {
+  /** Dashboard (terminal) or NDJSON (headless). */
+  mode: 'dashboard' | 'headless';
+  ascii: boolean;
+  /** How to spell the hydra command in printed suggestions (the demo adds `cd <repo> &&`). */
+  commandPrefix?: string;
+}
+
+/** Chooses the dashboard only when stdout is a terminal and --json was not given. */
+export const chooseMode = (ctx: CliContext, json: boolean): SessionOptions['mode'] =>
+  !json && ctx.stdout.isTTY === true ? 'dashboard' : 'headless';
+
+export async function runRaceSession(ctx: CliContext, options: RaceOptions, session: SessionOptions): Promise<number> {
+  if (options.unsafe) warnUnsafe(ctx);
+  const handle = startRace(options);
+  return session.mode === 'dashboard'
+    ? runWithDashboard(ctx, handle, session, options.keepWorktrees)
+    : runHeadless(ctx, handle, session);
+}
+
+function warnUnsafe(ctx: CliContext): void {
+  const { err } = ctx;
+  ctx.note(
+    err.yellow(err.bold('WARNING: --unsafe: ')) +
+      err.yellow(
+        "agents run in the vendors' sandbox-bypass modes (no approvals, no sandbox). They can run any command " +
+          'and change any file your user can, outside their worktree too. Use it only in a disposable machine or container.',
+      ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dashboard
+
+async function runWithDashboard(
+  ctx: CliContext,
+  handle: RaceHandle,
+  session: SessionOptions,
+  keepWorktrees: boolean,
+): Promise<number> {
+  const { runDashboard } = await import('../ui/dashboard.js');
+  // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
+  const result = await runDashboard(handle, {
+    ...(session.ascii ? { ascii: true } : {}),
+    noColor: !ctx.out.enabled,
+    stdin: ctx.stdin,
+    stdout: ctx.stdout,
+    keepWorktrees,
+    env: ctx.env,
+  });
+  const snapshot = handle.getSnapshot();
+  if (result.merged) {
+    const merged = result.merged;
+    ctx.note(`merged ${merged.agent} into ${merged.into} (${merged.method}, ${merged.commit.slice(0, 8)})`);
+  } else {
+    explainNoMerge(ctx, snapshot, session);
+  }
+  return result.exitCode;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Headless
+
+async function runHeadless(ctx: CliContext, handle: RaceHandle, session: SessionOptions): Promise<number> {
+  const write = (line: HeadlessLine): void => void ctx.stdout.write(`${JSON.stringify(line)}\n`);
+  let announced = false;
+  const announce = (snapshot: RaceSnapshot): void => {
+    if (announced) return;
+    announced = true;
+    write(raceLine(snapshot));
+    noteStart(ctx, snapshot);
+  };
+
+  const progress = createProgressNotes(ctx);
+  const unsubscribeSnapshots = handle.subscribe((snapshot) => {
+    if (raceIsUnderway(snapshot.phase) && snapshot.phase !== 'failed') announce(snapshot);
+    progress(snapshot);
+  });
+  const unsubscribeEvents = handle.onEvent((record) => {
+    announce(handle.getSnapshot());
+    write(eventLine(record));
+  });
+
+  let interrupted = false;
+  const onSigint = (): void => {
+    if (interrupted) return;
+    interrupted = true;
+    ctx.note(ctx.err.yellow('hydra: interrupted: stopping every agent...'));
+    void handle.cancel();
+  };
+  process.on('SIGINT', onSigint);
+
+  let summary: RaceSummary;
+  try {
+    summary = await handle.settled;
+  } finally {
+    unsubscribeSnapshots();
+    unsubscribeEvents();
+  }
+  const snapshot = handle.getSnapshot();
+  announce(snapshot);
+  write(summaryLine(summary));
+  try {
+    await handle.finish();
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+
+  noteResults(ctx, summary, session);
+  if (interrupted) return EXIT.interrupted;
+  return summary.agents.some((agent) => agent.status === 'completed') ? EXIT.ok : EXIT.failed;
+}
+
+function noteStart(ctx: CliContext, snapshot: RaceSnapshot): void {
+  const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
+  const base = snapshot.baseBranch ?? 'HEAD';
+  const sha = snapshot.baseRef ? `@${snapshot.baseRef.slice(0, 8)}` : '';
+  ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ') || 'no agents'} from ${base}${sha}`);
+  for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${warning}`));
+  for (const agent of snapshot.agents) {
+    if (agent.status === 'skipped') ctx.note(ctx.err.dim(`hydra: ${agent.agent} skipped: ${agent.error?.message ?? 'not usable'}`));
+    for (const warning of agent.warnings) ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
+  }
+}
+
+/** One stderr line whenever an agent settles, so a human watching a headless run sees progress. */
+function createProgressNotes(ctx: CliContext): (snapshot: RaceSnapshot) => void {
+  const reported = new Set<string>();
+  return (snapshot) => {
+    for (const agent of snapshot.agents) {
+      if (reported.has(agent.agent) || !isSettled(agent) || agent.status === 'skipped') continue;
+      reported.add(agent.agent);
+      ctx.note(agentLine(ctx, agent, snapshot.now));
+    }
+  };
+}
+
+const isSettled = (agent: AgentSnapshot): boolean =>
+  agent.status === 'completed' || agent.status === 'failed' || agent.status === 'timed_out' || agent.status === 'cancelled';
+
+function agentLine(ctx: CliContext, agent: AgentSnapshot, now: number): string {
+  const { err } = ctx;
+  const elapsed = agent.startedAt === null ? '' : ` in ${formatDuration((agent.endedAt ?? now) - agent.startedAt)}`;
+  if (agent.status === 'completed') {
+    const diff = agent.diff ? formatDiff(agent.diff) : 'no diff';
+    return `hydra: ${err.green(`${agent.agent} completed`)}${elapsed}: ${diff}, ${formatCost(agent.usage.costUsd, agent.usage.costSource)}`;
+  }
+  const reason = agent.error ? `: ${agent.error.message}` : '';
+  return `hydra: ${err.red(`${agent.agent} ${agent.status.replace('_', ' ')}`)}${elapsed}${reason}`;
+}
+
+function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOptions): void {
+  const { err } = ctx;
+  const prefix = session.commandPrefix ?? 'hydra';
+  if (summary.error) {
+    ctx.note(`${err.red(err.bold('hydra:'))} ${summary.error.message}`);
+    if (summary.error.hint) ctx.note(err.dim(`  hint: ${summary.error.hint}`));
+  }
+  const completed = summary.agents.filter((agent) => agent.status === 'completed');
+  if (completed.length === 0) {
+    if (summary.agents.length === 0) return;
+    if (summary.agents.every((agent) => agent.status === 'skipped')) {
+      ctx.note(
+        `hydra: no agent could run. See what is missing with ${err.bold(`${prefix} doctor`)}, ` +
+          `or try hydra with simulated agents: ${err.bold('hydra demo')}`,
+      );
+    } else {
+      ctx.note(`hydra: no agent completed; the run's events are in ${err.bold(`${prefix} show ${summary.runId}`)}`);
+    }
+    return;
+  }
+  ctx.note(`hydra: results of run ${summary.runId}:`);
+  for (const agent of completed) {
+    const where = agent.branch ? `branch ${agent.branch}` : 'no branch';
+    const tree = agent.worktree ? `, worktree ${agent.worktree}` : '';
+    ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}`);
+  }
+  const first = completed[0];
+  if (first) {
+    ctx.note(`hydra: merge one with: ${err.bold(`${prefix} merge ${summary.runId} ${first.agent}`)}`);
+  }
+}
+
+function explainNoMerge(ctx: CliContext, snapshot: RaceSnapshot, session: SessionOptions): void {
+  const prefix = session.commandPrefix ?? 'hydra';
+  const completed = snapshot.agents.filter((agent) => agent.status === 'completed' && agent.branch);
+  if (snapshot.error) {
+    ctx.note(`${ctx.err.red(ctx.err.bold('hydra:'))} ${snapshot.error.message}`);
+    if (snapshot.error.hint) ctx.note(ctx.err.dim(`  hint: ${snapshot.error.hint}`));
+  }
+  if (completed.length === 0) {
+    if (snapshot.agents.length > 0 && snapshot.agents.every((agent) => agent.status === 'skipped')) {
+      ctx.note(`hydra: no agent could run. See what is missing with ${prefix} doctor, or try: hydra demo`);
+    }
+    return;
+  }
+  ctx.note(`hydra: nothing merged. Results of run ${snapshot.runId} stay on their branches:`);
+  for (const agent of completed) ctx.note(`  ${agent.agent}: ${agent.branch ?? ''}`);
+  const first = completed[0];
+  if (first) ctx.note(`hydra: merge one later with: ${prefix} merge ${shellQuote(snapshot.runId)} ${first.agent}`);
+}

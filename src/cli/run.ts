@@ -1,0 +1,137 @@
+/**
+ * Command dispatch and error reporting. Commands are imported lazily so `hydra --version` and
+ * `hydra --help` start without loading the engine or the dashboard.
+ */
+import { readFileSync } from 'node:fs';
+import { ConfigError, closest } from '../engine/config.js';
+import type { CliContext } from './context.js';
+import { createContext } from './context.js';
+import { CommandError, EXIT, UsageError } from './errors.js';
+import type { CommandName } from './help.js';
+import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
+
+export type CommandRunner = (ctx: CliContext, args: string[]) => Promise<number>;
+
+export function hydraVersion(): string {
+  const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+export async function runCli(
+  argv: readonly string[],
+  io: Parameters<typeof createContext>[0],
+): Promise<number> {
+  const ctx = createContext(io);
+  try {
+    return await dispatch(ctx, argv);
+  } catch (error) {
+    return report(ctx, error);
+  }
+}
+
+async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    ctx.note(MAIN_HELP);
+    return EXIT.usage;
+  }
+  if (first === '--version' || first === '-V' || first === 'version') {
+    ctx.print(hydraVersion());
+    return EXIT.ok;
+  }
+  if (first === '--help' || first === '-h') {
+    ctx.print(MAIN_HELP);
+    return EXIT.ok;
+  }
+  if (first === 'help') return helpCommand(ctx, rest);
+  if (first.startsWith('-')) {
+    throw new UsageError(`unknown option ${first}; see hydra --help`, 'put the command first: hydra race --json "..."');
+  }
+  if (!isCommand(first)) {
+    const suggestion = closest(first, COMMANDS);
+    const hint = suggestion ? ` (did you mean "hydra ${suggestion}"?)` : '';
+    throw new UsageError(`unknown command "${first}"${hint}; see hydra --help`);
+  }
+  if (wantsHelp(rest)) {
+    ctx.print(COMMAND_HELP[first]);
+    return EXIT.ok;
+  }
+  const runner = await loadCommand(first);
+  return runner(ctx, rest);
+}
+
+function helpCommand(ctx: CliContext, args: readonly string[]): number {
+  const [name] = args;
+  if (name === undefined) {
+    ctx.print(MAIN_HELP);
+    return EXIT.ok;
+  }
+  if (!isCommand(name)) throw new UsageError(`unknown command "${name}"; see hydra --help`);
+  ctx.print(COMMAND_HELP[name]);
+  return EXIT.ok;
+}
+
+/** `--help`/`-h` anywhere before a `--` separator. */
+function wantsHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === '--') return false;
+    if (arg === '--help' || arg === '-h') return true;
+  }
+  return false;
+}
+
+const isCommand = (name: string): name is CommandName => (COMMANDS as readonly string[]).includes(name);
+
+async function loadCommand(name: CommandName): Promise<CommandRunner> {
+  switch (name) {
+    case 'race':
+      return (await import('./commands/race.js')).raceCommand;
+    case 'doctor':
+      return (await import('./commands/doctor.js')).doctorCommand;
+    case 'merge':
+      return (await import('./commands/merge.js')).mergeCommand;
+    case 'runs':
+      return (await import('./commands/runs.js')).runsCommand;
+    case 'show':
+      return (await import('./commands/show.js')).showCommand;
+    case 'clean':
+      return (await import('./commands/clean.js')).cleanCommand;
+    case 'demo':
+      return (await import('./commands/demo.js')).demoCommand;
+  }
+}
+
+/** Prints an error as one clear message (plus a hint line) and returns its exit code. */
+function report(ctx: CliContext, error: unknown): number {
+  const { err } = ctx;
+  const label = err.red(err.bold('hydra:'));
+  if (error instanceof UsageError) {
+    ctx.note(`${label} ${error.message}`);
+    if (error.hint) ctx.note(err.dim(`  hint: ${error.hint}`));
+    return EXIT.usage;
+  }
+  if (error instanceof ConfigError) {
+    for (const problem of error.problems) ctx.note(`${label} ${problem}`);
+    return EXIT.usage;
+  }
+  if (error instanceof CommandError) {
+    ctx.note(`${label} ${error.message}`);
+    if (error.hint) ctx.note(err.dim(`  hint: ${error.hint}`));
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = hintOf(error);
+  ctx.note(`${label} ${message}`);
+  if (hint) ctx.note(err.dim(`  hint: ${hint}`));
+  if (ctx.env.HYDRA_DEBUG && error instanceof Error && error.stack) ctx.note(err.dim(error.stack));
+  return EXIT.failed;
+}
+
+/** Engine and adapter errors carry a `hint`; show it when present. */
+function hintOf(error: unknown): string {
+  if (error !== null && typeof error === 'object' && 'hint' in error) {
+    const hint = (error as { hint: unknown }).hint;
+    if (typeof hint === 'string') return hint;
+  }
+  return '';
+}

@@ -1,0 +1,35 @@
+/**
+ * The throwaway repository `hydra demo` races in: a tiny project with one commit on `main`,
+ * committed as "hydra demo" so a machine with no git identity works.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa } from 'execa';
+
+const FILES: Record<string, string> = {
+  'README.md': '# greeter\n\nA tiny project for the hydra demo. The demo agents are asked to create hello.txt with a short greeting.\n',
+  'package.json': `${JSON.stringify({ name: 'greeter', version: '1.0.0', type: 'module', main: 'src/greet.js' }, null, 2)}\n`,
+  'src/greet.js': "export function greet(name) {\n  return `Hello, ${name}!`;\n}\n",
+};
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'hydra demo',
+  GIT_AUTHOR_EMAIL: 'demo@hydra.invalid',
+  GIT_COMMITTER_NAME: 'hydra demo',
+  GIT_COMMITTER_EMAIL: 'demo@hydra.invalid',
+};
+
+/** Creates `dir` as a git repository with a first commit on `main`. Returns `dir`. */
+export async function createDemoRepo(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (const [name, content] of Object.entries(FILES)) {
+    const file = path.join(dir, name);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, content);
+  }
+  const git = (args: string[]) => execa('git', args, { cwd: dir, env: GIT_ENV, stdin: 'ignore' });
+  await git(['init', '--quiet', '--initial-branch=main']);
+  await git(['add', '-A']);
+  await git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', 'greeter: first commit']);
+  return dir;
+}

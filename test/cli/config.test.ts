@@ -1,0 +1,181 @@
+/** hydra.toml: schema, messages, precedence, and the example file (parsed so it never rots). */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADAPTER_IDS } from '../../src/adapters/registry.js';
+import {
+  CONFIG_AGENT_IDS,
+  ConfigError,
+  buildRaceOptions,
+  locateConfig,
+  parseConfigText,
+  resolveRace,
+} from '../../src/engine/config.js';
+import type { Sandbox } from './helpers.js';
+import { createRepo, createSandbox, hydra, ROOT } from './helpers.js';
+
+const problemsOf = (text: string): string[] => {
+  try {
+    parseConfigText(text, 'hydra.toml');
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('config schema and messages', () => {
+  it('names the file, the key path, what is allowed and what it got', () => {
+    expect(problemsOf('[agents.codex]\nidle_timeout_s = "soon"\n')).toEqual([
+      'hydra.toml: agents.codex.idle_timeout_s must be a positive number of seconds (got "soon")',
+    ]);
+  });
+
+  it('rejects unknown keys with a did-you-mean and the allowed keys', () => {
+    const [problem] = problemsOf('[race]\nidle_timout_s = 5\n');
+    expect(problem).toContain('unknown key race.idle_timout_s (did you mean "idle_timeout_s"?)');
+    expect(problem).toContain('allowed here: agents, timeout_s, idle_timeout_s, keep_worktrees, allow_experimental_adapters');
+  });
+
+  it('rejects unknown top-level tables and unknown agents', () => {
+    expect(problemsOf('[raec]\n')[0]).toContain('unknown key raec (did you mean "race"?)');
+    expect(problemsOf('[agents.gemini]\nenabled = true\n')[0]).toContain('unknown key agents.gemini; allowed here: claude, codex, cursor');
+  });
+
+  it('reports TOML syntax errors with line and column', () => {
+    const [problem] = problemsOf('[race]\ntimeout_s = 10\nkeep_worktrees = tru\n');
+    expect(problem).toMatch(/^hydra\.toml:3:\d+: invalid TOML: /);
+  });
+
+  it('checks types of lists, tables and prices, quoting model names with dots', () => {
+    expect(problemsOf('[race]\nagents = ["claude", "gemini"]\n')).toEqual([
+      'hydra.toml: race.agents[1] must be one of claude, codex, cursor (got "gemini")',
+    ]);
+    expect(problemsOf('[agents.claude]\nenv = { A = 1 }\n')).toEqual(['hydra.toml: agents.claude.env.A must be a string (got 1)']);
+    expect(problemsOf('[prices."gpt-5.5"]\ninput_per_mtok = 1\n')).toEqual([
+      'hydra.toml: prices."gpt-5.5".output_per_mtok is required: it must be a number of USD per million tokens, 0 or more',
+    ]);
+    expect(problemsOf('[race]\nkeep_worktrees = "yes"\n')).toEqual([
+      'hydra.toml: race.keep_worktrees must be true or false (got "yes")',
+    ]);
+  });
+
+  it('accepts the same agent ids as the adapter registry', () => {
+    expect([...CONFIG_AGENT_IDS].sort()).toEqual([...ADAPTER_IDS].sort());
+  });
+});
+
+describe('hydra.toml.example', () => {
+  const example = readFileSync(path.join(ROOT, 'hydra.toml.example'), 'utf8');
+
+  it('parses through the schema as shipped', () => {
+    expect(() => parseConfigText(example, 'hydra.toml.example')).not.toThrow();
+  });
+
+  it('parses with every commented-out key and table enabled', () => {
+    const uncommented = example
+      .split('\n')
+      .map((line) => (/^# (\[[a-z]|[a-z_]+ = )/.test(line) ? line.slice(2) : line))
+      .join('\n');
+    expect(uncommented).not.toBe(example);
+    const config = parseConfigText(uncommented, 'hydra.toml.example');
+    expect(config.race?.agents).toEqual(['claude', 'codex']);
+    expect(config.prices?.['gpt-5.5']?.input_per_mtok).toBe(1.25);
+    expect(config.agents?.cursor?.idle_timeout_s).toBe(120);
+  });
+
+  it('documents every key of the schema', () => {
+    const keys = ['timeout_s', 'idle_timeout_s', 'keep_worktrees', 'allow_experimental_adapters', 'agents', 'enabled', 'binary', 'model', 'extra_args', 'env', 'input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok'];
+    for (const key of keys) expect(example, key).toMatch(new RegExp(`^(# )?${key} = `, 'm'));
+  });
+});
+
+describe('merging config and flags', () => {
+  it('uses the defaults with no file and no flags: tier-1 agents only', () => {
+    const race = resolveRace({}, {});
+    expect(race.agents.map((plan) => plan.adapterId)).toEqual(['claude', 'codex']);
+    expect(race.timeoutMs).toBe(1_800_000);
+    expect(race.agents[0]?.idleTimeoutMs).toBe(300_000);
+    expect(race.allowExperimental).toBe(false);
+  });
+
+  it('lets flags override the file', () => {
+    const config = parseConfigText(
+      '[race]\nagents = ["codex"]\nidle_timeout_s = 50\ntimeout_s = 10\nkeep_worktrees = false\n[agents.codex]\nmodel = "a"\nidle_timeout_s = 20\n',
+      'hydra.toml',
+    );
+    const fromFile = resolveRace(config, {});
+    expect(fromFile.agents.map((plan) => [plan.adapterId, plan.model, plan.idleTimeoutMs])).toEqual([['codex', 'a', 20_000]]);
+    const flagged = resolveRace(config, {
+      agents: ['claude', 'codex'],
+      models: { codex: 'b' },
+      idleTimeoutS: 7,
+      timeoutS: 0,
+      keepWorktrees: true,
+    });
+    expect(flagged.agents.map((plan) => [plan.adapterId, plan.model ?? null, plan.idleTimeoutMs])).toEqual([
+      ['claude', null, 7000],
+      ['codex', 'b', 7000],
+    ]);
+    expect(flagged.timeoutMs).toBe(0);
+    expect(flagged.keepWorktrees).toBe(true);
+  });
+
+  it('leaves disabled agents out of the default set and adds experimental ones when allowed', () => {
+    const config = parseConfigText('[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n', 'hydra.toml');
+    expect(resolveRace(config, {}).agents.map((plan) => plan.adapterId)).toEqual(['claude', 'cursor']);
+  });
+
+  it('carries binary, extra_args, env and prices into the race options', () => {
+    const config = parseConfigText(
+      '[agents.claude]\nbinary = "/opt/claude"\nextra_args = ["--max-turns", "3"]\nenv = { IS_SANDBOX = "1" }\n[prices.m1]\ninput_per_mtok = 1\noutput_per_mtok = 2\ncache_read_per_mtok = 0.5\n',
+      'hydra.toml',
+    );
+    const options = buildRaceOptions(config, { agents: ['claude'] }, { repoPath: '/r', prompt: 'p' });
+    expect(options.agents[0]).toMatchObject({ binary: '/opt/claude', extraArgs: ['--max-turns', '3'], env: { IS_SANDBOX: '1' } });
+    expect(options.prices).toEqual({ m1: { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.5 } });
+  });
+});
+
+describe('finding the config file', () => {
+  let sandbox: Sandbox;
+  let repo: string;
+
+  beforeAll(async () => {
+    sandbox = createSandbox();
+    repo = await createRepo(sandbox.dir);
+  });
+
+  afterAll(() => sandbox.cleanup());
+
+  it('prefers the repository root, then XDG_CONFIG_HOME', () => {
+    const userFile = path.join(sandbox.env.XDG_CONFIG_HOME ?? '', 'hydra', 'hydra.toml');
+    mkdirSync(path.dirname(userFile), { recursive: true });
+    writeFileSync(userFile, '');
+    mkdirSync(path.join(repo, 'sub'), { recursive: true });
+    expect(locateConfig({ cwd: path.join(repo, 'sub'), env: sandbox.env })).toBe(userFile);
+    writeFileSync(path.join(repo, 'hydra.toml'), '');
+    expect(locateConfig({ cwd: path.join(repo, 'sub'), env: sandbox.env })).toBe(path.join(repo, 'hydra.toml'));
+  });
+
+  it('hydra race with a bad value in hydra.toml exits 2 naming file, key and value', async () => {
+    writeFileSync(path.join(repo, 'hydra.toml'), '[agents.codex]\nidle_timeout_s = "soon"\n');
+    const result = await hydra(['race', 'do it'], { cwd: repo, env: sandbox.env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('hydra.toml: agents.codex.idle_timeout_s must be a positive number of seconds (got "soon")');
+    expect(result.stdout).toBe('');
+  });
+
+  it('hydra doctor with a TOML syntax error in the user config exits 2 with line and column', async () => {
+    writeFileSync(path.join(repo, 'hydra.toml'), '[race\n');
+    const result = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/hydra\.toml:1:\d+: invalid TOML/);
+  });
+
+  it('--config with a missing file exits 2', async () => {
+    const result = await hydra(['race', '--config', 'missing.toml', 'do it'], { cwd: repo, env: sandbox.env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('missing.toml: cannot read the config file (no such file)');
+  });
+});

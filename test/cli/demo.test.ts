@@ -1,0 +1,37 @@
+/** `hydra demo`: a real race of simulated agents in a throwaway repository, needing nothing installed. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from './helpers.js';
+import { createSandbox, git, hydra, parseNdjson } from './helpers.js';
+
+let sandbox: Sandbox;
+
+beforeEach(() => {
+  sandbox = createSandbox();
+});
+
+afterEach(() => sandbox.cleanup());
+
+describe('hydra demo --json', () => {
+  it('races claude, codex and cursor fakes in a temp repository and says where it is', async () => {
+    // No fake agents on PATH and an empty bin dir: the demo brings its own.
+    const result = await hydra(['demo', '--json'], { cwd: sandbox.dir, env: sandbox.env, timeoutMs: 90_000 });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = parseNdjson(result.stdout);
+    expect(lines[0]).toMatchObject({ type: 'race', agents: ['claude', 'codex', 'cursor'] });
+    const summary = lines.at(-1) as { type: string; runId: string; agents: Array<{ agent: string; status: string; diff: { filesChanged: number } }> };
+    expect(summary.type).toBe('summary');
+    for (const agent of summary.agents) {
+      expect(agent.status, agent.agent).toBe('completed');
+      expect(agent.diff.filesChanged, agent.agent).toBeGreaterThan(0);
+    }
+
+    const repo = /a throwaway repository at (\S+),/.exec(result.stderr)?.[1];
+    expect(repo).toBeDefined();
+    expect(repo?.startsWith(sandbox.env.TMPDIR ?? '')).toBe(true);
+    expect(existsSync(path.join(repo ?? '', '.git'))).toBe(true);
+    expect(git(repo ?? '', ['branch', '--list', `hydra/${summary.runId}/*`])).toContain('claude');
+    expect(result.stderr).toContain(`hydra merge ${summary.runId} `);
+  });
+});

@@ -1,0 +1,129 @@
+/** `hydra doctor` through the real entry point, with fake agent CLIs on PATH. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from './helpers.js';
+import { createRepo, createSandbox, git, hydra, installFakes } from './helpers.js';
+
+let sandbox: Sandbox;
+let repo: string;
+
+beforeEach(async () => {
+  sandbox = createSandbox();
+  repo = await createRepo(sandbox.dir);
+});
+
+afterEach(() => sandbox.cleanup());
+
+interface DoctorOutput {
+  git: { version: string | null; isRepo: boolean; root: string | null; branch: string | null; detached: boolean; hasCommits: boolean; dirtyFiles: number; problems: Array<{ kind: string; message: string; hint: string }> };
+  adapters: Array<{
+    id: string;
+    tier: string;
+    status: string;
+    binary: string | null;
+    version: string | null;
+    capabilities: unknown;
+    command: string[] | null;
+    warnings: string[];
+    error: { kind: string; message: string; hint: string } | null;
+  }>;
+}
+
+const doctorJson = async (cwd = repo, extra: string[] = []) => {
+  const result = await hydra(['doctor', '--json', ...extra], { cwd, env: sandbox.env });
+  const lines = result.stdout.split('\n').filter((line) => line !== '');
+  expect(lines, result.stderr).toHaveLength(1);
+  return { result, report: JSON.parse(lines[0] ?? '') as DoctorOutput };
+};
+
+describe('hydra doctor --json', () => {
+  it('prints one object in the documented shape and exits 0 with a tier-1 agent ready', async () => {
+    await installFakes(sandbox.bin, { claude: { agent: 'claude' }, codex: { agent: 'codex' }, 'cursor-agent': { agent: 'cursor' } });
+    const { result, report } = await doctorJson();
+    expect(result.exitCode).toBe(0);
+    expect(Object.keys(report).sort()).toEqual(['adapters', 'git']);
+    expect(report.git).toMatchObject({ isRepo: true, branch: 'main', detached: false, hasCommits: true, dirtyFiles: 0 });
+    expect(report.git.version).toMatch(/^\d+\.\d+/);
+    expect(report.adapters.map((adapter) => adapter.id)).toEqual(['claude', 'codex', 'cursor']);
+    for (const adapter of report.adapters) {
+      expect(Object.keys(adapter).sort()).toEqual(['binary', 'capabilities', 'command', 'error', 'id', 'status', 'tier', 'version', 'warnings']);
+    }
+    const [claude, codex, cursor] = report.adapters;
+    expect(claude).toMatchObject({ tier: 'tier1', status: 'ready', binary: path.join(sandbox.bin, 'claude'), error: null });
+    expect(claude?.command?.[0]).toBe(path.join(sandbox.bin, 'claude'));
+    expect(claude?.command).toContain('stream-json');
+    expect(codex).toMatchObject({ tier: 'tier1', status: 'ready' });
+    expect(codex?.command).toContain('--json');
+    expect(cursor).toMatchObject({ tier: 'experimental', status: 'needs-opt-in' });
+    // The probe cache it wrote does not show up in the user's git status.
+    expect(git(repo, ['status', '--porcelain'])).toBe('');
+  });
+
+  it('reports a missing binary with an install hint, and exits 1 when no tier-1 agent is ready', async () => {
+    const { result, report } = await doctorJson();
+    expect(result.exitCode).toBe(1);
+    const claude = report.adapters.find((adapter) => adapter.id === 'claude');
+    expect(claude).toMatchObject({ status: 'missing', binary: null, command: null });
+    expect(claude?.error?.kind).toBe('BinaryMissing');
+    expect(claude?.error?.hint).toContain('npm install -g @anthropic-ai/claude-code');
+  });
+
+  it('reports an adapter whose help lacks the JSON output flag as unsupported', async () => {
+    const help = path.join(sandbox.dir, 'old-claude-help.txt');
+    writeFileSync(help, 'Usage: claude [options] [prompt]\n\nOptions:\n  -p, --print   Print response and exit\n  -h, --help    Display help\n');
+    await installFakes(sandbox.bin, { claude: { agent: 'claude', helpFile: help, version: '0.2.0 (Claude Code)' } });
+    const { result, report } = await doctorJson();
+    expect(result.exitCode).toBe(1);
+    const claude = report.adapters.find((adapter) => adapter.id === 'claude');
+    expect(claude?.status).toBe('unsupported');
+    expect(claude?.error?.kind).toMatch(/UnsupportedFlag|UnsupportedVersion/);
+    expect(claude?.error?.message).toContain('--output-format');
+    expect(claude?.error?.hint).not.toBe('');
+  });
+
+  it('says disabled for an agent disabled in hydra.toml, and ready for cursor when opted in', async () => {
+    await installFakes(sandbox.bin, { claude: { agent: 'claude' }, codex: { agent: 'codex' }, 'cursor-agent': { agent: 'cursor' } });
+    writeFileSync(path.join(repo, 'hydra.toml'), '[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n');
+    const { report } = await doctorJson();
+    expect(report.adapters.find((adapter) => adapter.id === 'codex')?.status).toBe('disabled');
+    const cursor = report.adapters.find((adapter) => adapter.id === 'cursor');
+    expect(cursor?.status).toBe('ready');
+    expect(cursor?.warnings.join(' ')).toMatch(/inferred/i);
+  });
+
+  it('describes a directory that is not a git repository', async () => {
+    const outside = path.join(sandbox.dir, 'not-a-repo');
+    mkdirSync(outside);
+    await installFakes(sandbox.bin, { claude: { agent: 'claude' } });
+    const { report } = await doctorJson(outside);
+    expect(report.git.isRepo).toBe(false);
+    expect(report.git.problems.length).toBeGreaterThan(0);
+  });
+
+  it('describes a detached HEAD and uncommitted files', async () => {
+    writeFileSync(path.join(repo, 'notes.txt'), 'wip\n');
+    git(repo, ['checkout', '--quiet', '--detach']);
+    const { report } = await doctorJson();
+    expect(report.git.detached).toBe(true);
+    expect(report.git.dirtyFiles).toBe(1);
+  });
+});
+
+describe('hydra doctor (text)', () => {
+  it('shows each agent with status, binary, command and a recovery hint for every problem', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    const result = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+    expect(result.exitCode).toBe(0);
+    const out = result.stdout;
+    expect(out).toMatch(/codex\s+ready\s+tier 1/);
+    expect(out).toContain(`binary    ${path.join(sandbox.bin, 'codex')}`);
+    expect(out).toMatch(/command {3}\S*codex exec .*--json/);
+    expect(out).toMatch(/claude\s+missing\s+tier 1/);
+    expect(out).toContain('npm install -g @anthropic-ai/claude-code');
+    expect(out).toMatch(/cursor\s+needs-opt-in\s+experimental/);
+    expect(out).toContain('--allow-experimental-adapters');
+    expect(out).toContain('ready to race: codex');
+    expect(out).not.toContain('\u001b[');
+  });
+});

@@ -1,0 +1,289 @@
+/**
+ * `hydra race` headless end to end through the real entry point, on temp repositories with fake
+ * agent CLIs first on PATH; then merge, runs, show and clean on the run it made.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { execa, execaSync } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from './helpers.js';
+import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from './helpers.js';
+
+let sandbox: Sandbox;
+let repo: string;
+
+beforeEach(async () => {
+  sandbox = createSandbox();
+  repo = await createRepo(sandbox.dir);
+});
+
+afterEach(() => sandbox.cleanup());
+
+const race = (args: string[], cwd = repo) => hydra(['race', ...args], { cwd, env: sandbox.env, timeoutMs: 90_000 });
+
+const fastFakes = (extra: { logArgvTo?: string } = {}) =>
+  installFakes(sandbox.bin, {
+    claude: { agent: 'claude', delayMs: 5, ...extra },
+    codex: { agent: 'codex', delayMs: 5, ...extra },
+  });
+
+type Line = Record<string, unknown>;
+const summaryOf = (lines: Line[]) => lines.at(-1) as { type: string; runId: string; agents: Array<Record<string, unknown>>; error?: { kind: string; message: string; hint: string } };
+
+/** Processes whose command line mentions the sandbox (fake agents, their children). */
+const strayProcesses = (): string[] =>
+  execaSync('ps', ['-eo', 'pid,args'])
+    .stdout.split('\n')
+    .filter((line) => line.includes(sandbox.dir) && !line.includes('ps -eo'));
+
+describe('hydra race --json', () => {
+  it('prints only NDJSON: race first, agent events, summary last; exits 0', async () => {
+    await fastFakes();
+    const result = await race(['--json', 'Add a hello.txt file']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = parseNdjson(result.stdout);
+    expect(lines.length).toBeGreaterThan(3);
+
+    const [first] = lines;
+    const head = git(repo, ['rev-parse', 'HEAD']);
+    expect(first).toEqual({ type: 'race', runId: expect.any(String), baseRef: head, agents: ['claude', 'codex'] });
+
+    const middle = lines.slice(1, -1);
+    expect(middle.every((line) => line.type === 'agent_event')).toBe(true);
+    for (const line of middle) {
+      expect(Object.keys(line).sort()).toEqual(['agent', 'event', 'type']);
+      expect(['claude', 'codex']).toContain(line.agent);
+      expect(typeof (line.event as { kind?: unknown }).kind).toBe('string');
+    }
+    const kinds = new Set(middle.map((line) => (line.event as { kind: string }).kind));
+    expect(kinds).toContain('tool_call');
+    expect(kinds).toContain('completed');
+
+    const summary = summaryOf(lines);
+    expect(summary.type).toBe('summary');
+    expect(summary.runId).toBe((first as { runId: string }).runId);
+    expect(summary.agents.map((agent) => agent.agent).sort()).toEqual(['claude', 'codex']);
+    for (const agent of summary.agents) {
+      expect(Object.keys(agent).sort()).toEqual(['agent', 'branch', 'diff', 'durationMs', 'exitCode', 'status', 'usage', 'worktree']);
+      expect(agent.status).toBe('completed');
+      expect(Object.keys(agent.usage as object).sort()).toEqual(
+        ['cacheReadTokens', 'cacheWriteTokens', 'costSource', 'costUsd', 'inputTokens', 'outputTokens', 'turns'].sort(),
+      );
+      expect(Object.keys(agent.diff as object).sort()).toEqual(['deletions', 'filesChanged', 'insertions']);
+      expect((agent.diff as { filesChanged: number }).filesChanged).toBeGreaterThan(0);
+      expect(agent.branch).toBe(`hydra/${summary.runId}/${String(agent.agent)}`);
+    }
+    expect(result.stderr).toContain(`hydra merge ${summary.runId} `);
+    expect(git(repo, ['status', '--porcelain'])).toBe('');
+  });
+
+  it('runs headless without --json when stdout is not a terminal', async () => {
+    await fastFakes();
+    const result = await race(['--agents', 'codex', 'Add a hello.txt file']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const lines = parseNdjson(result.stdout);
+    expect(lines[0]?.type).toBe('race');
+    expect(lines.at(-1)?.type).toBe('summary');
+  });
+
+  it('delivers a prompt with a leading dash, quotes, $(...) and newlines intact', async () => {
+    const log = path.join(sandbox.dir, 'argv.jsonl');
+    await fastFakes({ logArgvTo: log });
+    const prompt = `-v "fix" it's $(rm -rf /) \`x\`\nsecond line`;
+    const result = await race(['--json', '--', prompt]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const calls = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { argv: string[]; stdin: string | null });
+    const runs = calls.filter((call) => !call.argv.includes('--version') && !call.argv.includes('--help'));
+    expect(runs).toHaveLength(2);
+    for (const call of runs) {
+      const delivered = call.argv.includes(prompt) || call.stdin === prompt;
+      expect(delivered, JSON.stringify(call)).toBe(true);
+    }
+  });
+
+  it('prints a visible warning with --unsafe', async () => {
+    await fastFakes();
+    const result = await race(['--json', '--unsafe', '--agents', 'codex', 'Add a hello.txt file']);
+    expect(result.stderr).toContain('WARNING: --unsafe');
+    expect(result.stdout).not.toContain('WARNING');
+  });
+
+  it('exits 1 when every agent fails, with each error in the summary', async () => {
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, crashAfterLines: 1 },
+      codex: { agent: 'codex', delayMs: 5, crashAfterLines: 1 },
+    });
+    const result = await race(['--json', 'Add a hello.txt file']);
+    expect(result.exitCode).toBe(1);
+    const summary = summaryOf(parseNdjson(result.stdout));
+    for (const agent of summary.agents) {
+      expect(agent.status).toBe('failed');
+      expect(agent.error).toMatchObject({ kind: expect.any(String), message: expect.any(String), hint: expect.any(String) });
+    }
+    expect(result.stderr).toContain('no agent completed');
+  });
+
+  it('stops an idle agent after --idle-timeout and still completes the race with the other', async () => {
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, hangAfterLines: 1 },
+      codex: { agent: 'codex', delayMs: 5 },
+    });
+    const result = await race(['--json', '--idle-timeout', '1', 'Add a hello.txt file']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const summary = summaryOf(parseNdjson(result.stdout));
+    const claude = summary.agents.find((agent) => agent.agent === 'claude');
+    expect(claude?.status).toBe('timed_out');
+    expect((claude?.error as { kind: string }).kind).toBe('TimedOut');
+    expect(strayProcesses()).toEqual([]);
+  });
+});
+
+describe('hydra race refuses what it cannot race in', () => {
+  it('with no agent CLI installed: exit 1, naming hydra doctor and hydra demo', async () => {
+    const result = await race(['--json', 'Add a hello.txt file']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('hydra doctor');
+    expect(result.stderr).toContain('hydra demo');
+    const lines = parseNdjson(result.stdout);
+    expect(lines[0]?.type).toBe('race');
+    expect(summaryOf(lines).type).toBe('summary');
+    expect(git(repo, ['branch', '--list', 'hydra/*'])).toBe('');
+  });
+
+  it('with a configured binary that does not exist: exit 1 naming the binary', async () => {
+    writeFileSync(path.join(repo, 'hydra.toml'), '[race]\nagents = ["claude"]\n[agents.claude]\nbinary = "/nowhere/claude"\n');
+    const result = await race(['--json', 'Add a hello.txt file']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('/nowhere/claude');
+  });
+
+  it('when the only agent help lacks the JSON flag: exit 1 with the reason', async () => {
+    const help = path.join(sandbox.dir, 'old-help.txt');
+    writeFileSync(help, 'Usage: claude [options]\n\nOptions:\n  -p, --print  Print response and exit\n');
+    await installFakes(sandbox.bin, { claude: { agent: 'claude', helpFile: help } });
+    const result = await race(['--json', '--agents', 'claude', 'Add a hello.txt file']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('--output-format');
+  });
+
+  it('outside a git repository: exit 1', async () => {
+    await fastFakes();
+    const outside = path.join(sandbox.dir, 'plain');
+    mkdirSync(outside);
+    const result = await race(['--json', 'Add a hello.txt file'], outside);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/not a git repository/i);
+  });
+
+  it('in a repository with no commits: exit 1', async () => {
+    await fastFakes();
+    const empty = await createRepo(sandbox.dir, { commit: false, name: 'empty' });
+    const result = await race(['--json', 'Add a hello.txt file'], empty);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/no commits/i);
+  });
+
+  it('on a detached HEAD: exit 1 with a hint to check out a branch', async () => {
+    await fastFakes();
+    git(repo, ['checkout', '--quiet', '--detach']);
+    const result = await race(['--json', 'Add a hello.txt file']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/detached/i);
+    expect(result.stderr).toMatch(/git (checkout|switch)/);
+  });
+});
+
+describe('after a headless race', () => {
+  it('merges a result, and runs, show and clean work on the run', async () => {
+    await fastFakes();
+    writeFileSync(path.join(repo, 'wip.txt'), 'uncommitted work\n');
+    const raced = await race(['--json', 'Add a hello.txt file']);
+    expect(raced.exitCode, raced.stderr).toBe(0);
+    const runId = summaryOf(parseNdjson(raced.stdout)).runId;
+    const env = sandbox.env;
+
+    const runs = await hydra(['runs', '--json'], { cwd: repo, env });
+    expect(runs.exitCode).toBe(0);
+    const listed = (JSON.parse(runs.stdout) as { runs: Array<{ runId: string; state: string }> }).runs;
+    expect(listed.map((run) => run.runId)).toContain(runId);
+
+    const table = await hydra(['runs'], { cwd: repo, env });
+    expect(table.stdout).toContain(runId);
+    expect(table.stdout).toContain('claude:completed');
+
+    const show = await hydra(['show', runId.slice(0, 15)], { cwd: repo, env });
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain(`run     ${runId}`);
+    expect(show.stdout).toMatch(/events \(\d+\):/);
+    expect(show.stdout).toContain('completed');
+
+    const unknown = await hydra(['show', 'no-such-run'], { cwd: repo, env });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain('no run "no-such-run"');
+    expect(unknown.stderr).toContain('hydra runs');
+
+    const merged = await hydra(['merge', runId, 'claude'], { cwd: repo, env });
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain('merged claude');
+    expect(git(repo, ['log', '--oneline', '-1'])).not.toContain('first');
+    expect(readFileSync(path.join(repo, 'wip.txt'), 'utf8')).toBe('uncommitted work\n');
+    expect(git(repo, ['ls-files'])).toMatch(/hello|\.txt/);
+
+    const again = await hydra(['merge', 'no-such-run', 'codex'], { cwd: repo, env });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain('hydra runs');
+
+    const dry = await hydra(['clean', '--dry-run'], { cwd: repo, env });
+    expect(dry.exitCode, dry.stderr).toBe(0);
+    const cleaned = await hydra(['clean'], { cwd: repo, env });
+    expect(cleaned.exitCode, cleaned.stderr).toBe(0);
+    expect(git(repo, ['branch', '--list', `hydra/${runId}/*`])).toBe('');
+    expect(readFileSync(path.join(repo, 'wip.txt'), 'utf8')).toBe('uncommitted work\n');
+  });
+
+  it('runs, show and clean outside a repository exit 1', async () => {
+    const outside = path.join(sandbox.dir, 'plain');
+    mkdirSync(outside);
+    for (const args of [['runs'], ['show', 'x'], ['clean'], ['merge', 'x', 'claude']]) {
+      const result = await hydra(args, { cwd: outside, env: sandbox.env });
+      expect(result.exitCode, args.join(' ')).toBe(1);
+      expect(result.stderr).toContain('not a git repository');
+    }
+  });
+});
+
+describe('Ctrl-C in headless mode', () => {
+  it('cancels every agent, prints the summary, exits 130 and leaves no process behind', async () => {
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 },
+      codex: { agent: 'codex', delayMs: 5, hangAfterLines: 2 },
+    });
+    const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
+      cwd: repo,
+      env: sandbox.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
+    let seen = '';
+    await new Promise<void>((resolve) => {
+      child.stdout?.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('"agent_event"')) resolve();
+      });
+    });
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    const lines = parseNdjson(String(result.stdout));
+    const summary = summaryOf(lines);
+    expect(summary.type).toBe('summary');
+    for (const agent of summary.agents) expect(agent.status).toBe('cancelled');
+    expect(strayProcesses()).toEqual([]);
+    expect(existsSync(path.join(repo, 'hello.txt'))).toBe(false);
+  });
+});
