@@ -33,6 +33,8 @@ export const cursorFeatures = (flags: readonly string[]) => ({
   outputFormat: hasFlag(flags, '--output-format'),
   force: hasFlag(flags, '-f', '--force'),
   model: hasFlag(flags, '-m', '--model'),
+  // "Trust the workspace without prompting (headless mode only)": a fresh worktree is untrusted.
+  trust: hasFlag(flags, '--trust'),
 });
 
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
@@ -62,6 +64,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
 const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltCommand => {
   const args = ['-p', '--output-format', 'stream-json'];
   if (capabilities.features['force'] !== false) args.push('--force');
+  if (capabilities.features['trust'] === true) args.push('--trust');
   if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
   args.push(...request.extraArgs);
   // Inferred: with no prompt argument, print mode reads the prompt from stdin like other CLIs.
@@ -83,6 +86,8 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltC
 const TextContent = z.looseObject({ type: z.string(), text: z.string().nullish() });
 const MessageLine = z.looseObject({
   type: z.enum(['assistant', 'user']),
+  timestamp_ms: z.number().nullish(),
+  model_call_id: z.string().nullish(),
   message: z.looseObject({ role: z.string().nullish(), content: z.union([z.array(TextContent), z.string()]).nullish() }),
 });
 const SystemLine = z.looseObject({
@@ -222,6 +227,10 @@ class CursorParser implements LineParser {
         const text = typeof content === 'string' ? content : (content ?? []).map((block) => block.text ?? '').join('');
         if (text.trim() === '') return [];
         const role = line.data.type;
+        // With --stream-partial-output, deltas carry timestamp_ms and no model_call_id; the
+        // flushes that follow (with model_call_id, or with neither) repeat them as whole messages.
+        const delta = role === 'assistant' && typeof line.data.timestamp_ms === 'number' && !line.data.model_call_id;
+        if (delta) return [ev({ kind: 'message', role, text: clip(text, MESSAGE_CHARS), partial: true })];
         if (role === 'assistant') this.state.lastText = clip(text, MESSAGE_CHARS);
         return [ev({ kind: 'message', role, text: clip(text, MESSAGE_CHARS) })];
       }
