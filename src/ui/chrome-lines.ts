@@ -5,9 +5,9 @@ import { assertNever } from '../adapters/events.js';
 import type { AdapterId } from '../adapters/types.js';
 import type { AgentSnapshot, MergeResult, RaceSnapshot } from '../engine/types.js';
 import { formatDiff, formatDuration, isRunning, phaseLabel, raceCounts, shortRef } from './format.js';
-import { fitLine, seg, spread, wrapLines, type Line } from './lines.js';
+import { fitLine, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
 import type { Theme } from './theme.js';
-import { oneLine, wrap } from './text.js';
+import { displayWidth, oneLine, wrap } from './text.js';
 import type { Busy, Dialog, Notice, View } from './view-state.js';
 
 export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, width: number): Line[] => {
@@ -98,12 +98,26 @@ const keyHints = (view: View, theme: Theme, agentCount: number): KeyHint[] => {
   }
 };
 
-export const footerLine = (view: View, theme: Theme, width: number, agentCount: number, position: string | null): Line => {
+/** Hints dropped first when the footer does not fit, in this order. */
+const EXPENDABLE = ['jump', 'page', 'agent', 'select', 'detail', 'compare', 'diff'];
+
+const hintsLine = (hints: KeyHint[]): Line => {
   const line: Line = [];
-  for (const hint of keyHints(view, theme, agentCount)) {
+  for (const hint of hints) {
     if (line.length > 0) line.push(seg('  '));
     line.push(seg(hint.keys, 'accent', true), seg(` ${hint.label}`, 'muted'));
   }
+  return line;
+};
+
+export const footerLine = (view: View, theme: Theme, width: number, agentCount: number, position: string | null): Line => {
+  let hints = keyHints(view, theme, agentCount);
+  const room = width - (position === null ? 0 : displayWidth(position) + 1);
+  for (const label of EXPENDABLE) {
+    if (lineWidth(hintsLine(hints)) <= room) break;
+    hints = hints.filter((hint) => hint.label !== label);
+  }
+  const line = hintsLine(hints);
   if (position === null) return fitLine(line, width, theme.symbols.ellipsis);
   return spread(line, [seg(position, 'muted')], width, theme.symbols.ellipsis);
 };

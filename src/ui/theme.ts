@@ -76,8 +76,8 @@ const ASCII: Symbols = {
   ellipsis: '...',
   pending: 'o',
   stopped: '#',
-  arrowLeftRight: 'Left/Right',
-  arrowUpDown: 'Up/Down',
+  arrowLeftRight: '<-/->',
+  arrowUpDown: 'Up/Dn',
   enter: 'Enter',
   spinner: ['|', '/', '-', '\\'],
 };

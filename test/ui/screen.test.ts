@@ -77,6 +77,16 @@ describe('layout', () => {
     });
   }
 
+  it('keeps the quit key in the footer at 80 columns by dropping lesser hints, in ASCII too', () => {
+    for (const ascii of [false, true]) {
+      const asciiTheme = createTheme({ ascii, color: false });
+      for (const view of ['panes', 'detail', 'diff', 'compare'] as const) {
+        const screen = buildScreen(input({ columns: 80, rows: 24, theme: asciiTheme, state: { view } }));
+        expect(lineText(screen.footer ?? [])).toContain('q quit');
+      }
+    }
+  });
+
   it('gives stacked panes the whole height between header and footer', () => {
     const screen = buildScreen(input({ columns: 80, rows: 24 }));
     expect(screen.body.kind === 'panes' && screen.body.mode).toBe('stacked');
