@@ -133,7 +133,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   };
 
   const cancel = async (): Promise<void> => {
-    actor.send({ type: 'CANCEL' });
+    if (crashed === null && !isOver(actor.getSnapshot())) actor.send({ type: 'CANCEL' });
     await waitUntil(isOver);
     await waitForGroups(resolved.runId);
     await waitForWork(resolved.runId);
