@@ -1,0 +1,210 @@
+/**
+ * Runs a real, pinned vendor CLI the way hydra does: the adapter probes the installed binary,
+ * builds the command, the CLI runs in a temp git repository against a fake model server, its
+ * stdout goes line by line through the adapter's parser, and `finish` gives the normalized end.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { isTerminal } from '../../src/adapters/events.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/adapters/events.js';
+import { tail } from '../../src/adapters/errors.js';
+import { getAdapter } from '../../src/adapters/registry.js';
+import type { BuiltCommand, Capabilities, SpawnRequest } from '../../src/adapters/types.js';
+import { createProbeRunner } from '../../src/engine/probe.js';
+import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import type { AnthropicScenario } from '../support/fake-anthropic-server.js';
+import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
+import type { OpenAiScenario } from '../support/fake-openai-server.js';
+import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
+import {
+  baseEnv,
+  claudeOfflineEnv,
+  codexOfflineEnv,
+  findProjectRoot,
+  initFixtureRepo,
+  vendorBinary,
+  writeCodexOfflineConfig,
+} from '../../scripts/vendor-cli.js';
+import type { VendorAgent } from '../../scripts/vendor-cli.js';
+
+export const PROJECT_ROOT = findProjectRoot();
+
+export const EDIT_FILE = 'hello.txt';
+export const EDIT_CONTENT = 'hello from the fake model\n';
+export const FINAL_TEXT = 'Created hello.txt with a greeting.';
+const RUN_TIMEOUT_MS = 90_000;
+
+export type VendorScenario = AnthropicScenario | OpenAiScenario;
+
+export interface VendorRunOptions {
+  agent: VendorAgent;
+  version: string;
+  scenario: VendorScenario;
+  prompt?: string;
+  model?: string;
+  unsafe?: boolean;
+  extraArgs?: string[];
+}
+
+export interface VendorRun {
+  capabilities: Capabilities;
+  built: BuiltCommand;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  events: AgentEvent[];
+  terminal: CompletedEvent | FailedEvent;
+  /** What the fake model server received, in order. */
+  requests: readonly RecordedRequest[];
+  /** Content of hello.txt after the run, or null when the run did not create it. */
+  edited: string | null;
+  /** The repository the agent ran in (already deleted when the run returns). */
+  repo: string;
+}
+
+type Env = Record<string, string>;
+
+const startServer = (options: VendorRunOptions, repo: string): Promise<FakeModelServer> => {
+  switch (options.agent) {
+    case 'claude':
+      return startFakeAnthropicServer({
+        scenario: options.scenario as AnthropicScenario,
+        edit: { filePath: join(repo, EDIT_FILE), content: EDIT_CONTENT },
+        finalText: FINAL_TEXT,
+      });
+    case 'codex':
+      return startFakeOpenAiServer({
+        scenario: options.scenario as OpenAiScenario,
+        edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+        finalText: FINAL_TEXT,
+      });
+  }
+};
+
+/** The environment that keeps the CLI offline and pointed at the fake server; hydra's own env wins. */
+const offlineEnv = async (agent: VendorAgent, serverUrl: string, home: string): Promise<Env> => {
+  switch (agent) {
+    case 'claude': {
+      // IS_SANDBOX is hydra's decision (only in unsafe mode), so it comes from the built command.
+      const { IS_SANDBOX: _sandbox, ...env } = claudeOfflineEnv(serverUrl, home);
+      return env;
+    }
+    case 'codex':
+      await writeCodexOfflineConfig(join(home, '.codex'), serverUrl);
+      return codexOfflineEnv(home);
+  }
+};
+
+/** Probes the pinned binary through the adapter, with the same throwaway HOME as the run. */
+export const probeVendor = async (agent: VendorAgent, version: string, home: string): Promise<Capabilities> => {
+  const adapter = getAdapter(agent);
+  if (adapter === undefined) throw new Error(`no adapter registered for ${agent}`);
+  const run = createProbeRunner({ ...baseEnv(), HOME: home, CODEX_HOME: join(home, '.codex') });
+  const result = await adapter.probe(vendorBinary(PROJECT_ROOT, agent, version), run);
+  if (!result.ok) throw new Error(`probe of ${agent}@${version} failed: ${result.error.message}`);
+  return result.capabilities;
+};
+
+export const runVendor = async (options: VendorRunOptions): Promise<VendorRun> => {
+  const adapter = getAdapter(options.agent);
+  if (adapter === undefined) throw new Error(`no adapter registered for ${options.agent}`);
+  const root = await mkdtemp(join(tmpdir(), 'hydra-vendor-'));
+  const repo = join(root, 'repo');
+  const home = join(root, 'home');
+  const scratchDir = join(root, 'scratch');
+  await Promise.all([mkdir(home, { recursive: true }), mkdir(scratchDir, { recursive: true })]);
+  await initFixtureRepo(repo);
+  const server = await startServer(options, repo);
+  try {
+    const capabilities = await probeVendor(options.agent, options.version, home);
+    const request: SpawnRequest = {
+      prompt: options.prompt ?? 'Create hello.txt containing a short greeting.',
+      cwd: repo,
+      scratchDir,
+      unsafe: options.unsafe ?? false,
+      extraArgs: options.extraArgs ?? [],
+      env: {},
+      ...(options.model === undefined ? {} : { model: options.model }),
+    };
+    const built = adapter.buildCommand(request, capabilities);
+    for (const file of built.files) await writeFile(file.path, file.content);
+    const env = { ...baseEnv(), ...(await offlineEnv(options.agent, server.url, home)), ...built.env };
+    const result = await execa(built.file, built.args, {
+      cwd: built.cwd,
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: built.stdinFile === undefined ? 'ignore' : { file: built.stdinFile },
+      timeout: RUN_TIMEOUT_MS,
+      forceKillAfterDelay: 2_000,
+      stripFinalNewline: false,
+    });
+    const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+    const parser = adapter.createParser(options.model === undefined ? {} : { model: options.model });
+    const events = splitLines(stdout).flatMap((line) => parser.parseLine(line));
+    const lastMessage =
+      built.lastMessageFile !== undefined && existsSync(built.lastMessageFile)
+        ? await readFile(built.lastMessageFile, 'utf8')
+        : undefined;
+    const terminal = parser.finish({
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      stderrTail: tail(stderr),
+      sawTerminalEvent: events.some(isTerminal),
+      ...(lastMessage === undefined ? {} : { lastMessage }),
+    });
+    const editedPath = join(repo, EDIT_FILE);
+    const edited = existsSync(editedPath) ? await readFile(editedPath, 'utf8') : null;
+    return {
+      capabilities,
+      built,
+      exitCode: result.exitCode ?? null,
+      stdout,
+      stderr,
+      events,
+      terminal,
+      requests: [...server.requests],
+      edited,
+      repo,
+    };
+  } finally {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+};
+
+const splitLines = (text: string): string[] => {
+  const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+  if (lines.at(-1) === '') lines.pop();
+  return lines;
+};
+
+/** The user-turn texts of the main model request (the one that declares tools). */
+export const userTexts = (agent: VendorAgent, requests: readonly RecordedRequest[]): string[] => {
+  const main = requests.find((request) => hasTools(request.json));
+  if (main === undefined) return [];
+  const body = main.json as Record<string, unknown>;
+  const turns = (agent === 'claude' ? body.messages : body.input) as unknown[];
+  return turns.flatMap((turn) => textsOfUserTurn(turn));
+};
+
+const hasTools = (json: unknown): boolean =>
+  typeof json === 'object' && json !== null && Array.isArray((json as { tools?: unknown }).tools) &&
+  ((json as { tools: unknown[] }).tools.length > 0);
+
+const textsOfUserTurn = (turn: unknown): string[] => {
+  if (typeof turn !== 'object' || turn === null) return [];
+  const { role, content } = turn as { role?: unknown; content?: unknown };
+  if (role !== 'user') return [];
+  if (typeof content === 'string') return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: unknown) => {
+    if (typeof block !== 'object' || block === null) return [];
+    const { type, text } = block as { type?: unknown; text?: unknown };
+    return (type === 'text' || type === 'input_text') && typeof text === 'string' ? [text] : [];
+  });
+};
