@@ -142,6 +142,7 @@ const SCENARIOS: readonly StreamScenario[] = [
   ...legacyScenarios('claude', '1.0.59'),
   ...legacyScenarios('claude', '2.0.70'),
   ...legacyScenarios('codex', '0.118.0'),
+  ...legacyScenarios('codex', '0.44.0'),
   {
     agent: 'codex',
     name: 'success-edit',

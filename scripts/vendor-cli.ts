@@ -30,7 +30,7 @@ export const RECORD_VERSIONS: Record<VendorAgent, string> = {
  */
 export const HELP_VERSIONS: Record<VendorAgent, readonly string[]> = {
   claude: ['1.0.59', '2.0.70', '2.1.330'],
-  codex: ['0.20.0', '0.118.0', '0.169.0'],
+  codex: ['0.20.0', '0.44.0', '0.118.0', '0.169.0'],
 };
 
 /** The model name codex knows metadata for (an unknown name adds an `error` item to the stream). */
