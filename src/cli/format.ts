@@ -22,7 +22,7 @@ export function formatDuration(ms: number): string {
 /** `$0.0123` reported, `~$0.0123` estimated, `n/a` unknown. */
 export function formatCost(costUsd: number | null, source: Usage['costSource'] = 'reported'): string {
   if (costUsd === null || source === 'unknown') return 'n/a';
-  const amount = costUsd < 0.01 ? costUsd.toFixed(4) : costUsd.toFixed(2);
+  const amount = costUsd < 1 ? costUsd.toFixed(4) : costUsd.toFixed(2);
   return source === 'estimated' ? `~$${amount}` : `$${amount}`;
 }
 

@@ -2,6 +2,7 @@
  * Runs one race to the end, either with the dashboard (a terminal) or headless (NDJSON on stdout,
  * messages on stderr). Shared by `hydra race` and `hydra demo`.
  */
+import { existsSync } from 'node:fs';
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/types.js';
 import type { CliContext } from './context.js';
@@ -76,11 +77,14 @@ async function runWithDashboard(
 async function runHeadless(ctx: CliContext, handle: RaceHandle, session: SessionOptions): Promise<number> {
   const write = (line: HeadlessLine): void => void ctx.stdout.write(`${JSON.stringify(line)}\n`);
   let announced = false;
-  const announce = (snapshot: RaceSnapshot): void => {
+  const announce = (snapshot: RaceSnapshot, settledSummary?: RaceSummary): void => {
     if (announced) return;
     announced = true;
-    write(raceLine(snapshot));
-    noteStart(ctx, snapshot);
+    const line = raceLine(snapshot);
+    // Announced only at the end: the agents that raced are the ones the summary did not skip.
+    if (settledSummary) line.agents = settledSummary.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
+    write(line);
+    if (snapshot.baseRef !== null) noteStart(ctx, snapshot);
   };
 
   const progress = createProgressNotes(ctx);
@@ -101,6 +105,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     void handle.cancel();
   };
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigint);
 
   let summary: RaceSummary;
   try {
@@ -109,28 +114,39 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     unsubscribeSnapshots();
     unsubscribeEvents();
   }
-  const snapshot = handle.getSnapshot();
-  announce(snapshot);
-  write(summaryLine(summary));
+  announce(handle.getSnapshot(), summary);
   try {
+    // Ends the race: worktrees are removed unless kept; completed agents' branches stay.
     await handle.finish();
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigint);
   }
+  write(summaryLine(withoutRemovedWorktrees(summary)));
 
   noteResults(ctx, summary, session);
   if (interrupted) return EXIT.interrupted;
   return summary.agents.some((agent) => agent.status === 'completed') ? EXIT.ok : EXIT.failed;
 }
 
+/** The worktree paths that still exist (finish() removes them unless --keep-worktrees). */
+function withoutRemovedWorktrees(summary: RaceSummary): RaceSummary {
+  return {
+    ...summary,
+    agents: summary.agents.map((agent) =>
+      agent.worktree !== null && !existsSync(agent.worktree) ? { ...agent, worktree: null } : agent,
+    ),
+  };
+}
+
 function noteStart(ctx: CliContext, snapshot: RaceSnapshot): void {
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
   const base = snapshot.baseBranch ?? 'HEAD';
   const sha = snapshot.baseRef ? `@${snapshot.baseRef.slice(0, 8)}` : '';
-  ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ') || 'no agents'} from ${base}${sha}`);
+  if (racing.length > 0) ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
+  // The engine's warnings already say which agents will not race and why.
   for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${warning}`));
   for (const agent of snapshot.agents) {
-    if (agent.status === 'skipped') ctx.note(ctx.err.dim(`hydra: ${agent.agent} skipped: ${agent.error?.message ?? 'not usable'}`));
     for (const warning of agent.warnings) ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
   }
 }
@@ -140,7 +156,9 @@ function createProgressNotes(ctx: CliContext): (snapshot: RaceSnapshot) => void 
   const reported = new Set<string>();
   return (snapshot) => {
     for (const agent of snapshot.agents) {
-      if (reported.has(agent.agent) || !isSettled(agent) || agent.status === 'skipped') continue;
+      if (reported.has(agent.agent) || !isSettled(agent)) continue;
+      // A completed agent's diff arrives once hydra has committed its work: wait for it.
+      if (agent.status === 'completed' && agent.diff === null) continue;
       reported.add(agent.agent);
       ctx.note(agentLine(ctx, agent, snapshot.now));
     }
@@ -170,8 +188,11 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
   const completed = summary.agents.filter((agent) => agent.status === 'completed');
   if (completed.length === 0) {
-    if (summary.agents.length === 0) return;
+    // No base commit: the repository check failed, and its message says what to do.
+    if (summary.agents.length === 0 || summary.baseRef === null) return;
+    const alreadyHinted = summary.error?.hint.includes('hydra doctor') === true;
     if (summary.agents.every((agent) => agent.status === 'skipped')) {
+      if (alreadyHinted) return;
       ctx.note(
         `hydra: no agent could run. See what is missing with ${err.bold(`${prefix} doctor`)}, ` +
           `or try hydra with simulated agents: ${err.bold('hydra demo')}`,
@@ -184,11 +205,12 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   ctx.note(`hydra: results of run ${summary.runId}:`);
   for (const agent of completed) {
     const where = agent.branch ? `branch ${agent.branch}` : 'no branch';
-    const tree = agent.worktree ? `, worktree ${agent.worktree}` : '';
+    const tree = agent.worktree !== null && existsSync(agent.worktree) ? `, worktree ${agent.worktree}` : '';
     ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}`);
   }
   const first = completed[0];
   if (first) {
+    if (first.branch && summary.baseRef) ctx.note(`hydra: see a result with: git diff ${summary.baseRef.slice(0, 8)} ${first.branch}`);
     ctx.note(`hydra: merge one with: ${err.bold(`${prefix} merge ${summary.runId} ${first.agent}`)}`);
   }
 }
