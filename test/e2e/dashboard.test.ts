@@ -1,0 +1,181 @@
+/**
+ * End to end: the real `hydra race` (compiled, dist/cli/main.js) on a real terminal (tmux), in a
+ * temp git repository, with fake claude and codex CLIs that replay recorded streams and really
+ * edit files. Drives the dashboard with keys as a user would, then checks the repository and the
+ * process table. Needs `npm run build` first (npm test does it).
+ */
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { installFakeAgents } from '../../src/demo/fake-bin.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const HYDRA = path.join(ROOT, 'dist', 'cli', 'main.js');
+const FAKE_AGENT = path.join(ROOT, 'dist', 'demo', 'fake-agent.js');
+const ESC = '\u001B';
+
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'e2e',
+  GIT_AUTHOR_EMAIL: 'e2e@hydra.invalid',
+  GIT_COMMITTER_NAME: 'e2e',
+  GIT_COMMITTER_EMAIL: 'e2e@hydra.invalid',
+};
+
+interface Sandbox {
+  dir: string;
+  repo: string;
+  bin: string;
+  socket: string;
+  exitFile: string;
+}
+
+let sandbox: Sandbox | null = null;
+
+const git = async (repo: string, args: string[]): Promise<string> =>
+  (await execa('git', args, { cwd: repo, env: GIT_ENV, stdin: 'ignore' })).stdout.trim();
+
+const tmux = async (socket: string, args: string[]): Promise<string> =>
+  (await execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { stdin: 'ignore' })).stdout;
+
+const capture = async (box: Sandbox, options: { escapes?: boolean } = {}): Promise<string> =>
+  tmux(box.socket, ['capture-pane', '-p', ...(options.escapes === true ? ['-e'] : []), '-t', 'e2e']);
+
+/** Polls the terminal until `check` passes (generous bound; no timing is asserted). */
+const waitForScreen = async (box: Sandbox, what: string, check: (screen: string) => boolean, escapes = false): Promise<string> => {
+  const deadline = Date.now() + 30_000;
+  let screen = '';
+  while (Date.now() < deadline) {
+    screen = await capture(box, { escapes });
+    if (check(screen)) return screen;
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+  throw new Error(`timed out waiting for ${what}; the terminal shows:\n${screen}`);
+};
+
+const sendKeys = async (box: Sandbox, ...keys: string[]): Promise<void> => {
+  await tmux(box.socket, ['send-keys', '-t', 'e2e', ...keys]);
+};
+
+/** Fake agent processes started from this test's bin directory (their scenario files live there). */
+const fakeAgentProcesses = async (binDir: string): Promise<string[]> => {
+  const { stdout } = await execa('ps', ['-eo', 'pid=,args='], { stdin: 'ignore' });
+  return stdout.split('\n').filter((line) => line.includes('fake-agent.js') && line.includes(binDir));
+};
+
+const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
+
+beforeEach(async () => {
+  if (!existsSync(HYDRA) || !existsSync(FAKE_AGENT)) {
+    throw new Error(`${HYDRA} or ${FAKE_AGENT} is missing: run \`npm run build\` before this test (npm test does).`);
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-e2e-dashboard-'));
+  const repo = path.join(dir, 'repo');
+  const bin = path.join(dir, 'bin');
+  await execa('mkdir', ['-p', repo, bin, path.join(dir, 'home'), path.join(dir, 'worktrees')]);
+  await writeFile(path.join(repo, 'README.md'), '# e2e\n');
+  await writeFile(path.join(repo, 'notes.txt'), 'uncommitted work must survive\n');
+  await git(repo, ['init', '--quiet', '--initial-branch=main']);
+  await git(repo, ['add', 'README.md']);
+  await git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
+  await installFakeAgents(bin, {
+    claude: { agent: 'claude', delayMs: 150, edits: [{ path: 'claude.txt', content: 'written by claude\n' }] },
+    codex: { agent: 'codex', delayMs: 150, edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }] },
+  });
+  sandbox = { dir, repo, bin, socket: `hydra-e2e-${process.pid}-${Date.now()}`, exitFile: path.join(dir, 'exit-code') };
+});
+
+afterEach(async () => {
+  const box = sandbox;
+  sandbox = null;
+  if (box === null) return;
+  await execa('tmux', ['-L', box.socket, 'kill-server'], { stdin: 'ignore', reject: false });
+  // Leave nothing behind even when the test failed half-way.
+  await execa('git', ['worktree', 'prune'], { cwd: box.repo, reject: false, stdin: 'ignore' });
+  await rm(box.dir, { recursive: true, force: true });
+});
+
+describe('hydra race on a real terminal', () => {
+  it('shows the panes, moves focus, opens a diff, merges the chosen agent and cleans up', async () => {
+    const box = sandbox!;
+    const env: Record<string, string> = {
+      PATH: `${box.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      HOME: path.join(box.dir, 'home'),
+      XDG_CONFIG_HOME: path.join(box.dir, 'home', '.config'),
+      HYDRA_WORKTREE_ROOT: path.join(box.dir, 'worktrees'),
+      LANG: 'C.UTF-8',
+      TERM: 'xterm-256color',
+      ...GIT_ENV,
+    };
+    const assignments = Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}`).join(' ');
+    // `env -u CI`: Ink draws nothing live when it thinks it runs in CI.
+    const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
+    await tmux(box.socket, ['new-session', '-d', '-x', '160', '-y', '45', '-s', 'e2e', '-c', box.repo, command]);
+
+    // While they run, the fake agents are in the process table (so the final check can fail).
+    const seenRunning = await (async () => {
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline) {
+        if ((await fakeAgentProcesses(box.bin)).length > 0) return true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return false;
+    })();
+    expect(seenRunning).toBe(true);
+
+    // Both panes show their agent's events and usage; both agents complete.
+    const panes = await waitForScreen(box, 'both agents to complete with a diff', (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2);
+    expect(panes.match(/✔ completed \d/g)).toHaveLength(2);
+    expect(panes).toContain('Claude Code');
+    expect(panes).toContain('Codex');
+    expect(panes).toMatch(/⚙ .+/);
+    const usageLines = panes.match(/in [\d.]+[kM]? out [\d.]+[kM]? cached [\d.]+[kM]? · \d+ turns? · (~?\$\d+\.\d+|n\/a)/g) ?? [];
+    expect(usageLines.length).toBeGreaterThanOrEqual(2);
+    expect(panes).toContain('2 done');
+
+    // Focus moves to the second pane (Tab), and back and forth with the arrows.
+    const claudeIndex = panes.includes('▸ 1 Claude Code') ? 1 : 2;
+    const codexIndex = claudeIndex === 1 ? 2 : 1;
+    await sendKeys(box, 'Tab');
+    await waitForScreen(box, 'focus on the second pane', (screen) => screen.includes(`▸ 2 `));
+    await sendKeys(box, 'Right');
+    await waitForScreen(box, 'focus back on the first pane', (screen) => screen.includes(`▸ 1 `));
+    await sendKeys(box, String(codexIndex));
+    await waitForScreen(box, 'focus on Codex', (screen) => screen.includes(`▸ ${codexIndex} Codex`));
+
+    // The diff of the focused agent, coloured.
+    await sendKeys(box, 'd');
+    const diff = await waitForScreen(box, 'the codex diff', (screen) => screen.includes('diff --git a/src/codex.ts b/src/codex.ts'), true);
+    expect(diff).toMatch(new RegExp(`${ESC}\\[32m\\+export const winner = "codex";`));
+    await sendKeys(box, 'Escape');
+    await waitForScreen(box, 'the panes again', (screen) => screen.includes('x stop'));
+
+    // Merge it: the confirmation says what will happen, y does it.
+    await sendKeys(box, 'm');
+    const confirm = await waitForScreen(box, 'the merge confirmation', (screen) => screen.includes('y merge'));
+    expect(confirm).toContain("Merge Codex's result into main?");
+    await sendKeys(box, 'y');
+    const merged = await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Codex's result"));
+    expect(merged).toMatch(/into main: (fast-forward|merge commit)/);
+
+    const deadline = Date.now() + 30_000;
+    while (!existsSync(box.exitFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await readFile(box.exitFile, 'utf8')).trim()).toBe('0');
+
+    // The winner's change is on main, the loser's is not, the user's uncommitted file survived.
+    expect(await git(box.repo, ['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
+    expect(await git(box.repo, ['show', 'HEAD:src/codex.ts'])).toBe('export const winner = "codex";');
+    expect(await readFile(path.join(box.repo, 'src', 'codex.ts'), 'utf8')).toBe('export const winner = "codex";\n');
+    expect(existsSync(path.join(box.repo, 'claude.txt'))).toBe(false);
+    expect(await readFile(path.join(box.repo, 'notes.txt'), 'utf8')).toBe('uncommitted work must survive\n');
+
+    // No worktree, no hydra branch, no agent process is left.
+    const worktrees = (await git(box.repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((line) => line.startsWith('worktree '));
+    expect(worktrees).toEqual([`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`]);
+    expect(await git(box.repo, ['branch', '--list', 'hydra/*'])).toBe('');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 120_000);
+});
