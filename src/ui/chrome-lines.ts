@@ -10,7 +10,7 @@ import type { Theme } from './theme.js';
 import { displayWidth, oneLine, wrap } from './text.js';
 import type { Busy, Dialog, Notice, View } from './view-state.js';
 
-export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, width: number): Line[] => {
+export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, width: number, phaseOverride?: string): Line[] => {
   const { symbols } = theme;
   const ellipsis = symbols.ellipsis;
   const base = snapshot.baseBranch ?? 'detached';
@@ -21,7 +21,7 @@ export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, w
 
   const counts = raceCounts(snapshot);
   const status: Line = [
-    seg(phaseLabel(snapshot.phase), snapshot.phase === 'failed' ? 'error' : 'accent', true),
+    seg(phaseOverride ?? phaseLabel(snapshot.phase), snapshot.phase === 'failed' ? 'error' : 'accent', true),
     seg(` ${symbols.dot} `),
     seg(`${counts.running} running`, counts.running > 0 ? 'accent' : 'muted'),
     seg(` ${symbols.dot} `),

@@ -160,8 +160,13 @@ export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
       if (event.thinking === true) return { symbol: symbols.thinking, text: oneLine(event.text), tone: 'muted' };
       if (event.role === 'assistant') return { symbol: symbols.message, text: oneLine(event.text), tone: null };
       return { symbol: symbols.message, text: `${event.role}: ${oneLine(event.text)}`, tone: 'muted' };
-    case 'tool_call':
-      return { symbol: symbols.tool, text: `${oneLine(event.name)} ${oneLine(event.summary)}`.trim(), tone: 'info' };
+    case 'tool_call': {
+      const name = oneLine(event.name);
+      const summary = oneLine(event.summary);
+      // Summaries often start with the tool's name already ("Write hello.txt").
+      const text = summary.toLowerCase().startsWith(name.toLowerCase()) ? summary : `${name} ${summary}`.trim();
+      return { symbol: symbols.tool, text, tone: 'info' };
+    }
     case 'tool_result':
       return event.ok
         ? { symbol: symbols.ok, text: `ok ${oneLine(event.summary)}`.trim(), tone: 'ok' }

@@ -165,6 +165,21 @@ const fitDialog = (lines: Line[], room: number, theme: Theme): Line[] => {
   return [first, ...body, last];
 };
 
+/** The phase to show once the dashboard is done (the last snapshot may lag behind). */
+const outcomeLabel = (state: ViewState): string | undefined => {
+  switch (state.outcome?.kind) {
+    case 'merged':
+      return 'merged';
+    case 'quit':
+      return state.outcome.cancelled ? 'cancelled' : 'finished';
+    case 'race-ended':
+    case undefined:
+      return undefined;
+    default:
+      return assertNever(state.outcome);
+  }
+};
+
 export const buildScreen = (input: ScreenInput): Screen => {
   const { snapshot, state, theme, now } = input;
   const columns = Math.max(MIN_COLUMNS, input.columns);
@@ -177,7 +192,7 @@ export const buildScreen = (input: ScreenInput): Screen => {
   const final = finalBody(input, columns);
   if (final !== null && final.kind === 'final') {
     // The final lines say what went wrong themselves: the header keeps its title and counts.
-    const finalHeader = header.slice(0, 2);
+    const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state)).slice(0, 2);
     const lines = final.lines.slice(0, Math.max(1, height - finalHeader.length));
     return { columns, height: finalHeader.length + lines.length, header: finalHeader, body: { kind: 'final', lines }, dialog: null, notices: [], footer: null, scroll: NO_SCROLL };
   }

@@ -338,6 +338,7 @@ describe('dashboard keys and views', () => {
     expect(handle.calls).toContainEqual({ kind: 'merge', agent: 'codex', options: undefined });
     expect(frame).toContain("Merged Codex's result (hydra/run-1/codex) into main: fast-forward, 2 files, now at abcdef0.");
     expect(frame).toContain('Cleaned up 4 worktrees and branches:');
+    expect(frame).toContain('merged · 0 running · 2 done');
     expect(frame).toContain('/tmp/hydra-worktrees/run-1/claude');
     expect(rendered.outcomes).toEqual([expect.objectContaining({ kind: 'merged' })]);
   });

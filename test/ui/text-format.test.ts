@@ -58,6 +58,7 @@ describe('format', () => {
   it('describes each event kind on one line', () => {
     const symbols = createTheme({ ascii: false, color: false }).symbols;
     expect(eventLine(ev({ kind: 'tool_call', id: '1', name: 'Bash', summary: 'npm test' }), symbols).text).toBe('Bash npm test');
+    expect(eventLine(ev({ kind: 'tool_call', id: '1', name: 'Write', summary: 'Write hello.txt' }), symbols).text).toBe('Write hello.txt');
     expect(eventLine(ev({ kind: 'tool_result', id: '1', ok: false, summary: 'exit 1' }), symbols)).toMatchObject({ text: 'error exit 1', tone: 'error' });
     expect(eventLine(ev({ kind: 'parse_error', raw: 'garbage', reason: 'not JSON' }), symbols).text).toBe('unparsed output: garbage');
     expect(eventLine(ev({ kind: 'unknown', type: 'new_thing', raw: {} }), symbols).text).toBe('unrecognised event new_thing');
