@@ -10,9 +10,9 @@ export function describeEvent(event: AgentEvent, width = 100): string {
       return `${who}: ${oneLine(event.text, width)}`;
     }
     case 'tool_call':
-      return `→ ${event.name} ${oneLine(event.summary, width)}`;
+      return `→ ${withName(event.name, event.summary, width)}`;
     case 'tool_result':
-      return `${event.ok ? '✓' : '✗'} ${event.name ?? 'result'} ${oneLine(event.summary, width)}`;
+      return `${event.ok ? '✓' : '✗'} ${withName(event.name ?? 'result', event.summary, width)}`;
     case 'progress': {
       const detail = event.detail ? ` ${oneLine(event.detail, width)}` : '';
       const model = event.model ? ` (model ${event.model})` : '';
@@ -31,4 +31,10 @@ export function describeEvent(event: AgentEvent, width = 100): string {
     default:
       return assertNever(event);
   }
+}
+
+/** `Write hello.txt`: the tool's name once, even when the summary already starts with it. */
+function withName(name: string, summary: string, width: number): string {
+  const text = oneLine(summary, width);
+  return text.startsWith(name) ? text : `${name} ${text}`;
 }

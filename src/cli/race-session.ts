@@ -61,13 +61,8 @@ async function runWithDashboard(
     keepWorktrees,
     env: ctx.env,
   });
-  const snapshot = handle.getSnapshot();
-  if (result.merged) {
-    const merged = result.merged;
-    ctx.note(`merged ${merged.agent} into ${merged.into} (${merged.method}, ${merged.commit.slice(0, 8)})`);
-  } else {
-    explainNoMerge(ctx, snapshot, session);
-  }
+  // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
+  if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
   return result.exitCode;
 }
 

@@ -104,6 +104,44 @@ describe('hydra race --json', () => {
     }
   });
 
+  it('reads the prompt from --prompt-file - (stdin) and passes --model and config extra_args to the agent', async () => {
+    const log = path.join(sandbox.dir, 'argv.jsonl');
+    await fastFakes({ logArgvTo: log });
+    writeFileSync(path.join(repo, 'hydra.toml'), '[agents.claude]\nextra_args = ["--max-turns", "3"]\n');
+    const result = await hydra(['race', '--json', '--agents', 'claude', '--model', 'claude=opus', '--prompt-file', '-'], {
+      cwd: repo,
+      env: sandbox.env,
+      input: 'Add a hello.txt file\n',
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const call = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { argv: string[]; stdin: string | null })
+      .find((item) => item.argv.includes('--output-format'));
+    expect(call?.argv.join(' ')).toContain('--model opus');
+    expect(call?.argv.join(' ')).toContain('--max-turns 3');
+    expect(call?.argv.includes('Add a hello.txt file\n') || call?.stdin === 'Add a hello.txt file\n').toBe(true);
+  });
+
+  it('keeps worktrees with --keep-worktrees and reports their paths', async () => {
+    await fastFakes();
+    const result = await race(['--json', '--keep-worktrees', '--agents', 'codex', 'Add a hello.txt file']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const [codex] = summaryOf(parseNdjson(result.stdout)).agents;
+    expect(typeof codex?.worktree).toBe('string');
+    expect(existsSync(String(codex?.worktree))).toBe(true);
+    expect(String(codex?.worktree).startsWith(sandbox.env.HYDRA_WORKTREE_ROOT ?? '')).toBe(true);
+  });
+
+  it('reports removed worktrees as null once the race is over', async () => {
+    await fastFakes();
+    const result = await race(['--json', '--agents', 'codex', 'Add a hello.txt file']);
+    const [codex] = summaryOf(parseNdjson(result.stdout)).agents;
+    expect(codex?.worktree).toBeNull();
+    expect(codex?.branch).toMatch(/^hydra\//);
+  });
+
   it('prints a visible warning with --unsafe', async () => {
     await fastFakes();
     const result = await race(['--json', '--unsafe', '--agents', 'codex', 'Add a hello.txt file']);
@@ -175,6 +213,9 @@ describe('hydra race refuses what it cannot race in', () => {
     mkdirSync(outside);
     const result = await race(['--json', 'Add a hello.txt file'], outside);
     expect(result.exitCode).toBe(1);
+    const lines = parseNdjson(result.stdout);
+    expect(lines[0]).toMatchObject({ type: 'race', baseRef: null, agents: [] });
+    expect(summaryOf(lines).error?.kind).toBeDefined();
     expect(result.stderr).toMatch(/not (inside )?a git repository/i);
     expect(result.stderr).not.toContain("hydra doctor");
   });
@@ -243,6 +284,31 @@ describe('after a headless race', () => {
     expect(cleaned.exitCode, cleaned.stderr).toBe(0);
     expect(git(repo, ['branch', '--list', `hydra/${runId}/*`])).toBe('');
     expect(readFileSync(path.join(repo, 'wip.txt'), 'utf8')).toBe('uncommitted work\n');
+  });
+
+  it('refuses a merge that would conflict, changing nothing', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex', delayMs: 5 } });
+    const raced = await race(['--json', '--agents', 'codex', 'Add a hello.txt file']);
+    expect(raced.exitCode, raced.stderr).toBe(0);
+    const runId = summaryOf(parseNdjson(raced.stdout)).runId;
+    writeFileSync(path.join(repo, 'hello.txt'), 'my own hello\n');
+    git(repo, ['add', 'hello.txt']);
+    git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'mine']);
+    const before = git(repo, ['rev-parse', 'HEAD']);
+    const merged = await hydra(['merge', runId, 'codex'], { cwd: repo, env: sandbox.env });
+    expect(merged.exitCode).toBe(1);
+    expect(merged.stderr).toMatch(/conflict/i);
+    expect(merged.stderr).toContain('hello.txt');
+    expect(git(repo, ['rev-parse', 'HEAD'])).toBe(before);
+    expect(readFileSync(path.join(repo, 'hello.txt'), 'utf8')).toBe('my own hello\n');
+  });
+
+  it('hydra runs says so when there are no races yet', async () => {
+    const result = await hydra(['runs'], { cwd: repo, env: sandbox.env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain('no races yet');
+    const json = await hydra(['runs', '--json'], { cwd: repo, env: sandbox.env });
+    expect(JSON.parse(json.stdout)).toEqual({ runs: [] });
   });
 
   it('runs, show and clean outside a repository exit 1', async () => {

@@ -40,8 +40,11 @@ function runRow(run: RunListEntry, style: Style): string[] {
   ];
 }
 
-export function agentCell(agent: AgentSummary, style: Style): string {
-  const text = `${agent.agent}:${agent.status}`;
+export const agentCell = (agent: AgentSummary, style: Style): string => colourStatus(agent, `${agent.agent}:${agent.status}`, style);
+
+export const statusText = (agent: AgentSummary, style: Style): string => colourStatus(agent, agent.status.replace('_', ' '), style);
+
+function colourStatus(agent: AgentSummary, text: string, style: Style): string {
   switch (agent.status) {
     case 'completed':
       return style.green(text);

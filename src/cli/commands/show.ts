@@ -9,7 +9,7 @@ import { describeEvent } from '../event-line.js';
 import { formatDiff, formatDuration, formatTime, formatUsage, oneLine } from '../format.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
 import type { Style } from '../style.js';
-import { agentCell } from './runs.js';
+import { statusText } from './runs.js';
 
 export async function showCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('show', args, { json: { type: 'boolean' } });
@@ -45,7 +45,7 @@ export function renderRun(record: RunRecord, style: Style): string[] {
     const result = summary?.agents.find((item) => item.agent === agent);
     const metaAgent = meta.agents.find((item) => item.agent === agent);
     if (result) {
-      lines.push(`${style.bold(agent)}  ${agentCell(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`);
+      lines.push(`${style.bold(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`);
       lines.push(`  usage   ${formatUsage(result.usage)}`);
       if (result.branch) lines.push(`  branch  ${result.branch}`);
       if (result.error) lines.push(`  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`);
