@@ -12,8 +12,11 @@ import { RECORD_VERSIONS, baseEnv, vendorBinary } from '../../scripts/vendor-cli
 import { EDIT_CONTENT, FINAL_TEXT, PROJECT_ROOT, runVendor } from './harness.js';
 
 const LATEST = RECORD_VERSIONS.codex;
-/** The latest (no --full-auto) and a 0.11x release (--full-auto, no apply_patch for this model). */
-const VERSIONS = [LATEST, '0.118.0'];
+/**
+ * The latest (no --full-auto), a 0.11x release (--full-auto, no apply_patch for this model) and
+ * 0.44.0, the first release with the thread/turn/item JSON.
+ */
+const VERSIONS = [LATEST, '0.118.0', '0.44.0'];
 
 describe.each(VERSIONS)('codex %s through the codex adapter', (version) => {
   it('creates the file through a tool call and ends completed with usage', async () => {
