@@ -17,8 +17,8 @@ import type { Theme } from './theme.js';
 import type { PatchState } from './view-lines.js';
 import { initialViewState, reduce, type Action, type Effect, type Outcome, type ViewContext, type ViewState } from './view-state.js';
 
-/** How often running agents' clocks and spinners advance between engine updates. */
-const CLOCK_TICK_MS = 250;
+/** How often elapsed times advance between engine updates (spinners also move on every update). */
+const CLOCK_TICK_MS = 1000;
 
 /** Commands from outside the component tree (signals caught by runDashboard). */
 export interface DashboardControls {

@@ -3,7 +3,7 @@
  * line is already cut to its width, and every box has a fixed height.
  */
 import { Box, Text } from 'ink';
-import type { ReactElement } from 'react';
+import { Fragment, type ReactElement } from 'react';
 import { assertNever } from '../adapters/events.js';
 import type { Line } from './lines.js';
 import type { Body, PaneBox, Screen } from './screen.js';
@@ -22,13 +22,32 @@ export const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactEl
   );
 };
 
-const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement => (
-  <>
-    {lines.map((line, index) => (
-      <LineView key={index} line={line} theme={theme} />
-    ))}
-  </>
-);
+/**
+ * A block of lines as one Text element: one layout node instead of one per line, which keeps
+ * Ink's per-frame work small. The lines are already cut to width, so nothing wraps.
+ */
+const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement | null => {
+  if (lines.length === 0) return null;
+  return (
+    <Text>
+      {lines.map((line, lineIndex) => (
+        <Fragment key={lineIndex}>
+          {lineIndex > 0 ? '\n' : null}
+          {line.length === 0 || line.every((segment) => segment.text === '') ? ' ' : null}
+          {line.map((segment, index) =>
+            segment.tone || segment.bold === true || segment.inverse === true ? (
+              <Text key={index} color={segment.tone ? theme.tone(segment.tone) : undefined} bold={segment.bold === true} inverse={segment.inverse === true}>
+                {segment.text}
+              </Text>
+            ) : (
+              segment.text
+            ),
+          )}
+        </Fragment>
+      ))}
+    </Text>
+  );
+};
 
 const SidePane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
   <Box
