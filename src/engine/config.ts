@@ -12,6 +12,8 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { ADAPTERS } from '../adapters/registry.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../adapters/types.js';
+import { ConfigError } from './config-error.js';
+import { closest } from './did-you-mean.js';
 import type { AgentPlan, RaceOptions } from './types.js';
 
 export const CONFIG_FILE_NAME = 'hydra.toml';
@@ -27,18 +29,8 @@ export const CONFIG_DEFAULTS = {
   allowExperimentalAdapters: false,
 } as const;
 
-/** A problem with hydra.toml or with a flag that carries config (exit code 2). */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly kind = 'InvalidConfig' as const;
-  /** One line per problem. */
-  readonly problems: string[];
-
-  constructor(problems: string[]) {
-    super(problems.join('\n'));
-    this.problems = problems;
-  }
-}
+export { ConfigError };
+export { closest };
 
 // ---------------------------------------------------------------------------------------------
 // Schema
@@ -175,37 +167,6 @@ function describeValue(value: unknown): string {
   if (value instanceof Date) return 'a date';
   if (value !== null && typeof value === 'object') return 'a table';
   return String(value);
-}
-
-/** The known key nearest to `key` (edit distance ≤ 2 or a prefix match), if any. */
-export function closest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of known) {
-    const distance = editDistance(key.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  if (best === undefined) return undefined;
-  const limit = Math.max(2, Math.floor(key.length / 3));
-  return bestDistance <= limit ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = previous[0] ?? 0;
-    previous[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = previous[j] ?? 0;
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      previous[j] = Math.min(above + 1, (previous[j - 1] ?? 0) + 1, diagonal + cost);
-      diagonal = above;
-    }
-  }
-  return previous[b.length] ?? 0;
 }
 
 // ---------------------------------------------------------------------------------------------
