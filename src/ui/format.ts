@@ -39,6 +39,21 @@ export const formatUsage = (usage: Usage, dot = '·'): string => {
   return `in ${formatTokens(usage.inputTokens)} out ${formatTokens(usage.outputTokens)} cached ${formatTokens(cached)} ${dot} ${turns} ${dot} ${formatCost(usage)}`;
 };
 
+/** The usage line in the longest form that fits `width` columns; the cost survives longest. */
+export const formatUsageToFit = (usage: Usage, width: number, dot = '·'): string => {
+  const cached = formatTokens(usage.cacheReadTokens + usage.cacheWriteTokens);
+  const tokensIn = formatTokens(usage.inputTokens);
+  const tokensOut = formatTokens(usage.outputTokens);
+  const cost = formatCost(usage);
+  const candidates = [
+    formatUsage(usage, dot),
+    `in ${tokensIn} out ${tokensOut} cached ${cached} ${dot} ${usage.turns}t ${dot} ${cost}`,
+    `${tokensIn}/${tokensOut}/${cached} tok ${dot} ${usage.turns}t ${dot} ${cost}`,
+    `${cost} ${dot} ${usage.turns}t`,
+  ];
+  return candidates.find((candidate) => candidate.length <= width) ?? cost;
+};
+
 export const formatDiff = (diff: Pick<DiffSummary, 'filesChanged' | 'insertions' | 'deletions'>): string =>
   diff.filesChanged === 0
     ? 'no changes'

@@ -8,7 +8,7 @@ import {
   eventLine,
   formatDiff,
   formatDuration,
-  formatUsage,
+  formatUsageToFit,
   idleLabel,
   isShownInPane,
   statusLabel,
@@ -102,7 +102,7 @@ export const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
   }
 };
 
-export const usageLine = (agent: AgentSnapshot, theme: Theme): Line => [seg(formatUsage(agent.usage, theme.symbols.dot), 'muted')];
+export const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted')];
 
 /** The latest `count` displayable events, one line each. */
 export const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
@@ -128,7 +128,7 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
     : [titleLine(agent, options), statusLine(agent, now, theme)];
   const warning = warningLine(agent, theme);
   if (warning !== null) top.push(warning);
-  const bottom: Line[] = [usageLine(agent, theme), ...outcomeLines(agent, theme)];
+  const bottom: Line[] = [usageLine(agent, theme, width), ...outcomeLines(agent, theme)];
   const eventRoom = height - top.length - bottom.length;
   const all = [...top, ...eventLines(agent, eventRoom, theme), ...bottom];
   // When the pane is too short for everything, the title and status matter most.

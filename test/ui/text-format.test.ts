@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ev } from '../../src/adapters/events.js';
-import { eventLine, formatCost, formatDuration, formatTokens, isShownInPane } from '../../src/ui/format.js';
+import { eventLine, formatCost, formatDuration, formatTokens, formatUsageToFit, isShownInPane } from '../../src/ui/format.js';
 import { fitLine, lineText, seg, spread } from '../../src/ui/lines.js';
 import { createTheme, detectAscii, detectNoColor, resolveDisplayOptions } from '../../src/ui/theme.js';
 import { displayWidth, oneLine, sanitize, truncate, wrap } from '../../src/ui/text.js';
 import { dashboardExitCode } from '../../src/ui/exit-code.js';
-import { agentSnapshot, completed, failedWithHint, raceSnapshot } from './fixtures.js';
+import { agentSnapshot, completed, failedWithHint, raceSnapshot, usage } from './fixtures.js';
 
 describe('text', () => {
   it('counts wide characters as two columns and combining marks as none', () => {
@@ -53,6 +53,13 @@ describe('format', () => {
     expect(formatCost({ costUsd: 0.01234, costSource: 'estimated' })).toBe('~$0.0123');
     expect(formatCost({ costUsd: 12.5, costSource: 'reported' })).toBe('$12.50');
     expect(formatCost({ costUsd: null, costSource: 'unknown' })).toBe('n/a');
+  });
+
+  it('shortens the usage line to fit a narrow pane, keeping the cost', () => {
+    const spent = usage({ inputTokens: 2500, outputTokens: 52, cacheReadTokens: 600, turns: 2, costUsd: 0.0126, costSource: 'reported' });
+    expect(formatUsageToFit(spent, 80)).toBe('in 2.5k out 52 cached 600 · 2 turns · $0.0126');
+    expect(formatUsageToFit(spent, 36)).toBe('2.5k/52/600 tok · 2t · $0.0126');
+    expect(formatUsageToFit(spent, 14)).toBe('$0.0126 · 2t');
   });
 
   it('describes each event kind on one line', () => {
