@@ -7,7 +7,7 @@ const EXIT_CODES = `Exit codes:
   0    success (race: at least one agent completed)
   1    the race or command failed
   2    usage or config error (bad flag, bad hydra.toml value)
-  130  interrupted with Ctrl-C (agents were stopped first)`;
+  130  headless race interrupted (Ctrl-C or SIGTERM); every agent was stopped first`;
 
 export const MAIN_HELP = `hydra: race coding agents on the same prompt and merge the winner
 

@@ -70,7 +70,19 @@ async function runWithDashboard(
 // Headless
 
 async function runHeadless(ctx: CliContext, handle: RaceHandle, session: SessionOptions): Promise<number> {
-  const write = (line: HeadlessLine): void => void ctx.stdout.write(`${JSON.stringify(line)}\n`);
+  // When the reader goes away (`hydra race ... | head -3`), stop writing and stop the race, as
+  // SIGPIPE would, instead of crashing with agents still running.
+  let readerGone = false;
+  const onStdoutError = (error: NodeJS.ErrnoException): void => {
+    if (readerGone) return;
+    readerGone = true;
+    if (error.code !== 'EPIPE') ctx.note(`hydra: cannot write to stdout (${error.message}): stopping the race`);
+    void handle.cancel();
+  };
+  ctx.stdout.on('error', onStdoutError);
+  const write = (line: HeadlessLine): void => {
+    if (!readerGone) ctx.stdout.write(`${JSON.stringify(line)}\n`);
+  };
   let announced = false;
   const announce = (snapshot: RaceSnapshot, settledSummary?: RaceSummary): void => {
     if (announced) return;
@@ -118,6 +130,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     process.off('SIGTERM', onSigint);
   }
   write(summaryLine(withoutRemovedWorktrees(summary)));
+  if (readerGone) return EXIT.failed;
 
   noteResults(ctx, summary, session);
   if (interrupted) return EXIT.interrupted;

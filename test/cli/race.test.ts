@@ -354,3 +354,28 @@ describe('Ctrl-C in headless mode', () => {
     expect(existsSync(path.join(repo, 'hello.txt'))).toBe(false);
   });
 });
+
+describe('a headless reader that goes away', () => {
+  it('stops the race instead of crashing, and leaves no process behind', async () => {
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 },
+      codex: { agent: 'codex', delayMs: 5, hangAfterLines: 2 },
+    });
+    const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
+      cwd: repo,
+      env: sandbox.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
+    await new Promise<void>((resolve) => {
+      child.stdout?.once('data', () => resolve());
+    });
+    child.stdout?.destroy();
+    const result = await child;
+    expect(result.exitCode).toBe(1);
+    expect(String(result.stderr)).toContain('cancelled');
+    expect(strayProcesses()).toEqual([]);
+  });
+});
