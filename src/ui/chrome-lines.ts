@@ -146,7 +146,11 @@ const busyText = (busy: Busy, snapshot: RaceSnapshot, theme: Theme): string => {
   }
 };
 
-const names = (agents: readonly AgentSnapshot[]): string => agents.map((agent) => agent.displayName).join(', ');
+/** "A", "A and B", "A, B and C". */
+const names = (agents: readonly AgentSnapshot[]): string => {
+  const all = agents.map((agent) => agent.displayName);
+  return all.length <= 1 ? (all[0] ?? '') : `${all.slice(0, -1).join(', ')} and ${all.at(-1) ?? ''}`;
+};
 
 export interface DialogOptions {
   keepWorktrees: boolean;
@@ -171,7 +175,7 @@ export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: Dial
       body.push(
         options.keepWorktrees
           ? `All worktrees and branches of this race are kept (--keep-worktrees).`
-          : `Then removes this race's worktrees and branches${others.length > 0 ? ` (${names(others)} and ${name})` : ''}.`,
+          : `Then removes this race's worktrees and branches${others.length > 0 ? ` (${names(snapshot.agents)})` : ''}.`,
       );
       return { title: `Merge ${name}'s result into ${base}?`, body };
     }
@@ -180,7 +184,9 @@ export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: Dial
       const completed = snapshot.agents.filter((agent) => agent.status === 'completed');
       const body: string[] = [];
       if (running.length > 0) body.push(`Stops ${names(running)} (still running) and waits until their processes are gone.`);
-      if (completed.length > 0) body.push(`Nothing is merged: ${names(completed)}'s result stays unmerged.`);
+      if (completed.length > 0) {
+        body.push(`Nothing is merged: the completed result${completed.length === 1 ? '' : 's'} of ${names(completed)} stay${completed.length === 1 ? 's' : ''} on ${completed.length === 1 ? 'its branch' : 'their branches'}.`);
+      }
       if (options.keepWorktrees) body.push(`The worktrees and branches are kept (--keep-worktrees).`);
       else body.push(`Then removes this race's worktrees and the branches of agents that did not complete.`);
       if (completed.length > 0) body.push(`A completed result can still be merged later: hydra merge ${snapshot.runId} <agent> (hydra clean removes it).`);

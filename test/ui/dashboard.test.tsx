@@ -384,8 +384,8 @@ describe('dashboard keys and views', () => {
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, 'q');
     const dialog = await waitForFrame(rendered, 'Quit and stop the running agents?');
-    expect(dialog).toContain('Stops Claude Code, Cursor Agent (still running)');
-    expect(dialog).toContain("Nothing is merged: Codex's result stays unmerged.");
+    expect(dialog).toContain('Stops Claude Code and Cursor Agent (still running)');
+    expect(dialog).toContain('Nothing is merged: the completed result of Codex stays on its branch.');
     await press(rendered, 'y');
     const frame = await waitForFrame(rendered, 'Race cancelled; nothing was merged.');
     expect(handle.calls.map((call) => call.kind)).toEqual(['cancel', 'finish']);
