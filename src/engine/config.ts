@@ -292,9 +292,15 @@ export function resolveRace(config: HydraConfig, flags: RaceFlags, configName = 
     ]);
   }
 
+  const modelProblems: string[] = [];
   const agents = ids.map((id): AgentPlan => {
     const agentConfig = config.agents?.[id] ?? {};
     const model = flags.models?.[id] ?? agentConfig.model;
+    const invalid = ADAPTERS[id].validateModel(model);
+    if (invalid) {
+      const source = flags.models?.[id] !== undefined ? `--model ${id}=${model ?? ''}` : `${configName} agents.${id}.model`;
+      modelProblems.push(`${source}: ${invalid.message}; use a real model name or leave it out for the CLI's default`);
+    }
     return {
       adapterId: id,
       ...(agentConfig.binary !== undefined ? { binary: agentConfig.binary } : {}),
@@ -305,6 +311,8 @@ export function resolveRace(config: HydraConfig, flags: RaceFlags, configName = 
       idleTimeoutMs: secondsToMs(flags.idleTimeoutS ?? agentConfig.idle_timeout_s ?? idleTimeoutS),
     };
   });
+
+  if (modelProblems.length > 0) throw new ConfigError(modelProblems);
 
   return {
     agents,

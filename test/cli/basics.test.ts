@@ -121,6 +121,13 @@ describe('usage errors exit 2 with one clear message', () => {
     expect(unknown.stderr).toContain('unknown agent "gemini" in --model gemini=pro');
   });
 
+  it('refuses a placeholder model before anything is launched', async () => {
+    const result = await run(['race', '--model', 'claude=<model>', 'do it']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--model claude=<model>: model for claude');
+    expect(result.stdout).toBe('');
+  });
+
   it('validates --idle-timeout and --timeout', async () => {
     const idle = await run(['race', '--idle-timeout', 'soon', 'do it']);
     expect(idle.exitCode).toBe(2);
