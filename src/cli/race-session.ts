@@ -223,21 +223,13 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
 }
 
+/** After the dashboard (whose last screen shows errors and hints): how to merge a result later. */
 function explainNoMerge(ctx: CliContext, snapshot: RaceSnapshot, session: SessionOptions): void {
   const prefix = session.commandPrefix ?? 'hydra';
   const completed = snapshot.agents.filter((agent) => agent.status === 'completed' && agent.branch);
-  if (snapshot.error) {
-    ctx.note(`${ctx.err.red(ctx.err.bold('hydra:'))} ${snapshot.error.message}`);
-    if (snapshot.error.hint) ctx.note(ctx.err.dim(`  hint: ${snapshot.error.hint}`));
-  }
-  if (completed.length === 0) {
-    if (snapshot.agents.length > 0 && snapshot.agents.every((agent) => agent.status === 'skipped')) {
-      ctx.note(`hydra: no agent could run. See what is missing with ${prefix} doctor, or try: hydra demo`);
-    }
-    return;
-  }
-  ctx.note(`hydra: nothing merged. Results of run ${snapshot.runId} stay on their branches:`);
-  for (const agent of completed) ctx.note(`  ${agent.agent}: ${agent.branch ?? ''}`);
   const first = completed[0];
-  if (first) ctx.note(`hydra: merge one later with: ${prefix} merge ${shellQuote(snapshot.runId)} ${first.agent}`);
+  if (!first) return;
+  ctx.note(`hydra: nothing merged; the results of run ${snapshot.runId} stay on their branches:`);
+  for (const agent of completed) ctx.note(`  ${agent.agent}: ${agent.branch ?? ''}`);
+  ctx.note(`hydra: merge one later with: ${prefix} merge ${shellQuote(snapshot.runId)} ${first.agent}`);
 }
