@@ -68,6 +68,44 @@ const fakeAgentProcesses = async (binDir: string): Promise<string[]> => {
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
+/** Starts `hydra race` in a new tmux session (160×45) in the sandbox repository. */
+const startHydra = async (box: Sandbox): Promise<void> => {
+  const env: Record<string, string> = {
+    PATH: `${box.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    HOME: path.join(box.dir, 'home'),
+    XDG_CONFIG_HOME: path.join(box.dir, 'home', '.config'),
+    HYDRA_WORKTREE_ROOT: path.join(box.dir, 'worktrees'),
+    LANG: 'C.UTF-8',
+    TERM: 'xterm-256color',
+    ...GIT_ENV,
+  };
+  const assignments = Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}`).join(' ');
+  // `env -u CI`: Ink draws nothing live when it thinks it runs in CI.
+  const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
+  await tmux(box.socket, ['new-session', '-d', '-x', '160', '-y', '45', '-s', 'e2e', '-c', box.repo, command]);
+};
+
+const waitForExitCode = async (box: Sandbox): Promise<string> => {
+  const deadline = Date.now() + 30_000;
+  while (!existsSync(box.exitFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  return (await readFile(box.exitFile, 'utf8')).trim();
+};
+
+/** Waits until the fake agents show up in the process table (so a later "none left" check means something). */
+const waitForAgentProcesses = async (box: Sandbox): Promise<boolean> => {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if ((await fakeAgentProcesses(box.bin)).length > 0) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+};
+
+const hydraRefs = async (box: Sandbox): Promise<{ worktrees: string[]; branches: string }> => ({
+  worktrees: (await git(box.repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((line) => line.startsWith('worktree ')),
+  branches: await git(box.repo, ['branch', '--list', 'hydra/*']),
+});
+
 beforeEach(async () => {
   if (!existsSync(HYDRA) || !existsSync(FAKE_AGENT)) {
     throw new Error(`${HYDRA} or ${FAKE_AGENT} is missing: run \`npm run build\` before this test (npm test does).`);
@@ -81,10 +119,6 @@ beforeEach(async () => {
   await git(repo, ['init', '--quiet', '--initial-branch=main']);
   await git(repo, ['add', 'README.md']);
   await git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
-  await installFakeAgents(bin, {
-    claude: { agent: 'claude', delayMs: 150, edits: [{ path: 'claude.txt', content: 'written by claude\n' }] },
-    codex: { agent: 'codex', delayMs: 150, edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }] },
-  });
   sandbox = { dir, repo, bin, socket: `hydra-e2e-${process.pid}-${Date.now()}`, exitFile: path.join(dir, 'exit-code') };
 });
 
@@ -101,30 +135,14 @@ afterEach(async () => {
 describe('hydra race on a real terminal', () => {
   it('shows the panes, moves focus, opens a diff, merges the chosen agent and cleans up', async () => {
     const box = sandbox!;
-    const env: Record<string, string> = {
-      PATH: `${box.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-      HOME: path.join(box.dir, 'home'),
-      XDG_CONFIG_HOME: path.join(box.dir, 'home', '.config'),
-      HYDRA_WORKTREE_ROOT: path.join(box.dir, 'worktrees'),
-      LANG: 'C.UTF-8',
-      TERM: 'xterm-256color',
-      ...GIT_ENV,
-    };
-    const assignments = Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}`).join(' ');
-    // `env -u CI`: Ink draws nothing live when it thinks it runs in CI.
-    const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
-    await tmux(box.socket, ['new-session', '-d', '-x', '160', '-y', '45', '-s', 'e2e', '-c', box.repo, command]);
+    await installFakeAgents(box.bin, {
+      claude: { agent: 'claude', delayMs: 150, edits: [{ path: 'claude.txt', content: 'written by claude\n' }] },
+      codex: { agent: 'codex', delayMs: 150, edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }] },
+    });
+    await startHydra(box);
 
     // While they run, the fake agents are in the process table (so the final check can fail).
-    const seenRunning = await (async () => {
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline) {
-        if ((await fakeAgentProcesses(box.bin)).length > 0) return true;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      return false;
-    })();
-    expect(seenRunning).toBe(true);
+    expect(await waitForAgentProcesses(box)).toBe(true);
 
     // Both panes show their agent's events and usage; both agents complete.
     const panes = await waitForScreen(box, 'both agents to complete with a diff', (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2);
@@ -161,9 +179,7 @@ describe('hydra race on a real terminal', () => {
     const merged = await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Codex's result"));
     expect(merged).toMatch(/into main: (fast-forward|merge commit)/);
 
-    const deadline = Date.now() + 30_000;
-    while (!existsSync(box.exitFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await readFile(box.exitFile, 'utf8')).trim()).toBe('0');
+    expect(await waitForExitCode(box)).toBe('0');
 
     // The winner's change is on main, the loser's is not, the user's uncommitted file survived.
     expect(await git(box.repo, ['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
@@ -173,9 +189,36 @@ describe('hydra race on a real terminal', () => {
     expect(await readFile(path.join(box.repo, 'notes.txt'), 'utf8')).toBe('uncommitted work must survive\n');
 
     // No worktree, no hydra branch, no agent process is left.
-    const worktrees = (await git(box.repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((line) => line.startsWith('worktree '));
-    expect(worktrees).toEqual([`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`]);
-    expect(await git(box.repo, ['branch', '--list', 'hydra/*'])).toBe('');
+    expect(await hydraRefs(box)).toEqual({ worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`], branches: '' });
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 120_000);
+
+  it('asks before quitting while agents run, and cancels cleanly on Ctrl-C', async () => {
+    const box = sandbox!;
+    // Both agents go quiet after a few lines and would run until stopped.
+    await installFakeAgents(box.bin, {
+      claude: { agent: 'claude', delayMs: 50, hangAfterLines: 3 },
+      codex: { agent: 'codex', delayMs: 50, hangAfterLines: 3 },
+    });
+    await startHydra(box);
+    expect(await waitForAgentProcesses(box)).toBe(true);
+    await waitForScreen(box, 'both agents running', (screen) => (screen.match(/running \d+s · idle/g) ?? []).length >= 2);
+
+    await sendKeys(box, 'q');
+    const dialog = await waitForScreen(box, 'the quit confirmation', (screen) => screen.includes('y quit'));
+    expect(dialog).toContain('Quit and stop the running agents?');
+    expect(dialog).toContain('Stops Claude Code and Codex (still running)');
+    await sendKeys(box, 'n');
+    await waitForScreen(box, 'the panes again', (screen) => !screen.includes('y quit') && screen.includes('x stop'));
+    expect(await fakeAgentProcesses(box.bin)).not.toEqual([]);
+
+    await sendKeys(box, 'C-c');
+    const ended = await waitForScreen(box, 'the cancelled race', (screen) => screen.includes('Race cancelled; nothing was merged.'));
+    expect(ended).toContain('0 completed');
+    // Nothing completed: exit code 1.
+    expect(await waitForExitCode(box)).toBe('1');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+    expect(await hydraRefs(box)).toEqual({ worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`], branches: '' });
+    expect(await git(box.repo, ['log', '--format=%s'])).toBe('first commit');
   }, 120_000);
 });
