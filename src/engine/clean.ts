@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { CleanReport } from './types.js';
 import { EngineError } from './errors.js';
 import { gitAt, runGit } from './git.js';
-import { isInside, recordsRoot, runRecordDir } from './paths.js';
+import { isInside, runRecordDir } from './paths.js';
 import { cwdOf, groupMembers, processesOfRun } from './process-groups.js';
 import { ownerAlive, readPidRecords, readRecordDir, recordedRunIds } from './records.js';
 import type { RunMeta } from './records.js';
@@ -110,8 +110,5 @@ export async function cleanRuns(repoPath: string, options: { dryRun: boolean }):
     report.removedRecords.push(recordDir);
   }
   if (!options.dryRun) await gitAt(root).raw(['worktree', 'prune']);
-  if (!options.dryRun && existsSync(recordsRoot(root))) {
-    // Leave .hydra/ itself; it is excluded from git and cheap.
-  }
   return report;
 }
