@@ -25,6 +25,11 @@ export interface DashboardOptions {
   keepWorktrees?: boolean;
   /** Environment for display detection (defaults to process.env). */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Route console output above the live area instead of through it (default true). Off in tests,
+   * where the test runner replaces the console.
+   */
+  patchConsole?: boolean;
 }
 
 export interface DashboardResult {
@@ -73,7 +78,7 @@ export async function runDashboard(handle: RaceHandle, options: DashboardOptions
           outcome = value;
         }}
       />,
-      { stdin, stdout, exitOnCtrlC: false, patchConsole: true, maxFps: 30 },
+      { stdin, stdout, exitOnCtrlC: false, patchConsole: options.patchConsole ?? true, maxFps: 30 },
     );
     await instance.waitUntilExit();
   } finally {

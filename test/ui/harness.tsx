@@ -15,6 +15,7 @@ import type { Outcome } from '../../src/ui/view-state.js';
 import type { FakeHandle } from './fixtures.js';
 
 export interface RenderOptions {
+  interactive?: boolean;
   ascii?: boolean;
   color?: boolean;
   keepWorktrees?: boolean;
@@ -36,6 +37,7 @@ const element = (handle: FakeHandle, options: RenderOptions, outcomes: Outcome[]
     handle={handle}
     theme={createTheme({ ascii: options.ascii ?? false, color: options.color ?? false })}
     keepWorktrees={options.keepWorktrees ?? false}
+    interactive={options.interactive ?? true}
     throttleMs={5}
     onExit={(outcome) => outcomes.push(outcome)}
   />
@@ -52,7 +54,7 @@ export const renderApp = (handle: FakeHandle, options: RenderOptions = {}): Rend
   };
 };
 
-class SizedStdout extends EventEmitter {
+export class SizedStdout extends EventEmitter {
   frames: string[] = [];
   constructor(
     public columns: number,
@@ -67,7 +69,7 @@ class SizedStdout extends EventEmitter {
   lastFrame = (): string => this.frames.at(-1) ?? '';
 }
 
-class FakeStdin extends EventEmitter {
+export class FakeStdin extends EventEmitter {
   isTTY = true;
   private data: string | null = null;
   write = (data: string): void => {
