@@ -8,6 +8,9 @@ import { runDashboard } from '../../src/ui/dashboard.js';
 import { agentSnapshot, completed, FakeHandle, raceSnapshot } from './fixtures.js';
 import { FakeStdin, plain, renderApp, SizedStdout } from './harness.js';
 
+const ESC = '\u001B';
+const COLOUR = new RegExp(`${ESC}\\[3\\dm`);
+
 const streams = () => {
   const stdout = new SizedStdout(100, 30);
   const stdin = new FakeStdin();
@@ -28,7 +31,7 @@ describe('runDashboard', () => {
     expect(result).toEqual({ exitCode: 1, merged: null });
     expect(handle.calls.map((call) => call.kind)).toEqual(['cancel', 'finish']);
     expect(output(stdout)).toContain('Race cancelled; nothing was merged.');
-    expect(stdout.frames.join('')).toMatch(new RegExp('\u001B\\[3\\dm'));
+    expect(stdout.frames.join('')).toMatch(COLOUR);
     expect(stdout.frames.join('')).toContain('╭');
     expect(process.listenerCount('SIGINT')).toBe(listenersBefore);
   });
@@ -57,7 +60,7 @@ describe('runDashboard', () => {
     await running;
     expect(output(stdout)).toContain('> 1 Claude Code');
     expect(output(stdout)).not.toMatch(/[╭│━✔⠋]/);
-    expect(stdout.frames.join('')).not.toMatch(new RegExp('\u001B\\[3\\dm'));
+    expect(stdout.frames.join('')).not.toMatch(COLOUR);
   });
 });
 
