@@ -28,10 +28,15 @@ export interface AgentContext {
 
 export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
 
+/** How long a process may outlive the result it printed before hydra stops it. */
+export const RESULT_GRACE_MS = 10_000;
+
 export const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
+  // An agent that reported its result and then lingered until hydra stopped it did finish.
+  if (terminal.kind === 'completed') return 'completed';
   if (stoppedBy === 'idle_timeout' || stoppedBy === 'timeout') return 'timed_out';
-  return terminal.kind === 'completed' ? 'completed' : 'failed';
+  return 'failed';
 };
 
 const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
@@ -54,10 +59,13 @@ export const agentMachine = setup({
     idleTimeout: ({ context }) => context.launch.idleTimeoutMs,
     overallTimeout: ({ context }) => context.launch.timeoutMs,
     killGrace: ({ context }) => context.launch.graceMs,
+    resultGrace: ({ context }) => context.launch.resultGraceMs ?? RESULT_GRACE_MS,
   },
   guards: {
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
     hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
+    outputHasResult: ({ event }) =>
+      event.type === 'OUTPUT' && event.events.some((item) => item.kind === 'completed' || item.kind === 'failed'),
   },
   actions: {
     reportSpawned: sendParent(({ context, event }): AgentReport => {
@@ -121,7 +129,10 @@ export const agentMachine = setup({
         running: {
           initial: 'watching',
           on: {
-            OUTPUT: { target: '.watching', reenter: true, actions: 'reportOutput' },
+            OUTPUT: [
+              { guard: 'outputHasResult', target: '.lingering', actions: 'reportOutput' },
+              { target: '.watching', reenter: true, actions: 'reportOutput' },
+            ],
             STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
           },
           states: {
@@ -132,6 +143,14 @@ export const agentMachine = setup({
                   target: '#agent.live.stopping',
                   actions: { type: 'markStopped', params: { reason: 'idle_timeout' } },
                 },
+              },
+            },
+            // The stream already carried the result: give the process a short grace to exit on its
+            // own (Cursor is known to hang here), then stop it instead of waiting out the idle timeout.
+            lingering: {
+              on: { OUTPUT: { actions: 'reportOutput' } },
+              after: {
+                resultGrace: { target: '#agent.live.stopping', actions: { type: 'markStopped', params: { reason: 'idle_timeout' } } },
               },
             },
           },

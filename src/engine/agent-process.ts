@@ -150,7 +150,9 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, 
         exitCode: null,
         stderrTail: exit.stderrTail,
       });
-    } else if (stoppedBy !== null) {
+    } else if (stoppedBy !== null && !(terminal.kind === 'completed' && stoppedBy !== 'cancel')) {
+      // A result the agent reported before hydra stopped a lingering process stands; anything else
+      // is reported as the stop.
       terminal = ev({
         kind: 'failed',
         error: stopError(launch, stoppedBy),

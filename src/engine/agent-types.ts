@@ -26,6 +26,8 @@ export interface AgentLaunch {
   /** 0 = no overall limit. */
   timeoutMs: number;
   graceMs: number;
+  /** How long a process may outlive the result it printed (default RESULT_GRACE_MS). */
+  resultGraceMs?: number;
 }
 
 export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { type: 'KILL' };

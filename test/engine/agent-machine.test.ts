@@ -179,6 +179,30 @@ describe('agent machine', () => {
     expect(run.reports().at(-1)).toMatchObject({ status: 'timed_out' });
   });
 
+  it('stops a process that lingers after printing its result, and still settles as completed', async () => {
+    const run = start({ idleTimeoutMs: 60_000, resultGraceMs: 2000 });
+    run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
+    run.proc().sendBack({ type: 'OUTPUT', at: 2, events: [completed] });
+    await vi.advanceTimersByTimeAsync(1999);
+    expect(run.proc().commands).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'idle_timeout' }]);
+    run.proc().sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: null, stoppedBy: 'idle_timeout' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'completed' });
+  });
+
+  it('a process that exits on its own after its result is not stopped', async () => {
+    const run = start({ resultGraceMs: 2000 });
+    run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
+    run.proc().sendBack({ type: 'OUTPUT', at: 2, events: [completed] });
+    await vi.advanceTimersByTimeAsync(500);
+    run.proc().sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: 0, stoppedBy: null });
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(run.proc().commands).toEqual([]);
+    expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'completed' });
+  });
+
   it('STOP while running terminates the process and settles as cancelled', async () => {
     const run = start();
     run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
