@@ -19,9 +19,13 @@ export interface SessionOptions {
   commandPrefix?: string;
 }
 
-/** Chooses the dashboard only when stdout is a terminal and --json was not given. */
+/** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
+export const inCi = (env: NodeJS.ProcessEnv): boolean =>
+  ['CI', 'CONTINUOUS_INTEGRATION'].some((key) => env[key] !== undefined && env[key] !== '0' && env[key] !== 'false');
+
+/** Chooses the dashboard only when stdout is a terminal, --json was not given and this is not CI. */
 export const chooseMode = (ctx: CliContext, json: boolean): SessionOptions['mode'] =>
-  !json && ctx.stdout.isTTY === true ? 'dashboard' : 'headless';
+  !json && ctx.stdout.isTTY === true && !inCi(ctx.env) ? 'dashboard' : 'headless';
 
 export async function runRaceSession(ctx: CliContext, options: RaceOptions, session: SessionOptions): Promise<number> {
   if (options.unsafe) warnUnsafe(ctx);
