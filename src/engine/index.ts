@@ -5,7 +5,7 @@ export { startRace } from './race.js';
 export { mergeRun } from './merge.js';
 export { listRuns, readRun } from './records.js';
 export { cleanRuns } from './clean.js';
-export { inspectRepo } from './repo.js';
+export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './repo.js';
 export { probeAgents } from './probe.js';
 export { EngineError, isEngineError } from './errors.js';
 export { defaultWorktreeRoot } from './paths.js';

@@ -1,7 +1,6 @@
 /** `hydra doctor [--json]`: git, the repository, and every adapter with a hint for each problem. */
 import { CONFIG_AGENT_IDS, CONFIG_DEFAULTS, displayPath, loadConfig, planForDoctor } from '../../engine/config.js';
-import { inspectRepo, probeAgents } from '../../engine/index.js';
-import { ensureExcluded, HYDRA_EXCLUDES } from '../../engine/repo.js';
+import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/types.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
