@@ -16,7 +16,7 @@ import { checkModelName, isDefaultModel } from './model-name.js';
 import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
+import { asNumber, asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
 import type { AgentAdapter, BuiltCommand, Capabilities, LineParser, ParserOptions, ProbeResult, ProbeRunner, ProcessEnd, SpawnRequest } from './types.js';
 
 const ID = 'cursor';
@@ -150,10 +150,30 @@ const toolSummary = (kind: string, args: Record<string, unknown>, cwd: string | 
 };
 
 /** ok and output of a completed tool call: `result.success` or `result.error` / `rejected`. */
-const toolOutcome = (result: unknown): { ok: boolean; output: string } => {
+/** One line for a file tool's structured result: `hello.txt · 1 line`, `README.md +2 -0`. */
+const fileResultSummary = (success: Record<string, unknown>, cwd: string | undefined): string | undefined => {
+  const path = asString(success['path']);
+  if (path === undefined) return undefined;
+  const created = asNumber(success['linesCreated']);
+  const added = asNumber(success['linesAdded']);
+  const removed = asNumber(success['linesRemoved']);
+  const detail =
+    added !== undefined || removed !== undefined
+      ? ` +${added ?? 0} -${removed ?? 0}`
+      : created !== undefined
+        ? ` · ${created} line${created === 1 ? '' : 's'}`
+        : '';
+  return `${relativePath(path, cwd)}${detail}`;
+};
+
+const toolOutcome = (result: unknown, cwd: string | undefined): { ok: boolean; output: string; summary?: string } => {
   const fields = record(result);
   if ('success' in fields) {
     const success = record(fields['success']);
+    const fileSummary = fileResultSummary(success, cwd);
+    if (fileSummary !== undefined && asString(success['stdout']) === undefined) {
+      return { ok: true, output: compactJson(fields['success'], OUTPUT_CHARS), summary: fileSummary };
+    }
     const exitCode = success['exitCode'];
     const text = asString(success['stdout']) ?? asString(success['content']) ?? asString(success['output']) ?? compactJson(fields['success'], OUTPUT_CHARS);
     const stderr = asString(success['stderr']) ?? '';
@@ -265,10 +285,10 @@ class CursorParser implements LineParser {
     const id = line.data.call_id ?? `${kind}-${this.toolNames.size}`;
     if (line.data.subtype === 'completed') {
       const name = this.toolNames.get(id) ?? kind;
-      const { ok, output } = toolOutcome(fields['result']);
+      const { ok, output, summary } = toolOutcome(fields['result'], this.cwd);
       const events: AgentEvent[] = [];
       if (!this.toolNames.has(id)) events.push(ev({ kind: 'tool_call', id, name, summary: toolSummary(kind, args, this.cwd), input: args }));
-      events.push(ev({ kind: 'tool_result', id, name, ok, summary: firstLine(output) || (ok ? 'done' : 'failed'), output: clip(output, OUTPUT_CHARS) }));
+      events.push(ev({ kind: 'tool_result', id, name, ok, summary: summary ?? (firstLine(output) || (ok ? 'done' : 'failed')), output: clip(output, OUTPUT_CHARS) }));
       return events;
     }
     this.toolNames.set(id, kind);

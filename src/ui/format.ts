@@ -39,8 +39,18 @@ export const formatUsage = (usage: Usage, dot = '·'): string => {
   return `in ${formatTokens(usage.inputTokens)} out ${formatTokens(usage.outputTokens)} cached ${formatTokens(cached)} ${dot} ${turns} ${dot} ${formatCost(usage)}`;
 };
 
+/** Nothing reported at all (Cursor reports no tokens; other agents before their first usage). */
+export const hasNoUsage = (usage: Usage): boolean =>
+  usage.costSource === 'unknown' &&
+  usage.turns === 0 &&
+  usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens === 0;
+
 /** The usage line in the longest form that fits `width` columns; the cost survives longest. */
 export const formatUsageToFit = (usage: Usage, width: number, dot = '·'): string => {
+  if (hasNoUsage(usage)) {
+    const candidates = [`tokens n/a (none reported) ${dot} cost n/a`, `tokens n/a ${dot} cost n/a`, 'n/a'];
+    return candidates.find((text) => text.length <= width) ?? 'n/a';
+  }
   const cached = formatTokens(usage.cacheReadTokens + usage.cacheWriteTokens);
   const tokensIn = formatTokens(usage.inputTokens);
   const tokensOut = formatTokens(usage.outputTokens);

@@ -71,6 +71,14 @@ describe('cursor stream', () => {
     expect(final.usage).toBeUndefined();
   });
 
+  it('summarises file tool results as the path relative to the worktree and the lines changed', () => {
+    const fixture = loadStream('cursor', 'success-edit');
+    const { events } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta), { cwd: '/tmp/hydra-fixture/repo' });
+    const results = events.flatMap((event) => (event.kind === 'tool_result' ? [[event.name, event.summary]] : []));
+    expect(results).toContainEqual(['writeToolCall', 'hello.txt · 1 line']);
+    expect(results).toContainEqual(['editToolCall', 'README.md +2 -0']);
+  });
+
   it('marks partial-output deltas as partial and keeps each whole message once', () => {
     const fixture = loadStream('cursor', 'partial-messages');
     const { events } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta));

@@ -62,6 +62,13 @@ describe('format', () => {
     expect(formatUsageToFit(spent, 14)).toBe('$0.0126 · 2t');
   });
 
+  it('says n/a rather than zeros when an agent reported no usage at all', () => {
+    const none = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, turns: 0, costUsd: null, costSource: 'unknown' as const };
+    expect(formatUsageToFit(none, 80)).toBe('tokens n/a (none reported) · cost n/a');
+    expect(formatUsageToFit(none, 24)).toBe('tokens n/a · cost n/a');
+    expect(formatUsageToFit({ ...none, turns: 1 }, 80)).toBe('in 0 out 0 cached 0 · 1 turn · n/a');
+  });
+
   it('describes each event kind on one line', () => {
     const symbols = createTheme({ ascii: false, color: false }).symbols;
     expect(eventLine(ev({ kind: 'tool_call', id: '1', name: 'Bash', summary: 'npm test' }), symbols).text).toBe('Bash npm test');

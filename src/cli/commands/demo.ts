@@ -28,7 +28,13 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
   const base = await mkdtemp(path.join(tmpdir(), 'hydra-demo-'));
   const repo = await createDemoRepo(path.join(base, 'greeter'));
   const binDir = path.join(base, 'bin');
-  await installFakeAgents(binDir, defaultScenarios());
+  // Paced so a newcomer can watch the race unfold (a few seconds, finishing in a different order).
+  const scenarios = defaultScenarios();
+  await installFakeAgents(binDir, {
+    claude: { ...scenarios.claude, delayMs: 1100 },
+    codex: { ...scenarios.codex, delayMs: 700 },
+    'cursor-agent': { ...scenarios['cursor-agent'], delayMs: 550 },
+  });
   ctx.note(`hydra demo: a throwaway repository at ${repo}, with simulated claude, codex and cursor agents`);
 
   const agents = (Object.keys(BINARIES) as AdapterId[]).map(
