@@ -31,6 +31,14 @@ export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
 /** How long a process may outlive the result it printed before hydra stops it. */
 export const RESULT_GRACE_MS = 10_000;
 
+/**
+ * The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). A longer one fires after
+ * 1 ms, which would stop an agent at once when the user asked for a very long limit.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
+
 export const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
   // An agent that reported its result and then lingered until hydra stopped it did finish.
@@ -56,10 +64,10 @@ export const agentMachine = setup({
     finalizeResult: finalizeResultLogic,
   },
   delays: {
-    idleTimeout: ({ context }) => context.launch.idleTimeoutMs,
-    overallTimeout: ({ context }) => context.launch.timeoutMs,
-    killGrace: ({ context }) => context.launch.graceMs,
-    resultGrace: ({ context }) => context.launch.resultGraceMs ?? RESULT_GRACE_MS,
+    idleTimeout: ({ context }) => timerDelay(context.launch.idleTimeoutMs),
+    overallTimeout: ({ context }) => timerDelay(context.launch.timeoutMs),
+    killGrace: ({ context }) => timerDelay(context.launch.graceMs),
+    resultGrace: ({ context }) => timerDelay(context.launch.resultGraceMs ?? RESULT_GRACE_MS),
   },
   guards: {
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,

@@ -164,6 +164,14 @@ describe('agent machine', () => {
     expect(run.proc().commands).toEqual([]);
   });
 
+  it('a limit longer than a Node timer can hold (about 24.8 days) does not stop the agent at once', async () => {
+    const run = start({ idleTimeoutMs: 3_000_000_000, timeoutMs: 3_000_000_000 });
+    run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(run.proc().commands).toEqual([]);
+    expect(run.agentState()).toEqual({ live: { running: 'watching' } });
+  });
+
   it('stops an agent that runs past the overall time limit, even while it keeps talking', async () => {
     const run = start({ idleTimeoutMs: 1000, timeoutMs: 5000 });
     run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
