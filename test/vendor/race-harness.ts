@@ -1,0 +1,284 @@
+/**
+ * The whole of hydra end to end with the real vendor CLIs: a sandbox holding a git repository with
+ * uncommitted user work, a PATH whose `claude` and `codex` are the pinned installs in
+ * .cache/vendor/, a throwaway HOME (and CODEX_HOME with the offline provider config), both fake
+ * model servers, and the real `hydra` entry point (node dist/cli/main.js) spawned as a process.
+ */
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { execa } from 'execa';
+import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
+import type { AnthropicScenario, FakeAnthropicOptions } from '../support/fake-anthropic-server.js';
+import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
+import type { OpenAiScenario } from '../support/fake-openai-server.js';
+import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
+import {
+  RECORD_VERSIONS,
+  claudeOfflineEnv,
+  codexOfflineEnv,
+  vendorBinary,
+  writeCodexOfflineConfig,
+} from '../../scripts/vendor-cli.js';
+import type { VendorAgent } from '../../scripts/vendor-cli.js';
+import { EDIT_CONTENT, EDIT_FILE, FINAL_TEXT, PROJECT_ROOT } from './harness.js';
+
+export const HYDRA_MAIN = join(PROJECT_ROOT, 'dist', 'cli', 'main.js');
+const HYDRA_TIMEOUT_MS = 150_000;
+
+/** Uncommitted work the user has in the repository when the race starts. */
+export const USER_UNTRACKED = { path: 'notes.txt', content: 'my uncommitted notes\n' };
+export const USER_MODIFIED = { path: 'README.md', content: '# fixture repo\n\nan uncommitted edit\n' };
+
+export interface RaceScenarios {
+  claude: AnthropicScenario;
+  codex: OpenAiScenario;
+}
+
+export interface HydraResult {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RaceSandbox {
+  /** Everything lives under this temp directory (removed by `cleanup`). */
+  dir: string;
+  repo: string;
+  home: string;
+  /** HYDRA_WORKTREE_ROOT: where hydra puts the race's worktrees. */
+  worktreeRoot: string;
+  env: Record<string, string>;
+  servers: Record<VendorAgent, FakeModelServer>;
+  hydra(args: readonly string[]): Promise<HydraResult>;
+  git(args: readonly string[]): Promise<string>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * The Write tool needs an absolute path, and the claude agent runs in a worktree whose path hydra
+ * picks at race time (it contains the run id). Claude Code names its working directory in the
+ * system prompt of every model request, so the path is read from the request being answered (the
+ * server logs a request before answering it).
+ */
+const WORKING_DIRECTORY = /(?:Primary working directory|Working directory): ([^\s"\\]+)/;
+
+export const claudeWorkingDirectory = (request: RecordedRequest | undefined): string | undefined =>
+  request === undefined ? undefined : WORKING_DIRECTORY.exec(request.text)?.[1];
+
+const startClaudeServer = async (scenario: AnthropicScenario): Promise<FakeModelServer> => {
+  const started: { server?: FakeModelServer } = {};
+  const options: FakeAnthropicOptions = {
+    scenario,
+    finalText: FINAL_TEXT,
+    get edit() {
+      const cwd = claudeWorkingDirectory(started.server?.requests.at(-1));
+      if (cwd === undefined) {
+        throw new Error('the claude request names no working directory: cannot place the Write tool call');
+      }
+      return { filePath: join(cwd, EDIT_FILE), content: EDIT_CONTENT };
+    },
+  };
+  started.server = await startFakeAnthropicServer(options);
+  return started.server;
+};
+
+const gitIn = async (cwd: string, env: Record<string, string>, args: readonly string[]): Promise<string> => {
+  const result = await execa('git', args, { cwd, env, extendEnv: false, stdin: 'ignore' });
+  return result.stdout;
+};
+
+/** The user's repository: one commit, plus an untracked file and a modified tracked file. */
+const createUserRepo = async (repo: string, env: Record<string, string>): Promise<void> => {
+  await mkdir(repo, { recursive: true });
+  await gitIn(repo, env, ['init', '-q', '-b', 'main']);
+  await writeFile(join(repo, 'README.md'), '# fixture repo\n');
+  await gitIn(repo, env, ['add', 'README.md']);
+  await gitIn(repo, env, ['commit', '-q', '-m', 'initial commit']);
+  await writeFile(join(repo, USER_UNTRACKED.path), USER_UNTRACKED.content);
+  await writeFile(join(repo, USER_MODIFIED.path), USER_MODIFIED.content);
+};
+
+/** `claude` and `codex` on PATH are symlinks to the pinned installs, as a global npm install makes them. */
+const linkVendorBinaries = async (bin: string): Promise<void> => {
+  await mkdir(bin, { recursive: true });
+  for (const agent of ['claude', 'codex'] as const) {
+    await symlink(vendorBinary(PROJECT_ROOT, agent, RECORD_VERSIONS[agent]), join(bin, agent));
+  }
+};
+
+export const createRaceSandbox = async (scenarios: RaceScenarios): Promise<RaceSandbox> => {
+  const dir = await mkdtemp(join(tmpdir(), 'hydra-vendor-race-'));
+  const repo = join(dir, 'repo');
+  const home = join(dir, 'home');
+  const bin = join(dir, 'bin');
+  const worktreeRoot = join(dir, 'worktrees');
+  const servers = {
+    claude: await startClaudeServer(scenarios.claude),
+    codex: await startFakeOpenAiServer({
+      scenario: scenarios.codex,
+      edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+      finalText: FINAL_TEXT,
+    }),
+  };
+  try {
+    for (const sub of [home, worktreeRoot, join(dir, 'tmp'), join(dir, 'xdg-config'), join(dir, 'xdg-cache')]) {
+      await mkdir(sub, { recursive: true });
+    }
+    await linkVendorBinaries(bin);
+    await writeCodexOfflineConfig(join(home, '.codex'), servers.codex.url);
+    // A user's git identity, as on any machine where people commit.
+    await writeFile(join(home, '.gitconfig'), '[user]\n\tname = Vendor Tester\n\temail = vendor@hydra.invalid\n');
+    // IS_SANDBOX is hydra's decision (only for --unsafe races), so the user's environment lacks it.
+    const { IS_SANDBOX: _sandbox, ...claudeEnv } = claudeOfflineEnv(servers.claude.url, home);
+    const env: Record<string, string> = {
+      PATH: `${bin}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+      LANG: 'C.UTF-8',
+      TERM: 'dumb',
+      TMPDIR: join(dir, 'tmp'),
+      XDG_CONFIG_HOME: join(dir, 'xdg-config'),
+      XDG_CACHE_HOME: join(dir, 'xdg-cache'),
+      HYDRA_WORKTREE_ROOT: worktreeRoot,
+      ...claudeEnv,
+      ...codexOfflineEnv(home),
+    };
+    await createUserRepo(repo, env);
+    return {
+      dir,
+      repo,
+      home,
+      worktreeRoot,
+      env,
+      servers,
+      hydra: (args) => runHydra(args, repo, env),
+      git: (args) => gitIn(repo, env, args),
+      cleanup: async () => {
+        await Promise.all([servers.claude.close(), servers.codex.close()]);
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await Promise.all([servers.claude.close(), servers.codex.close()]);
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+};
+
+const runHydra = async (args: readonly string[], cwd: string, env: Record<string, string>): Promise<HydraResult> => {
+  const result = await execa(process.execPath, [HYDRA_MAIN, ...args], {
+    cwd,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: HYDRA_TIMEOUT_MS,
+    forceKillAfterDelay: 5_000,
+    stripFinalNewline: false,
+  });
+  return {
+    exitCode: result.exitCode ?? null,
+    stdout: typeof result.stdout === 'string' ? result.stdout : '',
+    stderr: typeof result.stderr === 'string' ? result.stderr : '',
+  };
+};
+
+// ---------------------------------------------------------------------------------------------
+// Headless output
+
+export type NdjsonLine = Record<string, unknown>;
+
+/** Every line of stdout must be one JSON object; throws naming the first line that is not. */
+export const parseNdjson = (stdout: string): NdjsonLine[] => {
+  const lines = stdout.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line, index) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line) as unknown;
+    } catch {
+      throw new Error(`stdout line ${index + 1} is not JSON: ${line.slice(0, 300)}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new Error(`stdout line ${index + 1} is not a JSON object: ${line.slice(0, 300)}`);
+    }
+    return value as NdjsonLine;
+  });
+};
+
+export interface SummaryAgent {
+  agent: string;
+  status: string;
+  exitCode: number | null;
+  durationMs: number;
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    turns: number;
+    costUsd: number | null;
+    costSource: string;
+  };
+  diff: { filesChanged: number; insertions: number; deletions: number } | null;
+  branch: string;
+  worktree: string | null;
+  error?: { kind: string; message: string; hint: string };
+}
+
+export interface SummaryLine {
+  type: 'summary';
+  runId: string;
+  agents: SummaryAgent[];
+}
+
+export const summaryAgent = (summary: SummaryLine, agent: VendorAgent): SummaryAgent => {
+  const found = summary.agents.find((entry) => entry.agent === agent);
+  if (found === undefined) throw new Error(`the summary has no entry for ${agent}: ${JSON.stringify(summary)}`);
+  return found;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+/**
+ * Live processes that belong to the sandbox: their environment carries one of the race's run ids
+ * (hydra sets HYDRA_RUN_ID on every agent; children inherit it) or their working directory is
+ * inside the sandbox. Read from /proc, so a vendor CLI's own children count too.
+ */
+export const sandboxProcesses = (sandboxDir: string, runIds: readonly string[]): string[] => {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const environ = readProc(join('/proc', entry, 'environ'));
+    const cwd = readLink(join('/proc', entry, 'cwd'));
+    const ours = runIds.some((runId) => environ.includes(`HYDRA_RUN_ID=${runId}\0`)) || (cwd !== '' && cwd.startsWith(sandboxDir));
+    if (ours) found.push(`${entry} ${readProc(join('/proc', entry, 'cmdline')).replaceAll('\0', ' ').trim()} (cwd ${cwd})`);
+  }
+  return found;
+};
+
+const readProc = (path: string): string => {
+  try {
+    return readFileSync(path, 'latin1');
+  } catch {
+    return '';
+  }
+};
+
+const readLink = (path: string): string => {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
+};
+
+/** Worktrees `git worktree list --porcelain` reports, as paths. */
+export const worktreePaths = (porcelain: string): string[] =>
+  porcelain
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .map((line) => line.slice('worktree '.length));
+
+export const readIfExists = (path: string): string | null => (existsSync(path) ? readFileSync(path, 'utf8') : null);
