@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import type { AdapterId } from '../adapters/types.js';
 import { CONFIG_AGENT_IDS } from '../engine/config.js';
+import { closest } from '../engine/did-you-mean.js';
 import { UsageError } from './errors.js';
 
 export type OptionSpec = Record<
@@ -30,21 +31,23 @@ export function parseCommandArgs(command: string, args: readonly string[], optio
     });
     return { values: values as Parsed['values'], positionals };
   } catch (error) {
-    throw translateParseError(error, command);
+    throw translateParseError(error, command, Object.keys(options));
   }
 }
 
-function translateParseError(error: unknown, command: string): UsageError {
+function translateParseError(error: unknown, command: string, known: readonly string[]): UsageError {
   const see = `see ${helpFor(command)}`;
   if (!(error instanceof Error)) return new UsageError(String(error), see);
   const code = (error as NodeJS.ErrnoException).code;
   const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? '';
   switch (code) {
-    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
-      return new UsageError(
-        `unknown option ${option}; ${see}`,
-        `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."`,
-      );
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const suggestion = closest(option.replace(/^-+/, ''), known);
+      const didYouMean = suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`;
+      // Only a race takes a free-text prompt that could start with "-".
+      const hint = command === 'race' ? `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."` : '';
+      return new UsageError(`unknown option ${option}${didYouMean}; ${see}`, hint);
+    }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/does not take an argument/.test(error.message)) {
         return new UsageError(`option ${option} does not take a value; ${see}`);

@@ -70,6 +70,21 @@ describe('usage errors exit 2 with one clear message', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('suggests the nearest option for a typo', async () => {
+    const result = await run(['merge', '20260101-000000-abcd', 'claude', '--sqash']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('unknown option --sqash (did you mean --squash?); see hydra merge --help');
+  });
+
+  it('gives the prompt-after-"--" hint only for race, the one command that takes a prompt', async () => {
+    const clean = await run(['clean', '--force']);
+    expect(clean.exitCode).toBe(2);
+    expect(clean.stderr).toContain('unknown option --force; see hydra clean --help');
+    expect(clean.stderr).not.toContain('hydra race --');
+    const race = await run(['race', '--frobnicate', 'do it']);
+    expect(race.stderr).toContain('hydra race -- "--frobnicate ..."');
+  });
+
   it('says when an option needs a value', async () => {
     const result = await run(['race', 'do it', '--agents']);
     expect(result.exitCode).toBe(2);
