@@ -12,10 +12,10 @@ import { z } from 'zod';
 import type { AdapterError } from './errors.js';
 import { emptyUsage, ev } from './events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
-import { finishRun, looksLikeAuthFailure } from './finish.js';
+import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
-import { parseJsonLine, rawForUnknown } from './json-line.js';
+import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep } from './probe-steps.js';
@@ -26,7 +26,6 @@ import type {
   AgentAdapter,
   BuiltCommand,
   Capabilities,
-  LineParser,
   ParserOptions,
   PriceTable,
   ProbeResult,
@@ -260,7 +259,7 @@ const resultText = (content: unknown): string => {
     .join('\n');
 };
 
-class ClaudeParser implements LineParser {
+class ClaudeParser extends JsonLineParser {
   private readonly prices: PriceTable;
   private readonly requestedModel: string | undefined;
   private model: string | undefined;
@@ -268,45 +267,24 @@ class ClaudeParser implements LineParser {
   private readonly usageByMessage = new Map<string, ApiUsage>();
   private readonly toolNames = new Map<string, string>();
   private authError = false;
-  private readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CLAUDE_AUTH_HINT };
+  protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CLAUDE_AUTH_HINT };
 
   constructor(options: ParserOptions) {
+    super();
     this.prices = mergePrices(options.prices);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
   }
 
-  parseLine(line: string): AgentEvent[] {
-    const parsed = parseJsonLine(line);
-    if (parsed.ok === 'blank') return [];
-    if (parsed.ok === false) {
-      this.state.firstNonJson ??= parsed.raw;
-      return [ev({ kind: 'parse_error', raw: parsed.raw, reason: parsed.reason })];
-    }
-    this.state.sawJson = true;
-    const events = this.handle(parsed.value);
-    if (events !== null) return this.track(events);
-    const type = asString(parsed.value['type']);
-    return [ev({ kind: 'unknown', ...(type === undefined ? {} : { type }), raw: rawForUnknown(parsed.value, parsed.length) })];
-  }
-
-  finish(end: ProcessEnd): CompletedEvent | FailedEvent {
+  override finish(end: ProcessEnd): CompletedEvent | FailedEvent {
     if (this.state.terminal === undefined && this.authError) {
       this.state.pendingError = { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate`, hint: CLAUDE_AUTH_HINT };
     }
-    return finishRun(this.state, end);
-  }
-
-  private track(events: AgentEvent[]): AgentEvent[] {
-    for (const event of events) {
-      if ((event.kind === 'completed' || event.kind === 'failed') && this.state.terminal === undefined) this.state.terminal = event;
-      if (event.kind === 'usage') this.state.usage = event.usage;
-    }
-    return events;
+    return super.finish(end);
   }
 
   /** Events for a known line type, or null when the line is of an unknown type or shape. */
-  private handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
     switch (value['type']) {
       case 'system':
         return this.system(value);

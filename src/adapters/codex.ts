@@ -7,27 +7,25 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
 import { emptyUsage, ev } from './events.js';
-import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
-import { finishRun, looksLikeAuthFailure } from './finish.js';
+import type { AgentEvent, ErrorInfo, Usage } from './events.js';
+import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { compareVersions, hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
-import { parseJsonLine, rawForUnknown } from './json-line.js';
+import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
+import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
 import type {
   AgentAdapter,
   BuiltCommand,
   Capabilities,
-  LineParser,
   ParserOptions,
   PriceTable,
   ProbeResult,
   ProbeRunner,
-  ProcessEnd,
   SpawnRequest,
 } from './types.js';
 
@@ -193,48 +191,23 @@ const changeKind = (kind: unknown): string => {
   return 'update';
 };
 
-class CodexParser implements LineParser {
+class CodexParser extends JsonLineParser {
   private readonly prices: PriceTable;
   private readonly model: string | undefined;
   private readonly cwd: string | undefined;
   private readonly totals: Usage = emptyUsage();
   private readonly startedTools = new Set<string>();
   private anonymousItems = 0;
-  private readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CODEX_AUTH_HINT };
+  protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CODEX_AUTH_HINT };
 
   constructor(options: ParserOptions) {
+    super();
     this.prices = mergePrices(options.prices);
     this.model = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
   }
 
-  parseLine(line: string): AgentEvent[] {
-    const parsed = parseJsonLine(line);
-    if (parsed.ok === 'blank') return [];
-    if (parsed.ok === false) {
-      this.state.firstNonJson ??= parsed.raw;
-      return [ev({ kind: 'parse_error', raw: parsed.raw, reason: parsed.reason })];
-    }
-    this.state.sawJson = true;
-    const events = this.handle(parsed.value);
-    if (events !== null) return this.track(events);
-    const type = asString(parsed.value['type']);
-    return [ev({ kind: 'unknown', ...(type === undefined ? {} : { type }), raw: rawForUnknown(parsed.value, parsed.length) })];
-  }
-
-  finish(end: ProcessEnd): CompletedEvent | FailedEvent {
-    return finishRun(this.state, end);
-  }
-
-  private track(events: AgentEvent[]): AgentEvent[] {
-    for (const event of events) {
-      if ((event.kind === 'completed' || event.kind === 'failed') && this.state.terminal === undefined) this.state.terminal = event;
-      if (event.kind === 'usage') this.state.usage = event.usage;
-    }
-    return events;
-  }
-
-  private handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
     switch (value['type']) {
       case 'thread.started': {
         const line = ThreadStarted.safeParse(value);

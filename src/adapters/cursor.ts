@@ -7,17 +7,18 @@
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
 import { ev } from './events.js';
-import type { AgentEvent, CompletedEvent, FailedEvent } from './events.js';
-import { finishRun, looksLikeAuthFailure } from './finish.js';
+import type { AgentEvent } from './events.js';
+import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
-import { normalizeLine, parseJsonLine, rawForUnknown } from './json-line.js';
+import { normalizeLine } from './json-line.js';
+import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import { asNumber, asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
-import type { AgentAdapter, BuiltCommand, Capabilities, LineParser, ParserOptions, ProbeResult, ProbeRunner, ProcessEnd, SpawnRequest } from './types.js';
+import type { AgentAdapter, BuiltCommand, Capabilities, ParserOptions, ProbeResult, ProbeRunner, SpawnRequest } from './types.js';
 
 const ID = 'cursor';
 const DISPLAY_NAME = 'Cursor Agent';
@@ -188,33 +189,19 @@ const toolOutcome = (result: unknown, cwd: string | undefined): { ok: boolean; o
   return { ok: true, output: compactJson(result, OUTPUT_CHARS) };
 };
 
-class CursorParser implements LineParser {
+class CursorParser extends JsonLineParser {
   private cwd: string | undefined;
   private readonly toolNames = new Map<string, string>();
-  private readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CURSOR_AUTH_HINT };
+  protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CURSOR_AUTH_HINT };
 
   constructor(options: ParserOptions) {
+    super();
     this.cwd = options.cwd;
   }
 
-  parseLine(line: string): AgentEvent[] {
-    const parsed = parseJsonLine(line);
-    if (parsed.ok === 'blank') return [];
-    if (parsed.ok === false) return this.nonJson(normalizeLine(line), parsed.raw, parsed.reason);
-    this.state.sawJson = true;
-    const events = this.handle(parsed.value);
-    if (events !== null) return this.track(events);
-    const type = asString(parsed.value['type']);
-    return [ev({ kind: 'unknown', ...(type === undefined ? {} : { type }), raw: rawForUnknown(parsed.value, parsed.length) })];
-  }
-
-  finish(end: ProcessEnd): CompletedEvent | FailedEvent {
-    return finishRun(this.state, end);
-  }
-
   /** Banner and sign-in text are expected; malformed JSON is a parse error. */
-  private nonJson(line: string, raw: string, reason: string): AgentEvent[] {
-    this.state.firstNonJson ??= raw;
+  protected override nonJson(rawLine: string, raw: string, reason: string): AgentEvent[] {
+    const line = normalizeLine(rawLine);
     if (SIGN_IN.test(line)) {
       const failed = ev({ kind: 'failed', error: { kind: 'AuthMissing', message: `${DISPLAY_NAME} is not signed in: ${oneLine(line, 200)}`, hint: CURSOR_AUTH_HINT } });
       return this.track([failed]);
@@ -223,14 +210,7 @@ class CursorParser implements LineParser {
     return [ev({ kind: 'progress', stage: 'output', detail: oneLine(line) })];
   }
 
-  private track(events: AgentEvent[]): AgentEvent[] {
-    for (const event of events) {
-      if ((event.kind === 'completed' || event.kind === 'failed') && this.state.terminal === undefined) this.state.terminal = event;
-    }
-    return events;
-  }
-
-  private handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
     switch (value['type']) {
       case 'system': {
         const line = SystemLine.safeParse(value);
