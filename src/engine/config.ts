@@ -57,7 +57,7 @@ const raceSchema = z.strictObject({
   idle_timeout_s: positiveSeconds.optional(),
   keep_worktrees: bool.optional(),
   allow_experimental_adapters: bool.optional(),
-});
+}, { error: 'must be a table of settings: [race] followed by key = value lines' });
 
 const agentSchema = z.strictObject({
   enabled: bool.optional(),
@@ -66,20 +66,21 @@ const agentSchema = z.strictObject({
   extra_args: z.array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' }).optional(),
   env: z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be a table of strings' }).optional(),
   idle_timeout_s: positiveSeconds.optional(),
-});
+}, { error: 'must be a table of settings: [agents.<name>] followed by key = value lines' });
 
 const priceSchema = z.strictObject({
   input_per_mtok: price,
   output_per_mtok: price,
   cache_read_per_mtok: price.optional(),
   cache_write_per_mtok: price.optional(),
-});
+}, { error: 'must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok' });
 
 const agentsSchema = z.strictObject(
   Object.fromEntries(CONFIG_AGENT_IDS.map((id) => [id, agentSchema.optional()])) as Record<
     AdapterId,
     z.ZodOptional<typeof agentSchema>
   >,
+  { error: 'must hold one table per agent: [agents.claude], [agents.codex], [agents.cursor]' },
 );
 
 export const configSchema = z.strictObject({
@@ -224,10 +225,17 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : String((error as Error).message);
+    const reason = readFailure(error as NodeJS.ErrnoException);
     throw new ConfigError([`${display}: cannot read the config file (${reason}); check the --config path`]);
   }
   return { path, config: parseConfigText(text, display) };
+}
+
+function readFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'no such file';
+  if (error.code === 'EISDIR') return 'it is a directory, not a file';
+  if (error.code === 'EACCES') return 'permission denied';
+  return error.message;
 }
 
 function isFile(path: string): boolean {

@@ -60,6 +60,22 @@ describe('config schema and messages', () => {
     ]);
   });
 
+  it('says what a table must look like when a scalar stands where a table belongs', () => {
+    expect(problemsOf('race = 3\n')).toEqual([
+      'hydra.toml: race must be a table of settings: [race] followed by key = value lines (got 3)',
+    ]);
+    expect(problemsOf('[agents]\nclaude = "yes"\n')).toEqual([
+      'hydra.toml: agents.claude must be a table of settings: [agents.<name>] followed by key = value lines (got "yes")',
+    ]);
+    expect(problemsOf('agents = 5\n')).toEqual([
+      'hydra.toml: agents must hold one table per agent: [agents.claude], [agents.codex], [agents.cursor] (got 5)',
+    ]);
+    expect(problemsOf('[prices]\nx = 3\n')).toEqual([
+      'hydra.toml: prices.x must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok (got 3)',
+    ]);
+    expect(problemsOf('[race]\ntimeout_s = 5\nagents = 5\n').join('\n')).not.toContain('Invalid input');
+  });
+
   it('accepts the same agent ids as the adapter registry', () => {
     expect([...CONFIG_AGENT_IDS].sort()).toEqual([...ADAPTER_IDS].sort());
   });
@@ -177,5 +193,12 @@ describe('finding the config file', () => {
     const result = await hydra(['race', '--config', 'missing.toml', 'do it'], { cwd: repo, env: sandbox.env });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('missing.toml: cannot read the config file (no such file)');
+  });
+
+  it('--config naming a directory exits 2 saying it is a directory', async () => {
+    mkdirSync(path.join(repo, 'conf.d'), { recursive: true });
+    const result = await hydra(['race', '--config', 'conf.d', 'do it'], { cwd: repo, env: sandbox.env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('conf.d: cannot read the config file (it is a directory, not a file); check the --config path');
   });
 });
