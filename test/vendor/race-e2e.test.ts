@@ -13,6 +13,8 @@ import { RECORD_VERSIONS } from '../../scripts/vendor-cli.js';
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 import { EDIT_CONTENT, EDIT_FILE, FINAL_TEXT, probeVendor, userTexts } from './harness.js';
 import {
+  CONFIGURED_CODEX_PRICE,
+  CONFIGURED_MODELS,
   USER_MODIFIED,
   USER_UNTRACKED,
   claudeWorkingDirectory,
@@ -302,5 +304,43 @@ describe('hydra race -- "<prompt starting with a dash>"', () => {
       (line) => line.agent === agent && (line.event as { kind?: string }).kind === 'completed',
     );
     expect((result?.event as { result?: string } | undefined)?.result).toBe(FINAL_TEXT);
+  });
+});
+
+describe('hydra race --json with the agents set up only in a hydra config file', () => {
+  let sandbox: RaceSandbox;
+  let race: HydraResult;
+  let summary: SummaryLine;
+
+  beforeAll(async () => {
+    sandbox = await createRaceSandbox({ claude: 'success-edit', codex: 'success-edit' }, 'hydra-toml');
+    race = await sandbox.hydra(['race', '--json', '--config', sandbox.configPath ?? '', PROMPT]);
+    summary = summaryOf(parseNdjson(race.stdout));
+  }, 300_000);
+
+  afterAll(async () => {
+    await sandbox?.cleanup();
+  });
+
+  it('runs the configured binaries with the configured env, extra_args and models; both complete', () => {
+    expect(race.exitCode, explain(race)).toBe(0);
+    for (const agent of AGENTS) {
+      expect(summaryAgent(summary, agent), agent).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
+      const models = sandbox.servers[agent].requests.map((request) => (request.json as { model?: unknown } | undefined)?.model);
+      expect(models, `${agent} request models`).toContain(CONFIGURED_MODELS[agent]);
+    }
+  });
+
+  it("prices codex's tokens with the configured price for the configured model", () => {
+    const { usage } = summaryAgent(summary, 'codex');
+    const perToken = (perMillion: number): number => perMillion / 1_000_000;
+    const expected =
+      usage.inputTokens * perToken(CONFIGURED_CODEX_PRICE.input_per_mtok) +
+      usage.cacheReadTokens * perToken(CONFIGURED_CODEX_PRICE.cache_read_per_mtok) +
+      usage.outputTokens * perToken(CONFIGURED_CODEX_PRICE.output_per_mtok);
+
+    expect(usage).toMatchObject({ ...CODEX_USAGE, costSource: 'estimated' });
+    expect(usage.costUsd).toBeCloseTo(expected, 9);
+    expect(summaryAgent(summary, 'claude').usage.costSource).toBe('reported');
   });
 });

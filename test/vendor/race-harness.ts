@@ -9,12 +9,15 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
+import { assertNever } from '../../src/adapters/events.js';
 import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import type { AnthropicScenario, FakeAnthropicOptions } from '../support/fake-anthropic-server.js';
 import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
 import type { OpenAiScenario } from '../support/fake-openai-server.js';
 import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
 import {
+  CODEX_MODEL,
+  CODEX_PROVIDER_KEY_VAR,
   RECORD_VERSIONS,
   claudeOfflineEnv,
   codexOfflineEnv,
@@ -36,6 +39,20 @@ export interface RaceScenarios {
   codex: OpenAiScenario;
 }
 
+/**
+ * How the agents find the CLIs and the fake servers:
+ * - `environment`: `claude`/`codex` on PATH, the servers in the shell environment and in codex's
+ *   config.toml in CODEX_HOME (a user who set things up in their shell);
+ * - `hydra-toml`: nothing on PATH and nothing in the environment; a hydra config file (passed with
+ *   `--config`) names each binary and model and gives each agent its `env`, and codex its provider
+ *   through `extra_args` (`-c` overrides).
+ */
+export type RaceSetup = 'environment' | 'hydra-toml';
+
+/** The models the hydra-toml setup configures, and the price it sets for codex's. */
+export const CONFIGURED_MODELS = { claude: 'claude-sonnet-4-5', codex: CODEX_MODEL } as const;
+export const CONFIGURED_CODEX_PRICE = { input_per_mtok: 2, output_per_mtok: 20, cache_read_per_mtok: 0.5 } as const;
+
 export interface HydraResult {
   exitCode: number | null;
   stdout: string;
@@ -49,6 +66,8 @@ export interface RaceSandbox {
   home: string;
   /** HYDRA_WORKTREE_ROOT: where hydra puts the race's worktrees. */
   worktreeRoot: string;
+  /** The hydra config file of the `hydra-toml` setup (pass it with `--config`), else null. */
+  configPath: string | null;
   env: Record<string, string>;
   servers: Record<VendorAgent, FakeModelServer>;
   hydra(args: readonly string[]): Promise<HydraResult>;
@@ -108,7 +127,35 @@ const linkVendorBinaries = async (bin: string): Promise<void> => {
   }
 };
 
-export const createRaceSandbox = async (scenarios: RaceScenarios): Promise<RaceSandbox> => {
+const tomlString = (value: string): string => JSON.stringify(value);
+
+/** A hydra config that names the pinned binaries and carries everything the agents need to go offline. */
+const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): string => {
+  const table = (env: Record<string, string>): string =>
+    `{ ${Object.entries(env).map(([name, value]) => `${name} = ${tomlString(value)}`).join(', ')} }`;
+  const provider =
+    `model_providers.fake={name="fake",base_url="${codexServerUrl}/v1",env_key="${CODEX_PROVIDER_KEY_VAR}",` +
+    'wire_api="responses",request_max_retries=0,stream_max_retries=0}';
+  const codexArgs = ['-c', 'model_provider="fake"', '-c', provider, '-c', 'analytics.enabled=false', '-c', 'features.plugins=false', '-c', 'features.unbounded_connection_retries=false'];
+  return [
+    '[agents.claude]',
+    `binary = ${tomlString(vendorBinary(PROJECT_ROOT, 'claude', RECORD_VERSIONS.claude))}`,
+    `model = ${tomlString(CONFIGURED_MODELS.claude)}`,
+    `env = ${table(claudeEnv)}`,
+    '',
+    '[agents.codex]',
+    `binary = ${tomlString(vendorBinary(PROJECT_ROOT, 'codex', RECORD_VERSIONS.codex))}`,
+    `model = ${tomlString(CONFIGURED_MODELS.codex)}`,
+    `extra_args = [${codexArgs.map(tomlString).join(', ')}]`,
+    `env = ${table({ [CODEX_PROVIDER_KEY_VAR]: 'sk-test' })}`,
+    '',
+    `[prices.${tomlString(CODEX_MODEL)}]`,
+    ...Object.entries(CONFIGURED_CODEX_PRICE).map(([key, value]) => `${key} = ${String(value)}`),
+    '',
+  ].join('\n');
+};
+
+export const createRaceSandbox = async (scenarios: RaceScenarios, setup: RaceSetup = 'environment'): Promise<RaceSandbox> => {
   const dir = await mkdtemp(join(tmpdir(), 'hydra-vendor-race-'));
   const repo = join(dir, 'repo');
   const home = join(dir, 'home');
@@ -126,29 +173,42 @@ export const createRaceSandbox = async (scenarios: RaceScenarios): Promise<RaceS
     for (const sub of [home, worktreeRoot, join(dir, 'tmp'), join(dir, 'xdg-config'), join(dir, 'xdg-cache')]) {
       await mkdir(sub, { recursive: true });
     }
-    await linkVendorBinaries(bin);
-    await writeCodexOfflineConfig(join(home, '.codex'), servers.codex.url);
+    await mkdir(bin, { recursive: true });
     // A user's git identity, as on any machine where people commit.
     await writeFile(join(home, '.gitconfig'), '[user]\n\tname = Vendor Tester\n\temail = vendor@hydra.invalid\n');
     // IS_SANDBOX is hydra's decision (only for --unsafe races), so the user's environment lacks it.
-    const { IS_SANDBOX: _sandbox, ...claudeEnv } = claudeOfflineEnv(servers.claude.url, home);
+    const { IS_SANDBOX: _sandbox, HOME: _home, ...claudeEnv } = claudeOfflineEnv(servers.claude.url, home);
     const env: Record<string, string> = {
       PATH: `${bin}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+      HOME: home,
       LANG: 'C.UTF-8',
       TERM: 'dumb',
       TMPDIR: join(dir, 'tmp'),
       XDG_CONFIG_HOME: join(dir, 'xdg-config'),
       XDG_CACHE_HOME: join(dir, 'xdg-cache'),
       HYDRA_WORKTREE_ROOT: worktreeRoot,
-      ...claudeEnv,
-      ...codexOfflineEnv(home),
     };
+    let configPath: string | null = null;
+    switch (setup) {
+      case 'environment':
+        await linkVendorBinaries(bin);
+        await writeCodexOfflineConfig(join(home, '.codex'), servers.codex.url);
+        Object.assign(env, claudeEnv, codexOfflineEnv(home));
+        break;
+      case 'hydra-toml':
+        configPath = join(dir, 'hydra-config.toml');
+        await writeFile(configPath, hydraToml(claudeEnv, servers.codex.url));
+        break;
+      default:
+        assertNever(setup);
+    }
     await createUserRepo(repo, env);
     return {
       dir,
       repo,
       home,
       worktreeRoot,
+      configPath,
       env,
       servers,
       hydra: (args) => runHydra(args, repo, env),
