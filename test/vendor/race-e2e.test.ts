@@ -4,7 +4,7 @@
  * uncommitted user work, the agents pointed at the fake model servers through their environment
  * (and codex's config.toml in CODEX_HOME), as a user's shell would.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAdapter } from '../../src/adapters/registry.js';
@@ -19,10 +19,12 @@ import {
   USER_UNTRACKED,
   claudeWorkingDirectory,
   createRaceSandbox,
+  hydraResult,
   parseNdjson,
   readIfExists,
   sandboxProcesses,
   summaryAgent,
+  waitFor,
   worktreePaths,
 } from './race-harness.js';
 import type { HydraResult, NdjsonLine, RaceSandbox, SummaryLine } from './race-harness.js';
@@ -342,5 +344,83 @@ describe('hydra race --json with the agents set up only in a hydra config file',
     expect(usage).toMatchObject({ ...CODEX_USAGE, costSource: 'estimated' });
     expect(usage.costUsd).toBeCloseTo(expected, 9);
     expect(summaryAgent(summary, 'claude').usage.costSource).toBe('reported');
+  });
+});
+
+describe('hydra race --json stopped with SIGTERM while both real CLIs wait on the model', () => {
+  let sandbox: RaceSandbox;
+  let race: HydraResult;
+  let runId: string;
+  let whileRunning: string[];
+
+  beforeAll(async () => {
+    sandbox = await createRaceSandbox({ claude: 'hang', codex: 'hang' });
+    const running = sandbox.spawnHydra(['race', '--json', PROMPT]);
+    try {
+      await waitFor(
+        () => AGENTS.every((agent) => sandbox.servers[agent].requests.some((request) => request.method === 'POST')),
+        'both CLIs to send a model request to the servers that never answer',
+      );
+      runId = readdirSync(join(sandbox.repo, '.hydra', 'runs'))[0] ?? '';
+      whileRunning = sandboxProcesses(sandbox.dir, [runId]);
+    } finally {
+      running.kill('SIGTERM');
+    }
+    race = await hydraResult(running);
+  }, 300_000);
+
+  afterAll(async () => {
+    await sandbox?.cleanup();
+  });
+
+  it('saw the vendor CLIs running before the signal (so the checks below can fail)', () => {
+    expect(whileRunning.some((line) => line.includes(join(sandbox.dir, 'bin', 'claude'))), whileRunning.join('\n')).toBe(true);
+    expect(whileRunning.some((line) => line.includes(join(sandbox.dir, 'bin', 'codex'))), whileRunning.join('\n')).toBe(true);
+  });
+
+  it('exits 130 after printing the summary with both agents cancelled', () => {
+    expect(race.exitCode, explain(race)).toBe(130);
+    const summary = summaryOf(parseNdjson(race.stdout));
+    expect(summary.runId).toBe(runId);
+    for (const agent of AGENTS) expect(summaryAgent(summary, agent).status, agent).toBe('cancelled');
+  });
+
+  it('leaves no vendor CLI process (nor a child of one), no worktree and no branch behind', async () => {
+    expect(sandboxProcesses(sandbox.dir, [runId])).toEqual([]);
+    expect(worktreePaths(await sandbox.git(['worktree', 'list', '--porcelain']))).toEqual([sandbox.repo]);
+    expect(await hydraBranches(sandbox)).toEqual([]);
+    await expectUserWorkIntact(sandbox);
+  });
+});
+
+describe('hydra race --json --idle-timeout with both real CLIs stuck on the model', () => {
+  let sandbox: RaceSandbox;
+  let race: HydraResult;
+  let summary: SummaryLine;
+
+  beforeAll(async () => {
+    sandbox = await createRaceSandbox({ claude: 'hang', codex: 'hang' });
+    race = await sandbox.hydra(['race', '--json', '--idle-timeout', '3', PROMPT]);
+    summary = summaryOf(parseNdjson(race.stdout));
+  }, 300_000);
+
+  afterAll(async () => {
+    await sandbox?.cleanup();
+  });
+
+  it('stops both as timed out with a hint and exits 1', () => {
+    expect(race.exitCode, explain(race)).toBe(1);
+    for (const agent of AGENTS) {
+      const entry = summaryAgent(summary, agent);
+      expect(entry.status, JSON.stringify(entry)).toBe('timed_out');
+      expect(entry.error?.kind, JSON.stringify(entry.error)).toBe('TimedOut');
+      expect(entry.error?.hint.length, `${agent} hint`).toBeGreaterThan(0);
+    }
+  });
+
+  it('leaves no vendor CLI process, no worktree and no branch behind', async () => {
+    expect(sandboxProcesses(sandbox.dir, [summary.runId])).toEqual([]);
+    expect(worktreePaths(await sandbox.git(['worktree', 'list', '--porcelain']))).toEqual([sandbox.repo]);
+    expect(await hydraBranches(sandbox)).toEqual([]);
   });
 });

@@ -8,7 +8,10 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { execa } from 'execa';
+import type { ResultPromise } from 'execa';
 import { assertNever } from '../../src/adapters/events.js';
 import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import type { AnthropicScenario, FakeAnthropicOptions } from '../support/fake-anthropic-server.js';
@@ -34,9 +37,10 @@ const HYDRA_TIMEOUT_MS = 150_000;
 export const USER_UNTRACKED = { path: 'notes.txt', content: 'my uncommitted notes\n' };
 export const USER_MODIFIED = { path: 'README.md', content: '# fixture repo\n\nan uncommitted edit\n' };
 
+/** `hang`: a server that takes every request and never answers (an agent stuck on the network). */
 export interface RaceScenarios {
-  claude: AnthropicScenario;
-  codex: OpenAiScenario;
+  claude: AnthropicScenario | 'hang';
+  codex: OpenAiScenario | 'hang';
 }
 
 /**
@@ -71,6 +75,8 @@ export interface RaceSandbox {
   env: Record<string, string>;
   servers: Record<VendorAgent, FakeModelServer>;
   hydra(args: readonly string[]): Promise<HydraResult>;
+  /** Starts hydra without waiting for it (to signal it while the agents run). */
+  spawnHydra(args: readonly string[]): ResultPromise;
   git(args: readonly string[]): Promise<string>;
   cleanup(): Promise<void>;
 }
@@ -101,6 +107,55 @@ const startClaudeServer = async (scenario: AnthropicScenario): Promise<FakeModel
   };
   started.server = await startFakeAnthropicServer(options);
   return started.server;
+};
+
+/** Logs every request and never answers it; `close` drops the open connections. */
+export const startHangingServer = async (): Promise<FakeModelServer> => {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((request) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(request.headers)) {
+        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      }
+      requests.push({ method: request.method ?? 'GET', url: request.url ?? '/', headers, text, json: parseJsonOrUndefined(text) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};
+
+const parseJsonOrUndefined = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+const startServers = async (scenarios: RaceScenarios): Promise<Record<VendorAgent, FakeModelServer>> => {
+  const claude = scenarios.claude === 'hang' ? await startHangingServer() : await startClaudeServer(scenarios.claude);
+  const codex =
+    scenarios.codex === 'hang'
+      ? await startHangingServer()
+      : await startFakeOpenAiServer({ scenario: scenarios.codex, edit: { path: EDIT_FILE, content: EDIT_CONTENT }, finalText: FINAL_TEXT });
+  return { claude, codex };
 };
 
 const gitIn = async (cwd: string, env: Record<string, string>, args: readonly string[]): Promise<string> => {
@@ -161,14 +216,7 @@ export const createRaceSandbox = async (scenarios: RaceScenarios, setup: RaceSet
   const home = join(dir, 'home');
   const bin = join(dir, 'bin');
   const worktreeRoot = join(dir, 'worktrees');
-  const servers = {
-    claude: await startClaudeServer(scenarios.claude),
-    codex: await startFakeOpenAiServer({
-      scenario: scenarios.codex,
-      edit: { path: EDIT_FILE, content: EDIT_CONTENT },
-      finalText: FINAL_TEXT,
-    }),
-  };
+  const servers = await startServers(scenarios);
   try {
     for (const sub of [home, worktreeRoot, join(dir, 'tmp'), join(dir, 'xdg-config'), join(dir, 'xdg-cache')]) {
       await mkdir(sub, { recursive: true });
@@ -212,6 +260,7 @@ export const createRaceSandbox = async (scenarios: RaceScenarios, setup: RaceSet
       env,
       servers,
       hydra: (args) => runHydra(args, repo, env),
+      spawnHydra: (args) => spawnHydra(args, repo, env),
       git: (args) => gitIn(repo, env, args),
       cleanup: async () => {
         await Promise.all([servers.claude.close(), servers.codex.close()]);
@@ -225,8 +274,8 @@ export const createRaceSandbox = async (scenarios: RaceScenarios, setup: RaceSet
   }
 };
 
-const runHydra = async (args: readonly string[], cwd: string, env: Record<string, string>): Promise<HydraResult> => {
-  const result = await execa(process.execPath, [HYDRA_MAIN, ...args], {
+const spawnHydra = (args: readonly string[], cwd: string, env: Record<string, string>): ResultPromise =>
+  execa(process.execPath, [HYDRA_MAIN, ...args], {
     cwd,
     env,
     extendEnv: false,
@@ -236,11 +285,26 @@ const runHydra = async (args: readonly string[], cwd: string, env: Record<string
     forceKillAfterDelay: 5_000,
     stripFinalNewline: false,
   });
+
+export const hydraResult = async (running: ResultPromise): Promise<HydraResult> => {
+  const result = await running;
   return {
     exitCode: result.exitCode ?? null,
     stdout: typeof result.stdout === 'string' ? result.stdout : '',
     stderr: typeof result.stderr === 'string' ? result.stderr : '',
   };
+};
+
+const runHydra = (args: readonly string[], cwd: string, env: Record<string, string>): Promise<HydraResult> =>
+  hydraResult(spawnHydra(args, cwd, env));
+
+/** Polls `condition` every 100 ms until it holds; throws `what` after `timeoutMs`. */
+export const waitFor = async (condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
