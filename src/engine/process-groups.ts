@@ -43,6 +43,8 @@ export const pidAlive = (pid: number): boolean => {
 export interface ProcessInfo {
   pid: number;
   pgid: number;
+  /** One-letter state (field 3): R running, S sleeping, Z zombie (dead, not yet reaped)... */
+  state: string;
   /** Kernel start time in clock ticks since boot (field 22 of /proc/<pid>/stat). */
   startTime: string;
 }
@@ -54,7 +56,7 @@ export const processInfo = (pid: number): ProcessInfo | null => {
     // The command name (field 2) is in parentheses and may contain spaces.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // fields[0] is field 3 (state); pgid is field 5, starttime field 22.
-    return { pid, pgid: Number(fields[2]), startTime: fields[19] ?? '' };
+    return { pid, pgid: Number(fields[2]), state: fields[0] ?? '', startTime: fields[19] ?? '' };
   } catch {
     return null;
   }
@@ -68,6 +70,18 @@ const procPids = (): number[] => {
   } catch {
     return [];
   }
+};
+
+/**
+ * Whether any process of the group can still run. Zombies do not count: they are dead and wait
+ * only for their parent (often init, slow under load) to reap them. Without /proc, asks the kernel.
+ */
+export const groupRunning = (pgid: number): boolean => {
+  if (procPids().length === 0) return groupAlive(pgid);
+  return procPids().some((pid) => {
+    const info = processInfo(pid);
+    return info !== null && info.pgid === pgid && info.state !== 'Z';
+  });
 };
 
 /** Members of a process group, from /proc (empty when /proc is unavailable). */

@@ -11,7 +11,7 @@ import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitte
 import {
   AGENT_ENV,
   RUN_ID_ENV,
-  groupAlive,
+  groupRunning,
   processesOfRun,
   registerGroup,
   signalGroup,
@@ -56,6 +56,8 @@ export interface Supervised {
 
 /** How long to wait for stdout/stderr to close once the group is dead before giving up on them. */
 const STREAM_CLOSE_TIMEOUT_MS = 2000;
+/** How long (in 20 ms polls) to wait for a killed group to have nothing left running: 3 s. */
+const GROUP_EXIT_POLLS = 150;
 
 const killStragglers = (spec: SpawnSpec, pgid: number | undefined): void => {
   if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
@@ -118,8 +120,8 @@ export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks)
     splitter.end();
     killStragglers(spec, pgid);
     if (pgid !== undefined) {
-      // The group is dead (or dying from SIGKILL): forget it once the kernel agrees.
-      for (let i = 0; i < 50 && groupAlive(pgid); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The group is dead (or dying from SIGKILL): forget it once nothing in it can run any more.
+      for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
       unregisterGroup(pgid);
     }
     const spawnFailed = result.exitCode === undefined && result.signal === undefined;

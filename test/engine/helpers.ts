@@ -118,13 +118,13 @@ export const processesOfRun = (runId: string): number[] =>
     })
     .map(Number);
 
-/** Process ids in a process group, from `ps`. */
+/** Process ids in a process group that can still run, from `ps` (zombies are dead: left out). */
 export const groupMembers = (pgid: number): number[] =>
-  execFileSync('ps', ['-eo', 'pid=,pgid='], { encoding: 'utf8' })
+  execFileSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' })
     .split('\n')
-    .map((line) => line.trim().split(/\s+/).map(Number))
-    .filter(([, group]) => group === pgid)
-    .map(([pid]) => pid!);
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith('Z'))
+    .map(([pid]) => Number(pid));
 
 export const pidRecords = (repo: string, runId: string): Array<{ agent: AdapterId; pid: number; pgid: number }> => {
   const dir = path.join(repo, '.hydra', 'runs', runId, 'agents');
