@@ -235,6 +235,24 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       expect(await hydraBranches(sandbox), 'codex lost, so its branch goes').not.toContain(`hydra/${summary.runId}/codex`);
     });
 
+    it('records the race: hydra runs --json lists it merged, hydra show prints the real events', async () => {
+      const runs = await sandbox.hydra(['runs', '--json']);
+      const show = await sandbox.hydra(['show', summary.runId]);
+
+      expect(runs.exitCode, explain(runs)).toBe(0);
+      const entry = (JSON.parse(runs.stdout) as { runs: Array<Record<string, unknown>> }).runs.find((run) => run.runId === summary.runId);
+      expect(entry).toMatchObject({
+        state: 'finished',
+        prompt: PROMPT,
+        merged: { agent: 'claude', commit: await sandbox.git(['rev-parse', 'HEAD']) },
+        totalCostUsd: summaryAgent(summary, 'claude').usage.costUsd,
+      });
+      expect((entry?.agents as Array<{ status: string }>).map((agent) => agent.status)).toEqual(['completed', 'completed']);
+      expect(show.exitCode, explain(show)).toBe(0);
+      expect(show.stdout).toContain('Write');
+      expect(show.stdout).toContain(FINAL_TEXT);
+    });
+
     it('leaves nothing behind after hydra clean: no worktree, no hydra branch, no process', async () => {
       const clean = await sandbox.hydra(['clean']);
 
