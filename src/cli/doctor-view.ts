@@ -6,17 +6,8 @@ import { shellJoin, table, visibleLength } from './format.js';
 import type { Style } from './style.js';
 
 export interface DoctorJson {
-  git: {
-    version: string | null;
-    isRepo: boolean;
-    root: string | null;
-    branch: string | null;
-    detached: boolean;
-    head: string | null;
-    hasCommits: boolean;
-    dirtyFiles: number;
-    problems: ErrorInfo[];
-  };
+  /** RepoInfo, with `gitVersion` spelled `version` in the JSON. */
+  git: Omit<RepoInfo, 'gitVersion'> & { version: string | null };
   adapters: Array<{
     id: AdapterId;
     tier: Tier;
