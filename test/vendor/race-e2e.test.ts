@@ -442,3 +442,31 @@ describe('hydra race --json --idle-timeout with both real CLIs stuck on the mode
     expect(await hydraBranches(sandbox)).toEqual([]);
   });
 });
+
+describe('hydra race --json --unsafe with the real CLIs', () => {
+  let sandbox: RaceSandbox;
+  let race: HydraResult;
+  let summary: SummaryLine;
+
+  beforeAll(async () => {
+    sandbox = await createRaceSandbox({ claude: 'success-edit', codex: 'success-edit' });
+    race = await sandbox.hydra(['race', '--json', '--unsafe', PROMPT]);
+    summary = summaryOf(parseNdjson(race.stdout));
+  }, 300_000);
+
+  afterAll(async () => {
+    await sandbox?.cleanup();
+  });
+
+  it("runs the vendors' bypass modes with a warning, and both complete (Claude Code even as root)", () => {
+    expect(race.exitCode, explain(race)).toBe(0);
+    expect(race.stderr.toLowerCase()).toContain('unsafe');
+    const meta = readMeta(sandbox, summary.runId);
+    const command = (agent: VendorAgent): string[] => meta.agents.find((entry) => entry.agent === agent)?.command ?? [];
+    expect(command('claude').join(' ')).toContain('--permission-mode bypassPermissions');
+    expect(command('codex')).toContain('--dangerously-bypass-approvals-and-sandbox');
+    for (const agent of AGENTS) {
+      expect(summaryAgent(summary, agent), agent).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
+    }
+  });
+});
