@@ -1,0 +1,225 @@
+/**
+ * `npm run bench`: measures what hydra costs on top of the agents it runs, always as ratios
+ * against baselines measured in the same run (shared machines are noisy; absolute figures only
+ * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
+ *
+ * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
+ * (suites: overhead, parallel, startup, memory, parsers, dashboard; memory needs overhead).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { assertLinux } from './lib/measure.js';
+import { round } from './lib/stats.js';
+import { PACKAGE_ROOT } from './lib/streams.js';
+import { table } from './lib/table.js';
+import { createWorkspace, type Workspace } from './lib/workspace.js';
+import { benchDashboard, type DashboardResult } from './suites/dashboard.js';
+import { benchParsers, type ParserResult } from './suites/parsers.js';
+import { benchMemory, benchOverhead, benchParallel, type MemoryResult, type OverheadResult, type ParallelResult } from './suites/races.js';
+import { benchStartup, type StartupResult } from './suites/startup.js';
+
+const SUITES = ['overhead', 'parallel', 'startup', 'memory', 'parsers', 'dashboard'] as const;
+type SuiteName = (typeof SUITES)[number];
+
+interface Plan {
+  quick: boolean;
+  repeats: number;
+  suites: Set<SuiteName>;
+  overheadLines: number[];
+  parallelLines: number;
+  memoryExtraLines: number[];
+  memoryRepeats: number;
+  startupRepeats: number;
+  parserLines: number;
+  dashboardSnapshots: number;
+}
+
+interface Results {
+  overhead?: OverheadResult;
+  parallel?: ParallelResult;
+  startup?: StartupResult;
+  memory?: MemoryResult;
+  parsers?: ParserResult;
+  dashboard?: DashboardResult;
+}
+
+const usageError = (message: string): never => {
+  process.stderr.write(`bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--only ${SUITES.join(',')}]\n`);
+  process.exit(2);
+};
+
+const isSuite = (name: string): name is SuiteName => (SUITES as readonly string[]).includes(name);
+
+const parsePlan = (argv: string[]): Plan => {
+  const quick = argv.includes('--quick');
+  let repeats = quick ? 1 : 3;
+  let suites = new Set<SuiteName>(SUITES);
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index];
+    if (arg === '--quick') continue;
+    if (arg === '--repeats') {
+      repeats = Number.parseInt(argv[(index += 1)] ?? '', 10);
+      if (!Number.isInteger(repeats) || repeats < 1) usageError('--repeats takes a whole number of at least 1');
+    } else if (arg === '--only') {
+      const names = (argv[(index += 1)] ?? '').split(',').filter(Boolean);
+      const unknown = names.filter((name) => !isSuite(name));
+      if (names.length === 0 || unknown.length > 0) usageError(`--only takes suite names from: ${SUITES.join(', ')}${unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+      suites = new Set(names.filter(isSuite));
+      if (suites.has('memory')) suites.add('overhead');
+    } else {
+      usageError(`unknown argument ${String(arg)}`);
+    }
+  }
+  return {
+    quick,
+    repeats,
+    suites,
+    overheadLines: quick ? [500, 5_000] : [2_000, 20_000],
+    parallelLines: quick ? 500 : 2_000,
+    memoryExtraLines: quick ? [50_000] : [200_000],
+    memoryRepeats: quick ? 1 : 2,
+    startupRepeats: quick ? 2 : Math.max(5, repeats),
+    parserLines: quick ? 5_000 : 20_000,
+    dashboardSnapshots: quick ? 40 : 150,
+  };
+};
+
+const r = round;
+
+const printOverhead = (result: OverheadResult): string =>
+  [
+    table(
+      `1. Overhead per agent process: fake claude run directly vs through \`hydra race --json --agents claude\` (median of ${result.repeats})`,
+      ['lines', 'base wall ms', 'base CPU ms', 'hydra wall ms', 'hydra CPU ms', 'of which hydra proc', 'added CPU ms', 'added CPU ms/1k lines', 'wall ratio', 'CPU ratio'],
+      result.rows.map((row) => [
+        row.lines,
+        row.baseline.wallMs,
+        row.baseline.cpuMs,
+        row.hydra.wallMs,
+        row.hydra.cpuMs,
+        row.hydra.hydraCpuMs,
+        row.addedCpuMs,
+        row.addedCpuMsPer1kLines,
+        `${r(row.wallRatio, 2)}x`,
+        `${r(row.cpuRatio, 2)}x`,
+      ]),
+    ),
+    `   marginal cost: ${r(result.marginalCpuMsPer1kLines)} CPU ms per 1,000 extra lines; fixed cost of a race: ~${Math.round(result.fixedCpuMs)} CPU ms`,
+    '   (CPU = the command and every process it ran, from /proc; "hydra proc" = the hydra Node process alone)',
+  ].join('\n');
+
+const printParallel = (result: ParallelResult): string =>
+  [
+    table(
+      `2. Three agents in parallel vs one (${result.lines} lines each; wall ms, median)`,
+      ['agents', 'baseline wall ms', 'hydra wall ms', 'added wall ms', 'ratio'],
+      [
+        ['1 (claude)', result.baseline1WallMs, result.hydra1WallMs, result.added1WallMs, `${r(result.ratio1, 2)}x`],
+        ['3 (claude, codex, cursor)', result.baseline3WallMs, result.hydra3WallMs, result.added3WallMs, `${r(result.ratio3, 2)}x`],
+      ],
+    ),
+    `   two more agents add ${Math.round(result.addedForTwoMoreMs)} ms of hydra wall-clock on top of the one-agent overhead`,
+  ].join('\n');
+
+const printStartup = (result: StartupResult): string =>
+  table(
+    `3. Start-up (median of ${result.repeats})`,
+    ['command', 'wall ms', 'CPU ms', 'added wall ms', 'vs node -e 0'],
+    result.rows.map((row) => [row.name, row.wallMs, row.cpuMs, row.addedWallMs, `${r(row.wallRatio, 2)}x`]),
+  );
+
+const printMemory = (result: MemoryResult): string =>
+  [
+    table(
+      '4. Memory: peak RSS of the hydra process, one agent, growing streams',
+      ['lines', 'runs', 'hydra peak RSS MiB', 'agent peak RSS MiB', 'hydra wall ms'],
+      result.rows.map((row) => [row.lines, row.runs, row.hydraMaxRssKb / 1024, row.agentMaxRssKb / 1024, row.wallMs]),
+    ),
+    `   growth: ${r(result.growthRatio, 2)}x hydra peak RSS from ${result.rows[0]?.lines ?? '?'} to ${result.rows.at(-1)?.lines ?? '?'} lines`,
+  ].join('\n');
+
+const printParsers = (result: ParserResult): string =>
+  table(
+    `5. Parser throughput on the recorded fixtures (median of ${result.repeats})`,
+    ['adapter', 'fixtures', 'lines', 'events', 'parser lines/s', 'JSON.parse lines/s', 'µs/line', 'vs JSON.parse'],
+    result.rows.map((row) => [row.adapter, row.fixtures, row.lines, row.events, row.parserLinesPerSec, row.jsonParseLinesPerSec, row.parserUsPerLine, `${r(row.ratio, 2)}x`]),
+  );
+
+const printDashboard = (result: DashboardResult): string =>
+  table(
+    `6. Dashboard render cost: ${result.snapshots} snapshots, three busy agents, ${result.columns}x${result.rows} (median of ${result.repeats})`,
+    ['renderer', 'frames', 'CPU ms/frame', 'wall ms/frame', 'ratio'],
+    [
+      ['hydra dashboard (App)', result.appFrames, result.appCpuMsPerFrame, result.appWallMsPerFrame, `${r(result.cpuRatio, 2)}x`],
+      ['plain Ink <Text>, same text', result.baselineFrames, result.baselineCpuMsPerFrame, result.baselineWallMsPerFrame, '1x'],
+    ],
+  );
+
+const machine = (): Record<string, unknown> => ({
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? 'unknown',
+  loadAverage: os.loadavg().map((value) => r(value, 2)),
+});
+
+const step = async <T,>(name: string, run: () => Promise<T> | T): Promise<T> => {
+  const started = Date.now();
+  process.stderr.write(`bench: ${name}...\n`);
+  const result = await run();
+  process.stderr.write(`bench: ${name} done in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return result;
+};
+
+const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
+  const results: Results = {};
+  if (plan.suites.has('overhead')) results.overhead = await step('overhead', () => benchOverhead(ws, plan.overheadLines, plan.repeats));
+  if (plan.suites.has('parallel')) results.parallel = await step('parallel', () => benchParallel(ws, plan.parallelLines, plan.repeats));
+  if (plan.suites.has('startup')) results.startup = await step('startup', () => benchStartup(ws, plan.startupRepeats));
+  const overhead = results.overhead;
+  if (plan.suites.has('memory') && overhead !== undefined) {
+    results.memory = await step('memory', () => benchMemory(ws, overhead, plan.memoryExtraLines, plan.memoryRepeats));
+  }
+  if (plan.suites.has('parsers')) results.parsers = await step('parsers', () => benchParsers(plan.parserLines, Math.max(5, plan.repeats)));
+  if (plan.suites.has('dashboard')) results.dashboard = await step('dashboard', () => benchDashboard({ snapshots: plan.dashboardSnapshots, repeats: plan.repeats }));
+  return results;
+};
+
+const report = (results: Results): string =>
+  [
+    results.overhead && printOverhead(results.overhead),
+    results.parallel && printParallel(results.parallel),
+    results.startup && printStartup(results.startup),
+    results.memory && printMemory(results.memory),
+    results.parsers && printParsers(results.parsers),
+    results.dashboard && printDashboard(results.dashboard),
+  ]
+    .filter((section): section is string => typeof section === 'string')
+    .join('\n\n');
+
+async function main(): Promise<void> {
+  assertLinux();
+  const plan = parsePlan(process.argv.slice(2));
+  const started = Date.now();
+  const before = machine();
+  const ws = createWorkspace();
+  let results: Results;
+  try {
+    results = await runSuites(plan, ws);
+  } finally {
+    if (process.env.HYDRA_BENCH_KEEP === '1') process.stderr.write(`bench: kept ${ws.root} (HYDRA_BENCH_KEEP=1)\n`);
+    else ws.dispose();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  process.stdout.write(`hydra bench (${plan.quick ? 'quick' : 'full'}), node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}\n\n`);
+  process.stdout.write(`${report(results)}\n\n`);
+  const outDir = path.join(PACKAGE_ROOT, '.cache', 'bench');
+  mkdirSync(outDir, { recursive: true });
+  const outFile = path.join(outDir, 'latest.json');
+  const json = { schema: 1, date: new Date().toISOString(), seconds: r(seconds), plan: { ...plan, suites: [...plan.suites] }, machine: { ...before, loadAverageAfter: os.loadavg().map((value) => r(value, 2)) }, results };
+  writeFileSync(outFile, `${JSON.stringify(json, null, 2)}\n`);
+  process.stdout.write(`took ${seconds.toFixed(0)} s; JSON: ${path.relative(process.cwd(), outFile)}\n`);
+}
+
+await main();
