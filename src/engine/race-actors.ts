@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fromPromise } from 'xstate';
 import { ADAPTERS } from '../adapters/registry.js';
@@ -127,6 +127,8 @@ export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ in
       await deleteBranch(input.repo.root, item.branch).catch(() => undefined);
     }
     await removeRunDirIfEmpty(runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId));
+    // Nothing ran: a record left here would be listed as a dead run.
+    await rm(runRecordDir(input.repo.root, input.options.runId), { recursive: true, force: true });
     throw error;
   });
   return trackWork(input.options.runId, work);

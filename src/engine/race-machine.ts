@@ -160,6 +160,23 @@ export const raceMachine = setup({
       }
     }),
     markCancelRequested: assign({ cancelRequested: true }),
+    // Cancelled before they were launched (during the repository check, probing or worktree
+    // creation): they were stopped, not skipped for being unusable.
+    cancelUnstarted: assign(({ context }) => ({
+      agents: context.agents.map((agent) =>
+        agent.status === 'pending' && agent.startedAt === null
+          ? {
+              ...agent,
+              status: 'cancelled' as const,
+              error: {
+                kind: 'Interrupted' as const,
+                message: `The race was cancelled before ${agent.displayName} started.`,
+                hint: 'Nothing was left behind; start a new race when ready.',
+              },
+            }
+          : agent,
+      ),
+    })),
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
     acceptMerge: assign(({ context, event }) => {
       const request = event as MergeRequestEvent;
@@ -301,6 +318,7 @@ export const raceMachine = setup({
     },
     done: { type: 'final' },
     cancelled: {
+      entry: 'cancelUnstarted',
       initial: 'checking',
       states: {
         checking: { always: [{ guard: 'hasWorkspace', target: 'cleaning' }, { target: 'over' }] },

@@ -329,6 +329,16 @@ describe('race machine: CANCEL from every state', () => {
     expect(value()).toEqual({ cancelled: 'over' });
   });
 
+  it('agents cancelled before they were launched are cancelled (stopped), not skipped (unusable)', async () => {
+    check.resolve(repo);
+    await flush();
+    actor.send({ type: 'CANCEL' });
+    await flush();
+    const agents = actor.getSnapshot().context.agents;
+    expect(agents.map((agent) => agent.status)).toEqual(['cancelled', 'cancelled']);
+    expect(agents[0]?.error).toMatchObject({ kind: 'Interrupted', message: 'The race was cancelled before Claude Code started.' });
+  });
+
   it('from creatingWorktrees (the real actor rolls itself back)', async () => {
     check.resolve(repo);
     await flush();

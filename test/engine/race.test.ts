@@ -185,3 +185,27 @@ describe('merging a result', () => {
     expect(patch).toContain('+from claude');
   });
 });
+
+describe('cancelling before any agent started', () => {
+  it('during worktree creation: no worktree, branch or run record is left, and the agents are cancelled', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: {} });
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    const current = handle;
+    await new Promise<void>((resolve) => {
+      const off = current.subscribe((snapshot) => {
+        if (snapshot.phase !== 'creating_worktrees') return;
+        off();
+        resolve();
+      });
+    });
+    await current.cancel();
+    const summary = await current.settled;
+    expect(current.getSnapshot().phase).toBe('cancelled');
+    expect(summary.agents.map((agent) => agent.status)).toEqual(['cancelled', 'cancelled']);
+    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim()).toBe('');
+    expect(await listRuns(sandbox.repo)).toEqual([]);
+    expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');
+  });
+});
