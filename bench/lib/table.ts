@@ -5,6 +5,7 @@ export type Cell = string | number;
 const format = (cell: Cell): string => {
   if (typeof cell === 'string') return cell;
   if (!Number.isFinite(cell)) return 'n/a';
+  if (Number.isInteger(cell)) return cell.toLocaleString('en-US');
   if (Math.abs(cell) >= 100) return Math.round(cell).toLocaleString('en-US');
   if (Math.abs(cell) >= 10) return cell.toFixed(1);
   return cell.toFixed(2);
