@@ -15,6 +15,7 @@ import { AdapterError } from '../adapters/errors.js';
 import type { ErrorInfo } from '../adapters/events.js';
 import { ADAPTERS } from '../adapters/registry.js';
 import type { AdapterId, AgentAdapter, Capabilities, ProbeOutput, ProbeResult, ProbeRunner, SpawnRequest } from '../adapters/types.js';
+import { PROBE_OWNER, registerGroup, signalGroup, unregisterGroup } from './process-groups.js';
 import type { AgentPlan, AgentProbeReport } from './types.js';
 
 export const CAPABILITY_CACHE_FILE = 'adapter-capabilities.json';
@@ -26,29 +27,57 @@ const PROBE_MAX_BUFFER = 1024 * 1024;
 /** After the time limit's SIGTERM, SIGKILL follows this much later. */
 const PROBE_FORCE_KILL_MS = 2000;
 
-/** A probe runner using the given environment (the CLI's own `#!/usr/bin/env node` needs PATH). */
+/**
+ * A probe runner using the given environment (the CLI's own `#!/usr/bin/env node` needs PATH).
+ * The probe runs as the leader of its own process group, like an agent: on its time limit the
+ * whole group gets SIGTERM then SIGKILL, once its main process exits whatever it left behind is
+ * killed (a child holding stdout open would otherwise keep the probe waiting), and if hydra exits
+ * or is interrupted meanwhile the group is killed with the agents'.
+ */
 export const createProbeRunner =
   (env: NodeJS.ProcessEnv = process.env): ProbeRunner =>
   async (file, args, { timeoutMs }) => {
     try {
-      const result = await execa(file, [...args], {
+      const subprocess = execa(file, [...args], {
         stdin: 'ignore',
         env,
         extendEnv: false,
         reject: false,
-        timeout: timeoutMs,
-        forceKillAfterDelay: PROBE_FORCE_KILL_MS,
+        detached: true,
+        cleanup: false,
+        forceKillAfterDelay: false,
         maxBuffer: PROBE_MAX_BUFFER,
         stripFinalNewline: false,
         windowsHide: true,
+      });
+      const pgid = subprocess.pid;
+      if (pgid !== undefined) registerGroup(pgid, { runId: PROBE_OWNER });
+      let timedOut = false;
+      let forceKill: NodeJS.Timeout | undefined;
+      const limit = setTimeout(() => {
+        timedOut = true;
+        if (pgid === undefined) return;
+        signalGroup(pgid, 'SIGTERM');
+        forceKill = setTimeout(() => signalGroup(pgid, 'SIGKILL'), PROBE_FORCE_KILL_MS);
+      }, Math.min(timeoutMs, 2 ** 31 - 1));
+      subprocess.once('exit', () => {
+        if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+      });
+      const result = await subprocess.finally(() => {
+        clearTimeout(limit);
+        clearTimeout(forceKill);
+        if (pgid !== undefined) {
+          signalGroup(pgid, 'SIGKILL');
+          unregisterGroup(pgid);
+        }
       });
       const output: ProbeOutput = {
         exitCode: result.exitCode ?? null,
         stdout: typeof result.stdout === 'string' ? result.stdout : '',
         stderr: typeof result.stderr === 'string' ? result.stderr : '',
-        timedOut: result.timedOut,
+        timedOut,
       };
-      const neverStarted = result.failed && result.exitCode === undefined && !result.timedOut && !result.isTerminated;
+      const neverStarted = result.failed && result.exitCode === undefined && !timedOut && result.signal === undefined;
       if (neverStarted) output.spawnError = `${result.code ?? 'spawn failed'}: ${result.shortMessage}`;
       return output;
     } catch (error) {

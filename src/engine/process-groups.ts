@@ -122,9 +122,13 @@ export const processesOfRun = (runId: string, agent?: AdapterId): number[] => {
 // Live groups and the handlers that kill them when hydra goes away.
 
 interface LiveGroup {
+  /** The race's run id, or PROBE_OWNER for a capability probe. */
   runId: string;
-  agent: AdapterId;
+  agent?: AdapterId;
 }
+
+/** The owner of the process groups of capability probes (`--version`, `--help`), outside any race. */
+export const PROBE_OWNER = 'probe';
 
 const liveGroups = new Map<number, LiveGroup>();
 const groupWaiters = new Set<() => void>();
@@ -144,6 +148,8 @@ const onExit = (): void => {
 };
 
 const reraise = (signal: NodeJS.Signals): void => {
+  // Probes and agents run in their own process groups, out of reach of the terminal's signal.
+  killAllGroupsNow();
   uninstallHandlers();
   process.kill(process.pid, signal);
 };

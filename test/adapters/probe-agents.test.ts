@@ -73,6 +73,16 @@ const countingRunner = (): ProbeRunner & { calls: number } => {
   return runner;
 };
 
+/** True once the process is gone (or a zombie nobody has reaped yet); polls for up to 5 s. */
+const eventuallyGone = async (pid: number): Promise<boolean> => {
+  for (let i = 0; i < 100; i += 1) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+    if (stat === null || / Z /.test(stat.slice(stat.lastIndexOf(')')))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+};
+
 const newestClaude = (): string => helpVersions('claude').at(-1)!;
 const newestCodex = (): string => helpVersions('codex').at(-1)!;
 
@@ -97,6 +107,22 @@ describe('realProbeRunner', () => {
     expect(output.timedOut).toBe(true);
     const pid = Number((await readFile(pidFile, 'utf8')).trim());
     expect(() => process.kill(pid, 0)).toThrow();
+  });
+
+  it('kills what a probe left running in the background once it exits', async () => {
+    const pidFile = join(root, 'pid');
+    const path = await installScript('forks', `sleep 30 >/dev/null 2>&1 & echo $! > '${pidFile}'; echo 1.0.0`);
+    const output = await realProbeRunner(path, [], { timeoutMs: 10_000 });
+    expect(output).toMatchObject({ exitCode: 0, stdout: '1.0.0\n', timedOut: false });
+    expect(await eventuallyGone(Number((await readFile(pidFile, 'utf8')).trim()))).toBe(true);
+  });
+
+  it('ends a hanging probe at its time limit even when its child holds the output open, killing the child', async () => {
+    const pidFile = join(root, 'pid');
+    const path = await installScript('hangs', `sleep 60 & echo $! > '${pidFile}'; wait`);
+    const output = await realProbeRunner(path, [], { timeoutMs: 300 });
+    expect(output.timedOut).toBe(true);
+    expect(await eventuallyGone(Number((await readFile(pidFile, 'utf8')).trim()))).toBe(true);
   });
 
   it('leaves stdin closed, so a CLI waiting for input ends at once', async () => {
