@@ -209,6 +209,10 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
         `hydra: no agent could run. See what is missing with ${err.bold(`${prefix} doctor`)}, ` +
           `or try hydra with simulated agents: ${err.bold('hydra demo')}`,
       );
+    } else if (summary.agents.every((agent) => agent.branch === null)) {
+      // Stopped before any worktree existed: there is no run record to show.
+      const cancelled = summary.agents.some((agent) => agent.status === 'cancelled');
+      if (cancelled) ctx.note('hydra: the race was cancelled before any agent started; nothing was left behind');
     } else {
       ctx.note(`hydra: no agent completed; the run's events are in ${err.bold(`${prefix} show ${summary.runId}`)}`);
     }

@@ -355,6 +355,40 @@ describe('Ctrl-C in headless mode', () => {
   });
 });
 
+describe('Ctrl-C in headless mode before any agent started', () => {
+  it('says the race was cancelled (not that no agent could run), points at no run record, exits 130', async () => {
+    await fastFakes();
+    // Slow agent CLIs: every call, the version and help probes included, leaves a mark and waits 3 s.
+    const mark = path.join(sandbox.dir, 'probing');
+    for (const name of ['claude', 'codex']) {
+      const wrapper = path.join(sandbox.bin, name);
+      writeFileSync(wrapper, readFileSync(wrapper, 'utf8').replace(/^exec /m, `touch '${mark}'; sleep 3; exec `));
+    }
+    const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
+      cwd: repo,
+      env: sandbox.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 60_000,
+    });
+    for (let i = 0; i < 400 && !existsSync(mark); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(existsSync(mark)).toBe(true);
+    child.kill('SIGINT');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    const summary = summaryOf(parseNdjson(String(result.stdout)));
+    expect(summary.agents.map((agent) => agent.status)).toEqual(['cancelled', 'cancelled']);
+    const stderr = String(result.stderr);
+    expect(stderr).toContain('the race was cancelled before any agent started; nothing was left behind');
+    expect(stderr).not.toContain('no agent could run');
+    expect(stderr).not.toContain('hydra show');
+    const runs = await hydra(['runs'], { cwd: repo, env: sandbox.env });
+    expect(runs.stdout).toContain('no races yet');
+    expect(strayProcesses()).toEqual([]);
+  });
+});
+
 describe('a headless reader that goes away', () => {
   it('stops the race instead of crashing, and leaves no process behind', async () => {
     await installFakes(sandbox.bin, {
