@@ -83,15 +83,18 @@ const describeError = (error: unknown): string => {
 };
 
 export const App = ({ handle, theme, keepWorktrees = false, interactive = true, throttleMs = DEFAULT_THROTTLE_MS, controls, onExit }: AppProps): ReactElement => {
-  const received = useRaceSnapshot(handle, throttleMs);
-  const snapshot = received.snapshot;
-  const running = snapshot.agents.some((agent) => isRunning(agent.status));
-  const now = useDisplayNow(received, running);
+  const throttled = useRaceSnapshot(handle, throttleMs);
   const { columns, rows } = useTerminalSize();
   const { exit } = useApp();
 
   const [state, setState] = useState<ViewState>(initialViewState);
   const stateRef = useRef(state);
+  // The final screen is drawn once, just before exit: from the race's latest snapshot, since the
+  // throttled one can lag behind the cancel or merge that just ended the race.
+  const received = state.outcome === null ? throttled : { snapshot: handle.getSnapshot(), receivedAt: throttled.receivedAt };
+  const snapshot = received.snapshot;
+  const running = snapshot.agents.some((agent) => isRunning(agent.status));
+  const now = useDisplayNow(received, running);
   const [patches, setPatches] = useState<Partial<Record<AdapterId, PatchState>>>({});
   const mounted = useRef(true);
   useEffect(

@@ -411,6 +411,25 @@ describe('dashboard keys and views', () => {
     expect(handle.calls.map((call) => call.kind)).toEqual(['cancel', 'finish']);
   });
 
+  it('draws the final screen from the race as it ended, not from a throttled snapshot taken before the cancel', async () => {
+    const handle = threeAgents();
+    const rendered = track(renderApp(handle, { throttleMs: 60_000 }));
+    await waitForFrame(rendered, 'Claude Code');
+    await press(rendered, KEYS.ctrlC);
+    const frame = await waitForFrame(rendered, 'Race cancelled');
+    expect(frame).toContain('cancelled · 0 running · 1 done · 0 failed · 2 stopped');
+    expect(frame).toContain('Race cancelled; nothing was merged. 1 completed, 0 failed, 2 stopped.');
+  });
+
+  it('points at hydra show only when the race got far enough to leave a record', async () => {
+    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { status: 'pending', startedAt: null, branch: null, worktree: null })], { phase: 'probing' }));
+    const rendered = track(renderApp(handle));
+    await waitForFrame(rendered, 'Claude Code');
+    await press(rendered, KEYS.ctrlC);
+    const frame = await waitForFrame(rendered, 'Race cancelled');
+    expect(frame).not.toContain('hydra show');
+  });
+
   it('shows a race-level failure with its hint and exits', async () => {
     const handle = new FakeHandle(
       raceSnapshot([], {

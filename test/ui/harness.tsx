@@ -19,6 +19,8 @@ export interface RenderOptions {
   ascii?: boolean;
   color?: boolean;
   keepWorktrees?: boolean;
+  /** How long the snapshot store coalesces engine updates (default 5 ms). */
+  throttleMs?: number;
 }
 
 export interface Rendered {
@@ -38,7 +40,7 @@ const element = (handle: FakeHandle, options: RenderOptions, outcomes: Outcome[]
     theme={createTheme({ ascii: options.ascii ?? false, color: options.color ?? false })}
     keepWorktrees={options.keepWorktrees ?? false}
     interactive={options.interactive ?? true}
-    throttleMs={5}
+    throttleMs={options.throttleMs ?? 5}
     onExit={(outcome) => outcomes.push(outcome)}
   />
 );
