@@ -26,11 +26,19 @@ export function createContext(options: {
   stderr: NodeJS.WriteStream;
 }): CliContext {
   const { stdout, stderr, env } = options;
+  // `hydra show <run> | head`: once the reader is gone, stop writing instead of crashing on EPIPE.
+  let stdoutGone = false;
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (!stdoutGone && error.code !== 'EPIPE') stderr.write(`hydra: cannot write to stdout (${error.message})\n`);
+    stdoutGone = true;
+  });
   return {
     ...options,
     err: createStyle(colorEnabled(stderr, env)),
     out: createStyle(colorEnabled(stdout, env)),
-    print: (line = '') => void stdout.write(`${line}\n`),
+    print: (line = '') => {
+      if (!stdoutGone) stdout.write(`${line}\n`);
+    },
     note: (line = '') => void stderr.write(`${line}\n`),
   };
 }

@@ -355,6 +355,21 @@ describe('Ctrl-C in headless mode', () => {
   });
 });
 
+describe('a reader that goes away from runs or show (hydra show <run> | head)', () => {
+  it('stops writing quietly instead of crashing on EPIPE', async () => {
+    await fastFakes();
+    const raced = await race(['--json', 'Add a hello.txt file']);
+    const runId = summaryOf(parseNdjson(raced.stdout)).runId;
+    for (const args of [['show', runId], ['runs'], ['show', runId, '--json']]) {
+      const child = execa(process.execPath, [MAIN, ...args], { cwd: repo, env: sandbox.env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
+      child.stdout?.destroy();
+      const result = await child;
+      expect(String(result.stderr)).not.toMatch(/EPIPE|Unhandled|at /);
+      expect(result.exitCode).toBe(0);
+    }
+  });
+});
+
 describe('Ctrl-C in headless mode before any agent started', () => {
   it('says the race was cancelled (not that no agent could run), points at no run record, exits 130', async () => {
     await fastFakes();
