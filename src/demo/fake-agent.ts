@@ -271,10 +271,13 @@ const isToolLine = (line: string): boolean => TOOL_MARKERS.some((marker) => line
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Resolves once the text has been handed to the kernel (the write callback), not merely buffered:
+ * `process.exit` right after a buffered write to a full pipe would drop the last lines.
+ */
 const write = (text: string): Promise<void> =>
   new Promise((resolve) => {
-    if (process.stdout.write(text)) resolve();
-    else process.stdout.once('drain', () => resolve());
+    process.stdout.write(text, () => resolve());
   });
 
 const flagValue = (args: string[], names: string[]): string | undefined => {
