@@ -128,11 +128,11 @@ function report(ctx: CliContext, error: unknown): number {
   return EXIT.failed;
 }
 
-/** Engine and adapter errors carry a `hint`; show it when present. */
+/** Adapter errors carry a `hint`, engine errors an `info.hint` (EngineError); show it when present. */
 function hintOf(error: unknown): string {
-  if (error !== null && typeof error === 'object' && 'hint' in error) {
-    const hint = (error as { hint: unknown }).hint;
-    if (typeof hint === 'string') return hint;
-  }
+  if (error === null || typeof error !== 'object') return '';
+  const { hint, info } = error as { hint?: unknown; info?: { hint?: unknown } };
+  if (typeof hint === 'string') return hint;
+  if (info !== null && typeof info === 'object' && typeof info.hint === 'string') return info.hint;
   return '';
 }

@@ -299,6 +299,7 @@ describe('after a headless race', () => {
     expect(merged.exitCode).toBe(1);
     expect(merged.stderr).toMatch(/conflict/i);
     expect(merged.stderr).toContain('hello.txt');
+    expect(merged.stderr).toContain(`hint: Nothing was changed. Resolve it by hand: \`git merge hydra/${runId}/codex\``);
     expect(git(repo, ['rev-parse', 'HEAD'])).toBe(before);
     expect(readFileSync(path.join(repo, 'hello.txt'), 'utf8')).toBe('my own hello\n');
   });
