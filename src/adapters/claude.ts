@@ -259,12 +259,21 @@ const resultText = (content: unknown): string => {
     .join('\n');
 };
 
+/** Adds (sign 1) or removes (sign -1) one message's API usage from running totals. */
+const addApiUsage = (total: Usage, usage: ApiUsage, sign: 1 | -1): void => {
+  total.inputTokens += sign * (usage.input_tokens ?? 0);
+  total.outputTokens += sign * (usage.output_tokens ?? 0);
+  total.cacheReadTokens += sign * (usage.cache_read_input_tokens ?? 0);
+  total.cacheWriteTokens += sign * (usage.cache_creation_input_tokens ?? 0);
+};
+
 class ClaudeParser extends JsonLineParser {
   private readonly prices: PriceTable;
   private readonly requestedModel: string | undefined;
   private model: string | undefined;
   private cwd: string | undefined;
   private readonly usageByMessage = new Map<string, ApiUsage>();
+  private readonly totals: Usage = emptyUsage();
   private readonly toolNames = new Map<string, string>();
   private authError = false;
   protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CLAUDE_AUTH_HINT };
@@ -382,15 +391,11 @@ class ClaudeParser extends JsonLineParser {
     const previous = this.usageByMessage.get(key);
     if (previous !== undefined && JSON.stringify(previous) === JSON.stringify(usage)) return undefined;
     this.usageByMessage.set(key, usage);
-    const total = emptyUsage();
-    for (const entry of this.usageByMessage.values()) {
-      total.inputTokens += entry.input_tokens ?? 0;
-      total.outputTokens += entry.output_tokens ?? 0;
-      total.cacheReadTokens += entry.cache_read_input_tokens ?? 0;
-      total.cacheWriteTokens += entry.cache_creation_input_tokens ?? 0;
-    }
-    total.turns = this.usageByMessage.size;
-    return ev({ kind: 'usage', usage: withEstimatedCost(total, this.model ?? this.requestedModel, this.prices) });
+    // Running totals: a message seen again replaces its earlier figures (constant work per line).
+    if (previous !== undefined) addApiUsage(this.totals, previous, -1);
+    addApiUsage(this.totals, usage, 1);
+    this.totals.turns = this.usageByMessage.size;
+    return ev({ kind: 'usage', usage: withEstimatedCost({ ...this.totals }, this.model ?? this.requestedModel, this.prices) });
   }
 
   private user(value: Record<string, unknown>): AgentEvent[] | null {

@@ -123,6 +123,17 @@ describe('claude stream', () => {
     expect(final.usage?.costSource).toBe('reported');
   });
 
+  it('replaces, never adds, the usage of a message that arrives again with new figures', () => {
+    const fixture = loadStream('claude', 'success-edit');
+    const assistant = fixture.lines.find((line) => line.includes('"type":"assistant"'))!;
+    const again = JSON.parse(assistant) as { message: { usage: { output_tokens: number } } };
+    again.message.usage.output_tokens = 400;
+    const parser = claudeAdapter.createParser();
+    const first = usages(parser.parseLine(assistant))[0]!.usage;
+    const second = usages(parser.parseLine(JSON.stringify(again)))[0]!.usage;
+    expect(second).toMatchObject({ inputTokens: first.inputTokens, outputTokens: 400, turns: 1 });
+  });
+
   it('estimates the running cost from the price table before the result arrives', () => {
     const fixture = loadStream('claude', 'success-edit');
     const prices = { 'claude-opus-5-5': { inputPerMTok: 10, outputPerMTok: 50, cacheReadPerMTok: 1, cacheWritePerMTok: 12.5 } };
