@@ -39,7 +39,8 @@ export const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo =>
       return {
         kind: 'Interrupted',
         message: `${launch.displayName} was stopped before it finished.`,
-        hint: `Its partial work is kept as a commit on ${launch.branch} until \`hydra clean\`.`,
+        // Only completed results are kept once the race ends (see cleanUpInput): say so.
+        hint: `Only a completed result can be merged; its partial work on ${launch.branch} is removed when the race ends (kept with --keep-worktrees).`,
       };
   }
 };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listRuns, readRun, startRace } from '../../src/engine/index.js';
 import type { AgentEventRecord, RaceHandle } from '../../src/engine/types.js';
-import { git, installAgents, makeSandbox, plan, raceOptions, repoState } from './helpers.js';
+import { agentStatus, git, installAgents, makeSandbox, plan, raceOptions, repoState, waitForSnapshot } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -207,5 +207,24 @@ describe('cancelling before any agent started', () => {
     expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim()).toBe('');
     expect(await listRuns(sandbox.repo)).toEqual([]);
     expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');
+  });
+});
+
+describe('an agent stopped by hand', () => {
+  it('says truthfully what happens to its partial work: its branch is gone once the race ends', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: { hangAfterLines: 3 } });
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    const current = handle;
+    await waitForSnapshot(current, (snapshot) => agentStatus(snapshot, 'codex') === 'running' && (snapshot.agents.find((agent) => agent.agent === 'codex')?.eventCount ?? 0) > 0);
+    current.stopAgent('codex');
+    await current.settled;
+    const codex = current.getSnapshot().agents.find((agent) => agent.agent === 'codex');
+    expect(codex?.status).toBe('cancelled');
+    await current.finish();
+    const branchKept = git(sandbox.repo, 'branch', '--list', `hydra/${current.runId}/codex`).trim() !== '';
+    expect(branchKept).toBe(false);
+    expect(codex?.error?.hint).not.toMatch(/kept as a commit/);
+    expect(codex?.error?.hint).toContain('removed when the race ends');
   });
 });
