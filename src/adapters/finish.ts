@@ -100,7 +100,7 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
   }
 
   if (terminal?.kind === 'completed') {
-    return failed('AgentFailed', `${name} reported success but ${exitDescription(end)}`, 'Check the stderr tail in the run record; the result may be incomplete.', end, usage);
+    return failed('AgentFailed', `${name} reported success but ${exitDescription(end)}`, 'The result may be incomplete; its stderr is shown by `hydra show <run-id>`.', end, usage);
   }
 
   if (state.pendingError !== undefined) {
@@ -123,7 +123,7 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
   return failed(
     'AgentFailed',
     `${name} ${exitDescription(end)} without a result${stderrLine === '' ? '' : `: ${stderrLine}`}`,
-    'See the stderr tail in the run record for details.',
+    end.stderrTail.trim() === '' ? 'It printed nothing on stderr; try the same prompt with the CLI by hand.' : 'Its stderr is shown by `hydra show <run-id>`.',
     end,
     usage,
   );

@@ -356,6 +356,20 @@ describe('Ctrl-C in headless mode', () => {
   });
 });
 
+describe('an agent that crashes with a message on stderr', () => {
+  it('hydra show prints the stderr the failure hint points at', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex', delayMs: 5, crashAfterLines: 2, stderr: 'Error: model overloaded\n  at request (api.js:1)\n' } });
+    const raced = await race(['--json', '--agents', 'codex', 'Add a hello.txt file']);
+    expect(raced.exitCode).toBe(1);
+    const summary = summaryOf(parseNdjson(raced.stdout));
+    expect(summary.agents[0]?.error).toMatchObject({ hint: 'Its stderr is shown by `hydra show <run-id>`.' });
+    const shown = await hydra(['show', summary.runId], { cwd: repo, env: sandbox.env });
+    expect(shown.stdout).toContain('stderr (last lines):');
+    expect(shown.stdout).toContain('    Error: model overloaded');
+    expect(shown.stdout).toContain('    at request (api.js:1)');
+  });
+});
+
 describe('a reader that goes away from runs or show (hydra show <run> | head)', () => {
   it('stops writing quietly instead of crashing on EPIPE', async () => {
     await fastFakes();

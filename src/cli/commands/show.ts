@@ -56,9 +56,22 @@ export function renderRun(record: RunRecord, style: Style): string[] {
     const events = record.events.filter((item) => item.agent === agent);
     lines.push(`  events (${events.length}):`);
     for (const item of events) lines.push(`    ${eventTime(item, meta.startedAt)} ${describeEvent(item.event)}`);
+    lines.push(...stderrLines(events, style));
   }
   return lines;
 }
+
+/** How many of the last stderr lines of a failed agent to show. */
+const STDERR_LINES = 20;
+
+/** The stderr tail a failed agent left (kept in its `failed` event), last lines only. */
+const stderrLines = (events: AgentEventRecord[], style: Style): string[] => {
+  const failed = events.findLast((item) => item.event.kind === 'failed')?.event;
+  const tail = failed?.kind === 'failed' ? (failed.stderrTail ?? '') : '';
+  const text = tail.split(/\r?\n/).filter((line) => line.trim() !== '');
+  if (text.length === 0) return [];
+  return [`  ${style.dim('stderr (last lines):')}`, ...text.slice(-STDERR_LINES).map((line) => `    ${oneLine(line, 200)}`)];
+};
 
 const eventTime = (record: AgentEventRecord, startedAt: number): string =>
   `+${formatDuration(Math.max(0, record.at - startedAt))}`.padStart(8);
