@@ -7,21 +7,6 @@ import path from 'node:path';
 
 const dir = process.env.HYDRA_BENCH_PROBE_DIR;
 
-/**
- * The fake agent calls process.exit() right after its last write; when its stdout is a pipe the
- * reader has not drained, the tail still queued in libuv is lost (the race then sees no result
- * line). In the fake agent only, let exit wait until stdout has flushed.
- */
-if (process.argv[1]?.endsWith('fake-agent.js') === true) {
-  const exitNow = process.exit.bind(process);
-  const exitAfterFlush = (code?: number | string | null): never => {
-    process.exitCode = code ?? undefined;
-    process.stdout.write('', () => exitNow(code ?? undefined));
-    return undefined as never;
-  };
-  process.exit = exitAfterFlush;
-}
-
 if (dir !== undefined && dir !== '') {
   process.on('exit', () => {
     const usage = process.resourceUsage();
