@@ -27,9 +27,12 @@ const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): Agen
   return { ...agent, recentEvents, eventCount: agent.eventCount + events.length, usage, model };
 };
 
+/** Ends a message with a full stop unless it already ends a sentence. */
+const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
 const notReadyWarning = (report: AgentProbeReport): string => {
-  const reason = report.error?.message ?? report.status;
-  const hint = report.error?.hint ? ` ${report.error.hint}` : '';
+  const reason = sentence(report.error?.message ?? report.status);
+  const hint = report.error?.hint ? ` ${sentence(report.error.hint)}` : '';
   return `${report.displayName} will not race: ${reason}${hint}`;
 };
 

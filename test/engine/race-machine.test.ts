@@ -278,7 +278,7 @@ describe('race machine: failures', () => {
     probe.resolve([report('claude', 'ready'), report('codex', 'missing')]);
     await flush();
     expect(phase()).toBe('creating_worktrees');
-    expect(actor.getSnapshot().context.warnings.some((warning) => warning.includes('codex not found'))).toBe(true);
+    expect(actor.getSnapshot().context.warnings).toContain('codex will not race: codex not found. install it.');
     expect(actor.getSnapshot().context.agents[1]?.status).toBe('skipped');
   });
 
