@@ -5,7 +5,7 @@ import { assertNever } from '../adapters/events.js';
 import type { AdapterId } from '../adapters/types.js';
 import type { AgentSnapshot, MergeResult, RaceSnapshot } from '../engine/types.js';
 import { formatDiff, formatDuration, isRunning, phaseLabel, raceCounts, shortRef } from './format.js';
-import { fitLine, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
+import { fitLine, lineText, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
 import type { Theme } from './theme.js';
 import { displayWidth, oneLine, wrap } from './text.js';
 import type { Busy, Dialog, Notice, View } from './view-state.js';
@@ -39,7 +39,10 @@ export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, w
   const [firstWarning] = snapshot.warnings;
   if (firstWarning !== undefined) {
     const more = snapshot.warnings.length > 1 ? ` (+${snapshot.warnings.length - 1} more)` : '';
-    lines.push([seg(`${symbols.warn} ${oneLine(firstWarning)}${more}`, 'warn')]);
+    // Two lines at most: the end of a warning often says what it means for the user.
+    const [first, ...rest] = wrapLines([[seg(`${symbols.warn} ${oneLine(firstWarning)}${more}`, 'warn')]], width);
+    if (first !== undefined) lines.push(first);
+    if (rest.length > 0) lines.push([seg(`  ${rest.map(lineText).join(' ')}`, 'warn')]);
   }
   return lines.map((line) => fitLine(line, width, ellipsis));
 };

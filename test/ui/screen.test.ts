@@ -77,6 +77,15 @@ describe('layout', () => {
     });
   }
 
+  it('shows the end of a long warning on a second line instead of cutting it off', () => {
+    const warning =
+      'You have 4 uncommitted changes: hydra never touches them, and the agents start from the last commit (b1aa62efc43d), so they do not see them.';
+    const screen = buildScreen(input({ columns: 120, rows: 35, snapshot: raceSnapshot(busyAgents(), { warnings: [warning], error: null }) }));
+    const header = screen.header.map(lineText).join(' ').replace(/\s+/g, ' ');
+    expect(header).toContain('so they do not see them.');
+    for (const line of screen.header.map(lineText)) expect(displayWidth(line)).toBeLessThanOrEqual(120);
+  });
+
   it('keeps the quit key in the footer at 80 columns by dropping lesser hints, in ASCII too', () => {
     for (const ascii of [false, true]) {
       const asciiTheme = createTheme({ ascii, color: false });
