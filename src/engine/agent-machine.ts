@@ -9,6 +9,7 @@ import type { CompletedEvent, FailedEvent } from '../adapters/events.js';
 import { agentProcessLogic } from './agent-process.js';
 import type { AgentLaunch, AgentProcessEvent, AgentReport, FinalizeInput, FinalizeOutput, SettledStatus, StopReason } from './agent-types.js';
 import type { DiffSummary } from './types.js';
+import { commitSubject } from './git.js';
 import { commitAgentResult, diffSummary } from './worktrees.js';
 
 export const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
@@ -48,8 +49,7 @@ export const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: Stop
 };
 
 const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
-  const firstLine = launch.prompt.split('\n')[0]?.trim() ?? '';
-  const subject = firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
+  const subject = commitSubject(launch.prompt);
   return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}, status ${status}.\n`;
 };
 

@@ -105,6 +105,16 @@ const TRUSTED_ENVIRONMENT: SimpleGitOptions['unsafe'] = {
 } as SimpleGitOptions['unsafe'];
 
 /** Splits NUL-separated git output. */
+/**
+ * A commit subject from a prompt: its first line, at most 60 characters, with control characters
+ * (a NUL cannot go into a git argument or message at all) turned into spaces.
+ */
+export const commitSubject = (prompt: string): string => {
+  // eslint-disable-next-line no-control-regex
+  const firstLine = (prompt.split('\n')[0] ?? '').replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  return firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
+};
+
 export const splitZ = (text: string): string[] => text.split('\0').filter((part) => part.length > 0);
 
 /** `git --version` → "2.39.5", or null when git is missing. */

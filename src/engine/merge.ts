@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { AdapterId } from '../adapters/types.js';
 import type { MergeOptions, MergeResult } from './types.js';
 import { EngineError, listSome } from './errors.js';
-import { HYDRA_IDENTITY, GitCommandError, gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
+import { HYDRA_IDENTITY, GitCommandError, commitSubject, gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
 import { branchName, runRecordDir } from './paths.js';
 import { readRecordDir, writeMergeRecord } from './records.js';
 import { dirtyPaths, findRepoRoot } from './repo.js';
@@ -102,8 +102,7 @@ async function overlappingChanges(root: string, head: string, tree: string): Pro
 }
 
 const commitMessage = (request: MergeRequest, squash: boolean): string => {
-  const firstLine = request.prompt.split('\n')[0]?.trim() ?? '';
-  const subject = firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
+  const subject = commitSubject(request.prompt);
   return squash
     ? `${request.agent}: ${subject}\n\nSquashed result of hydra run ${request.runId} (agent ${request.agent}).\n`
     : `Merge hydra run ${request.runId} (${request.agent}): ${subject}\n`;

@@ -221,10 +221,31 @@ describe('an agent stopped by hand', () => {
     await current.settled;
     const codex = current.getSnapshot().agents.find((agent) => agent.agent === 'codex');
     expect(codex?.status).toBe('cancelled');
-    await current.finish();
+    const final = await current.finish();
     const branchKept = git(sandbox.repo, 'branch', '--list', `hydra/${current.runId}/codex`).trim() !== '';
     expect(branchKept).toBe(false);
+    // The final summary (returned and recorded) names only what still exists.
+    const recorded = (await readRun(sandbox.repo, current.runId)).summary;
+    for (const summary of [final, recorded]) {
+      expect(summary?.agents.find((agent) => agent.agent === 'codex')).toMatchObject({ branch: null, worktree: null });
+      expect(summary?.agents.find((agent) => agent.agent === 'claude')).toMatchObject({ branch: `hydra/${current.runId}/claude`, worktree: null });
+    }
     expect(codex?.error?.hint).not.toMatch(/kept as a commit/);
     expect(codex?.error?.hint).toContain('removed when the race ends');
+  });
+});
+
+describe('a prompt with control characters (a NUL pasted from a binary file)', () => {
+  it('still commits the agent result, and a squash merge of it works', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: edit('hello.txt', 'from claude\n') });
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')], { prompt: 'fix\u0000this\u0007 now' }));
+    const summary = await handle.settled;
+    expect(summary.agents[0]).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
+    expect(handle.getSnapshot().agents[0]?.warnings).toEqual([]);
+    expect(git(sandbox.repo, 'log', '-1', '--format=%s', `hydra/${handle.runId}/claude`).trim()).toBe('hydra: claude result (completed): fix this  now');
+    const result = await handle.merge('claude', { squash: true });
+    expect(result.method).toBe('squash');
+    expect(readFileSync(path.join(sandbox.repo, 'hello.txt'), 'utf8')).toBe('from claude\n');
   });
 });
