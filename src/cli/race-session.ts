@@ -2,7 +2,6 @@
  * Runs one race to the end, either with the dashboard (a terminal) or headless (NDJSON on stdout,
  * messages on stderr). Shared by `hydra race` and `hydra demo`.
  */
-import { existsSync } from 'node:fs';
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/types.js';
 import type { CliContext } from './context.js';
@@ -127,28 +126,19 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   }
   announce(handle.getSnapshot(), summary);
   try {
-    // Ends the race: worktrees are removed unless kept; completed agents' branches stay.
-    await handle.finish();
+    // Ends the race: worktrees are removed unless kept; completed agents' branches stay. The final
+    // summary no longer names what the clean-up removed.
+    summary = await handle.finish();
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
   }
-  write(summaryLine(withoutRemovedWorktrees(summary)));
+  write(summaryLine(summary));
   if (readerGone) return EXIT.failed;
 
   noteResults(ctx, summary, session);
   if (interrupted) return EXIT.interrupted;
   return summary.agents.some((agent) => agent.status === 'completed') ? EXIT.ok : EXIT.failed;
-}
-
-/** The worktree paths that still exist (finish() removes them unless --keep-worktrees). */
-function withoutRemovedWorktrees(summary: RaceSummary): RaceSummary {
-  return {
-    ...summary,
-    agents: summary.agents.map((agent) =>
-      agent.worktree !== null && !existsSync(agent.worktree) ? { ...agent, worktree: null } : agent,
-    ),
-  };
 }
 
 function noteStart(ctx: CliContext, snapshot: RaceSnapshot): void {
@@ -209,10 +199,9 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
         `hydra: no agent could run. See what is missing with ${err.bold(`${prefix} doctor`)}, ` +
           `or try hydra with simulated agents: ${err.bold('hydra demo')}`,
       );
-    } else if (summary.agents.every((agent) => agent.branch === null)) {
-      // Stopped before any worktree existed: there is no run record to show.
-      const cancelled = summary.agents.some((agent) => agent.status === 'cancelled');
-      if (cancelled) ctx.note('hydra: the race was cancelled before any agent started; nothing was left behind');
+    } else if (summary.agents.every((agent) => (agent.status === 'cancelled' || agent.status === 'skipped') && agent.durationMs === 0)) {
+      // Stopped before any agent started: there is no run record to show.
+      ctx.note('hydra: the race was cancelled before any agent started; nothing was left behind');
     } else {
       ctx.note(`hydra: no agent completed; the run's events are in ${err.bold(`${prefix} show ${summary.runId}`)}`);
     }
@@ -221,7 +210,7 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   ctx.note(`hydra: results of run ${summary.runId}:`);
   for (const agent of completed) {
     const where = agent.branch ? `branch ${agent.branch}` : 'no branch';
-    const tree = agent.worktree !== null && existsSync(agent.worktree) ? `, worktree ${agent.worktree}` : '';
+    const tree = agent.worktree !== null ? `, worktree ${agent.worktree}` : '';
     ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}`);
   }
   const first = completed[0];

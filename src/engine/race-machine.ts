@@ -17,7 +17,7 @@ import type { AdapterId } from '../adapters/types.js';
 import { agentMachine } from './agent-machine.js';
 import type { AgentLaunch, AgentReport } from './agent-types.js';
 import { toErrorInfo } from './errors.js';
-import type { CleanUpInput, MergeInput, MergeRequestEvent, ProbeInput, ResolvedRaceOptions, Workspace, WorkspaceInput } from './race-types.js';
+import type { CleanUpInput, CleanUpOutput, MergeInput, MergeRequestEvent, ProbeInput, ResolvedRaceOptions, Workspace, WorkspaceInput } from './race-types.js';
 import type { RepoCheck } from './repo.js';
 import { applyExit, applyOutput, applyProbeReports, applySettled, applySpawned, noUsableAgentError, updateAgent } from './snapshot.js';
 import type { AgentEventRecord, AgentProbeReport, AgentSnapshot, MergeResult } from './types.js';
@@ -196,6 +196,18 @@ export const raceMachine = setup({
     }),
     applyMerge: assign(({ event }) => ({ merge: (event as unknown as { output: MergeResult }).output, mergeError: null })),
     applyMergeError: assign(({ event }) => ({ mergeError: toErrorInfo((event as { error?: unknown }).error) })),
+    /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
+    applyCleanUp: assign(({ context, event }) => {
+      const removed = new Set((event as { output?: CleanUpOutput }).output?.removed ?? []);
+      if (removed.size === 0) return {};
+      return {
+        agents: context.agents.map((agent) => ({
+          ...agent,
+          branch: agent.branch !== null && removed.has(agent.branch) ? null : agent.branch,
+          worktree: agent.worktree !== null && removed.has(agent.worktree) ? null : agent.worktree,
+        })),
+      };
+    }),
     warnCleanUp: assign(({ context, event }) => ({
       warnings: [...context.warnings, `Clean-up was incomplete: ${toErrorInfo((event as { error?: unknown }).error).message} Run \`hydra clean\`.`],
     })),
@@ -312,7 +324,7 @@ export const raceMachine = setup({
       invoke: {
         src: 'cleanUp',
         input: ({ context }): CleanUpInput => cleanUpInput(context),
-        onDone: { target: 'done' },
+        onDone: { target: 'done', actions: 'applyCleanUp' },
         onError: { target: 'done', actions: 'warnCleanUp' },
       },
     },
@@ -326,7 +338,7 @@ export const raceMachine = setup({
           invoke: {
             src: 'cleanUp',
             input: ({ context }): CleanUpInput => cleanUpInput(context),
-            onDone: { target: 'over' },
+            onDone: { target: 'over', actions: 'applyCleanUp' },
             onError: { target: 'over', actions: 'warnCleanUp' },
           },
         },

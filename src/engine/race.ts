@@ -51,17 +51,18 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   let lastPhase: RacePhase | null = null;
   let current: RaceSnapshot = toRaceSnapshot(actor.getSnapshot().context, 'checking_repo', startedAt);
   let crashed: RaceSnapshot | null = null;
-  let summaryWritten: RacePhase | null = null;
+  // The summary is rewritten whenever a settled race's context changes (clean-up, merge).
+  let summaryWrittenFor: RaceContext | null = null;
   let resolveSettled: (summary: RaceSummary) => void = () => undefined;
   const settled = new Promise<RaceSummary>((resolve) => {
     resolveSettled = resolve;
   });
   let unregister: (() => void) | null = null;
 
-  const persistSummary = (context: RaceContext, phase: RacePhase): RaceSummary => {
+  const persistSummary = (context: RaceContext): RaceSummary => {
     const summary = buildSummary(context, context.endedAt ?? Date.now());
-    if (context.recordDir !== null && summaryWritten !== phase) {
-      summaryWritten = phase;
+    if (context.recordDir !== null && summaryWrittenFor !== context) {
+      summaryWrittenFor = context;
       try {
         writeSummary(context.recordDir, summary);
       } catch {
@@ -82,7 +83,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     if (context !== lastContext || phase !== lastPhase) {
       lastContext = context;
       lastPhase = phase;
-      if (SETTLED_PHASES.includes(phase)) resolveSettled(persistSummary(context, phase));
+      if (SETTLED_PHASES.includes(phase)) resolveSettled(persistSummary(context));
       publish(toRaceSnapshot(context, phase, Date.now()));
     }
     if (isOver(state)) end();
@@ -163,7 +164,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     throw new EngineError(info.kind, info.message, info.hint);
   };
 
-  const finish = async (): Promise<void> => {
+  const finish = async (): Promise<RaceSummary> => {
     let state = actor.getSnapshot();
     if (state.matches('merging')) state = await waitUntil((next) => !next.matches('merging'));
     if (state.matches('reviewing')) {
@@ -171,10 +172,12 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
       await waitUntil(isOver);
     } else if (!isOver(state)) {
       await cancel();
-      return;
     }
     await waitForGroups(resolved.runId);
     await waitForWork(resolved.runId);
+    // After clean-up: the branches and worktrees it removed are no longer named.
+    const { context } = actor.getSnapshot();
+    return buildSummary(context, context.endedAt ?? Date.now());
   };
 
   const getPatch = async (agent: AdapterId): Promise<string> => {

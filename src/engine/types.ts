@@ -193,8 +193,11 @@ export interface RaceHandle {
   settled: Promise<RaceSummary>;
   /** Merges one completed agent's result into the base branch. */
   merge(agent: AdapterId, options?: MergeOptions): Promise<MergeResult>;
-  /** Ends the race without merging: cleans worktrees unless kept; resolves when done. */
-  finish(): Promise<void>;
+  /**
+   * Ends the race without merging: cleans worktrees unless kept; resolves when done, with the final
+   * summary (branches and worktrees the clean-up removed are null there).
+   */
+  finish(): Promise<RaceSummary>;
   /** The full patch of one agent's result against the base. */
   getPatch(agent: AdapterId): Promise<string>;
 }

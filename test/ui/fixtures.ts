@@ -214,8 +214,10 @@ export class FakeHandle implements RaceHandle {
     return result;
   }
 
-  async finish(): Promise<void> {
+  async finish(): Promise<RaceSummary> {
     this.calls.push({ kind: 'finish' });
+    const s = this.snapshot;
+    return { runId: s.runId, prompt: s.prompt, baseRef: s.baseRef, baseBranch: s.baseBranch, startedAt: s.startedAt, endedAt: s.now, agents: [], error: null };
   }
 
   async getPatch(agent: AdapterId): Promise<string> {
