@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes } from './helpers.js';
+import { withRootWarning } from '../../src/cli/commands/doctor.js';
+import type { AgentProbeReport } from '../../src/engine/types.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -125,5 +127,30 @@ describe('hydra doctor (text)', () => {
     expect(out).toContain('--allow-experimental-adapters');
     expect(out).toContain('ready to race: codex');
     expect(out).not.toContain('\u001b[');
+  });
+});
+
+describe('the running-as-root warning', () => {
+  const report = (status: AgentProbeReport['status']): AgentProbeReport => ({
+    adapterId: 'claude',
+    displayName: 'Claude Code',
+    tier: 'tier1',
+    status,
+    binary: status === 'missing' ? null : '/usr/bin/claude',
+    version: null,
+    capabilities: null,
+    command: null,
+    warnings: [],
+    error: null,
+    cached: false,
+  });
+
+  it('is given for an installed Claude Code when hydra runs as root', () => {
+    expect(withRootWarning(report('ready'), true).warnings.join(' ')).toContain('running as root');
+  });
+
+  it('is not given when Claude Code is missing, or hydra is not root', () => {
+    expect(withRootWarning(report('missing'), true).warnings).toEqual([]);
+    expect(withRootWarning(report('ready'), false).warnings).toEqual([]);
   });
 });

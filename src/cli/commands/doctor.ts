@@ -48,7 +48,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
  * it for --unsafe runs; doctor says so, because it also means the agent runs with root's powers.
  */
 export function withRootWarning(report: AgentProbeReport, isRoot: boolean): AgentProbeReport {
-  if (!isRoot || report.adapterId !== 'claude') return report;
+  if (!isRoot || report.adapterId !== 'claude' || report.status === 'missing') return report;
   const warning =
     'running as root: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1; hydra sets it only for ' +
     '--unsafe races (normal races use acceptEdits). Prefer running hydra as a normal user outside a disposable container';
