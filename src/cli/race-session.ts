@@ -94,10 +94,11 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     // Announced only at the end: the agents that raced are the ones the summary did not skip.
     if (settledSummary) line.agents = settledSummary.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
     write(line);
-    if (snapshot.baseRef !== null) noteStart(ctx, snapshot);
+    if (snapshot.baseRef !== null) noteStart(ctx, snapshot, warned);
   };
 
-  const progress = createProgressNotes(ctx);
+  const warned = new Set<string>();
+  const progress = createProgressNotes(ctx, warned);
   const unsubscribeSnapshots = handle.subscribe((snapshot) => {
     if (raceIsUnderway(snapshot.phase) && snapshot.phase !== 'failed') announce(snapshot);
     progress(snapshot);
@@ -141,7 +142,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   return summary.agents.some((agent) => agent.status === 'completed') ? EXIT.ok : EXIT.failed;
 }
 
-function noteStart(ctx: CliContext, snapshot: RaceSnapshot): void {
+function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>): void {
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
   const base = snapshot.baseBranch ?? 'HEAD';
   const sha = snapshot.baseRef ? `@${snapshot.baseRef.slice(0, 8)}` : '';
@@ -149,15 +150,27 @@ function noteStart(ctx: CliContext, snapshot: RaceSnapshot): void {
   // The engine's warnings already say which agents will not race and why.
   for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${warning}`));
   for (const agent of snapshot.agents) {
-    for (const warning of agent.warnings) ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
+    for (const warning of agent.warnings) {
+      warned.add(`${agent.agent}\0${warning}`);
+      ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
+    }
   }
 }
 
 /** One stderr line whenever an agent settles, so a human watching a headless run sees progress. */
-function createProgressNotes(ctx: CliContext): (snapshot: RaceSnapshot) => void {
+function createProgressNotes(ctx: CliContext, warned: Set<string>): (snapshot: RaceSnapshot) => void {
   const reported = new Set<string>();
   return (snapshot) => {
     for (const agent of snapshot.agents) {
+      // Warnings that come with the end of an agent (e.g. its work could not be committed).
+      if (isSettled(agent)) {
+        for (const warning of agent.warnings) {
+          const key = `${agent.agent}\0${warning}`;
+          if (warned.has(key)) continue;
+          warned.add(key);
+          ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
+        }
+      }
       if (reported.has(agent.agent) || !isSettled(agent)) continue;
       // A completed agent's diff arrives once hydra has committed its work: wait for it.
       if (agent.status === 'completed' && agent.diff === null) continue;

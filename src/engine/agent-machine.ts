@@ -48,6 +48,8 @@ export const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: Stop
   return 'failed';
 };
 
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+
 const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   const subject = commitSubject(launch.prompt);
   return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}, status ${status}.\n`;
@@ -182,8 +184,10 @@ export const agentMachine = setup({
         onDone: { target: 'settled', actions: assign(({ event }) => ({ diff: event.output.diff, commit: event.output.commit })) },
         onError: {
           target: 'settled',
-          actions: assign(({ event }) => ({
-            warning: `Could not commit the agent's work: ${event.error instanceof Error ? event.error.message : String(event.error)}`,
+          actions: assign(({ context, event }) => ({
+            warning:
+              `Could not commit the agent's work: ${oneLine(event.error instanceof Error ? event.error.message : String(event.error))}. ` +
+              `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
           })),
         },
       },

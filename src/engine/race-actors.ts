@@ -146,6 +146,7 @@ export async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   const removed: string[] = [];
   if (input.keepWorktrees) return { removed };
   for (const launch of input.launches) {
+    if (input.keepWorktreesOf.includes(launch.agent)) continue;
     if (existsSync(launch.worktree)) {
       await removeWorktree(input.repoRoot, launch.worktree);
       removed.push(launch.worktree);

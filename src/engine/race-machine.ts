@@ -307,7 +307,7 @@ export const raceMachine = setup({
           agent: context.mergeRequest!.agent,
           prompt: context.options.prompt,
           baseBranch: context.repo!.baseBranch,
-          worktrees: context.launches.map((launch) => launch.worktree),
+          worktrees: context.launches.filter((launch) => !uncommittedAgents(context).includes(launch.agent)).map((launch) => launch.worktree),
           branches: context.launches.map((launch) => launch.branch),
           options: { ...context.mergeRequest!.options, keepWorktrees: context.mergeRequest!.options.keepWorktrees ?? context.options.keepWorktrees },
         }),
@@ -359,5 +359,12 @@ export const cleanUpInput = (context: RaceContext): CleanUpInput => ({
   keepWorktrees: context.options.keepWorktrees,
   launches: context.launches,
   keepBranchesOf: context.agents.filter((agent) => agent.status === 'completed').map((agent) => agent.agent),
+  keepWorktreesOf: uncommittedAgents(context),
 });
+
+/** Launched agents that settled without a diff: committing their work failed, it is only in their worktree. */
+const uncommittedAgents = (context: RaceContext): AdapterId[] =>
+  context.launches
+    .map((launch) => launch.agent)
+    .filter((agent) => context.settled.includes(agent) && context.agents.find((snapshot) => snapshot.agent === agent)?.diff === null);
 

@@ -40,6 +40,8 @@ export interface CleanUpInput {
   launches: AgentLaunch[];
   /** Branches of these agents are kept (their results can still be merged with `hydra merge`). */
   keepBranchesOf: AdapterId[];
+  /** Worktrees of these agents are kept: their work could not be committed, so it lives only there. */
+  keepWorktreesOf: AdapterId[];
 }
 
 export interface CleanUpOutput {

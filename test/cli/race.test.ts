@@ -2,7 +2,7 @@
  * `hydra race` headless end to end through the real entry point, on temp repositories with fake
  * agent CLIs first on PATH; then merge, runs, show and clean on the run it made.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa, execaSync } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -367,6 +367,24 @@ describe('an agent that crashes with a message on stderr', () => {
     expect(shown.stdout).toContain('stderr (last lines):');
     expect(shown.stdout).toContain('    Error: model overloaded');
     expect(shown.stdout).toContain('    at request (api.js:1)');
+  });
+});
+
+describe('an agent whose work cannot be committed', () => {
+  it('keeps its worktree (the only copy of its work) and says so on stderr', async () => {
+    // The agent breaks its worktree's .git file, so `git add` fails when hydra commits its result.
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, edits: [{ path: 'hello.txt', content: 'precious\n' }, { path: '.git', content: 'gitdir: /nonexistent\n' }] },
+    });
+    const raced = await race(['--json', '--agents', 'claude', 'Add a hello.txt file']);
+    const runId = summaryOf(parseNdjson(raced.stdout)).runId;
+    const worktree = path.join(sandbox.env.HYDRA_WORKTREE_ROOT ?? '', readdirSync(sandbox.env.HYDRA_WORKTREE_ROOT ?? '')[0] ?? '', runId, 'claude');
+    expect(raced.stderr).toContain(`hydra: claude: Could not commit the agent's work`);
+    expect(raced.stderr).toContain(`Its files are kept in ${worktree}`);
+    expect(readFileSync(path.join(worktree, 'hello.txt'), 'utf8')).toBe('precious\n');
+    const cleaned = await hydra(['clean'], { cwd: repo, env: sandbox.env });
+    expect(cleaned.exitCode).toBe(0);
+    expect(existsSync(worktree)).toBe(false);
   });
 });
 
