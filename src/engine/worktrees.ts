@@ -55,6 +55,10 @@ export async function deleteBranch(root: string, branch: string): Promise<boolea
  * returns the result commit. Makes no commit when nothing changed (the result is then the base).
  */
 export async function commitAgentResult(worktree: string, branch: string, message: string): Promise<string> {
+  // The agent may have switched its worktree to another branch, possibly one of the user's:
+  // commit on a detached HEAD (keeping every file as it is) so no branch but hydra's moves.
+  const current = await runGit(worktree, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
+  if (current.exitCode === 0 && current.stdout.trim() !== `refs/heads/${branch}`) await runGit(worktree, ['checkout', '-q', '--detach']);
   await runGit(worktree, ['add', '-A']);
   const staged = await runGit(worktree, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
   if (staged.exitCode === 1) {

@@ -249,3 +249,21 @@ describe('a prompt with control characters (a NUL pasted from a binary file)', (
     expect(readFileSync(path.join(sandbox.repo, 'hello.txt'), 'utf8')).toBe('from claude\n');
   });
 });
+
+describe('an agent that switches its worktree to one of the user\'s branches', () => {
+  it('gets its result committed on its own branch; the user\'s branch does not move', async () => {
+    sandbox = makeSandbox();
+    git(sandbox.repo, 'branch', 'user-feature');
+    const userTip = git(sandbox.repo, 'rev-parse', 'user-feature').trim();
+    await installAgents(sandbox, { claude: edit('hello.txt', 'from claude\n') });
+    // The agent's first act (not its probes): `git checkout user-feature` in its worktree.
+    const wrapper = path.join(sandbox.bin, 'claude');
+    const text = readFileSync(wrapper, 'utf8').replace(/^exec /m, 'case "$*" in *--version*|*--help*) ;; *) git checkout -q user-feature ;; esac\nexec ');
+    writeFileSync(wrapper, text);
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')]));
+    const summary = await handle.settled;
+    expect(summary.agents[0]).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
+    expect(git(sandbox.repo, 'rev-parse', 'user-feature').trim()).toBe(userTip);
+    expect(git(sandbox.repo, 'show', `hydra/${handle.runId}/claude:hello.txt`)).toBe('from claude\n');
+  });
+});
