@@ -27,7 +27,7 @@ export const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo =>
       return {
         kind: 'TimedOut',
         message: `${launch.displayName} produced no output for ${seconds(launch.idleTimeoutMs)} and was stopped (idle timeout).`,
-        hint: 'Raise the idle timeout for this agent (idle_timeout in hydra.toml) if it needs longer between outputs.',
+        hint: `If it needs longer between outputs, raise the limit: --idle-timeout <seconds>, or agents.${launch.agent}.idle_timeout_s in hydra.toml.`,
       };
     case 'timeout':
       return {

@@ -44,6 +44,8 @@ describe('process supervision', () => {
     expect(codex.status).toBe('timed_out');
     expect(codex.error?.kind).toBe('TimedOut');
     expect(codex.error?.message).toMatch(/no output for 0\.4 s.*idle timeout/);
+    // The hint names a flag and a config key that exist.
+    expect(codex.error?.hint).toContain('--idle-timeout <seconds>, or agents.codex.idle_timeout_s in hydra.toml');
     expect(summary.agents.find((agent) => agent.agent === 'claude')?.status).toBe('completed');
     expect(processesOfRun(handle.runId)).toEqual([]);
   });
