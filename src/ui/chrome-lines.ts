@@ -269,7 +269,8 @@ export const endedLines = (
   lines.push([seg(`${headline} ${counts.done} completed, ${counts.failed} failed, ${counts.stopped} stopped.`, counts.done > 0 ? null : 'warn', true)]);
   if (counts.done > 0) lines.push([seg(`Merge a completed result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
   if (keepWorktrees) lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
-  // A race stopped before any worktree existed has no run record to show.
-  if (snapshot.agents.some((agent) => agent.branch !== null)) lines.push([seg(`Details: hydra show ${snapshot.runId}`, 'muted')]);
+  // A race stopped before any agent started has no run record to show. (Branches are no test:
+  // the clean-up forgets the ones it removed.)
+  if (snapshot.agents.some((agent) => agent.startedAt !== null)) lines.push([seg(`Details: hydra show ${snapshot.runId}`, 'muted')]);
   return wrapLines(lines, width);
 };

@@ -430,6 +430,15 @@ describe('dashboard keys and views', () => {
     expect(frame).not.toContain('hydra show');
   });
 
+  it('still points at hydra show after a cancel whose clean-up removed every branch', async () => {
+    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { branch: null, worktree: null })]));
+    const rendered = track(renderApp(handle));
+    await waitForFrame(rendered, 'Claude Code');
+    await press(rendered, KEYS.ctrlC);
+    const frame = await waitForFrame(rendered, 'Race cancelled');
+    expect(frame).toContain('Details: hydra show run-1');
+  });
+
   it('shows a race-level failure with its hint and exits', async () => {
     const handle = new FakeHandle(
       raceSnapshot([], {
