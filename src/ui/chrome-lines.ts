@@ -22,6 +22,7 @@ export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, w
   const counts = raceCounts(snapshot);
   const status: Line = [
     seg(phaseOverride ?? phaseLabel(snapshot.phase), snapshot.phase === 'failed' ? 'error' : 'accent', true),
+    ...(counts.waiting > 0 ? [seg(` ${symbols.dot} `), seg(`${counts.waiting} waiting`, 'muted')] : []),
     seg(` ${symbols.dot} `),
     seg(`${counts.running} running`, counts.running > 0 ? 'accent' : 'muted'),
     seg(` ${symbols.dot} `),

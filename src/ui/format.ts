@@ -221,6 +221,8 @@ export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
 };
 
 export interface RaceCounts {
+  /** Not started yet (the race is still checking, probing or making worktrees). */
+  waiting: number;
   running: number;
   done: number;
   failed: number;
@@ -231,11 +233,14 @@ export interface RaceCounts {
 export const raceIsOver = (phase: RaceSnapshot['phase']): boolean => phase === 'done' || phase === 'cancelled' || phase === 'failed';
 
 export const raceCounts = (snapshot: RaceSnapshot): RaceCounts => {
-  const counts: RaceCounts = { running: 0, done: 0, failed: 0, stopped: 0 };
+  const counts: RaceCounts = { waiting: 0, running: 0, done: 0, failed: 0, stopped: 0 };
   const over = raceIsOver(snapshot.phase);
   for (const agent of snapshot.agents) {
     switch (agent.status) {
       case 'pending':
+        if (over) counts.stopped += 1;
+        else counts.waiting += 1;
+        break;
       case 'spawning':
       case 'running':
         if (over) counts.stopped += 1;

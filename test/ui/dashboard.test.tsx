@@ -421,6 +421,14 @@ describe('dashboard keys and views', () => {
     expect(frame).toContain('Race cancelled; nothing was merged. 1 completed, 0 failed, 2 stopped.');
   });
 
+  it('counts agents that have not started as waiting, not running, while the race is probing', async () => {
+    const waiting = (agent: 'claude' | 'codex') => agentSnapshot(agent, { status: 'pending', startedAt: null, recentEvents: [] });
+    const handle = new FakeHandle(raceSnapshot([waiting('claude'), waiting('codex')], { phase: 'probing' }));
+    const rendered = track(renderApp(handle));
+    const frame = await waitForFrame(rendered, 'Claude Code');
+    expect(frame).toContain('probing agents · 2 waiting · 0 running · 0 done · 0 failed');
+  });
+
   it('points at hydra show only when the race got far enough to leave a record', async () => {
     const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { status: 'pending', startedAt: null, branch: null, worktree: null })], { phase: 'probing' }));
     const rendered = track(renderApp(handle));
