@@ -381,6 +381,7 @@ function toPriceTable(prices: HydraConfig['prices']): PriceTable {
   return table;
 }
 
-const secondsToMs = (seconds: number): number => Math.round(seconds * 1000);
+/** Whole milliseconds; a positive limit never rounds down to 0, which would mean "no limit". */
+const secondsToMs = (seconds: number): number => (seconds > 0 ? Math.max(1, Math.round(seconds * 1000)) : 0);
 
 const dedupe = <T>(items: readonly T[]): T[] => [...new Set(items)];

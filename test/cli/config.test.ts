@@ -115,6 +115,13 @@ describe('merging config and flags', () => {
     expect(race.allowExperimental).toBe(false);
   });
 
+  it('never turns a tiny positive limit into 0 (which means no limit)', () => {
+    const race = resolveRace({}, { idleTimeoutS: 0.0001, timeoutS: 0.0001 });
+    expect(race.agents[0]?.idleTimeoutMs).toBe(1);
+    expect(race.timeoutMs).toBe(1);
+    expect(resolveRace({}, { timeoutS: 0 }).timeoutMs).toBe(0);
+  });
+
   it('lets flags override the file', () => {
     const config = parseConfigText(
       '[race]\nagents = ["codex"]\nidle_timeout_s = 50\ntimeout_s = 10\nkeep_worktrees = false\n[agents.codex]\nmodel = "a"\nidle_timeout_s = 20\n',
