@@ -11,7 +11,7 @@ import { ADAPTERS } from '../adapters/registry.js';
 import type { AgentLaunch } from './agent-types.js';
 import { EngineError } from './errors.js';
 import { mergeAgentBranch } from './merge.js';
-import { agentScratchDir, agentWorktreeDir, branchName, defaultCacheDir, runRecordDir, runWorktreesDir } from './paths.js';
+import { agentScratchDir, agentWorktreeDir, branchName, defaultCacheDir, isInside, runRecordDir, runWorktreesDir } from './paths.js';
 import { probeAgents } from './probe.js';
 import { processInfo } from './process-groups.js';
 import type { CleanUpInput, CleanUpOutput, MergeInput, ProbeInput, Workspace, WorkspaceInput } from './race-types.js';
@@ -66,6 +66,14 @@ async function buildWorkspace(input: WorkspaceInput, signal: AbortSignal, create
   const { options, repo } = input;
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
+    // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
+    throw new EngineError(
+      'InvalidConfig',
+      `The worktree root ${path.resolve(options.worktreeRoot)} is inside the repository ${repo.root}.`,
+      'Set HYDRA_WORKTREE_ROOT to a directory outside the repository (or unset it for ~/.cache/hydra/worktrees).',
+    );
+  }
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));

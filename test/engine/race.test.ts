@@ -267,3 +267,17 @@ describe('an agent that switches its worktree to one of the user\'s branches', (
     expect(git(sandbox.repo, 'show', `hydra/${handle.runId}/claude:hello.txt`)).toBe('from claude\n');
   });
 });
+
+describe('a worktree root inside the repository', () => {
+  it('is refused before anything is created, naming the fix', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {} });
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')], { worktreeRoot: path.join(sandbox.repo, 'wt') }));
+    const summary = await handle.settled;
+    expect(summary.error).toMatchObject({ kind: 'InvalidConfig', hint: expect.stringContaining('HYDRA_WORKTREE_ROOT') });
+    expect(summary.error?.message).toContain('is inside the repository');
+    expect(existsSync(path.join(sandbox.repo, 'wt'))).toBe(false);
+    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');
+  });
+});
