@@ -16,7 +16,14 @@ import { table } from './lib/table.js';
 import { createWorkspace, type Workspace } from './lib/workspace.js';
 import { benchDashboard, type DashboardResult } from './suites/dashboard.js';
 import { benchParsers, type ParserResult } from './suites/parsers.js';
-import { benchMemory, benchOverhead, benchParallel, type MemoryResult, type OverheadResult, type ParallelResult } from './suites/races.js';
+import {
+  benchMemory,
+  benchOverhead,
+  benchParallel,
+  type MemoryResult,
+  type OverheadResult,
+  type ParallelResult,
+} from './suites/races.js';
 import { benchStartup, type StartupResult } from './suites/startup.js';
 
 const SUITES = ['overhead', 'parallel', 'startup', 'memory', 'parsers', 'dashboard'] as const;
@@ -45,7 +52,9 @@ interface Results {
 }
 
 const usageError = (message: string): never => {
-  process.stderr.write(`bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--only ${SUITES.join(',')}]\n`);
+  process.stderr.write(
+    `bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--only ${SUITES.join(',')}]\n`,
+  );
   process.exit(2);
 };
 
@@ -60,11 +69,15 @@ const parsePlan = (argv: string[]): Plan => {
     if (arg === '--quick') continue;
     if (arg === '--repeats') {
       repeats = Number.parseInt(argv[(index += 1)] ?? '', 10);
-      if (!Number.isInteger(repeats) || repeats < 1) usageError('--repeats takes a whole number of at least 1');
+      if (!Number.isInteger(repeats) || repeats < 1)
+        usageError('--repeats takes a whole number of at least 1');
     } else if (arg === '--only') {
       const names = (argv[(index += 1)] ?? '').split(',').filter(Boolean);
       const unknown = names.filter((name) => !isSuite(name));
-      if (names.length === 0 || unknown.length > 0) usageError(`--only takes suite names from: ${SUITES.join(', ')}${unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+      if (names.length === 0 || unknown.length > 0)
+        usageError(
+          `--only takes suite names from: ${SUITES.join(', ')}${unknown.length > 0 ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+        );
       suites = new Set(names.filter(isSuite));
       if (suites.has('memory')) suites.add('overhead');
     } else {
@@ -91,7 +104,18 @@ const printOverhead = (result: OverheadResult): string =>
   [
     table(
       `1. Overhead per agent process: fake claude run directly vs through \`hydra race --json --agents claude\` (median of ${result.repeats})`,
-      ['lines', 'base wall ms', 'base CPU ms', 'hydra wall ms', 'hydra CPU ms', 'of which hydra proc', 'added CPU ms', 'added CPU ms/1k lines', 'wall ratio', 'CPU ratio'],
+      [
+        'lines',
+        'base wall ms',
+        'base CPU ms',
+        'hydra wall ms',
+        'hydra CPU ms',
+        'of which hydra proc',
+        'added CPU ms',
+        'added CPU ms/1k lines',
+        'wall ratio',
+        'CPU ratio',
+      ],
       result.rows.map((row) => [
         row.lines,
         row.baseline.wallMs,
@@ -115,8 +139,20 @@ const printParallel = (result: ParallelResult): string =>
       `2. Three agents in parallel vs one (${result.lines} lines each; wall ms, median)`,
       ['agents', 'baseline wall ms', 'hydra wall ms', 'added wall ms', 'ratio'],
       [
-        ['1 (claude)', result.baseline1WallMs, result.hydra1WallMs, result.added1WallMs, `${r(result.ratio1, 2)}x`],
-        ['3 (claude, codex, cursor)', result.baseline3WallMs, result.hydra3WallMs, result.added3WallMs, `${r(result.ratio3, 2)}x`],
+        [
+          '1 (claude)',
+          result.baseline1WallMs,
+          result.hydra1WallMs,
+          result.added1WallMs,
+          `${r(result.ratio1, 2)}x`,
+        ],
+        [
+          '3 (claude, codex, cursor)',
+          result.baseline3WallMs,
+          result.hydra3WallMs,
+          result.added3WallMs,
+          `${r(result.ratio3, 2)}x`,
+        ],
       ],
     ),
     `   two more agents add ${Math.round(result.addedForTwoMoreMs)} ms of hydra wall-clock on top of the one-agent overhead`,
@@ -134,7 +170,13 @@ const printMemory = (result: MemoryResult): string =>
     table(
       '4. Memory: peak RSS of the hydra process, one agent, growing streams',
       ['lines', 'runs', 'hydra peak RSS MiB', 'agent peak RSS MiB', 'hydra wall ms'],
-      result.rows.map((row) => [row.lines, row.runs, row.hydraMaxRssKb / 1024, row.agentMaxRssKb / 1024, row.wallMs]),
+      result.rows.map((row) => [
+        row.lines,
+        row.runs,
+        row.hydraMaxRssKb / 1024,
+        row.agentMaxRssKb / 1024,
+        row.wallMs,
+      ]),
     ),
     `   growth: ${r(result.growthRatio, 2)}x hydra peak RSS from ${result.rows[0]?.lines ?? '?'} to ${result.rows.at(-1)?.lines ?? '?'} lines`,
   ].join('\n');
@@ -142,8 +184,26 @@ const printMemory = (result: MemoryResult): string =>
 const printParsers = (result: ParserResult): string =>
   table(
     `5. Parser throughput on the recorded fixtures (median of ${result.repeats})`,
-    ['adapter', 'fixtures', 'lines', 'events', 'parser lines/s', 'JSON.parse lines/s', 'µs/line', 'vs JSON.parse'],
-    result.rows.map((row) => [row.adapter, row.fixtures, row.lines, row.events, row.parserLinesPerSec, row.jsonParseLinesPerSec, row.parserUsPerLine, `${r(row.ratio, 2)}x`]),
+    [
+      'adapter',
+      'fixtures',
+      'lines',
+      'events',
+      'parser lines/s',
+      'JSON.parse lines/s',
+      'µs/line',
+      'vs JSON.parse',
+    ],
+    result.rows.map((row) => [
+      row.adapter,
+      row.fixtures,
+      row.lines,
+      row.events,
+      row.parserLinesPerSec,
+      row.jsonParseLinesPerSec,
+      row.parserUsPerLine,
+      `${r(row.ratio, 2)}x`,
+    ]),
   );
 
 const printDashboard = (result: DashboardResult): string =>
@@ -151,8 +211,20 @@ const printDashboard = (result: DashboardResult): string =>
     `6. Dashboard render cost: ${result.snapshots} snapshots, three busy agents, ${result.columns}x${result.rows} (median of ${result.repeats})`,
     ['renderer', 'frames', 'CPU ms/frame', 'wall ms/frame', 'ratio'],
     [
-      ['hydra dashboard (App)', result.appFrames, result.appCpuMsPerFrame, result.appWallMsPerFrame, `${r(result.cpuRatio, 2)}x`],
-      ['plain Ink <Text>, same text', result.baselineFrames, result.baselineCpuMsPerFrame, result.baselineWallMsPerFrame, '1x'],
+      [
+        'hydra dashboard (App)',
+        result.appFrames,
+        result.appCpuMsPerFrame,
+        result.appWallMsPerFrame,
+        `${r(result.cpuRatio, 2)}x`,
+      ],
+      [
+        'plain Ink <Text>, same text',
+        result.baselineFrames,
+        result.baselineCpuMsPerFrame,
+        result.baselineWallMsPerFrame,
+        '1x',
+      ],
     ],
   );
 
@@ -164,7 +236,7 @@ const machine = (): Record<string, unknown> => ({
   loadAverage: os.loadavg().map((value) => r(value, 2)),
 });
 
-const step = async <T,>(name: string, run: () => Promise<T> | T): Promise<T> => {
+const step = async <T>(name: string, run: () => Promise<T> | T): Promise<T> => {
   const started = Date.now();
   process.stderr.write(`bench: ${name}...\n`);
   const result = await run();
@@ -174,15 +246,24 @@ const step = async <T,>(name: string, run: () => Promise<T> | T): Promise<T> => 
 
 const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
   const results: Results = {};
-  if (plan.suites.has('overhead')) results.overhead = await step('overhead', () => benchOverhead(ws, plan.overheadLines, plan.repeats));
-  if (plan.suites.has('parallel')) results.parallel = await step('parallel', () => benchParallel(ws, plan.parallelLines, plan.repeats));
-  if (plan.suites.has('startup')) results.startup = await step('startup', () => benchStartup(ws, plan.startupRepeats));
+  if (plan.suites.has('overhead'))
+    results.overhead = await step('overhead', () => benchOverhead(ws, plan.overheadLines, plan.repeats));
+  if (plan.suites.has('parallel'))
+    results.parallel = await step('parallel', () => benchParallel(ws, plan.parallelLines, plan.repeats));
+  if (plan.suites.has('startup'))
+    results.startup = await step('startup', () => benchStartup(ws, plan.startupRepeats));
   const overhead = results.overhead;
   if (plan.suites.has('memory') && overhead !== undefined) {
-    results.memory = await step('memory', () => benchMemory(ws, overhead, plan.memoryExtraLines, plan.memoryRepeats));
+    results.memory = await step('memory', () =>
+      benchMemory(ws, overhead, plan.memoryExtraLines, plan.memoryRepeats),
+    );
   }
-  if (plan.suites.has('parsers')) results.parsers = await step('parsers', () => benchParsers(plan.parserLines, Math.max(5, plan.repeats)));
-  if (plan.suites.has('dashboard')) results.dashboard = await step('dashboard', () => benchDashboard({ snapshots: plan.dashboardSnapshots, repeats: plan.repeats }));
+  if (plan.suites.has('parsers'))
+    results.parsers = await step('parsers', () => benchParsers(plan.parserLines, Math.max(5, plan.repeats)));
+  if (plan.suites.has('dashboard'))
+    results.dashboard = await step('dashboard', () =>
+      benchDashboard({ snapshots: plan.dashboardSnapshots, repeats: plan.repeats }),
+    );
   return results;
 };
 
@@ -208,16 +289,29 @@ async function main(): Promise<void> {
   try {
     results = await runSuites(plan, ws);
   } finally {
-    if (process.env.HYDRA_BENCH_KEEP === '1') process.stderr.write(`bench: kept ${ws.root} (HYDRA_BENCH_KEEP=1)\n`);
+    if (process.env.HYDRA_BENCH_KEEP === '1')
+      process.stderr.write(`bench: kept ${ws.root} (HYDRA_BENCH_KEEP=1)\n`);
     else ws.dispose();
   }
   const seconds = (Date.now() - started) / 1000;
-  process.stdout.write(`hydra bench (${plan.quick ? 'quick' : 'full'}), node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg().map((value) => value.toFixed(2)).join(' ')}\n\n`);
+  process.stdout.write(
+    `hydra bench (${plan.quick ? 'quick' : 'full'}), node ${process.version}, ${os.cpus().length} CPUs, load ${os
+      .loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}\n\n`,
+  );
   process.stdout.write(`${report(results)}\n\n`);
   const outDir = path.join(PACKAGE_ROOT, '.cache', 'bench');
   mkdirSync(outDir, { recursive: true });
   const outFile = path.join(outDir, 'latest.json');
-  const json = { schema: 1, date: new Date().toISOString(), seconds: r(seconds), plan: { ...plan, suites: [...plan.suites] }, machine: { ...before, loadAverageAfter: os.loadavg().map((value) => r(value, 2)) }, results };
+  const json = {
+    schema: 1,
+    date: new Date().toISOString(),
+    seconds: r(seconds),
+    plan: { ...plan, suites: [...plan.suites] },
+    machine: { ...before, loadAverageAfter: os.loadavg().map((value) => r(value, 2)) },
+    results,
+  };
   writeFileSync(outFile, `${JSON.stringify(json, null, 2)}\n`);
   process.stdout.write(`took ${seconds.toFixed(0)} s; JSON: ${path.relative(process.cwd(), outFile)}\n`);
 }

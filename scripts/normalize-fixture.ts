@@ -19,7 +19,10 @@ export interface NormalizeContext {
   ids: Map<string, string>;
 }
 
-export const createContext = (paths: ReadonlyArray<readonly [string, string]>, port?: number): NormalizeContext => ({
+export const createContext = (
+  paths: ReadonlyArray<readonly [string, string]>,
+  port?: number,
+): NormalizeContext => ({
   paths: [...paths].sort((a, b) => b[0].length - a[0].length),
   ...(port === undefined ? {} : { port }),
   ids: new Map(),
@@ -47,7 +50,10 @@ export const normalizeText = (text: string, context: NormalizeContext): string =
     out = out.split(slugOf(real)).join(slugOf(placeholder));
   }
   if (context.port !== undefined) {
-    out = out.replace(new RegExp(`(127\\.0\\.0\\.1|localhost):${context.port}\\b`, 'g'), `$1:${FIXTURE_PORT}`);
+    out = out.replace(
+      new RegExp(`(127\\.0\\.0\\.1|localhost):${context.port}\\b`, 'g'),
+      `$1:${FIXTURE_PORT}`,
+    );
   }
   out = out.replace(UUID, (uuid) => {
     const key = uuid.toLowerCase();

@@ -76,7 +76,8 @@ const SCENARIOS: readonly StreamScenario[] = [
     extraArgs: ['--include-partial-messages'],
     expectExit: 0,
     expectEdit: true,
-    notes: 'success-edit with --include-partial-messages: adds stream_event lines (the SSE events as the CLI saw them).',
+    notes:
+      'success-edit with --include-partial-messages: adds stream_event lines (the SSE events as the CLI saw them).',
   },
   {
     agent: 'claude',
@@ -102,7 +103,8 @@ const SCENARIOS: readonly StreamScenario[] = [
     server: 'success-edit',
     expectExit: 0,
     expectEdit: true,
-    notes: 'Turn 1: the model calls the freeform apply_patch tool (*** Add File: hello.txt); turn 2: final text. Shows a file_change item.',
+    notes:
+      'Turn 1: the model calls the freeform apply_patch tool (*** Add File: hello.txt); turn 2: final text. Shows a file_change item.',
   },
   {
     agent: 'codex',
@@ -110,7 +112,8 @@ const SCENARIOS: readonly StreamScenario[] = [
     server: 'success-shell',
     expectExit: 0,
     expectEdit: true,
-    notes: 'Turn 1: the model calls exec_command {cmd} whose shell command writes hello.txt; turn 2: final text. Shows a command_execution item.',
+    notes:
+      'Turn 1: the model calls exec_command {cmd} whose shell command writes hello.txt; turn 2: final text. Shows a command_execution item.',
   },
   {
     agent: 'codex',
@@ -118,7 +121,8 @@ const SCENARIOS: readonly StreamScenario[] = [
     server: 'auth-failure',
     expectExit: 1,
     expectEdit: false,
-    notes: 'The server answers 401 invalid_api_key (request_max_retries=0). Exit 1; an error event then turn.failed, both quoting the 401.',
+    notes:
+      'The server answers 401 invalid_api_key (request_max_retries=0). Exit 1; an error event then turn.failed, both quoting the 401.',
   },
   {
     agent: 'codex',
@@ -206,7 +210,8 @@ const parseOptions = (root: string): Options => {
     },
   });
   const agents = (values.agent ?? [...VENDOR_AGENTS]).map((agent) => {
-    if (agent !== 'claude' && agent !== 'codex') throw new Error(`unknown --agent ${agent}: use claude or codex`);
+    if (agent !== 'claude' && agent !== 'codex')
+      throw new Error(`unknown --agent ${agent}: use claude or codex`);
     return agent;
   });
   if (values.only !== undefined && values.only !== 'help' && values.only !== 'streams') {
@@ -247,7 +252,9 @@ const recordHelp = async (root: string, out: string, agent: VendorAgent, version
         extendEnv: false,
       });
       if (result.exitCode !== 0) {
-        throw new Error(`${agent}@${version} ${args.join(' ')} exited ${String(result.exitCode)}: ${result.stderr.slice(-500)}`);
+        throw new Error(
+          `${agent}@${version} ${args.join(' ')} exited ${String(result.exitCode)}: ${result.stderr.slice(-500)}`,
+        );
       }
       await writeFile(join(dir, file), ensureNewline(normalizeText(result.stdout, context)));
     }
@@ -300,7 +307,17 @@ const runScenario = async (
   let env: Record<string, string>;
   switch (scenario.agent) {
     case 'claude':
-      args = ['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', ...extra, '--', PROMPT];
+      args = [
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--permission-mode',
+        'bypassPermissions',
+        ...extra,
+        '--',
+        PROMPT,
+      ];
       env = claudeOfflineEnv(server.url, home);
       break;
     case 'codex':
@@ -334,7 +351,8 @@ const runScenario = async (
 const checkOutcome = async (scenario: StreamScenario, outcome: RunOutcome, repo: string): Promise<void> => {
   const label = `${scenario.agent}/${fileNameOf(scenario)}`;
   if (scenario.stopAfterMs !== undefined) {
-    if (!outcome.timedOut) throw new Error(`${label}: expected the run to hang until stopped, it ended by itself`);
+    if (!outcome.timedOut)
+      throw new Error(`${label}: expected the run to hang until stopped, it ended by itself`);
   } else if (outcome.exitCode !== scenario.expectExit) {
     throw new Error(
       `${label}: expected exit ${scenario.expectExit}, got ${String(outcome.exitCode)} (signal ${String(outcome.signal)})\n` +
@@ -345,7 +363,9 @@ const checkOutcome = async (scenario: StreamScenario, outcome: RunOutcome, repo:
   if (scenario.expectEdit) {
     const content = existsSync(edited) ? await readFile(edited, 'utf8') : null;
     if (content !== EDIT_CONTENT) {
-      throw new Error(`${label}: expected the run to create ${EDIT_FILE} with ${JSON.stringify(EDIT_CONTENT)}, found ${JSON.stringify(content)}`);
+      throw new Error(
+        `${label}: expected the run to create ${EDIT_FILE} with ${JSON.stringify(EDIT_CONTENT)}, found ${JSON.stringify(content)}`,
+      );
     }
   } else if (existsSync(edited)) {
     throw new Error(`${label}: the run should not have created ${EDIT_FILE}`);

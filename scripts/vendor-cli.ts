@@ -66,7 +66,11 @@ export interface VendorInstall {
  * Makes sure `<package>@<version>` is installed in the cache and answers `--version` with that
  * version; installs it with `npm install --prefix <dir> --no-save` otherwise.
  */
-export const ensureVendorCli = async (root: string, agent: VendorAgent, version: string): Promise<VendorInstall> => {
+export const ensureVendorCli = async (
+  root: string,
+  agent: VendorAgent,
+  version: string,
+): Promise<VendorInstall> => {
   const binary = vendorBinary(root, agent, version);
   if (await reportsVersion(binary, version)) {
     return { agent, version, binary, installed: false, installMs: 0 };
@@ -76,7 +80,16 @@ export const ensureVendorCli = async (root: string, agent: VendorAgent, version:
   const started = Date.now();
   const result = await execa(
     'npm',
-    ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `${VENDOR_PACKAGES[agent]}@${version}`],
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `${VENDOR_PACKAGES[agent]}@${version}`,
+    ],
     { reject: false, stdin: 'ignore', timeout: 600_000 },
   );
   const installMs = Date.now() - started;
@@ -125,7 +138,11 @@ export const CODEX_PROVIDER_KEY_VAR = 'FAKE_OPENAI_API_KEY';
  * provider, with retries off (a 401/500 fails at once) and the features that reach out to the
  * internet disabled. A config file rather than `-c` flags keeps the recorded argv what hydra runs.
  */
-export const writeCodexOfflineConfig = async (codexHome: string, serverUrl: string, model = CODEX_MODEL): Promise<void> => {
+export const writeCodexOfflineConfig = async (
+  codexHome: string,
+  serverUrl: string,
+  model = CODEX_MODEL,
+): Promise<void> => {
   await mkdir(codexHome, { recursive: true });
   const toml = [
     `model = "${model}"`,

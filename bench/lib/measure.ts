@@ -42,7 +42,8 @@ export interface RunOptions {
  * The wrapping shell runs the command with stdout to /dev/null, then prints its exit code and its
  * own /proc stat line, whose cutime/cstime hold the CPU of every child it (and they) reaped.
  */
-const WRAPPER = '"$@" </dev/null >/dev/null; code=$?; read -r stat </proc/$$/stat; printf "%s %s\\n" "$code" "$stat"';
+const WRAPPER =
+  '"$@" </dev/null >/dev/null; code=$?; read -r stat </proc/$$/stat; printf "%s %s\\n" "$code" "$stat"';
 
 const STDERR_TAIL_BYTES = 4000;
 
@@ -67,12 +68,16 @@ export const assertLinux = (): void => {
   }
 };
 
-const probePreload = (): string => path.join(path.dirname(fileURLToPath(import.meta.url)), 'probe-preload.js');
+const probePreload = (): string =>
+  path.join(path.dirname(fileURLToPath(import.meta.url)), 'probe-preload.js');
 
 /** Parses `<exit code> <pid> (<comm>) <state> ...`: returns the exit code and children's CPU in ms. */
 export const parseWrapperLine = (line: string): { exitCode: number; cpuMs: number } => {
   const code = Number.parseInt(line, 10);
-  const afterComm = line.slice(line.lastIndexOf(')') + 2).trim().split(/\s+/);
+  const afterComm = line
+    .slice(line.lastIndexOf(')') + 2)
+    .trim()
+    .split(/\s+/);
   // Fields after "(comm)": state is field 3 of stat(5), so field N sits at index N - 3.
   const cutime = Number(afterComm[16 - 3]);
   const cstime = Number(afterComm[17 - 3]);
@@ -96,7 +101,11 @@ export async function measureCommand(argv: string[], options: RunOptions): Promi
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${probePreload()}`].filter(Boolean).join(' ');
   }
   const started = process.hrtime.bigint();
-  const child = spawn('/bin/sh', ['-c', WRAPPER, 'bench', ...argv], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', WRAPPER, 'bench', ...argv], {
+    cwd: options.cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -110,7 +119,9 @@ export async function measureCommand(argv: string[], options: RunOptions): Promi
   }).finally(() => clearTimeout(timer));
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (shellCode !== 0) {
-    throw new Error(`bench: \`${argv.join(' ')}\` was killed or its wrapper failed (code ${String(shellCode)}); stderr: ${stderr}`);
+    throw new Error(
+      `bench: \`${argv.join(' ')}\` was killed or its wrapper failed (code ${String(shellCode)}); stderr: ${stderr}`,
+    );
   }
   const { exitCode, cpuMs } = parseWrapperLine(stdout.trim());
   const nodeProcesses = options.probeDir === undefined ? [] : readProbeReports(options.probeDir);
@@ -120,7 +131,9 @@ export async function measureCommand(argv: string[], options: RunOptions): Promi
 /** Throws with the command's stderr when it did not exit as expected. */
 export const expectExit = (sample: ProcessSample, expected: number, what: string): ProcessSample => {
   if (sample.exitCode !== expected) {
-    throw new Error(`bench: ${what} exited ${sample.exitCode}, expected ${expected}; stderr:\n${sample.stderrTail}`);
+    throw new Error(
+      `bench: ${what} exited ${sample.exitCode}, expected ${expected}; stderr:\n${sample.stderrTail}`,
+    );
   }
   return sample;
 };

@@ -4,10 +4,13 @@ export const median = (values: number[]): number => {
   if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 };
 
-export const ratio = (value: number, baseline: number): number => (baseline > 0 ? value / baseline : Number.NaN);
+export const ratio = (value: number, baseline: number): number =>
+  baseline > 0 ? value / baseline : Number.NaN;
 
 /** Runs `sample` `repeats` times and returns every result (callers take medians of the fields). */
 export async function repeat<T>(repeats: number, sample: (index: number) => Promise<T>): Promise<T[]> {

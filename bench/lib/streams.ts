@@ -11,13 +11,16 @@ export const PACKAGE_ROOT = packageRoot();
 
 export const fixtureStream = (agent: FakeAgentKind, name = 'success-edit'): string[] => {
   const file = path.join(PACKAGE_ROOT, 'fixtures', 'adapters', agent, 'streams', `${name}.jsonl`);
-  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 };
 
 const ID_FIELD = /"(id|tool_use_id|call_id|item_id|uuid)":"([^"]*)"/g;
 
 /** The same line with every id suffixed, so repetition `round` looks like new messages and tools. */
-export const withFreshIds = (line: string, round: number): string => line.replace(ID_FIELD, (_match, key: string, value: string) => `"${key}":"${value}-r${round}"`);
+export const withFreshIds = (line: string, round: number): string =>
+  line.replace(ID_FIELD, (_match, key: string, value: string) => `"${key}":"${value}-r${round}"`);
 
 /** Exactly `count` lines (at least 2): head, repeated middle with fresh ids, terminal line. */
 export const syntheticStream = (lines: string[], count: number): string[] => {
@@ -25,7 +28,9 @@ export const syntheticStream = (lines: string[], count: number): string[] => {
   const tail = lines.at(-1);
   const middle = lines.slice(1, -1);
   if (head === undefined || tail === undefined || middle.length === 0 || count < 2) {
-    throw new Error('bench: a synthetic stream needs a fixture with at least three lines and a count of at least 2');
+    throw new Error(
+      'bench: a synthetic stream needs a fixture with at least three lines and a count of at least 2',
+    );
   }
   const out: string[] = [head];
   for (let round = 0; out.length < count - 1; round += 1) {

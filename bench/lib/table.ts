@@ -14,9 +14,16 @@ const format = (cell: Cell): string => {
 /** Right-aligns numbers, left-aligns text. */
 export const table = (title: string, headers: string[], rows: Cell[][]): string => {
   const cells = rows.map((row) => row.map(format));
-  const widths = headers.map((header, column) => Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)));
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)),
+  );
   const line = (values: string[], numeric: boolean[]): string =>
-    values.map((value, column) => (numeric[column] ? value.padStart(widths[column] ?? 0) : value.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
+    values
+      .map((value, column) =>
+        numeric[column] ? value.padStart(widths[column] ?? 0) : value.padEnd(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
   const numericColumns = headers.map((_, column) => rows.every((row) => typeof row[column] === 'number'));
   return [
     title,

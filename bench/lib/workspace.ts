@@ -26,7 +26,10 @@ export interface Workspace {
 }
 
 const git = (cwd: string, args: string[]): void => {
-  execFileSync('git', ['-c', 'user.name=hydra bench', '-c', 'user.email=bench@hydra.invalid', ...args], { cwd, stdio: 'ignore' });
+  execFileSync('git', ['-c', 'user.name=hydra bench', '-c', 'user.email=bench@hydra.invalid', ...args], {
+    cwd,
+    stdio: 'ignore',
+  });
 };
 
 const newestRunDir = (repo: string): string => {

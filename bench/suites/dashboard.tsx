@@ -81,7 +81,9 @@ class NoKeyboard extends EventEmitter {
 /** Each agent's normalized events, as its real parser makes them from a synthetic stream. */
 const eventsFor = (agent: AdapterId, lines: number): AgentEvent[] => {
   const parser = ADAPTERS[agent].createParser({ cwd: '/tmp/hydra-fixture/repo' });
-  return syntheticStream(fixtureStream(agent), lines).flatMap((line) => parser.parseLine(line)).filter((event) => event.kind !== 'completed' && event.kind !== 'failed');
+  return syntheticStream(fixtureStream(agent), lines)
+    .flatMap((line) => parser.parseLine(line))
+    .filter((event) => event.kind !== 'completed' && event.kind !== 'failed');
 };
 
 const usageAt = (events: AgentEvent[]): Usage => {
@@ -119,7 +121,9 @@ const agentAt = (agent: AdapterId, events: AgentEvent[], seen: number, now: numb
 
 /** `count` snapshots of a race in which every agent emits `perSnapshot` more events each time. */
 const snapshotBurst = (count: number, perSnapshot: number): RaceSnapshot[] => {
-  const events = Object.fromEntries(AGENTS.map((agent) => [agent, eventsFor(agent, count * perSnapshot + 50)])) as Record<AdapterId, AgentEvent[]>;
+  const events = Object.fromEntries(
+    AGENTS.map((agent) => [agent, eventsFor(agent, count * perSnapshot + 50)]),
+  ) as Record<AdapterId, AgentEvent[]>;
   return Array.from({ length: count }, (_, index): RaceSnapshot => {
     const now = T0 + 1000 + index * 100;
     return {
@@ -182,7 +186,12 @@ const measure = async (body: () => Promise<void>, terminal: FakeTerminal): Promi
   const started = process.hrtime.bigint();
   await body();
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return { frames: terminal.frames.length - framesBefore, cpuMs: cpuNow() - cpuBefore, wallMs, texts: terminal.frames.slice(framesBefore) };
+  return {
+    frames: terminal.frames.length - framesBefore,
+    cpuMs: cpuNow() - cpuBefore,
+    wallMs,
+    texts: terminal.frames.slice(framesBefore),
+  };
 };
 
 const renderApp = async (snapshots: RaceSnapshot[], columns: number, rows: number): Promise<Timed> => {
@@ -190,13 +199,21 @@ const renderApp = async (snapshots: RaceSnapshot[], columns: number, rows: numbe
   if (first === undefined) throw new Error('bench: no snapshots');
   const handle = new BurstHandle(first);
   const terminal = new FakeTerminal(columns, rows);
-  const instance = render(<App handle={handle} theme={createTheme({ ascii: false, color: false })} interactive={false} throttleMs={0} />, {
-    stdout: terminal as unknown as NodeJS.WriteStream,
-    stdin: new NoKeyboard() as unknown as NodeJS.ReadStream,
-    debug: true,
-    exitOnCtrlC: false,
-    patchConsole: false,
-  });
+  const instance = render(
+    <App
+      handle={handle}
+      theme={createTheme({ ascii: false, color: false })}
+      interactive={false}
+      throttleMs={0}
+    />,
+    {
+      stdout: terminal as unknown as NodeJS.WriteStream,
+      stdin: new NoKeyboard() as unknown as NodeJS.ReadStream,
+      debug: true,
+      exitOnCtrlC: false,
+      patchConsole: false,
+    },
+  );
   await terminal.nextFrame(50);
   const timed = await measure(async () => {
     for (const snapshot of snapshots.slice(1)) {
@@ -229,7 +246,12 @@ const renderPlain = async (texts: string[], columns: number, rows: number): Prom
   return timed;
 };
 
-export async function benchDashboard(options: { snapshots: number; repeats: number; columns?: number; rows?: number }): Promise<DashboardResult> {
+export async function benchDashboard(options: {
+  snapshots: number;
+  repeats: number;
+  columns?: number;
+  rows?: number;
+}): Promise<DashboardResult> {
   const columns = options.columns ?? 120;
   const rows = options.rows ?? 40;
   const snapshots = snapshotBurst(options.snapshots, 5);
@@ -239,9 +261,16 @@ export async function benchDashboard(options: { snapshots: number; repeats: numb
   for (let index = 0; index < options.repeats; index += 1) {
     const drawn = await renderApp(snapshots, columns, rows);
     app.push(drawn);
-    plain.push(await renderPlain(drawn.texts.map((text) => text.replace(ANSI, '')), columns, rows));
+    plain.push(
+      await renderPlain(
+        drawn.texts.map((text) => text.replace(ANSI, '')),
+        columns,
+        rows,
+      ),
+    );
   }
-  const perFrame = (runs: Timed[], pick: (run: Timed) => number): number => median(runs.map((run) => pick(run) / Math.max(1, run.frames)));
+  const perFrame = (runs: Timed[], pick: (run: Timed) => number): number =>
+    median(runs.map((run) => pick(run) / Math.max(1, run.frames)));
   const appCpu = perFrame(app, (run) => run.cpuMs);
   const baselineCpu = perFrame(plain, (run) => run.cpuMs);
   return {

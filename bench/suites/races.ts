@@ -15,7 +15,11 @@ import { median, medianOf, ratio } from '../lib/stats.js';
 import { writeSyntheticStream } from '../lib/streams.js';
 import type { Workspace } from '../lib/workspace.js';
 
-const BINARY: Record<FakeAgentKind, FakeBinaryName> = { claude: 'claude', codex: 'codex', cursor: 'cursor-agent' };
+const BINARY: Record<FakeAgentKind, FakeBinaryName> = {
+  claude: 'claude',
+  codex: 'codex',
+  cursor: 'cursor-agent',
+};
 
 const FAKE_ARGS: Record<FakeAgentKind, string[]> = {
   claude: ['-p', '--output-format', 'stream-json', '--verbose', 'bench prompt'],
@@ -86,14 +90,26 @@ export interface MemoryResult {
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
-const scenarioFile = (binDir: string, agent: FakeAgentKind): string => path.join(binDir, `${BINARY[agent]}.scenario.json`);
+const scenarioFile = (binDir: string, agent: FakeAgentKind): string =>
+  path.join(binDir, `${BINARY[agent]}.scenario.json`);
 
-const fakeArgv = (binDir: string, agent: FakeAgentKind): string[] => [process.execPath, fakeAgentScript(), '--scenario', scenarioFile(binDir, agent), '--', ...FAKE_ARGS[agent]];
+const fakeArgv = (binDir: string, agent: FakeAgentKind): string[] => [
+  process.execPath,
+  fakeAgentScript(),
+  '--scenario',
+  scenarioFile(binDir, agent),
+  '--',
+  ...FAKE_ARGS[agent],
+];
 
 const installStreams = async (ws: Workspace, agents: FakeAgentKind[], lines: number): Promise<string> => {
   const scenarios: Partial<Record<FakeBinaryName, FakeScenario>> = {};
   for (const agent of agents) {
-    scenarios[BINARY[agent]] = { agent, streamFile: writeSyntheticStream(ws.streams, agent, lines), delayMs: 0 };
+    scenarios[BINARY[agent]] = {
+      agent,
+      streamFile: writeSyntheticStream(ws.streams, agent, lines),
+      delayMs: 0,
+    };
   }
   return ws.installBin(`${agents.join('-')}-${lines}`, scenarios);
 };
@@ -115,7 +131,11 @@ const raceArgv = (ws: Workspace, agents: FakeAgentKind[]): string[] => [
   'bench prompt',
 ];
 
-const runHydra = async (ws: Workspace, binDir: string, agents: FakeAgentKind[]): Promise<{ sample: ProcessSample; figures: HydraRunFigures }> => {
+const runHydra = async (
+  ws: Workspace,
+  binDir: string,
+  agents: FakeAgentKind[],
+): Promise<{ sample: ProcessSample; figures: HydraRunFigures }> => {
   const sample = await measureCommand(raceArgv(ws, agents), {
     cwd: ws.repo,
     env: ws.env(binDir),
@@ -126,10 +146,14 @@ const runHydra = async (ws: Workspace, binDir: string, agents: FakeAgentKind[]):
   const statuses = ws.lastRunStatuses();
   for (const agent of agents) {
     if (statuses[agent] !== 'completed') {
-      throw new Error(`bench: in a measured race ${agent} ended "${statuses[agent] ?? 'missing'}", not completed; stderr:\n${sample.stderrTail}`);
+      throw new Error(
+        `bench: in a measured race ${agent} ended "${statuses[agent] ?? 'missing'}", not completed; stderr:\n${sample.stderrTail}`,
+      );
     }
   }
-  const hydraProcess = sample.nodeProcesses.find((report) => report.script.endsWith(path.join('cli', 'main.js')));
+  const hydraProcess = sample.nodeProcesses.find((report) =>
+    report.script.endsWith(path.join('cli', 'main.js')),
+  );
   const agentProcesses = sample.nodeProcesses.filter((report) => report.script.endsWith('fake-agent.js'));
   return {
     sample,
@@ -145,7 +169,15 @@ const runHydra = async (ws: Workspace, binDir: string, agents: FakeAgentKind[]):
 
 /** Baselines run with the same probe preload as races, so both sides carry its (small) cost. */
 const runBaseline = async (ws: Workspace, argv: string[]): Promise<ProcessSample> =>
-  expectExit(await measureCommand(argv, { cwd: baselineCwd(ws), env: process.env, probeDir: path.join(ws.root, 'probe') }), 0, `baseline ${argv.slice(0, 3).join(' ')}`);
+  expectExit(
+    await measureCommand(argv, {
+      cwd: baselineCwd(ws),
+      env: process.env,
+      probeDir: path.join(ws.root, 'probe'),
+    }),
+    0,
+    `baseline ${argv.slice(0, 3).join(' ')}`,
+  );
 
 const medianFigures = (runs: HydraRunFigures[]): HydraRunFigures => ({
   wallMs: medianOf(runs, (run) => run.wallMs),
@@ -165,7 +197,10 @@ const compareOne = async (ws: Workspace, lines: number, repeats: number): Promis
     baselines.push(await runBaseline(ws, fakeArgv(binDir, 'claude')));
     races.push((await runHydra(ws, binDir, ['claude'])).figures);
   }
-  const baseline = { wallMs: medianOf(baselines, (run) => run.wallMs), cpuMs: medianOf(baselines, (run) => run.cpuMs) };
+  const baseline = {
+    wallMs: medianOf(baselines, (run) => run.wallMs),
+    cpuMs: medianOf(baselines, (run) => run.cpuMs),
+  };
   const hydra = medianFigures(races);
   const addedCpuMs = hydra.cpuMs - baseline.cpuMs;
   return {
@@ -180,7 +215,11 @@ const compareOne = async (ws: Workspace, lines: number, repeats: number): Promis
   };
 };
 
-export async function benchOverhead(ws: Workspace, lineCounts: number[], repeats: number): Promise<OverheadResult> {
+export async function benchOverhead(
+  ws: Workspace,
+  lineCounts: number[],
+  repeats: number,
+): Promise<OverheadResult> {
   const rows: OverheadRow[] = [];
   for (const lines of lineCounts) rows.push(await compareOne(ws, lines, repeats));
   const first = rows[0];
@@ -189,15 +228,29 @@ export async function benchOverhead(ws: Workspace, lineCounts: number[], repeats
     return { rows, repeats, marginalCpuMsPer1kLines: Number.NaN, fixedCpuMs: Number.NaN };
   }
   const marginal = ((last.addedCpuMs - first.addedCpuMs) / (last.lines - first.lines)) * 1000;
-  return { rows, repeats, marginalCpuMsPer1kLines: marginal, fixedCpuMs: first.addedCpuMs - (marginal * first.lines) / 1000 };
+  return {
+    rows,
+    repeats,
+    marginalCpuMsPer1kLines: marginal,
+    fixedCpuMs: first.addedCpuMs - (marginal * first.lines) / 1000,
+  };
 }
 
 export async function benchParallel(ws: Workspace, lines: number, repeats: number): Promise<ParallelResult> {
   const trio: FakeAgentKind[] = ['claude', 'codex', 'cursor'];
   const binDir = await installStreams(ws, trio, lines);
-  const parallelBaseline = ['/bin/sh', '-c', `${trio.map((agent) => fakeArgv(binDir, agent).map(shellQuote).join(' ')).join(' & ')} & wait`];
+  const parallelBaseline = [
+    '/bin/sh',
+    '-c',
+    `${trio.map((agent) => fakeArgv(binDir, agent).map(shellQuote).join(' ')).join(' & ')} & wait`,
+  ];
   await runHydra(ws, binDir, trio);
-  const samples = { base1: [] as number[], base3: [] as number[], hydra1: [] as number[], hydra3: [] as number[] };
+  const samples = {
+    base1: [] as number[],
+    base3: [] as number[],
+    hydra1: [] as number[],
+    hydra3: [] as number[],
+  };
   for (let index = 0; index < repeats; index += 1) {
     samples.base1.push((await runBaseline(ws, fakeArgv(binDir, 'claude'))).wallMs);
     samples.hydra1.push((await runHydra(ws, binDir, ['claude'])).figures.wallMs);
@@ -226,7 +279,12 @@ export async function benchParallel(ws: Workspace, lines: number, repeats: numbe
  * Peak RSS of the hydra process for growing streams through one agent. Smaller sizes come from the
  * overhead benchmark's runs; the rest are measured here.
  */
-export async function benchMemory(ws: Workspace, overhead: OverheadResult, extraLineCounts: number[], repeats: number): Promise<MemoryResult> {
+export async function benchMemory(
+  ws: Workspace,
+  overhead: OverheadResult,
+  extraLineCounts: number[],
+  repeats: number,
+): Promise<MemoryResult> {
   const rows: MemoryRow[] = overhead.rows.map((row) => ({
     lines: row.lines,
     runs: overhead.repeats,
@@ -237,9 +295,16 @@ export async function benchMemory(ws: Workspace, overhead: OverheadResult, extra
   for (const lines of extraLineCounts) {
     const binDir = await installStreams(ws, ['claude'], lines);
     const runs: HydraRunFigures[] = [];
-    for (let index = 0; index < repeats; index += 1) runs.push((await runHydra(ws, binDir, ['claude'])).figures);
+    for (let index = 0; index < repeats; index += 1)
+      runs.push((await runHydra(ws, binDir, ['claude'])).figures);
     const figures = medianFigures(runs);
-    rows.push({ lines, runs: repeats, hydraMaxRssKb: figures.hydraMaxRssKb, agentMaxRssKb: figures.agentMaxRssKb, wallMs: figures.wallMs });
+    rows.push({
+      lines,
+      runs: repeats,
+      hydraMaxRssKb: figures.hydraMaxRssKb,
+      agentMaxRssKb: figures.agentMaxRssKb,
+      wallMs: figures.wallMs,
+    });
   }
   const first = rows[0];
   const last = rows.at(-1);

@@ -62,7 +62,11 @@ export async function benchStartup(ws: Workspace, repeats: number): Promise<Star
     const wallMs = median(walls[position] ?? []);
     return {
       name: variant.name,
-      command: variant.argv.map((arg) => (arg === process.execPath ? 'node' : path.isAbsolute(arg) ? path.relative(process.cwd(), arg) : arg)).join(' '),
+      command: variant.argv
+        .map((arg) =>
+          arg === process.execPath ? 'node' : path.isAbsolute(arg) ? path.relative(process.cwd(), arg) : arg,
+        )
+        .join(' '),
       wallMs,
       cpuMs: median(cpus[position] ?? []),
       wallRatio: ratio(wallMs, baselineWall),

@@ -21,7 +21,16 @@ import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
+import {
+  asString,
+  clip,
+  compactJson,
+  firstLine,
+  MESSAGE_CHARS,
+  oneLine,
+  OUTPUT_CHARS,
+  relativePath,
+} from './text.js';
 import type {
   AgentAdapter,
   BuiltCommand,
@@ -58,23 +67,59 @@ export const claudeFeatures = (flags: readonly string[], version: string | null)
 });
 
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
-  const context: ProbeContext = { adapterId: ID, displayName: DISPLAY_NAME, binary, installHint: CLAUDE_INSTALL_HINT };
-  const [versionStep, helpStep] = await Promise.all([runStep(context, run, ['--version']), runStep(context, run, ['--help'])]);
+  const context: ProbeContext = {
+    adapterId: ID,
+    displayName: DISPLAY_NAME,
+    binary,
+    installHint: CLAUDE_INSTALL_HINT,
+  };
+  const [versionStep, helpStep] = await Promise.all([
+    runStep(context, run, ['--version']),
+    runStep(context, run, ['--help']),
+  ]);
   if (!versionStep.ok) return { ok: false, error: versionStep.error };
   if (!helpStep.ok) return { ok: false, error: helpStep.error };
   const version = parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text);
   const flags = parseHelpFlags(helpStep.text);
   const features = claudeFeatures(flags, version);
-  const capabilities: Capabilities = { adapterId: ID, binary, version, flags, features, confidence: 'verified', warnings: [] };
+  const capabilities: Capabilities = {
+    adapterId: ID,
+    binary,
+    version,
+    flags,
+    features,
+    confidence: 'verified',
+    warnings: [],
+  };
   if (version === null) {
-    return { ok: false, capabilities, error: probeError(context, 'UnsupportedVersion', `could not read a version number from \`${binary} --version\``, `Check that ${binary} is Claude Code; reinstall with: ${CLAUDE_INSTALL_HINT}`, ['--version'], versionStep.output) };
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(
+        context,
+        'UnsupportedVersion',
+        `could not read a version number from \`${binary} --version\``,
+        `Check that ${binary} is Claude Code; reinstall with: ${CLAUDE_INSTALL_HINT}`,
+        ['--version'],
+        versionStep.output,
+      ),
+    };
   }
-  const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter((flag): flag is string => flag !== false);
+  const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter(
+    (flag): flag is string => flag !== false,
+  );
   if (missing.length > 0) {
     return {
       ok: false,
       capabilities,
-      error: probeError(context, 'UnsupportedFlag', `Claude Code ${version} lacks ${missing.join(' and ')}, which hydra needs for headless JSON output`, `Upgrade it: ${CLAUDE_INSTALL_HINT}`, ['--help'], helpStep.output),
+      error: probeError(
+        context,
+        'UnsupportedFlag',
+        `Claude Code ${version} lacks ${missing.join(' and ')}, which hydra needs for headless JSON output`,
+        `Upgrade it: ${CLAUDE_INSTALL_HINT}`,
+        ['--help'],
+        helpStep.output,
+      ),
     };
   }
   if (!features.permissionMode) {
@@ -84,7 +129,10 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         : `Claude Code ${version} has neither --permission-mode nor --allowedTools: it may be unable to edit files unattended. Upgrade: ${CLAUDE_INSTALL_HINT}`,
     );
   }
-  if (!features.verbose) capabilities.warnings.push(`Claude Code ${version} has no --verbose flag; stream-json is requested without it.`);
+  if (!features.verbose)
+    capabilities.warnings.push(
+      `Claude Code ${version} has no --verbose flag; stream-json is requested without it.`,
+    );
   return { ok: true, capabilities };
 };
 
@@ -143,7 +191,12 @@ const UsageSchema = z.looseObject({
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
-const ToolUseBlock = z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.unknown().optional() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown().optional(),
+});
 const ToolResultBlock = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string(),
@@ -199,11 +252,16 @@ const StreamEventLine = z.looseObject({
   type: z.literal('stream_event'),
   event: z.looseObject({
     type: z.string(),
-    delta: z.looseObject({ type: z.string().nullish(), text: z.string().nullish(), thinking: z.string().nullish() }).nullish(),
+    delta: z
+      .looseObject({ type: z.string().nullish(), text: z.string().nullish(), thinking: z.string().nullish() })
+      .nullish(),
   }),
 });
 
-const RateLimitLine = z.looseObject({ type: z.literal('rate_limit_event'), rate_limit_info: z.unknown().optional() });
+const RateLimitLine = z.looseObject({
+  type: z.literal('rate_limit_event'),
+  rate_limit_info: z.unknown().optional(),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Parser
@@ -233,7 +291,9 @@ const toolSummary = (name: string, input: unknown, cwd: string | undefined): str
       return oneLine(`${name} ${path === undefined ? '' : relativePath(path, cwd)}`);
     case 'Glob':
     case 'Grep':
-      return oneLine(`${name} ${asString(fields['pattern']) ?? ''}${path === undefined ? '' : ` in ${relativePath(path, cwd)}`}`);
+      return oneLine(
+        `${name} ${asString(fields['pattern']) ?? ''}${path === undefined ? '' : ` in ${relativePath(path, cwd)}`}`,
+      );
     case 'WebFetch':
       return oneLine(`Fetch ${asString(fields['url']) ?? ''}`);
     case 'WebSearch':
@@ -252,9 +312,14 @@ const toolSummary = (name: string, input: unknown, cwd: string | undefined): str
 /** Text of a tool_result's content: a string, or an array of text blocks. */
 const resultText = (content: unknown): string => {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) return content === undefined || content === null ? '' : compactJson(content, OUTPUT_CHARS);
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? '' : compactJson(content, OUTPUT_CHARS);
   return content
-    .map((block) => (typeof block === 'object' && block !== null && typeof (block as { text?: unknown }).text === 'string' ? (block as { text: string }).text : ''))
+    .map((block) =>
+      typeof block === 'object' && block !== null && typeof (block as { text?: unknown }).text === 'string'
+        ? (block as { text: string }).text
+        : '',
+    )
     .filter((text) => text !== '')
     .join('\n');
 };
@@ -276,7 +341,11 @@ class ClaudeParser extends JsonLineParser {
   private readonly totals: Usage = emptyUsage();
   private readonly toolNames = new Map<string, string>();
   private authError = false;
-  protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CLAUDE_AUTH_HINT };
+  protected readonly state: RunState = {
+    displayName: DISPLAY_NAME,
+    sawJson: false,
+    authHint: CLAUDE_AUTH_HINT,
+  };
 
   constructor(options: ParserOptions) {
     super();
@@ -287,7 +356,11 @@ class ClaudeParser extends JsonLineParser {
 
   override finish(end: ProcessEnd): CompletedEvent | FailedEvent {
     if (this.state.terminal === undefined && this.authError) {
-      this.state.pendingError = { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate`, hint: CLAUDE_AUTH_HINT };
+      this.state.pendingError = {
+        kind: 'AuthMissing',
+        message: `${DISPLAY_NAME} could not authenticate`,
+        hint: CLAUDE_AUTH_HINT,
+      };
     }
     return super.finish(end);
   }
@@ -306,7 +379,9 @@ class ClaudeParser extends JsonLineParser {
       case 'stream_event':
         return this.streamEvent(value);
       case 'rate_limit_event':
-        return RateLimitLine.safeParse(value).success ? [ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(value['rate_limit_info']) })] : null;
+        return RateLimitLine.safeParse(value).success
+          ? [ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(value['rate_limit_info']) })]
+          : null;
       default:
         return null;
     }
@@ -321,7 +396,13 @@ class ClaudeParser extends JsonLineParser {
       this.cwd = data.cwd ?? this.cwd;
       this.model = data.model ?? this.model;
       const tools = data.tools?.length;
-      const detail = [data.model, tools === undefined ? undefined : `${tools} tools`, data.permissionMode ?? undefined].filter((part) => part !== undefined && part !== null).join(', ');
+      const detail = [
+        data.model,
+        tools === undefined ? undefined : `${tools} tools`,
+        data.permissionMode ?? undefined,
+      ]
+        .filter((part) => part !== undefined && part !== null)
+        .join(', ');
       return [
         ev({
           kind: 'progress',
@@ -333,9 +414,18 @@ class ClaudeParser extends JsonLineParser {
       ];
     }
     if (subtype === 'api_retry') {
-      const attempt = data.attempt === undefined || data.attempt === null ? '' : `attempt ${data.attempt}${data.max_retries ? `/${data.max_retries}` : ''}`;
+      const attempt =
+        data.attempt === undefined || data.attempt === null
+          ? ''
+          : `attempt ${data.attempt}${data.max_retries ? `/${data.max_retries}` : ''}`;
       const status = data.error_status ? `HTTP ${data.error_status}` : compactJson(data.error, 80);
-      return [ev({ kind: 'progress', stage: 'retry', detail: oneLine([attempt, status].filter((part) => part !== '').join(': ')) })];
+      return [
+        ev({
+          kind: 'progress',
+          stage: 'retry',
+          detail: oneLine([attempt, status].filter((part) => part !== '').join(': ')),
+        }),
+      ];
     }
     const detail = typeof data.status === 'string' ? data.status : undefined;
     return [ev({ kind: 'progress', stage: subtype, ...(detail === undefined ? {} : { detail }) })];
@@ -346,7 +436,12 @@ class ClaudeParser extends JsonLineParser {
     if (!line.success) return null;
     const { message, error } = line.data;
     const synthetic = message.model === '<synthetic>';
-    if (error !== undefined && error !== null && (error === 'authentication_failed' || looksLikeAuthFailure(error))) this.authError = true;
+    if (
+      error !== undefined &&
+      error !== null &&
+      (error === 'authentication_failed' || looksLikeAuthFailure(error))
+    )
+      this.authError = true;
     const events: AgentEvent[] = [];
     for (const block of Array.isArray(message.content) ? message.content : []) {
       events.push(...this.assistantBlock(block));
@@ -358,7 +453,9 @@ class ClaudeParser extends JsonLineParser {
       events.push(ev({ kind: 'message', role: 'system', text: `error: ${error}` }));
     }
     if (!synthetic && message.model) this.model = message.model;
-    const usage = synthetic ? undefined : this.recordUsage(message.id ?? undefined, message.usage ?? undefined);
+    const usage = synthetic
+      ? undefined
+      : this.recordUsage(message.id ?? undefined, message.usage ?? undefined);
     if (usage !== undefined) events.push(usage);
     return events;
   }
@@ -372,7 +469,16 @@ class ClaudeParser extends JsonLineParser {
     }
     const thinking = ThinkingBlock.safeParse(block);
     if (thinking.success) {
-      return thinking.data.thinking.trim() === '' ? [] : [ev({ kind: 'message', role: 'assistant', text: clip(thinking.data.thinking, MESSAGE_CHARS), thinking: true })];
+      return thinking.data.thinking.trim() === ''
+        ? []
+        : [
+            ev({
+              kind: 'message',
+              role: 'assistant',
+              text: clip(thinking.data.thinking, MESSAGE_CHARS),
+              thinking: true,
+            }),
+          ];
     }
     const toolUse = ToolUseBlock.safeParse(block);
     if (toolUse.success) {
@@ -380,7 +486,8 @@ class ClaudeParser extends JsonLineParser {
       this.toolNames.set(id, name);
       return [ev({ kind: 'tool_call', id, name, summary: toolSummary(name, input, this.cwd), input })];
     }
-    const type = typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
+    const type =
+      typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
     return [ev({ kind: 'unknown', type: `assistant.${type ?? 'block'}`, raw: block })];
   }
 
@@ -395,14 +502,20 @@ class ClaudeParser extends JsonLineParser {
     if (previous !== undefined) addApiUsage(this.totals, previous, -1);
     addApiUsage(this.totals, usage, 1);
     this.totals.turns = this.usageByMessage.size;
-    return ev({ kind: 'usage', usage: withEstimatedCost({ ...this.totals }, this.model ?? this.requestedModel, this.prices) });
+    return ev({
+      kind: 'usage',
+      usage: withEstimatedCost({ ...this.totals }, this.model ?? this.requestedModel, this.prices),
+    });
   }
 
   private user(value: Record<string, unknown>): AgentEvent[] | null {
     const line = UserLine.safeParse(value);
     if (!line.success) return null;
     const content = line.data.message.content;
-    if (typeof content === 'string') return content === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
+    if (typeof content === 'string')
+      return content === ''
+        ? []
+        : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
     const events: AgentEvent[] = [];
     for (const block of content ?? []) {
       const toolResult = ToolResultBlock.safeParse(block);
@@ -412,7 +525,16 @@ class ClaudeParser extends JsonLineParser {
         const name = this.toolNames.get(id);
         const ok = isError !== true;
         const summary = firstLine(text) || (ok ? 'done' : 'failed');
-        events.push(ev({ kind: 'tool_result', id, ...(name === undefined ? {} : { name }), ok, summary, output: clip(text, OUTPUT_CHARS) }));
+        events.push(
+          ev({
+            kind: 'tool_result',
+            id,
+            ...(name === undefined ? {} : { name }),
+            ok,
+            summary,
+            output: clip(text, OUTPUT_CHARS),
+          }),
+        );
         continue;
       }
       const text = TextBlock.safeParse(block);
@@ -420,7 +542,10 @@ class ClaudeParser extends JsonLineParser {
         events.push(ev({ kind: 'message', role: 'user', text: clip(text.data.text, MESSAGE_CHARS) }));
         continue;
       }
-      const type = typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
+      const type =
+        typeof block === 'object' && block !== null
+          ? asString((block as { type?: unknown }).type)
+          : undefined;
       events.push(ev({ kind: 'unknown', type: `user.${type ?? 'block'}`, raw: block }));
     }
     return events;
@@ -438,28 +563,58 @@ class ClaudeParser extends JsonLineParser {
         : withEstimatedCost(base, this.model ?? this.requestedModel, this.prices);
     const text = data.result ?? undefined;
     if (data.is_error !== true) {
-      return [ev({ kind: 'usage', usage }), ev({ kind: 'completed', ...(text === undefined ? {} : { result: clip(text, MESSAGE_CHARS) }), usage })];
+      return [
+        ev({ kind: 'usage', usage }),
+        ev({
+          kind: 'completed',
+          ...(text === undefined ? {} : { result: clip(text, MESSAGE_CHARS) }),
+          usage,
+        }),
+      ];
     }
     return [ev({ kind: 'usage', usage }), ev({ kind: 'failed', error: this.resultError(data), usage })];
   }
 
   private resultError(data: z.infer<typeof ResultLine>): ErrorInfo {
     const status = data.api_error_status ?? undefined;
-    const text = oneLine(data.result ?? (data.errors ?? []).map((entry) => compactJson(entry)).join('; '), 240);
+    const text = oneLine(
+      data.result ?? (data.errors ?? []).map((entry) => compactJson(entry)).join('; '),
+      240,
+    );
     const detail = text === '' ? '' : `: ${text}`;
     if (status === 401 || status === 403 || this.authError || looksLikeAuthFailure(text)) {
-      return { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate${status ? ` (HTTP ${status})` : ''}${detail}`, hint: CLAUDE_AUTH_HINT };
+      return {
+        kind: 'AuthMissing',
+        message: `${DISPLAY_NAME} could not authenticate${status ? ` (HTTP ${status})` : ''}${detail}`,
+        hint: CLAUDE_AUTH_HINT,
+      };
     }
     if (status !== undefined && status >= 500) {
-      return { kind: 'AgentFailed', message: `${DISPLAY_NAME} hit an API server error (HTTP ${status})${detail}`, hint: 'The model provider failed; try again later.' };
+      return {
+        kind: 'AgentFailed',
+        message: `${DISPLAY_NAME} hit an API server error (HTTP ${status})${detail}`,
+        hint: 'The model provider failed; try again later.',
+      };
     }
     if (status !== undefined) {
-      return { kind: 'AgentFailed', message: `${DISPLAY_NAME} hit an API error (HTTP ${status})${detail}`, hint: 'See the run record for the full response.' };
+      return {
+        kind: 'AgentFailed',
+        message: `${DISPLAY_NAME} hit an API error (HTTP ${status})${detail}`,
+        hint: 'See the run record for the full response.',
+      };
     }
     if (data.subtype === 'error_max_turns') {
-      return { kind: 'AgentFailed', message: `${DISPLAY_NAME} stopped at its turn limit${detail}`, hint: 'Raise max_turns for claude in hydra.toml, or drop it.' };
+      return {
+        kind: 'AgentFailed',
+        message: `${DISPLAY_NAME} stopped at its turn limit${detail}`,
+        hint: 'Raise max_turns for claude in hydra.toml, or drop it.',
+      };
     }
-    return { kind: 'AgentFailed', message: `${DISPLAY_NAME} reported an error (${data.subtype ?? 'error'})${detail}`, hint: 'See the run record for the agent\'s output.' };
+    return {
+      kind: 'AgentFailed',
+      message: `${DISPLAY_NAME} reported an error (${data.subtype ?? 'error'})${detail}`,
+      hint: "See the run record for the agent's output.",
+    };
   }
 
   private streamEvent(value: Record<string, unknown>): AgentEvent[] | null {
@@ -467,8 +622,20 @@ class ClaudeParser extends JsonLineParser {
     if (!line.success) return null;
     const delta = line.data.event.delta;
     if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
-    if (delta.type === 'text_delta' && delta.text) return [ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true })];
-    if (delta.type === 'thinking_delta' && delta.thinking) return [ev({ kind: 'message', role: 'assistant', text: clip(delta.thinking, MESSAGE_CHARS), partial: true, thinking: true })];
+    if (delta.type === 'text_delta' && delta.text)
+      return [
+        ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true }),
+      ];
+    if (delta.type === 'thinking_delta' && delta.thinking)
+      return [
+        ev({
+          kind: 'message',
+          role: 'assistant',
+          text: clip(delta.thinking, MESSAGE_CHARS),
+          partial: true,
+          thinking: true,
+        }),
+      ];
     // Tool-input JSON fragments and signatures: the complete assistant line follows.
     return [];
   }
@@ -478,7 +645,8 @@ export const claudeAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
   tier: 'tier1',
-  binaryCandidates: (configured) => (configured === undefined || configured === '' ? ['claude'] : [configured, 'claude']),
+  binaryCandidates: (configured) =>
+    configured === undefined || configured === '' ? ['claude'] : [configured, 'claude'],
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

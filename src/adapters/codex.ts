@@ -58,34 +58,106 @@ export const codexFeatures = (execFlags: readonly string[], execHelp: string) =>
 });
 
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
-  const context: ProbeContext = { adapterId: ID, displayName: DISPLAY_NAME, binary, installHint: CODEX_INSTALL_HINT };
-  const [versionStep, execStep] = await Promise.all([runStep(context, run, ['--version']), runStep(context, run, ['exec', '--help'])]);
+  const context: ProbeContext = {
+    adapterId: ID,
+    displayName: DISPLAY_NAME,
+    binary,
+    installHint: CODEX_INSTALL_HINT,
+  };
+  const [versionStep, execStep] = await Promise.all([
+    runStep(context, run, ['--version']),
+    runStep(context, run, ['exec', '--help']),
+  ]);
   if (!versionStep.ok) return { ok: false, error: versionStep.error };
   if (!execStep.ok) {
-    const error = execStep.error.kind === 'UnsupportedVersion'
-      ? probeError(context, 'UnsupportedVersion', `this Codex has no working \`exec\` subcommand (\`${binary} exec --help\` failed)`, `Upgrade it: ${CODEX_INSTALL_HINT}`, ['exec', '--help'])
-      : execStep.error;
+    const error =
+      execStep.error.kind === 'UnsupportedVersion'
+        ? probeError(
+            context,
+            'UnsupportedVersion',
+            `this Codex has no working \`exec\` subcommand (\`${binary} exec --help\` failed)`,
+            `Upgrade it: ${CODEX_INSTALL_HINT}`,
+            ['exec', '--help'],
+          )
+        : execStep.error;
     return { ok: false, error };
   }
   const version = parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text);
   const flags = parseHelpFlags(execStep.text);
   const features = codexFeatures(flags, execStep.text);
-  const capabilities: Capabilities = { adapterId: ID, binary, version, flags, features, confidence: 'verified', warnings: [] };
+  const capabilities: Capabilities = {
+    adapterId: ID,
+    binary,
+    version,
+    flags,
+    features,
+    confidence: 'verified',
+    warnings: [],
+  };
   if (version === null) {
-    return { ok: false, capabilities, error: probeError(context, 'UnsupportedVersion', `could not read a version number from \`${binary} --version\``, `Check that ${binary} is the Codex CLI; reinstall with: ${CODEX_INSTALL_HINT}`, ['--version'], versionStep.output) };
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(
+        context,
+        'UnsupportedVersion',
+        `could not read a version number from \`${binary} --version\``,
+        `Check that ${binary} is the Codex CLI; reinstall with: ${CODEX_INSTALL_HINT}`,
+        ['--version'],
+        versionStep.output,
+      ),
+    };
   }
   if (compareVersions(version, CODEX_MIN_JSON_VERSION) < 0) {
-    return { ok: false, capabilities, error: probeError(context, 'UnsupportedVersion', `Codex ${version} prints the legacy \`exec --json\` event format; hydra reads the thread/turn/item events of Codex ${CODEX_MIN_JSON_VERSION} and later`, `Upgrade it: ${CODEX_INSTALL_HINT}`, ['--version'], versionStep.output) };
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(
+        context,
+        'UnsupportedVersion',
+        `Codex ${version} prints the legacy \`exec --json\` event format; hydra reads the thread/turn/item events of Codex ${CODEX_MIN_JSON_VERSION} and later`,
+        `Upgrade it: ${CODEX_INSTALL_HINT}`,
+        ['--version'],
+        versionStep.output,
+      ),
+    };
   }
   if (!features.json) {
-    return { ok: false, capabilities, error: probeError(context, 'UnsupportedFlag', `Codex ${version} has no \`exec --json\`, which hydra needs to follow the run`, `Upgrade it: ${CODEX_INSTALL_HINT}`, ['exec', '--help'], execStep.output) };
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(
+        context,
+        'UnsupportedFlag',
+        `Codex ${version} has no \`exec --json\`, which hydra needs to follow the run`,
+        `Upgrade it: ${CODEX_INSTALL_HINT}`,
+        ['exec', '--help'],
+        execStep.output,
+      ),
+    };
   }
   if (!features.fullAuto && !features.sandbox) {
-    return { ok: false, capabilities, error: probeError(context, 'UnsupportedFlag', `Codex ${version} has neither --full-auto nor --sandbox, so it cannot be allowed to edit files unattended`, `Upgrade it: ${CODEX_INSTALL_HINT}`, ['exec', '--help'], execStep.output) };
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(
+        context,
+        'UnsupportedFlag',
+        `Codex ${version} has neither --full-auto nor --sandbox, so it cannot be allowed to edit files unattended`,
+        `Upgrade it: ${CODEX_INSTALL_HINT}`,
+        ['exec', '--help'],
+        execStep.output,
+      ),
+    };
   }
-  if (!features.outputLastMessage) capabilities.warnings.push(`Codex ${version} has no --output-last-message: the final message comes from the stream only.`);
-  if (!features.cd) capabilities.warnings.push(`Codex ${version} has no -C/--cd: it runs in its working directory instead.`);
-  if (!features.skipGitRepoCheck) capabilities.warnings.push(`Codex ${version} has no --skip-git-repo-check.`);
+  if (!features.outputLastMessage)
+    capabilities.warnings.push(
+      `Codex ${version} has no --output-last-message: the final message comes from the stream only.`,
+    );
+  if (!features.cd)
+    capabilities.warnings.push(`Codex ${version} has no -C/--cd: it runs in its working directory instead.`);
+  if (!features.skipGitRepoCheck)
+    capabilities.warnings.push(`Codex ${version} has no --skip-git-repo-check.`);
   return { ok: true, capabilities };
 };
 
@@ -115,7 +187,10 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltC
   if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
   args.push(...request.extraArgs);
   // A prompt of exactly "-" would mean "read stdin" as an argument, so it travels through stdin too.
-  const prompt = deliverPrompt(request.prompt, request.scratchDir, { stdinArgs: ['-'], forceStdin: request.prompt.trim() === '-' });
+  const prompt = deliverPrompt(request.prompt, request.scratchDir, {
+    stdinArgs: ['-'],
+    forceStdin: request.prompt.trim() === '-',
+  });
   args.push(...prompt.args);
   return {
     file: capabilities.binary,
@@ -149,7 +224,11 @@ const ThreadError = z.looseObject({ type: z.literal('error'), message: z.string(
 const ItemLine = z.looseObject({
   type: z.enum(['item.started', 'item.updated', 'item.completed']),
   // Early releases of this format named the item's type `item_type`.
-  item: z.looseObject({ id: z.string().nullish(), type: z.string().nullish(), item_type: z.string().nullish() }),
+  item: z.looseObject({
+    id: z.string().nullish(),
+    type: z.string().nullish(),
+    item_type: z.string().nullish(),
+  }),
 });
 
 const AgentMessageItem = z.looseObject({ text: z.string().nullish() });
@@ -172,7 +251,9 @@ const McpItem = z.looseObject({
   status: z.string().nullish(),
 });
 const WebSearchItem = z.looseObject({ query: z.string().nullish() });
-const TodoItem = z.looseObject({ items: z.array(z.looseObject({ text: z.string().nullish(), completed: z.boolean().nullish() })).nullish() });
+const TodoItem = z.looseObject({
+  items: z.array(z.looseObject({ text: z.string().nullish(), completed: z.boolean().nullish() })).nullish(),
+});
 const ErrorItem = z.looseObject({ message: z.string().nullish() });
 
 type ItemPhase = 'item.started' | 'item.updated' | 'item.completed';
@@ -182,12 +263,21 @@ type ItemPhase = 'item.started' | 'item.updated' | 'item.completed';
 
 const classifyError = (message: string): ErrorInfo =>
   looksLikeAuthFailure(message)
-    ? { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate: ${oneLine(message, 240)}`, hint: CODEX_AUTH_HINT }
-    : { kind: 'AgentFailed', message: `${DISPLAY_NAME} failed: ${oneLine(message, 240)}`, hint: 'See the run record for the agent\'s output; retry if the provider had a transient error.' };
+    ? {
+        kind: 'AuthMissing',
+        message: `${DISPLAY_NAME} could not authenticate: ${oneLine(message, 240)}`,
+        hint: CODEX_AUTH_HINT,
+      }
+    : {
+        kind: 'AgentFailed',
+        message: `${DISPLAY_NAME} failed: ${oneLine(message, 240)}`,
+        hint: "See the run record for the agent's output; retry if the provider had a transient error.",
+      };
 
 const changeKind = (kind: unknown): string => {
   if (typeof kind === 'string') return kind;
-  if (typeof kind === 'object' && kind !== null && typeof (kind as { type?: unknown }).type === 'string') return (kind as { type: string }).type;
+  if (typeof kind === 'object' && kind !== null && typeof (kind as { type?: unknown }).type === 'string')
+    return (kind as { type: string }).type;
   return 'update';
 };
 
@@ -198,7 +288,11 @@ class CodexParser extends JsonLineParser {
   private readonly totals: Usage = emptyUsage();
   private readonly startedTools = new Set<string>();
   private anonymousItems = 0;
-  protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CODEX_AUTH_HINT };
+  protected readonly state: RunState = {
+    displayName: DISPLAY_NAME,
+    sawJson: false,
+    authHint: CODEX_AUTH_HINT,
+  };
 
   constructor(options: ParserOptions) {
     super();
@@ -212,7 +306,14 @@ class CodexParser extends JsonLineParser {
       case 'thread.started': {
         const line = ThreadStarted.safeParse(value);
         if (!line.success) return null;
-        return [ev({ kind: 'progress', stage: 'init', ...(line.data.thread_id ? { sessionId: line.data.thread_id } : {}), ...(this.model === undefined ? {} : { model: this.model }) })];
+        return [
+          ev({
+            kind: 'progress',
+            stage: 'init',
+            ...(line.data.thread_id ? { sessionId: line.data.thread_id } : {}),
+            ...(this.model === undefined ? {} : { model: this.model }),
+          }),
+        ];
       }
       case 'turn.started':
         return [ev({ kind: 'progress', stage: 'turn_started' })];
@@ -222,7 +323,13 @@ class CodexParser extends JsonLineParser {
         const line = TurnFailed.safeParse(value);
         if (!line.success) return null;
         const message = line.data.error?.message ?? this.state.pendingError?.message ?? 'turn failed';
-        return [ev({ kind: 'failed', error: classifyError(message), ...(this.state.usage === undefined ? {} : { usage: this.state.usage }) })];
+        return [
+          ev({
+            kind: 'failed',
+            error: classifyError(message),
+            ...(this.state.usage === undefined ? {} : { usage: this.state.usage }),
+          }),
+        ];
       }
       case 'error': {
         // Reported before turn.failed, and for transient stream errors ("Reconnecting... 1/5")
@@ -259,7 +366,10 @@ class CodexParser extends JsonLineParser {
     const total = withEstimatedCost({ ...this.totals }, this.model, this.prices);
     this.state.pendingError = undefined;
     const result = this.state.lastText;
-    return [ev({ kind: 'usage', usage: total }), ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage: total })];
+    return [
+      ev({ kind: 'usage', usage: total }),
+      ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage: total }),
+    ];
   }
 
   private item(value: Record<string, unknown>): AgentEvent[] | null {
@@ -281,7 +391,9 @@ class CodexParser extends JsonLineParser {
       case 'reasoning': {
         if (phase !== 'item.completed') return [];
         const text = AgentMessageItem.safeParse(item).data?.text ?? '';
-        return text === '' ? [] : [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS), thinking: true })];
+        return text === ''
+          ? []
+          : [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS), thinking: true })];
       }
       case 'command_execution':
         return this.command(phase, id, item);
@@ -310,14 +422,31 @@ class CodexParser extends JsonLineParser {
   }
 
   /** A tool_call when first seen, then a tool_result when completed. */
-  private simpleTool(phase: ItemPhase, id: string, name: string, summary: string, input: unknown, ok: boolean, output: string): AgentEvent[] {
+  private simpleTool(
+    phase: ItemPhase,
+    id: string,
+    name: string,
+    summary: string,
+    input: unknown,
+    ok: boolean,
+    output: string,
+  ): AgentEvent[] {
     const events: AgentEvent[] = [];
     if (!this.startedTools.has(id)) {
       this.startedTools.add(id);
       events.push(ev({ kind: 'tool_call', id, name, summary, input }));
     }
     if (phase === 'item.completed') {
-      events.push(ev({ kind: 'tool_result', id, name, ok, summary: firstLine(output) || (ok ? 'done' : 'failed'), output: clip(output, OUTPUT_CHARS) }));
+      events.push(
+        ev({
+          kind: 'tool_result',
+          id,
+          name,
+          ok,
+          summary: firstLine(output) || (ok ? 'done' : 'failed'),
+          output: clip(output, OUTPUT_CHARS),
+        }),
+      );
     }
     return events;
   }
@@ -328,33 +457,71 @@ class CodexParser extends JsonLineParser {
     const events: AgentEvent[] = [];
     if (!this.startedTools.has(id)) {
       this.startedTools.add(id);
-      events.push(ev({ kind: 'tool_call', id, name: 'command_execution', summary: oneLine(`$ ${command}`), input: { command } }));
+      events.push(
+        ev({
+          kind: 'tool_call',
+          id,
+          name: 'command_execution',
+          summary: oneLine(`$ ${command}`),
+          input: { command },
+        }),
+      );
     }
     if (phase !== 'item.completed') return events;
     const exitCode = data.exit_code ?? null;
-    const ok = data.status !== 'failed' && data.status !== 'declined' && (exitCode === null || exitCode === 0);
+    const ok =
+      data.status !== 'failed' && data.status !== 'declined' && (exitCode === null || exitCode === 0);
     const output = data.aggregated_output ?? '';
     const head = exitCode === null ? (data.status ?? 'done') : `exit ${exitCode}`;
     const first = firstLine(output, 120);
-    events.push(ev({ kind: 'tool_result', id, name: 'command_execution', ok, summary: first === '' ? head : `${head}: ${first}`, output: clip(output, OUTPUT_CHARS) }));
+    events.push(
+      ev({
+        kind: 'tool_result',
+        id,
+        name: 'command_execution',
+        ok,
+        summary: first === '' ? head : `${head}: ${first}`,
+        output: clip(output, OUTPUT_CHARS),
+      }),
+    );
     return events;
   }
 
   private fileChange(phase: ItemPhase, id: string, item: Record<string, unknown>): AgentEvent[] {
     const data = FileChangeItem.safeParse(item).data ?? {};
     const changes = data.changes ?? [];
-    const described = changes.map((change) => `${changeKind(change.kind)} ${relativePath(change.path, this.cwd)}`);
-    const summary = oneLine(described.length === 0 ? 'Edit files' : described.length <= 3 ? described.join(', ') : `${described.slice(0, 3).join(', ')} (+${described.length - 3} more)`);
+    const described = changes.map(
+      (change) => `${changeKind(change.kind)} ${relativePath(change.path, this.cwd)}`,
+    );
+    const summary = oneLine(
+      described.length === 0
+        ? 'Edit files'
+        : described.length <= 3
+          ? described.join(', ')
+          : `${described.slice(0, 3).join(', ')} (+${described.length - 3} more)`,
+    );
     const ok = data.status !== 'failed' && data.status !== 'declined';
     return this.simpleTool(phase, id, 'file_change', summary, { changes }, ok, described.join('\n'));
   }
 
   private mcp(phase: ItemPhase, id: string, item: Record<string, unknown>): AgentEvent[] {
-    const data = McpItem.safeParse(item).data ?? { arguments: undefined, result: undefined, error: undefined };
+    const data = McpItem.safeParse(item).data ?? {
+      arguments: undefined,
+      result: undefined,
+      error: undefined,
+    };
     const name = `${data.server ?? 'mcp'}.${data.tool ?? 'tool'}`;
     const failed = data.status === 'failed' || (data.error !== undefined && data.error !== null);
     const output = failed ? compactJson(data.error, OUTPUT_CHARS) : compactJson(data.result, OUTPUT_CHARS);
-    return this.simpleTool(phase, id, name, oneLine(`${name} ${compactJson(data.arguments)}`), data.arguments, !failed, output);
+    return this.simpleTool(
+      phase,
+      id,
+      name,
+      oneLine(`${name} ${compactJson(data.arguments)}`),
+      data.arguments,
+      !failed,
+      output,
+    );
   }
 }
 
@@ -362,7 +529,8 @@ export const codexAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
   tier: 'tier1',
-  binaryCandidates: (configured) => (configured === undefined || configured === '' ? ['codex'] : [configured, 'codex']),
+  binaryCandidates: (configured) =>
+    configured === undefined || configured === '' ? ['codex'] : [configured, 'codex'],
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

@@ -17,14 +17,34 @@ import { checkModelName, isDefaultModel } from './model-name.js';
 import { probeError, runStep } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { asNumber, asString, clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
-import type { AgentAdapter, BuiltCommand, Capabilities, ParserOptions, ProbeResult, ProbeRunner, SpawnRequest } from './types.js';
+import {
+  asNumber,
+  asString,
+  clip,
+  compactJson,
+  firstLine,
+  MESSAGE_CHARS,
+  oneLine,
+  OUTPUT_CHARS,
+  relativePath,
+} from './text.js';
+import type {
+  AgentAdapter,
+  BuiltCommand,
+  Capabilities,
+  ParserOptions,
+  ProbeResult,
+  ProbeRunner,
+  SpawnRequest,
+} from './types.js';
 
 const ID = 'cursor';
 const DISPLAY_NAME = 'Cursor Agent';
 export const CURSOR_INSTALL_HINT = 'curl https://cursor.com/install -fsS | bash';
-export const CURSOR_AUTH_HINT = 'Set CURSOR_API_KEY in the environment (hydra.toml [agents.cursor.env]), or run `cursor-agent login` once.';
-export const CURSOR_INFERRED_WARNING = 'Cursor Agent support is experimental: its flags and output format are inferred from Cursor\'s documentation, not verified against a recorded run.';
+export const CURSOR_AUTH_HINT =
+  'Set CURSOR_API_KEY in the environment (hydra.toml [agents.cursor.env]), or run `cursor-agent login` once.';
+export const CURSOR_INFERRED_WARNING =
+  "Cursor Agent support is experimental: its flags and output format are inferred from Cursor's documentation, not verified against a recorded run.";
 
 // ---------------------------------------------------------------------------------------------
 // Probe
@@ -39,23 +59,66 @@ export const cursorFeatures = (flags: readonly string[]) => ({
 });
 
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
-  const context: ProbeContext = { adapterId: ID, displayName: DISPLAY_NAME, binary, installHint: CURSOR_INSTALL_HINT };
-  const [versionStep, helpStep] = await Promise.all([runStep(context, run, ['--version']), runStep(context, run, ['--help'])]);
+  const context: ProbeContext = {
+    adapterId: ID,
+    displayName: DISPLAY_NAME,
+    binary,
+    installHint: CURSOR_INSTALL_HINT,
+  };
+  const [versionStep, helpStep] = await Promise.all([
+    runStep(context, run, ['--version']),
+    runStep(context, run, ['--help']),
+  ]);
   if (!helpStep.ok) return { ok: false, error: helpStep.error };
   // A binary named `agent` (or `cursor`, the editor's launcher) may be someone else's.
   if (!/cursor/i.test(helpStep.text)) {
-    return { ok: false, error: probeError(context, 'UnsupportedVersion', `${binary} does not identify itself as Cursor Agent in its --help`, `Install Cursor Agent (${CURSOR_INSTALL_HINT}) or point hydra.toml [agents.cursor] binary at it.`, ['--help'], helpStep.output) };
+    return {
+      ok: false,
+      error: probeError(
+        context,
+        'UnsupportedVersion',
+        `${binary} does not identify itself as Cursor Agent in its --help`,
+        `Install Cursor Agent (${CURSOR_INSTALL_HINT}) or point hydra.toml [agents.cursor] binary at it.`,
+        ['--help'],
+        helpStep.output,
+      ),
+    };
   }
-  const version = versionStep.ok ? parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text) : null;
+  const version = versionStep.ok
+    ? (parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text))
+    : null;
   const flags = parseHelpFlags(helpStep.text);
   const features = cursorFeatures(flags);
-  const capabilities: Capabilities = { adapterId: ID, binary, version, flags, features, confidence: 'inferred', warnings: [CURSOR_INFERRED_WARNING] };
-  const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter((flag): flag is string => flag !== false);
+  const capabilities: Capabilities = {
+    adapterId: ID,
+    binary,
+    version,
+    flags,
+    features,
+    confidence: 'inferred',
+    warnings: [CURSOR_INFERRED_WARNING],
+  };
+  const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter(
+    (flag): flag is string => flag !== false,
+  );
   if (missing.length > 0) {
-    return { ok: false, capabilities, error: probeError(context, 'UnsupportedFlag', `${binary} lacks ${missing.join(' and ')}: it is not a headless-capable Cursor Agent`, `Install or upgrade Cursor Agent: ${CURSOR_INSTALL_HINT}`, ['--help'], helpStep.output) };
+    return {
+      ok: false,
+      capabilities,
+      error: probeError(
+        context,
+        'UnsupportedFlag',
+        `${binary} lacks ${missing.join(' and ')}: it is not a headless-capable Cursor Agent`,
+        `Install or upgrade Cursor Agent: ${CURSOR_INSTALL_HINT}`,
+        ['--help'],
+        helpStep.output,
+      ),
+    };
   }
-  if (!features.force) capabilities.warnings.push(`${binary} lists no --force flag: it may stop to ask before editing files.`);
-  if (version === null) capabilities.warnings.push(`could not read Cursor Agent's version from \`${binary} --version\`.`);
+  if (!features.force)
+    capabilities.warnings.push(`${binary} lists no --force flag: it may stop to ask before editing files.`);
+  if (version === null)
+    capabilities.warnings.push(`could not read Cursor Agent's version from \`${binary} --version\`.`);
   return { ok: true, capabilities };
 };
 
@@ -89,7 +152,10 @@ const MessageLine = z.looseObject({
   type: z.enum(['assistant', 'user']),
   timestamp_ms: z.number().nullish(),
   model_call_id: z.string().nullish(),
-  message: z.looseObject({ role: z.string().nullish(), content: z.union([z.array(TextContent), z.string()]).nullish() }),
+  message: z.looseObject({
+    role: z.string().nullish(),
+    content: z.union([z.array(TextContent), z.string()]).nullish(),
+  }),
 });
 const SystemLine = z.looseObject({
   type: z.literal('system'),
@@ -99,7 +165,11 @@ const SystemLine = z.looseObject({
   cwd: z.string().nullish(),
   permissionMode: z.string().nullish(),
 });
-const ThinkingLine = z.looseObject({ type: z.literal('thinking'), subtype: z.string().nullish(), text: z.string().nullish() });
+const ThinkingLine = z.looseObject({
+  type: z.literal('thinking'),
+  subtype: z.string().nullish(),
+  text: z.string().nullish(),
+});
 const ToolCallLine = z.looseObject({
   type: z.literal('tool_call'),
   subtype: z.string().nullish(),
@@ -114,11 +184,14 @@ const ResultLine = z.looseObject({
   session_id: z.string().nullish(),
 });
 
-const SIGN_IN = /press any key to sign in|not (signed|logged) in|please (sign|log) ?in|cursor-agent login|authentication required/i;
+const SIGN_IN =
+  /press any key to sign in|not (signed|logged) in|please (sign|log) ?in|cursor-agent login|authentication required/i;
 const LOOKS_LIKE_JSON = /^\s*[[{]/;
 
 const record = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 
 /** One terminal line for a tool call, from its `<kind>ToolCall` key and args. */
 const toolSummary = (kind: string, args: Record<string, unknown>, cwd: string | undefined): string => {
@@ -144,7 +217,9 @@ const toolSummary = (kind: string, args: Record<string, unknown>, cwd: string | 
     case 'updateTodosToolCall':
       return `Update todo list (${Array.isArray(args['todos']) ? args['todos'].length : 0} items)`;
     case 'mcpToolCall':
-      return oneLine(`${asString(args['toolName']) ?? asString(args['name']) ?? 'mcp'} ${compactJson(args['args'] ?? args['arguments'])}`);
+      return oneLine(
+        `${asString(args['toolName']) ?? asString(args['name']) ?? 'mcp'} ${compactJson(args['args'] ?? args['arguments'])}`,
+      );
     default:
       return oneLine(`${kind.replace(/ToolCall$/, '')} ${compactJson(args)}`);
   }
@@ -167,7 +242,10 @@ const fileResultSummary = (success: Record<string, unknown>, cwd: string | undef
   return `${relativePath(path, cwd)}${detail}`;
 };
 
-const toolOutcome = (result: unknown, cwd: string | undefined): { ok: boolean; output: string; summary?: string } => {
+const toolOutcome = (
+  result: unknown,
+  cwd: string | undefined,
+): { ok: boolean; output: string; summary?: string } => {
   const fields = record(result);
   if ('success' in fields) {
     const success = record(fields['success']);
@@ -176,14 +254,28 @@ const toolOutcome = (result: unknown, cwd: string | undefined): { ok: boolean; o
       return { ok: true, output: compactJson(fields['success'], OUTPUT_CHARS), summary: fileSummary };
     }
     const exitCode = success['exitCode'];
-    const text = asString(success['stdout']) ?? asString(success['content']) ?? asString(success['output']) ?? compactJson(fields['success'], OUTPUT_CHARS);
+    const text =
+      asString(success['stdout']) ??
+      asString(success['content']) ??
+      asString(success['output']) ??
+      compactJson(fields['success'], OUTPUT_CHARS);
     const stderr = asString(success['stderr']) ?? '';
-    return { ok: exitCode === undefined || exitCode === 0, output: stderr === '' ? text : `${text}\n${stderr}` };
+    return {
+      ok: exitCode === undefined || exitCode === 0,
+      output: stderr === '' ? text : `${text}\n${stderr}`,
+    };
   }
   for (const key of ['error', 'failure', 'rejected']) {
     if (key in fields) {
       const detail = record(fields[key]);
-      return { ok: false, output: asString(detail['message']) ?? asString(detail['error']) ?? asString(detail['reason']) ?? compactJson(fields[key], OUTPUT_CHARS) };
+      return {
+        ok: false,
+        output:
+          asString(detail['message']) ??
+          asString(detail['error']) ??
+          asString(detail['reason']) ??
+          compactJson(fields[key], OUTPUT_CHARS),
+      };
     }
   }
   return { ok: true, output: compactJson(result, OUTPUT_CHARS) };
@@ -192,7 +284,11 @@ const toolOutcome = (result: unknown, cwd: string | undefined): { ok: boolean; o
 class CursorParser extends JsonLineParser {
   private cwd: string | undefined;
   private readonly toolNames = new Map<string, string>();
-  protected readonly state: RunState = { displayName: DISPLAY_NAME, sawJson: false, authHint: CURSOR_AUTH_HINT };
+  protected readonly state: RunState = {
+    displayName: DISPLAY_NAME,
+    sawJson: false,
+    authHint: CURSOR_AUTH_HINT,
+  };
 
   constructor(options: ParserOptions) {
     super();
@@ -203,7 +299,14 @@ class CursorParser extends JsonLineParser {
   protected override nonJson(rawLine: string, raw: string, reason: string): AgentEvent[] {
     const line = normalizeLine(rawLine);
     if (SIGN_IN.test(line)) {
-      const failed = ev({ kind: 'failed', error: { kind: 'AuthMissing', message: `${DISPLAY_NAME} is not signed in: ${oneLine(line, 200)}`, hint: CURSOR_AUTH_HINT } });
+      const failed = ev({
+        kind: 'failed',
+        error: {
+          kind: 'AuthMissing',
+          message: `${DISPLAY_NAME} is not signed in: ${oneLine(line, 200)}`,
+          hint: CURSOR_AUTH_HINT,
+        },
+      });
       return this.track([failed]);
     }
     if (LOOKS_LIKE_JSON.test(line) || line.length > 2000) return [ev({ kind: 'parse_error', raw, reason })];
@@ -216,20 +319,32 @@ class CursorParser extends JsonLineParser {
         const line = SystemLine.safeParse(value);
         if (!line.success) return null;
         if (line.data.cwd) this.cwd = line.data.cwd;
-        const detail = [line.data.model, line.data.permissionMode].filter((part): part is string => typeof part === 'string').join(', ');
-        return [ev({ kind: 'progress', stage: line.data.subtype ?? 'system', ...(detail === '' ? {} : { detail }), ...(line.data.session_id ? { sessionId: line.data.session_id } : {}), ...(line.data.model ? { model: line.data.model } : {}) })];
+        const detail = [line.data.model, line.data.permissionMode]
+          .filter((part): part is string => typeof part === 'string')
+          .join(', ');
+        return [
+          ev({
+            kind: 'progress',
+            stage: line.data.subtype ?? 'system',
+            ...(detail === '' ? {} : { detail }),
+            ...(line.data.session_id ? { sessionId: line.data.session_id } : {}),
+            ...(line.data.model ? { model: line.data.model } : {}),
+          }),
+        ];
       }
       case 'assistant':
       case 'user': {
         const line = MessageLine.safeParse(value);
         if (!line.success) return null;
         const content = line.data.message.content;
-        const text = typeof content === 'string' ? content : (content ?? []).map((block) => block.text ?? '').join('');
+        const text =
+          typeof content === 'string' ? content : (content ?? []).map((block) => block.text ?? '').join('');
         if (text.trim() === '') return [];
         const role = line.data.type;
         // With --stream-partial-output, deltas carry timestamp_ms and no model_call_id; the
         // flushes that follow (with model_call_id, or with neither) repeat them as whole messages.
-        const delta = role === 'assistant' && typeof line.data.timestamp_ms === 'number' && !line.data.model_call_id;
+        const delta =
+          role === 'assistant' && typeof line.data.timestamp_ms === 'number' && !line.data.model_call_id;
         if (delta) return [ev({ kind: 'message', role, text: clip(text, MESSAGE_CHARS), partial: true })];
         if (role === 'assistant') this.state.lastText = clip(text, MESSAGE_CHARS);
         return [ev({ kind: 'message', role, text: clip(text, MESSAGE_CHARS) })];
@@ -238,7 +353,17 @@ class CursorParser extends JsonLineParser {
         const line = ThinkingLine.safeParse(value);
         if (!line.success) return null;
         const text = line.data.text ?? '';
-        return text === '' ? [] : [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS), thinking: true, partial: line.data.subtype === 'delta' })];
+        return text === ''
+          ? []
+          : [
+              ev({
+                kind: 'message',
+                role: 'assistant',
+                text: clip(text, MESSAGE_CHARS),
+                thinking: true,
+                partial: line.data.subtype === 'delta',
+              }),
+            ];
       }
       case 'tool_call':
         return this.toolCall(value);
@@ -246,10 +371,28 @@ class CursorParser extends JsonLineParser {
         const line = ResultLine.safeParse(value);
         if (!line.success) return null;
         const text = line.data.result ?? undefined;
-        if (line.data.is_error !== true) return [ev({ kind: 'completed', ...(text === undefined ? {} : { result: clip(text, MESSAGE_CHARS) }) })];
+        if (line.data.is_error !== true)
+          return [
+            ev({ kind: 'completed', ...(text === undefined ? {} : { result: clip(text, MESSAGE_CHARS) }) }),
+          ];
         const message = oneLine(text ?? line.data.subtype ?? 'error', 240);
         const auth = looksLikeAuthFailure(message);
-        return [ev({ kind: 'failed', error: auth ? { kind: 'AuthMissing', message: `${DISPLAY_NAME} could not authenticate: ${message}`, hint: CURSOR_AUTH_HINT } : { kind: 'AgentFailed', message: `${DISPLAY_NAME} reported an error: ${message}`, hint: 'See the run record for the agent\'s output.' } })];
+        return [
+          ev({
+            kind: 'failed',
+            error: auth
+              ? {
+                  kind: 'AuthMissing',
+                  message: `${DISPLAY_NAME} could not authenticate: ${message}`,
+                  hint: CURSOR_AUTH_HINT,
+                }
+              : {
+                  kind: 'AgentFailed',
+                  message: `${DISPLAY_NAME} reported an error: ${message}`,
+                  hint: "See the run record for the agent's output.",
+                },
+          }),
+        ];
       }
       default:
         return null;
@@ -267,12 +410,26 @@ class CursorParser extends JsonLineParser {
       const name = this.toolNames.get(id) ?? kind;
       const { ok, output, summary } = toolOutcome(fields['result'], this.cwd);
       const events: AgentEvent[] = [];
-      if (!this.toolNames.has(id)) events.push(ev({ kind: 'tool_call', id, name, summary: toolSummary(kind, args, this.cwd), input: args }));
-      events.push(ev({ kind: 'tool_result', id, name, ok, summary: summary ?? (firstLine(output) || (ok ? 'done' : 'failed')), output: clip(output, OUTPUT_CHARS) }));
+      if (!this.toolNames.has(id))
+        events.push(
+          ev({ kind: 'tool_call', id, name, summary: toolSummary(kind, args, this.cwd), input: args }),
+        );
+      events.push(
+        ev({
+          kind: 'tool_result',
+          id,
+          name,
+          ok,
+          summary: summary ?? (firstLine(output) || (ok ? 'done' : 'failed')),
+          output: clip(output, OUTPUT_CHARS),
+        }),
+      );
       return events;
     }
     this.toolNames.set(id, kind);
-    return [ev({ kind: 'tool_call', id, name: kind, summary: toolSummary(kind, args, this.cwd), input: args })];
+    return [
+      ev({ kind: 'tool_call', id, name: kind, summary: toolSummary(kind, args, this.cwd), input: args }),
+    ];
   }
 }
 
@@ -280,7 +437,12 @@ export const cursorAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
   tier: 'experimental',
-  binaryCandidates: (configured) => [...(configured === undefined || configured === '' ? [] : [configured]), 'cursor-agent', 'cursor', 'agent'],
+  binaryCandidates: (configured) => [
+    ...(configured === undefined || configured === '' ? [] : [configured]),
+    'cursor-agent',
+    'cursor',
+    'agent',
+  ],
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

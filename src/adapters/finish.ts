@@ -28,7 +28,8 @@ export interface RunState {
   authHint: string;
 }
 
-const AUTH_PATTERN = /\b401\b|unauthori[sz]ed|invalid api key|invalid x-api-key|not logged in|please (run )?\/?login|log ?in required|authentication[_ ]?(failed|error|required)|missing api key|no api key/i;
+const AUTH_PATTERN =
+  /\b401\b|unauthori[sz]ed|invalid api key|invalid x-api-key|not logged in|please (run )?\/?login|log ?in required|authentication[_ ]?(failed|error|required)|missing api key|no api key/i;
 
 /** Whether a text reads like a missing or rejected credential. */
 export const looksLikeAuthFailure = (text: string): boolean => AUTH_PATTERN.test(text);
@@ -67,8 +68,14 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
     // A CLI that reported its result and then hung until a time limit stopped it still did the work.
     const stoppedAfterResult = end.stoppedBy === 'idle_timeout' || end.stoppedBy === 'timeout';
     if (cleanExit || stoppedAfterResult) {
-      const fromFile = end.lastMessage !== undefined && end.lastMessage.trim() !== '' ? clip(end.lastMessage.trim(), MESSAGE_CHARS) : undefined;
-      const result = terminal.result !== undefined && terminal.result !== '' ? terminal.result : fromFile ?? state.lastText;
+      const fromFile =
+        end.lastMessage !== undefined && end.lastMessage.trim() !== ''
+          ? clip(end.lastMessage.trim(), MESSAGE_CHARS)
+          : undefined;
+      const result =
+        terminal.result !== undefined && terminal.result !== ''
+          ? terminal.result
+          : (fromFile ?? state.lastText);
       return ev({
         kind: 'completed',
         ...(result === undefined ? {} : { result }),
@@ -80,11 +87,29 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
 
   switch (end.stoppedBy) {
     case 'cancel':
-      return failed('Interrupted', `${name} was stopped before it finished`, 'Run the race again to let it finish.', end, usage);
+      return failed(
+        'Interrupted',
+        `${name} was stopped before it finished`,
+        'Run the race again to let it finish.',
+        end,
+        usage,
+      );
     case 'idle_timeout':
-      return failed('TimedOut', `${name} produced no output for the idle timeout and was stopped`, 'Raise idle_timeout_s for this agent in hydra.toml or pass --idle-timeout <seconds>.', end, usage);
+      return failed(
+        'TimedOut',
+        `${name} produced no output for the idle timeout and was stopped`,
+        'Raise idle_timeout_s for this agent in hydra.toml or pass --idle-timeout <seconds>.',
+        end,
+        usage,
+      );
     case 'timeout':
-      return failed('TimedOut', `${name} did not finish within the time limit and was stopped`, 'Raise the limit with --timeout <seconds>, or narrow the prompt.', end, usage);
+      return failed(
+        'TimedOut',
+        `${name} did not finish within the time limit and was stopped`,
+        'Raise the limit with --timeout <seconds>, or narrow the prompt.',
+        end,
+        usage,
+      );
     case undefined:
       break;
   }
@@ -100,7 +125,13 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
   }
 
   if (terminal?.kind === 'completed') {
-    return failed('AgentFailed', `${name} reported success but ${exitDescription(end)}`, 'The result may be incomplete; its stderr is shown by `hydra show <run-id>`.', end, usage);
+    return failed(
+      'AgentFailed',
+      `${name} reported success but ${exitDescription(end)}`,
+      'The result may be incomplete; its stderr is shown by `hydra show <run-id>`.',
+      end,
+      usage,
+    );
   }
 
   if (state.pendingError !== undefined) {
@@ -109,21 +140,35 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
   }
 
   if (looksLikeAuthFailure(end.stderrTail)) {
-    return failed('AuthMissing', `${name} could not authenticate: ${lastStderrLine(end.stderrTail)}`, state.authHint, end, usage);
+    return failed(
+      'AuthMissing',
+      `${name} could not authenticate: ${lastStderrLine(end.stderrTail)}`,
+      state.authHint,
+      end,
+      usage,
+    );
   }
 
   if (end.exitCode === 0 && end.signal === null) {
     const detail = state.sawJson
       ? 'its stream ended without a result event'
       : `its output had no JSON events${state.firstNonJson === undefined ? '' : ` (first line: ${oneLine(state.firstNonJson, 120)})`}`;
-    return failed('StreamParseError', `${name} exited without a result: ${detail}`, `Run \`hydra doctor\` to check that the installed ${name} supports its JSON output mode.`, end, usage);
+    return failed(
+      'StreamParseError',
+      `${name} exited without a result: ${detail}`,
+      `Run \`hydra doctor\` to check that the installed ${name} supports its JSON output mode.`,
+      end,
+      usage,
+    );
   }
 
   const stderrLine = lastStderrLine(end.stderrTail);
   return failed(
     'AgentFailed',
     `${name} ${exitDescription(end)} without a result${stderrLine === '' ? '' : `: ${stderrLine}`}`,
-    end.stderrTail.trim() === '' ? 'It printed nothing on stderr; try the same prompt with the CLI by hand.' : 'Its stderr is shown by `hydra show <run-id>`.',
+    end.stderrTail.trim() === ''
+      ? 'It printed nothing on stderr; try the same prompt with the CLI by hand.'
+      : 'Its stderr is shown by `hydra show <run-id>`.',
     end,
     usage,
   );

@@ -42,7 +42,11 @@ export const parseVersion = (output: string): string | null => {
 
 /** Compares dotted versions numerically (pre-release tags ignored). */
 export const compareVersions = (left: string, right: string): number => {
-  const parts = (version: string): number[] => version.split(/[-+]/)[0]!.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parts = (version: string): number[] =>
+    version
+      .split(/[-+]/)[0]!
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const a = parts(left);
   const b = parts(right);
   for (let index = 0; index < Math.max(a.length, b.length); index += 1) {

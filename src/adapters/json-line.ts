@@ -45,7 +45,11 @@ export const parseJsonLine = (line: string): JsonLine => {
   const text = normalizeLine(line);
   if (text.trim() === '') return { ok: 'blank' };
   if (text.length > MAX_PARSE_CHARS) {
-    return { ok: false, reason: `line too long to parse (${text.length} chars)`, raw: wellFormed(shorten(text)) };
+    return {
+      ok: false,
+      reason: `line too long to parse (${text.length} chars)`,
+      raw: wellFormed(shorten(text)),
+    };
   }
   let value: unknown;
   try {
@@ -60,4 +64,6 @@ export const parseJsonLine = (line: string): JsonLine => {
 
 /** The raw object to keep in an `unknown` event: whole when small, a shortened line when huge. */
 export const rawForUnknown = (value: Record<string, unknown>, length: number): unknown =>
-  length <= MAX_RAW_OBJECT_CHARS ? value : { truncated: true, type: value['type'], preview: shorten(JSON.stringify(value)) };
+  length <= MAX_RAW_OBJECT_CHARS
+    ? value
+    : { truncated: true, type: value['type'], preview: shorten(JSON.stringify(value)) };

@@ -54,7 +54,10 @@ export const DEFAULT_PRICES: PriceTable = {
 };
 
 /** Defaults with the user's overrides on top. */
-export const mergePrices = (overrides: PriceTable | undefined): PriceTable => ({ ...DEFAULT_PRICES, ...(overrides ?? {}) });
+export const mergePrices = (overrides: PriceTable | undefined): PriceTable => ({
+  ...DEFAULT_PRICES,
+  ...(overrides ?? {}),
+});
 
 /**
  * The price for a model: an exact match first, then the longest table key the model name starts

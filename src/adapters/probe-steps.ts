@@ -19,7 +19,8 @@ export interface ProbeContext {
 
 export type StepResult = { ok: true; output: ProbeOutput; text: string } | { ok: false; error: AdapterError };
 
-const excerpt = (output: ProbeOutput): string => tail((output.stderr.trim() !== '' ? output.stderr : output.stdout).trim(), 800);
+const excerpt = (output: ProbeOutput): string =>
+  tail((output.stderr.trim() !== '' ? output.stderr : output.stdout).trim(), 800);
 
 export const probeError = (
   context: ProbeContext,
@@ -39,14 +40,28 @@ export const probeError = (
   });
 
 /** Runs one probe command; a non-zero exit, a time-out or a spawn failure is an error. */
-export const runStep = async (context: ProbeContext, run: ProbeRunner, args: readonly string[]): Promise<StepResult> => {
+export const runStep = async (
+  context: ProbeContext,
+  run: ProbeRunner,
+  args: readonly string[],
+): Promise<StepResult> => {
   const shown = [context.binary, ...args].join(' ');
   let output: ProbeOutput;
   try {
     output = await run(context.binary, args, { timeoutMs: PROBE_TIMEOUT_MS });
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
-    return { ok: false, error: new AdapterError({ kind: 'SpawnFailed', adapterId: context.adapterId, message: `\`${shown}\` could not be run: ${message}`, hint: `Check that ${context.binary} is an executable ${context.displayName} binary.`, command: [context.binary, ...args], cause }) };
+    return {
+      ok: false,
+      error: new AdapterError({
+        kind: 'SpawnFailed',
+        adapterId: context.adapterId,
+        message: `\`${shown}\` could not be run: ${message}`,
+        hint: `Check that ${context.binary} is an executable ${context.displayName} binary.`,
+        command: [context.binary, ...args],
+        cause,
+      }),
+    };
   }
   if (output.spawnError !== undefined) {
     const missing = /ENOENT|not found/i.test(output.spawnError);
@@ -55,20 +70,41 @@ export const runStep = async (context: ProbeContext, run: ProbeRunner, args: rea
       error: probeError(
         context,
         missing ? 'BinaryMissing' : 'SpawnFailed',
-        missing ? `${context.displayName} was not found at ${context.binary}` : `\`${shown}\` could not be started: ${output.spawnError}`,
-        missing ? `Install it with: ${context.installHint}` : `Check that ${context.binary} is executable (chmod +x) and is the ${context.displayName} CLI.`,
+        missing
+          ? `${context.displayName} was not found at ${context.binary}`
+          : `\`${shown}\` could not be started: ${output.spawnError}`,
+        missing
+          ? `Install it with: ${context.installHint}`
+          : `Check that ${context.binary} is executable (chmod +x) and is the ${context.displayName} CLI.`,
         args,
         output,
       ),
     };
   }
   if (output.timedOut) {
-    return { ok: false, error: probeError(context, 'TimedOut', `\`${shown}\` did not answer within ${PROBE_TIMEOUT_MS / 1000} s`, `Run \`${shown}\` yourself to see what it waits for; reinstall with: ${context.installHint}`, args, output) };
+    return {
+      ok: false,
+      error: probeError(
+        context,
+        'TimedOut',
+        `\`${shown}\` did not answer within ${PROBE_TIMEOUT_MS / 1000} s`,
+        `Run \`${shown}\` yourself to see what it waits for; reinstall with: ${context.installHint}`,
+        args,
+        output,
+      ),
+    };
   }
   if (output.exitCode !== 0) {
     return {
       ok: false,
-      error: probeError(context, 'UnsupportedVersion', `\`${shown}\` failed with exit code ${output.exitCode ?? 'unknown'}`, `Upgrade or reinstall ${context.displayName}: ${context.installHint}`, args, output),
+      error: probeError(
+        context,
+        'UnsupportedVersion',
+        `\`${shown}\` failed with exit code ${output.exitCode ?? 'unknown'}`,
+        `Upgrade or reinstall ${context.displayName}: ${context.installHint}`,
+        args,
+        output,
+      ),
     };
   }
   return { ok: true, output, text: `${output.stdout}\n${output.stderr}` };

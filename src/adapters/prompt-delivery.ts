@@ -16,8 +16,7 @@ export const ARGV_PROMPT_LIMIT_BYTES = 32 * 1024;
 export const PROMPT_FILE_NAME = 'prompt.txt';
 
 export type PromptDelivery =
-  | { via: 'argv'; args: string[] }
-  | { via: 'stdin'; args: string[]; files: FileToWrite[]; stdinFile: string };
+  { via: 'argv'; args: string[] } | { via: 'stdin'; args: string[]; files: FileToWrite[]; stdinFile: string };
 
 /** Whether a prompt can travel as one command-line argument. */
 export const fitsInArgv = (prompt: string): boolean =>

@@ -32,7 +32,8 @@ export const relativePath = (path: string, cwd: string | undefined): string => {
   return path.startsWith(base) ? path.slice(base.length) : path;
 };
 
-export const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+export const asString = (value: unknown): string | undefined =>
+  typeof value === 'string' ? value : undefined;
 
 export const asNumber = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) ? value : undefined;

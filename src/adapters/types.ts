@@ -46,8 +46,7 @@ export interface Capabilities {
 }
 
 export type ProbeResult =
-  | { ok: true; capabilities: Capabilities }
-  | { ok: false; error: AdapterError; capabilities?: Capabilities };
+  { ok: true; capabilities: Capabilities } | { ok: false; error: AdapterError; capabilities?: Capabilities };
 
 /** What the engine asks an adapter to run. */
 export interface SpawnRequest {

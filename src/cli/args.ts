@@ -8,10 +8,7 @@ import { CONFIG_AGENT_IDS } from '../engine/config.js';
 import { closest } from '../engine/did-you-mean.js';
 import { UsageError } from './errors.js';
 
-export type OptionSpec = Record<
-  string,
-  { type: 'string' | 'boolean'; multiple?: boolean; short?: string }
->;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
 export interface Parsed {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
@@ -45,7 +42,10 @@ function translateParseError(error: unknown, command: string, known: readonly st
       const suggestion = closest(option.replace(/^-+/, ''), known);
       const didYouMean = suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`;
       // Only a race takes a free-text prompt that could start with "-".
-      const hint = command === 'race' ? `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."` : '';
+      const hint =
+        command === 'race'
+          ? `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."`
+          : '';
       return new UsageError(`unknown option ${option}${didYouMean}; ${see}`, hint);
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
@@ -94,12 +94,16 @@ export function parseAgentList(text: string, command = 'race'): AdapterId[] {
     .map((name) => name.trim())
     .filter((name) => name !== '');
   if (names.length === 0) {
-    throw new UsageError(`--agents needs at least one agent name (valid: ${validAgents()}); see ${helpFor(command)}`);
+    throw new UsageError(
+      `--agents needs at least one agent name (valid: ${validAgents()}); see ${helpFor(command)}`,
+    );
   }
   const unknown = names.filter((name) => !isAgentId(resolveAlias(name)));
   if (unknown.length > 0) {
     const label = unknown.length === 1 ? 'unknown agent' : 'unknown agents';
-    throw new UsageError(`${label} ${unknown.map((name) => `"${name}"`).join(', ')} in --agents; valid agents: ${validAgents()}`);
+    throw new UsageError(
+      `${label} ${unknown.map((name) => `"${name}"`).join(', ')} in --agents; valid agents: ${validAgents()}`,
+    );
   }
   return [...new Set(names.map(resolveAlias) as AdapterId[])];
 }
@@ -108,7 +112,10 @@ export function parseAgentList(text: string, command = 'race'): AdapterId[] {
 const resolveAlias = (name: string): string => (name === 'cursor-agent' ? 'cursor' : name.toLowerCase());
 
 /** Repeated `--model claude=opus` → a map; a bad form or agent is a UsageError. */
-export function parseModelFlags(items: readonly string[], command = 'race'): Partial<Record<AdapterId, string>> {
+export function parseModelFlags(
+  items: readonly string[],
+  command = 'race',
+): Partial<Record<AdapterId, string>> {
   const models: Partial<Record<AdapterId, string>> = {};
   for (const item of items) {
     const match = /^([^=]+)=(.*)$/.exec(item);
@@ -129,13 +136,20 @@ export function parseModelFlags(items: readonly string[], command = 'race'): Par
 }
 
 /** A number of seconds from a flag; `allowZero` for limits where 0 means none. */
-export function parseSeconds(flag: string, text: string | undefined, allowZero: boolean, command = 'race'): number | undefined {
+export function parseSeconds(
+  flag: string,
+  text: string | undefined,
+  allowZero: boolean,
+  command = 'race',
+): number | undefined {
   if (text === undefined) return undefined;
   const trimmed = text.trim().replace(/s$/, '');
   const value = trimmed === '' ? Number.NaN : Number(trimmed);
   const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
   if (!ok) {
-    const allowed = allowZero ? 'a number of seconds, 0 or more (0 = no limit)' : 'a positive number of seconds';
+    const allowed = allowZero
+      ? 'a number of seconds, 0 or more (0 = no limit)'
+      : 'a positive number of seconds';
     throw new UsageError(`${flag} must be ${allowed} (got "${text}"); see ${helpFor(command)}`);
   }
   return value;

@@ -29,7 +29,8 @@ export function createContext(options: {
   // `hydra show <run> | head`: once the reader is gone, stop writing instead of crashing on EPIPE.
   let stdoutGone = false;
   stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (!stdoutGone && error.code !== 'EPIPE') stderr.write(`hydra: cannot write to stdout (${error.message})\n`);
+    if (!stdoutGone && error.code !== 'EPIPE')
+      stderr.write(`hydra: cannot write to stdout (${error.message})\n`);
     stdoutGone = true;
   });
   return {

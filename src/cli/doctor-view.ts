@@ -52,7 +52,12 @@ export function doctorJson(repo: RepoInfo, adapters: readonly AgentProbeReport[]
 export const doctorPasses = (adapters: readonly AgentProbeReport[]): boolean =>
   adapters.some((report) => report.tier === 'tier1' && report.status === 'ready');
 
-export function renderDoctor(repo: RepoInfo, adapters: readonly AgentProbeReport[], style: Style, configLine: string): string[] {
+export function renderDoctor(
+  repo: RepoInfo,
+  adapters: readonly AgentProbeReport[],
+  style: Style,
+  configLine: string,
+): string[] {
   const lines: string[] = [];
   lines.push(style.bold('git'));
   lines.push(...renderGit(repo, style));
@@ -61,7 +66,10 @@ export function renderDoctor(repo: RepoInfo, adapters: readonly AgentProbeReport
   lines.push(`  ${configLine}`);
   lines.push('');
   lines.push(style.bold('agents'));
-  const heads = table(adapters.map((report) => adapterHeadCells(report, style)), visibleLength);
+  const heads = table(
+    adapters.map((report) => adapterHeadCells(report, style)),
+    visibleLength,
+  );
   adapters.forEach((report, index) => {
     lines.push(...renderAdapter(report, heads[index] ?? report.adapterId, style));
   });
@@ -105,7 +113,12 @@ const TIER_LABEL: Record<Tier, string> = { tier1: 'tier 1', experimental: 'exper
 function adapterHeadCells(report: AgentProbeReport, style: Style): string[] {
   const version = report.version ? `v${report.version.replace(/^v/, '')}` : '';
   const cached = report.cached ? style.dim(' (cached probe)') : '';
-  return [`  ${style.bold(report.adapterId)}`, STATUS_LABEL[report.status](style), TIER_LABEL[report.tier], `${version}${cached}`];
+  return [
+    `  ${style.bold(report.adapterId)}`,
+    STATUS_LABEL[report.status](style),
+    TIER_LABEL[report.tier],
+    `${version}${cached}`,
+  ];
 }
 
 function renderAdapter(report: AgentProbeReport, head: string, style: Style): string[] {
@@ -157,7 +170,9 @@ function renderVerdict(adapters: readonly AgentProbeReport[], style: Style): str
   }
   return [
     style.red('no tier-1 agent is ready: hydra race would have nothing to run'),
-    style.dim('install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex (npm install -g @openai/codex),'),
+    style.dim(
+      'install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex (npm install -g @openai/codex),',
+    ),
     style.dim('or try hydra with simulated agents: hydra demo'),
   ];
 }

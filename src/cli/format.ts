@@ -56,7 +56,10 @@ export function formatTime(epochMs: number): string {
 }
 
 /** Pads cells to column widths; the last column is not padded. */
-export function table(rows: readonly (readonly string[])[], visibleLength: (s: string) => number = (s) => s.length): string[] {
+export function table(
+  rows: readonly (readonly string[])[],
+  visibleLength: (s: string) => number = (s) => s.length,
+): string[] {
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, index) => {
@@ -65,7 +68,9 @@ export function table(rows: readonly (readonly string[])[], visibleLength: (s: s
   }
   return rows.map((row) =>
     row
-      .map((cell, index) => (index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - visibleLength(cell))))
+      .map((cell, index) =>
+        index === row.length - 1 ? cell : cell + ' '.repeat((widths[index] ?? 0) - visibleLength(cell)),
+      )
       .join('  ')
       .trimEnd(),
   );

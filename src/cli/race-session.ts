@@ -20,13 +20,19 @@ export interface SessionOptions {
 
 /** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
 export const inCi = (env: NodeJS.ProcessEnv): boolean =>
-  ['CI', 'CONTINUOUS_INTEGRATION'].some((key) => env[key] !== undefined && env[key] !== '0' && env[key] !== 'false');
+  ['CI', 'CONTINUOUS_INTEGRATION'].some(
+    (key) => env[key] !== undefined && env[key] !== '0' && env[key] !== 'false',
+  );
 
 /** Chooses the dashboard only when stdout is a terminal, --json was not given and this is not CI. */
 export const chooseMode = (ctx: CliContext, json: boolean): SessionOptions['mode'] =>
   !json && ctx.stdout.isTTY === true && !inCi(ctx.env) ? 'dashboard' : 'headless';
 
-export async function runRaceSession(ctx: CliContext, options: RaceOptions, session: SessionOptions): Promise<number> {
+export async function runRaceSession(
+  ctx: CliContext,
+  options: RaceOptions,
+  session: SessionOptions,
+): Promise<number> {
   if (options.unsafe) warnUnsafe(ctx);
   const handle = startRace(options);
   return session.mode === 'dashboard'
@@ -79,7 +85,8 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   const onStdoutError = (error: NodeJS.ErrnoException): void => {
     if (readerGone) return;
     readerGone = true;
-    if (error.code !== 'EPIPE') ctx.note(`hydra: cannot write to stdout (${error.message}): stopping the race`);
+    if (error.code !== 'EPIPE')
+      ctx.note(`hydra: cannot write to stdout (${error.message}): stopping the race`);
     void handle.cancel();
   };
   ctx.stdout.on('error', onStdoutError);
@@ -92,7 +99,10 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     announced = true;
     const line = raceLine(snapshot);
     // Announced only at the end: the agents that raced are the ones the summary did not skip.
-    if (settledSummary) line.agents = settledSummary.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
+    if (settledSummary)
+      line.agents = settledSummary.agents
+        .filter((agent) => agent.status !== 'skipped')
+        .map((agent) => agent.agent);
     write(line);
     if (snapshot.baseRef !== null) noteStart(ctx, snapshot, warned);
   };
@@ -146,7 +156,8 @@ function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>)
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
   const base = snapshot.baseBranch ?? 'HEAD';
   const sha = snapshot.baseRef ? `@${snapshot.baseRef.slice(0, 8)}` : '';
-  if (racing.length > 0) ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
+  if (racing.length > 0)
+    ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
   // The engine's warnings already say which agents will not race and why.
   for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${warning}`));
   for (const agent of snapshot.agents) {
@@ -181,11 +192,15 @@ function createProgressNotes(ctx: CliContext, warned: Set<string>): (snapshot: R
 }
 
 const isSettled = (agent: AgentSnapshot): boolean =>
-  agent.status === 'completed' || agent.status === 'failed' || agent.status === 'timed_out' || agent.status === 'cancelled';
+  agent.status === 'completed' ||
+  agent.status === 'failed' ||
+  agent.status === 'timed_out' ||
+  agent.status === 'cancelled';
 
 function agentLine(ctx: CliContext, agent: AgentSnapshot, now: number): string {
   const { err } = ctx;
-  const elapsed = agent.startedAt === null ? '' : ` in ${formatDuration((agent.endedAt ?? now) - agent.startedAt)}`;
+  const elapsed =
+    agent.startedAt === null ? '' : ` in ${formatDuration((agent.endedAt ?? now) - agent.startedAt)}`;
   if (agent.status === 'completed') {
     const diff = agent.diff ? formatDiff(agent.diff) : 'no diff';
     return `hydra: ${err.green(`${agent.agent} completed`)}${elapsed}: ${diff}, ${formatCost(agent.usage.costUsd, agent.usage.costSource)}`;
@@ -212,11 +227,17 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
         `hydra: no agent could run. See what is missing with ${err.bold(`${prefix} doctor`)}, ` +
           `or try hydra with simulated agents: ${err.bold('hydra demo')}`,
       );
-    } else if (summary.agents.every((agent) => (agent.status === 'cancelled' || agent.status === 'skipped') && agent.durationMs === 0)) {
+    } else if (
+      summary.agents.every(
+        (agent) => (agent.status === 'cancelled' || agent.status === 'skipped') && agent.durationMs === 0,
+      )
+    ) {
       // Stopped before any agent started: there is no run record to show.
       ctx.note('hydra: the race was cancelled before any agent started; nothing was left behind');
     } else {
-      ctx.note(`hydra: no agent completed; the run's events are in ${err.bold(`${prefix} show ${summary.runId}`)}`);
+      ctx.note(
+        `hydra: no agent completed; the run's events are in ${err.bold(`${prefix} show ${summary.runId}`)}`,
+      );
     }
     return;
   }
@@ -228,7 +249,8 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
   const first = completed[0];
   if (first) {
-    if (first.branch && summary.baseRef) ctx.note(`hydra: see a result with: git diff ${summary.baseRef.slice(0, 8)} ${first.branch}`);
+    if (first.branch && summary.baseRef)
+      ctx.note(`hydra: see a result with: git diff ${summary.baseRef.slice(0, 8)} ${first.branch}`);
     ctx.note(`hydra: merge one with: ${err.bold(`${prefix} merge ${summary.runId} ${first.agent}`)}`);
   }
 }

@@ -46,7 +46,10 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
   }
   if (first === 'help') return helpCommand(ctx, rest);
   if (first.startsWith('-')) {
-    throw new UsageError(`unknown option ${first}; see hydra --help`, 'put the command first: hydra race --json "..."');
+    throw new UsageError(
+      `unknown option ${first}; see hydra --help`,
+      'put the command first: hydra race --json "..."',
+    );
   }
   if (!isCommand(first)) {
     const suggestion = closest(first, COMMANDS);

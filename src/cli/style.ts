@@ -20,8 +20,10 @@ export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
-const wrap = (enabled: boolean, open: number, close: number) => (text: string): string =>
-  enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+const wrap =
+  (enabled: boolean, open: number, close: number) =>
+  (text: string): string =>
+    enabled ? `\u001b[${open}m${text}\u001b[${close}m` : text;
 
 export function createStyle(enabled: boolean): Style {
   return {

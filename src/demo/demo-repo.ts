@@ -7,9 +7,10 @@ import path from 'node:path';
 import { execa } from 'execa';
 
 const FILES: Record<string, string> = {
-  'README.md': '# greeter\n\nA tiny project for the hydra demo. The demo agents are asked to create hello.txt with a short greeting.\n',
+  'README.md':
+    '# greeter\n\nA tiny project for the hydra demo. The demo agents are asked to create hello.txt with a short greeting.\n',
   'package.json': `${JSON.stringify({ name: 'greeter', version: '1.0.0', type: 'module', main: 'src/greet.js' }, null, 2)}\n`,
-  'src/greet.js': "export function greet(name) {\n  return `Hello, ${name}!`;\n}\n",
+  'src/greet.js': 'export function greet(name) {\n  return `Hello, ${name}!`;\n}\n',
 };
 
 const GIT_ENV = {
@@ -30,6 +31,14 @@ export async function createDemoRepo(dir: string): Promise<string> {
   const git = (args: string[]) => execa('git', args, { cwd: dir, env: GIT_ENV, stdin: 'ignore' });
   await git(['init', '--quiet', '--initial-branch=main']);
   await git(['add', '-A']);
-  await git(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', 'greeter: first commit']);
+  await git([
+    '-c',
+    'commit.gpgsign=false',
+    'commit',
+    '--quiet',
+    '--no-verify',
+    '-m',
+    'greeter: first commit',
+  ]);
   return dir;
 }

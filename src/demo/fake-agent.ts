@@ -91,29 +91,166 @@ const FALLBACK_VERSION: Record<FakeAgentKind, string> = {
 
 const FALLBACK_STREAM: Record<FakeAgentKind, unknown[]> = {
   claude: [
-    { type: 'system', subtype: 'init', session_id: 'fake-session', cwd: FIXTURE_REPO, model: 'claude-sonnet-4-5', tools: ['Write', 'Bash'], permissionMode: 'bypassPermissions' },
-    { type: 'assistant', message: { id: 'msg_1', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'text', text: "I'll create the file." }], usage: { input_tokens: 12, output_tokens: 8 } } },
-    { type: 'assistant', message: { id: 'msg_2', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Write', input: { file_path: `${FIXTURE_REPO}/hello.txt`, content: 'hello from claude\n' } }], usage: { input_tokens: 14, output_tokens: 20 } } },
-    { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'File created successfully', is_error: false }] } },
-    { type: 'assistant', message: { id: 'msg_3', model: 'claude-sonnet-4-5', role: 'assistant', content: [{ type: 'text', text: 'Created hello.txt.' }], usage: { input_tokens: 30, output_tokens: 6 } } },
-    { type: 'result', subtype: 'success', is_error: false, duration_ms: 1200, num_turns: 2, result: 'Created hello.txt.', total_cost_usd: 0.0012, usage: { input_tokens: 56, output_tokens: 34, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } },
+    {
+      type: 'system',
+      subtype: 'init',
+      session_id: 'fake-session',
+      cwd: FIXTURE_REPO,
+      model: 'claude-sonnet-4-5',
+      tools: ['Write', 'Bash'],
+      permissionMode: 'bypassPermissions',
+    },
+    {
+      type: 'assistant',
+      message: {
+        id: 'msg_1',
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        content: [{ type: 'text', text: "I'll create the file." }],
+        usage: { input_tokens: 12, output_tokens: 8 },
+      },
+    },
+    {
+      type: 'assistant',
+      message: {
+        id: 'msg_2',
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_1',
+            name: 'Write',
+            input: { file_path: `${FIXTURE_REPO}/hello.txt`, content: 'hello from claude\n' },
+          },
+        ],
+        usage: { input_tokens: 14, output_tokens: 20 },
+      },
+    },
+    {
+      type: 'user',
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: 'File created successfully',
+            is_error: false,
+          },
+        ],
+      },
+    },
+    {
+      type: 'assistant',
+      message: {
+        id: 'msg_3',
+        model: 'claude-sonnet-4-5',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Created hello.txt.' }],
+        usage: { input_tokens: 30, output_tokens: 6 },
+      },
+    },
+    {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      duration_ms: 1200,
+      num_turns: 2,
+      result: 'Created hello.txt.',
+      total_cost_usd: 0.0012,
+      usage: {
+        input_tokens: 56,
+        output_tokens: 34,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
+    },
   ],
   codex: [
     { type: 'thread.started', thread_id: 'fake-thread' },
     { type: 'turn.started' },
     { type: 'item.completed', item: { id: 'item_0', type: 'reasoning', text: 'Creating the file.' } },
-    { type: 'item.started', item: { id: 'item_1', type: 'command_execution', command: "bash -lc 'printf \"hello from codex\\n\" > hello.txt'", aggregated_output: '', exit_code: null, status: 'in_progress' } },
-    { type: 'item.completed', item: { id: 'item_1', type: 'command_execution', command: "bash -lc 'printf \"hello from codex\\n\" > hello.txt'", aggregated_output: '', exit_code: 0, status: 'completed' } },
-    { type: 'item.completed', item: { id: 'item_2', type: 'file_change', changes: [{ path: `${FIXTURE_REPO}/hello.txt`, kind: 'add' }], status: 'completed' } },
+    {
+      type: 'item.started',
+      item: {
+        id: 'item_1',
+        type: 'command_execution',
+        command: 'bash -lc \'printf "hello from codex\\n" > hello.txt\'',
+        aggregated_output: '',
+        exit_code: null,
+        status: 'in_progress',
+      },
+    },
+    {
+      type: 'item.completed',
+      item: {
+        id: 'item_1',
+        type: 'command_execution',
+        command: 'bash -lc \'printf "hello from codex\\n" > hello.txt\'',
+        aggregated_output: '',
+        exit_code: 0,
+        status: 'completed',
+      },
+    },
+    {
+      type: 'item.completed',
+      item: {
+        id: 'item_2',
+        type: 'file_change',
+        changes: [{ path: `${FIXTURE_REPO}/hello.txt`, kind: 'add' }],
+        status: 'completed',
+      },
+    },
     { type: 'item.completed', item: { id: 'item_3', type: 'agent_message', text: 'Created hello.txt.' } },
-    { type: 'turn.completed', usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 } },
+    {
+      type: 'turn.completed',
+      usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 },
+    },
   ],
   cursor: [
-    { type: 'system', subtype: 'init', session_id: 'fake-session', model: 'gpt-5', cwd: FIXTURE_REPO, permissionMode: 'default' },
-    { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Creating hello.txt.' }] }, session_id: 'fake-session' },
-    { type: 'tool_call', subtype: 'started', call_id: 'call_1', tool_call: { writeToolCall: { args: { path: `${FIXTURE_REPO}/hello.txt`, fileText: 'hello from cursor\n' } } }, session_id: 'fake-session' },
-    { type: 'tool_call', subtype: 'completed', call_id: 'call_1', tool_call: { writeToolCall: { args: { path: `${FIXTURE_REPO}/hello.txt`, fileText: 'hello from cursor\n' }, result: { success: { path: `${FIXTURE_REPO}/hello.txt`, linesCreated: 1 } } } }, session_id: 'fake-session' },
-    { type: 'result', subtype: 'success', is_error: false, duration_ms: 900, result: 'Created hello.txt.', session_id: 'fake-session' },
+    {
+      type: 'system',
+      subtype: 'init',
+      session_id: 'fake-session',
+      model: 'gpt-5',
+      cwd: FIXTURE_REPO,
+      permissionMode: 'default',
+    },
+    {
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Creating hello.txt.' }] },
+      session_id: 'fake-session',
+    },
+    {
+      type: 'tool_call',
+      subtype: 'started',
+      call_id: 'call_1',
+      tool_call: {
+        writeToolCall: { args: { path: `${FIXTURE_REPO}/hello.txt`, fileText: 'hello from cursor\n' } },
+      },
+      session_id: 'fake-session',
+    },
+    {
+      type: 'tool_call',
+      subtype: 'completed',
+      call_id: 'call_1',
+      tool_call: {
+        writeToolCall: {
+          args: { path: `${FIXTURE_REPO}/hello.txt`, fileText: 'hello from cursor\n' },
+          result: { success: { path: `${FIXTURE_REPO}/hello.txt`, linesCreated: 1 } },
+        },
+      },
+      session_id: 'fake-session',
+    },
+    {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      duration_ms: 900,
+      result: 'Created hello.txt.',
+      session_id: 'fake-session',
+    },
   ],
 };
 
@@ -172,9 +309,17 @@ const readIfExists = (file: string | null | undefined): string | null =>
 const helpText = (scenario: FakeScenario, execHelp: boolean): string => {
   const dir = latestHelpDir(scenario.agent);
   if (execHelp) {
-    return readIfExists(scenario.execHelpFile) ?? readIfExists(dir && path.join(dir, 'exec-help.txt')) ?? FALLBACK_EXEC_HELP;
+    return (
+      readIfExists(scenario.execHelpFile) ??
+      readIfExists(dir && path.join(dir, 'exec-help.txt')) ??
+      FALLBACK_EXEC_HELP
+    );
   }
-  return readIfExists(scenario.helpFile) ?? readIfExists(dir && path.join(dir, 'help.txt')) ?? FALLBACK_HELP[scenario.agent];
+  return (
+    readIfExists(scenario.helpFile) ??
+    readIfExists(dir && path.join(dir, 'help.txt')) ??
+    FALLBACK_HELP[scenario.agent]
+  );
 };
 
 const versionText = (scenario: FakeScenario): string => {
@@ -193,7 +338,10 @@ const loadStream = (scenario: FakeScenario): Stream => {
   const file = scenario.streamFile ?? path.join(fixturesDir(scenario.agent), 'streams', 'success-edit.jsonl');
   if (!existsSync(file)) {
     if (scenario.streamFile !== undefined) return fail(`stream file ${file} does not exist`);
-    return { lines: FALLBACK_STREAM[scenario.agent].map((line) => JSON.stringify(line)), recordedExitCode: null };
+    return {
+      lines: FALLBACK_STREAM[scenario.agent].map((line) => JSON.stringify(line)),
+      recordedExitCode: null,
+    };
   }
   const lines = readFileSync(file, 'utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -304,7 +452,8 @@ const lastMessage = (lines: string[]): string | null => {
   for (const line of lines) {
     try {
       const parsed = JSON.parse(line) as { item?: { type?: string; text?: string }; result?: unknown };
-      if (parsed.item?.type === 'agent_message' && typeof parsed.item.text === 'string') text = parsed.item.text;
+      if (parsed.item?.type === 'agent_message' && typeof parsed.item.text === 'string')
+        text = parsed.item.text;
       if (typeof parsed.result === 'string') text = parsed.result;
     } catch {
       // ignore
@@ -319,7 +468,9 @@ const hangForever = (): Promise<never> =>
   });
 
 const garbageFor = (line: string, index: number): string =>
-  index % 2 === 0 ? 'fake-agent: this line is not JSON {' : line.slice(0, Math.max(1, Math.floor(line.length / 2)));
+  index % 2 === 0
+    ? 'fake-agent: this line is not JSON {'
+    : line.slice(0, Math.max(1, Math.floor(line.length / 2)));
 
 async function run({ scenario, args }: Invocation): Promise<number> {
   const cwd = workingDir(args);
@@ -356,7 +507,8 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   if (scenario.crashAfterLines !== undefined) return 139;
   const lastMessageFile = flagValue(args, ['-o', '--output-last-message']);
   const message = lastMessage(lines);
-  if (lastMessageFile !== undefined && message !== null) writeFileSync(path.resolve(cwd, lastMessageFile), message);
+  if (lastMessageFile !== undefined && message !== null)
+    writeFileSync(path.resolve(cwd, lastMessageFile), message);
   return scenario.exitCode ?? stream.recordedExitCode ?? 0;
 }
 

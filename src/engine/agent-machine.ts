@@ -7,7 +7,15 @@
 import { assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { CompletedEvent, FailedEvent } from '../adapters/events.js';
 import { agentProcessLogic } from './agent-process.js';
-import type { AgentLaunch, AgentProcessEvent, AgentReport, FinalizeInput, FinalizeOutput, SettledStatus, StopReason } from './agent-types.js';
+import type {
+  AgentLaunch,
+  AgentProcessEvent,
+  AgentReport,
+  FinalizeInput,
+  FinalizeOutput,
+  SettledStatus,
+  StopReason,
+} from './agent-types.js';
 import type { DiffSummary } from './types.js';
 import { commitSubject } from './git.js';
 import { commitAgentResult, diffSummary } from './worktrees.js';
@@ -40,7 +48,10 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 
-export const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
+export const statusOf = (
+  terminal: CompletedEvent | FailedEvent,
+  stoppedBy: StopReason | null,
+): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
   // An agent that reported its result and then lingered until hydra stopped it did finish.
   if (terminal.kind === 'completed') return 'completed';
@@ -75,7 +86,8 @@ export const agentMachine = setup({
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
     hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
     outputHasResult: ({ event }) =>
-      event.type === 'OUTPUT' && event.events.some((item) => item.kind === 'completed' || item.kind === 'failed'),
+      event.type === 'OUTPUT' &&
+      event.events.some((item) => item.kind === 'completed' || item.kind === 'failed'),
   },
   actions: {
     reportSpawned: sendParent(({ context, event }): AgentReport => {
@@ -88,7 +100,11 @@ export const agentMachine = setup({
     }),
     recordExit: assign(({ event }) => {
       const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
-      return { terminal: exited.terminal, stoppedBy: exited.stoppedBy, status: statusOf(exited.terminal, exited.stoppedBy) };
+      return {
+        terminal: exited.terminal,
+        stoppedBy: exited.stoppedBy,
+        status: statusOf(exited.terminal, exited.stoppedBy),
+      };
     }),
     reportExit: sendParent(({ context, event }): AgentReport => {
       const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
@@ -102,7 +118,10 @@ export const agentMachine = setup({
       };
     }),
     markStopped: assign((_, params: { reason: StopReason }) => ({ stoppedBy: params.reason })),
-    terminateProcess: sendTo('process', ({ context }) => ({ type: 'TERMINATE' as const, reason: context.stoppedBy ?? 'cancel' })),
+    terminateProcess: sendTo('process', ({ context }) => ({
+      type: 'TERMINATE' as const,
+      reason: context.stoppedBy ?? 'cancel',
+    })),
     killProcess: sendTo('process', { type: 'KILL' as const }),
     reportSettled: sendParent(({ context }): AgentReport => ({
       type: 'AGENT.SETTLED',
@@ -116,7 +135,15 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ launch: input, stoppedBy: null, status: null, terminal: null, diff: null, commit: null, warning: null }),
+  context: ({ input }) => ({
+    launch: input,
+    stoppedBy: null,
+    status: null,
+    terminal: null,
+    diff: null,
+    commit: null,
+    warning: null,
+  }),
   initial: 'live',
   states: {
     live: {
@@ -127,7 +154,11 @@ export const agentMachine = setup({
         EXITED: { target: 'finalizing', actions: ['recordExit', 'reportExit'] },
       },
       after: {
-        overallTimeout: { guard: 'hasOverallTimeout', target: '.stopping', actions: { type: 'markStopped', params: { reason: 'timeout' } } },
+        overallTimeout: {
+          guard: 'hasOverallTimeout',
+          target: '.stopping',
+          actions: { type: 'markStopped', params: { reason: 'timeout' } },
+        },
       },
       states: {
         spawning: {
@@ -160,7 +191,10 @@ export const agentMachine = setup({
             lingering: {
               on: { OUTPUT: { actions: 'reportOutput' } },
               after: {
-                resultGrace: { target: '#agent.live.stopping', actions: { type: 'markStopped', params: { reason: 'idle_timeout' } } },
+                resultGrace: {
+                  target: '#agent.live.stopping',
+                  actions: { type: 'markStopped', params: { reason: 'idle_timeout' } },
+                },
               },
             },
           },
@@ -181,7 +215,10 @@ export const agentMachine = setup({
           baseRef: context.launch.baseRef,
           message: commitMessage(context.launch, context.status ?? 'failed'),
         }),
-        onDone: { target: 'settled', actions: assign(({ event }) => ({ diff: event.output.diff, commit: event.output.commit })) },
+        onDone: {
+          target: 'settled',
+          actions: assign(({ event }) => ({ diff: event.output.diff, commit: event.output.commit })),
+        },
         onError: {
           target: 'settled',
           actions: assign(({ context, event }) => ({

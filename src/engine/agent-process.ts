@@ -62,129 +62,145 @@ const writeCommandFiles = (launch: AgentLaunch): void => {
   }
 };
 
-export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(({ input: launch, sendBack, receive }) => {
-  const parser = ADAPTERS[launch.agent].createParser(launch.parser);
-  let stoppedBy: StopReason | null = null;
-  let sawTerminal = false;
-  let reported = false;
+export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(
+  ({ input: launch, sendBack, receive }) => {
+    const parser = ADAPTERS[launch.agent].createParser(launch.parser);
+    let stoppedBy: StopReason | null = null;
+    let sawTerminal = false;
+    let reported = false;
 
-  const report = (terminal: CompletedEvent | FailedEvent, exitCode: number | null): void => {
-    if (reported) return;
-    reported = true;
-    sendBack({ type: 'EXITED', at: Date.now(), terminal, exitCode, stoppedBy });
-  };
-
-  try {
-    writeCommandFiles(launch);
-  } catch (error) {
-    report(
-      ev({
-        kind: 'failed',
-        error: { kind: 'SpawnFailed', message: `Could not write the files ${launch.displayName} needs: ${(error as Error).message}`, hint: 'Check that the disk is writable and not full.' },
-      }),
-      null,
-    );
-    return () => undefined;
-  }
-
-  const forward = (events: AgentEvent[]): void => {
-    const kept = events.filter((event) => {
-      if (!isTerminal(event)) return true;
-      // The final event comes from parser.finish() once the process has ended.
-      sawTerminal = true;
-      return false;
-    });
-    sendBack({ type: 'OUTPUT', at: Date.now(), events: kept });
-  };
-
-  const supervised: Supervised = spawnSupervised(
-    {
-      file: launch.command.file,
-      args: launch.command.args,
-      cwd: launch.command.cwd,
-      env: { ...launch.command.env, ...launch.env },
-      ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
-      runId: launch.runId,
-      agent: launch.agent,
-    },
-    {
-      onSpawn: (pid) => {
-        try {
-          writePidRecord(launch.recordDir, { agent: launch.agent, pid, pgid: pid, startTime: processInfo(pid)?.startTime ?? null, worktree: launch.worktree });
-        } catch {
-          // The record is for recovery only; the race goes on without it.
-        }
-        sendBack({ type: 'SPAWNED', at: Date.now(), pid });
-      },
-      onLine: (line) => forward(line.trim() === '' ? [] : parser.parseLine(line)),
-      onOversizeLine: (bytes, head) =>
-        forward([
-          ev({
-            kind: 'parse_error',
-            raw: `${head}…`,
-            reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
-          }),
-        ]),
-    },
-  );
-
-  void supervised.exited.then((exit) => {
-    try {
-      removePidRecord(launch.recordDir, launch.agent);
-    } catch {
-      // best effort
-    }
-    const lastMessage = readLastMessage(launch.command.lastMessageFile);
-    const end: ProcessEnd = {
-      exitCode: exit.exitCode,
-      signal: exit.signal,
-      stderrTail: exit.stderrTail,
-      sawTerminalEvent: sawTerminal,
-      ...(stoppedBy === null ? {} : { stoppedBy }),
-      ...(lastMessage === undefined ? {} : { lastMessage }),
+    const report = (terminal: CompletedEvent | FailedEvent, exitCode: number | null): void => {
+      if (reported) return;
+      reported = true;
+      sendBack({ type: 'EXITED', at: Date.now(), terminal, exitCode, stoppedBy });
     };
-    let terminal = parser.finish(end);
-    if (exit.spawnError !== undefined) {
-      terminal = ev({
-        kind: 'failed',
-        error: { kind: 'SpawnFailed', message: `Could not start ${launch.command.file}: ${exit.spawnError}`, hint: 'Check that the binary exists and is executable (`hydra doctor`).' },
-        exitCode: null,
-        stderrTail: exit.stderrTail,
+
+    try {
+      writeCommandFiles(launch);
+    } catch (error) {
+      report(
+        ev({
+          kind: 'failed',
+          error: {
+            kind: 'SpawnFailed',
+            message: `Could not write the files ${launch.displayName} needs: ${(error as Error).message}`,
+            hint: 'Check that the disk is writable and not full.',
+          },
+        }),
+        null,
+      );
+      return () => undefined;
+    }
+
+    const forward = (events: AgentEvent[]): void => {
+      const kept = events.filter((event) => {
+        if (!isTerminal(event)) return true;
+        // The final event comes from parser.finish() once the process has ended.
+        sawTerminal = true;
+        return false;
       });
-    } else if (stoppedBy !== null && !(terminal.kind === 'completed' && stoppedBy !== 'cancel')) {
-      // A result the agent reported before hydra stopped a lingering process stands; anything else
-      // is reported as the stop.
-      terminal = ev({
-        kind: 'failed',
-        error: stopError(launch, stoppedBy),
-        ...(terminal.usage === undefined ? {} : { usage: terminal.usage }),
+      sendBack({ type: 'OUTPUT', at: Date.now(), events: kept });
+    };
+
+    const supervised: Supervised = spawnSupervised(
+      {
+        file: launch.command.file,
+        args: launch.command.args,
+        cwd: launch.command.cwd,
+        env: { ...launch.command.env, ...launch.env },
+        ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
+        runId: launch.runId,
+        agent: launch.agent,
+      },
+      {
+        onSpawn: (pid) => {
+          try {
+            writePidRecord(launch.recordDir, {
+              agent: launch.agent,
+              pid,
+              pgid: pid,
+              startTime: processInfo(pid)?.startTime ?? null,
+              worktree: launch.worktree,
+            });
+          } catch {
+            // The record is for recovery only; the race goes on without it.
+          }
+          sendBack({ type: 'SPAWNED', at: Date.now(), pid });
+        },
+        onLine: (line) => forward(line.trim() === '' ? [] : parser.parseLine(line)),
+        onOversizeLine: (bytes, head) =>
+          forward([
+            ev({
+              kind: 'parse_error',
+              raw: `${head}…`,
+              reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
+            }),
+          ]),
+      },
+    );
+
+    void supervised.exited.then((exit) => {
+      try {
+        removePidRecord(launch.recordDir, launch.agent);
+      } catch {
+        // best effort
+      }
+      const lastMessage = readLastMessage(launch.command.lastMessageFile);
+      const end: ProcessEnd = {
         exitCode: exit.exitCode,
         signal: exit.signal,
         stderrTail: exit.stderrTail,
-      });
-    }
-    report(terminal, exit.exitCode);
-  });
+        sawTerminalEvent: sawTerminal,
+        ...(stoppedBy === null ? {} : { stoppedBy }),
+        ...(lastMessage === undefined ? {} : { lastMessage }),
+      };
+      let terminal = parser.finish(end);
+      if (exit.spawnError !== undefined) {
+        terminal = ev({
+          kind: 'failed',
+          error: {
+            kind: 'SpawnFailed',
+            message: `Could not start ${launch.command.file}: ${exit.spawnError}`,
+            hint: 'Check that the binary exists and is executable (`hydra doctor`).',
+          },
+          exitCode: null,
+          stderrTail: exit.stderrTail,
+        });
+      } else if (stoppedBy !== null && !(terminal.kind === 'completed' && stoppedBy !== 'cancel')) {
+        // A result the agent reported before hydra stopped a lingering process stands; anything else
+        // is reported as the stop.
+        terminal = ev({
+          kind: 'failed',
+          error: stopError(launch, stoppedBy),
+          ...(terminal.usage === undefined ? {} : { usage: terminal.usage }),
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          stderrTail: exit.stderrTail,
+        });
+      }
+      report(terminal, exit.exitCode);
+    });
 
-  receive((command) => {
-    switch (command.type) {
-      case 'TERMINATE':
-        if (supervised.hasExited()) return;
-        stoppedBy ??= command.reason;
-        supervised.terminate();
-        return;
-      case 'KILL':
-        supervised.kill();
-        return;
-    }
-  });
+    receive((command) => {
+      switch (command.type) {
+        case 'TERMINATE':
+          if (supervised.hasExited()) return;
+          stoppedBy ??= command.reason;
+          supervised.terminate();
+          return;
+        case 'KILL':
+          supervised.kill();
+          return;
+      }
+    });
 
-  return () => {
-    if (supervised.hasExited()) return;
-    // Stopped from outside (race torn down): stop the group, with the usual grace.
-    stoppedBy ??= 'cancel';
-    supervised.terminate();
-    const timer = setTimeout(() => supervised.kill(), launch.graceMs);
-    void supervised.exited.finally(() => clearTimeout(timer));
-  };
-});
+    return () => {
+      if (supervised.hasExited()) return;
+      // Stopped from outside (race torn down): stop the group, with the usual grace.
+      stoppedBy ??= 'cancel';
+      supervised.terminate();
+      const timer = setTimeout(() => supervised.kill(), launch.graceMs);
+      void supervised.exited.finally(() => clearTimeout(timer));
+    };
+  },
+);

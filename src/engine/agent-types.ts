@@ -35,7 +35,13 @@ export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { 
 export type AgentProcessEvent =
   | { type: 'SPAWNED'; at: number; pid: number }
   | { type: 'OUTPUT'; at: number; events: AgentEvent[] }
-  | { type: 'EXITED'; at: number; terminal: CompletedEvent | FailedEvent; exitCode: number | null; stoppedBy: StopReason | null };
+  | {
+      type: 'EXITED';
+      at: number;
+      terminal: CompletedEvent | FailedEvent;
+      exitCode: number | null;
+      stoppedBy: StopReason | null;
+    };
 
 export type SettledStatus = Extract<AgentStatus, 'completed' | 'failed' | 'timed_out' | 'cancelled'>;
 
@@ -56,5 +62,20 @@ export interface FinalizeOutput {
 export type AgentReport =
   | { type: 'AGENT.SPAWNED'; agent: AdapterId; at: number; pid: number }
   | { type: 'AGENT.OUTPUT'; agent: AdapterId; at: number; events: AgentEvent[] }
-  | { type: 'AGENT.EXITED'; agent: AdapterId; at: number; terminal: CompletedEvent | FailedEvent; exitCode: number | null; status: SettledStatus }
-  | { type: 'AGENT.SETTLED'; agent: AdapterId; at: number; status: SettledStatus; diff: DiffSummary | null; commit: string | null; warning: string | null };
+  | {
+      type: 'AGENT.EXITED';
+      agent: AdapterId;
+      at: number;
+      terminal: CompletedEvent | FailedEvent;
+      exitCode: number | null;
+      status: SettledStatus;
+    }
+  | {
+      type: 'AGENT.SETTLED';
+      agent: AdapterId;
+      at: number;
+      status: SettledStatus;
+      diff: DiffSummary | null;
+      commit: string | null;
+      warning: string | null;
+    };

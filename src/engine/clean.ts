@@ -39,7 +39,11 @@ async function listWorktrees(root: string): Promise<WorktreeEntry[]> {
 }
 
 async function runBranches(root: string, runId: string): Promise<string[]> {
-  const { stdout } = await runGit(root, ['for-each-ref', '--format=%(refname)', `refs/heads/hydra/${runId}/`]);
+  const { stdout } = await runGit(root, [
+    'for-each-ref',
+    '--format=%(refname)',
+    `refs/heads/hydra/${runId}/`,
+  ]);
   return stdout
     .split('\n')
     .map((line) => line.trim())
@@ -64,9 +68,20 @@ function leftoverProcesses(recordDir: string, runId: string, meta: RunMeta): num
 export async function cleanRuns(repoPath: string, options: { dryRun: boolean }): Promise<CleanReport> {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
-    throw new EngineError('InvalidConfig', `${path.resolve(repoPath)} is not inside a git repository.`, 'Run `hydra clean` inside the repository the races ran in.');
+    throw new EngineError(
+      'InvalidConfig',
+      `${path.resolve(repoPath)} is not inside a git repository.`,
+      'Run `hydra clean` inside the repository the races ran in.',
+    );
   }
-  const report: CleanReport = { dryRun: options.dryRun, removedWorktrees: [], removedBranches: [], removedRecords: [], killedProcesses: [], skipped: [] };
+  const report: CleanReport = {
+    dryRun: options.dryRun,
+    removedWorktrees: [],
+    removedBranches: [],
+    removedRecords: [],
+    killedProcesses: [],
+    skipped: [],
+  };
   const worktrees = await listWorktrees(root);
 
   for (const runId of recordedRunIds(root)) {
@@ -92,9 +107,14 @@ export async function cleanRuns(repoPath: string, options: { dryRun: boolean }):
     const branches = await runBranches(root, runId);
     const recorded = new Set((meta?.agents ?? []).map((agent) => path.resolve(agent.worktree)));
     const targets = worktrees.filter(
-      (entry) => recorded.has(path.resolve(entry.path)) || (entry.branch !== null && branches.includes(entry.branch.replace(/^refs\/heads\//, ''))),
+      (entry) =>
+        recorded.has(path.resolve(entry.path)) ||
+        (entry.branch !== null && branches.includes(entry.branch.replace(/^refs\/heads\//, ''))),
     );
-    const dirs = new Set([...targets.map((entry) => entry.path), ...[...recorded].filter((dir) => existsSync(dir))]);
+    const dirs = new Set([
+      ...targets.map((entry) => entry.path),
+      ...[...recorded].filter((dir) => existsSync(dir)),
+    ]);
     for (const dir of dirs) {
       if (!options.dryRun) await removeWorktree(root, dir);
       report.removedWorktrees.push(dir);
@@ -104,7 +124,8 @@ export async function cleanRuns(repoPath: string, options: { dryRun: boolean }):
       report.removedBranches.push(branch);
     }
     if (!options.dryRun) {
-      for (const dir of new Set([...recorded].map((worktree) => path.dirname(worktree)))) await removeRunDirIfEmpty(dir);
+      for (const dir of new Set([...recorded].map((worktree) => path.dirname(worktree))))
+        await removeRunDirIfEmpty(dir);
       await rm(recordDir, { recursive: true, force: true });
     }
     report.removedRecords.push(recordDir);

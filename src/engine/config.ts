@@ -21,7 +21,6 @@ export const CONFIG_FILE_NAME = 'hydra.toml';
 /** Adapter ids accepted as `[agents.<id>]` keys and in `race.agents` (the registry's ids; a test keeps them equal). */
 export const CONFIG_AGENT_IDS = ['claude', 'codex', 'cursor'] as const satisfies readonly AdapterId[];
 
-
 export const CONFIG_DEFAULTS = {
   timeoutS: 1800,
   idleTimeoutS: 300,
@@ -41,39 +40,58 @@ const BOOLEAN = 'must be true or false';
 const NON_EMPTY = 'must be a non-empty string';
 const PRICE = 'must be a number of USD per million tokens, 0 or more';
 
-const positiveSeconds = z.number({ error: POSITIVE }).positive({ error: POSITIVE }).finite({ error: POSITIVE });
-const nonNegativeSeconds = z.number({ error: NON_NEGATIVE }).min(0, { error: NON_NEGATIVE }).finite({ error: NON_NEGATIVE });
+const positiveSeconds = z
+  .number({ error: POSITIVE })
+  .positive({ error: POSITIVE })
+  .finite({ error: POSITIVE });
+const nonNegativeSeconds = z
+  .number({ error: NON_NEGATIVE })
+  .min(0, { error: NON_NEGATIVE })
+  .finite({ error: NON_NEGATIVE });
 const bool = z.boolean({ error: BOOLEAN });
 const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, { error: NON_EMPTY });
 const price = z.number({ error: PRICE }).min(0, { error: PRICE }).finite({ error: PRICE });
 const agentId = z.enum(CONFIG_AGENT_IDS, { error: `must be one of ${CONFIG_AGENT_IDS.join(', ')}` });
 
-const raceSchema = z.strictObject({
-  agents: z
-    .array(agentId, { error: `must be a list of agent names (${CONFIG_AGENT_IDS.join(', ')})` })
-    .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
-    .optional(),
-  timeout_s: nonNegativeSeconds.optional(),
-  idle_timeout_s: positiveSeconds.optional(),
-  keep_worktrees: bool.optional(),
-  allow_experimental_adapters: bool.optional(),
-}, { error: 'must be a table of settings: [race] followed by key = value lines' });
+const raceSchema = z.strictObject(
+  {
+    agents: z
+      .array(agentId, { error: `must be a list of agent names (${CONFIG_AGENT_IDS.join(', ')})` })
+      .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
+      .optional(),
+    timeout_s: nonNegativeSeconds.optional(),
+    idle_timeout_s: positiveSeconds.optional(),
+    keep_worktrees: bool.optional(),
+    allow_experimental_adapters: bool.optional(),
+  },
+  { error: 'must be a table of settings: [race] followed by key = value lines' },
+);
 
-const agentSchema = z.strictObject({
-  enabled: bool.optional(),
-  binary: nonEmpty.optional(),
-  model: nonEmpty.optional(),
-  extra_args: z.array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' }).optional(),
-  env: z.record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be a table of strings' }).optional(),
-  idle_timeout_s: positiveSeconds.optional(),
-}, { error: 'must be a table of settings: [agents.<name>] followed by key = value lines' });
+const agentSchema = z.strictObject(
+  {
+    enabled: bool.optional(),
+    binary: nonEmpty.optional(),
+    model: nonEmpty.optional(),
+    extra_args: z
+      .array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' })
+      .optional(),
+    env: z
+      .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be a table of strings' })
+      .optional(),
+    idle_timeout_s: positiveSeconds.optional(),
+  },
+  { error: 'must be a table of settings: [agents.<name>] followed by key = value lines' },
+);
 
-const priceSchema = z.strictObject({
-  input_per_mtok: price,
-  output_per_mtok: price,
-  cache_read_per_mtok: price.optional(),
-  cache_write_per_mtok: price.optional(),
-}, { error: 'must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok' });
+const priceSchema = z.strictObject(
+  {
+    input_per_mtok: price,
+    output_per_mtok: price,
+    cache_read_per_mtok: price.optional(),
+    cache_write_per_mtok: price.optional(),
+  },
+  { error: 'must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok' },
+);
 
 const agentsSchema = z.strictObject(
   Object.fromEntries(CONFIG_AGENT_IDS.map((id) => [id, agentSchema.optional()])) as Record<
@@ -86,7 +104,9 @@ const agentsSchema = z.strictObject(
 export const configSchema = z.strictObject({
   race: raceSchema.optional(),
   agents: agentsSchema.optional(),
-  prices: z.record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' }).optional(),
+  prices: z
+    .record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' })
+    .optional(),
 });
 
 export type HydraConfig = z.infer<typeof configSchema>;
@@ -283,9 +303,14 @@ export const isExperimental = (id: AdapterId): boolean => ADAPTERS[id].tier === 
  * adapter not disabled in the config (experimental ones only when allowed). An experimental agent
  * named explicitly without the opt-in is a ConfigError that says how to opt in.
  */
-export function resolveRace(config: HydraConfig, flags: RaceFlags, configName = CONFIG_FILE_NAME): ResolvedRace {
+export function resolveRace(
+  config: HydraConfig,
+  flags: RaceFlags,
+  configName = CONFIG_FILE_NAME,
+): ResolvedRace {
   const race = config.race ?? {};
-  const allowExperimental = flags.allowExperimental ?? race.allow_experimental_adapters ?? CONFIG_DEFAULTS.allowExperimentalAdapters;
+  const allowExperimental =
+    flags.allowExperimental ?? race.allow_experimental_adapters ?? CONFIG_DEFAULTS.allowExperimentalAdapters;
   const idleTimeoutS = flags.idleTimeoutS ?? race.idle_timeout_s ?? CONFIG_DEFAULTS.idleTimeoutS;
   const timeoutS = flags.timeoutS ?? race.timeout_s ?? CONFIG_DEFAULTS.timeoutS;
 
@@ -306,8 +331,13 @@ export function resolveRace(config: HydraConfig, flags: RaceFlags, configName = 
     const model = flags.models?.[id] ?? agentConfig.model;
     const invalid = ADAPTERS[id].validateModel(model);
     if (invalid) {
-      const source = flags.models?.[id] !== undefined ? `--model ${id}=${model ?? ''}` : `${configName} agents.${id}.model`;
-      modelProblems.push(`${source}: ${invalid.message}; use a real model name or leave it out for the CLI's default`);
+      const source =
+        flags.models?.[id] !== undefined
+          ? `--model ${id}=${model ?? ''}`
+          : `${configName} agents.${id}.model`;
+      modelProblems.push(
+        `${source}: ${invalid.message}; use a real model name or leave it out for the CLI's default`,
+      );
     }
     return {
       adapterId: id,

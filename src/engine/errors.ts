@@ -10,7 +10,12 @@ export class EngineError extends Error {
   /** Files involved (conflicts, overlapping uncommitted changes), when any. */
   readonly files: string[];
 
-  constructor(kind: ErrorKind, message: string, hint: string, options: { files?: string[]; cause?: unknown } = {}) {
+  constructor(
+    kind: ErrorKind,
+    message: string,
+    hint: string,
+    options: { files?: string[]; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.info = { kind, message, hint };
     this.files = options.files ?? [];
@@ -22,7 +27,12 @@ export const isEngineError = (value: unknown): value is EngineError => value ins
 /** Turns anything thrown into an ErrorInfo for snapshots and summaries. */
 export const toErrorInfo = (error: unknown, fallbackHint = 'See the message above.'): ErrorInfo => {
   if (isEngineError(error)) return error.info;
-  if (error !== null && typeof error === 'object' && 'toInfo' in error && typeof error.toInfo === 'function') {
+  if (
+    error !== null &&
+    typeof error === 'object' &&
+    'toInfo' in error &&
+    typeof error.toInfo === 'function'
+  ) {
     return (error as { toInfo(): ErrorInfo }).toInfo();
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -35,7 +35,9 @@ export class GitCommandError extends Error {
     readonly args: readonly string[],
     readonly result: GitResult,
   ) {
-    super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+    super(
+      `git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`,
+    );
   }
 }
 
@@ -46,7 +48,11 @@ export interface RunGitOptions {
   input?: string;
 }
 
-export async function runGit(cwd: string, args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> {
+export async function runGit(
+  cwd: string,
+  args: readonly string[],
+  options: RunGitOptions = {},
+): Promise<GitResult> {
   const subprocess = await execa('git', args, {
     cwd,
     env: { ...GIT_ENV, ...options.env },
@@ -70,12 +76,19 @@ export async function runGit(cwd: string, args: readonly string[], options: RunG
 }
 
 /** stdout of a git command, trimmed. */
-export const gitLine = async (cwd: string, args: readonly string[], env?: Record<string, string>): Promise<string> =>
-  (await runGit(cwd, args, env === undefined ? {} : { env })).stdout.trim();
+export const gitLine = async (
+  cwd: string,
+  args: readonly string[],
+  env?: Record<string, string>,
+): Promise<string> => (await runGit(cwd, args, env === undefined ? {} : { env })).stdout.trim();
 
 /** A simple-git instance for a directory, non-interactive, English. */
 export const gitAt = (cwd: string): SimpleGit =>
-  simpleGit({ baseDir: cwd, maxConcurrentProcesses: 4, unsafe: TRUSTED_ENVIRONMENT }).env({ ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' });
+  simpleGit({ baseDir: cwd, maxConcurrentProcesses: 4, unsafe: TRUSTED_ENVIRONMENT }).env({
+    ...process.env,
+    GIT_TERMINAL_PROMPT: '0',
+    LC_ALL: 'C',
+  });
 
 /**
  * simple-git refuses to run when the environment sets an editor, pager, ssh command and the like,

@@ -14,7 +14,16 @@ import path from 'node:path';
 import type { AdapterId } from '../adapters/types.js';
 import type { MergeOptions, MergeResult } from './types.js';
 import { EngineError, listSome } from './errors.js';
-import { HYDRA_IDENTITY, GitCommandError, commitSubject, gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
+import {
+  HYDRA_IDENTITY,
+  GitCommandError,
+  commitSubject,
+  gitLine,
+  gitVersion,
+  runGit,
+  splitZ,
+  versionAtLeast,
+} from './git.js';
 import { branchName, runRecordDir } from './paths.js';
 import { readRecordDir, writeMergeRecord } from './records.js';
 import { dirtyPaths, findRepoRoot } from './repo.js';
@@ -48,30 +57,52 @@ async function assertNothingInProgress(root: string): Promise<void> {
   for (const [name, what] of IN_PROGRESS) {
     const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', name]));
     if (existsSync(file)) {
-      refuse(`${what[0]!.toUpperCase()}${what.slice(1)} is in progress in ${root}.`, `Finish or abort it first (e.g. \`git ${what.includes('rebase') ? 'rebase' : what.split(' ')[1]} --abort\`), then merge again.`);
+      refuse(
+        `${what[0]!.toUpperCase()}${what.slice(1)} is in progress in ${root}.`,
+        `Finish or abort it first (e.g. \`git ${what.includes('rebase') ? 'rebase' : what.split(' ')[1]} --abort\`), then merge again.`,
+      );
     }
   }
   const unmerged = await gitLine(root, ['ls-files', '--unmerged']);
-  if (unmerged !== '') refuse('The index has unresolved conflicts.', 'Resolve them (`git status` lists them) and commit, then merge again.');
+  if (unmerged !== '')
+    refuse(
+      'The index has unresolved conflicts.',
+      'Resolve them (`git status` lists them) and commit, then merge again.',
+    );
 }
 
 async function assertOnBaseBranch(root: string, baseBranch: string): Promise<void> {
   const current = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] });
   if (current.exitCode !== 0) {
-    refuse(`HEAD is detached, but the race started from branch ${baseBranch}.`, `Run \`git switch ${baseBranch}\`, then merge again.`);
+    refuse(
+      `HEAD is detached, but the race started from branch ${baseBranch}.`,
+      `Run \`git switch ${baseBranch}\`, then merge again.`,
+    );
   }
   const branch = current.stdout.trim();
   if (branch !== baseBranch) {
-    refuse(`You are on branch ${branch}, but the race started from ${baseBranch}.`, `Run \`git switch ${baseBranch}\` (or merge the result yourself), then merge again.`);
+    refuse(
+      `You are on branch ${branch}, but the race started from ${baseBranch}.`,
+      `Run \`git switch ${baseBranch}\` (or merge the result yourself), then merge again.`,
+    );
   }
 }
 
 const isAncestor = async (root: string, ancestor: string, descendant: string): Promise<boolean> =>
-  (await runGit(root, ['merge-base', '--is-ancestor', ancestor, descendant], { okExitCodes: [1] })).exitCode === 0;
+  (await runGit(root, ['merge-base', '--is-ancestor', ancestor, descendant], { okExitCodes: [1] }))
+    .exitCode === 0;
 
 /** The merged tree, or the list of conflicting files. */
-async function dryRunMerge(root: string, head: string, tip: string): Promise<{ tree: string; conflicts: string[] }> {
-  const result = await runGit(root, ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', head, tip], { okExitCodes: [1] });
+async function dryRunMerge(
+  root: string,
+  head: string,
+  tip: string,
+): Promise<{ tree: string; conflicts: string[] }> {
+  const result = await runGit(
+    root,
+    ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', head, tip],
+    { okExitCodes: [1] },
+  );
   const [tree = '', ...files] = splitZ(result.stdout);
   return { tree, conflicts: result.exitCode === 1 ? [...new Set(files)] : [] };
 }
@@ -114,7 +145,10 @@ async function commitTree(root: string, tree: string, parents: string[], message
   try {
     return (await runGit(root, args, { input: message })).stdout.trim();
   } catch (error) {
-    if (error instanceof GitCommandError && /identity|tell me who you are|empty ident|user\.(name|email)/i.test(error.result.stderr)) {
+    if (
+      error instanceof GitCommandError &&
+      /identity|tell me who you are|empty ident|user\.(name|email)/i.test(error.result.stderr)
+    ) {
       return (await runGit(root, args, { input: message, env: { ...HYDRA_IDENTITY } })).stdout.trim();
     }
     throw error;
@@ -139,11 +173,17 @@ async function cleanUpAfterMerge(request: MergeRequest): Promise<string[]> {
 export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResult> {
   const { root, baseBranch } = request;
   if (!versionAtLeast(await gitVersion(), 2, 38)) {
-    refuse('Merging needs git 2.38 or newer (for its conflict dry run).', `Upgrade git, or merge branch ${branchName(request.runId, request.agent)} yourself.`);
+    refuse(
+      'Merging needs git 2.38 or newer (for its conflict dry run).',
+      `Upgrade git, or merge branch ${branchName(request.runId, request.agent)} yourself.`,
+    );
   }
   const branch = branchName(request.runId, request.agent);
   if (!(await branchExists(root, branch))) {
-    refuse(`Branch ${branch} no longer exists, so there is nothing to merge.`, 'Was the run cleaned? Run `hydra runs` to see what is left.');
+    refuse(
+      `Branch ${branch} no longer exists, so there is nothing to merge.`,
+      'Was the run cleaned? Run `hydra runs` to see what is left.',
+    );
   }
   await assertNothingInProgress(root);
   await assertOnBaseBranch(root, baseBranch);
@@ -151,9 +191,21 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   const tip = await gitLine(root, ['rev-parse', `refs/heads/${branch}`]);
   const squash = request.options.squash === true;
 
-  const finishWith = async (method: MergeResult['method'], commit: string, filesChanged: number): Promise<MergeResult> => {
+  const finishWith = async (
+    method: MergeResult['method'],
+    commit: string,
+    filesChanged: number,
+  ): Promise<MergeResult> => {
     const removed = await cleanUpAfterMerge(request);
-    const result: MergeResult = { runId: request.runId, agent: request.agent, into: baseBranch, method, commit, filesChanged, removed };
+    const result: MergeResult = {
+      runId: request.runId,
+      agent: request.agent,
+      into: baseBranch,
+      method,
+      commit,
+      filesChanged,
+      removed,
+    };
     writeMergeRecord(runRecordDir(root, request.runId), result);
     return result;
   };
@@ -182,47 +234,87 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   const target = fastForward
     ? tip
     : await commitTree(root, tree, squash ? [head] : [head, tip], commitMessage(request, squash));
-  const touched = splitZ((await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout);
+  const touched = splitZ(
+    (await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout,
+  );
 
   await runGit(root, ['update-index', '-q', '--refresh'], { okExitCodes: [1] });
   try {
     await runGit(root, ['read-tree', '-m', '-u', head, target]);
   } catch (error) {
     const detail = error instanceof GitCommandError ? error.result.stderr.trim() : String(error);
-    refuse(`git refused to update your working tree: ${detail}`, 'Nothing was changed. Commit or stash the files it names, then merge again.');
+    refuse(
+      `git refused to update your working tree: ${detail}`,
+      'Nothing was changed. Commit or stash the files it names, then merge again.',
+    );
   }
   const method: MergeResult['method'] = fastForward ? 'fast-forward' : squash ? 'squash' : 'merge-commit';
   try {
-    await runGit(root, ['update-ref', '-m', `hydra: ${method} of run ${request.runId} (${request.agent})`, `refs/heads/${baseBranch}`, target, head]);
+    await runGit(root, [
+      'update-ref',
+      '-m',
+      `hydra: ${method} of run ${request.runId} (${request.agent})`,
+      `refs/heads/${baseBranch}`,
+      target,
+      head,
+    ]);
   } catch (error) {
     // The branch moved under us: put the working tree back where it was.
     await runGit(root, ['read-tree', '-m', '-u', target, head]).catch(() => undefined);
-    throw new EngineError('InvalidConfig', `Branch ${baseBranch} changed while merging.`, 'Nothing was merged. Try again.', { cause: error });
+    throw new EngineError(
+      'InvalidConfig',
+      `Branch ${baseBranch} changed while merging.`,
+      'Nothing was merged. Try again.',
+      { cause: error },
+    );
   }
   return finishWith(method, target, touched.length);
 }
 
 /** Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path). */
-export async function mergeRun(repoPath: string, runId: string, agent: AdapterId, options: MergeOptions = {}): Promise<MergeResult> {
+export async function mergeRun(
+  repoPath: string,
+  runId: string,
+  agent: AdapterId,
+  options: MergeOptions = {},
+): Promise<MergeResult> {
   const root = await findRepoRoot(path.resolve(repoPath));
-  if (root === null) refuse(`${path.resolve(repoPath)} is not inside a git repository.`, 'Run `hydra merge` inside the repository the race ran in.');
+  if (root === null)
+    refuse(
+      `${path.resolve(repoPath)} is not inside a git repository.`,
+      'Run `hydra merge` inside the repository the race ran in.',
+    );
   const record = readRecordDir(runRecordDir(root, runId), runId);
-  if (record === null) refuse(`No run ${runId} in this repository.`, 'Run `hydra runs` to list the recorded runs.');
+  if (record === null)
+    refuse(`No run ${runId} in this repository.`, 'Run `hydra runs` to list the recorded runs.');
   if (record.merge !== null) {
-    refuse(`Run ${runId} was already merged (${record.merge.agent}, commit ${record.merge.commit.slice(0, 12)}).`, 'Nothing to do.');
+    refuse(
+      `Run ${runId} was already merged (${record.merge.agent}, commit ${record.merge.commit.slice(0, 12)}).`,
+      'Nothing to do.',
+    );
   }
   const planned = record.meta.agents.find((entry) => entry.agent === agent);
   if (planned === undefined) {
-    refuse(`Agent ${agent} did not take part in run ${runId}.`, `Pick one of: ${record.meta.agents.map((entry) => entry.agent).join(', ')}.`);
+    refuse(
+      `Agent ${agent} did not take part in run ${runId}.`,
+      `Pick one of: ${record.meta.agents.map((entry) => entry.agent).join(', ')}.`,
+    );
   }
   const summary = record.summary?.agents.find((entry) => entry.agent === agent);
   if (summary === undefined) {
-    refuse(`Run ${runId} did not finish, so ${agent}'s result is not known.`, 'Only completed agents can be merged; run `hydra clean` to remove the run.');
+    refuse(
+      `Run ${runId} did not finish, so ${agent}'s result is not known.`,
+      'Only completed agents can be merged; run `hydra clean` to remove the run.',
+    );
   }
   if (summary.status !== 'completed') {
-    refuse(`${agent} did not complete in run ${runId} (status: ${summary.status}).`, 'Only a completed agent can be merged; pick another one.');
+    refuse(
+      `${agent} did not complete in run ${runId} (status: ${summary.status}).`,
+      'Only a completed agent can be merged; pick another one.',
+    );
   }
-  if (record.meta.baseBranch === null) refuse(`Run ${runId} did not start from a branch.`, 'Merge its branch yourself.');
+  if (record.meta.baseBranch === null)
+    refuse(`Run ${runId} did not start from a branch.`, 'Merge its branch yourself.');
   return mergeAgentBranch({
     root: root,
     runId,

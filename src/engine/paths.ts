@@ -26,7 +26,8 @@ export const runWorktreesDir = (worktreeRoot: string, repoRoot: string, runId: s
 export const agentWorktreeDir = (runDir: string, agent: AdapterId): string => path.join(runDir, agent);
 
 /** Private scratch space per agent (prompt files, last message), outside its worktree. */
-export const agentScratchDir = (runDir: string, agent: AdapterId): string => path.join(runDir, '.scratch', agent);
+export const agentScratchDir = (runDir: string, agent: AdapterId): string =>
+  path.join(runDir, '.scratch', agent);
 
 export const branchName = (runId: string, agent: AdapterId): string => `hydra/${runId}/${agent}`;
 
@@ -44,7 +45,8 @@ export const newRunId = (now: Date = new Date()): string => {
 
 export const recordsRoot = (repoRoot: string): string => path.join(repoRoot, '.hydra', 'runs');
 
-export const runRecordDir = (repoRoot: string, runId: string): string => path.join(recordsRoot(repoRoot), runId);
+export const runRecordDir = (repoRoot: string, runId: string): string =>
+  path.join(recordsRoot(repoRoot), runId);
 
 /** Default capability cache (the adapters' probe writes `adapter-capabilities.json` in it). */
 export const defaultCacheDir = (repoRoot: string): string => path.join(repoRoot, '.cache', 'hydra');

@@ -14,7 +14,15 @@ import { execa } from 'execa';
 import { AdapterError } from '../adapters/errors.js';
 import type { ErrorInfo } from '../adapters/events.js';
 import { ADAPTERS } from '../adapters/registry.js';
-import type { AdapterId, AgentAdapter, Capabilities, ProbeOutput, ProbeResult, ProbeRunner, SpawnRequest } from '../adapters/types.js';
+import type {
+  AdapterId,
+  AgentAdapter,
+  Capabilities,
+  ProbeOutput,
+  ProbeResult,
+  ProbeRunner,
+  SpawnRequest,
+} from '../adapters/types.js';
 import { PROBE_OWNER, registerGroup, signalGroup, unregisterGroup } from './process-groups.js';
 import type { AgentPlan, AgentProbeReport } from './types.js';
 
@@ -54,12 +62,15 @@ export const createProbeRunner =
       if (pgid !== undefined) registerGroup(pgid, { runId: PROBE_OWNER });
       let timedOut = false;
       let forceKill: NodeJS.Timeout | undefined;
-      const limit = setTimeout(() => {
-        timedOut = true;
-        if (pgid === undefined) return;
-        signalGroup(pgid, 'SIGTERM');
-        forceKill = setTimeout(() => signalGroup(pgid, 'SIGKILL'), PROBE_FORCE_KILL_MS);
-      }, Math.min(timeoutMs, 2 ** 31 - 1));
+      const limit = setTimeout(
+        () => {
+          timedOut = true;
+          if (pgid === undefined) return;
+          signalGroup(pgid, 'SIGTERM');
+          forceKill = setTimeout(() => signalGroup(pgid, 'SIGKILL'), PROBE_FORCE_KILL_MS);
+        },
+        Math.min(timeoutMs, 2 ** 31 - 1),
+      );
       subprocess.once('exit', () => {
         if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
       });
@@ -77,11 +88,18 @@ export const createProbeRunner =
         stderr: typeof result.stderr === 'string' ? result.stderr : '',
         timedOut,
       };
-      const neverStarted = result.failed && result.exitCode === undefined && !timedOut && result.signal === undefined;
+      const neverStarted =
+        result.failed && result.exitCode === undefined && !timedOut && result.signal === undefined;
       if (neverStarted) output.spawnError = `${result.code ?? 'spawn failed'}: ${result.shortMessage}`;
       return output;
     } catch (error) {
-      return { exitCode: null, stdout: '', stderr: '', timedOut: false, spawnError: error instanceof Error ? error.message : String(error) };
+      return {
+        exitCode: null,
+        stdout: '',
+        stderr: '',
+        timedOut: false,
+        spawnError: error instanceof Error ? error.message : String(error),
+      };
     }
   };
 
@@ -107,14 +125,19 @@ const isExecutableFile = async (path: string): Promise<boolean> => {
  * The absolute path of a command: a name is looked up on the env's PATH (with PATHEXT on
  * Windows), a path (anything with a separator) is resolved against `cwd`. Null when not found.
  */
-export const resolveCommand = async (command: string, env: NodeJS.ProcessEnv, cwd: string = process.cwd()): Promise<string | null> => {
+export const resolveCommand = async (
+  command: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string = process.cwd(),
+): Promise<string | null> => {
   if (command === '') return null;
   if (isAbsolute(command) || command.includes('/') || command.includes('\\')) {
     const path = resolve(cwd, command);
     return (await isExecutableFile(path)) ? path : null;
   }
   const pathVariable = env['PATH'] ?? env['Path'] ?? '';
-  const extensions = process.platform === 'win32' ? ['', ...(env['PATHEXT'] ?? '.EXE;.CMD;.BAT;.COM').split(';')] : [''];
+  const extensions =
+    process.platform === 'win32' ? ['', ...(env['PATHEXT'] ?? '.EXE;.CMD;.BAT;.COM').split(';')] : [''];
   for (const directory of pathVariable.split(delimiter)) {
     if (directory === '') continue;
     for (const extension of extensions) {
@@ -132,7 +155,11 @@ export interface DiscoveredBinary {
 }
 
 /** Every candidate of an adapter that exists, in the adapter's order, without duplicates. */
-export const discoverBinaries = async (adapter: AgentAdapter, configured: string | undefined, env: NodeJS.ProcessEnv): Promise<DiscoveredBinary[]> => {
+export const discoverBinaries = async (
+  adapter: AgentAdapter,
+  configured: string | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<DiscoveredBinary[]> => {
   const found: DiscoveredBinary[] = [];
   const seen = new Set<string>();
   for (const candidate of adapter.binaryCandidates(configured)) {
@@ -153,7 +180,9 @@ interface BinaryIdentity {
   mtimeMs: number;
 }
 
-type CachedResult = { ok: true; capabilities: Capabilities } | { ok: false; error: SerializedError; capabilities?: Capabilities };
+type CachedResult =
+  | { ok: true; capabilities: Capabilities }
+  | { ok: false; error: SerializedError; capabilities?: Capabilities };
 
 interface SerializedError extends ErrorInfo {
   command: string[];
@@ -180,7 +209,8 @@ const identify = async (path: string): Promise<BinaryIdentity | null> => {
   }
 };
 
-const cacheKey = (adapterId: AdapterId, identity: BinaryIdentity): string => `${adapterId}:${identity.realPath}`;
+const cacheKey = (adapterId: AdapterId, identity: BinaryIdentity): string =>
+  `${adapterId}:${identity.realPath}`;
 
 const isCacheFile = (value: unknown): value is CacheFile =>
   typeof value === 'object' &&
@@ -214,13 +244,18 @@ export const writeCapabilityCache = async (cacheDir: string, cache: CacheFile): 
   }
 };
 
-const lookup = (cache: CacheFile, adapterId: AdapterId, identity: BinaryIdentity): CachedResult | undefined => {
+const lookup = (
+  cache: CacheFile,
+  adapterId: AdapterId,
+  identity: BinaryIdentity,
+): CachedResult | undefined => {
   const entry = cache.entries[cacheKey(adapterId, identity)];
   if (entry === undefined || entry.adapterId !== adapterId) return undefined;
   if (entry.size !== identity.size || entry.mtimeMs !== identity.mtimeMs) return undefined;
   const result = entry.result;
   if (typeof result !== 'object' || result === null) return undefined;
-  if (result.ok === true && typeof result.capabilities === 'object' && result.capabilities !== null) return result;
+  if (result.ok === true && typeof result.capabilities === 'object' && result.capabilities !== null)
+    return result;
   if (result.ok === false && typeof result.error === 'object' && result.error !== null) return result;
   return undefined;
 };
@@ -230,7 +265,11 @@ const cacheable = (result: ProbeResult): CachedResult | undefined => {
   if (result.ok) return { ok: true, capabilities: result.capabilities };
   if (result.error.kind !== 'UnsupportedFlag') return undefined;
   const { kind, message, hint, command, stderrExcerpt } = result.error;
-  return { ok: false, error: { kind, message, hint, command: [...command], stderrExcerpt }, ...(result.capabilities === undefined ? {} : { capabilities: result.capabilities }) };
+  return {
+    ok: false,
+    error: { kind, message, hint, command: [...command], stderrExcerpt },
+    ...(result.capabilities === undefined ? {} : { capabilities: result.capabilities }),
+  };
 };
 
 const fromCache = (adapterId: AdapterId, result: CachedResult, binary: string): ProbeResult => {
@@ -299,7 +338,11 @@ const missingError = (adapter: AgentAdapter, configured: string | undefined, tri
       hint: `Fix agents.${adapter.id}.binary in hydra.toml, or install it with: ${install}`,
     };
   }
-  return { kind: 'BinaryMissing', message: `${adapter.displayName} was not found on PATH (tried ${tried.join(', ')})`, hint: `Install it with: ${install}` };
+  return {
+    kind: 'BinaryMissing',
+    message: `${adapter.displayName} was not found on PATH (tried ${tried.join(', ')})`,
+    hint: `Install it with: ${install}`,
+  };
 };
 
 const installHint = (id: AdapterId): string => {
@@ -313,7 +356,11 @@ const installHint = (id: AdapterId): string => {
   }
 };
 
-const probeOne = async (adapter: AgentAdapter, path: string, session: ProbeSession): Promise<{ result: ProbeResult; cached: boolean }> => {
+const probeOne = async (
+  adapter: AgentAdapter,
+  path: string,
+  session: ProbeSession,
+): Promise<{ result: ProbeResult; cached: boolean }> => {
   const identity = await identify(path);
   if (identity !== null) {
     const hit = lookup(session.cache, adapter.id, identity);
@@ -323,33 +370,59 @@ const probeOne = async (adapter: AgentAdapter, path: string, session: ProbeSessi
   try {
     result = await adapter.probe(path, session.run);
   } catch (cause) {
-    result = { ok: false, error: new AdapterError({ kind: 'SpawnFailed', adapterId: adapter.id, message: `probing ${path} failed: ${cause instanceof Error ? cause.message : String(cause)}`, hint: 'Run hydra doctor again; if it persists, reinstall the CLI.', command: [path], cause }) };
+    result = {
+      ok: false,
+      error: new AdapterError({
+        kind: 'SpawnFailed',
+        adapterId: adapter.id,
+        message: `probing ${path} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+        hint: 'Run hydra doctor again; if it persists, reinstall the CLI.',
+        command: [path],
+        cause,
+      }),
+    };
   }
   const entry = cacheable(result);
   if (identity !== null && entry !== undefined) {
-    session.cache.entries[cacheKey(adapter.id, identity)] = { adapterId: adapter.id, ...identity, result: entry };
+    session.cache.entries[cacheKey(adapter.id, identity)] = {
+      adapterId: adapter.id,
+      ...identity,
+      result: entry,
+    };
     session.dirty = true;
   }
   return { result, cached: false };
 };
 
-const probePlan = async (plan: AgentPlan, options: ProbeAgentsOptions, session: ProbeSession): Promise<AgentProbeReport> => {
+const probePlan = async (
+  plan: AgentPlan,
+  options: ProbeAgentsOptions,
+  session: ProbeSession,
+): Promise<AgentProbeReport> => {
   const adapter = ADAPTERS[plan.adapterId];
   const report = baseReport(adapter);
   const found = await discoverBinaries(adapter, plan.binary, session.env);
   report.binary = found[0]?.path ?? null;
 
   if (plan.enabled === false) return { ...report, status: 'disabled' };
-  if (adapter.tier === 'experimental' && !options.allowExperimental) return { ...report, status: 'needs-opt-in' };
+  if (adapter.tier === 'experimental' && !options.allowExperimental)
+    return { ...report, status: 'needs-opt-in' };
 
   const modelError = adapter.validateModel(plan.model);
   if (modelError !== null) return { ...report, status: 'unsupported', error: modelError.toInfo() };
 
   if (found.length === 0) {
-    return { ...report, status: 'missing', error: missingError(adapter, plan.binary, adapter.binaryCandidates(plan.binary)) };
+    return {
+      ...report,
+      status: 'missing',
+      error: missingError(adapter, plan.binary, adapter.binaryCandidates(plan.binary)),
+    };
   }
-  const configuredMissing = plan.binary !== undefined && plan.binary !== '' && found[0]?.candidate !== plan.binary;
-  const configuredWarning = configuredMissing ? [`the configured binary "${plan.binary}" was not found; using ${found[0]?.path ?? ''} instead`] : [];
+  const configuredMissing =
+    plan.binary !== undefined && plan.binary !== '' && found[0]?.candidate !== plan.binary;
+  const configuredWarning = configuredMissing
+    ? [`the configured binary "${plan.binary}" was not found; using ${found[0]?.path ?? ''} instead`]
+    : [];
 
   // The first candidate that probes well wins; otherwise the first candidate's failure is reported.
   let firstFailure: { path: string; result: ProbeResult & { ok: false }; cached: boolean } | undefined;
@@ -363,7 +436,10 @@ const probePlan = async (plan: AgentPlan, options: ProbeAgentsOptions, session: 
         binary: path,
         version: capabilities.version,
         capabilities,
-        command: [capabilities.binary, ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false), capabilities).args],
+        command: [
+          capabilities.binary,
+          ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false), capabilities).args,
+        ],
         warnings: [...configuredWarning, ...capabilities.warnings],
         cached,
       };
@@ -389,7 +465,10 @@ const probePlan = async (plan: AgentPlan, options: ProbeAgentsOptions, session: 
  * disabled or needs-opt-in, with its binary, version, capabilities, the exact command a race would
  * run for a sample prompt, warnings and a typed error with a recovery hint.
  */
-export async function probeAgents(plans: AgentPlan[], options: ProbeAgentsOptions): Promise<AgentProbeReport[]> {
+export async function probeAgents(
+  plans: AgentPlan[],
+  options: ProbeAgentsOptions,
+): Promise<AgentProbeReport[]> {
   const env = options.env ?? process.env;
   const session: ProbeSession = {
     cache: await readCapabilityCache(options.cacheDir),

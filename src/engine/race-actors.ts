@@ -11,10 +11,25 @@ import { ADAPTERS } from '../adapters/registry.js';
 import type { AgentLaunch } from './agent-types.js';
 import { EngineError } from './errors.js';
 import { mergeAgentBranch } from './merge.js';
-import { agentScratchDir, agentWorktreeDir, branchName, defaultCacheDir, isInside, runRecordDir, runWorktreesDir } from './paths.js';
+import {
+  agentScratchDir,
+  agentWorktreeDir,
+  branchName,
+  defaultCacheDir,
+  isInside,
+  runRecordDir,
+  runWorktreesDir,
+} from './paths.js';
 import { probeAgents } from './probe.js';
 import { processInfo } from './process-groups.js';
-import type { CleanUpInput, CleanUpOutput, MergeInput, ProbeInput, Workspace, WorkspaceInput } from './race-types.js';
+import type {
+  CleanUpInput,
+  CleanUpOutput,
+  MergeInput,
+  ProbeInput,
+  Workspace,
+  WorkspaceInput,
+} from './race-types.js';
 import type { RunMeta } from './records.js';
 import { writeMeta } from './records.js';
 import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded } from './repo.js';
@@ -24,17 +39,27 @@ import { hydraVersion } from './version.js';
 import { trackWork } from './work-tracker.js';
 import { createWorktree, deleteBranch, removeRunDirIfEmpty, removeWorktree } from './worktrees.js';
 
-export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) => checkRepoForRace(input.repoPath));
+export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) =>
+  checkRepoForRace(input.repoPath),
+);
 
 export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(async ({ input }) => {
   const cacheDir = input.cacheDir ?? defaultCacheDir(input.repoRoot);
   // The default cache lives in the repository: keep it out of `git status`.
   if (input.cacheDir === null) await ensureExcluded(input.repoRoot, ['/.cache/hydra/']);
-  return probeAgents(input.plans, { cacheDir, allowExperimental: input.allowExperimental, unsafe: input.unsafe });
+  return probeAgents(input.plans, {
+    cacheDir,
+    allowExperimental: input.allowExperimental,
+    unsafe: input.unsafe,
+  });
 });
 
 const interrupted = (): EngineError =>
-  new EngineError('Interrupted', 'The race was cancelled while its worktrees were being created.', 'Nothing is left behind; start a new race when ready.');
+  new EngineError(
+    'Interrupted',
+    'The race was cancelled while its worktrees were being created.',
+    'Nothing is left behind; start a new race when ready.',
+  );
 
 const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   runId: input.options.runId,
@@ -62,7 +87,11 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   }),
 });
 
-async function buildWorkspace(input: WorkspaceInput, signal: AbortSignal, created: Array<{ worktree: string; branch: string }>): Promise<Workspace> {
+async function buildWorkspace(
+  input: WorkspaceInput,
+  signal: AbortSignal,
+  created: Array<{ worktree: string; branch: string }>,
+): Promise<Workspace> {
   const { options, repo } = input;
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
@@ -108,7 +137,11 @@ async function buildWorkspace(input: WorkspaceInput, signal: AbortSignal, create
       displayName: adapter.displayName,
       command,
       env: plan.env,
-      parser: { ...(plan.model === undefined ? {} : { model: plan.model }), prices: options.prices, cwd: worktree },
+      parser: {
+        ...(plan.model === undefined ? {} : { model: plan.model }),
+        prices: options.prices,
+        cwd: worktree,
+      },
       repoRoot: repo.root,
       recordDir,
       worktree,
@@ -134,7 +167,9 @@ export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ in
       await removeWorktree(input.repo.root, item.worktree).catch(() => undefined);
       await deleteBranch(input.repo.root, item.branch).catch(() => undefined);
     }
-    await removeRunDirIfEmpty(runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId));
+    await removeRunDirIfEmpty(
+      runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId),
+    );
     // Nothing ran: a record left here would be listed as a dead run.
     await rm(runRecordDir(input.repo.root, input.options.runId), { recursive: true, force: true });
     throw error;
@@ -145,7 +180,8 @@ export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ in
 export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async ({ input }) => {
   const result = await mergeAgentBranch(input);
   if (input.options.keepWorktrees !== true) {
-    for (const dir of new Set(input.worktrees.map((worktree) => path.dirname(worktree)))) await removeRunDirIfEmpty(dir);
+    for (const dir of new Set(input.worktrees.map((worktree) => path.dirname(worktree))))
+      await removeRunDirIfEmpty(dir);
   }
   return result;
 });
@@ -159,9 +195,11 @@ export async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
       await removeWorktree(input.repoRoot, launch.worktree);
       removed.push(launch.worktree);
     }
-    if (!input.keepBranchesOf.includes(launch.agent) && (await deleteBranch(input.repoRoot, launch.branch))) removed.push(launch.branch);
+    if (!input.keepBranchesOf.includes(launch.agent) && (await deleteBranch(input.repoRoot, launch.branch)))
+      removed.push(launch.branch);
   }
-  for (const dir of new Set(input.launches.map((launch) => path.dirname(launch.worktree)))) await removeRunDirIfEmpty(dir);
+  for (const dir of new Set(input.launches.map((launch) => path.dirname(launch.worktree))))
+    await removeRunDirIfEmpty(dir);
   return { removed };
 }
 

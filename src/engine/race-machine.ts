@@ -17,11 +17,34 @@ import type { AdapterId } from '../adapters/types.js';
 import { agentMachine } from './agent-machine.js';
 import type { AgentLaunch, AgentReport } from './agent-types.js';
 import { toErrorInfo } from './errors.js';
-import type { CleanUpInput, CleanUpOutput, MergeInput, MergeRequestEvent, ProbeInput, ResolvedRaceOptions, Workspace, WorkspaceInput } from './race-types.js';
+import type {
+  CleanUpInput,
+  CleanUpOutput,
+  MergeInput,
+  MergeRequestEvent,
+  ProbeInput,
+  ResolvedRaceOptions,
+  Workspace,
+  WorkspaceInput,
+} from './race-types.js';
 import type { RepoCheck } from './repo.js';
-import { applyExit, applyOutput, applyProbeReports, applySettled, applySpawned, noUsableAgentError, updateAgent } from './snapshot.js';
+import {
+  applyExit,
+  applyOutput,
+  applyProbeReports,
+  applySettled,
+  applySpawned,
+  noUsableAgentError,
+  updateAgent,
+} from './snapshot.js';
 import type { AgentEventRecord, AgentProbeReport, AgentSnapshot, MergeResult } from './types.js';
-import { cleanUpLogic, checkRepoLogic, createWorkspaceLogic, mergeAgentLogic, probeAgentsLogic } from './race-actors.js';
+import {
+  cleanUpLogic,
+  checkRepoLogic,
+  createWorkspaceLogic,
+  mergeAgentLogic,
+  probeAgentsLogic,
+} from './race-actors.js';
 
 export interface RaceContext {
   options: ResolvedRaceOptions;
@@ -102,12 +125,17 @@ export const raceMachine = setup({
     cleanUp: cleanUpLogic,
   },
   guards: {
-    hasUsableAgent: ({ event }) => (event as unknown as { output: AgentProbeReport[] }).output.some((report) => report.status === 'ready'),
+    hasUsableAgent: ({ event }) =>
+      (event as unknown as { output: AgentProbeReport[] }).output.some((report) => report.status === 'ready'),
     allSettled: ({ context }) => context.launches.every((launch) => context.settled.includes(launch.agent)),
-    allSettledAfterCancel: ({ context }) => context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
+    allSettledAfterCancel: ({ context }) =>
+      context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
       const agent = (event as MergeRequestEvent).agent;
-      return context.agents.some((snapshot) => snapshot.agent === agent && snapshot.status === 'completed') && context.settled.includes(agent);
+      return (
+        context.agents.some((snapshot) => snapshot.agent === agent && snapshot.status === 'completed') &&
+        context.settled.includes(agent)
+      );
     },
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
@@ -117,35 +145,62 @@ export const raceMachine = setup({
       const repo = (event as unknown as { output: RepoCheck }).output;
       return { repo, warnings: repo.warnings };
     }),
-    applyProbe: assign(({ context, event }) => applyProbeReports(context, (event as unknown as { output: AgentProbeReport[] }).output)),
+    applyProbe: assign(({ context, event }) =>
+      applyProbeReports(context, (event as unknown as { output: AgentProbeReport[] }).output),
+    ),
     failNoUsableAgent: assign(({ context, event }) => {
       const reports = (event as unknown as { output: AgentProbeReport[] }).output;
-      return { ...applyProbeReports(context, reports), error: noUsableAgentError(reports), endedAt: Date.now() };
+      return {
+        ...applyProbeReports(context, reports),
+        error: noUsableAgentError(reports),
+        endedAt: Date.now(),
+      };
     }),
-    failWith: assign(({ event }) => ({ error: toErrorInfo((event as { error?: unknown }).error), endedAt: Date.now() })),
+    failWith: assign(({ event }) => ({
+      error: toErrorInfo((event as { error?: unknown }).error),
+      endedAt: Date.now(),
+    })),
     applyWorkspace: assign(({ context, event }) => {
       const workspace = (event as unknown as { output: Workspace }).output;
       let agents = context.agents;
       for (const launch of workspace.launches) {
-        agents = updateAgent(agents, launch.agent, (agent) => ({ ...agent, status: 'spawning', branch: launch.branch, worktree: launch.worktree }));
+        agents = updateAgent(agents, launch.agent, (agent) => ({
+          ...agent,
+          status: 'spawning',
+          branch: launch.branch,
+          worktree: launch.worktree,
+        }));
       }
       return { launches: workspace.launches, recordDir: workspace.recordDir, agents };
     }),
     spawnAgents: enqueueActions(({ context, enqueue }) => {
-      for (const launch of context.launches) enqueue.spawnChild('agentRun', { id: childId(launch.agent), input: launch });
+      for (const launch of context.launches)
+        enqueue.spawnChild('agentRun', { id: childId(launch.agent), input: launch });
     }),
-    applySpawned: assign(({ context, event }) => applySpawned(context, event as Extract<AgentReport, { type: 'AGENT.SPAWNED' }>)),
-    applyOutput: assign(({ context, event }) => applyOutput(context, event as Extract<AgentReport, { type: 'AGENT.OUTPUT' }>)),
+    applySpawned: assign(({ context, event }) =>
+      applySpawned(context, event as Extract<AgentReport, { type: 'AGENT.SPAWNED' }>),
+    ),
+    applyOutput: assign(({ context, event }) =>
+      applyOutput(context, event as Extract<AgentReport, { type: 'AGENT.OUTPUT' }>),
+    ),
     emitOutput: enqueueActions(({ event, enqueue }) => {
       const output = event as Extract<AgentReport, { type: 'AGENT.OUTPUT' }>;
-      for (const item of output.events) enqueue.emit({ type: 'agentEvent', record: { agent: output.agent, at: output.at, event: item } });
+      for (const item of output.events)
+        enqueue.emit({ type: 'agentEvent', record: { agent: output.agent, at: output.at, event: item } });
     }),
-    applyExit: assign(({ context, event }) => applyExit(context, event as Extract<AgentReport, { type: 'AGENT.EXITED' }>)),
+    applyExit: assign(({ context, event }) =>
+      applyExit(context, event as Extract<AgentReport, { type: 'AGENT.EXITED' }>),
+    ),
     emitExit: emit(({ event }) => {
       const exited = event as Extract<AgentReport, { type: 'AGENT.EXITED' }>;
-      return { type: 'agentEvent' as const, record: { agent: exited.agent, at: exited.at, event: exited.terminal } };
+      return {
+        type: 'agentEvent' as const,
+        record: { agent: exited.agent, at: exited.at, event: exited.terminal },
+      };
     }),
-    applySettled: assign(({ context, event }) => applySettled(context, event as Extract<AgentReport, { type: 'AGENT.SETTLED' }>)),
+    applySettled: assign(({ context, event }) =>
+      applySettled(context, event as Extract<AgentReport, { type: 'AGENT.SETTLED' }>),
+    ),
     stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
       const { agent } = event as { agent: AdapterId };
       if (isLive(context, agent) && self.getSnapshot().children[childId(agent)] !== undefined) {
@@ -154,7 +209,10 @@ export const raceMachine = setup({
     }),
     stopAllAgents: enqueueActions(({ context, enqueue, self }) => {
       for (const launch of context.launches) {
-        if (isLive(context, launch.agent) && self.getSnapshot().children[childId(launch.agent)] !== undefined) {
+        if (
+          isLive(context, launch.agent) &&
+          self.getSnapshot().children[childId(launch.agent)] !== undefined
+        ) {
           enqueue.sendTo(childId(launch.agent), { type: 'STOP' });
         }
       }
@@ -180,7 +238,11 @@ export const raceMachine = setup({
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
     acceptMerge: assign(({ context, event }) => {
       const request = event as MergeRequestEvent;
-      return { mergeRequest: { agent: request.agent, options: request.options }, mergeError: null, mergeAttempts: context.mergeAttempts + 1 };
+      return {
+        mergeRequest: { agent: request.agent, options: request.options },
+        mergeError: null,
+        mergeAttempts: context.mergeAttempts + 1,
+      };
     }),
     rejectMerge: assign(({ context, event }) => {
       const request = event as MergeRequestEvent;
@@ -191,11 +253,20 @@ export const raceMachine = setup({
           : `${agent.displayName} did not complete (status: ${agent.status}), so there is nothing to merge.`;
       return {
         mergeAttempts: context.mergeAttempts + 1,
-        mergeError: { kind: 'InvalidConfig' as const, message, hint: 'Pick an agent whose status is completed.' },
+        mergeError: {
+          kind: 'InvalidConfig' as const,
+          message,
+          hint: 'Pick an agent whose status is completed.',
+        },
       };
     }),
-    applyMerge: assign(({ event }) => ({ merge: (event as unknown as { output: MergeResult }).output, mergeError: null })),
-    applyMergeError: assign(({ event }) => ({ mergeError: toErrorInfo((event as { error?: unknown }).error) })),
+    applyMerge: assign(({ event }) => ({
+      merge: (event as unknown as { output: MergeResult }).output,
+      mergeError: null,
+    })),
+    applyMergeError: assign(({ event }) => ({
+      mergeError: toErrorInfo((event as { error?: unknown }).error),
+    })),
     /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
     applyCleanUp: assign(({ context, event }) => {
       const removed = new Set((event as { output?: CleanUpOutput }).output?.removed ?? []);
@@ -209,7 +280,10 @@ export const raceMachine = setup({
       };
     }),
     warnCleanUp: assign(({ context, event }) => ({
-      warnings: [...context.warnings, `Clean-up was incomplete: ${toErrorInfo((event as { error?: unknown }).error).message} Run \`hydra clean\`.`],
+      warnings: [
+        ...context.warnings,
+        `Clean-up was incomplete: ${toErrorInfo((event as { error?: unknown }).error).message} Run \`hydra clean\`.`,
+      ],
     })),
   },
 }).createMachine({
@@ -293,7 +367,10 @@ export const raceMachine = setup({
     },
     reviewing: {
       on: {
-        MERGE: [{ guard: 'mergeable', target: 'merging', actions: 'acceptMerge' }, { actions: 'rejectMerge' }],
+        MERGE: [
+          { guard: 'mergeable', target: 'merging', actions: 'acceptMerge' },
+          { actions: 'rejectMerge' },
+        ],
         FINISH: { target: 'finishing' },
         CANCEL: { target: 'cancelled', actions: 'markCancelRequested' },
       },
@@ -307,9 +384,14 @@ export const raceMachine = setup({
           agent: context.mergeRequest!.agent,
           prompt: context.options.prompt,
           baseBranch: context.repo!.baseBranch,
-          worktrees: context.launches.filter((launch) => !uncommittedAgents(context).includes(launch.agent)).map((launch) => launch.worktree),
+          worktrees: context.launches
+            .filter((launch) => !uncommittedAgents(context).includes(launch.agent))
+            .map((launch) => launch.worktree),
           branches: context.launches.map((launch) => launch.branch),
-          options: { ...context.mergeRequest!.options, keepWorktrees: context.mergeRequest!.options.keepWorktrees ?? context.options.keepWorktrees },
+          options: {
+            ...context.mergeRequest!.options,
+            keepWorktrees: context.mergeRequest!.options.keepWorktrees ?? context.options.keepWorktrees,
+          },
         }),
         onDone: { target: 'done', actions: 'applyMerge' },
         onError: [
@@ -366,5 +448,8 @@ export const cleanUpInput = (context: RaceContext): CleanUpInput => ({
 const uncommittedAgents = (context: RaceContext): AdapterId[] =>
   context.launches
     .map((launch) => launch.agent)
-    .filter((agent) => context.settled.includes(agent) && context.agents.find((snapshot) => snapshot.agent === agent)?.diff === null);
-
+    .filter(
+      (agent) =>
+        context.settled.includes(agent) &&
+        context.agents.find((snapshot) => snapshot.agent === agent)?.diff === null,
+    );

@@ -14,7 +14,16 @@ import type { RaceContext } from './race-machine.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 import { EventLog, writeSummary } from './records.js';
 import { buildSummary, phaseOf, toRaceSnapshot } from './snapshot.js';
-import type { AgentEventRecord, MergeOptions, MergeResult, RacePhase, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from './types.js';
+import type {
+  AgentEventRecord,
+  MergeOptions,
+  MergeResult,
+  RacePhase,
+  RaceHandle,
+  RaceOptions,
+  RaceSnapshot,
+  RaceSummary,
+} from './types.js';
 import { waitForWork } from './work-tracker.js';
 import { fullPatch } from './worktrees.js';
 
@@ -31,7 +40,8 @@ type RaceMachine = typeof raceMachine;
 type RaceState = SnapshotFrom<RaceMachine>;
 
 /** The race has nothing left to do: done, failed, or cancelled and cleaned up. */
-const isOver = (state: RaceState): boolean => state.status !== 'active' || state.matches({ cancelled: 'over' });
+const isOver = (state: RaceState): boolean =>
+  state.status !== 'active' || state.matches({ cancelled: 'over' });
 
 const SETTLED_PHASES: readonly RacePhase[] = ['reviewing', 'done', 'cancelled', 'failed'];
 
@@ -43,7 +53,9 @@ export interface StartRaceDeps {
 export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceHandle {
   const resolved = resolveRaceOptions(options);
   const startedAt = Date.now();
-  const actor: Actor<RaceMachine> = createActor(deps.machine ?? raceMachine, { input: { options: resolved, startedAt } });
+  const actor: Actor<RaceMachine> = createActor(deps.machine ?? raceMachine, {
+    input: { options: resolved, startedAt },
+  });
   const snapshotListeners = new Set<(snapshot: RaceSnapshot) => void>();
   const eventListeners = new Set<(record: AgentEventRecord) => void>();
   let eventLog: EventLog | null = null;
@@ -120,7 +132,11 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
       const context = lastContext ?? actor.getSnapshot().context;
       crashed = {
         ...toRaceSnapshot(context, 'failed', Date.now()),
-        error: { kind: 'AgentFailed', message: `hydra's race engine failed: ${error instanceof Error ? error.message : String(error)}`, hint: 'Please report this bug; run `hydra clean` to remove what the race left.' },
+        error: {
+          kind: 'AgentFailed',
+          message: `hydra's race engine failed: ${error instanceof Error ? error.message : String(error)}`,
+          hint: 'Please report this bug; run `hydra clean` to remove what the race left.',
+        },
       };
       resolveSettled(buildSummary({ ...context, error: crashed.error }, Date.now()));
       publish(crashed);
@@ -130,7 +146,9 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
 
   const waitUntil = async (predicate: (state: RaceState) => boolean): Promise<RaceState> => {
     if (crashed !== null) return actor.getSnapshot();
-    return waitFor(actor, (state) => predicate(state) || isOver(state), { timeout: Infinity }).catch(() => actor.getSnapshot());
+    return waitFor(actor, (state) => predicate(state) || isOver(state), { timeout: Infinity }).catch(() =>
+      actor.getSnapshot(),
+    );
   };
 
   const cancel = async (): Promise<void> => {
@@ -144,13 +162,20 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     let state = actor.getSnapshot();
     if (state.matches('merging')) state = await waitUntil((next) => !next.matches('merging'));
     if (state.context.merge !== null) {
-      throw new EngineError('InvalidConfig', `This race was already merged (${state.context.merge.agent}).`, 'Nothing to do.');
+      throw new EngineError(
+        'InvalidConfig',
+        `This race was already merged (${state.context.merge.agent}).`,
+        'Nothing to do.',
+      );
     }
     if (!state.matches('reviewing')) {
       const phase = phaseOf(state.value);
       throw new EngineError(
         'InvalidConfig',
-        phase === 'racing' || phase === 'checking_repo' || phase === 'probing' || phase === 'creating_worktrees'
+        phase === 'racing' ||
+          phase === 'checking_repo' ||
+          phase === 'probing' ||
+          phase === 'creating_worktrees'
           ? 'The race is still running; a result can be merged once every agent has settled.'
           : `The race is ${phase}; there is nothing to merge.`,
         phase === 'racing' ? 'Wait for the agents, or stop the ones still running.' : 'Start a new race.',
@@ -158,9 +183,15 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     }
     const attempts = state.context.mergeAttempts;
     actor.send({ type: 'MERGE', agent, options: mergeOptions });
-    const after = await waitUntil((next) => next.context.mergeAttempts > attempts && !next.matches('merging'));
+    const after = await waitUntil(
+      (next) => next.context.mergeAttempts > attempts && !next.matches('merging'),
+    );
     if (after.context.merge !== null && after.context.mergeError === null) return after.context.merge;
-    const info = after.context.mergeError ?? { kind: 'AgentFailed' as const, message: 'The merge did not happen.', hint: 'See `hydra runs`.' };
+    const info = after.context.mergeError ?? {
+      kind: 'AgentFailed' as const,
+      message: 'The merge did not happen.',
+      hint: 'See `hydra runs`.',
+    };
     throw new EngineError(info.kind, info.message, info.hint);
   };
 
@@ -184,13 +215,23 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     const { context } = actor.getSnapshot();
     const launch = context.launches.find((item) => item.agent === agent);
     if (launch === undefined || context.repo === null) {
-      throw new EngineError('InvalidConfig', `${agent} has no result in this race.`, 'Pick an agent that ran.');
+      throw new EngineError(
+        'InvalidConfig',
+        `${agent} has no result in this race.`,
+        'Pick an agent that ran.',
+      );
     }
     try {
       return await fullPatch(context.repo.root, context.repo.baseRef, `refs/heads/${launch.branch}`);
     } catch (error) {
-      if (context.merge?.agent === agent) return fullPatch(context.repo.root, context.repo.baseRef, context.merge.commit);
-      throw new EngineError('InvalidConfig', `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`, 'Results are kept until a merge or `hydra clean`.', { cause: error });
+      if (context.merge?.agent === agent)
+        return fullPatch(context.repo.root, context.repo.baseRef, context.merge.commit);
+      throw new EngineError(
+        'InvalidConfig',
+        `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`,
+        'Results are kept until a merge or `hydra clean`.',
+        { cause: error },
+      );
     }
   };
 

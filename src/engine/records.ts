@@ -4,7 +4,18 @@
  * appended with a synchronous write as it arrives, so a crash keeps them), agents/<agent>.pid (the
  * process groups, for recovery), summary.json at the end and merge.json after a merge.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { AdapterId } from '../adapters/types.js';
 import type { AgentEventRecord, MergeResult, RaceSummary, RunListEntry, RunRecord } from './types.js';
@@ -41,15 +52,20 @@ const readJson = <T>(file: string): T | null => {
   }
 };
 
-export const writeMeta = (dir: string, meta: RunMeta): void => writeJsonAtomic(path.join(dir, 'meta.json'), meta);
-export const writeSummary = (dir: string, summary: RaceSummary): void => writeJsonAtomic(path.join(dir, 'summary.json'), summary);
-export const writeMergeRecord = (dir: string, merge: MergeResult): void => writeJsonAtomic(path.join(dir, 'merge.json'), merge);
+export const writeMeta = (dir: string, meta: RunMeta): void =>
+  writeJsonAtomic(path.join(dir, 'meta.json'), meta);
+export const writeSummary = (dir: string, summary: RaceSummary): void =>
+  writeJsonAtomic(path.join(dir, 'summary.json'), summary);
+export const writeMergeRecord = (dir: string, merge: MergeResult): void =>
+  writeJsonAtomic(path.join(dir, 'merge.json'), merge);
 
 const pidFile = (dir: string, agent: AdapterId): string => path.join(dir, 'agents', `${agent}.pid`);
 
-export const writePidRecord = (dir: string, record: AgentPidRecord): void => writeJsonAtomic(pidFile(dir, record.agent), record);
+export const writePidRecord = (dir: string, record: AgentPidRecord): void =>
+  writeJsonAtomic(pidFile(dir, record.agent), record);
 
-export const removePidRecord = (dir: string, agent: AdapterId): void => rmSync(pidFile(dir, agent), { force: true });
+export const removePidRecord = (dir: string, agent: AdapterId): void =>
+  rmSync(pidFile(dir, agent), { force: true });
 
 export const readPidRecords = (dir: string): AgentPidRecord[] => {
   const agentsDir = path.join(dir, 'agents');
@@ -114,7 +130,11 @@ export const runState = (meta: RunMeta, summary: RaceSummary | null): RunListEnt
 const repoRootOrThrow = async (repoPath: string): Promise<string> => {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
-    throw new EngineError('InvalidConfig', `${path.resolve(repoPath)} is not inside a git repository.`, 'Run this inside the repository the race ran in.');
+    throw new EngineError(
+      'InvalidConfig',
+      `${path.resolve(repoPath)} is not inside a git repository.`,
+      'Run this inside the repository the race ran in.',
+    );
   }
   return root;
 };
@@ -137,7 +157,11 @@ export async function readRun(repoPath: string, runId: string): Promise<RunRecor
   const dir = runRecordDir(root, runId);
   const record = RUN_ID_PATTERN.test(runId) ? readRecordDir(dir, runId) : null;
   if (record === null) {
-    throw new EngineError('InvalidConfig', `No run ${runId} in ${recordsRoot(root)}.`, 'Run `hydra runs` to list the recorded runs.');
+    throw new EngineError(
+      'InvalidConfig',
+      `No run ${runId} in ${recordsRoot(root)}.`,
+      'Run `hydra runs` to list the recorded runs.',
+    );
   }
   return record;
 }
@@ -154,7 +178,9 @@ export const recordedRunIds = (root: string): string[] => {
 };
 
 const totalCost = (summary: RaceSummary | null): number | null => {
-  const costs = (summary?.agents ?? []).map((agent) => agent.usage.costUsd).filter((cost): cost is number => cost !== null);
+  const costs = (summary?.agents ?? [])
+    .map((agent) => agent.usage.costUsd)
+    .filter((cost): cost is number => cost !== null);
   return costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0);
 };
 

@@ -23,7 +23,9 @@ const gitTooOld = (message: string, hint: string): ErrorInfo => {
 /** The repository's top-level directory (real path), or null when `dir` is not in a git work tree. */
 export async function findRepoRoot(dir: string): Promise<string | null> {
   if (!existsSync(dir)) return null;
-  const result = await runGit(dir, ['rev-parse', '--show-toplevel'], { okExitCodes: [128] }).catch(() => null);
+  const result = await runGit(dir, ['rev-parse', '--show-toplevel'], { okExitCodes: [128] }).catch(
+    () => null,
+  );
   if (result === null || result.exitCode !== 0) return null;
   const root = result.stdout.trim();
   return root === '' ? null : realpath(root);
@@ -31,7 +33,13 @@ export async function findRepoRoot(dir: string): Promise<string | null> {
 
 /** Porcelain status entries (staged, unstaged, untracked), each as its path(s). */
 export async function dirtyPaths(root: string): Promise<string[]> {
-  const { stdout } = await runGit(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all', '--no-renames']);
+  const { stdout } = await runGit(root, [
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+  ]);
   return splitZ(stdout)
     .map((entry) => entry.slice(3))
     .filter((file) => file.length > 0);
@@ -65,13 +73,18 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
     info.problems.push(
-      problem(`${path.resolve(repoPath)} is not inside a git repository.`, 'Run hydra inside a git repository, or create one with `git init`.'),
+      problem(
+        `${path.resolve(repoPath)} is not inside a git repository.`,
+        'Run hydra inside a git repository, or create one with `git init`.',
+      ),
     );
     return info;
   }
   info.isRepo = true;
   info.root = root;
-  const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okExitCodes: [1, 128] });
+  const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], {
+    okExitCodes: [1, 128],
+  });
   info.hasCommits = head.exitCode === 0;
   info.head = info.hasCommits ? head.stdout.trim() : null;
   const branch = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] });
@@ -79,7 +92,10 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
   info.detached = branch.exitCode !== 0;
   if (!info.hasCommits) {
     info.problems.push(
-      problem('The repository has no commits yet, so there is nothing to start a race from.', 'Make a first commit (e.g. `git commit --allow-empty -m init`), then run hydra again.'),
+      problem(
+        'The repository has no commits yet, so there is nothing to start a race from.',
+        'Make a first commit (e.g. `git commit --allow-empty -m init`), then run hydra again.',
+      ),
     );
   } else if (info.detached) {
     info.problems.push(
@@ -109,7 +125,8 @@ export async function checkRepoForRace(repoPath: string): Promise<RepoCheck> {
   const info = await inspectRepo(repoPath);
   const blocking = info.problems.find((item) => !nonBlocking.has(item));
   if (blocking !== undefined || info.root === null || info.head === null || info.branch === null) {
-    const first = blocking ?? problem('The repository could not be read.', 'Run `git status` to see what is wrong.');
+    const first =
+      blocking ?? problem('The repository could not be read.', 'Run `git status` to see what is wrong.');
     throw new EngineError(first.kind, first.message, first.hint);
   }
   const warnings = info.problems.map((item) => `${item.message} ${item.hint}`);
@@ -118,7 +135,13 @@ export async function checkRepoForRace(repoPath: string): Promise<RepoCheck> {
       `You have ${info.dirtyFiles} uncommitted change${info.dirtyFiles === 1 ? '' : 's'}: hydra never touches them, and the agents start from the last commit (${info.head.slice(0, 12)}), so they do not see them.`,
     );
   }
-  return { root: info.root, baseRef: info.head, baseBranch: info.branch, gitVersion: info.gitVersion, warnings };
+  return {
+    root: info.root,
+    baseRef: info.head,
+    baseBranch: info.branch,
+    gitVersion: info.gitVersion,
+    warnings,
+  };
 }
 
 /** Adds lines to `.git/info/exclude` (shared by all worktrees) unless already there. */

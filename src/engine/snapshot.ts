@@ -6,22 +6,35 @@ import type { AgentEvent, ErrorInfo } from '../adapters/events.js';
 import type { AdapterId } from '../adapters/types.js';
 import type { AgentReport } from './agent-types.js';
 import type { RaceContext } from './race-machine.js';
-import type { AgentProbeReport, AgentSnapshot, AgentSummary, RacePhase, RaceSnapshot, RaceSummary } from './types.js';
+import type {
+  AgentProbeReport,
+  AgentSnapshot,
+  AgentSummary,
+  RacePhase,
+  RaceSnapshot,
+  RaceSummary,
+} from './types.js';
 
 export const RECENT_EVENTS_LIMIT = 200;
 
-export const updateAgent = (agents: AgentSnapshot[], id: AdapterId, update: (agent: AgentSnapshot) => AgentSnapshot): AgentSnapshot[] =>
-  agents.map((agent) => (agent.agent === id ? update(agent) : agent));
+export const updateAgent = (
+  agents: AgentSnapshot[],
+  id: AdapterId,
+  update: (agent: AgentSnapshot) => AgentSnapshot,
+): AgentSnapshot[] => agents.map((agent) => (agent.agent === id ? update(agent) : agent));
 
 const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot => {
   if (events.length === 0) return agent;
   const combined = agent.recentEvents.length + events.length;
   const recentEvents =
-    combined <= RECENT_EVENTS_LIMIT ? [...agent.recentEvents, ...events] : [...agent.recentEvents, ...events].slice(combined - RECENT_EVENTS_LIMIT);
+    combined <= RECENT_EVENTS_LIMIT
+      ? [...agent.recentEvents, ...events]
+      : [...agent.recentEvents, ...events].slice(combined - RECENT_EVENTS_LIMIT);
   let { usage, model } = agent;
   for (const event of events) {
     if (event.kind === 'usage') usage = event.usage;
-    if ((event.kind === 'completed' || event.kind === 'failed') && event.usage !== undefined) usage = event.usage;
+    if ((event.kind === 'completed' || event.kind === 'failed') && event.usage !== undefined)
+      usage = event.usage;
     if (event.kind === 'progress' && event.model !== undefined && model === null) model = event.model;
   }
   return { ...agent, recentEvents, eventCount: agent.eventCount + events.length, usage, model };
@@ -36,7 +49,10 @@ const notReadyWarning = (report: AgentProbeReport): string => {
   return `${report.displayName} will not race: ${reason}${hint}`;
 };
 
-export const applyProbeReports = (context: RaceContext, reports: AgentProbeReport[]): Partial<RaceContext> => {
+export const applyProbeReports = (
+  context: RaceContext,
+  reports: AgentProbeReport[],
+): Partial<RaceContext> => {
   const warnings = [...context.warnings];
   let agents = context.agents;
   for (const report of reports) {
@@ -47,8 +63,17 @@ export const applyProbeReports = (context: RaceContext, reports: AgentProbeRepor
       status: ready ? 'pending' : 'skipped',
       capabilities: report.capabilities,
       inferredFlags: report.capabilities?.confidence === 'inferred',
-      warnings: [...report.warnings, ...(report.capabilities?.warnings ?? []).filter((warning) => !report.warnings.includes(warning))],
-      error: ready ? null : (report.error ?? { kind: 'BinaryMissing', message: `${report.displayName} is ${report.status}.`, hint: 'Run `hydra doctor` for details.' }),
+      warnings: [
+        ...report.warnings,
+        ...(report.capabilities?.warnings ?? []).filter((warning) => !report.warnings.includes(warning)),
+      ],
+      error: ready
+        ? null
+        : (report.error ?? {
+            kind: 'BinaryMissing',
+            message: `${report.displayName} is ${report.status}.`,
+            hint: 'Run `hydra doctor` for details.',
+          }),
     }));
   }
   return { reports, agents, warnings };
@@ -58,21 +83,43 @@ export const noUsableAgentError = (reports: AgentProbeReport[]): ErrorInfo => {
   const reasons = reports.map((report) => `${report.displayName}: ${report.error?.message ?? report.status}`);
   const allMissing = reports.length > 0 && reports.every((report) => report.status === 'missing');
   return {
-    kind: allMissing ? 'BinaryMissing' : (reports.find((report) => report.error !== null)?.error?.kind ?? 'BinaryMissing'),
-    message: reports.length === 0 ? 'No agent was selected for the race.' : `No usable agent, so nothing was started. ${reasons.join('; ')}.`,
+    kind: allMissing
+      ? 'BinaryMissing'
+      : (reports.find((report) => report.error !== null)?.error?.kind ?? 'BinaryMissing'),
+    message:
+      reports.length === 0
+        ? 'No agent was selected for the race.'
+        : `No usable agent, so nothing was started. ${reasons.join('; ')}.`,
     hint: 'Run `hydra doctor` to see what is missing and how to install it, or `hydra demo` to try hydra with simulated agents.',
   };
 };
 
-export const applySpawned = (context: RaceContext, event: Extract<AgentReport, { type: 'AGENT.SPAWNED' }>): Partial<RaceContext> => ({
-  agents: updateAgent(context.agents, event.agent, (agent) => ({ ...agent, status: 'running', startedAt: event.at, lastOutputAt: null })),
+export const applySpawned = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.SPAWNED' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...agent,
+    status: 'running',
+    startedAt: event.at,
+    lastOutputAt: null,
+  })),
 });
 
-export const applyOutput = (context: RaceContext, event: Extract<AgentReport, { type: 'AGENT.OUTPUT' }>): Partial<RaceContext> => ({
-  agents: updateAgent(context.agents, event.agent, (agent) => ({ ...appendEvents(agent, event.events), lastOutputAt: event.at })),
+export const applyOutput = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.OUTPUT' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...appendEvents(agent, event.events),
+    lastOutputAt: event.at,
+  })),
 });
 
-export const applyExit = (context: RaceContext, event: Extract<AgentReport, { type: 'AGENT.EXITED' }>): Partial<RaceContext> => ({
+export const applyExit = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.EXITED' }>,
+): Partial<RaceContext> => ({
   agents: updateAgent(context.agents, event.agent, (agent) => ({
     ...appendEvents(agent, [event.terminal]),
     status: event.status,
@@ -83,7 +130,10 @@ export const applyExit = (context: RaceContext, event: Extract<AgentReport, { ty
   })),
 });
 
-export const applySettled = (context: RaceContext, event: Extract<AgentReport, { type: 'AGENT.SETTLED' }>): Partial<RaceContext> => ({
+export const applySettled = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.SETTLED' }>,
+): Partial<RaceContext> => ({
   settled: context.settled.includes(event.agent) ? context.settled : [...context.settled, event.agent],
   agents: updateAgent(context.agents, event.agent, (agent) => ({
     ...agent,
@@ -159,7 +209,11 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     exitCode: agent.exitCode,
     durationMs: agent.startedAt === null ? 0 : (agent.endedAt ?? endedAt) - agent.startedAt,
     usage: agent.usage,
-    diff: { filesChanged: agent.diff?.filesChanged ?? 0, insertions: agent.diff?.insertions ?? 0, deletions: agent.diff?.deletions ?? 0 },
+    diff: {
+      filesChanged: agent.diff?.filesChanged ?? 0,
+      insertions: agent.diff?.insertions ?? 0,
+      deletions: agent.diff?.deletions ?? 0,
+    },
     branch: agent.branch,
     worktree: agent.worktree,
     ...(agent.error === null ? {} : { error: agent.error }),

@@ -89,7 +89,10 @@ export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks)
   let terminateRequested = false;
   const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
   const splitter = new LineSplitter(
-    { line: (text) => callbacks.onLine(text), oversize: (bytes, head) => callbacks.onOversizeLine(bytes, head) },
+    {
+      line: (text) => callbacks.onLine(text),
+      oversize: (bytes, head) => callbacks.onOversizeLine(bytes, head),
+    },
     spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
   );
 
@@ -121,7 +124,8 @@ export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks)
     killStragglers(spec, pgid);
     if (pgid !== undefined) {
       // The group is dead (or dying from SIGKILL): forget it once nothing in it can run any more.
-      for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       unregisterGroup(pgid);
     }
     const spawnFailed = result.exitCode === undefined && result.signal === undefined;

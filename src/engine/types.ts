@@ -59,16 +59,15 @@ export type RacePhase =
   | 'failed';
 
 export type AgentStatus =
-  | 'pending'
-  | 'spawning'
-  | 'running'
-  | 'completed'
-  | 'failed'
-  | 'timed_out'
-  | 'cancelled'
-  | 'skipped';
+  'pending' | 'spawning' | 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
 
-export const SETTLED_STATUSES: readonly AgentStatus[] = ['completed', 'failed', 'timed_out', 'cancelled', 'skipped'];
+export const SETTLED_STATUSES: readonly AgentStatus[] = [
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'skipped',
+];
 
 export interface FileStat {
   path: string;
@@ -264,7 +263,14 @@ export interface RunRecord {
     pid: number;
     hydraVersion: string;
     config: unknown;
-    agents: Array<{ agent: AdapterId; branch: string; worktree: string; version: string | null; capabilities: Capabilities | null; command: string[] }>;
+    agents: Array<{
+      agent: AdapterId;
+      branch: string;
+      worktree: string;
+      version: string | null;
+      capabilities: Capabilities | null;
+      command: string[];
+    }>;
   };
   events: AgentEventRecord[];
   summary: RaceSummary | null;

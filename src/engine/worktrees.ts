@@ -13,7 +13,12 @@ import { HYDRA_IDENTITY, gitAt, gitLine, runGit, splitZ } from './git.js';
 /** Flags for every commit hydra makes on its own branches. */
 const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
 
-export async function createWorktree(root: string, dir: string, branch: string, baseRef: string): Promise<void> {
+export async function createWorktree(
+  root: string,
+  dir: string,
+  branch: string,
+  baseRef: string,
+): Promise<void> {
   if (existsSync(dir)) {
     throw new EngineError(
       'SpawnFailed',
@@ -40,7 +45,9 @@ export async function removeWorktree(root: string, dir: string): Promise<void> {
 }
 
 export async function branchExists(root: string, branch: string): Promise<boolean> {
-  const result = await runGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], { okExitCodes: [1] });
+  const result = await runGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
+    okExitCodes: [1],
+  });
   return result.exitCode === 0;
 }
 
@@ -58,15 +65,20 @@ export async function commitAgentResult(worktree: string, branch: string, messag
   // The agent may have switched its worktree to another branch, possibly one of the user's:
   // commit on a detached HEAD (keeping every file as it is) so no branch but hydra's moves.
   const current = await runGit(worktree, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
-  if (current.exitCode === 0 && current.stdout.trim() !== `refs/heads/${branch}`) await runGit(worktree, ['checkout', '-q', '--detach']);
+  if (current.exitCode === 0 && current.stdout.trim() !== `refs/heads/${branch}`)
+    await runGit(worktree, ['checkout', '-q', '--detach']);
   await runGit(worktree, ['add', '-A']);
   const staged = await runGit(worktree, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
   if (staged.exitCode === 1) {
-    await runGit(worktree, [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message], { env: { ...HYDRA_IDENTITY } });
+    await runGit(worktree, [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message], {
+      env: { ...HYDRA_IDENTITY },
+    });
   }
   const head = await gitLine(worktree, ['rev-parse', 'HEAD']);
   // The agent may have switched branches in its worktree: its result is where HEAD is.
-  const tip = await runGit(worktree, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { okExitCodes: [1] });
+  const tip = await runGit(worktree, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], {
+    okExitCodes: [1],
+  });
   if (tip.stdout.trim() !== head) {
     await runGit(worktree, ['update-ref', '-m', 'hydra: agent result', `refs/heads/${branch}`, head]);
   }
@@ -97,7 +109,15 @@ export const parseNumstat = (text: string): DiffSummary => {
 };
 
 export async function diffSummary(root: string, base: string, commit: string): Promise<DiffSummary> {
-  const { stdout } = await runGit(root, ['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', base, commit]);
+  const { stdout } = await runGit(root, [
+    'diff',
+    '--numstat',
+    '-z',
+    '--no-renames',
+    '--no-ext-diff',
+    base,
+    commit,
+  ]);
   return parseNumstat(stdout);
 }
 

@@ -4,7 +4,16 @@
  * race handle. Everything it draws comes from buildScreen.
  */
 import { useApp, useInput, useStdout } from 'ink';
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState, useSyncExternalStore, type ReactElement } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactElement,
+} from 'react';
 import { assertNever } from '../adapters/events.js';
 import type { AdapterId } from '../adapters/types.js';
 import type { RaceHandle } from '../engine/types.js';
@@ -15,7 +24,15 @@ import { ScreenView } from './screen-view.js';
 import { createSnapshotStore, DEFAULT_THROTTLE_MS, type ReceivedSnapshot } from './snapshot-store.js';
 import type { Theme } from './theme.js';
 import type { PatchState } from './view-lines.js';
-import { initialViewState, reduce, type Action, type Effect, type Outcome, type ViewContext, type ViewState } from './view-state.js';
+import {
+  initialViewState,
+  reduce,
+  type Action,
+  type Effect,
+  type Outcome,
+  type ViewContext,
+  type ViewState,
+} from './view-state.js';
 
 /** How often elapsed times advance between engine updates (spinners also move on every update). */
 const CLOCK_TICK_MS = 1000;
@@ -82,7 +99,15 @@ const describeError = (error: unknown): string => {
   return String(error);
 };
 
-export const App = ({ handle, theme, keepWorktrees = false, interactive = true, throttleMs = DEFAULT_THROTTLE_MS, controls, onExit }: AppProps): ReactElement => {
+export const App = ({
+  handle,
+  theme,
+  keepWorktrees = false,
+  interactive = true,
+  throttleMs = DEFAULT_THROTTLE_MS,
+  controls,
+  onExit,
+}: AppProps): ReactElement => {
   const throttled = useRaceSnapshot(handle, throttleMs);
   const { columns, rows } = useTerminalSize();
   const { exit } = useApp();
@@ -91,7 +116,8 @@ export const App = ({ handle, theme, keepWorktrees = false, interactive = true, 
   const stateRef = useRef(state);
   // The final screen is drawn once, just before exit: from the race's latest snapshot, since the
   // throttled one can lag behind the cancel or merge that just ended the race.
-  const received = state.outcome === null ? throttled : { snapshot: handle.getSnapshot(), receivedAt: throttled.receivedAt };
+  const received =
+    state.outcome === null ? throttled : { snapshot: handle.getSnapshot(), receivedAt: throttled.receivedAt };
   const snapshot = received.snapshot;
   const running = snapshot.agents.some((agent) => isRunning(agent.status));
   const now = useDisplayNow(received, running);
@@ -128,30 +154,53 @@ export const App = ({ handle, theme, keepWorktrees = false, interactive = true, 
           handle.stopAgent(effect.agent);
           return;
         case 'load-patch':
-          setPatches((current) => (current[effect.agent]?.status === 'ready' ? current : { ...current, [effect.agent]: { status: 'loading' } }));
+          setPatches((current) =>
+            current[effect.agent]?.status === 'ready'
+              ? current
+              : { ...current, [effect.agent]: { status: 'loading' } },
+          );
           handle.getPatch(effect.agent).then(
-            (text) => mounted.current && setPatches((current) => ({ ...current, [effect.agent]: { status: 'ready', text } })),
-            (error: unknown) => mounted.current && setPatches((current) => ({ ...current, [effect.agent]: { status: 'error', message: describeError(error) } })),
+            (text) =>
+              mounted.current &&
+              setPatches((current) => ({ ...current, [effect.agent]: { status: 'ready', text } })),
+            (error: unknown) =>
+              mounted.current &&
+              setPatches((current) => ({
+                ...current,
+                [effect.agent]: { status: 'error', message: describeError(error) },
+              })),
           );
           return;
         case 'merge': {
           const merge = async (): Promise<void> => {
             for (const agent of effect.stopFirst) handle.stopAgent(agent);
             if (effect.stopFirst.length > 0) await handle.settled;
-            const result = await handle.merge(effect.agent, keepWorktrees ? { keepWorktrees: true } : undefined);
+            const result = await handle.merge(
+              effect.agent,
+              keepWorktrees ? { keepWorktrees: true } : undefined,
+            );
             dispatch({ type: 'merge-succeeded', result });
           };
-          merge().catch((error: unknown) => dispatch({ type: 'merge-failed', message: `Merge refused: ${describeError(error)}` }));
+          merge().catch((error: unknown) =>
+            dispatch({ type: 'merge-failed', message: `Merge refused: ${describeError(error)}` }),
+          );
           return;
         }
         case 'quit': {
           const quit = async (): Promise<string | undefined> => {
             let problem: string | undefined;
-            if (effect.cancel) await handle.cancel().catch((error: unknown) => (problem = describeError(error)));
+            if (effect.cancel)
+              await handle.cancel().catch((error: unknown) => (problem = describeError(error)));
             await handle.finish().catch((error: unknown) => (problem = describeError(error)));
             return problem;
           };
-          void quit().then((problem) => dispatch({ type: 'quit-finished', cancelled: effect.cancel, ...(problem === undefined ? {} : { problem }) }));
+          void quit().then((problem) =>
+            dispatch({
+              type: 'quit-finished',
+              cancelled: effect.cancel,
+              ...(problem === undefined ? {} : { problem }),
+            }),
+          );
           return;
         }
         default:

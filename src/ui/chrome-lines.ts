@@ -10,12 +10,24 @@ import type { Theme } from './theme.js';
 import { displayWidth, oneLine, wrap } from './text.js';
 import type { Busy, Dialog, Notice, View } from './view-state.js';
 
-export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, width: number, phaseOverride?: string): Line[] => {
+export const headerLines = (
+  snapshot: RaceSnapshot,
+  now: number,
+  theme: Theme,
+  width: number,
+  phaseOverride?: string,
+): Line[] => {
   const { symbols } = theme;
   const ellipsis = symbols.ellipsis;
   const base = snapshot.baseBranch ?? 'detached';
   const elapsed = formatDuration(Math.max(0, now - snapshot.startedAt));
-  const right: Line = [seg(`run ${snapshot.runId} ${symbols.dot} ${base}@${shortRef(snapshot.baseRef)} ${symbols.dot} `, 'muted'), seg(elapsed, null, true)];
+  const right: Line = [
+    seg(
+      `run ${snapshot.runId} ${symbols.dot} ${base}@${shortRef(snapshot.baseRef)} ${symbols.dot} `,
+      'muted',
+    ),
+    seg(elapsed, null, true),
+  ];
   const left: Line = [seg('hydra ', 'accent', true), seg(`"${oneLine(snapshot.prompt)}"`)];
   const lines: Line[] = [spread(left, right, width, ellipsis)];
 
@@ -34,14 +46,19 @@ export const headerLines = (snapshot: RaceSnapshot, now: number, theme: Theme, w
   lines.push(status);
 
   if (snapshot.error !== null) {
-    lines.push([seg(`${symbols.fail} ${snapshot.error.kind}: ${oneLine(snapshot.error.message)}`, 'error', true)]);
+    lines.push([
+      seg(`${symbols.fail} ${snapshot.error.kind}: ${oneLine(snapshot.error.message)}`, 'error', true),
+    ]);
     lines.push([seg(`  hint: ${oneLine(snapshot.error.hint)}`, 'warn')]);
   }
   const [firstWarning] = snapshot.warnings;
   if (firstWarning !== undefined) {
     const more = snapshot.warnings.length > 1 ? ` (+${snapshot.warnings.length - 1} more)` : '';
     // Two lines at most: the end of a warning often says what it means for the user.
-    const [first, ...rest] = wrapLines([[seg(`${symbols.warn} ${oneLine(firstWarning)}${more}`, 'warn')]], width);
+    const [first, ...rest] = wrapLines(
+      [[seg(`${symbols.warn} ${oneLine(firstWarning)}${more}`, 'warn')]],
+      width,
+    );
     if (first !== undefined) lines.push(first);
     if (rest.length > 0) lines.push([seg(`  ${rest.map(lineText).join(' ')}`, 'warn')]);
   }
@@ -114,7 +131,13 @@ const hintsLine = (hints: KeyHint[]): Line => {
   return line;
 };
 
-export const footerLine = (view: View, theme: Theme, width: number, agentCount: number, position: string | null): Line => {
+export const footerLine = (
+  view: View,
+  theme: Theme,
+  width: number,
+  agentCount: number,
+  position: string | null,
+): Line => {
   let hints = keyHints(view, theme, agentCount);
   const room = width - (position === null ? 0 : displayWidth(position) + 1);
   for (const label of EXPENDABLE) {
@@ -126,7 +149,13 @@ export const footerLine = (view: View, theme: Theme, width: number, agentCount: 
   return spread(line, [seg(position, 'muted')], width, theme.symbols.ellipsis);
 };
 
-export const noticeLines = (notice: Notice | null, busy: Busy | null, snapshot: RaceSnapshot, theme: Theme, width: number): Line[] => {
+export const noticeLines = (
+  notice: Notice | null,
+  busy: Busy | null,
+  snapshot: RaceSnapshot,
+  theme: Theme,
+  width: number,
+): Line[] => {
   const lines: Line[] = [];
   if (busy !== null) lines.push([seg(busyText(busy, snapshot, theme), 'accent', true)]);
   if (notice !== null) lines.push([seg(notice.text, notice.tone === 'info' ? 'accent' : notice.tone)]);
@@ -161,7 +190,11 @@ export interface DialogOptions {
 }
 
 /** What the confirmation says, as plain sentences (wrapped by dialogLines). */
-export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: DialogOptions): { title: string; body: string[] } => {
+export const dialogText = (
+  dialog: Dialog,
+  snapshot: RaceSnapshot,
+  options: DialogOptions,
+): { title: string; body: string[] } => {
   const base = snapshot.baseBranch ?? 'the commit the race started from';
   switch (dialog.kind) {
     case 'merge': {
@@ -169,7 +202,9 @@ export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: Dial
       const name = winner?.displayName ?? dialog.agent;
       const branch = winner?.branch ?? `hydra/${snapshot.runId}/${dialog.agent}`;
       const diff = winner?.diff === null || winner === undefined ? '' : ` (${formatDiff(winner.diff)})`;
-      const running = snapshot.agents.filter((agent) => agent.agent !== dialog.agent && isRunning(agent.status));
+      const running = snapshot.agents.filter(
+        (agent) => agent.agent !== dialog.agent && isRunning(agent.status),
+      );
       const others = snapshot.agents.filter((agent) => agent.agent !== dialog.agent);
       const body = [
         `Merges branch ${branch}${diff} into ${base} (started at ${shortRef(snapshot.baseRef)}): a fast-forward when ${base} has not moved, otherwise a merge commit.`,
@@ -187,14 +222,23 @@ export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: Dial
       const running = snapshot.agents.filter((agent) => isRunning(agent.status));
       const completed = snapshot.agents.filter((agent) => agent.status === 'completed');
       const body: string[] = [];
-      if (running.length > 0) body.push(`Stops ${names(running)} (still running) and waits until their processes are gone.`);
+      if (running.length > 0)
+        body.push(`Stops ${names(running)} (still running) and waits until their processes are gone.`);
       if (completed.length > 0) {
-        body.push(`Nothing is merged: the completed result${completed.length === 1 ? '' : 's'} of ${names(completed)} stay${completed.length === 1 ? 's' : ''} on ${completed.length === 1 ? 'its branch' : 'their branches'}.`);
+        body.push(
+          `Nothing is merged: the completed result${completed.length === 1 ? '' : 's'} of ${names(completed)} stay${completed.length === 1 ? 's' : ''} on ${completed.length === 1 ? 'its branch' : 'their branches'}.`,
+        );
       }
       if (options.keepWorktrees) body.push(`The worktrees and branches are kept (--keep-worktrees).`);
       else body.push(`Then removes this race's worktrees and the branches of agents that did not complete.`);
-      if (completed.length > 0) body.push(`A completed result can still be merged later: hydra merge ${snapshot.runId} <agent> (hydra clean removes it).`);
-      return { title: running.length > 0 ? 'Quit and stop the running agents?' : 'Quit without merging?', body };
+      if (completed.length > 0)
+        body.push(
+          `A completed result can still be merged later: hydra merge ${snapshot.runId} <agent> (hydra clean removes it).`,
+        );
+      return {
+        title: running.length > 0 ? 'Quit and stop the running agents?' : 'Quit without merging?',
+        body,
+      };
     }
     default:
       return assertNever(dialog);
@@ -202,33 +246,66 @@ export const dialogText = (dialog: Dialog, snapshot: RaceSnapshot, options: Dial
 };
 
 /** The dialog as lines for a box of `width` columns (borders not included). */
-export const dialogLines = (dialog: Dialog, snapshot: RaceSnapshot, theme: Theme, width: number, options: DialogOptions): Line[] => {
+export const dialogLines = (
+  dialog: Dialog,
+  snapshot: RaceSnapshot,
+  theme: Theme,
+  width: number,
+  options: DialogOptions,
+): Line[] => {
   const { title, body } = dialogText(dialog, snapshot, options);
   const inner = Math.max(10, width);
   const lines: Line[] = [fitLine([seg(title, 'warn', true)], inner, theme.symbols.ellipsis)];
   for (const paragraph of body) for (const text of wrap(paragraph, inner)) lines.push([seg(text)]);
   const yes = dialog.kind === 'merge' ? 'merge' : 'quit';
-  lines.push([seg('y', 'accent', true), seg(` ${yes}   `), seg('n', 'accent', true), seg('/Esc', 'accent', true), seg(' cancel')]);
+  lines.push([
+    seg('y', 'accent', true),
+    seg(` ${yes}   `),
+    seg('n', 'accent', true),
+    seg('/Esc', 'accent', true),
+    seg(' cancel'),
+  ]);
   return lines;
 };
 
 /** The final screen after a merge: what went where and what was cleaned. */
-export const mergedLines = (result: MergeResult, snapshot: RaceSnapshot, theme: Theme, width: number): Line[] => {
+export const mergedLines = (
+  result: MergeResult,
+  snapshot: RaceSnapshot,
+  theme: Theme,
+  width: number,
+): Line[] => {
   const { symbols } = theme;
   const name = nameOf(snapshot, result.agent);
   const winner = snapshot.agents.find((agent) => agent.agent === result.agent);
   const from = winner?.branch ?? `hydra/${result.runId}/${result.agent}`;
   const lines: Line[] = [];
   if (result.method === 'nothing-to-merge') {
-    lines.push([seg(`${symbols.ok} ${name} changed nothing; ${result.into} is unchanged at ${shortRef(result.commit)}.`, 'ok', true)]);
+    lines.push([
+      seg(
+        `${symbols.ok} ${name} changed nothing; ${result.into} is unchanged at ${shortRef(result.commit)}.`,
+        'ok',
+        true,
+      ),
+    ]);
   } else {
     const files = `${result.filesChanged} file${result.filesChanged === 1 ? '' : 's'}`;
-    lines.push([seg(`${symbols.ok} Merged ${name}'s result (${from}) into ${result.into}: ${methodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}.`, 'ok', true)]);
+    lines.push([
+      seg(
+        `${symbols.ok} Merged ${name}'s result (${from}) into ${result.into}: ${methodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}.`,
+        'ok',
+        true,
+      ),
+    ]);
   }
   if (result.removed.length === 0) {
     lines.push([seg('Nothing was removed: the worktrees and branches are kept.', 'muted')]);
   } else {
-    lines.push([seg(`Cleaned up ${result.removed.length} worktree${result.removed.length === 1 ? '' : 's'} and branch${result.removed.length === 1 ? '' : 'es'}:`)]);
+    lines.push([
+      seg(
+        `Cleaned up ${result.removed.length} worktree${result.removed.length === 1 ? '' : 's'} and branch${result.removed.length === 1 ? '' : 'es'}:`,
+      ),
+    ]);
     for (const removed of result.removed) lines.push([seg(`  ${symbols.dot} ${removed}`, 'muted')]);
   }
   return wrapLines(lines, width);
@@ -260,18 +337,30 @@ export const endedLines = (
 ): Line[] => {
   const { symbols } = theme;
   const lines: Line[] = [];
-  if (problem !== undefined) lines.push([seg(`${symbols.warn} Clean-up problem: ${oneLine(problem)}`, 'warn', true)]);
+  if (problem !== undefined)
+    lines.push([seg(`${symbols.warn} Clean-up problem: ${oneLine(problem)}`, 'warn', true)]);
   if (snapshot.error !== null) {
-    lines.push([seg(`${symbols.fail} ${snapshot.error.kind}: ${oneLine(snapshot.error.message)}`, 'error', true)]);
+    lines.push([
+      seg(`${symbols.fail} ${snapshot.error.kind}: ${oneLine(snapshot.error.message)}`, 'error', true),
+    ]);
     lines.push([seg(`hint: ${oneLine(snapshot.error.hint)}`, 'warn')]);
   }
   const counts = raceCounts(snapshot);
   const headline = cancelled ? 'Race cancelled; nothing was merged.' : 'Race ended; nothing was merged.';
-  lines.push([seg(`${headline} ${counts.done} completed, ${counts.failed} failed, ${counts.stopped} stopped.`, counts.done > 0 ? null : 'warn', true)]);
-  if (counts.done > 0) lines.push([seg(`Merge a completed result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
-  if (keepWorktrees) lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
+  lines.push([
+    seg(
+      `${headline} ${counts.done} completed, ${counts.failed} failed, ${counts.stopped} stopped.`,
+      counts.done > 0 ? null : 'warn',
+      true,
+    ),
+  ]);
+  if (counts.done > 0)
+    lines.push([seg(`Merge a completed result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
+  if (keepWorktrees)
+    lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
   // A race stopped before any agent started has no run record to show. (Branches are no test:
   // the clean-up forgets the ones it removed.)
-  if (snapshot.agents.some((agent) => agent.startedAt !== null)) lines.push([seg(`Details: hydra show ${snapshot.runId}`, 'muted')]);
+  if (snapshot.agents.some((agent) => agent.startedAt !== null))
+    lines.push([seg(`Details: hydra show ${snapshot.runId}`, 'muted')]);
   return wrapLines(lines, width);
 };

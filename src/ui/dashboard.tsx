@@ -59,7 +59,10 @@ const signalControls = (): { controls: DashboardControls; dispose: () => void } 
   };
 };
 
-export async function runDashboard(handle: RaceHandle, options: DashboardOptions = {}): Promise<DashboardResult> {
+export async function runDashboard(
+  handle: RaceHandle,
+  options: DashboardOptions = {},
+): Promise<DashboardResult> {
   const display = resolveDisplayOptions(options, options.env ?? process.env);
   const theme = createTheme({ ascii: display.ascii, color: !display.noColor });
   const stdin = options.stdin ?? process.stdin;

@@ -182,14 +182,18 @@ export const isShownInPane = (event: AgentEvent): boolean => {
 export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
   switch (event.kind) {
     case 'message':
-      if (event.thinking === true) return { symbol: symbols.thinking, text: oneLine(event.text), tone: 'muted' };
-      if (event.role === 'assistant') return { symbol: symbols.message, text: oneLine(event.text), tone: null };
+      if (event.thinking === true)
+        return { symbol: symbols.thinking, text: oneLine(event.text), tone: 'muted' };
+      if (event.role === 'assistant')
+        return { symbol: symbols.message, text: oneLine(event.text), tone: null };
       return { symbol: symbols.message, text: `${event.role}: ${oneLine(event.text)}`, tone: 'muted' };
     case 'tool_call': {
       const name = oneLine(event.name);
       const summary = oneLine(event.summary);
       // Summaries often start with the tool's name already ("Write hello.txt").
-      const text = summary.toLowerCase().startsWith(name.toLowerCase()) ? summary : `${name} ${summary}`.trim();
+      const text = summary.toLowerCase().startsWith(name.toLowerCase())
+        ? summary
+        : `${name} ${summary}`.trim();
       return { symbol: symbols.tool, text, tone: 'info' };
     }
     case 'tool_result':
@@ -202,7 +206,11 @@ export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
       return { symbol: symbols.progress, text: `${oneLine(event.stage)}${detail}${model}`, tone: 'muted' };
     }
     case 'usage':
-      return { symbol: symbols.progress, text: `usage ${formatUsage(event.usage, symbols.dot)}`, tone: 'muted' };
+      return {
+        symbol: symbols.progress,
+        text: `usage ${formatUsage(event.usage, symbols.dot)}`,
+        tone: 'muted',
+      };
     case 'completed':
       return {
         symbol: symbols.ok,
@@ -210,9 +218,17 @@ export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
         tone: 'ok',
       };
     case 'failed':
-      return { symbol: symbols.fail, text: `${event.error.kind}: ${oneLine(event.error.message)}`, tone: 'error' };
+      return {
+        symbol: symbols.fail,
+        text: `${event.error.kind}: ${oneLine(event.error.message)}`,
+        tone: 'error',
+      };
     case 'unknown':
-      return { symbol: symbols.unknown, text: `unrecognised event${event.type === undefined ? '' : ` ${oneLine(event.type)}`}`, tone: 'muted' };
+      return {
+        symbol: symbols.unknown,
+        text: `unrecognised event${event.type === undefined ? '' : ` ${oneLine(event.type)}`}`,
+        tone: 'muted',
+      };
     case 'parse_error':
       return { symbol: symbols.warn, text: `unparsed output: ${oneLine(event.raw)}`, tone: 'warn' };
     default:
@@ -230,7 +246,8 @@ export interface RaceCounts {
 }
 
 /** Whether the race is over (an agent still marked pending then never ran). */
-export const raceIsOver = (phase: RaceSnapshot['phase']): boolean => phase === 'done' || phase === 'cancelled' || phase === 'failed';
+export const raceIsOver = (phase: RaceSnapshot['phase']): boolean =>
+  phase === 'done' || phase === 'cancelled' || phase === 'failed';
 
 export const raceCounts = (snapshot: RaceSnapshot): RaceCounts => {
   const counts: RaceCounts = { waiting: 0, running: 0, done: 0, failed: 0, stopped: 0 };

@@ -49,8 +49,10 @@ const scrollKey = (state: ViewState, input: string, key: KeyPress): Action | nul
   if (state.view !== 'detail' && state.view !== 'diff') return null;
   if (key.upArrow || input === 'k') return { type: 'scroll', by: -1 };
   if (key.downArrow || input === 'j') return { type: 'scroll', by: 1 };
-  if (key.pageUp || (key.ctrl && input === 'b') || input === 'b') return { type: 'scroll-page', direction: -1 };
-  if (key.pageDown || (key.ctrl && input === 'f') || input === ' ') return { type: 'scroll-page', direction: 1 };
+  if (key.pageUp || (key.ctrl && input === 'b') || input === 'b')
+    return { type: 'scroll-page', direction: -1 };
+  if (key.pageDown || (key.ctrl && input === 'f') || input === ' ')
+    return { type: 'scroll-page', direction: 1 };
   if (key.home || input === 'g') return { type: 'scroll-edge', edge: 'top' };
   if (key.end || input === 'G') return { type: 'scroll-edge', edge: 'end' };
   if (state.view === 'diff' && input === 'n') return { type: 'file', direction: 1 };

@@ -33,7 +33,10 @@ export interface PaneLineOptions {
 /** Spinner frame from the snapshot clock: about four frames a second. */
 export const spinnerFrame = (now: number): number => Math.floor(now / 250);
 
-export const titleLine = (agent: AgentSnapshot, options: Pick<PaneLineOptions, 'index' | 'focused' | 'theme'>): Line => {
+export const titleLine = (
+  agent: AgentSnapshot,
+  options: Pick<PaneLineOptions, 'index' | 'focused' | 'theme'>,
+): Line => {
   const { symbols } = options.theme;
   const marker = options.focused ? `${symbols.focus} ` : '  ';
   const line: Line = [
@@ -64,7 +67,12 @@ export const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => 
   if (agent.tier === 'experimental') parts.push('experimental adapter');
   if (agent.inferredFlags) parts.push('inferred flags');
   const [first] = agent.warnings;
-  if (first !== undefined) parts.push(parts.length === 0 && agent.warnings.length === 1 ? oneLine(first) : `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`);
+  if (first !== undefined)
+    parts.push(
+      parts.length === 0 && agent.warnings.length === 1
+        ? oneLine(first)
+        : `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`,
+    );
   if (parts.length === 0) return null;
   return [seg(`${theme.symbols.warn} ${parts.join(` ${theme.symbols.dot} `)}`, 'warn')];
 };
@@ -88,13 +96,20 @@ export const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
     case 'running':
       return [];
     case 'completed':
-      return [[seg(`${symbols.ok} `, 'ok'), seg(agent.diff === null ? 'computing diff…' : formatDiff(agent.diff), 'ok', true)]];
+      return [
+        [
+          seg(`${symbols.ok} `, 'ok'),
+          seg(agent.diff === null ? 'computing diff…' : formatDiff(agent.diff), 'ok', true),
+        ],
+      ];
     case 'failed':
       return errorLines('failed');
     case 'timed_out':
       return errorLines('timed out');
     case 'cancelled':
-      return agent.error === null ? [[seg(`${symbols.stopped} stopped before finishing`, 'warn')]] : errorLines('stopped');
+      return agent.error === null
+        ? [[seg(`${symbols.stopped} stopped before finishing`, 'warn')]]
+        : errorLines('stopped');
     case 'skipped':
       return agent.error === null ? [[seg(`${symbols.stopped} skipped`, 'warn')]] : errorLines('skipped');
     default:
@@ -102,15 +117,22 @@ export const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
   }
 };
 
-export const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted')];
+export const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [
+  seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted'),
+];
 
 /** The latest `count` displayable events, one line each. */
 export const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
   if (count <= 0) return [];
   // A failure is shown with its hint below the events; its event line would say it twice.
-  const shown = agent.recentEvents.filter((event) => isShownInPane(event) && !(event.kind === 'failed' && agent.error !== null));
+  const shown = agent.recentEvents.filter(
+    (event) => isShownInPane(event) && !(event.kind === 'failed' && agent.error !== null),
+  );
   if (shown.length === 0) {
-    const text = agent.status === 'pending' || agent.status === 'spawning' || agent.status === 'running' ? 'waiting for output…' : 'no events';
+    const text =
+      agent.status === 'pending' || agent.status === 'spawning' || agent.status === 'running'
+        ? 'waiting for output…'
+        : 'no events';
     return [[seg(text, 'muted')]];
   }
   return shown.slice(-count).map((event) => {

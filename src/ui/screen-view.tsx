@@ -14,7 +14,12 @@ export const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactEl
   return (
     <Text wrap="truncate-end">
       {line.map((segment, index) => (
-        <Text key={index} color={segment.tone ? theme.tone(segment.tone) : undefined} bold={segment.bold === true} inverse={segment.inverse === true}>
+        <Text
+          key={index}
+          color={segment.tone ? theme.tone(segment.tone) : undefined}
+          bold={segment.bold === true}
+          inverse={segment.inverse === true}
+        >
           {segment.text}
         </Text>
       ))}
@@ -36,7 +41,12 @@ const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement 
           {line.length === 0 || line.every((segment) => segment.text === '') ? ' ' : null}
           {line.map((segment, index) =>
             segment.tone || segment.bold === true || segment.inverse === true ? (
-              <Text key={index} color={segment.tone ? theme.tone(segment.tone) : undefined} bold={segment.bold === true} inverse={segment.inverse === true}>
+              <Text
+                key={index}
+                color={segment.tone ? theme.tone(segment.tone) : undefined}
+                bold={segment.bold === true}
+                inverse={segment.inverse === true}
+              >
                 {segment.text}
               </Text>
             ) : (
@@ -117,13 +127,24 @@ const BodyView = ({ body, theme }: { body: Body; theme: Theme }): ReactElement =
 export const ScreenView = ({ screen, theme }: { screen: Screen; theme: Theme }): ReactElement => {
   const live = screen.body.kind !== 'final';
   return (
-    <Box flexDirection="column" width={screen.columns} height={live ? screen.height : undefined} overflow="hidden">
+    <Box
+      flexDirection="column"
+      width={screen.columns}
+      height={live ? screen.height : undefined}
+      overflow="hidden"
+    >
       <Lines lines={screen.header} theme={theme} />
       <BodyView body={screen.body} theme={theme} />
       {live ? <Box flexGrow={1} /> : null}
       <Lines lines={screen.notices} theme={theme} />
       {screen.dialog === null ? null : (
-        <Box flexDirection="column" borderStyle={theme.border} borderColor={theme.tone('warn')} paddingX={1} width={screen.columns}>
+        <Box
+          flexDirection="column"
+          borderStyle={theme.border}
+          borderColor={theme.tone('warn')}
+          paddingX={1}
+          width={screen.columns}
+        >
           <Lines lines={screen.dialog} theme={theme} />
         </Box>
       )}

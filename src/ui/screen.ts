@@ -14,7 +14,16 @@ import {
   mergedLines,
   noticeLines,
 } from './chrome-lines.js';
-import { agentElapsed, formatCost, formatDiff, formatDuration, isRunning, statusLabel, statusSymbol, statusTone } from './format.js';
+import {
+  agentElapsed,
+  formatCost,
+  formatDiff,
+  formatDuration,
+  isRunning,
+  statusLabel,
+  statusSymbol,
+  statusTone,
+} from './format.js';
 import { fitLine, seg, type Line } from './lines.js';
 import { paneLines, titleLine } from './pane-lines.js';
 import type { Theme } from './theme.js';
@@ -68,7 +77,8 @@ export interface Screen {
 
 const NO_SCROLL = { contentLines: 0, pageLines: 0, fileStarts: [] };
 
-const focusedAgent = (input: ScreenInput): AgentSnapshot | undefined => input.snapshot.agents[input.state.focus];
+const focusedAgent = (input: ScreenInput): AgentSnapshot | undefined =>
+  input.snapshot.agents[input.state.focus];
 
 export const paneMode = (columns: number, agentCount: number): 'side-by-side' | 'stacked' =>
   agentCount > 0 && Math.floor(columns / agentCount) >= MIN_PANE_WIDTH ? 'side-by-side' : 'stacked';
@@ -78,19 +88,40 @@ const panesBody = (input: ScreenInput, columns: number, height: number): Body =>
   const agents = snapshot.agents;
   const mode = paneMode(columns, agents.length);
   if (agents.length === 0) {
-    return { kind: 'scroll', title: [seg(`waiting for the race to start${theme.symbols.ellipsis}`, 'muted')], lines: [], height };
+    return {
+      kind: 'scroll',
+      title: [seg(`waiting for the race to start${theme.symbols.ellipsis}`, 'muted')],
+      lines: [],
+      height,
+    };
   }
   const panes: PaneBox[] = agents.map((agent, index) => {
     const focused = index === state.focus;
     if (mode === 'side-by-side') {
       const base = Math.floor(columns / agents.length);
       const width = index === agents.length - 1 ? columns - base * (agents.length - 1) : base;
-      const lines = paneLines(agent, { index, focused, now, theme, width: width - 4, height: height - 2, compact: false });
+      const lines = paneLines(agent, {
+        index,
+        focused,
+        now,
+        theme,
+        width: width - 4,
+        height: height - 2,
+        compact: false,
+      });
       return { agent: agent.agent, focused, width, height, lines };
     }
     const base = Math.floor(height / agents.length);
     const paneHeight = index < height % agents.length ? base + 1 : base;
-    const lines = paneLines(agent, { index, focused, now, theme, width: columns, height: paneHeight - 1, compact: true });
+    const lines = paneLines(agent, {
+      index,
+      focused,
+      now,
+      theme,
+      width: columns,
+      height: paneHeight - 1,
+      compact: true,
+    });
     return { agent: agent.agent, focused, width: columns, height: paneHeight, lines };
   });
   return { kind: 'panes', mode, panes };
@@ -109,8 +140,15 @@ const scrollBody = (
   const offset = resolveScroll(input.state.scroll, content.length, pageLines);
   const visible = content.slice(offset, offset + pageLines);
   const last = Math.min(realLines, offset + pageLines);
-  const position = content.length <= pageLines ? `${realLines} lines` : `${Math.min(offset + 1, realLines)}-${last} of ${realLines}`;
-  return { body: { kind: 'scroll', title, lines: visible, height }, scroll: { contentLines: content.length, pageLines, fileStarts }, position };
+  const position =
+    content.length <= pageLines
+      ? `${realLines} lines`
+      : `${Math.min(offset + 1, realLines)}-${last} of ${realLines}`;
+  return {
+    body: { kind: 'scroll', title, lines: visible, height },
+    scroll: { contentLines: content.length, pageLines, fileStarts },
+    position,
+  };
 };
 
 const viewTitle = (agent: AgentSnapshot, input: ScreenInput, label: string): Line => [
@@ -122,12 +160,20 @@ const viewTitle = (agent: AgentSnapshot, input: ScreenInput, label: string): Lin
 const summaryLine = (agent: AgentSnapshot, input: ScreenInput): Line => {
   const { theme, now } = input;
   const elapsed = agentElapsed(agent, now);
-  const outcome = agent.status === 'completed' && agent.diff !== null ? formatDiff(agent.diff) : agent.error?.kind ?? '';
+  const outcome =
+    agent.status === 'completed' && agent.diff !== null ? formatDiff(agent.diff) : (agent.error?.kind ?? '');
   // The race is over: an agent still marked as waiting or running never finished.
   const unfinished = isRunning(agent.status);
-  const label = unfinished ? (agent.startedAt === null ? 'not started' : 'stopped') : statusLabel(agent.status);
+  const label = unfinished
+    ? agent.startedAt === null
+      ? 'not started'
+      : 'stopped'
+    : statusLabel(agent.status);
   return [
-    seg(`${unfinished ? theme.symbols.stopped : statusSymbol(agent.status, theme.symbols, 0)} `, unfinished ? 'warn' : statusTone(agent.status)),
+    seg(
+      `${unfinished ? theme.symbols.stopped : statusSymbol(agent.status, theme.symbols, 0)} `,
+      unfinished ? 'warn' : statusTone(agent.status),
+    ),
     seg(agent.displayName, null, true),
     seg(` ${label}`, unfinished ? 'warn' : statusTone(agent.status)),
     seg(elapsed === null ? '' : ` ${formatDuration(elapsed)}`),
@@ -140,14 +186,31 @@ const finalBody = (input: ScreenInput, columns: number): Body | null => {
   const { state, snapshot, theme } = input;
   const outcome = state.outcome;
   if (outcome === null) return null;
-  const summaries = snapshot.agents.map((agent) => fitLine(summaryLine(agent, input), columns, theme.symbols.ellipsis));
+  const summaries = snapshot.agents.map((agent) =>
+    fitLine(summaryLine(agent, input), columns, theme.symbols.ellipsis),
+  );
   switch (outcome.kind) {
     case 'merged':
-      return { kind: 'final', lines: [...mergedLines(outcome.result, snapshot, theme, columns), ...summaries] };
+      return {
+        kind: 'final',
+        lines: [...mergedLines(outcome.result, snapshot, theme, columns), ...summaries],
+      };
     case 'quit':
-      return { kind: 'final', lines: [...endedLines(snapshot, outcome.cancelled, theme, columns, input.keepWorktrees, outcome.problem), ...summaries] };
+      return {
+        kind: 'final',
+        lines: [
+          ...endedLines(snapshot, outcome.cancelled, theme, columns, input.keepWorktrees, outcome.problem),
+          ...summaries,
+        ],
+      };
     case 'race-ended':
-      return { kind: 'final', lines: [...endedLines(snapshot, snapshot.phase === 'cancelled', theme, columns, input.keepWorktrees), ...summaries] };
+      return {
+        kind: 'final',
+        lines: [
+          ...endedLines(snapshot, snapshot.phase === 'cancelled', theme, columns, input.keepWorktrees),
+          ...summaries,
+        ],
+      };
     default:
       return assertNever(outcome);
   }
@@ -194,12 +257,27 @@ export const buildScreen = (input: ScreenInput): Screen => {
     // The final lines say what went wrong themselves: the header keeps its title and counts.
     const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state)).slice(0, 2);
     const lines = final.lines.slice(0, Math.max(1, height - finalHeader.length));
-    return { columns, height: finalHeader.length + lines.length, header: finalHeader, body: { kind: 'final', lines }, dialog: null, notices: [], footer: null, scroll: NO_SCROLL };
+    return {
+      columns,
+      height: finalHeader.length + lines.length,
+      header: finalHeader,
+      body: { kind: 'final', lines },
+      dialog: null,
+      notices: [],
+      footer: null,
+      scroll: NO_SCROLL,
+    };
   }
 
   const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, 2);
-  const fullDialog = state.dialog === null ? null : dialogLines(state.dialog, snapshot, theme, columns - 4, { keepWorktrees: input.keepWorktrees });
-  const dialog = fullDialog === null ? null : fitDialog(fullDialog, height - header.length - notices.length - 1 - 2, theme);
+  const fullDialog =
+    state.dialog === null
+      ? null
+      : dialogLines(state.dialog, snapshot, theme, columns - 4, { keepWorktrees: input.keepWorktrees });
+  const dialog =
+    fullDialog === null
+      ? null
+      : fitDialog(fullDialog, height - header.length - notices.length - 1 - 2, theme);
   const dialogHeight = dialog === null ? 0 : dialog.length + 2;
   const footerHeight = 1;
   const bodyHeight = Math.max(0, height - header.length - notices.length - dialogHeight - footerHeight);
@@ -214,7 +292,12 @@ export const buildScreen = (input: ScreenInput): Screen => {
       break;
     case 'compare': {
       const lines = compareLines(snapshot, state.focus, now, theme, columns);
-      body = { kind: 'scroll', title: [seg('Compare', 'accent', true), seg(` ${theme.symbols.dot} all agents`, 'muted')], lines: lines.slice(0, Math.max(0, bodyHeight - 1)), height: bodyHeight };
+      body = {
+        kind: 'scroll',
+        title: [seg('Compare', 'accent', true), seg(` ${theme.symbols.dot} all agents`, 'muted')],
+        lines: lines.slice(0, Math.max(0, bodyHeight - 1)),
+        height: bodyHeight,
+      };
       break;
     }
     case 'detail': {
@@ -222,7 +305,12 @@ export const buildScreen = (input: ScreenInput): Screen => {
         body = panesBody(input, columns, bodyHeight);
         break;
       }
-      const result = scrollBody(input, viewTitle(agent, input, 'detail'), detailLines(agent, now, theme, columns), bodyHeight);
+      const result = scrollBody(
+        input,
+        viewTitle(agent, input, 'detail'),
+        detailLines(agent, now, theme, columns),
+        bodyHeight,
+      );
       ({ body, scroll, position } = result);
       break;
     }
@@ -239,8 +327,18 @@ export const buildScreen = (input: ScreenInput): Screen => {
       while (diff.lines.length < lastStart + pageLines) diff.lines.push([]);
       const offset = resolveScroll(state.scroll, diff.lines.length, pageLines);
       const fileIndex = diff.fileStarts.filter((start) => start <= offset).length - 1;
-      const fileLabel = diff.files.length === 0 ? 'diff' : `diff ${theme.symbols.dot} file ${Math.max(1, fileIndex + 1)}/${diff.files.length}: ${diff.files[Math.max(0, fileIndex)] ?? ''}`;
-      const result = scrollBody(input, viewTitle(agent, input, fileLabel), diff.lines, bodyHeight, diff.fileStarts, realLines);
+      const fileLabel =
+        diff.files.length === 0
+          ? 'diff'
+          : `diff ${theme.symbols.dot} file ${Math.max(1, fileIndex + 1)}/${diff.files.length}: ${diff.files[Math.max(0, fileIndex)] ?? ''}`;
+      const result = scrollBody(
+        input,
+        viewTitle(agent, input, fileLabel),
+        diff.lines,
+        bodyHeight,
+        diff.fileStarts,
+        realLines,
+      );
       ({ body, scroll, position } = result);
       break;
     }

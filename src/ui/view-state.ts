@@ -13,9 +13,7 @@ export type View = 'panes' | 'detail' | 'diff' | 'compare';
 
 export type Dialog = { kind: 'merge'; agent: AdapterId } | { kind: 'quit' };
 
-export type Busy =
-  | { kind: 'merging'; agent: AdapterId }
-  | { kind: 'quitting'; cancelling: boolean };
+export type Busy = { kind: 'merging'; agent: AdapterId } | { kind: 'quitting'; cancelling: boolean };
 
 export interface Notice {
   text: string;
@@ -111,7 +109,9 @@ const maxScroll = (context: ViewContext): number => Math.max(0, context.contentL
 
 /** The scroll offset as a line number, resolving 'end'. */
 export const resolveScroll = (scroll: Scroll, contentLines: number, pageLines: number): number =>
-  scroll === 'end' ? Math.max(0, contentLines - pageLines) : clamp(scroll, 0, Math.max(0, contentLines - pageLines));
+  scroll === 'end'
+    ? Math.max(0, contentLines - pageLines)
+    : clamp(scroll, 0, Math.max(0, contentLines - pageLines));
 
 const scrollTo = (state: ViewState, line: number, context: ViewContext): ViewState => {
   const max = maxScroll(context);
@@ -143,7 +143,8 @@ const moveFocus = (state: ViewState, focus: number, context: ViewContext): Trans
 const requestMerge = (state: ViewState, context: ViewContext): Transition => {
   const agent = focusedAgent(state, context);
   if (agent === undefined) return stay(state);
-  if (context.merged) return to({ ...state, notice: { text: 'A result was already merged in this race.', tone: 'warn' } });
+  if (context.merged)
+    return to({ ...state, notice: { text: 'A result was already merged in this race.', tone: 'warn' } });
   if (agent.status !== 'completed') {
     const text = `${agent.displayName} cannot be merged: it is ${statusLabel(agent.status)}, only a completed agent's result can be merged.`;
     return to({ ...state, notice: { text, tone: 'warn' } });
@@ -155,25 +156,40 @@ const requestStop = (state: ViewState, context: ViewContext): Transition => {
   const agent = focusedAgent(state, context);
   if (agent === undefined) return stay(state);
   if (!isRunning(agent.status)) {
-    return to({ ...state, notice: { text: `${agent.displayName} is not running (${statusLabel(agent.status)}).`, tone: 'warn' } });
+    return to({
+      ...state,
+      notice: { text: `${agent.displayName} is not running (${statusLabel(agent.status)}).`, tone: 'warn' },
+    });
   }
-  return to({ ...state, notice: { text: `Stopping ${agent.displayName}…`, tone: 'info' } }, { kind: 'stop', agent: agent.agent });
+  return to(
+    { ...state, notice: { text: `Stopping ${agent.displayName}…`, tone: 'info' } },
+    { kind: 'stop', agent: agent.agent },
+  );
 };
 
 const requestQuit = (state: ViewState, context: ViewContext): Transition => {
   const running = runningAgents(context).length > 0;
   const unmergedResults = !context.merged && context.agents.some((agent) => agent.status === 'completed');
   if (running || unmergedResults) return to({ ...state, dialog: { kind: 'quit' }, notice: null });
-  return to({ ...state, busy: { kind: 'quitting', cancelling: false }, notice: null }, { kind: 'quit', cancel: false });
+  return to(
+    { ...state, busy: { kind: 'quitting', cancelling: false }, notice: null },
+    { kind: 'quit', cancel: false },
+  );
 };
 
 const cancel = (state: ViewState, context: ViewContext): Transition => {
   if (state.busy?.kind === 'quitting') return stay(state);
   if (state.busy?.kind === 'merging') {
-    return to({ ...state, notice: { text: 'A merge is in progress; hydra exits when it is done.', tone: 'warn' } });
+    return to({
+      ...state,
+      notice: { text: 'A merge is in progress; hydra exits when it is done.', tone: 'warn' },
+    });
   }
   const cancelling = runningAgents(context).length > 0;
-  return to({ ...state, dialog: null, busy: { kind: 'quitting', cancelling }, notice: null }, { kind: 'quit', cancel: cancelling });
+  return to(
+    { ...state, dialog: null, busy: { kind: 'quitting', cancelling }, notice: null },
+    { kind: 'quit', cancel: cancelling },
+  );
 };
 
 const confirm = (state: ViewState, context: ViewContext): Transition => {
@@ -189,7 +205,10 @@ const confirm = (state: ViewState, context: ViewContext): Transition => {
     }
     case 'quit': {
       const cancelling = runningAgents(context).length > 0;
-      return to({ ...state, dialog: null, busy: { kind: 'quitting', cancelling } }, { kind: 'quit', cancel: cancelling });
+      return to(
+        { ...state, dialog: null, busy: { kind: 'quitting', cancelling } },
+        { kind: 'quit', cancel: cancelling },
+      );
     }
     default:
       return assertNever(dialog);
@@ -228,7 +247,9 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
     case 'focus-prev':
       return moveFocus(state, state.focus - 1, context);
     case 'focus-index':
-      return action.index >= 0 && action.index < context.agents.length ? moveFocus(state, action.index, context) : stay(state);
+      return action.index >= 0 && action.index < context.agents.length
+        ? moveFocus(state, action.index, context)
+        : stay(state);
     case 'open-detail':
       return context.agents.length === 0 ? stay(state) : enter(state, 'detail', state.focus, context);
     case 'open-diff':
@@ -273,13 +294,22 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
       return to({
         ...state,
         busy: null,
-        outcome: { kind: 'quit', cancelled: action.cancelled, ...(action.problem === undefined ? {} : { problem: action.problem }) },
+        outcome: {
+          kind: 'quit',
+          cancelled: action.cancelled,
+          ...(action.problem === undefined ? {} : { problem: action.problem }),
+        },
       });
     case 'finish':
       if (state.busy !== null) return stay(state);
-      return to({ ...state, dialog: null, busy: { kind: 'quitting', cancelling: false } }, { kind: 'quit', cancel: false });
+      return to(
+        { ...state, dialog: null, busy: { kind: 'quitting', cancelling: false } },
+        { kind: 'quit', cancel: false },
+      );
     case 'race-ended':
-      return state.busy === null ? to({ ...state, dialog: null, outcome: { kind: 'race-ended' } }) : stay(state);
+      return state.busy === null
+        ? to({ ...state, dialog: null, outcome: { kind: 'race-ended' } })
+        : stay(state);
     default:
       return assertNever(action);
   }

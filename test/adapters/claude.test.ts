@@ -20,7 +20,8 @@ const capabilitiesOf = async (version: string): Promise<Capabilities> => {
   return result.capabilities;
 };
 
-const usages = (events: AgentEvent[]): UsageEvent[] => events.filter((event): event is UsageEvent => event.kind === 'usage');
+const usages = (events: AgentEvent[]): UsageEvent[] =>
+  events.filter((event): event is UsageEvent => event.kind === 'usage');
 
 describe('claude probe across recorded versions', () => {
   const versions = helpVersions('claude');
@@ -35,7 +36,13 @@ describe('claude probe across recorded versions', () => {
     if (!result.ok) return;
     expect(result.capabilities.version).toBe(version);
     expect(result.capabilities.confidence).toBe('verified');
-    expect(result.capabilities.features).toMatchObject({ print: true, outputFormat: true, verbose: true, permissionMode: true, model: true });
+    expect(result.capabilities.features).toMatchObject({
+      print: true,
+      outputFormat: true,
+      verbose: true,
+      permissionMode: true,
+      model: true,
+    });
     // Accepted by the CLI but never listed in its help: not assumed.
     expect(result.capabilities.features['maxTurns']).toBe(false);
   });
@@ -48,7 +55,14 @@ describe('claude probe across recorded versions', () => {
   });
 
   it('fails fast with UnsupportedFlag when the help lacks --output-format', async () => {
-    const runner = fixtureRunner('claude', versions.at(-1)!, (file, text) => (file === 'help.txt' ? text.split('\n').filter((line) => !line.includes('--output-format')).join('\n') : text));
+    const runner = fixtureRunner('claude', versions.at(-1)!, (file, text) =>
+      file === 'help.txt'
+        ? text
+            .split('\n')
+            .filter((line) => !line.includes('--output-format'))
+            .join('\n')
+        : text,
+    );
     const result = await claudeAdapter.probe('/bin/claude', runner);
     expect(result.ok).toBe(false);
     if (result.ok) return;
@@ -58,7 +72,14 @@ describe('claude probe across recorded versions', () => {
   });
 
   it('downgrades to --allowedTools with a warning when --permission-mode is missing', async () => {
-    const runner = fixtureRunner('claude', versions[0]!, (file, text) => (file === 'help.txt' ? text.split('\n').filter((line) => !line.includes('--permission-mode')).join('\n') : text));
+    const runner = fixtureRunner('claude', versions[0]!, (file, text) =>
+      file === 'help.txt'
+        ? text
+            .split('\n')
+            .filter((line) => !line.includes('--permission-mode'))
+            .join('\n')
+        : text,
+    );
     const result = await claudeAdapter.probe('/bin/claude', runner);
     expect(result.ok).toBe(true);
     if (!result.ok) return;
@@ -69,11 +90,27 @@ describe('claude probe across recorded versions', () => {
   });
 
   it('reports a missing binary, a time-out and a crash as typed errors', async () => {
-    const missing = await claudeAdapter.probe('/nope/claude', async () => ({ exitCode: null, stdout: '', stderr: '', timedOut: false, spawnError: 'ENOENT: spawn /nope/claude' }));
+    const missing = await claudeAdapter.probe('/nope/claude', async () => ({
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      timedOut: false,
+      spawnError: 'ENOENT: spawn /nope/claude',
+    }));
     expect(!missing.ok && missing.error.kind).toBe('BinaryMissing');
-    const hung = await claudeAdapter.probe('/bin/claude', async () => ({ exitCode: null, stdout: '', stderr: '', timedOut: true }));
+    const hung = await claudeAdapter.probe('/bin/claude', async () => ({
+      exitCode: null,
+      stdout: '',
+      stderr: '',
+      timedOut: true,
+    }));
     expect(!hung.ok && hung.error.kind).toBe('TimedOut');
-    const crashed = await claudeAdapter.probe('/bin/claude', async () => ({ exitCode: 1, stdout: '', stderr: 'Error: cannot find module', timedOut: false }));
+    const crashed = await claudeAdapter.probe('/bin/claude', async () => ({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'Error: cannot find module',
+      timedOut: false,
+    }));
     expect(!crashed.ok && crashed.error.kind).toBe('UnsupportedVersion');
     expect(!crashed.ok && crashed.error.stderrExcerpt).toContain('cannot find module');
   });
@@ -83,14 +120,26 @@ describe('claude command', () => {
   it('runs headless stream-json with acceptEdits by default and CLAUDECODE emptied', async () => {
     const built = claudeAdapter.buildCommand(request(), await capabilitiesOf(helpVersions('claude').at(-1)!));
     expect(built.file).toBe('/bin/claude');
-    expect(built.args).toEqual(['-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--', 'Create hello.txt']);
+    expect(built.args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'acceptEdits',
+      '--',
+      'Create hello.txt',
+    ]);
     expect(built.env).toEqual({ CLAUDECODE: '' });
     expect(built.cwd).toBe('/repo/wt');
     expect(built.stdinFile).toBeUndefined();
   });
 
   it('bypasses permissions only in unsafe mode, with IS_SANDBOX=1 so root is accepted', async () => {
-    const built = claudeAdapter.buildCommand(request({ unsafe: true }), await capabilitiesOf(helpVersions('claude').at(-1)!));
+    const built = claudeAdapter.buildCommand(
+      request({ unsafe: true }),
+      await capabilitiesOf(helpVersions('claude').at(-1)!),
+    );
     expect(built.args).toContain('bypassPermissions');
     expect(built.env['IS_SANDBOX']).toBe('1');
   });
@@ -98,14 +147,22 @@ describe('claude command', () => {
   it('passes --max-turns only when asked, and lets configured env win', async () => {
     const capabilities = await capabilitiesOf(helpVersions('claude').at(-1)!);
     expect(claudeAdapter.buildCommand(request(), capabilities).args).not.toContain('--max-turns');
-    const built = claudeAdapter.buildCommand(request({ maxTurns: 12, env: { CLAUDECODE: 'kept', ANTHROPIC_BASE_URL: 'http://x' } }), capabilities);
-    expect(built.args.slice(built.args.indexOf('--max-turns'), built.args.indexOf('--max-turns') + 2)).toEqual(['--max-turns', '12']);
+    const built = claudeAdapter.buildCommand(
+      request({ maxTurns: 12, env: { CLAUDECODE: 'kept', ANTHROPIC_BASE_URL: 'http://x' } }),
+      capabilities,
+    );
+    expect(
+      built.args.slice(built.args.indexOf('--max-turns'), built.args.indexOf('--max-turns') + 2),
+    ).toEqual(['--max-turns', '12']);
     expect(built.env).toMatchObject({ CLAUDECODE: 'kept', ANTHROPIC_BASE_URL: 'http://x' });
   });
 
   it('reads a long prompt from stdin with no prompt argument', async () => {
     const prompt = 'x'.repeat(200_000);
-    const built = claudeAdapter.buildCommand(request({ prompt }), await capabilitiesOf(helpVersions('claude').at(-1)!));
+    const built = claudeAdapter.buildCommand(
+      request({ prompt }),
+      await capabilitiesOf(helpVersions('claude').at(-1)!),
+    );
     expect(built.args.at(-1)).toBe('acceptEdits');
     expect(built.stdinFile).toBe('/repo/scratch/prompt.txt');
   });
@@ -119,7 +176,15 @@ describe('claude stream', () => {
     // Turn 1 arrives on two lines with one message id; counted once.
     expect(running[0]?.usage).toMatchObject({ inputTokens: 1200, cacheWriteTokens: 300, turns: 1 });
     expect(running.filter((event) => event.usage.inputTokens === 2400)).toHaveLength(0);
-    expect(running.at(-1)?.usage).toEqual({ inputTokens: 2500, outputTokens: 52, cacheReadTokens: 300, cacheWriteTokens: 300, turns: 2, costUsd: 0.0126, costSource: 'reported' });
+    expect(running.at(-1)?.usage).toEqual({
+      inputTokens: 2500,
+      outputTokens: 52,
+      cacheReadTokens: 300,
+      cacheWriteTokens: 300,
+      turns: 2,
+      costUsd: 0.0126,
+      costSource: 'reported',
+    });
     expect(final.usage?.costSource).toBe('reported');
   });
 
@@ -136,7 +201,14 @@ describe('claude stream', () => {
 
   it('estimates the running cost from the price table before the result arrives', () => {
     const fixture = loadStream('claude', 'success-edit');
-    const prices = { 'claude-opus-5-5': { inputPerMTok: 10, outputPerMTok: 50, cacheReadPerMTok: 1, cacheWritePerMTok: 12.5 } };
+    const prices = {
+      'claude-opus-5-5': {
+        inputPerMTok: 10,
+        outputPerMTok: 50,
+        cacheReadPerMTok: 1,
+        cacheWritePerMTok: 12.5,
+      },
+    };
     const { events } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta), { prices });
     const first = usages(events)[0]!.usage;
     expect(first.costSource).toBe('estimated');
@@ -146,8 +218,15 @@ describe('claude stream', () => {
   it('emits the init session, the Write tool call with a relative path, and its result', () => {
     const fixture = loadStream('claude', 'success-edit');
     const { events } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta));
-    expect(events[0]).toMatchObject({ kind: 'progress', stage: 'init', sessionId: fixture.lines[0] && (JSON.parse(fixture.lines[0]) as { session_id: string }).session_id });
-    expect(events.find((event) => event.kind === 'tool_call')).toMatchObject({ name: 'Write', summary: 'Write hello.txt' });
+    expect(events[0]).toMatchObject({
+      kind: 'progress',
+      stage: 'init',
+      sessionId: fixture.lines[0] && (JSON.parse(fixture.lines[0]) as { session_id: string }).session_id,
+    });
+    expect(events.find((event) => event.kind === 'tool_call')).toMatchObject({
+      name: 'Write',
+      summary: 'Write hello.txt',
+    });
     expect(events.find((event) => event.kind === 'tool_result')).toMatchObject({ name: 'Write', ok: true });
   });
 
@@ -156,7 +235,9 @@ describe('claude stream', () => {
     const plain = loadStream('claude', 'success-edit');
     const withPartials = replay(claudeAdapter, partial.lines, endOf(partial.meta));
     const without = replay(claudeAdapter, plain.lines, endOf(plain.meta));
-    expect(withPartials.events.filter((event) => event.kind === 'message' && event.partial === true).length).toBeGreaterThan(0);
+    expect(
+      withPartials.events.filter((event) => event.kind === 'message' && event.partial === true).length,
+    ).toBeGreaterThan(0);
     expect(withPartials.final).toEqual(without.final);
     expect(withPartials.events.filter((event) => event.kind === 'unknown')).toEqual([]);
   });
@@ -166,7 +247,11 @@ describe('claude stream', () => {
     const resultLine = fixture.lines.find((line) => line.includes('"type":"result"'))!;
     expect(resultLine).toContain('"subtype":"success"');
     const { final } = replay(claudeAdapter, fixture.lines, endOf(fixture.meta));
-    expect(final).toMatchObject({ kind: 'failed', exitCode: 1, error: { kind: 'AuthMissing', hint: expect.stringContaining('ANTHROPIC_API_KEY') } });
+    expect(final).toMatchObject({
+      kind: 'failed',
+      exitCode: 1,
+      error: { kind: 'AuthMissing', hint: expect.stringContaining('ANTHROPIC_API_KEY') },
+    });
     expect(final.kind === 'failed' && final.error.message).toMatch(/401/);
   });
 

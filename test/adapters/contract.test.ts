@@ -27,11 +27,14 @@ const strings = (value: unknown): string[] => {
   return [];
 };
 
-const withoutRaw = (events: AgentEvent[]): unknown[] => events.map((event) => (event.kind === 'unknown' ? { ...event, raw: undefined } : event));
+const withoutRaw = (events: AgentEvent[]): unknown[] =>
+  events.map((event) => (event.kind === 'unknown' ? { ...event, raw: undefined } : event));
 
 const firstTerminalIndex = (adapterId: AdapterId, lines: string[]): number => {
   const parser = ADAPTERS[adapterId].createParser();
-  return lines.findIndex((line) => parser.parseLine(line).some((event) => event.kind === 'completed' || event.kind === 'failed'));
+  return lines.findIndex((line) =>
+    parser.parseLine(line).some((event) => event.kind === 'completed' || event.kind === 'failed'),
+  );
 };
 
 /** A deterministic pseudo-random generator (tests must be repeatable). */
@@ -44,11 +47,22 @@ const sampleCapabilities = async (adapterId: AdapterId): Promise<Capabilities> =
   const agent = FIXTURE_AGENT[adapterId]!;
   const versions = helpVersions(agent);
   if (versions.length > 0) {
-    const result = await ADAPTERS[adapterId].probe(`/usr/local/bin/${adapterId}`, fixtureRunner(agent, versions.at(-1)!));
+    const result = await ADAPTERS[adapterId].probe(
+      `/usr/local/bin/${adapterId}`,
+      fixtureRunner(agent, versions.at(-1)!),
+    );
     if (result.ok) return result.capabilities;
   }
   // Cursor has no installable CLI: its documented flags.
-  return { adapterId, binary: `/usr/local/bin/${adapterId}`, version: null, flags: ['-p', '--print', '--output-format', '--force', '--model'], features: { print: true, outputFormat: true, force: true, model: true }, confidence: 'inferred', warnings: [] };
+  return {
+    adapterId,
+    binary: `/usr/local/bin/${adapterId}`,
+    version: null,
+    flags: ['-p', '--print', '--output-format', '--force', '--model'],
+    features: { print: true, outputFormat: true, force: true, model: true },
+    confidence: 'inferred',
+    warnings: [],
+  };
 };
 
 const request = (prompt: string, overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
@@ -90,7 +104,9 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
     });
 
     it('links every tool call to its result and summarises both on one line', () => {
-      const { events } = replay(adapter, success.lines, endOf(success.meta), { cwd: '/tmp/hydra-fixture/repo' });
+      const { events } = replay(adapter, success.lines, endOf(success.meta), {
+        cwd: '/tmp/hydra-fixture/repo',
+      });
       const calls = events.filter((event) => event.kind === 'tool_call');
       const results = events.filter((event) => event.kind === 'tool_result');
       expect(calls.length).toBeGreaterThan(0);
@@ -135,7 +151,11 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
     it('ignores unknown fields', () => {
       const extended = success.lines.map((line) => {
         const value = JSON.parse(line) as Record<string, unknown>;
-        return JSON.stringify({ hydra_future_field: { nested: [1, 2, 3] }, ...value, another_new_field: 'x' });
+        return JSON.stringify({
+          hydra_future_field: { nested: [1, 2, 3] },
+          ...value,
+          another_new_field: 'x',
+        });
       });
       const plain = replay(adapter, success.lines, endOf(success.meta));
       const extra = replay(adapter, extended, endOf(success.meta));
@@ -161,7 +181,9 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
         const cut = parser.parseLine(line.slice(0, Math.floor(line.length / 2)));
         expect(cut).toHaveLength(1);
         expect(cut[0]).toMatchObject({ kind: 'parse_error' });
-        expect(cut[0]?.kind === 'parse_error' && line.startsWith(cut[0].raw.replace(/… \[\d+ more chars\]$/, ''))).toBe(true);
+        expect(
+          cut[0]?.kind === 'parse_error' && line.startsWith(cut[0].raw.replace(/… \[\d+ more chars\]$/, '')),
+        ).toBe(true);
         events.push(...parser.parseLine(line));
       }
       expect(parser.finish({ ...endOf(success.meta), sawTerminalEvent: true }).kind).toBe('completed');
@@ -169,7 +191,11 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
 
     it('reads CRLF output exactly like LF output', () => {
       const lf = replay(adapter, success.lines, endOf(success.meta));
-      const crlf = replay(adapter, success.lines.map((line) => `${line}\r`), endOf(success.meta));
+      const crlf = replay(
+        adapter,
+        success.lines.map((line) => `${line}\r`),
+        endOf(success.meta),
+      );
       expect(crlf.events).toEqual(lf.events);
       expect(crlf.final).toEqual(lf.final);
     });
@@ -181,7 +207,10 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
       expect(events).toHaveLength(1);
       expect(events[0]?.kind).toBe('parse_error');
       expect(events[0]?.kind === 'parse_error' && events[0].raw.length).toBeLessThan(3000);
-      const hugeJson = JSON.stringify({ ...(JSON.parse(success.lines[0]!) as object), padding: 'y'.repeat(10 * 1024 * 1024) });
+      const hugeJson = JSON.stringify({
+        ...(JSON.parse(success.lines[0]!) as object),
+        padding: 'y'.repeat(10 * 1024 * 1024),
+      });
       const huge = parser.parseLine(hugeJson);
       expect(JSON.stringify(huge).length).toBeLessThan(10_000);
       const rest = success.lines.flatMap((line) => parser.parseLine(line));
@@ -191,14 +220,24 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
     it('never throws on invalid UTF-8 and never emits lone surrogates', () => {
       const damaged = success.lines.map((line) => {
         const bytes = Buffer.from(line, 'utf8');
-        const middle = line.indexOf('"text"') >= 0 ? Buffer.byteLength(line.slice(0, line.indexOf('"text"') + 9)) : Math.floor(bytes.length / 2);
+        const middle =
+          line.indexOf('"text"') >= 0
+            ? Buffer.byteLength(line.slice(0, line.indexOf('"text"') + 9))
+            : Math.floor(bytes.length / 2);
         // Invalid bytes decoded the way the engine decodes stdout (replacement characters).
-        return new TextDecoder('utf-8').decode(Buffer.concat([bytes.subarray(0, middle), Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]), bytes.subarray(middle)]));
+        return new TextDecoder('utf-8').decode(
+          Buffer.concat([
+            bytes.subarray(0, middle),
+            Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]),
+            bytes.subarray(middle),
+          ]),
+        );
       });
       const escaped = success.lines.map((line) => line.replace(/"text":"/g, '"text":"\\ud800\\udfff\\udc00'));
       for (const lines of [damaged, escaped]) {
         const { events, final } = replay(adapter, lines, endOf(success.meta));
-        for (const text of strings([...events.filter((event) => event.kind !== 'unknown'), final])) expect(LONE_SURROGATE.test(text)).toBe(false);
+        for (const text of strings([...events.filter((event) => event.kind !== 'unknown'), final]))
+          expect(LONE_SURROGATE.test(text)).toBe(false);
       }
     });
 
@@ -211,10 +250,22 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
         const line = text.slice(start, start + Math.floor(random() * 400));
         expect(Array.isArray(parser.parseLine(line))).toBe(true);
       }
-      for (const value of ['null', '42', '"text"', '[]', '{}', '{"type":null}', '{"type":42}', '{"type":"result"}', '{"type":"assistant","message":null}']) {
+      for (const value of [
+        'null',
+        '42',
+        '"text"',
+        '[]',
+        '{}',
+        '{"type":null}',
+        '{"type":42}',
+        '{"type":"result"}',
+        '{"type":"assistant","message":null}',
+      ]) {
         expect(Array.isArray(parser.parseLine(value))).toBe(true);
       }
-      expect(parser.finish({ exitCode: 0, signal: null, stderrTail: '', sawTerminalEvent: false }).kind).toBeDefined();
+      expect(
+        parser.finish({ exitCode: 0, signal: null, stderrTail: '', sawTerminalEvent: false }).kind,
+      ).toBeDefined();
     });
   });
 
@@ -229,7 +280,11 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
     });
 
     it('fails a crashed run with the stderr tail', () => {
-      const { final } = replay(adapter, unfinished, { exitCode: 3, signal: null, stderrTail: 'panic: something broke\n' });
+      const { final } = replay(adapter, unfinished, {
+        exitCode: 3,
+        signal: null,
+        stderrTail: 'panic: something broke\n',
+      });
       expect(final).toMatchObject({ kind: 'failed', exitCode: 3, stderrTail: 'panic: something broke\n' });
       expect(final.kind === 'failed' && final.error.kind).toBe('AgentFailed');
       expect(final.kind === 'failed' && final.error.message).toMatch(/something broke/);
@@ -237,23 +292,42 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
 
     it('reports an idle or overall time-out as TimedOut', () => {
       for (const stoppedBy of ['idle_timeout', 'timeout'] as const) {
-        const { final } = replay(adapter, unfinished, { exitCode: null, signal: 'SIGTERM', stderrTail: '', stoppedBy });
+        const { final } = replay(adapter, unfinished, {
+          exitCode: null,
+          signal: 'SIGTERM',
+          stderrTail: '',
+          stoppedBy,
+        });
         expect(final.kind === 'failed' && final.error.kind).toBe('TimedOut');
       }
     });
 
     it('reports a cancelled run as Interrupted', () => {
-      const { final } = replay(adapter, unfinished, { exitCode: null, signal: 'SIGTERM', stderrTail: '', stoppedBy: 'cancel' });
+      const { final } = replay(adapter, unfinished, {
+        exitCode: null,
+        signal: 'SIGTERM',
+        stderrTail: '',
+        stoppedBy: 'cancel',
+      });
       expect(final.kind === 'failed' && final.error.kind).toBe('Interrupted');
     });
 
     it('fails a run that reported success but exited non-zero', () => {
-      const { final } = replay(adapter, success.lines, { exitCode: 1, signal: null, stderrTail: 'late failure' });
+      const { final } = replay(adapter, success.lines, {
+        exitCode: 1,
+        signal: null,
+        stderrTail: 'late failure',
+      });
       expect(final.kind === 'failed' && final.error.kind).toBe('AgentFailed');
     });
 
     it('keeps the result of a run that hung after reporting it', () => {
-      const { final } = replay(adapter, success.lines, { exitCode: null, signal: 'SIGTERM', stderrTail: '', stoppedBy: 'idle_timeout' });
+      const { final } = replay(adapter, success.lines, {
+        exitCode: null,
+        signal: 'SIGTERM',
+        stderrTail: '',
+        stoppedBy: 'idle_timeout',
+      });
       expect(final.kind).toBe('completed');
     });
   });
@@ -286,7 +360,8 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
       const built = adapter.buildCommand(request(prompt), await sampleCapabilities(adapterId));
       expect(built.stdinFile).toBe(`${request('').scratchDir}/prompt.txt`);
       expect(built.files).toEqual([{ path: built.stdinFile, content: prompt }]);
-      for (const arg of built.args) expect(Buffer.byteLength(arg)).toBeLessThanOrEqual(ARGV_PROMPT_LIMIT_BYTES);
+      for (const arg of built.args)
+        expect(Buffer.byteLength(arg)).toBeLessThanOrEqual(ARGV_PROMPT_LIMIT_BYTES);
       expect(built.args.join(' ')).not.toContain('long prompt');
     });
 
@@ -296,7 +371,10 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
     });
 
     it('appends extra args before the prompt and merges env', async () => {
-      const built = adapter.buildCommand(request('fix it', { extraArgs: ['--extra', 'value'], env: { HYDRA_TEST: '1' } }), await sampleCapabilities(adapterId));
+      const built = adapter.buildCommand(
+        request('fix it', { extraArgs: ['--extra', 'value'], env: { HYDRA_TEST: '1' } }),
+        await sampleCapabilities(adapterId),
+      );
       const extra = built.args.indexOf('--extra');
       expect(extra).toBeGreaterThan(0);
       expect(built.args[extra + 1]).toBe('value');
@@ -309,20 +387,42 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
       const capabilities = await sampleCapabilities(adapterId);
       const withModel = adapter.buildCommand(request('x', { model: 'some-model-1' }), capabilities);
       expect(withModel.args[withModel.args.indexOf('--model') + 1]).toBe('some-model-1');
-      expect(adapter.buildCommand(request('x', { model: 'default' }), capabilities).args).not.toContain('--model');
+      expect(adapter.buildCommand(request('x', { model: 'default' }), capabilities).args).not.toContain(
+        '--model',
+      );
       expect(adapter.buildCommand(request('x'), capabilities).args).not.toContain('--model');
     });
   });
 
   describe('model names', () => {
-    it.each(['', '   ', '<model>', 'MODEL', 'your-model-here', 'TODO', '${MODEL}', '{model}', '--dangerously-bypass', 'gpt 5', 'none'])('rejects %j before launch', (model) => {
+    it.each([
+      '',
+      '   ',
+      '<model>',
+      'MODEL',
+      'your-model-here',
+      'TODO',
+      '${MODEL}',
+      '{model}',
+      '--dangerously-bypass',
+      'gpt 5',
+      'none',
+    ])('rejects %j before launch', (model) => {
       const error = adapter.validateModel(model);
       expect(error?.kind).toBe('InvalidConfig');
       expect(error?.adapterId).toBe(adapterId);
       expect(error?.hint).toMatch(/hydra\.toml|--model/);
     });
 
-    it.each([undefined, 'default', 'sonnet', 'claude-sonnet-4-5-20250929', 'gpt-5.1-codex', 'o4-mini', 'openrouter/anthropic/claude-3.5'])('accepts %j', (model) => {
+    it.each([
+      undefined,
+      'default',
+      'sonnet',
+      'claude-sonnet-4-5-20250929',
+      'gpt-5.1-codex',
+      'o4-mini',
+      'openrouter/anthropic/claude-3.5',
+    ])('accepts %j', (model) => {
       expect(adapter.validateModel(model)).toBeNull();
     });
   });
@@ -339,7 +439,11 @@ describe('event kind coverage', () => {
         for (const event of [...events, final]) seen.add(event.kind);
       }
       const parser = ADAPTERS[adapterId].createParser();
-      for (const event of [...parser.parseLine('{"type":"hydra.future_event"}'), ...parser.parseLine('{not json')]) seen.add(event.kind);
+      for (const event of [
+        ...parser.parseLine('{"type":"hydra.future_event"}'),
+        ...parser.parseLine('{not json'),
+      ])
+        seen.add(event.kind);
     }
     expect([...seen].sort()).toEqual([...AGENT_EVENT_KINDS].sort());
   });

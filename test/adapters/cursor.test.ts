@@ -24,23 +24,43 @@ describe('cursor probe', () => {
     if (!result.ok) return;
     expect(result.capabilities.confidence).toBe('inferred');
     expect(result.capabilities.warnings.join(' ')).toMatch(/experimental/);
-    expect(result.capabilities.features).toMatchObject({ print: true, outputFormat: true, force: true, model: true, trust: true });
+    expect(result.capabilities.features).toMatchObject({
+      print: true,
+      outputFormat: true,
+      force: true,
+      model: true,
+      trust: true,
+    });
   });
 
   it('tries the configured path, then cursor-agent, cursor and agent', () => {
-    expect(cursorAdapter.binaryCandidates('/opt/cursor/bin/agent')).toEqual(['/opt/cursor/bin/agent', 'cursor-agent', 'cursor', 'agent']);
+    expect(cursorAdapter.binaryCandidates('/opt/cursor/bin/agent')).toEqual([
+      '/opt/cursor/bin/agent',
+      'cursor-agent',
+      'cursor',
+      'agent',
+    ]);
     expect(cursorAdapter.binaryCandidates()).toEqual(['cursor-agent', 'cursor', 'agent']);
   });
 
-  it('rejects a binary whose help does not mention Cursor (another vendor\'s `agent`)', async () => {
-    const runner = fixtureRunner('cursor', documented, (file, text) => (file === 'help.txt' ? text.replace(/Cursor/gi, 'Acme') : text));
+  it("rejects a binary whose help does not mention Cursor (another vendor's `agent`)", async () => {
+    const runner = fixtureRunner('cursor', documented, (file, text) =>
+      file === 'help.txt' ? text.replace(/Cursor/gi, 'Acme') : text,
+    );
     const result = await cursorAdapter.probe('/usr/bin/agent', runner);
     expect(!result.ok && result.error.kind).toBe('UnsupportedVersion');
     expect(!result.ok && result.error.message).toMatch(/does not identify itself as Cursor Agent/);
   });
 
   it('rejects the Cursor editor launcher, which has no headless print mode', async () => {
-    const runner = fixtureRunner('cursor', documented, (file, text) => (file === 'help.txt' ? text.split('\n').filter((line) => !/--output-format|-p, --print/.test(line)).join('\n') : text));
+    const runner = fixtureRunner('cursor', documented, (file, text) =>
+      file === 'help.txt'
+        ? text
+            .split('\n')
+            .filter((line) => !/--output-format|-p, --print/.test(line))
+            .join('\n')
+        : text,
+    );
     const result = await cursorAdapter.probe('/usr/bin/cursor', runner);
     expect(!result.ok && result.error.kind).toBe('UnsupportedFlag');
   });
@@ -51,7 +71,17 @@ describe('cursor command', () => {
     const result = await cursorAdapter.probe('/bin/cursor-agent', fixtureRunner('cursor', documented));
     if (!result.ok) throw result.error;
     const built = cursorAdapter.buildCommand(request({ model: 'sonnet-4' }), result.capabilities);
-    expect(built.args).toEqual(['-p', '--output-format', 'stream-json', '--force', '--trust', '--model', 'sonnet-4', '--', 'Create hello.txt']);
+    expect(built.args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--force',
+      '--trust',
+      '--model',
+      'sonnet-4',
+      '--',
+      'Create hello.txt',
+    ]);
     expect(built.cwd).toBe('/repo/wt');
   });
 });
@@ -60,21 +90,31 @@ describe('cursor stream', () => {
   it('maps tool calls by kind with one-line summaries and results', () => {
     const fixture = loadStream('cursor', 'success-edit');
     const { events, final } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta));
-    const calls = events.filter((event) => event.kind === 'tool_call').map((event) => event.kind === 'tool_call' && [event.name, event.summary]);
+    const calls = events
+      .filter((event) => event.kind === 'tool_call')
+      .map((event) => event.kind === 'tool_call' && [event.name, event.summary]);
     expect(calls).toEqual([
       ['shellToolCall', '$ ls -a'],
       ['writeToolCall', 'Write hello.txt'],
       ['editToolCall', 'Edit README.md'],
     ]);
-    expect(events.filter((event) => event.kind === 'tool_result').every((event) => event.kind === 'tool_result' && event.ok)).toBe(true);
+    expect(
+      events
+        .filter((event) => event.kind === 'tool_result')
+        .every((event) => event.kind === 'tool_result' && event.ok),
+    ).toBe(true);
     expect(final).toMatchObject({ kind: 'completed', exitCode: 0 });
     expect(final.usage).toBeUndefined();
   });
 
   it('summarises file tool results as the path relative to the worktree and the lines changed', () => {
     const fixture = loadStream('cursor', 'success-edit');
-    const { events } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta), { cwd: '/tmp/hydra-fixture/repo' });
-    const results = events.flatMap((event) => (event.kind === 'tool_result' ? [[event.name, event.summary]] : []));
+    const { events } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta), {
+      cwd: '/tmp/hydra-fixture/repo',
+    });
+    const results = events.flatMap((event) =>
+      event.kind === 'tool_result' ? [[event.name, event.summary]] : [],
+    );
     expect(results).toContainEqual(['writeToolCall', 'hello.txt · 1 line']);
     expect(results).toContainEqual(['editToolCall', 'README.md +2 -0']);
   });
@@ -83,7 +123,9 @@ describe('cursor stream', () => {
     const fixture = loadStream('cursor', 'partial-messages');
     const { events } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta));
     const assistant = events.filter((event) => event.kind === 'message' && event.role === 'assistant');
-    const whole = assistant.filter((event) => event.kind === 'message' && event.partial !== true).map((event) => event.kind === 'message' && event.text);
+    const whole = assistant
+      .filter((event) => event.kind === 'message' && event.partial !== true)
+      .map((event) => event.kind === 'message' && event.text);
     expect(assistant.some((event) => event.kind === 'message' && event.partial === true)).toBe(true);
     expect(whole).toEqual(["I'll create hello.txt.", 'Done.']);
   });
@@ -92,7 +134,10 @@ describe('cursor stream', () => {
     const fixture = loadStream('cursor', 'auth-failure');
     const { events, final } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta));
     expect(events.filter((event) => event.kind === 'parse_error')).toEqual([]);
-    expect(final).toMatchObject({ kind: 'failed', error: { kind: 'AuthMissing', hint: expect.stringContaining('CURSOR_API_KEY') } });
+    expect(final).toMatchObject({
+      kind: 'failed',
+      error: { kind: 'AuthMissing', hint: expect.stringContaining('CURSOR_API_KEY') },
+    });
   });
 
   it('fails a stream that ends early, quoting stderr', () => {
@@ -105,7 +150,9 @@ describe('cursor stream', () => {
   it('keeps a non-JSON banner line as progress, and broken JSON as a parse error', () => {
     const fixture = loadStream('cursor', 'success-edit');
     const parser = cursorAdapter.createParser();
-    expect(parser.parseLine('Cursor Agent v2026.08.25 — starting…')).toMatchObject([{ kind: 'progress', stage: 'output' }]);
+    expect(parser.parseLine('Cursor Agent v2026.08.25 — starting…')).toMatchObject([
+      { kind: 'progress', stage: 'output' },
+    ]);
     expect(parser.parseLine(fixture.lines[0]!.slice(0, 40))).toMatchObject([{ kind: 'parse_error' }]);
   });
 });

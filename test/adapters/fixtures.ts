@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareVersions } from '../../src/adapters/help-flags.js';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/adapters/events.js';
-import type { AgentAdapter, LineParser, ParserOptions, ProbeOutput, ProbeRunner, ProcessEnd } from '../../src/adapters/types.js';
+import type {
+  AgentAdapter,
+  LineParser,
+  ParserOptions,
+  ProbeOutput,
+  ProbeRunner,
+  ProcessEnd,
+} from '../../src/adapters/types.js';
 
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/adapters/', import.meta.url));
 
@@ -73,7 +80,12 @@ export interface Replay {
 }
 
 /** Feeds lines to a fresh parser, then ends it the way the engine does. */
-export const replay = (adapter: AgentAdapter, lines: readonly string[], end: Omit<ProcessEnd, 'sawTerminalEvent'>, options?: ParserOptions): Replay => {
+export const replay = (
+  adapter: AgentAdapter,
+  lines: readonly string[],
+  end: Omit<ProcessEnd, 'sawTerminalEvent'>,
+  options?: ParserOptions,
+): Replay => {
   const parser = adapter.createParser(options);
   const events = lines.flatMap((line) => parser.parseLine(line));
   const sawTerminalEvent = events.some((event) => event.kind === 'completed' || event.kind === 'failed');
@@ -85,13 +97,30 @@ export const replay = (adapter: AgentAdapter, lines: readonly string[], end: Omi
  * A probe runner that answers from one recorded help version: `--version` → version.txt,
  * `--help` → help.txt, `exec --help` → exec-help.txt. Unknown commands exit 2 like a CLI would.
  */
-export const fixtureRunner = (agent: string, version: string, edit: (file: string, text: string) => string = (_file, text) => text): ProbeRunner & { calls: string[][] } => {
+export const fixtureRunner = (
+  agent: string,
+  version: string,
+  edit: (file: string, text: string) => string = (_file, text) => text,
+): ProbeRunner & { calls: string[][] } => {
   const calls: string[][] = [];
   const run = async (file: string, args: readonly string[]): Promise<ProbeOutput> => {
     calls.push([file, ...args]);
-    const name = args.join(' ') === '--version' ? 'version.txt' : args.join(' ') === '--help' ? 'help.txt' : args.join(' ') === 'exec --help' ? 'exec-help.txt' : undefined;
+    const name =
+      args.join(' ') === '--version'
+        ? 'version.txt'
+        : args.join(' ') === '--help'
+          ? 'help.txt'
+          : args.join(' ') === 'exec --help'
+            ? 'exec-help.txt'
+            : undefined;
     const text = name === undefined ? undefined : readHelpFile(agent, version, name);
-    if (name === undefined || text === undefined) return { exitCode: 2, stdout: '', stderr: `error: unrecognized arguments: ${args.join(' ')}`, timedOut: false };
+    if (name === undefined || text === undefined)
+      return {
+        exitCode: 2,
+        stdout: '',
+        stderr: `error: unrecognized arguments: ${args.join(' ')}`,
+        timedOut: false,
+      };
     return { exitCode: 0, stdout: edit(name, text), stderr: '', timedOut: false };
   };
   return Object.assign(run, { calls });

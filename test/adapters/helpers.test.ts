@@ -9,7 +9,18 @@ describe('help flag parser', () => {
   it('reads only option definitions, not flags mentioned in descriptions or commands', () => {
     const newest = helpVersions('codex').at(-1)!;
     const flags = parseHelpFlags(readHelpFile('codex', newest, 'exec-help.txt')!);
-    expect(flags).toEqual(expect.arrayContaining(['--json', '-C', '--cd', '-s', '--sandbox', '-o', '--output-last-message', '--skip-git-repo-check']));
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '--json',
+        '-C',
+        '--cd',
+        '-s',
+        '--sandbox',
+        '-o',
+        '--output-last-message',
+        '--skip-git-repo-check',
+      ]),
+    );
     // "resume  Resume ... with --last" is a command line, not an option of exec.
     expect(flags).not.toContain('--last');
     expect(flags).not.toContain('--full-auto');
@@ -17,7 +28,17 @@ describe('help flag parser', () => {
 
   it('reads commander help whose descriptions wrap onto continuation lines', () => {
     const flags = parseHelpFlags(readHelpFile('claude', helpVersions('claude')[0]!, 'help.txt')!);
-    expect(flags).toEqual(expect.arrayContaining(['-p', '--print', '--output-format', '--verbose', '--permission-mode', '--model', '--allowedTools']));
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        '-p',
+        '--print',
+        '--output-format',
+        '--verbose',
+        '--permission-mode',
+        '--model',
+        '--allowedTools',
+      ]),
+    );
     // "[DEPRECATED. Use --debug instead]" is a description.
     expect(flags.filter((flag) => flag === '--debug')).toHaveLength(1);
   });
@@ -28,7 +49,8 @@ describe('help flag parser', () => {
 
   it('reads versions from every recorded --version output and orders them numerically', () => {
     for (const agent of ['claude', 'codex']) {
-      for (const version of helpVersions(agent)) expect(parseVersion(readHelpFile(agent, version, 'version.txt')!)).toBe(version);
+      for (const version of helpVersions(agent))
+        expect(parseVersion(readHelpFile(agent, version, 'version.txt')!)).toBe(version);
     }
     expect(compareVersions('0.20.0', '0.118.0')).toBe(-1);
     expect(compareVersions('2.1.330', '2.1.33')).toBe(1);
@@ -47,15 +69,31 @@ describe('prices', () => {
   });
 
   it('lets config override and extend the defaults', () => {
-    const table = mergePrices({ 'gpt-5': { inputPerMTok: 1, outputPerMTok: 2 }, 'my-model': { inputPerMTok: 3, outputPerMTok: 4 } });
+    const table = mergePrices({
+      'gpt-5': { inputPerMTok: 1, outputPerMTok: 2 },
+      'my-model': { inputPerMTok: 3, outputPerMTok: 4 },
+    });
     expect(priceFor('gpt-5', table)).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
     expect(priceFor('my-model', table)).toEqual({ inputPerMTok: 3, outputPerMTok: 4 });
     expect(priceFor('o3', table)).toBe(DEFAULT_PRICES['o3']);
   });
 
   it('prices cache reads and writes at their own rates', () => {
-    const usage = { ...emptyUsage(), inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
-    expect(estimateCost(usage, { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 })).toBeCloseTo(22.05, 6);
+    const usage = {
+      ...emptyUsage(),
+      inputTokens: 1_000_000,
+      outputTokens: 1_000_000,
+      cacheReadTokens: 1_000_000,
+      cacheWriteTokens: 1_000_000,
+    };
+    expect(
+      estimateCost(usage, {
+        inputPerMTok: 3,
+        outputPerMTok: 15,
+        cacheReadPerMTok: 0.3,
+        cacheWritePerMTok: 3.75,
+      }),
+    ).toBeCloseTo(22.05, 6);
     // Without cache rates, cached tokens cost the input rate.
     expect(estimateCost(usage, { inputPerMTok: 1, outputPerMTok: 2 })).toBeCloseTo(5, 6);
   });
@@ -68,6 +106,7 @@ describe('json lines', () => {
   });
 
   it('rejects JSON that is not an object', () => {
-    for (const line of ['[1,2]', '"text"', '42', 'null']) expect(parseJsonLine(line)).toMatchObject({ ok: false, reason: 'not a JSON object' });
+    for (const line of ['[1,2]', '"text"', '42', 'null'])
+      expect(parseJsonLine(line)).toMatchObject({ ok: false, reason: 'not a JSON object' });
   });
 });

@@ -7,7 +7,12 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdapterId, ProbeRunner } from '../../src/adapters/types.js';
-import { CAPABILITY_CACHE_FILE, probeAgents, realProbeRunner, resolveCommand } from '../../src/engine/probe.js';
+import {
+  CAPABILITY_CACHE_FILE,
+  probeAgents,
+  realProbeRunner,
+  resolveCommand,
+} from '../../src/engine/probe.js';
 import type { AgentPlan } from '../../src/engine/types.js';
 import { FIXTURES_DIR, helpVersions } from './fixtures.js';
 
@@ -35,7 +40,12 @@ const plan = (adapterId: AdapterId, overrides: Partial<AgentPlan> = {}): AgentPl
 });
 
 /** An executable that answers `--version`, `--help` and `exec --help` from one recorded version. */
-const installRecordedCli = async (name: string, agent: string, version: string, dir: string = binDir): Promise<string> => {
+const installRecordedCli = async (
+  name: string,
+  agent: string,
+  version: string,
+  dir: string = binDir,
+): Promise<string> => {
   const help = join(FIXTURES_DIR, agent, 'help', version);
   const script = [
     '#!/bin/sh',
@@ -62,7 +72,9 @@ const installScript = async (name: string, body: string): Promise<string> => {
 };
 
 /** PATH with only the temp bin dir plus what /bin/sh and cat need. */
-const envWith = (...dirs: string[]): NodeJS.ProcessEnv => ({ PATH: [...dirs, '/usr/bin', '/bin'].join(delimiter) });
+const envWith = (...dirs: string[]): NodeJS.ProcessEnv => ({
+  PATH: [...dirs, '/usr/bin', '/bin'].join(delimiter),
+});
 
 const countingRunner = (): ProbeRunner & { calls: number } => {
   const runner = async (...args: Parameters<ProbeRunner>) => {
@@ -95,7 +107,9 @@ describe('realProbeRunner', () => {
   });
 
   it('reports a binary that cannot be started instead of throwing', async () => {
-    const output = await realProbeRunner(join(binDir, 'does-not-exist'), ['--version'], { timeoutMs: 10_000 });
+    const output = await realProbeRunner(join(binDir, 'does-not-exist'), ['--version'], {
+      timeoutMs: 10_000,
+    });
     expect(output.spawnError).toMatch(/ENOENT/);
     expect(output.exitCode).toBeNull();
   });
@@ -111,7 +125,10 @@ describe('realProbeRunner', () => {
 
   it('kills what a probe left running in the background once it exits', async () => {
     const pidFile = join(root, 'pid');
-    const path = await installScript('forks', `sleep 30 >/dev/null 2>&1 & echo $! > '${pidFile}'; echo 1.0.0`);
+    const path = await installScript(
+      'forks',
+      `sleep 30 >/dev/null 2>&1 & echo $! > '${pidFile}'; echo 1.0.0`,
+    );
     const output = await realProbeRunner(path, [], { timeoutMs: 10_000 });
     expect(output).toMatchObject({ exitCode: 0, stdout: '1.0.0\n', timedOut: false });
     expect(await eventuallyGone(Number((await readFile(pidFile, 'utf8')).trim()))).toBe(true);
@@ -146,23 +163,59 @@ describe('probeAgents', () => {
   it('reports ready agents with version, capabilities and the exact sample command', async () => {
     const claude = await installRecordedCli('claude', 'claude', newestClaude());
     const codex = await installRecordedCli('codex', 'codex', newestCodex());
-    const reports = await probeAgents([plan('claude', { model: 'sonnet' }), plan('codex')], { cacheDir, allowExperimental: false, env: envWith(binDir) });
-    expect(reports.map((report) => [report.adapterId, report.status])).toEqual([['claude', 'ready'], ['codex', 'ready']]);
-    expect(reports[0]).toMatchObject({ binary: claude, version: newestClaude(), cached: false, error: null, tier: 'tier1' });
-    expect(reports[0]?.command).toEqual([claude, '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--model', 'sonnet', '--', 'Say hello']);
+    const reports = await probeAgents([plan('claude', { model: 'sonnet' }), plan('codex')], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+    });
+    expect(reports.map((report) => [report.adapterId, report.status])).toEqual([
+      ['claude', 'ready'],
+      ['codex', 'ready'],
+    ]);
+    expect(reports[0]).toMatchObject({
+      binary: claude,
+      version: newestClaude(),
+      cached: false,
+      error: null,
+      tier: 'tier1',
+    });
+    expect(reports[0]?.command).toEqual([
+      claude,
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'acceptEdits',
+      '--model',
+      'sonnet',
+      '--',
+      'Say hello',
+    ]);
     expect(reports[1]?.command?.slice(0, 4)).toEqual([codex, 'exec', '--json', '-C']);
   });
 
   it('reports a missing CLI with the command that installs it', async () => {
-    const [report] = await probeAgents([plan('codex')], { cacheDir, allowExperimental: false, env: envWith(binDir) });
+    const [report] = await probeAgents([plan('codex')], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+    });
     expect(report).toMatchObject({ status: 'missing', binary: null, command: null });
-    expect(report?.error).toMatchObject({ kind: 'BinaryMissing', hint: expect.stringContaining('npm install -g @openai/codex') });
+    expect(report?.error).toMatchObject({
+      kind: 'BinaryMissing',
+      hint: expect.stringContaining('npm install -g @openai/codex'),
+    });
   });
 
   it('reports an unsupported version with the reason and an upgrade hint', async () => {
     const legacy = helpVersions('codex')[0]!;
     await installRecordedCli('codex', 'codex', legacy);
-    const [report] = await probeAgents([plan('codex')], { cacheDir, allowExperimental: false, env: envWith(binDir) });
+    const [report] = await probeAgents([plan('codex')], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+    });
     expect(report).toMatchObject({ status: 'unsupported', error: { kind: 'UnsupportedVersion' } });
     expect(report?.error?.hint).toMatch(/npm install -g @openai\/codex/);
   });
@@ -170,7 +223,12 @@ describe('probeAgents', () => {
   it('reports disabled and needs-opt-in agents without probing them', async () => {
     await installRecordedCli('claude', 'claude', newestClaude());
     const runner = countingRunner();
-    const reports = await probeAgents([plan('claude', { enabled: false }), plan('cursor')], { cacheDir, allowExperimental: false, env: envWith(binDir), run: runner });
+    const reports = await probeAgents([plan('claude', { enabled: false }), plan('cursor')], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+      run: runner,
+    });
     expect(reports.map((report) => report.status)).toEqual(['disabled', 'needs-opt-in']);
     expect(reports[0]?.binary).toBe(join(binDir, 'claude'));
     expect(runner.calls).toBe(0);
@@ -179,7 +237,12 @@ describe('probeAgents', () => {
   it('rejects a placeholder model before anything is launched', async () => {
     await installRecordedCli('claude', 'claude', newestClaude());
     const runner = countingRunner();
-    const [report] = await probeAgents([plan('claude', { model: '<model>' })], { cacheDir, allowExperimental: false, env: envWith(binDir), run: runner });
+    const [report] = await probeAgents([plan('claude', { model: '<model>' })], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+      run: runner,
+    });
     expect(report).toMatchObject({ status: 'unsupported', error: { kind: 'InvalidConfig' } });
     expect(runner.calls).toBe(0);
   });
@@ -189,13 +252,21 @@ describe('probeAgents', () => {
     await mkdir(elsewhere);
     const configured = await installRecordedCli('my-claude', 'claude', helpVersions('claude')[0]!, elsewhere);
     await installRecordedCli('claude', 'claude', newestClaude());
-    const [report] = await probeAgents([plan('claude', { binary: configured })], { cacheDir, allowExperimental: false, env: envWith(binDir) });
+    const [report] = await probeAgents([plan('claude', { binary: configured })], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+    });
     expect(report).toMatchObject({ status: 'ready', binary: configured, version: helpVersions('claude')[0] });
   });
 
   it('falls back to PATH with a warning when the configured binary does not exist', async () => {
     const onPath = await installRecordedCli('claude', 'claude', newestClaude());
-    const [report] = await probeAgents([plan('claude', { binary: join(root, 'gone', 'claude') })], { cacheDir, allowExperimental: false, env: envWith(binDir) });
+    const [report] = await probeAgents([plan('claude', { binary: join(root, 'gone', 'claude') })], {
+      cacheDir,
+      allowExperimental: false,
+      env: envWith(binDir),
+    });
     expect(report).toMatchObject({ status: 'ready', binary: onPath });
     expect(report?.warnings.join(' ')).toMatch(/configured binary .* was not found/);
   });
@@ -204,14 +275,26 @@ describe('probeAgents', () => {
     it('answers from the cache the second time, without running the CLI', async () => {
       await installRecordedCli('claude', 'claude', newestClaude());
       const first = countingRunner();
-      const [probed] = await probeAgents([plan('claude')], { cacheDir, allowExperimental: false, env: envWith(binDir), run: first });
+      const [probed] = await probeAgents([plan('claude')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+        run: first,
+      });
       expect(first.calls).toBeGreaterThan(0);
       const second = countingRunner();
-      const [cached] = await probeAgents([plan('claude')], { cacheDir, allowExperimental: false, env: envWith(binDir), run: second });
+      const [cached] = await probeAgents([plan('claude')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+        run: second,
+      });
       expect(second.calls).toBe(0);
       expect(cached).toMatchObject({ status: 'ready', cached: true });
       expect(cached?.capabilities).toEqual(probed?.capabilities);
-      const file = JSON.parse(await readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8')) as { entries: Record<string, unknown> };
+      const file = JSON.parse(await readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8')) as {
+        entries: Record<string, unknown>;
+      };
       expect(Object.keys(file.entries)).toHaveLength(1);
     });
 
@@ -222,12 +305,21 @@ describe('probeAgents', () => {
       const later = new Date(Date.now() + 60_000);
       await utimes(path, later, later);
       const touched = countingRunner();
-      const [afterTouch] = await probeAgents([plan('claude')], { cacheDir, allowExperimental: false, env: envWith(binDir), run: touched });
+      const [afterTouch] = await probeAgents([plan('claude')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+        run: touched,
+      });
       expect(touched.calls).toBeGreaterThan(0);
       expect(afterTouch?.cached).toBe(false);
       // An upgrade to another version is seen as such.
       await installRecordedCli('claude', 'claude', newestClaude());
-      const [upgraded] = await probeAgents([plan('claude')], { cacheDir, allowExperimental: false, env: envWith(binDir) });
+      const [upgraded] = await probeAgents([plan('claude')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+      });
       expect(upgraded).toMatchObject({ cached: false, version: newestClaude() });
     });
 
@@ -235,16 +327,27 @@ describe('probeAgents', () => {
       await installRecordedCli('codex', 'codex', newestCodex());
       await mkdir(cacheDir, { recursive: true });
       await writeFile(join(cacheDir, CAPABILITY_CACHE_FILE), '{"version": 1, "entries": {"codex:/x": ');
-      const [report] = await probeAgents([plan('codex')], { cacheDir, allowExperimental: false, env: envWith(binDir) });
+      const [report] = await probeAgents([plan('codex')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+      });
       expect(report).toMatchObject({ status: 'ready', cached: false });
-      const file = JSON.parse(await readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8')) as { version: number };
+      const file = JSON.parse(await readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8')) as {
+        version: number;
+      };
       expect(file.version).toBe(1);
     });
 
     it('does not cache a probe that timed out', async () => {
       await installScript('codex', 'sleep 30');
       const hung: ProbeRunner = async () => ({ exitCode: null, stdout: '', stderr: '', timedOut: true });
-      const [report] = await probeAgents([plan('codex')], { cacheDir, allowExperimental: false, env: envWith(binDir), run: hung });
+      const [report] = await probeAgents([plan('codex')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+        run: hung,
+      });
       expect(report?.error?.kind).toBe('TimedOut');
       await expect(readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8')).rejects.toThrow();
     });
@@ -255,22 +358,58 @@ describe('probeAgents', () => {
       `Usage: agent [options] [prompt...]\n\n${vendor}\n\nOptions:\n  -p, --print                 Print responses to console\n  --output-format <format>    text | json | stream-json\n  -f, --force                 Force allow commands\n  -m, --model <model>         Model to use\n  -h, --help                  display help for command\n`;
 
     it('accepts a binary named agent only when its help identifies Cursor', async () => {
-      await installScript('agent', `case "$1" in --version) echo 1.2.3 ;; --help) printf '%s' '${cursorHelp('Another vendor agent')}' ;; esac`);
-      const [other] = await probeAgents([plan('cursor')], { cacheDir, allowExperimental: true, env: envWith(binDir) });
+      await installScript(
+        'agent',
+        `case "$1" in --version) echo 1.2.3 ;; --help) printf '%s' '${cursorHelp('Another vendor agent')}' ;; esac`,
+      );
+      const [other] = await probeAgents([plan('cursor')], {
+        cacheDir,
+        allowExperimental: true,
+        env: envWith(binDir),
+      });
       expect(other).toMatchObject({ status: 'unsupported', error: { kind: 'UnsupportedVersion' } });
-      await installScript('agent', `case "$1" in --version) echo 2025.11.25 ;; --help) printf '%s' '${cursorHelp('Cursor Agent')}' ;; esac`);
-      const [cursor] = await probeAgents([plan('cursor')], { cacheDir, allowExperimental: true, env: envWith(binDir) });
+      await installScript(
+        'agent',
+        `case "$1" in --version) echo 2025.11.25 ;; --help) printf '%s' '${cursorHelp('Cursor Agent')}' ;; esac`,
+      );
+      const [cursor] = await probeAgents([plan('cursor')], {
+        cacheDir,
+        allowExperimental: true,
+        env: envWith(binDir),
+      });
       expect(cursor).toMatchObject({ status: 'ready', binary: join(binDir, 'agent') });
       expect(cursor?.capabilities?.confidence).toBe('inferred');
       expect(cursor?.warnings.join(' ')).toMatch(/experimental/);
-      expect(cursor?.command).toEqual([join(binDir, 'agent'), '-p', '--output-format', 'stream-json', '--force', '--', 'Say hello']);
+      expect(cursor?.command).toEqual([
+        join(binDir, 'agent'),
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--force',
+        '--',
+        'Say hello',
+      ]);
     });
 
     it('prefers cursor-agent over agent', async () => {
-      await installScript('agent', `case "$1" in --version) echo 1.0.0 ;; --help) printf '%s' '${cursorHelp('Cursor Agent')}' ;; esac`);
-      await installScript('cursor-agent', `case "$1" in --version) echo 2.0.0 ;; --help) printf '%s' '${cursorHelp('Cursor Agent')}' ;; esac`);
-      const [report] = await probeAgents([plan('cursor')], { cacheDir, allowExperimental: true, env: envWith(binDir) });
-      expect(report).toMatchObject({ status: 'ready', binary: join(binDir, 'cursor-agent'), version: '2.0.0' });
+      await installScript(
+        'agent',
+        `case "$1" in --version) echo 1.0.0 ;; --help) printf '%s' '${cursorHelp('Cursor Agent')}' ;; esac`,
+      );
+      await installScript(
+        'cursor-agent',
+        `case "$1" in --version) echo 2.0.0 ;; --help) printf '%s' '${cursorHelp('Cursor Agent')}' ;; esac`,
+      );
+      const [report] = await probeAgents([plan('cursor')], {
+        cacheDir,
+        allowExperimental: true,
+        env: envWith(binDir),
+      });
+      expect(report).toMatchObject({
+        status: 'ready',
+        binary: join(binDir, 'cursor-agent'),
+        version: '2.0.0',
+      });
     });
   });
 });

@@ -25,7 +25,9 @@ describe.each(RECORDED)('recorded %s streams', (agent) => {
 
   it.each(names)('%s ends the way the real process ended', (name) => {
     const fixture = loadStream(agent, name);
-    const { events, final } = replay(ADAPTERS[agent], fixture.lines, endOf(fixture.meta), { cwd: '/tmp/hydra-fixture/repo' });
+    const { events, final } = replay(ADAPTERS[agent], fixture.lines, endOf(fixture.meta), {
+      cwd: '/tmp/hydra-fixture/repo',
+    });
     expect(events.filter((event) => event.kind === 'parse_error')).toEqual([]);
     if (isLegacyCodex(agent, fixture.meta.cliVersion)) {
       // No thread/turn events at all: kept as unknown, and the run cannot be called a success.
@@ -42,7 +44,9 @@ describe.each(RECORDED)('recorded %s streams', (agent) => {
       expect(final.kind).toBe('failed');
       expect(final.exitCode).toBe(fixture.meta.exitCode);
     }
-    if (name.startsWith('auth-failure')) expect(final.kind === 'failed' && final.error.kind).toBe('AuthMissing');
-    if (name.startsWith('server-error')) expect(final.kind === 'failed' && final.error.kind).toBe('AgentFailed');
+    if (name.startsWith('auth-failure'))
+      expect(final.kind === 'failed' && final.error.kind).toBe('AuthMissing');
+    if (name.startsWith('server-error'))
+      expect(final.kind === 'failed' && final.error.kind).toBe('AgentFailed');
   });
 });

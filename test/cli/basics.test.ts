@@ -20,7 +20,9 @@ const run = (args: string[], extraEnv: NodeJS.ProcessEnv = {}, input?: string) =
 
 describe('hydra --version and --help', () => {
   it('prints the version from package.json', async () => {
-    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const { version } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
     const result = await run(['--version']);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim()).toBe(version);
@@ -35,12 +37,15 @@ describe('hydra --version and --help', () => {
     expect(result.stdout).toContain('Exit codes:');
   });
 
-  it.each(['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo'])('hydra %s --help prints its usage and exits 0', async (command) => {
-    const result = await run([command, '--help']);
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toContain(`hydra ${command}`);
-    expect(result.stdout).toContain('Usage:');
-  });
+  it.each(['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo'])(
+    'hydra %s --help prints its usage and exits 0',
+    async (command) => {
+      const result = await run([command, '--help']);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain(`hydra ${command}`);
+      expect(result.stdout).toContain('Usage:');
+    },
+  );
 
   it('hydra help race is the same as hydra race --help', async () => {
     const a = await run(['help', 'race']);
@@ -73,7 +78,9 @@ describe('usage errors exit 2 with one clear message', () => {
   it('suggests the nearest option for a typo', async () => {
     const result = await run(['merge', '20260101-000000-abcd', 'claude', '--sqash']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('unknown option --sqash (did you mean --squash?); see hydra merge --help');
+    expect(result.stderr).toContain(
+      'unknown option --sqash (did you mean --squash?); see hydra merge --help',
+    );
   });
 
   it('gives the prompt-after-"--" hint only for race, the one command that takes a prompt', async () => {
@@ -124,7 +131,9 @@ describe('usage errors exit 2 with one clear message', () => {
   it('names unknown agents in --agents and lists the valid ones', async () => {
     const result = await run(['race', '--agents', 'claude,gemini', 'do it']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('unknown agent "gemini" in --agents; valid agents: claude, codex, cursor');
+    expect(result.stderr).toContain(
+      'unknown agent "gemini" in --agents; valid agents: claude, codex, cursor',
+    );
   });
 
   it('refuses a --model without agent=model form, and an unknown agent in it', async () => {

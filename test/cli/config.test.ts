@@ -34,12 +34,16 @@ describe('config schema and messages', () => {
   it('rejects unknown keys with a did-you-mean and the allowed keys', () => {
     const [problem] = problemsOf('[race]\nidle_timout_s = 5\n');
     expect(problem).toContain('unknown key race.idle_timout_s (did you mean "idle_timeout_s"?)');
-    expect(problem).toContain('allowed here: agents, timeout_s, idle_timeout_s, keep_worktrees, allow_experimental_adapters');
+    expect(problem).toContain(
+      'allowed here: agents, timeout_s, idle_timeout_s, keep_worktrees, allow_experimental_adapters',
+    );
   });
 
   it('rejects unknown top-level tables and unknown agents', () => {
     expect(problemsOf('[raec]\n')[0]).toContain('unknown key raec (did you mean "race"?)');
-    expect(problemsOf('[agents.gemini]\nenabled = true\n')[0]).toContain('unknown key agents.gemini; allowed here: claude, codex, cursor');
+    expect(problemsOf('[agents.gemini]\nenabled = true\n')[0]).toContain(
+      'unknown key agents.gemini; allowed here: claude, codex, cursor',
+    );
   });
 
   it('reports TOML syntax errors with line and column', () => {
@@ -51,7 +55,9 @@ describe('config schema and messages', () => {
     expect(problemsOf('[race]\nagents = ["claude", "gemini"]\n')).toEqual([
       'hydra.toml: race.agents[1] must be one of claude, codex, cursor (got "gemini")',
     ]);
-    expect(problemsOf('[agents.claude]\nenv = { A = 1 }\n')).toEqual(['hydra.toml: agents.claude.env.A must be a string (got 1)']);
+    expect(problemsOf('[agents.claude]\nenv = { A = 1 }\n')).toEqual([
+      'hydra.toml: agents.claude.env.A must be a string (got 1)',
+    ]);
     expect(problemsOf('[prices."gpt-5.5"]\ninput_per_mtok = 1\n')).toEqual([
       'hydra.toml: prices."gpt-5.5".output_per_mtok is required: it must be a number of USD per million tokens, 0 or more',
     ]);
@@ -101,7 +107,22 @@ describe('hydra.toml.example', () => {
   });
 
   it('documents every key of the schema', () => {
-    const keys = ['timeout_s', 'idle_timeout_s', 'keep_worktrees', 'allow_experimental_adapters', 'agents', 'enabled', 'binary', 'model', 'extra_args', 'env', 'input_per_mtok', 'output_per_mtok', 'cache_read_per_mtok', 'cache_write_per_mtok'];
+    const keys = [
+      'timeout_s',
+      'idle_timeout_s',
+      'keep_worktrees',
+      'allow_experimental_adapters',
+      'agents',
+      'enabled',
+      'binary',
+      'model',
+      'extra_args',
+      'env',
+      'input_per_mtok',
+      'output_per_mtok',
+      'cache_read_per_mtok',
+      'cache_write_per_mtok',
+    ];
     for (const key of keys) expect(example, key).toMatch(new RegExp(`^(# )?${key} = `, 'm'));
   });
 });
@@ -128,7 +149,9 @@ describe('merging config and flags', () => {
       'hydra.toml',
     );
     const fromFile = resolveRace(config, {});
-    expect(fromFile.agents.map((plan) => [plan.adapterId, plan.model, plan.idleTimeoutMs])).toEqual([['codex', 'a', 20_000]]);
+    expect(fromFile.agents.map((plan) => [plan.adapterId, plan.model, plan.idleTimeoutMs])).toEqual([
+      ['codex', 'a', 20_000],
+    ]);
     const flagged = resolveRace(config, {
       agents: ['claude', 'codex'],
       models: { codex: 'b' },
@@ -145,7 +168,10 @@ describe('merging config and flags', () => {
   });
 
   it('leaves disabled agents out of the default set and adds experimental ones when allowed', () => {
-    const config = parseConfigText('[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n', 'hydra.toml');
+    const config = parseConfigText(
+      '[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n',
+      'hydra.toml',
+    );
     expect(resolveRace(config, {}).agents.map((plan) => plan.adapterId)).toEqual(['claude', 'cursor']);
   });
 
@@ -155,7 +181,11 @@ describe('merging config and flags', () => {
       'hydra.toml',
     );
     const options = buildRaceOptions(config, { agents: ['claude'] }, { repoPath: '/r', prompt: 'p' });
-    expect(options.agents[0]).toMatchObject({ binary: '/opt/claude', extraArgs: ['--max-turns', '3'], env: { IS_SANDBOX: '1' } });
+    expect(options.agents[0]).toMatchObject({
+      binary: '/opt/claude',
+      extraArgs: ['--max-turns', '3'],
+      env: { IS_SANDBOX: '1' },
+    });
     expect(options.prices).toEqual({ m1: { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.5 } });
   });
 });
@@ -178,14 +208,18 @@ describe('finding the config file', () => {
     mkdirSync(path.join(repo, 'sub'), { recursive: true });
     expect(locateConfig({ cwd: path.join(repo, 'sub'), env: sandbox.env })).toBe(userFile);
     writeFileSync(path.join(repo, 'hydra.toml'), '');
-    expect(locateConfig({ cwd: path.join(repo, 'sub'), env: sandbox.env })).toBe(path.join(repo, 'hydra.toml'));
+    expect(locateConfig({ cwd: path.join(repo, 'sub'), env: sandbox.env })).toBe(
+      path.join(repo, 'hydra.toml'),
+    );
   });
 
   it('hydra race with a bad value in hydra.toml exits 2 naming file, key and value', async () => {
     writeFileSync(path.join(repo, 'hydra.toml'), '[agents.codex]\nidle_timeout_s = "soon"\n');
     const result = await hydra(['race', 'do it'], { cwd: repo, env: sandbox.env });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('hydra.toml: agents.codex.idle_timeout_s must be a positive number of seconds (got "soon")');
+    expect(result.stderr).toContain(
+      'hydra.toml: agents.codex.idle_timeout_s must be a positive number of seconds (got "soon")',
+    );
     expect(result.stdout).toBe('');
   });
 
@@ -197,7 +231,10 @@ describe('finding the config file', () => {
   });
 
   it('--config with a missing file exits 2', async () => {
-    const result = await hydra(['race', '--config', 'missing.toml', 'do it'], { cwd: repo, env: sandbox.env });
+    const result = await hydra(['race', '--config', 'missing.toml', 'do it'], {
+      cwd: repo,
+      env: sandbox.env,
+    });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('missing.toml: cannot read the config file (no such file)');
   });
@@ -206,6 +243,8 @@ describe('finding the config file', () => {
     mkdirSync(path.join(repo, 'conf.d'), { recursive: true });
     const result = await hydra(['race', '--config', 'conf.d', 'do it'], { cwd: repo, env: sandbox.env });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('conf.d: cannot read the config file (it is a directory, not a file); check the --config path');
+    expect(result.stderr).toContain(
+      'conf.d: cannot read the config file (it is a directory, not a file); check the --config path',
+    );
   });
 });

@@ -20,7 +20,11 @@ describe('hydra demo --json', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     const lines = parseNdjson(result.stdout);
     expect(lines[0]).toMatchObject({ type: 'race', agents: ['claude', 'codex', 'cursor'] });
-    const summary = lines.at(-1) as { type: string; runId: string; agents: Array<{ agent: string; status: string; diff: { filesChanged: number } }> };
+    const summary = lines.at(-1) as {
+      type: string;
+      runId: string;
+      agents: Array<{ agent: string; status: string; diff: { filesChanged: number } }>;
+    };
     expect(summary.type).toBe('summary');
     for (const agent of summary.agents) {
       expect(agent.status, agent.agent).toBe('completed');

@@ -18,7 +18,16 @@ beforeEach(async () => {
 afterEach(() => sandbox.cleanup());
 
 interface DoctorOutput {
-  git: { version: string | null; isRepo: boolean; root: string | null; branch: string | null; detached: boolean; hasCommits: boolean; dirtyFiles: number; problems: Array<{ kind: string; message: string; hint: string }> };
+  git: {
+    version: string | null;
+    isRepo: boolean;
+    root: string | null;
+    branch: string | null;
+    detached: boolean;
+    hasCommits: boolean;
+    dirtyFiles: number;
+    problems: Array<{ kind: string; message: string; hint: string }>;
+  };
   adapters: Array<{
     id: string;
     tier: string;
@@ -41,18 +50,43 @@ const doctorJson = async (cwd = repo, extra: string[] = []) => {
 
 describe('hydra doctor --json', () => {
   it('prints one object in the documented shape and exits 0 with a tier-1 agent ready', async () => {
-    await installFakes(sandbox.bin, { claude: { agent: 'claude' }, codex: { agent: 'codex' }, 'cursor-agent': { agent: 'cursor' } });
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude' },
+      codex: { agent: 'codex' },
+      'cursor-agent': { agent: 'cursor' },
+    });
     const { result, report } = await doctorJson();
     expect(result.exitCode).toBe(0);
     expect(Object.keys(report).sort()).toEqual(['adapters', 'git']);
-    expect(report.git).toMatchObject({ isRepo: true, branch: 'main', detached: false, hasCommits: true, dirtyFiles: 0 });
+    expect(report.git).toMatchObject({
+      isRepo: true,
+      branch: 'main',
+      detached: false,
+      hasCommits: true,
+      dirtyFiles: 0,
+    });
     expect(report.git.version).toMatch(/^\d+\.\d+/);
     expect(report.adapters.map((adapter) => adapter.id)).toEqual(['claude', 'codex', 'cursor']);
     for (const adapter of report.adapters) {
-      expect(Object.keys(adapter).sort()).toEqual(['binary', 'capabilities', 'command', 'error', 'id', 'status', 'tier', 'version', 'warnings']);
+      expect(Object.keys(adapter).sort()).toEqual([
+        'binary',
+        'capabilities',
+        'command',
+        'error',
+        'id',
+        'status',
+        'tier',
+        'version',
+        'warnings',
+      ]);
     }
     const [claude, codex, cursor] = report.adapters;
-    expect(claude).toMatchObject({ tier: 'tier1', status: 'ready', binary: path.join(sandbox.bin, 'claude'), error: null });
+    expect(claude).toMatchObject({
+      tier: 'tier1',
+      status: 'ready',
+      binary: path.join(sandbox.bin, 'claude'),
+      error: null,
+    });
     expect(claude?.command?.[0]).toBe(path.join(sandbox.bin, 'claude'));
     expect(claude?.command).toContain('stream-json');
     expect(codex).toMatchObject({ tier: 'tier1', status: 'ready' });
@@ -73,8 +107,13 @@ describe('hydra doctor --json', () => {
 
   it('reports an adapter whose help lacks the JSON output flag as unsupported', async () => {
     const help = path.join(sandbox.dir, 'old-claude-help.txt');
-    writeFileSync(help, 'Usage: claude [options] [prompt]\n\nOptions:\n  -p, --print   Print response and exit\n  -h, --help    Display help\n');
-    await installFakes(sandbox.bin, { claude: { agent: 'claude', helpFile: help, version: '0.2.0 (Claude Code)' } });
+    writeFileSync(
+      help,
+      'Usage: claude [options] [prompt]\n\nOptions:\n  -p, --print   Print response and exit\n  -h, --help    Display help\n',
+    );
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', helpFile: help, version: '0.2.0 (Claude Code)' },
+    });
     const { result, report } = await doctorJson();
     expect(result.exitCode).toBe(1);
     const claude = report.adapters.find((adapter) => adapter.id === 'claude');
@@ -85,8 +124,15 @@ describe('hydra doctor --json', () => {
   });
 
   it('says disabled for an agent disabled in hydra.toml, and ready for cursor when opted in', async () => {
-    await installFakes(sandbox.bin, { claude: { agent: 'claude' }, codex: { agent: 'codex' }, 'cursor-agent': { agent: 'cursor' } });
-    writeFileSync(path.join(repo, 'hydra.toml'), '[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n');
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude' },
+      codex: { agent: 'codex' },
+      'cursor-agent': { agent: 'cursor' },
+    });
+    writeFileSync(
+      path.join(repo, 'hydra.toml'),
+      '[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n',
+    );
     const { report } = await doctorJson();
     expect(report.adapters.find((adapter) => adapter.id === 'codex')?.status).toBe('disabled');
     const cursor = report.adapters.find((adapter) => adapter.id === 'cursor');

@@ -77,7 +77,10 @@ export function git(cwd: string, args: string[]): string {
 }
 
 /** A repository with one commit on `main` (unless `commit: false`). */
-export async function createRepo(parent: string, options: { commit?: boolean; name?: string } = {}): Promise<string> {
+export async function createRepo(
+  parent: string,
+  options: { commit?: boolean; name?: string } = {},
+): Promise<string> {
   const repo = path.join(parent, options.name ?? 'repo');
   await mkdir(repo, { recursive: true });
   git(repo, ['init', '--quiet', '--initial-branch=main']);
@@ -103,7 +106,8 @@ export function parseNdjson(text: string): Array<Record<string, unknown>> {
     .filter((line) => line !== '')
     .map((line) => {
       const value = JSON.parse(line) as unknown;
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`not an object: ${line}`);
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw new Error(`not an object: ${line}`);
       return value as Record<string, unknown>;
     });
 }

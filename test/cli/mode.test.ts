@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { chooseMode, inCi } from '../../src/cli/race-session.js';
 import type { CliContext } from '../../src/cli/context.js';
 
-const ctx = (isTTY: boolean, env: NodeJS.ProcessEnv): CliContext => ({ stdout: { isTTY }, env }) as unknown as CliContext;
+const ctx = (isTTY: boolean, env: NodeJS.ProcessEnv): CliContext =>
+  ({ stdout: { isTTY }, env }) as unknown as CliContext;
 
 describe('choosing the dashboard or headless mode', () => {
   it('opens the dashboard on a terminal', () => {

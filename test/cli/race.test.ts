@@ -19,7 +19,8 @@ beforeEach(async () => {
 
 afterEach(() => sandbox.cleanup());
 
-const race = (args: string[], cwd = repo) => hydra(['race', ...args], { cwd, env: sandbox.env, timeoutMs: 90_000 });
+const race = (args: string[], cwd = repo) =>
+  hydra(['race', ...args], { cwd, env: sandbox.env, timeoutMs: 90_000 });
 
 const fastFakes = (extra: { logArgvTo?: string } = {}) =>
   installFakes(sandbox.bin, {
@@ -28,7 +29,13 @@ const fastFakes = (extra: { logArgvTo?: string } = {}) =>
   });
 
 type Line = Record<string, unknown>;
-const summaryOf = (lines: Line[]) => lines.at(-1) as { type: string; runId: string; agents: Array<Record<string, unknown>>; error?: { kind: string; message: string; hint: string } };
+const summaryOf = (lines: Line[]) =>
+  lines.at(-1) as {
+    type: string;
+    runId: string;
+    agents: Array<Record<string, unknown>>;
+    error?: { kind: string; message: string; hint: string };
+  };
 
 /** Processes whose command line mentions the sandbox (fake agents, their children). */
 const strayProcesses = (): string[] =>
@@ -46,7 +53,12 @@ describe('hydra race --json', () => {
 
     const [first] = lines;
     const head = git(repo, ['rev-parse', 'HEAD']);
-    expect(first).toEqual({ type: 'race', runId: expect.any(String), baseRef: head, agents: ['claude', 'codex'] });
+    expect(first).toEqual({
+      type: 'race',
+      runId: expect.any(String),
+      baseRef: head,
+      agents: ['claude', 'codex'],
+    });
 
     const middle = lines.slice(1, -1);
     expect(middle.every((line) => line.type === 'agent_event')).toBe(true);
@@ -64,10 +76,27 @@ describe('hydra race --json', () => {
     expect(summary.runId).toBe((first as { runId: string }).runId);
     expect(summary.agents.map((agent) => agent.agent).sort()).toEqual(['claude', 'codex']);
     for (const agent of summary.agents) {
-      expect(Object.keys(agent).sort()).toEqual(['agent', 'branch', 'diff', 'durationMs', 'exitCode', 'status', 'usage', 'worktree']);
+      expect(Object.keys(agent).sort()).toEqual([
+        'agent',
+        'branch',
+        'diff',
+        'durationMs',
+        'exitCode',
+        'status',
+        'usage',
+        'worktree',
+      ]);
       expect(agent.status).toBe('completed');
       expect(Object.keys(agent.usage as object).sort()).toEqual(
-        ['cacheReadTokens', 'cacheWriteTokens', 'costSource', 'costUsd', 'inputTokens', 'outputTokens', 'turns'].sort(),
+        [
+          'cacheReadTokens',
+          'cacheWriteTokens',
+          'costSource',
+          'costUsd',
+          'inputTokens',
+          'outputTokens',
+          'turns',
+        ].sort(),
       );
       expect(Object.keys(agent.diff as object).sort()).toEqual(['deletions', 'filesChanged', 'insertions']);
       expect((agent.diff as { filesChanged: number }).filesChanged).toBeGreaterThan(0);
@@ -108,11 +137,14 @@ describe('hydra race --json', () => {
     const log = path.join(sandbox.dir, 'argv.jsonl');
     await fastFakes({ logArgvTo: log });
     writeFileSync(path.join(repo, 'hydra.toml'), '[agents.claude]\nextra_args = ["--max-turns", "3"]\n');
-    const result = await hydra(['race', '--json', '--agents', 'claude', '--model', 'claude=opus', '--prompt-file', '-'], {
-      cwd: repo,
-      env: sandbox.env,
-      input: 'Add a hello.txt file\n',
-    });
+    const result = await hydra(
+      ['race', '--json', '--agents', 'claude', '--model', 'claude=opus', '--prompt-file', '-'],
+      {
+        cwd: repo,
+        env: sandbox.env,
+        input: 'Add a hello.txt file\n',
+      },
+    );
     expect(result.exitCode, result.stderr).toBe(0);
     const call = readFileSync(log, 'utf8')
       .split('\n')
@@ -121,7 +153,9 @@ describe('hydra race --json', () => {
       .find((item) => item.argv.includes('--output-format'));
     expect(call?.argv.join(' ')).toContain('--model opus');
     expect(call?.argv.join(' ')).toContain('--max-turns 3');
-    expect(call?.argv.includes('Add a hello.txt file\n') || call?.stdin === 'Add a hello.txt file\n').toBe(true);
+    expect(call?.argv.includes('Add a hello.txt file\n') || call?.stdin === 'Add a hello.txt file\n').toBe(
+      true,
+    );
   });
 
   it('keeps worktrees with --keep-worktrees and reports their paths', async () => {
@@ -159,7 +193,11 @@ describe('hydra race --json', () => {
     const summary = summaryOf(parseNdjson(result.stdout));
     for (const agent of summary.agents) {
       expect(agent.status).toBe('failed');
-      expect(agent.error).toMatchObject({ kind: expect.any(String), message: expect.any(String), hint: expect.any(String) });
+      expect(agent.error).toMatchObject({
+        kind: expect.any(String),
+        message: expect.any(String),
+        hint: expect.any(String),
+      });
     }
     expect(result.stderr).toContain('no agent completed');
   });
@@ -192,7 +230,10 @@ describe('hydra race refuses what it cannot race in', () => {
   });
 
   it('with a configured binary that does not exist: exit 1 naming the binary', async () => {
-    writeFileSync(path.join(repo, 'hydra.toml'), '[race]\nagents = ["claude"]\n[agents.claude]\nbinary = "/nowhere/claude"\n');
+    writeFileSync(
+      path.join(repo, 'hydra.toml'),
+      '[race]\nagents = ["claude"]\n[agents.claude]\nbinary = "/nowhere/claude"\n',
+    );
     const result = await race(['--json', 'Add a hello.txt file']);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('/nowhere/claude');
@@ -217,7 +258,7 @@ describe('hydra race refuses what it cannot race in', () => {
     expect(lines[0]).toMatchObject({ type: 'race', baseRef: null, agents: [] });
     expect(summaryOf(lines).error?.kind).toBeDefined();
     expect(result.stderr).toMatch(/not (inside )?a git repository/i);
-    expect(result.stderr).not.toContain("hydra doctor");
+    expect(result.stderr).not.toContain('hydra doctor');
   });
 
   it('in a repository with no commits: exit 1', async () => {
@@ -299,7 +340,9 @@ describe('after a headless race', () => {
     expect(merged.exitCode).toBe(1);
     expect(merged.stderr).toMatch(/conflict/i);
     expect(merged.stderr).toContain('hello.txt');
-    expect(merged.stderr).toContain(`hint: Nothing was changed. Resolve it by hand: \`git merge hydra/${runId}/codex\``);
+    expect(merged.stderr).toContain(
+      `hint: Nothing was changed. Resolve it by hand: \`git merge hydra/${runId}/codex\``,
+    );
     expect(git(repo, ['rev-parse', 'HEAD'])).toBe(before);
     expect(readFileSync(path.join(repo, 'hello.txt'), 'utf8')).toBe('my own hello\n');
   });
@@ -358,7 +401,14 @@ describe('Ctrl-C in headless mode', () => {
 
 describe('an agent that crashes with a message on stderr', () => {
   it('hydra show prints the stderr the failure hint points at', async () => {
-    await installFakes(sandbox.bin, { codex: { agent: 'codex', delayMs: 5, crashAfterLines: 2, stderr: 'Error: model overloaded\n  at request (api.js:1)\n' } });
+    await installFakes(sandbox.bin, {
+      codex: {
+        agent: 'codex',
+        delayMs: 5,
+        crashAfterLines: 2,
+        stderr: 'Error: model overloaded\n  at request (api.js:1)\n',
+      },
+    });
     const raced = await race(['--json', '--agents', 'codex', 'Add a hello.txt file']);
     expect(raced.exitCode).toBe(1);
     const summary = summaryOf(parseNdjson(raced.stdout));
@@ -374,11 +424,23 @@ describe('an agent whose work cannot be committed', () => {
   it('keeps its worktree (the only copy of its work) and says so on stderr', async () => {
     // The agent breaks its worktree's .git file, so `git add` fails when hydra commits its result.
     await installFakes(sandbox.bin, {
-      claude: { agent: 'claude', delayMs: 5, edits: [{ path: 'hello.txt', content: 'precious\n' }, { path: '.git', content: 'gitdir: /nonexistent\n' }] },
+      claude: {
+        agent: 'claude',
+        delayMs: 5,
+        edits: [
+          { path: 'hello.txt', content: 'precious\n' },
+          { path: '.git', content: 'gitdir: /nonexistent\n' },
+        ],
+      },
     });
     const raced = await race(['--json', '--agents', 'claude', 'Add a hello.txt file']);
     const runId = summaryOf(parseNdjson(raced.stdout)).runId;
-    const worktree = path.join(sandbox.env.HYDRA_WORKTREE_ROOT ?? '', readdirSync(sandbox.env.HYDRA_WORKTREE_ROOT ?? '')[0] ?? '', runId, 'claude');
+    const worktree = path.join(
+      sandbox.env.HYDRA_WORKTREE_ROOT ?? '',
+      readdirSync(sandbox.env.HYDRA_WORKTREE_ROOT ?? '')[0] ?? '',
+      runId,
+      'claude',
+    );
     expect(raced.stderr).toContain(`hydra: claude: Could not commit the agent's work`);
     expect(raced.stderr).toContain(`Its files are kept in ${worktree}`);
     expect(readFileSync(path.join(worktree, 'hello.txt'), 'utf8')).toBe('precious\n');
@@ -394,7 +456,14 @@ describe('a reader that goes away from runs or show (hydra show <run> | head)', 
     const raced = await race(['--json', 'Add a hello.txt file']);
     const runId = summaryOf(parseNdjson(raced.stdout)).runId;
     for (const args of [['show', runId], ['runs'], ['show', runId, '--json']]) {
-      const child = execa(process.execPath, [MAIN, ...args], { cwd: repo, env: sandbox.env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 30_000 });
+      const child = execa(process.execPath, [MAIN, ...args], {
+        cwd: repo,
+        env: sandbox.env,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 30_000,
+      });
       child.stdout?.destroy();
       const result = await child;
       expect(String(result.stderr)).not.toMatch(/EPIPE|Unhandled|at /);
@@ -410,7 +479,10 @@ describe('Ctrl-C in headless mode before any agent started', () => {
     const mark = path.join(sandbox.dir, 'probing');
     for (const name of ['claude', 'codex']) {
       const wrapper = path.join(sandbox.bin, name);
-      writeFileSync(wrapper, readFileSync(wrapper, 'utf8').replace(/^exec /m, `touch '${mark}'; sleep 3; exec `));
+      writeFileSync(
+        wrapper,
+        readFileSync(wrapper, 'utf8').replace(/^exec /m, `touch '${mark}'; sleep 3; exec `),
+      );
     }
     const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
       cwd: repo,
@@ -420,7 +492,8 @@ describe('Ctrl-C in headless mode before any agent started', () => {
       stdin: 'ignore',
       timeout: 60_000,
     });
-    for (let i = 0; i < 400 && !existsSync(mark); i += 1) await new Promise((resolve) => setTimeout(resolve, 25));
+    for (let i = 0; i < 400 && !existsSync(mark); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 25));
     expect(existsSync(mark)).toBe(true);
     child.kill('SIGINT');
     const result = await child;

@@ -27,8 +27,13 @@ const runWithLateReader = async (scenario: object, lateMs: number): Promise<stri
   dir ??= mkdtempSync(path.join(tmpdir(), 'hydra-fake-agent-'));
   const scenarioFile = path.join(dir, 'scenario.json');
   writeFileSync(scenarioFile, JSON.stringify(scenario));
-  const agent = [process.execPath, FAKE_AGENT, '--scenario', scenarioFile, '--', '-p', 'x'].map(shellQuote).join(' ');
-  const { stdout } = await execFileAsync('sh', ['-c', `${agent} | (sleep ${lateMs / 1000}; cat)`], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+  const agent = [process.execPath, FAKE_AGENT, '--scenario', scenarioFile, '--', '-p', 'x']
+    .map(shellQuote)
+    .join(' ');
+  const { stdout } = await execFileAsync('sh', ['-c', `${agent} | (sleep ${lateMs / 1000}; cat)`], {
+    cwd: dir,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return stdout;
 };
 
@@ -38,11 +43,16 @@ describe('fake agent', () => {
   it('delivers every line, the last one too, to a reader that starts draining the pipe late', async () => {
     // 64 x 1 KiB fill the 64 KiB pipe; the rest (under the 16 KiB high-water mark) is only buffered: an
     // exit that does not wait for them loses the end of the stream, the result line included.
-    const filler = Array.from({ length: 70 }, (_, i) => JSON.stringify({ type: 'system', subtype: 'status', n: i, pad: 'x'.repeat(1000) }));
+    const filler = Array.from({ length: 70 }, (_, i) =>
+      JSON.stringify({ type: 'system', subtype: 'status', n: i, pad: 'x'.repeat(1000) }),
+    );
     const result = JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'done' });
     // Whether the tail is lost depends on timing, so look several times.
     for (let attempt = 0; attempt < 8; attempt += 1) {
-      const output = await runWithLateReader({ agent: 'claude', delayMs: 0, edits: [], lines: [...filler, result] }, 300);
+      const output = await runWithLateReader(
+        { agent: 'claude', delayMs: 0, edits: [], lines: [...filler, result] },
+        300,
+      );
       const lines = output.split('\n').filter((line) => line !== '');
       expect(lines, `attempt ${attempt + 1}`).toHaveLength(71);
       expect(lines.at(-1)).toBe(result);

@@ -45,7 +45,12 @@ const capture = async (box: Sandbox, options: { escapes?: boolean } = {}): Promi
   tmux(box.socket, ['capture-pane', '-p', ...(options.escapes === true ? ['-e'] : []), '-t', 'e2e']);
 
 /** Polls the terminal until `check` passes (generous bound; no timing is asserted). */
-const waitForScreen = async (box: Sandbox, what: string, check: (screen: string) => boolean, escapes = false): Promise<string> => {
+const waitForScreen = async (
+  box: Sandbox,
+  what: string,
+  check: (screen: string) => boolean,
+  escapes = false,
+): Promise<string> => {
   const deadline = Date.now() + 30_000;
   let screen = '';
   while (Date.now() < deadline) {
@@ -79,15 +84,30 @@ const startHydra = async (box: Sandbox): Promise<void> => {
     TERM: 'xterm-256color',
     ...GIT_ENV,
   };
-  const assignments = Object.entries(env).map(([key, value]) => `${key}=${shellQuote(value)}`).join(' ');
+  const assignments = Object.entries(env)
+    .map(([key, value]) => `${key}=${shellQuote(value)}`)
+    .join(' ');
   // `env -u CI`: Ink draws nothing live when it thinks it runs in CI.
   const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
-  await tmux(box.socket, ['new-session', '-d', '-x', '160', '-y', '45', '-s', 'e2e', '-c', box.repo, command]);
+  await tmux(box.socket, [
+    'new-session',
+    '-d',
+    '-x',
+    '160',
+    '-y',
+    '45',
+    '-s',
+    'e2e',
+    '-c',
+    box.repo,
+    command,
+  ]);
 };
 
 const waitForExitCode = async (box: Sandbox): Promise<string> => {
   const deadline = Date.now() + 30_000;
-  while (!existsSync(box.exitFile) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (!existsSync(box.exitFile) && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   return (await readFile(box.exitFile, 'utf8')).trim();
 };
 
@@ -102,13 +122,17 @@ const waitForAgentProcesses = async (box: Sandbox): Promise<boolean> => {
 };
 
 const hydraRefs = async (box: Sandbox): Promise<{ worktrees: string[]; branches: string }> => ({
-  worktrees: (await git(box.repo, ['worktree', 'list', '--porcelain'])).split('\n').filter((line) => line.startsWith('worktree ')),
+  worktrees: (await git(box.repo, ['worktree', 'list', '--porcelain']))
+    .split('\n')
+    .filter((line) => line.startsWith('worktree ')),
   branches: await git(box.repo, ['branch', '--list', 'hydra/*']),
 });
 
 beforeEach(async () => {
   if (!existsSync(HYDRA) || !existsSync(FAKE_AGENT)) {
-    throw new Error(`${HYDRA} or ${FAKE_AGENT} is missing: run \`npm run build\` before this test (npm test does).`);
+    throw new Error(
+      `${HYDRA} or ${FAKE_AGENT} is missing: run \`npm run build\` before this test (npm test does).`,
+    );
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-e2e-dashboard-'));
   const repo = path.join(dir, 'repo');
@@ -119,7 +143,13 @@ beforeEach(async () => {
   await git(repo, ['init', '--quiet', '--initial-branch=main']);
   await git(repo, ['add', 'README.md']);
   await git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
-  sandbox = { dir, repo, bin, socket: `hydra-e2e-${process.pid}-${Date.now()}`, exitFile: path.join(dir, 'exit-code') };
+  sandbox = {
+    dir,
+    repo,
+    bin,
+    socket: `hydra-e2e-${process.pid}-${Date.now()}`,
+    exitFile: path.join(dir, 'exit-code'),
+  };
 });
 
 afterEach(async () => {
@@ -136,8 +166,16 @@ describe('hydra race on a real terminal', () => {
   it('shows the panes, moves focus, opens a diff, merges the chosen agent and cleans up', async () => {
     const box = sandbox!;
     await installFakeAgents(box.bin, {
-      claude: { agent: 'claude', delayMs: 150, edits: [{ path: 'claude.txt', content: 'written by claude\n' }] },
-      codex: { agent: 'codex', delayMs: 150, edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }] },
+      claude: {
+        agent: 'claude',
+        delayMs: 150,
+        edits: [{ path: 'claude.txt', content: 'written by claude\n' }],
+      },
+      codex: {
+        agent: 'codex',
+        delayMs: 150,
+        edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }],
+      },
     });
     await startHydra(box);
 
@@ -145,12 +183,18 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForAgentProcesses(box)).toBe(true);
 
     // Both panes show their agent's events and usage; both agents complete.
-    const panes = await waitForScreen(box, 'both agents to complete with a diff', (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2);
+    const panes = await waitForScreen(
+      box,
+      'both agents to complete with a diff',
+      (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2,
+    );
     expect(panes.match(/✔ completed \d/g)).toHaveLength(2);
     expect(panes).toContain('Claude Code');
     expect(panes).toContain('Codex');
     expect(panes).toMatch(/⚙ .+/);
-    const usageLines = panes.match(/in [\d.]+[kM]? out [\d.]+[kM]? cached [\d.]+[kM]? · \d+ turns? · (~?\$\d+\.\d+|n\/a)/g) ?? [];
+    const usageLines =
+      panes.match(/in [\d.]+[kM]? out [\d.]+[kM]? cached [\d.]+[kM]? · \d+ turns? · (~?\$\d+\.\d+|n\/a)/g) ??
+      [];
     expect(usageLines.length).toBeGreaterThanOrEqual(2);
     expect(panes).toContain('2 done');
 
@@ -166,17 +210,26 @@ describe('hydra race on a real terminal', () => {
 
     // The diff of the focused agent, coloured.
     await sendKeys(box, 'd');
-    const diff = await waitForScreen(box, 'the codex diff', (screen) => screen.includes('diff --git a/src/codex.ts b/src/codex.ts'), true);
+    const diff = await waitForScreen(
+      box,
+      'the codex diff',
+      (screen) => screen.includes('diff --git a/src/codex.ts b/src/codex.ts'),
+      true,
+    );
     expect(diff).toMatch(new RegExp(`${ESC}\\[32m\\+export const winner = "codex";`));
     await sendKeys(box, 'Escape');
     await waitForScreen(box, 'the panes again', (screen) => screen.includes('x stop'));
 
     // Merge it: the confirmation says what will happen, y does it.
     await sendKeys(box, 'm');
-    const confirm = await waitForScreen(box, 'the merge confirmation', (screen) => screen.includes('y merge'));
+    const confirm = await waitForScreen(box, 'the merge confirmation', (screen) =>
+      screen.includes('y merge'),
+    );
     expect(confirm).toContain("Merge Codex's result into main?");
     await sendKeys(box, 'y');
-    const merged = await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Codex's result"));
+    const merged = await waitForScreen(box, 'the merge result', (screen) =>
+      screen.includes("Merged Codex's result"),
+    );
     expect(merged).toMatch(/into main: (fast-forward|merge commit)/);
 
     expect(await waitForExitCode(box)).toBe('0');
@@ -184,12 +237,17 @@ describe('hydra race on a real terminal', () => {
     // The winner's change is on main, the loser's is not, the user's uncommitted file survived.
     expect(await git(box.repo, ['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
     expect(await git(box.repo, ['show', 'HEAD:src/codex.ts'])).toBe('export const winner = "codex";');
-    expect(await readFile(path.join(box.repo, 'src', 'codex.ts'), 'utf8')).toBe('export const winner = "codex";\n');
+    expect(await readFile(path.join(box.repo, 'src', 'codex.ts'), 'utf8')).toBe(
+      'export const winner = "codex";\n',
+    );
     expect(existsSync(path.join(box.repo, 'claude.txt'))).toBe(false);
     expect(await readFile(path.join(box.repo, 'notes.txt'), 'utf8')).toBe('uncommitted work must survive\n');
 
     // No worktree, no hydra branch, no agent process is left.
-    expect(await hydraRefs(box)).toEqual({ worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`], branches: '' });
+    expect(await hydraRefs(box)).toEqual({
+      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
+      branches: '',
+    });
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 120_000);
 
@@ -202,23 +260,36 @@ describe('hydra race on a real terminal', () => {
     });
     await startHydra(box);
     expect(await waitForAgentProcesses(box)).toBe(true);
-    await waitForScreen(box, 'both agents running', (screen) => (screen.match(/running \d+s · idle/g) ?? []).length >= 2);
+    await waitForScreen(
+      box,
+      'both agents running',
+      (screen) => (screen.match(/running \d+s · idle/g) ?? []).length >= 2,
+    );
 
     await sendKeys(box, 'q');
     const dialog = await waitForScreen(box, 'the quit confirmation', (screen) => screen.includes('y quit'));
     expect(dialog).toContain('Quit and stop the running agents?');
     expect(dialog).toContain('Stops Claude Code and Codex (still running)');
     await sendKeys(box, 'n');
-    await waitForScreen(box, 'the panes again', (screen) => !screen.includes('y quit') && screen.includes('x stop'));
+    await waitForScreen(
+      box,
+      'the panes again',
+      (screen) => !screen.includes('y quit') && screen.includes('x stop'),
+    );
     expect(await fakeAgentProcesses(box.bin)).not.toEqual([]);
 
     await sendKeys(box, 'C-c');
-    const ended = await waitForScreen(box, 'the cancelled race', (screen) => screen.includes('Race cancelled; nothing was merged.'));
+    const ended = await waitForScreen(box, 'the cancelled race', (screen) =>
+      screen.includes('Race cancelled; nothing was merged.'),
+    );
     expect(ended).toContain('0 completed');
     // Nothing completed: exit code 1.
     expect(await waitForExitCode(box)).toBe('1');
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
-    expect(await hydraRefs(box)).toEqual({ worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`], branches: '' });
+    expect(await hydraRefs(box)).toEqual({
+      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
+      branches: '',
+    });
     expect(await git(box.repo, ['log', '--format=%s'])).toBe('first commit');
   }, 120_000);
 });

@@ -7,7 +7,14 @@ import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
 import type { Actor, AnyActorRef } from 'xstate';
 import { ev } from '../../src/adapters/events.js';
 import { agentMachine } from '../../src/engine/agent-machine.js';
-import type { AgentLaunch, AgentProcessCommand, AgentProcessEvent, AgentReport, FinalizeInput, FinalizeOutput } from '../../src/engine/agent-types.js';
+import type {
+  AgentLaunch,
+  AgentProcessCommand,
+  AgentProcessEvent,
+  AgentReport,
+  FinalizeInput,
+  FinalizeOutput,
+} from '../../src/engine/agent-types.js';
 
 interface FakeProcess {
   sendBack: (event: AgentProcessEvent) => void;
@@ -43,28 +50,47 @@ let actor: Actor<ReturnType<typeof harness>> | null;
 const harness = () => {
   const agent = agentMachine.provide({
     actors: {
-      agentProcess: fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(({ sendBack, receive }) => {
-        const fake: FakeProcess = { sendBack, commands: [], tornDown: false };
-        processes.push(fake);
-        receive((command) => fake.commands.push(command));
-        return () => {
-          fake.tornDown = true;
-        };
-      }),
+      agentProcess: fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(
+        ({ sendBack, receive }) => {
+          const fake: FakeProcess = { sendBack, commands: [], tornDown: false };
+          processes.push(fake);
+          receive((command) => fake.commands.push(command));
+          return () => {
+            fake.tornDown = true;
+          };
+        },
+      ),
       finalizeResult: fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
         finalized.push(input);
         if (finalizeFails) throw new Error('disk full');
-        return { commit: 'c0ffee', diff: { filesChanged: 1, insertions: 2, deletions: 0, files: [{ path: 'a', insertions: 2, deletions: 0 }] } };
+        return {
+          commit: 'c0ffee',
+          diff: {
+            filesChanged: 1,
+            insertions: 2,
+            deletions: 0,
+            files: [{ path: 'a', insertions: 2, deletions: 0 }],
+          },
+        };
       }),
     },
   });
   return setup({
-    types: { context: {} as { reports: AgentReport[]; launch: AgentLaunch }, events: {} as AgentReport, input: {} as AgentLaunch },
+    types: {
+      context: {} as { reports: AgentReport[]; launch: AgentLaunch },
+      events: {} as AgentReport,
+      input: {} as AgentLaunch,
+    },
     actors: { agent },
   }).createMachine({
     context: ({ input }) => ({ reports: [], launch: input }),
     invoke: { id: 'agent', src: 'agent', input: ({ context }) => context.launch },
-    on: { '*': { guard: ({ event }) => event.type.startsWith('AGENT.'), actions: assign(({ context, event }) => ({ reports: [...context.reports, event] })) } },
+    on: {
+      '*': {
+        guard: ({ event }) => event.type.startsWith('AGENT.'),
+        actions: assign(({ context, event }) => ({ reports: [...context.reports, event] })),
+      },
+    },
   });
 };
 
@@ -105,12 +131,23 @@ describe('agent machine', () => {
     expect(run.agentState()).toEqual({ live: 'spawning' });
     run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
     expect(run.agentState()).toEqual({ live: { running: 'watching' } });
-    run.proc().sendBack({ type: 'OUTPUT', at: 2, events: [ev({ kind: 'message', role: 'assistant', text: 'hi' })] });
+    run
+      .proc()
+      .sendBack({ type: 'OUTPUT', at: 2, events: [ev({ kind: 'message', role: 'assistant', text: 'hi' })] });
     run.proc().sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: 0, stoppedBy: null });
     await vi.advanceTimersByTimeAsync(0);
 
-    expect(run.reports().map((report) => report.type)).toEqual(['AGENT.SPAWNED', 'AGENT.OUTPUT', 'AGENT.EXITED', 'AGENT.SETTLED']);
-    expect(run.reports()[3]).toMatchObject({ status: 'completed', commit: 'c0ffee', diff: { filesChanged: 1 } });
+    expect(run.reports().map((report) => report.type)).toEqual([
+      'AGENT.SPAWNED',
+      'AGENT.OUTPUT',
+      'AGENT.EXITED',
+      'AGENT.SETTLED',
+    ]);
+    expect(run.reports()[3]).toMatchObject({
+      status: 'completed',
+      commit: 'c0ffee',
+      diff: { filesChanged: 1 },
+    });
     expect(finalized[0]).toMatchObject({ worktree: '/w', branch: 'hydra/x/claude', baseRef: 'base' });
     expect(finalized[0]?.message).toMatch(/claude result \(completed\)/);
     expect(run.proc().tornDown).toBe(true);
@@ -152,7 +189,9 @@ describe('agent machine', () => {
     expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'idle_timeout' }]);
     await vi.advanceTimersByTimeAsync(1);
     expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'idle_timeout' }, { type: 'KILL' }]);
-    run.proc().sendBack({ type: 'EXITED', at: 5, terminal: failed, exitCode: null, stoppedBy: 'idle_timeout' });
+    run
+      .proc()
+      .sendBack({ type: 'EXITED', at: 5, terminal: failed, exitCode: null, stoppedBy: 'idle_timeout' });
     await vi.advanceTimersByTimeAsync(0);
     expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'timed_out' });
   });
@@ -195,7 +234,9 @@ describe('agent machine', () => {
     expect(run.proc().commands).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'idle_timeout' }]);
-    run.proc().sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: null, stoppedBy: 'idle_timeout' });
+    run
+      .proc()
+      .sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: null, stoppedBy: 'idle_timeout' });
     await vi.advanceTimersByTimeAsync(0);
     expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'completed' });
   });
@@ -244,7 +285,11 @@ describe('agent machine', () => {
     const run = start();
     run.proc().sendBack({ type: 'EXITED', at: 2, terminal: completed, exitCode: 0, stoppedBy: null });
     await vi.advanceTimersByTimeAsync(0);
-    expect(run.reports().at(-1)).toMatchObject({ status: 'completed', diff: null, warning: expect.stringMatching(/disk full/) });
+    expect(run.reports().at(-1)).toMatchObject({
+      status: 'completed',
+      diff: null,
+      warning: expect.stringMatching(/disk full/),
+    });
   });
 
   it('tears the process down when the machine is stopped from outside', () => {

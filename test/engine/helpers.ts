@@ -11,7 +11,11 @@ import { installFakeAgents } from '../../src/demo/fake-bin.js';
 import type { FakeBinaryName, FakeScenario } from '../../src/demo/fake-bin.js';
 import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src/engine/types.js';
 
-export const BINARY: Record<AdapterId, FakeBinaryName> = { claude: 'claude', codex: 'codex', cursor: 'cursor-agent' };
+export const BINARY: Record<AdapterId, FakeBinaryName> = {
+  claude: 'claude',
+  codex: 'codex',
+  cursor: 'cursor-agent',
+};
 
 export interface Sandbox {
   dir: string;
@@ -26,7 +30,13 @@ export const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 't@example.com' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 't@example.com',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 't@example.com',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 
@@ -52,9 +62,14 @@ export function makeSandbox(options: { commit?: boolean } = {}): Sandbox {
   };
 }
 
-export async function installAgents(sandbox: Sandbox, scenarios: Partial<Record<AdapterId, Omit<FakeScenario, 'agent'>>>): Promise<void> {
+export async function installAgents(
+  sandbox: Sandbox,
+  scenarios: Partial<Record<AdapterId, Omit<FakeScenario, 'agent'>>>,
+): Promise<void> {
   const byBinary: Partial<Record<FakeBinaryName, FakeScenario>> = {};
-  for (const [agent, scenario] of Object.entries(scenarios) as Array<[AdapterId, Omit<FakeScenario, 'agent'>]>) {
+  for (const [agent, scenario] of Object.entries(scenarios) as Array<
+    [AdapterId, Omit<FakeScenario, 'agent'>]
+  >) {
     byBinary[BINARY[agent]] = { agent, delayMs: 10, ...scenario };
   }
   await installFakeAgents(sandbox.bin, byBinary);
@@ -69,7 +84,11 @@ export const plan = (sandbox: Sandbox, agent: AdapterId, extra: Partial<AgentPla
   ...extra,
 });
 
-export const raceOptions = (sandbox: Sandbox, agents: AgentPlan[], extra: Partial<RaceOptions> = {}): RaceOptions => ({
+export const raceOptions = (
+  sandbox: Sandbox,
+  agents: AgentPlan[],
+  extra: Partial<RaceOptions> = {},
+): RaceOptions => ({
   repoPath: sandbox.repo,
   prompt: 'Create hello.txt',
   agents,
@@ -85,7 +104,11 @@ export const raceOptions = (sandbox: Sandbox, agents: AgentPlan[], extra: Partia
 });
 
 /** Resolves with the first snapshot that matches. */
-export const waitForSnapshot = (handle: RaceHandle, predicate: (snapshot: RaceSnapshot) => boolean, timeoutMs = 20_000): Promise<RaceSnapshot> =>
+export const waitForSnapshot = (
+  handle: RaceHandle,
+  predicate: (snapshot: RaceSnapshot) => boolean,
+  timeoutMs = 20_000,
+): Promise<RaceSnapshot> =>
   new Promise((resolve, reject) => {
     if (predicate(handle.getSnapshot())) {
       resolve(handle.getSnapshot());
@@ -103,7 +126,8 @@ export const waitForSnapshot = (handle: RaceHandle, predicate: (snapshot: RaceSn
     });
   });
 
-export const agentStatus = (snapshot: RaceSnapshot, agent: AdapterId): string | undefined => snapshot.agents.find((item) => item.agent === agent)?.status;
+export const agentStatus = (snapshot: RaceSnapshot, agent: AdapterId): string | undefined =>
+  snapshot.agents.find((item) => item.agent === agent)?.status;
 
 /** Every process whose environment carries this run's marker (agents and anything they started). */
 export const processesOfRun = (runId: string): number[] =>
@@ -126,18 +150,33 @@ export const groupMembers = (pgid: number): number[] =>
     .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith('Z'))
     .map(([pid]) => Number(pid));
 
-export const pidRecords = (repo: string, runId: string): Array<{ agent: AdapterId; pid: number; pgid: number }> => {
+export const pidRecords = (
+  repo: string,
+  runId: string,
+): Array<{ agent: AdapterId; pid: number; pgid: number }> => {
   const dir = path.join(repo, '.hydra', 'runs', runId, 'agents');
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((name) => name.endsWith('.pid'))
-    .map((name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { agent: AdapterId; pid: number; pgid: number });
+    .map(
+      (name) =>
+        JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as {
+          agent: AdapterId;
+          pid: number;
+          pgid: number;
+        },
+    );
 };
 
-export const alive = (pid: number): boolean => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+export const alive = (pid: number): boolean =>
+  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
 
 /** Polls until a condition holds (bounded). */
-export async function eventually(check: () => boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+export async function eventually(
+  check: () => boolean,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -146,7 +185,9 @@ export async function eventually(check: () => boolean, timeoutMs = 10_000, what 
 }
 
 /** HEAD, index and working tree state of a repository, for before/after comparisons. */
-export const repoState = (repo: string): { head: string; branch: string; status: string; index: string; files: Record<string, string> } => {
+export const repoState = (
+  repo: string,
+): { head: string; branch: string; status: string; index: string; files: Record<string, string> } => {
   const files: Record<string, string> = {};
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

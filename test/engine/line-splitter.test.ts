@@ -4,7 +4,10 @@ import { LineSplitter, TailBuffer } from '../../src/engine/line-splitter.js';
 const collect = (maxBytes?: number) => {
   const lines: string[] = [];
   const oversize: Array<{ bytes: number; head: string }> = [];
-  const splitter = new LineSplitter({ line: (text) => lines.push(text), oversize: (bytes, head) => oversize.push({ bytes, head }) }, maxBytes);
+  const splitter = new LineSplitter(
+    { line: (text) => lines.push(text), oversize: (bytes, head) => oversize.push({ bytes, head }) },
+    maxBytes,
+  );
   return { splitter, lines, oversize };
 };
 

@@ -36,7 +36,9 @@ describe('process supervision', () => {
   it('stops an agent that goes quiet for longer than its idle timeout, with the reason', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {}, codex: { hangAfterLines: 2 } });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex', { idleTimeoutMs: 400 })]));
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex', { idleTimeoutMs: 400 })]),
+    );
 
     const summary = await handle.settled;
 
@@ -45,14 +47,18 @@ describe('process supervision', () => {
     expect(codex.error?.kind).toBe('TimedOut');
     expect(codex.error?.message).toMatch(/no output for 0\.4 s.*idle timeout/);
     // The hint names a flag and a config key that exist.
-    expect(codex.error?.hint).toContain('--idle-timeout <seconds>, or agents.codex.idle_timeout_s in hydra.toml');
+    expect(codex.error?.hint).toContain(
+      '--idle-timeout <seconds>, or agents.codex.idle_timeout_s in hydra.toml',
+    );
     expect(summary.agents.find((agent) => agent.agent === 'claude')?.status).toBe('completed');
     expect(processesOfRun(handle.runId)).toEqual([]);
   });
 
   it('stops an agent that runs past the overall time limit', async () => {
     sandbox = makeSandbox();
-    await installAgents(sandbox, { claude: { lines: Array.from({ length: 400 }, () => '{"type":"ping"}'), delayMs: 20 } });
+    await installAgents(sandbox, {
+      claude: { lines: Array.from({ length: 400 }, () => '{"type":"ping"}'), delayMs: 20 },
+    });
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')], { timeoutMs: 500 }));
 
     const summary = await handle.settled;
@@ -69,7 +75,9 @@ describe('process supervision', () => {
       codex: { hangAfterLines: 1, spawnGrandchild: true },
       cursor: { hangAfterLines: 1, ignoreSigterm: true },
     });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex'), plan(sandbox, 'cursor')]));
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex'), plan(sandbox, 'cursor')]),
+    );
     await waitForSnapshot(handle, allRunning(['claude', 'codex', 'cursor']));
     await eventually(() => pidRecords(sandbox.repo, handle!.runId).length === 3, 10_000, 'pid records');
     const groups = pidRecords(sandbox.repo, handle.runId).map((record) => record.pgid);
@@ -101,7 +109,11 @@ describe('process supervision', () => {
 
     expect(summary.agents.find((agent) => agent.agent === 'claude')?.status).toBe('cancelled');
     const failed = events.find((record) => record.agent === 'claude' && record.event.kind === 'failed');
-    expect(failed?.event).toMatchObject({ kind: 'failed', signal: 'SIGKILL', error: { kind: 'Interrupted' } });
+    expect(failed?.event).toMatchObject({
+      kind: 'failed',
+      signal: 'SIGKILL',
+      error: { kind: 'Interrupted' },
+    });
     expect(summary.agents.find((agent) => agent.agent === 'codex')?.status).toBe('completed');
     expect(processesOfRun(handle.runId)).toEqual([]);
   });
@@ -128,7 +140,9 @@ describe('process supervision', () => {
 
   it('marks an agent that crashes without a result as failed', async () => {
     sandbox = makeSandbox();
-    await installAgents(sandbox, { codex: { crashAfterLines: 2, stderr: 'segmentation fault (core dumped)\n' } });
+    await installAgents(sandbox, {
+      codex: { crashAfterLines: 2, stderr: 'segmentation fault (core dumped)\n' },
+    });
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'codex')]));
     const summary = await handle.settled;
     expect(summary.agents[0]).toMatchObject({ status: 'failed', exitCode: 139 });
@@ -138,13 +152,18 @@ describe('process supervision', () => {
   it('reports a line over the size cap as a parse_error and keeps reading', async () => {
     sandbox = makeSandbox();
     const huge = `{"type":"assistant","pad":"${'x'.repeat(1_100_000)}"}`;
-    await installAgents(sandbox, { cursor: { lines: [huge, '{"type":"result","subtype":"success","is_error":false,"result":"done"}'] } });
+    await installAgents(sandbox, {
+      cursor: { lines: [huge, '{"type":"result","subtype":"success","is_error":false,"result":"done"}'] },
+    });
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'cursor')]));
     const events: AgentEventRecord[] = [];
     handle.onEvent((record) => events.push(record));
     const summary = await handle.settled;
     const oversize = events.find((record) => record.event.kind === 'parse_error');
-    expect(oversize?.event).toMatchObject({ kind: 'parse_error', reason: expect.stringMatching(/1100\d+ bytes is over/) });
+    expect(oversize?.event).toMatchObject({
+      kind: 'parse_error',
+      reason: expect.stringMatching(/1100\d+ bytes is over/),
+    });
     expect(summary.agents[0]?.status).toBe('completed');
   });
 });

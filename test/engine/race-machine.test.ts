@@ -10,7 +10,12 @@ import type { AdapterId, Capabilities } from '../../src/adapters/types.js';
 import type { AgentLaunch, AgentReport } from '../../src/engine/agent-types.js';
 import { raceMachine } from '../../src/engine/race-machine.js';
 import type { RaceEmitted } from '../../src/engine/race-machine.js';
-import type { CleanUpInput, MergeInput, ResolvedRaceOptions, Workspace } from '../../src/engine/race-types.js';
+import type {
+  CleanUpInput,
+  MergeInput,
+  ResolvedRaceOptions,
+  Workspace,
+} from '../../src/engine/race-types.js';
 import type { RepoCheck } from '../../src/engine/repo.js';
 import { phaseOf } from '../../src/engine/snapshot.js';
 import type { AgentProbeReport, MergeResult } from '../../src/engine/types.js';
@@ -52,7 +57,13 @@ const options: ResolvedRaceOptions = {
   killGraceMs: 300,
 };
 
-const repo: RepoCheck = { root: '/repo', baseRef: 'base', baseBranch: 'main', gitVersion: '2.39.5', warnings: ['dirty'] };
+const repo: RepoCheck = {
+  root: '/repo',
+  baseRef: 'base',
+  baseBranch: 'main',
+  gitVersion: '2.39.5',
+  warnings: ['dirty'],
+};
 
 const capabilities = (adapterId: AdapterId): Capabilities => ({
   adapterId,
@@ -74,7 +85,10 @@ const report = (adapterId: AdapterId, status: AgentProbeReport['status']): Agent
   capabilities: status === 'ready' ? capabilities(adapterId) : null,
   command: null,
   warnings: [],
-  error: status === 'ready' ? null : { kind: 'BinaryMissing', message: `${adapterId} not found`, hint: 'install it' },
+  error:
+    status === 'ready'
+      ? null
+      : { kind: 'BinaryMissing', message: `${adapterId} not found`, hint: 'install it' },
   cached: false,
 });
 
@@ -114,9 +128,27 @@ const value = () => actor.getSnapshot().value;
 
 const settleAgent = (agent: AdapterId, status: 'completed' | 'failed' | 'cancelled') => {
   const fake = agents.get(agent)!;
-  const terminal = status === 'completed' ? ev({ kind: 'completed', result: 'ok' }) : ev({ kind: 'failed', error: { kind: 'AgentFailed', message: 'x', hint: 'y' } });
-  fake.sendBack({ type: 'AGENT.EXITED', agent, at: 10, terminal, exitCode: status === 'completed' ? 0 : 1, status });
-  fake.sendBack({ type: 'AGENT.SETTLED', agent, at: 11, status, diff: { filesChanged: 1, insertions: 1, deletions: 0, files: [] }, commit: 'abc', warning: null });
+  const terminal =
+    status === 'completed'
+      ? ev({ kind: 'completed', result: 'ok' })
+      : ev({ kind: 'failed', error: { kind: 'AgentFailed', message: 'x', hint: 'y' } });
+  fake.sendBack({
+    type: 'AGENT.EXITED',
+    agent,
+    at: 10,
+    terminal,
+    exitCode: status === 'completed' ? 0 : 1,
+    status,
+  });
+  fake.sendBack({
+    type: 'AGENT.SETTLED',
+    agent,
+    at: 11,
+    status,
+    diff: { filesChanged: 1, insertions: 1, deletions: 0, files: [] },
+    commit: 'abc',
+    warning: null,
+  });
 };
 
 beforeEach(() => {
@@ -176,12 +208,22 @@ const toRacing = async () => {
 
 const toReviewing = async (statuses: Array<'completed' | 'failed'> = ['completed', 'completed']) => {
   await toRacing();
-  AGENTS.forEach((agent, index) => agents.get(agent)!.sendBack({ type: 'AGENT.SPAWNED', agent, at: 2, pid: 100 + index }));
+  AGENTS.forEach((agent, index) =>
+    agents.get(agent)!.sendBack({ type: 'AGENT.SPAWNED', agent, at: 2, pid: 100 + index }),
+  );
   AGENTS.forEach((agent, index) => settleAgent(agent, statuses[index]!));
   await flush();
 };
 
-const mergeResult: MergeResult = { runId: options.runId, agent: 'claude', into: 'main', method: 'fast-forward', commit: 'abc', filesChanged: 1, removed: [] };
+const mergeResult: MergeResult = {
+  runId: options.runId,
+  agent: 'claude',
+  into: 'main',
+  method: 'fast-forward',
+  commit: 'abc',
+  filesChanged: 1,
+  removed: [],
+};
 
 describe('race machine: the happy path', () => {
   it('goes checkingRepo → probing → creatingWorktrees → racing → reviewing → merging → done', async () => {
@@ -224,7 +266,11 @@ describe('race machine: the happy path', () => {
 
     actor.send({ type: 'MERGE', agent: 'claude', options: {} });
     expect(phase()).toBe('merging');
-    expect(mergeInputs[0]).toMatchObject({ agent: 'claude', baseBranch: 'main', branches: ['hydra/x/claude', 'hydra/x/codex'] });
+    expect(mergeInputs[0]).toMatchObject({
+      agent: 'claude',
+      baseBranch: 'main',
+      branches: ['hydra/x/claude', 'hydra/x/codex'],
+    });
     mergeCall.resolve(mergeResult);
     await flush();
     expect(value()).toBe('done');
@@ -278,7 +324,9 @@ describe('race machine: failures', () => {
     probe.resolve([report('claude', 'ready'), report('codex', 'missing')]);
     await flush();
     expect(phase()).toBe('creating_worktrees');
-    expect(actor.getSnapshot().context.warnings).toContain('codex will not race: codex not found. install it.');
+    expect(actor.getSnapshot().context.warnings).toContain(
+      'codex will not race: codex not found. install it.',
+    );
     expect(actor.getSnapshot().context.agents[1]?.status).toBe('skipped');
   });
 
@@ -336,7 +384,10 @@ describe('race machine: CANCEL from every state', () => {
     await flush();
     const agents = actor.getSnapshot().context.agents;
     expect(agents.map((agent) => agent.status)).toEqual(['cancelled', 'cancelled']);
-    expect(agents[0]?.error).toMatchObject({ kind: 'Interrupted', message: 'The race was cancelled before Claude Code started.' });
+    expect(agents[0]?.error).toMatchObject({
+      kind: 'Interrupted',
+      message: 'The race was cancelled before Claude Code started.',
+    });
   });
 
   it('from creatingWorktrees (the real actor rolls itself back)', async () => {
@@ -361,7 +412,10 @@ describe('race machine: CANCEL from every state', () => {
     expect(agents.get('claude')!.stops).toBe(1);
     expect(agents.get('codex')!.stops).toBe(1);
     expect(value()).toEqual({ cancelled: 'over' });
-    expect(actor.getSnapshot().context.agents.map((agent) => agent.status)).toEqual(['cancelled', 'cancelled']);
+    expect(actor.getSnapshot().context.agents.map((agent) => agent.status)).toEqual([
+      'cancelled',
+      'cancelled',
+    ]);
     expect(cleanUps).toHaveLength(1);
   });
 

@@ -3,7 +3,16 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listRuns, readRun, startRace } from '../../src/engine/index.js';
 import type { AgentEventRecord, RaceHandle } from '../../src/engine/types.js';
-import { agentStatus, git, installAgents, makeSandbox, plan, raceOptions, repoState, waitForSnapshot } from './helpers.js';
+import {
+  agentStatus,
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  raceOptions,
+  repoState,
+  waitForSnapshot,
+} from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -20,8 +29,14 @@ const edit = (file: string, content: string) => ({ edits: [{ path: file, content
 describe('a race with three fake agents', () => {
   it('runs them in parallel, commits each result on its branch and records everything', async () => {
     sandbox = makeSandbox();
-    await installAgents(sandbox, { claude: { delayMs: 40 }, codex: { delayMs: 40 }, cursor: { delayMs: 40 } });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex'), plan(sandbox, 'cursor')]));
+    await installAgents(sandbox, {
+      claude: { delayMs: 40 },
+      codex: { delayMs: 40 },
+      cursor: { delayMs: 40 },
+    });
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex'), plan(sandbox, 'cursor')]),
+    );
     const seen: AgentEventRecord[] = [];
     handle.onEvent((record) => seen.push(record));
 
@@ -63,7 +78,9 @@ describe('a race with three fake agents', () => {
     await handle.finish();
     for (const agent of snapshot.agents) expect(existsSync(agent.worktree!)).toBe(false);
     // Completed results stay as branches until `hydra clean`, so `hydra merge` still works.
-    expect(git(sandbox.repo, 'branch', '--list', `hydra/${handle.runId}/*`).trim().split('\n')).toHaveLength(3);
+    expect(git(sandbox.repo, 'branch', '--list', `hydra/${handle.runId}/*`).trim().split('\n')).toHaveLength(
+      3,
+    );
     expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
     expect(handle.getSnapshot().phase).toBe('done');
   });
@@ -75,14 +92,20 @@ describe('a race with three fake agents', () => {
     const prompt = `-x "quoted" 'single' $(rm -rf /)\nsecond line`;
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')], { prompt }));
     await handle.settled;
-    const { argv, stdin } = JSON.parse(readFileSync(log, 'utf8').trim()) as { argv: string[]; stdin: string | null };
+    const { argv, stdin } = JSON.parse(readFileSync(log, 'utf8').trim()) as {
+      argv: string[];
+      stdin: string | null;
+    };
     expect(argv.includes(prompt) || stdin === prompt).toBe(true);
   });
 });
 
 describe('merging a result', () => {
   const raceTwo = async (): Promise<RaceHandle> => {
-    await installAgents(sandbox, { claude: edit('hello.txt', 'from claude\n'), codex: edit('other.txt', 'from codex\n') });
+    await installAgents(sandbox, {
+      claude: edit('hello.txt', 'from claude\n'),
+      codex: edit('other.txt', 'from codex\n'),
+    });
     const started = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
     await started.settled;
     return started;
@@ -105,7 +128,10 @@ describe('merging a result', () => {
     expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
     expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');
     expect(handle.getSnapshot().phase).toBe('done');
-    expect((await readRun(sandbox.repo, handle.runId)).merge).toMatchObject({ agent: 'claude', method: 'fast-forward' });
+    expect((await readRun(sandbox.repo, handle.runId)).merge).toMatchObject({
+      agent: 'claude',
+      method: 'fast-forward',
+    });
   });
 
   it('makes a merge commit when the branch moved on', async () => {
@@ -123,7 +149,9 @@ describe('merging a result', () => {
     expect(parents).toHaveLength(2);
     expect(parents[0]).toBe(moved);
     expect(readFileSync(path.join(sandbox.repo, 'other.txt'), 'utf8')).toBe('from codex\n');
-    expect(readFileSync(path.join(sandbox.repo, 'later.txt'), 'utf8')).toBe('committed after the race started\n');
+    expect(readFileSync(path.join(sandbox.repo, 'later.txt'), 'utf8')).toBe(
+      'committed after the race started\n',
+    );
     expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');
   });
 
@@ -164,7 +192,9 @@ describe('merging a result', () => {
     writeFileSync(path.join(sandbox.repo, 'hello.txt'), 'untracked work of the user\n');
     const before = repoState(sandbox.repo);
 
-    await expect(handle.merge('claude')).rejects.toThrow(/uncommitted changes touch files the merge would change: hello\.txt/);
+    await expect(handle.merge('claude')).rejects.toThrow(
+      /uncommitted changes touch files the merge would change: hello\.txt/,
+    );
     expect(repoState(sandbox.repo)).toEqual(before);
   });
 
@@ -173,8 +203,12 @@ describe('merging a result', () => {
     handle = await raceTwo();
     git(sandbox.repo, 'switch', '-q', '-c', 'feature');
 
-    await expect(handle.merge('claude')).rejects.toThrow(/You are on branch feature, but the race started from main/);
-    expect(git(sandbox.repo, 'rev-parse', 'main').trim()).toBe(git(sandbox.repo, 'rev-parse', 'feature').trim());
+    await expect(handle.merge('claude')).rejects.toThrow(
+      /You are on branch feature, but the race started from main/,
+    );
+    expect(git(sandbox.repo, 'rev-parse', 'main').trim()).toBe(
+      git(sandbox.repo, 'rev-parse', 'feature').trim(),
+    );
   });
 
   it('returns the full patch of a result', async () => {
@@ -216,7 +250,12 @@ describe('an agent stopped by hand', () => {
     await installAgents(sandbox, { claude: {}, codex: { hangAfterLines: 3 } });
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
     const current = handle;
-    await waitForSnapshot(current, (snapshot) => agentStatus(snapshot, 'codex') === 'running' && (snapshot.agents.find((agent) => agent.agent === 'codex')?.eventCount ?? 0) > 0);
+    await waitForSnapshot(
+      current,
+      (snapshot) =>
+        agentStatus(snapshot, 'codex') === 'running' &&
+        (snapshot.agents.find((agent) => agent.agent === 'codex')?.eventCount ?? 0) > 0,
+    );
     current.stopAgent('codex');
     await current.settled;
     const codex = current.getSnapshot().agents.find((agent) => agent.agent === 'codex');
@@ -227,8 +266,14 @@ describe('an agent stopped by hand', () => {
     // The final summary (returned and recorded) names only what still exists.
     const recorded = (await readRun(sandbox.repo, current.runId)).summary;
     for (const summary of [final, recorded]) {
-      expect(summary?.agents.find((agent) => agent.agent === 'codex')).toMatchObject({ branch: null, worktree: null });
-      expect(summary?.agents.find((agent) => agent.agent === 'claude')).toMatchObject({ branch: `hydra/${current.runId}/claude`, worktree: null });
+      expect(summary?.agents.find((agent) => agent.agent === 'codex')).toMatchObject({
+        branch: null,
+        worktree: null,
+      });
+      expect(summary?.agents.find((agent) => agent.agent === 'claude')).toMatchObject({
+        branch: `hydra/${current.runId}/claude`,
+        worktree: null,
+      });
     }
     expect(codex?.error?.hint).not.toMatch(/kept as a commit/);
     expect(codex?.error?.hint).toContain('removed when the race ends');
@@ -239,26 +284,33 @@ describe('a prompt with control characters (a NUL pasted from a binary file)', (
   it('still commits the agent result, and a squash merge of it works', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: edit('hello.txt', 'from claude\n') });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')], { prompt: 'fix\u0000this\u0007 now' }));
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], { prompt: 'fix\u0000this\u0007 now' }),
+    );
     const summary = await handle.settled;
     expect(summary.agents[0]).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
     expect(handle.getSnapshot().agents[0]?.warnings).toEqual([]);
-    expect(git(sandbox.repo, 'log', '-1', '--format=%s', `hydra/${handle.runId}/claude`).trim()).toBe('hydra: claude result (completed): fix this  now');
+    expect(git(sandbox.repo, 'log', '-1', '--format=%s', `hydra/${handle.runId}/claude`).trim()).toBe(
+      'hydra: claude result (completed): fix this  now',
+    );
     const result = await handle.merge('claude', { squash: true });
     expect(result.method).toBe('squash');
     expect(readFileSync(path.join(sandbox.repo, 'hello.txt'), 'utf8')).toBe('from claude\n');
   });
 });
 
-describe('an agent that switches its worktree to one of the user\'s branches', () => {
-  it('gets its result committed on its own branch; the user\'s branch does not move', async () => {
+describe("an agent that switches its worktree to one of the user's branches", () => {
+  it("gets its result committed on its own branch; the user's branch does not move", async () => {
     sandbox = makeSandbox();
     git(sandbox.repo, 'branch', 'user-feature');
     const userTip = git(sandbox.repo, 'rev-parse', 'user-feature').trim();
     await installAgents(sandbox, { claude: edit('hello.txt', 'from claude\n') });
     // The agent's first act (not its probes): `git checkout user-feature` in its worktree.
     const wrapper = path.join(sandbox.bin, 'claude');
-    const text = readFileSync(wrapper, 'utf8').replace(/^exec /m, 'case "$*" in *--version*|*--help*) ;; *) git checkout -q user-feature ;; esac\nexec ');
+    const text = readFileSync(wrapper, 'utf8').replace(
+      /^exec /m,
+      'case "$*" in *--version*|*--help*) ;; *) git checkout -q user-feature ;; esac\nexec ',
+    );
     writeFileSync(wrapper, text);
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')]));
     const summary = await handle.settled;
@@ -272,9 +324,14 @@ describe('a worktree root inside the repository', () => {
   it('is refused before anything is created, naming the fix', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')], { worktreeRoot: path.join(sandbox.repo, 'wt') }));
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], { worktreeRoot: path.join(sandbox.repo, 'wt') }),
+    );
     const summary = await handle.settled;
-    expect(summary.error).toMatchObject({ kind: 'InvalidConfig', hint: expect.stringContaining('HYDRA_WORKTREE_ROOT') });
+    expect(summary.error).toMatchObject({
+      kind: 'InvalidConfig',
+      hint: expect.stringContaining('HYDRA_WORKTREE_ROOT'),
+    });
     expect(summary.error?.message).toContain('is inside the repository');
     expect(existsSync(path.join(sandbox.repo, 'wt'))).toBe(false);
     expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);

@@ -28,7 +28,11 @@ afterEach(() => {
 });
 
 /** Runs a race in a separate node process (a stand-in for the hydra binary); prints the run id once every agent is producing output. */
-function spawnHydra(options: object): { process: ChildProcess; running: Promise<string>; exited: Promise<{ code: number | null; signal: string | null }> } {
+function spawnHydra(options: object): {
+  process: ChildProcess;
+  running: Promise<string>;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+} {
   const script = path.join(sandbox.dir, 'hydra-stand-in.mjs');
   writeFileSync(
     script,
@@ -51,7 +55,9 @@ console.log(JSON.stringify({ settled: handle.getSnapshot().phase }));
     });
     proc.once('exit', () => reject(new Error(`hydra stand-in exited early: ${buffer}`)));
   });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    proc.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   child = proc;
   return { process: proc, running, exited };
 }
@@ -60,7 +66,10 @@ describe('when hydra itself is stopped', () => {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     it(`${signal} stops every agent before hydra exits`, async () => {
       sandbox = makeSandbox();
-      await installAgents(sandbox, { claude: { hangAfterLines: 1, spawnGrandchild: true }, codex: { hangAfterLines: 1, ignoreSigterm: true } });
+      await installAgents(sandbox, {
+        claude: { hangAfterLines: 1, spawnGrandchild: true },
+        codex: { hangAfterLines: 1, ignoreSigterm: true },
+      });
       const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
       const runId = await hydra.running;
       runIds.push(runId);
@@ -93,7 +102,10 @@ describe('recovering from a hydra that was killed', () => {
     const finishedId = await finished.running;
     await finished.exited;
     // A run whose hydra is killed outright while its agents are busy.
-    await installAgents(sandbox, { claude: { hangAfterLines: 1 }, codex: { hangAfterLines: 1, spawnGrandchild: true } });
+    await installAgents(sandbox, {
+      claude: { hangAfterLines: 1 },
+      codex: { hangAfterLines: 1, spawnGrandchild: true },
+    });
     const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
     const deadId = await hydra.running;
     runIds.push(deadId, finishedId);
@@ -109,7 +121,9 @@ describe('recovering from a hydra that was killed', () => {
     await expect(mergeRun(sandbox.repo, deadId, 'claude')).rejects.toThrow(/did not finish/);
 
     const dry = await cleanRuns(sandbox.repo, { dryRun: true });
-    expect(dry.removedBranches.sort()).toEqual([`hydra/${deadId}/claude`, `hydra/${deadId}/codex`, `hydra/${finishedId}/claude`].sort());
+    expect(dry.removedBranches.sort()).toEqual(
+      [`hydra/${deadId}/claude`, `hydra/${deadId}/codex`, `hydra/${finishedId}/claude`].sort(),
+    );
     // The finished run's stand-in never called finish(), so its worktree is left too.
     expect(dry.removedWorktrees).toHaveLength(3);
     expect(processesOfRun(deadId).length).toBeGreaterThanOrEqual(3);
@@ -122,9 +136,13 @@ describe('recovering from a hydra that was killed', () => {
     expect(report.removedRecords).toHaveLength(2);
     expect(existsSync(path.join(sandbox.repo, '.hydra', 'runs', deadId))).toBe(false);
     for (const dir of dry.removedWorktrees) expect(existsSync(dir)).toBe(false);
-    expect(git(sandbox.repo, 'branch', '--list').split('\n').map((line) => line.replace(/^[*+ ]+/, '').trim()).filter(Boolean).sort()).toEqual(
-      ['feature', 'hydra-mine', 'hydra/not-a-run/claude', 'main'].sort(),
-    );
+    expect(
+      git(sandbox.repo, 'branch', '--list')
+        .split('\n')
+        .map((line) => line.replace(/^[*+ ]+/, '').trim())
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(['feature', 'hydra-mine', 'hydra/not-a-run/claude', 'main'].sort());
     const worktrees = git(sandbox.repo, 'worktree', 'list', '--porcelain');
     expect(worktrees).toContain(`worktree ${userWorktree}`);
     expect(worktrees.match(/^worktree /gm)).toHaveLength(2);

@@ -70,7 +70,14 @@ describe('checking the repository', () => {
     sandbox = makeSandbox();
     writeFileSync(path.join(sandbox.repo, 'wip.txt'), 'x\n');
     const info = await inspectRepo(path.join(sandbox.repo));
-    expect(info).toMatchObject({ isRepo: true, branch: 'main', detached: false, hasCommits: true, dirtyFiles: 1, problems: [] });
+    expect(info).toMatchObject({
+      isRepo: true,
+      branch: 'main',
+      detached: false,
+      hasCommits: true,
+      dirtyFiles: 1,
+      problems: [],
+    });
     expect(info.gitVersion).toMatch(/^\d+\.\d+/);
   });
 });
@@ -80,7 +87,10 @@ describe('tiered enablement', () => {
     sandbox = makeSandbox();
     const missing = path.join(sandbox.dir, 'nowhere');
     handle = startRace(
-      raceOptions(sandbox, [plan(sandbox, 'claude', { binary: path.join(missing, 'claude') }), plan(sandbox, 'codex', { binary: path.join(missing, 'codex') })]),
+      raceOptions(sandbox, [
+        plan(sandbox, 'claude', { binary: path.join(missing, 'claude') }),
+        plan(sandbox, 'codex', { binary: path.join(missing, 'codex') }),
+      ]),
     );
     const summary = await handle.settled;
     expect(handle.getSnapshot().phase).toBe('failed');
@@ -95,7 +105,9 @@ describe('tiered enablement', () => {
   it('leaves an experimental adapter out without the opt-in, and races the rest', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {}, cursor: {} });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'cursor')], { allowExperimental: false }));
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'cursor')], { allowExperimental: false }),
+    );
     const summary = await handle.settled;
     expect(summary.agents.map((agent) => [agent.agent, agent.status])).toEqual([
       ['claude', 'completed'],
@@ -107,7 +119,12 @@ describe('tiered enablement', () => {
   it('treats a failing experimental probe as a warning and races the rest', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
-    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'cursor', { binary: path.join(sandbox.dir, 'no-cursor') })]));
+    handle = startRace(
+      raceOptions(sandbox, [
+        plan(sandbox, 'claude'),
+        plan(sandbox, 'cursor', { binary: path.join(sandbox.dir, 'no-cursor') }),
+      ]),
+    );
     const summary = await handle.settled;
     expect(summary.agents.map((agent) => [agent.agent, agent.status])).toEqual([
       ['claude', 'completed'],

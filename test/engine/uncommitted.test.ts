@@ -132,7 +132,9 @@ describe("the user's uncommitted changes survive byte for byte", () => {
   it('through a refused merge', async () => {
     sandbox = makeSandbox();
     makeUncommittedWork(sandbox.repo);
-    handle = await raceAndSettle({ claude: { edits: [{ path: 'app.txt', content: 'the agent rewrote app.txt\n' }] } });
+    handle = await raceAndSettle({
+      claude: { edits: [{ path: 'app.txt', content: 'the agent rewrote app.txt\n' }] },
+    });
     const before = workState(sandbox.repo);
     await expect(handle.merge('claude')).rejects.toThrow(/app\.txt/);
     expect(workState(sandbox.repo)).toEqual(before);

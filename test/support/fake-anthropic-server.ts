@@ -13,13 +13,7 @@
  * Requests without tools (the CLI's side calls, e.g. a title or a quota check) get a short text.
  */
 import type { ServerResponse } from 'node:http';
-import {
-  isRecord,
-  pathOf,
-  sendJson,
-  sendSse,
-  startFakeModelServer,
-} from './fake-model-server.js';
+import { isRecord, pathOf, sendJson, sendSse, startFakeModelServer } from './fake-model-server.js';
 import type { FakeModelServer, RecordedRequest, SseEvent } from './fake-model-server.js';
 import { assertNever } from '../../src/adapters/events.js';
 
@@ -153,7 +147,12 @@ type ScriptedBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-const textMessage = (id: string, model: string, text: string, usage: ModelUsage | undefined): ScriptedMessage => ({
+const textMessage = (
+  id: string,
+  model: string,
+  text: string,
+  usage: ModelUsage | undefined,
+): ScriptedMessage => ({
   id,
   model,
   blocks: [{ type: 'text', text }],

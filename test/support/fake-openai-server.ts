@@ -21,7 +21,8 @@ import { assertNever } from '../../src/adapters/events.js';
 import { isRecord, pathOf, sendJson, sendSse, startFakeModelServer } from './fake-model-server.js';
 import type { FakeModelServer, RecordedRequest, SseEvent } from './fake-model-server.js';
 
-export type OpenAiScenario = 'success-edit' | 'success-shell' | 'reply-text' | 'auth-failure' | 'server-error';
+export type OpenAiScenario =
+  'success-edit' | 'success-shell' | 'reply-text' | 'auth-failure' | 'server-error';
 
 export interface FakeOpenAiOptions {
   scenario: OpenAiScenario;
@@ -47,13 +48,17 @@ const usage = (input: number, cached: number, output: number, reasoning: number)
 });
 
 /** Fixed usage per turn, so recorded fixtures are stable and tests can assert exact totals. */
-export const OPENAI_TURN_USAGE: readonly ResponsesUsage[] = [usage(2100, 0, 60, 16), usage(2300, 2048, 14, 0)];
+export const OPENAI_TURN_USAGE: readonly ResponsesUsage[] = [
+  usage(2100, 0, 60, 16),
+  usage(2300, 2048, 14, 0),
+];
 
 export const DEFAULT_CODEX_FINAL_TEXT = 'Created hello.txt with a greeting.';
 
 export const OPENAI_AUTH_ERROR = {
   error: {
-    message: 'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
+    message:
+      'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
     type: 'invalid_request_error',
     param: null,
     code: 'invalid_api_key',
@@ -81,7 +86,12 @@ export const startFakeOpenAiServer = (options: FakeOpenAiOptions): Promise<FakeM
       answerResponses(options, request, response, () => turn++);
       return;
     }
-    sendJson(response, 404, { error: { message: `fake server: no route for ${request.method} ${path}`, type: 'invalid_request_error' } });
+    sendJson(response, 404, {
+      error: {
+        message: `fake server: no route for ${request.method} ${path}`,
+        type: 'invalid_request_error',
+      },
+    });
   });
 };
 
@@ -113,7 +123,11 @@ const answerResponses = (
   const turnUsage = OPENAI_TURN_USAGE[Math.min(turn, OPENAI_TURN_USAGE.length - 1)] ?? OPENAI_TURN_USAGE[0]!;
   const finalText = options.finalText ?? DEFAULT_CODEX_FINAL_TEXT;
   if (carriesToolOutput(body) || options.scenario === 'reply-text') {
-    sendSse(response, responseEvents(id, model, [messageItem(`msg_fake_turn${turn + 1}`, finalText)], turnUsage), headers);
+    sendSse(
+      response,
+      responseEvents(id, model, [messageItem(`msg_fake_turn${turn + 1}`, finalText)], turnUsage),
+      headers,
+    );
     return;
   }
   const edit = options.edit;
@@ -121,7 +135,11 @@ const answerResponses = (
     throw new Error(`${options.scenario} needs options.edit (the file the tool call creates)`);
   }
   const call = toolCallFor(options.scenario, declaredTools(body), edit);
-  sendSse(response, responseEvents(id, model, [messageItem('msg_fake_plan', 'I will create the file.'), call], turnUsage), headers);
+  sendSse(
+    response,
+    responseEvents(id, model, [messageItem('msg_fake_plan', 'I will create the file.'), call], turnUsage),
+    headers,
+  );
 };
 
 const carriesToolOutput = (body: Record<string, unknown>): boolean => {
@@ -214,7 +232,10 @@ export const responseEvents = (
 ): SseEvent[] => {
   const base = { id, object: 'response', created_at: 1_700_000_000, model };
   const events: SseEvent[] = [
-    { event: 'response.created', data: { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } } },
+    {
+      event: 'response.created',
+      data: { type: 'response.created', response: { ...base, status: 'in_progress', output: [] } },
+    },
   ];
   items.forEach((item, index) => events.push(...itemEvents(item, index)));
   events.push({
@@ -234,14 +255,24 @@ const itemEvents = (item: OutputItem, outputIndex: number): SseEvent[] => {
   const events: SseEvent[] = [
     {
       event: 'response.output_item.added',
-      data: { type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress' } },
+      data: {
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: { ...item, status: 'in_progress' },
+      },
     },
   ];
   const text = textOf(item);
   if (text !== undefined) {
     events.push({
       event: 'response.output_text.delta',
-      data: { type: 'response.output_text.delta', item_id: item.id, output_index: outputIndex, content_index: 0, delta: text },
+      data: {
+        type: 'response.output_text.delta',
+        item_id: item.id,
+        output_index: outputIndex,
+        content_index: 0,
+        delta: text,
+      },
     });
   }
   events.push({

@@ -25,16 +25,33 @@ describe('fake Anthropic Messages API', () => {
   const tools = [{ name: 'Write', input_schema: {} }];
 
   it('answers turn 1 with a Write tool_use and the turn after a tool_result with the final text', async () => {
-    server = await startFakeAnthropicServer({ scenario: 'success-edit', edit: { filePath: '/r/a.txt', content: 'x\n' } });
+    server = await startFakeAnthropicServer({
+      scenario: 'success-edit',
+      edit: { filePath: '/r/a.txt', content: 'x\n' },
+    });
 
-    const first = sseData(await (await post(`${server.url}/v1/messages?beta=true`, { model: 'm', stream: true, tools, messages: [{ role: 'user', content: 'go' }] })).text());
+    const first = sseData(
+      await (
+        await post(`${server.url}/v1/messages?beta=true`, {
+          model: 'm',
+          stream: true,
+          tools,
+          messages: [{ role: 'user', content: 'go' }],
+        })
+      ).text(),
+    );
     const second = sseData(
       await (
         await post(`${server.url}/v1/messages`, {
           model: 'm',
           stream: true,
           tools,
-          messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_fake_write_1', content: 'ok' }] }],
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'tool_result', tool_use_id: 'toolu_fake_write_1', content: 'ok' }],
+            },
+          ],
         })
       ).text(),
     );
@@ -51,23 +68,38 @@ describe('fake Anthropic Messages API', () => {
       'message_stop',
     ]);
     expect(JSON.stringify(first)).toContain('{\\"file_path\\":\\"/r/a.txt\\",\\"content\\":\\"x\\\\n\\"}');
-    expect(second.find((event) => event.type === 'message_delta')).toMatchObject({ delta: { stop_reason: 'end_turn' } });
+    expect(second.find((event) => event.type === 'message_delta')).toMatchObject({
+      delta: { stop_reason: 'end_turn' },
+    });
     expect(server.requests).toHaveLength(2);
   });
 
   it('answers 401 with the authentication_error body', async () => {
     server = await startFakeAnthropicServer({ scenario: 'auth-failure' });
 
-    const response = await post(`${server.url}/v1/messages`, { model: 'm', stream: true, tools, messages: [] });
+    const response = await post(`${server.url}/v1/messages`, {
+      model: 'm',
+      stream: true,
+      tools,
+      messages: [],
+    });
 
     expect(response.status).toBe(401);
-    expect(await response.json()).toEqual({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } });
+    expect(await response.json()).toEqual({
+      type: 'error',
+      error: { type: 'authentication_error', message: 'invalid x-api-key' },
+    });
   });
 
   it('answers 500 with the api_error body', async () => {
     server = await startFakeAnthropicServer({ scenario: 'server-error' });
 
-    const response = await post(`${server.url}/v1/messages`, { model: 'm', stream: true, tools, messages: [] });
+    const response = await post(`${server.url}/v1/messages`, {
+      model: 'm',
+      stream: true,
+      tools,
+      messages: [],
+    });
 
     expect(response.status).toBe(500);
     expect(await response.json()).toMatchObject({ error: { type: 'api_error' } });
@@ -84,25 +116,60 @@ describe('fake OpenAI Responses API', () => {
   const userTurn = [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] }];
 
   it('answers with an apply_patch call when the CLI declares apply_patch, then with the final text', async () => {
-    server = await startFakeOpenAiServer({ scenario: 'success-edit', edit: { path: 'a.txt', content: 'x\n' } });
+    server = await startFakeOpenAiServer({
+      scenario: 'success-edit',
+      edit: { path: 'a.txt', content: 'x\n' },
+    });
 
-    const first = sseData(await (await post(`${server.url}/v1/responses`, request(['exec_command', 'apply_patch'], userTurn))).text());
+    const first = sseData(
+      await (
+        await post(`${server.url}/v1/responses`, request(['exec_command', 'apply_patch'], userTurn))
+      ).text(),
+    );
     const second = sseData(
-      await (await post(`${server.url}/v1/responses`, request(['apply_patch'], [...userTurn, { type: 'custom_tool_call_output', call_id: 'call_fake_patch_1', output: 'ok' }]))).text(),
+      await (
+        await post(
+          `${server.url}/v1/responses`,
+          request(
+            ['apply_patch'],
+            [...userTurn, { type: 'custom_tool_call_output', call_id: 'call_fake_patch_1', output: 'ok' }],
+          ),
+        )
+      ).text(),
     );
 
-    const done = first.filter((event) => event.type === 'response.output_item.done').map((event) => event.item);
-    expect(done).toContainEqual(expect.objectContaining({ type: 'custom_tool_call', name: 'apply_patch', input: '*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n' }));
-    expect(first.at(-1)).toMatchObject({ type: 'response.completed', response: { usage: { input_tokens: 2100 } } });
-    expect(second.find((event) => event.type === 'response.output_text.delta')).toMatchObject({ delta: 'Created hello.txt with a greeting.' });
+    const done = first
+      .filter((event) => event.type === 'response.output_item.done')
+      .map((event) => event.item);
+    expect(done).toContainEqual(
+      expect.objectContaining({
+        type: 'custom_tool_call',
+        name: 'apply_patch',
+        input: '*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n',
+      }),
+    );
+    expect(first.at(-1)).toMatchObject({
+      type: 'response.completed',
+      response: { usage: { input_tokens: 2100 } },
+    });
+    expect(second.find((event) => event.type === 'response.output_text.delta')).toMatchObject({
+      delta: 'Created hello.txt with a greeting.',
+    });
   });
 
   it('falls back to the legacy shell tool when that is all the CLI declares', async () => {
-    server = await startFakeOpenAiServer({ scenario: 'success-edit', edit: { path: 'a.txt', content: 'x\n' } });
+    server = await startFakeOpenAiServer({
+      scenario: 'success-edit',
+      edit: { path: 'a.txt', content: 'x\n' },
+    });
 
-    const events = sseData(await (await post(`${server.url}/v1/responses`, request(['shell'], userTurn))).text());
+    const events = sseData(
+      await (await post(`${server.url}/v1/responses`, request(['shell'], userTurn))).text(),
+    );
 
-    const done = events.filter((event) => event.type === 'response.output_item.done').map((event) => event.item);
+    const done = events
+      .filter((event) => event.type === 'response.output_item.done')
+      .map((event) => event.item);
     expect(done).toContainEqual(expect.objectContaining({ type: 'function_call', name: 'shell' }));
   });
 

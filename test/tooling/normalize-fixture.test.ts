@@ -1,6 +1,12 @@
 /** The fixture normalizer makes re-recordings diff-stable without breaking links between lines. */
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_PORT, FIXTURE_TIMESTAMP, createContext, normalizeArgv, normalizeText } from '../../scripts/normalize-fixture.js';
+import {
+  FIXTURE_PORT,
+  FIXTURE_TIMESTAMP,
+  createContext,
+  normalizeArgv,
+  normalizeText,
+} from '../../scripts/normalize-fixture.js';
 
 describe('normalizeText', () => {
   it('maps the same UUID to the same placeholder across stdout and argv, and distinct ones apart', () => {
@@ -8,7 +14,10 @@ describe('normalizeText', () => {
     const session = '3f1b2c4d-1111-4222-8333-abcdefabcdef';
     const other = '01a206e2-5aea-78e1-9fe1-6c12216cb4af';
 
-    const stdout = normalizeText(`{"session_id":"${session}"}\n{"uuid":"${other}","session_id":"${session.toUpperCase()}"}`, context);
+    const stdout = normalizeText(
+      `{"session_id":"${session}"}\n{"uuid":"${other}","session_id":"${session.toUpperCase()}"}`,
+      context,
+    );
     const argv = normalizeArgv(['--resume', session], context);
 
     expect(stdout).toBe(
@@ -35,7 +44,10 @@ describe('normalizeText', () => {
   });
 
   it('sorts the keys of the codex 0.2x config summary line only', () => {
-    const out = normalizeText('{"workdir":"/w","model":"m","approval":"never"}\n{"type":"x","workdir":"/w","a":1}', createContext([]));
+    const out = normalizeText(
+      '{"workdir":"/w","model":"m","approval":"never"}\n{"type":"x","workdir":"/w","a":1}',
+      createContext([]),
+    );
 
     expect(out).toBe('{"approval":"never","model":"m","workdir":"/w"}\n{"type":"x","workdir":"/w","a":1}');
   });

@@ -50,7 +50,8 @@ const waitForFrame = async (rendered: Rendered, text: string | RegExp): Promise<
   await vi.waitFor(
     () => {
       const frame = frameOf(rendered);
-      if (typeof text === 'string' ? !frame.includes(text) : !text.test(frame)) throw new Error(`frame lacks ${String(text)}:\n${frame}`);
+      if (typeof text === 'string' ? !frame.includes(text) : !text.test(frame))
+        throw new Error(`frame lacks ${String(text)}:\n${frame}`);
     },
     { timeout: 3000, interval: 10 },
   );
@@ -65,7 +66,8 @@ const press = async (rendered: Rendered, ...keys: string[]): Promise<void> => {
   }
 };
 
-const threeAgents = () => new FakeHandle(raceSnapshot([agentSnapshot('claude'), completed('codex'), experimental()]));
+const threeAgents = () =>
+  new FakeHandle(raceSnapshot([agentSnapshot('claude'), completed('codex'), experimental()]));
 
 describe('dashboard panes', () => {
   it('shows the header with the prompt, run id, base branch and commit, elapsed time and counts', async () => {
@@ -96,7 +98,9 @@ describe('dashboard panes', () => {
   });
 
   it('shows a failed agent with its error and the recovery hint', async () => {
-    const rendered = track(renderApp(new FakeHandle(raceSnapshot([agentSnapshot('claude'), failedWithHint('codex')]))));
+    const rendered = track(
+      renderApp(new FakeHandle(raceSnapshot([agentSnapshot('claude'), failedWithHint('codex')]))),
+    );
     const frame = await waitForFrame(rendered, 'AuthMissing');
     expect(frame).toContain('✘ failed');
     expect(frame).toContain('✘ AuthMissing: Codex is not logged in.');
@@ -114,14 +118,27 @@ describe('dashboard panes', () => {
   });
 
   it('warns about an experimental adapter and its inferred flags', async () => {
-    const rendered = track(renderAppAt(new FakeHandle(raceSnapshot([agentSnapshot('claude'), experimental()])), { columns: 120, rows: 30 }));
+    const rendered = track(
+      renderAppAt(new FakeHandle(raceSnapshot([agentSnapshot('claude'), experimental()])), {
+        columns: 120,
+        rows: 30,
+      }),
+    );
     const frame = await waitForFrame(rendered, 'Cursor Agent');
     expect(frame).toContain('⚠ experimental adapter · inferred flags · 1 warning');
     expect(frame.split('\n').find((line) => line.includes('Claude Code'))).not.toContain('experimental');
   });
 
   it('marks estimated costs with ~ and unknown costs as n/a', async () => {
-    const estimated = agentSnapshot('claude', { usage: usage({ inputTokens: 2000, outputTokens: 100, turns: 1, costUsd: 0.0042, costSource: 'estimated' }) });
+    const estimated = agentSnapshot('claude', {
+      usage: usage({
+        inputTokens: 2000,
+        outputTokens: 100,
+        turns: 1,
+        costUsd: 0.0042,
+        costSource: 'estimated',
+      }),
+    });
     const unknown = agentSnapshot('codex', { usage: usage({ inputTokens: 10, turns: 1 }) });
     const rendered = track(renderApp(new FakeHandle(raceSnapshot([estimated, unknown]))));
     const frame = await waitForFrame(rendered, 'Codex');
@@ -160,8 +177,14 @@ describe('dashboard panes', () => {
   });
 
   it('cuts long agent messages to the pane width and strips control sequences', async () => {
-    const noisy = ev({ kind: 'message', role: 'assistant', text: `\u001B[2Jclear attempt\r\n${'word '.repeat(200)}` });
-    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { recentEvents: [noisy] }), agentSnapshot('codex')]));
+    const noisy = ev({
+      kind: 'message',
+      role: 'assistant',
+      text: `\u001B[2Jclear attempt\r\n${'word '.repeat(200)}`,
+    });
+    const handle = new FakeHandle(
+      raceSnapshot([agentSnapshot('claude', { recentEvents: [noisy] }), agentSnapshot('codex')]),
+    );
     const rendered = track(renderAppAt(handle, { columns: 100, rows: 30 }));
     await waitForFrame(rendered, 'clear attempt');
     const raw = rendered.lastFrame();
@@ -178,7 +201,16 @@ describe('dashboard panes', () => {
     const claude = current.agents[0]!;
     handle.update({
       ...current,
-      agents: [{ ...claude, recentEvents: [...claude.recentEvents, ev({ kind: 'tool_call', id: 'x', name: 'Write', summary: 'src/new-file.ts' })] }, ...current.agents.slice(1)],
+      agents: [
+        {
+          ...claude,
+          recentEvents: [
+            ...claude.recentEvents,
+            ev({ kind: 'tool_call', id: 'x', name: 'Write', summary: 'src/new-file.ts' }),
+          ],
+        },
+        ...current.agents.slice(1),
+      ],
     });
     await waitForFrame(rendered, '⚙ Write src/new-file.ts');
   });
@@ -220,8 +252,12 @@ describe('dashboard keys and views', () => {
   });
 
   it('opens the detail view with the full event log and scrolls it', async () => {
-    const events = Array.from({ length: 60 }, (_, index) => ev({ kind: 'tool_call', id: String(index), name: 'Bash', summary: `step ${index}` }));
-    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { recentEvents: events, eventCount: 75 })]));
+    const events = Array.from({ length: 60 }, (_, index) =>
+      ev({ kind: 'tool_call', id: String(index), name: 'Bash', summary: `step ${index}` }),
+    );
+    const handle = new FakeHandle(
+      raceSnapshot([agentSnapshot('claude', { recentEvents: events, eventCount: 75 })]),
+    );
     const rendered = track(renderAppAt(handle, { columns: 100, rows: 24 }));
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, KEYS.enter);
@@ -281,7 +317,9 @@ describe('dashboard keys and views', () => {
   });
 
   it('compares every agent in one table', async () => {
-    const handle = new FakeHandle(raceSnapshot([completed('claude'), failedWithHint('codex'), experimental()]));
+    const handle = new FakeHandle(
+      raceSnapshot([completed('claude'), failedWithHint('codex'), experimental()]),
+    );
     const rendered = track(renderApp(handle));
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, 'c');
@@ -318,7 +356,9 @@ describe('dashboard keys and views', () => {
     await waitForFrame(rendered, 'Codex');
     await press(rendered, '2', 'm');
     const frame = await waitForFrame(rendered, "Merge Codex's result into main?");
-    expect(frame).toContain('Merges branch hydra/run-1/codex (2 files +42 -7) into main (started at 1a2b3c4)');
+    expect(frame).toContain(
+      'Merges branch hydra/run-1/codex (2 files +42 -7) into main (started at 1a2b3c4)',
+    );
     expect(frame).toContain('fast-forward');
     expect(frame).toContain("removes this race's worktrees and branches (Claude Code and Codex)");
     expect(frame).toContain('y merge');
@@ -336,7 +376,9 @@ describe('dashboard keys and views', () => {
     await press(rendered, 'y');
     const frame = await waitForFrame(rendered, 'Merged Codex');
     expect(handle.calls).toContainEqual({ kind: 'merge', agent: 'codex', options: undefined });
-    expect(frame).toContain("Merged Codex's result (hydra/run-1/codex) into main: fast-forward, 2 files, now at abcdef0.");
+    expect(frame).toContain(
+      "Merged Codex's result (hydra/run-1/codex) into main: fast-forward, 2 files, now at abcdef0.",
+    );
     expect(frame).toContain('Cleaned up 4 worktrees and branches:');
     expect(frame).toContain('merged · 0 running · 2 done');
     expect(frame).toContain('/tmp/hydra-worktrees/run-1/claude');
@@ -350,7 +392,13 @@ describe('dashboard keys and views', () => {
     await press(rendered, 'm');
     await waitForFrame(rendered, 'All worktrees and branches of this race are kept (--keep-worktrees).');
     await press(rendered, 'y');
-    await vi.waitFor(() => expect(handle.calls).toContainEqual({ kind: 'merge', agent: 'claude', options: { keepWorktrees: true } }));
+    await vi.waitFor(() =>
+      expect(handle.calls).toContainEqual({
+        kind: 'merge',
+        agent: 'claude',
+        options: { keepWorktrees: true },
+      }),
+    );
   });
 
   it('stops the agents still running before merging a winner', async () => {
@@ -368,7 +416,9 @@ describe('dashboard keys and views', () => {
   it('shows a refused merge and stays open', async () => {
     const handle = new FakeHandle(raceSnapshot([completed('claude')]));
     handle.mergeResult = async () => {
-      throw Object.assign(new Error('The merge would conflict in src/math.ts.'), { hint: 'Commit or stash your change to src/math.ts, then merge again.' });
+      throw Object.assign(new Error('The merge would conflict in src/math.ts.'), {
+        hint: 'Commit or stash your change to src/math.ts, then merge again.',
+      });
     };
     const rendered = track(renderApp(handle));
     await waitForFrame(rendered, 'Claude Code');
@@ -422,7 +472,8 @@ describe('dashboard keys and views', () => {
   });
 
   it('counts agents that have not started as waiting, not running, while the race is probing', async () => {
-    const waiting = (agent: 'claude' | 'codex') => agentSnapshot(agent, { status: 'pending', startedAt: null, recentEvents: [] });
+    const waiting = (agent: 'claude' | 'codex') =>
+      agentSnapshot(agent, { status: 'pending', startedAt: null, recentEvents: [] });
     const handle = new FakeHandle(raceSnapshot([waiting('claude'), waiting('codex')], { phase: 'probing' }));
     const rendered = track(renderApp(handle));
     const frame = await waitForFrame(rendered, 'Claude Code');
@@ -430,7 +481,12 @@ describe('dashboard keys and views', () => {
   });
 
   it('points at hydra show only when the race got far enough to leave a record', async () => {
-    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { status: 'pending', startedAt: null, branch: null, worktree: null })], { phase: 'probing' }));
+    const handle = new FakeHandle(
+      raceSnapshot(
+        [agentSnapshot('claude', { status: 'pending', startedAt: null, branch: null, worktree: null })],
+        { phase: 'probing' },
+      ),
+    );
     const rendered = track(renderApp(handle));
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, KEYS.ctrlC);
@@ -451,7 +507,11 @@ describe('dashboard keys and views', () => {
     const handle = new FakeHandle(
       raceSnapshot([], {
         phase: 'failed',
-        error: { kind: 'InvalidConfig', message: 'No usable agent: claude is missing, codex is not logged in.', hint: 'Run `hydra doctor` to see what each agent needs.' },
+        error: {
+          kind: 'InvalidConfig',
+          message: 'No usable agent: claude is missing, codex is not logged in.',
+          hint: 'Run `hydra doctor` to see what each agent needs.',
+        },
       }),
     );
     const rendered = track(renderApp(handle));

@@ -24,10 +24,27 @@ export const runningEvents = (agent: AdapterId): AgentEvent[] => [
   ev({ kind: 'progress', stage: 'init', model: 'test-model' }),
   ev({ kind: 'message', role: 'assistant', text: `${agent} is reading the failing test first.` }),
   ev({ kind: 'tool_call', id: `${agent}-1`, name: 'Bash', summary: 'npm test -- src/math.test.ts' }),
-  ev({ kind: 'tool_result', id: `${agent}-1`, name: 'Bash', ok: false, summary: '1 failed, 3 passed', output: 'FAIL src/math.test.ts\n  expected 4, got 5' }),
+  ev({
+    kind: 'tool_result',
+    id: `${agent}-1`,
+    name: 'Bash',
+    ok: false,
+    summary: '1 failed, 3 passed',
+    output: 'FAIL src/math.test.ts\n  expected 4, got 5',
+  }),
   ev({ kind: 'tool_call', id: `${agent}-2`, name: 'Edit', summary: 'src/math.ts' }),
   ev({ kind: 'tool_result', id: `${agent}-2`, name: 'Edit', ok: true, summary: 'src/math.ts updated' }),
-  ev({ kind: 'usage', usage: usage({ inputTokens: 12_345, outputTokens: 678, cacheReadTokens: 40_000, turns: 2, costUsd: 0.0123, costSource: 'reported' }) }),
+  ev({
+    kind: 'usage',
+    usage: usage({
+      inputTokens: 12_345,
+      outputTokens: 678,
+      cacheReadTokens: 40_000,
+      turns: 2,
+      costUsd: 0.0123,
+      costSource: 'reported',
+    }),
+  }),
 ];
 
 export const agentSnapshot = (agent: AdapterId, overrides: Partial<AgentSnapshot> = {}): AgentSnapshot => {
@@ -43,7 +60,14 @@ export const agentSnapshot = (agent: AdapterId, overrides: Partial<AgentSnapshot
     lastOutputAt: T0 + 60_000,
     recentEvents: events,
     eventCount: events.length,
-    usage: usage({ inputTokens: 12_345, outputTokens: 678, cacheReadTokens: 40_000, turns: 2, costUsd: 0.0123, costSource: 'reported' }),
+    usage: usage({
+      inputTokens: 12_345,
+      outputTokens: 678,
+      cacheReadTokens: 40_000,
+      turns: 2,
+      costUsd: 0.0123,
+      costSource: 'reported',
+    }),
     diff: null,
     error: null,
     exitCode: null,
@@ -70,7 +94,10 @@ export const completed = (agent: AdapterId, overrides: Partial<AgentSnapshot> = 
         { path: 'src/math.test.ts', insertions: 2, deletions: 0 },
       ],
     },
-    recentEvents: [...runningEvents(agent), ev({ kind: 'completed', result: 'Fixed the off-by-one in add().', exitCode: 0 })],
+    recentEvents: [
+      ...runningEvents(agent),
+      ev({ kind: 'completed', result: 'Fixed the off-by-one in add().', exitCode: 0 }),
+    ],
     ...overrides,
   });
 
@@ -79,8 +106,18 @@ export const failedWithHint = (agent: AdapterId): AgentSnapshot =>
     status: 'failed',
     endedAt: T0 + 5_000,
     exitCode: 1,
-    error: { kind: 'AuthMissing', message: 'Codex is not logged in.', hint: 'Run `codex login` or set OPENAI_API_KEY, then race again.' },
-    recentEvents: [ev({ kind: 'failed', error: { kind: 'AuthMissing', message: 'Codex is not logged in.', hint: 'Run `codex login`.' }, exitCode: 1 })],
+    error: {
+      kind: 'AuthMissing',
+      message: 'Codex is not logged in.',
+      hint: 'Run `codex login` or set OPENAI_API_KEY, then race again.',
+    },
+    recentEvents: [
+      ev({
+        kind: 'failed',
+        error: { kind: 'AuthMissing', message: 'Codex is not logged in.', hint: 'Run `codex login`.' },
+        exitCode: 1,
+      }),
+    ],
   });
 
 export const timedOut = (agent: AdapterId): AgentSnapshot =>
@@ -88,16 +125,30 @@ export const timedOut = (agent: AdapterId): AgentSnapshot =>
     status: 'timed_out',
     endedAt: T0 + 301_000,
     lastOutputAt: T0 + 1_000,
-    error: { kind: 'TimedOut', message: 'No output for 300s: stopped by the idle timeout.', hint: 'Raise idle_timeout_s in hydra.toml or --idle-timeout.' },
+    error: {
+      kind: 'TimedOut',
+      message: 'No output for 300s: stopped by the idle timeout.',
+      hint: 'Raise idle_timeout_s in hydra.toml or --idle-timeout.',
+    },
   });
 
 export const experimental = (overrides: Partial<AgentSnapshot> = {}): AgentSnapshot =>
-  agentSnapshot('cursor', { tier: 'experimental', inferredFlags: true, warnings: ['cursor-agent flags are inferred from docs'], ...overrides });
+  agentSnapshot('cursor', {
+    tier: 'experimental',
+    inferredFlags: true,
+    warnings: ['cursor-agent flags are inferred from docs'],
+    ...overrides,
+  });
 
-export const raceSnapshot = (agents: AgentSnapshot[], overrides: Partial<RaceSnapshot> = {}): RaceSnapshot => ({
+export const raceSnapshot = (
+  agents: AgentSnapshot[],
+  overrides: Partial<RaceSnapshot> = {},
+): RaceSnapshot => ({
   runId: 'run-1',
   prompt: 'Fix the failing test in src/math.test.ts without changing the test',
-  phase: agents.every((agent) => !['pending', 'spawning', 'running'].includes(agent.status)) ? 'reviewing' : 'racing',
+  phase: agents.every((agent) => !['pending', 'spawning', 'running'].includes(agent.status))
+    ? 'reviewing'
+    : 'racing',
   repoRoot: '/tmp/repo',
   baseBranch: 'main',
   baseRef: '1a2b3c4d5e6f7a8b9c0d',
@@ -177,16 +228,34 @@ export class FakeHandle implements RaceHandle {
 
   settle(): void {
     const s = this.snapshot;
-    this.resolveSettled({ runId: s.runId, prompt: s.prompt, baseRef: s.baseRef, baseBranch: s.baseBranch, startedAt: s.startedAt, endedAt: s.now, agents: [], error: null });
+    this.resolveSettled({
+      runId: s.runId,
+      prompt: s.prompt,
+      baseRef: s.baseRef,
+      baseBranch: s.baseBranch,
+      startedAt: s.startedAt,
+      endedAt: s.now,
+      agents: [],
+      error: null,
+    });
   }
 
   stopAgent(agent: AdapterId): void {
     this.calls.push({ kind: 'stopAgent', agent });
     this.update({
       ...this.snapshot,
-      agents: this.snapshot.agents.map((candidate) => (candidate.agent === agent ? { ...candidate, status: 'cancelled', endedAt: this.snapshot.now } : candidate)),
+      agents: this.snapshot.agents.map((candidate) =>
+        candidate.agent === agent
+          ? { ...candidate, status: 'cancelled', endedAt: this.snapshot.now }
+          : candidate,
+      ),
     });
-    if (this.snapshot.agents.every((candidate) => !['pending', 'spawning', 'running'].includes(candidate.status))) this.settle();
+    if (
+      this.snapshot.agents.every(
+        (candidate) => !['pending', 'spawning', 'running'].includes(candidate.status),
+      )
+    )
+      this.settle();
   }
 
   async cancel(): Promise<void> {
@@ -194,7 +263,9 @@ export class FakeHandle implements RaceHandle {
     this.update({
       ...this.snapshot,
       phase: 'cancelled',
-      agents: this.snapshot.agents.map((agent) => (['pending', 'spawning', 'running'].includes(agent.status) ? { ...agent, status: 'cancelled' } : agent)),
+      agents: this.snapshot.agents.map((agent) =>
+        ['pending', 'spawning', 'running'].includes(agent.status) ? { ...agent, status: 'cancelled' } : agent,
+      ),
     });
   }
 
@@ -208,7 +279,9 @@ export class FakeHandle implements RaceHandle {
       method: 'fast-forward',
       commit: 'abcdef0123456789',
       filesChanged: 2,
-      removed: this.snapshot.agents.flatMap((candidate) => [candidate.worktree ?? '', candidate.branch ?? '']).filter((path) => path !== ''),
+      removed: this.snapshot.agents
+        .flatMap((candidate) => [candidate.worktree ?? '', candidate.branch ?? ''])
+        .filter((path) => path !== ''),
     };
     this.update({ ...this.snapshot, phase: 'done', merge: result });
     return result;
@@ -217,7 +290,16 @@ export class FakeHandle implements RaceHandle {
   async finish(): Promise<RaceSummary> {
     this.calls.push({ kind: 'finish' });
     const s = this.snapshot;
-    return { runId: s.runId, prompt: s.prompt, baseRef: s.baseRef, baseBranch: s.baseBranch, startedAt: s.startedAt, endedAt: s.now, agents: [], error: null };
+    return {
+      runId: s.runId,
+      prompt: s.prompt,
+      baseRef: s.baseRef,
+      baseBranch: s.baseBranch,
+      startedAt: s.startedAt,
+      endedAt: s.now,
+      agents: [],
+      error: null,
+    };
   }
 
   async getPatch(agent: AdapterId): Promise<string> {

@@ -92,7 +92,11 @@ export class FakeStdin extends EventEmitter {
   unref(): void {}
 }
 
-export const renderAppAt = (handle: FakeHandle, size: { columns: number; rows: number }, options: RenderOptions = {}): Rendered & { resize(columns: number, rows: number): void } => {
+export const renderAppAt = (
+  handle: FakeHandle,
+  size: { columns: number; rows: number },
+  options: RenderOptions = {},
+): Rendered & { resize(columns: number, rows: number): void } => {
   const outcomes: Outcome[] = [];
   const stdout = new SizedStdout(size.columns, size.rows);
   const stdin = new FakeStdin();

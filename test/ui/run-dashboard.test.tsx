@@ -14,7 +14,16 @@ const COLOUR = new RegExp(`${ESC}\\[3\\dm`);
 const streams = () => {
   const stdout = new SizedStdout(100, 30);
   const stdin = new FakeStdin();
-  return { stdout, stdin, options: { stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, env: { LANG: 'C.UTF-8' }, patchConsole: false } };
+  return {
+    stdout,
+    stdin,
+    options: {
+      stdout: stdout as unknown as NodeJS.WriteStream,
+      stdin: stdin as unknown as NodeJS.ReadStream,
+      env: { LANG: 'C.UTF-8' },
+      patchConsole: false,
+    },
+  };
 };
 
 const output = (stdout: SizedStdout): string => plain(stdout.frames.join(''));

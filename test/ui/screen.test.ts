@@ -6,7 +6,16 @@ import { createSnapshotStore } from '../../src/ui/snapshot-store.js';
 import { createTheme } from '../../src/ui/theme.js';
 import { displayWidth } from '../../src/ui/text.js';
 import { initialViewState, type ViewState } from '../../src/ui/view-state.js';
-import { agentSnapshot, completed, experimental, FakeHandle, failedWithHint, PATCH, raceSnapshot, timedOut } from './fixtures.js';
+import {
+  agentSnapshot,
+  completed,
+  experimental,
+  FakeHandle,
+  failedWithHint,
+  PATCH,
+  raceSnapshot,
+  timedOut,
+} from './fixtures.js';
 
 const theme = createTheme({ ascii: false, color: false });
 
@@ -14,24 +23,53 @@ const theme = createTheme({ ascii: false, color: false });
 const drawnHeight = (screen: Screen): number => {
   const body = screen.body;
   let bodyHeight = 0;
-  if (body.kind === 'panes') bodyHeight = body.mode === 'side-by-side' ? Math.max(...body.panes.map((pane) => pane.height)) : body.panes.reduce((sum, pane) => sum + pane.height, 0);
+  if (body.kind === 'panes')
+    bodyHeight =
+      body.mode === 'side-by-side'
+        ? Math.max(...body.panes.map((pane) => pane.height))
+        : body.panes.reduce((sum, pane) => sum + pane.height, 0);
   else if (body.kind === 'scroll') bodyHeight = body.height;
   else bodyHeight = body.lines.length;
-  return screen.header.length + bodyHeight + screen.notices.length + (screen.dialog === null ? 0 : screen.dialog.length + 2) + (screen.footer === null ? 0 : 1);
+  return (
+    screen.header.length +
+    bodyHeight +
+    screen.notices.length +
+    (screen.dialog === null ? 0 : screen.dialog.length + 2) +
+    (screen.footer === null ? 0 : 1)
+  );
 };
 
 const allLines = (screen: Screen): string[] => {
   const body = screen.body;
-  const bodyLines = body.kind === 'panes' ? body.panes.flatMap((pane) => pane.lines) : body.kind === 'scroll' ? [body.title, ...body.lines] : body.lines;
-  return [...screen.header, ...bodyLines, ...screen.notices, ...(screen.dialog ?? []), ...(screen.footer === null ? [] : [screen.footer])].map(lineText);
+  const bodyLines =
+    body.kind === 'panes'
+      ? body.panes.flatMap((pane) => pane.lines)
+      : body.kind === 'scroll'
+        ? [body.title, ...body.lines]
+        : body.lines;
+  return [
+    ...screen.header,
+    ...bodyLines,
+    ...screen.notices,
+    ...(screen.dialog ?? []),
+    ...(screen.footer === null ? [] : [screen.footer]),
+  ].map(lineText);
 };
 
 const busyAgents = () => {
-  const flood = Array.from({ length: 200 }, (_, index) => ev({ kind: 'message', role: 'assistant', text: `message ${index} ${'lorem ipsum '.repeat(30)}` }));
-  return [agentSnapshot('claude', { recentEvents: flood }), failedWithHint('codex'), experimental({ recentEvents: flood })];
+  const flood = Array.from({ length: 200 }, (_, index) =>
+    ev({ kind: 'message', role: 'assistant', text: `message ${index} ${'lorem ipsum '.repeat(30)}` }),
+  );
+  return [
+    agentSnapshot('claude', { recentEvents: flood }),
+    failedWithHint('codex'),
+    experimental({ recentEvents: flood }),
+  ];
 };
 
-const input = (overrides: Partial<Omit<ScreenInput, 'state'>> & { state?: Partial<ViewState> }): ScreenInput => ({
+const input = (
+  overrides: Partial<Omit<ScreenInput, 'state'>> & { state?: Partial<ViewState> },
+): ScreenInput => ({
   snapshot: raceSnapshot(busyAgents(), { warnings: ['cursor-agent is experimental'], error: null }),
   now: raceSnapshot([]).now,
   columns: 80,
@@ -80,7 +118,13 @@ describe('layout', () => {
   it('shows the end of a long warning on a second line instead of cutting it off', () => {
     const warning =
       'You have 4 uncommitted changes: hydra never touches them, and the agents start from the last commit (b1aa62efc43d), so they do not see them.';
-    const screen = buildScreen(input({ columns: 120, rows: 35, snapshot: raceSnapshot(busyAgents(), { warnings: [warning], error: null }) }));
+    const screen = buildScreen(
+      input({
+        columns: 120,
+        rows: 35,
+        snapshot: raceSnapshot(busyAgents(), { warnings: [warning], error: null }),
+      }),
+    );
     const header = screen.header.map(lineText).join(' ').replace(/\s+/g, ' ');
     expect(header).toContain('so they do not see them.');
     for (const line of screen.header.map(lineText)) expect(displayWidth(line)).toBeLessThanOrEqual(120);
@@ -124,7 +168,8 @@ describe('snapshot store', () => {
     const unsubscribe = store.subscribe(listener);
     await vi.advanceTimersByTimeAsync(100);
     listener.mockClear();
-    for (let index = 0; index < 50; index += 1) handle.update(raceSnapshot([agentSnapshot('claude')], { now: index }));
+    for (let index = 0; index < 50; index += 1)
+      handle.update(raceSnapshot([agentSnapshot('claude')], { now: index }));
     expect(listener).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(100);
     expect(listener).toHaveBeenCalledTimes(1);

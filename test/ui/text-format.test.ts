@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ev } from '../../src/adapters/events.js';
-import { eventLine, formatCost, formatDuration, formatTokens, formatUsageToFit, isShownInPane } from '../../src/ui/format.js';
+import {
+  eventLine,
+  formatCost,
+  formatDuration,
+  formatTokens,
+  formatUsageToFit,
+  isShownInPane,
+} from '../../src/ui/format.js';
 import { fitLine, lineText, seg, spread } from '../../src/ui/lines.js';
 import { createTheme, detectAscii, detectNoColor, resolveDisplayOptions } from '../../src/ui/theme.js';
 import { displayWidth, oneLine, sanitize, truncate, wrap } from '../../src/ui/text.js';
@@ -56,14 +63,29 @@ describe('format', () => {
   });
 
   it('shortens the usage line to fit a narrow pane, keeping the cost', () => {
-    const spent = usage({ inputTokens: 2500, outputTokens: 52, cacheReadTokens: 600, turns: 2, costUsd: 0.0126, costSource: 'reported' });
+    const spent = usage({
+      inputTokens: 2500,
+      outputTokens: 52,
+      cacheReadTokens: 600,
+      turns: 2,
+      costUsd: 0.0126,
+      costSource: 'reported',
+    });
     expect(formatUsageToFit(spent, 80)).toBe('in 2.5k out 52 cached 600 · 2 turns · $0.0126');
     expect(formatUsageToFit(spent, 36)).toBe('2.5k/52/600 tok · 2t · $0.0126');
     expect(formatUsageToFit(spent, 14)).toBe('$0.0126 · 2t');
   });
 
   it('says n/a rather than zeros when an agent reported no usage at all', () => {
-    const none = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, turns: 0, costUsd: null, costSource: 'unknown' as const };
+    const none = {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      turns: 0,
+      costUsd: null,
+      costSource: 'unknown' as const,
+    };
     expect(formatUsageToFit(none, 80)).toBe('tokens n/a (none reported) · cost n/a');
     expect(formatUsageToFit(none, 24)).toBe('tokens n/a · cost n/a');
     expect(formatUsageToFit({ ...none, turns: 1 }, 80)).toBe('in 0 out 0 cached 0 · 1 turn · n/a');
@@ -71,12 +93,24 @@ describe('format', () => {
 
   it('describes each event kind on one line', () => {
     const symbols = createTheme({ ascii: false, color: false }).symbols;
-    expect(eventLine(ev({ kind: 'tool_call', id: '1', name: 'Bash', summary: 'npm test' }), symbols).text).toBe('Bash npm test');
-    expect(eventLine(ev({ kind: 'tool_call', id: '1', name: 'Write', summary: 'Write hello.txt' }), symbols).text).toBe('Write hello.txt');
-    expect(eventLine(ev({ kind: 'tool_result', id: '1', ok: false, summary: 'exit 1' }), symbols)).toMatchObject({ text: 'error exit 1', tone: 'error' });
-    expect(eventLine(ev({ kind: 'parse_error', raw: 'garbage', reason: 'not JSON' }), symbols).text).toBe('unparsed output: garbage');
-    expect(eventLine(ev({ kind: 'unknown', type: 'new_thing', raw: {} }), symbols).text).toBe('unrecognised event new_thing');
-    expect(eventLine(ev({ kind: 'message', role: 'assistant', text: 'hm', thinking: true }), symbols).tone).toBe('muted');
+    expect(
+      eventLine(ev({ kind: 'tool_call', id: '1', name: 'Bash', summary: 'npm test' }), symbols).text,
+    ).toBe('Bash npm test');
+    expect(
+      eventLine(ev({ kind: 'tool_call', id: '1', name: 'Write', summary: 'Write hello.txt' }), symbols).text,
+    ).toBe('Write hello.txt');
+    expect(
+      eventLine(ev({ kind: 'tool_result', id: '1', ok: false, summary: 'exit 1' }), symbols),
+    ).toMatchObject({ text: 'error exit 1', tone: 'error' });
+    expect(eventLine(ev({ kind: 'parse_error', raw: 'garbage', reason: 'not JSON' }), symbols).text).toBe(
+      'unparsed output: garbage',
+    );
+    expect(eventLine(ev({ kind: 'unknown', type: 'new_thing', raw: {} }), symbols).text).toBe(
+      'unrecognised event new_thing',
+    );
+    expect(
+      eventLine(ev({ kind: 'message', role: 'assistant', text: 'hm', thinking: true }), symbols).tone,
+    ).toBe('muted');
   });
 
   it('keeps usage events and streamed fragments out of the panes', () => {
@@ -104,17 +138,38 @@ describe('display detection', () => {
   });
 
   it('lets explicit options win over the environment', () => {
-    expect(resolveDisplayOptions({ ascii: false, noColor: false }, { LANG: 'C', NO_COLOR: '1' })).toEqual({ ascii: false, noColor: false });
+    expect(resolveDisplayOptions({ ascii: false, noColor: false }, { LANG: 'C', NO_COLOR: '1' })).toEqual({
+      ascii: false,
+      noColor: false,
+    });
     expect(resolveDisplayOptions({}, { LANG: 'C', NO_COLOR: '1' })).toEqual({ ascii: true, noColor: true });
   });
 });
 
 describe('exit code', () => {
   it('is 0 after a merge or when an agent completed, 1 otherwise', () => {
-    const merged = { runId: 'r', agent: 'codex' as const, into: 'main', method: 'fast-forward' as const, commit: 'a', filesChanged: 1, removed: [] };
+    const merged = {
+      runId: 'r',
+      agent: 'codex' as const,
+      into: 'main',
+      method: 'fast-forward' as const,
+      commit: 'a',
+      filesChanged: 1,
+      removed: [],
+    };
     expect(dashboardExitCode(raceSnapshot([failedWithHint('codex')]), merged)).toBe(0);
     expect(dashboardExitCode(raceSnapshot([completed('claude'), failedWithHint('codex')]), null)).toBe(0);
-    expect(dashboardExitCode(raceSnapshot([failedWithHint('codex'), agentSnapshot('claude', { status: 'cancelled' })]), null)).toBe(1);
-    expect(dashboardExitCode(raceSnapshot([], { phase: 'failed', error: { kind: 'InvalidConfig', message: 'x', hint: 'y' } }), null)).toBe(1);
+    expect(
+      dashboardExitCode(
+        raceSnapshot([failedWithHint('codex'), agentSnapshot('claude', { status: 'cancelled' })]),
+        null,
+      ),
+    ).toBe(1);
+    expect(
+      dashboardExitCode(
+        raceSnapshot([], { phase: 'failed', error: { kind: 'InvalidConfig', message: 'x', hint: 'y' } }),
+        null,
+      ),
+    ).toBe(1);
   });
 });

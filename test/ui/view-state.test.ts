@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { MergeResult } from '../../src/engine/types.js';
-import { initialViewState, reduce, resolveScroll, type ViewContext, type ViewState } from '../../src/ui/view-state.js';
+import {
+  initialViewState,
+  reduce,
+  resolveScroll,
+  type ViewContext,
+  type ViewState,
+} from '../../src/ui/view-state.js';
 
 const context = (overrides: Partial<ViewContext> = {}): ViewContext => ({
   agents: [
@@ -52,24 +58,36 @@ describe('views and scrolling', () => {
   it('scrolls up from the end and clamps at the top and bottom', () => {
     const detail = at({ view: 'detail', scroll: 'end' });
     expect(reduce(detail, { type: 'scroll', by: -1 }, context()).state.scroll).toBe(79);
-    expect(reduce(at({ view: 'diff', scroll: 3 }), { type: 'scroll', by: -10 }, context()).state.scroll).toBe(0);
-    expect(reduce(at({ view: 'diff', scroll: 75 }), { type: 'scroll', by: 10 }, context()).state.scroll).toBe(80);
+    expect(reduce(at({ view: 'diff', scroll: 3 }), { type: 'scroll', by: -10 }, context()).state.scroll).toBe(
+      0,
+    );
+    expect(reduce(at({ view: 'diff', scroll: 75 }), { type: 'scroll', by: 10 }, context()).state.scroll).toBe(
+      80,
+    );
   });
 
   it('follows the end again when the detail view is scrolled to the bottom', () => {
-    expect(reduce(at({ view: 'detail', scroll: 79 }), { type: 'scroll', by: 1 }, context()).state.scroll).toBe('end');
+    expect(
+      reduce(at({ view: 'detail', scroll: 79 }), { type: 'scroll', by: 1 }, context()).state.scroll,
+    ).toBe('end');
   });
 
   it('pages by one line less than a page', () => {
-    expect(reduce(at({ view: 'diff', scroll: 0 }), { type: 'scroll-page', direction: 1 }, context()).state.scroll).toBe(19);
+    expect(
+      reduce(at({ view: 'diff', scroll: 0 }), { type: 'scroll-page', direction: 1 }, context()).state.scroll,
+    ).toBe(19);
   });
 
   it('jumps to the next and previous file in the diff', () => {
     const diff = at({ view: 'diff', scroll: 0 });
     const withFiles = context({ fileStarts: [0, 30, 60] });
     expect(reduce(diff, { type: 'file', direction: 1 }, withFiles).state.scroll).toBe(30);
-    expect(reduce(at({ view: 'diff', scroll: 45 }), { type: 'file', direction: -1 }, withFiles).state.scroll).toBe(30);
-    expect(reduce(at({ view: 'diff', scroll: 60 }), { type: 'file', direction: 1 }, withFiles).state.scroll).toBe(60);
+    expect(
+      reduce(at({ view: 'diff', scroll: 45 }), { type: 'file', direction: -1 }, withFiles).state.scroll,
+    ).toBe(30);
+    expect(
+      reduce(at({ view: 'diff', scroll: 60 }), { type: 'file', direction: 1 }, withFiles).state.scroll,
+    ).toBe(60);
   });
 
   it('does not scroll the panes', () => {
@@ -110,31 +128,63 @@ describe('stopping and merging', () => {
   it('refuses to merge an agent that did not complete', () => {
     const transition = reduce(at({ focus: 2 }), { type: 'merge' }, context());
     expect(transition.state.dialog).toBeNull();
-    expect(transition.state.notice).toEqual({ text: expect.stringContaining('Cursor Agent cannot be merged: it is failed'), tone: 'warn' });
+    expect(transition.state.notice).toEqual({
+      text: expect.stringContaining('Cursor Agent cannot be merged: it is failed'),
+      tone: 'warn',
+    });
   });
 
   it('refuses a second merge', () => {
-    expect(reduce(at({ focus: 1 }), { type: 'merge' }, context({ merged: true })).state.notice?.text).toContain('already merged');
+    expect(
+      reduce(at({ focus: 1 }), { type: 'merge' }, context({ merged: true })).state.notice?.text,
+    ).toContain('already merged');
   });
 
   it('merges on confirmation, stopping the agents still running first', () => {
-    const transition = reduce(at({ focus: 1, dialog: { kind: 'merge', agent: 'codex' } }), { type: 'confirm' }, context());
+    const transition = reduce(
+      at({ focus: 1, dialog: { kind: 'merge', agent: 'codex' } }),
+      { type: 'confirm' },
+      context(),
+    );
     expect(transition.state).toMatchObject({ dialog: null, busy: { kind: 'merging', agent: 'codex' } });
     expect(transition.effect).toEqual({ kind: 'merge', agent: 'codex', stopFirst: ['claude'] });
   });
 
   it('keeps racing when the merge is declined', () => {
-    const transition = reduce(at({ dialog: { kind: 'merge', agent: 'codex' } }), { type: 'decline' }, context());
+    const transition = reduce(
+      at({ dialog: { kind: 'merge', agent: 'codex' } }),
+      { type: 'decline' },
+      context(),
+    );
     expect(transition.state.dialog).toBeNull();
     expect(transition.effect).toBeNull();
   });
 
   it('ends with the merge result, or shows why it was refused', () => {
-    const result: MergeResult = { runId: 'r', agent: 'codex', into: 'main', method: 'fast-forward', commit: 'abc', filesChanged: 1, removed: [] };
+    const result: MergeResult = {
+      runId: 'r',
+      agent: 'codex',
+      into: 'main',
+      method: 'fast-forward',
+      commit: 'abc',
+      filesChanged: 1,
+      removed: [],
+    };
     const merging = at({ busy: { kind: 'merging', agent: 'codex' } });
-    expect(reduce(merging, { type: 'merge-succeeded', result }, context()).state.outcome).toEqual({ kind: 'merged', result });
-    const refused = reduce(merging, { type: 'merge-failed', message: 'Merge refused: conflict.' }, context()).state;
-    expect(refused).toMatchObject({ busy: null, outcome: null, notice: { text: 'Merge refused: conflict.', tone: 'error' } });
+    expect(reduce(merging, { type: 'merge-succeeded', result }, context()).state.outcome).toEqual({
+      kind: 'merged',
+      result,
+    });
+    const refused = reduce(
+      merging,
+      { type: 'merge-failed', message: 'Merge refused: conflict.' },
+      context(),
+    ).state;
+    expect(refused).toMatchObject({
+      busy: null,
+      outcome: null,
+      notice: { text: 'Merge refused: conflict.', tone: 'error' },
+    });
   });
 });
 
@@ -158,17 +208,28 @@ describe('quitting and cancelling', () => {
   });
 
   it('cancels the running agents when the quit is confirmed', () => {
-    expect(reduce(at({ dialog: { kind: 'quit' } }), { type: 'confirm' }, context()).effect).toEqual({ kind: 'quit', cancel: true });
+    expect(reduce(at({ dialog: { kind: 'quit' } }), { type: 'confirm' }, context()).effect).toEqual({
+      kind: 'quit',
+      cancel: true,
+    });
   });
 
   it('cancels on Ctrl-C without asking, even with a dialog open', () => {
-    const transition = reduce(at({ dialog: { kind: 'merge', agent: 'codex' } }), { type: 'cancel' }, context());
+    const transition = reduce(
+      at({ dialog: { kind: 'merge', agent: 'codex' } }),
+      { type: 'cancel' },
+      context(),
+    );
     expect(transition.effect).toEqual({ kind: 'quit', cancel: true });
     expect(transition.state.dialog).toBeNull();
   });
 
   it('does not interrupt a merge on Ctrl-C', () => {
-    const transition = reduce(at({ busy: { kind: 'merging', agent: 'codex' } }), { type: 'cancel' }, context());
+    const transition = reduce(
+      at({ busy: { kind: 'merging', agent: 'codex' } }),
+      { type: 'cancel' },
+      context(),
+    );
     expect(transition.effect).toBeNull();
     expect(transition.state.notice?.text).toContain('merge is in progress');
   });

@@ -75,7 +75,12 @@ describe(`claude ${LATEST} command options`, () => {
   });
 
   it('passes a model through --model and the request names it', async () => {
-    const run = await runVendor({ agent: 'claude', version: LATEST, scenario: 'success-edit', model: 'claude-sonnet-4-5' });
+    const run = await runVendor({
+      agent: 'claude',
+      version: LATEST,
+      scenario: 'success-edit',
+      model: 'claude-sonnet-4-5',
+    });
 
     expect(run.built.args).toEqual(expect.arrayContaining(['--model', 'claude-sonnet-4-5']));
     const models = run.requests.map((request) => (request.json as { model?: unknown } | undefined)?.model);

@@ -28,7 +28,11 @@ describe.each(VERSIONS)('codex %s through the codex adapter', (version) => {
     if (run.terminal.kind !== 'completed') return;
     expect(run.terminal.result).toBe(FINAL_TEXT);
     // The server sent input_tokens 4400 of which 2048 cached: hydra counts the cached part apart.
-    expect(run.terminal.usage).toMatchObject({ inputTokens: 4400 - 2048, cacheReadTokens: 2048, outputTokens: 74 });
+    expect(run.terminal.usage).toMatchObject({
+      inputTokens: 4400 - 2048,
+      cacheReadTokens: 2048,
+      outputTokens: 74,
+    });
     expect(run.events.some((event) => event.kind === 'tool_call')).toBe(true);
   });
 
@@ -87,7 +91,12 @@ describe('codex approval and sandbox flags follow the probed version', () => {
 
 describe(`codex ${LATEST} models`, () => {
   it('estimates the cost from the price table when the model is configured (codex reports none)', async () => {
-    const run = await runVendor({ agent: 'codex', version: LATEST, scenario: 'success-edit', model: 'gpt-5' });
+    const run = await runVendor({
+      agent: 'codex',
+      version: LATEST,
+      scenario: 'success-edit',
+      model: 'gpt-5',
+    });
 
     expect(run.built.args).toEqual(expect.arrayContaining(['--model', 'gpt-5']));
     expect(run.terminal.kind).toBe('completed');
@@ -96,7 +105,12 @@ describe(`codex ${LATEST} models`, () => {
   });
 
   it('completes with an unknown model name although the stream carries an error item', async () => {
-    const run = await runVendor({ agent: 'codex', version: LATEST, scenario: 'reply-text', model: 'gpt-fake-unknown' });
+    const run = await runVendor({
+      agent: 'codex',
+      version: LATEST,
+      scenario: 'reply-text',
+      model: 'gpt-fake-unknown',
+    });
 
     expect(run.built.args).toEqual(expect.arrayContaining(['--model', 'gpt-fake-unknown']));
     expect(run.stdout).toContain('"type":"error"');

@@ -5,7 +5,13 @@
  */
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { HELP_VERSIONS, RECORD_VERSIONS, VENDOR_AGENTS, ensureVendorCli, findProjectRoot } from '../../scripts/vendor-cli.js';
+import {
+  HELP_VERSIONS,
+  RECORD_VERSIONS,
+  VENDOR_AGENTS,
+  ensureVendorCli,
+  findProjectRoot,
+} from '../../scripts/vendor-cli.js';
 
 export default async function setup(): Promise<void> {
   const root = findProjectRoot();
@@ -28,6 +34,8 @@ const buildHydra = async (root: string): Promise<void> => {
     timeout: 300_000,
   });
   if (result.exitCode !== 0) {
-    throw new Error(`npm run build failed (exit ${String(result.exitCode)}); the vendor suite runs dist/cli/main.js:\n${result.stdout}\n${result.stderr}`);
+    throw new Error(
+      `npm run build failed (exit ${String(result.exitCode)}); the vendor suite runs dist/cli/main.js:\n${result.stdout}\n${result.stderr}`,
+    );
   }
 };

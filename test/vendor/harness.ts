@@ -99,7 +99,11 @@ const offlineEnv = async (agent: VendorAgent, serverUrl: string, home: string): 
 };
 
 /** Probes the pinned binary through the adapter, with the same throwaway HOME as the run. */
-export const probeVendor = async (agent: VendorAgent, version: string, home: string): Promise<Capabilities> => {
+export const probeVendor = async (
+  agent: VendorAgent,
+  version: string,
+  home: string,
+): Promise<Capabilities> => {
   const adapter = getAdapter(agent);
   if (adapter === undefined) throw new Error(`no adapter registered for ${agent}`);
   const run = createProbeRunner({ ...baseEnv(), HOME: home, CODEX_HOME: join(home, '.codex') });
@@ -193,8 +197,10 @@ export const userTexts = (agent: VendorAgent, requests: readonly RecordedRequest
 };
 
 const hasTools = (json: unknown): boolean =>
-  typeof json === 'object' && json !== null && Array.isArray((json as { tools?: unknown }).tools) &&
-  ((json as { tools: unknown[] }).tools.length > 0);
+  typeof json === 'object' &&
+  json !== null &&
+  Array.isArray((json as { tools?: unknown }).tools) &&
+  (json as { tools: unknown[] }).tools.length > 0;
 
 const textsOfUserTurn = (turn: unknown): string[] => {
   if (typeof turn !== 'object' || turn === null) return [];

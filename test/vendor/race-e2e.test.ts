@@ -60,7 +60,8 @@ const explain = (result: HydraResult): string =>
 
 const summaryOf = (lines: NdjsonLine[]): SummaryLine => {
   const last = lines.at(-1);
-  if (last?.type !== 'summary') throw new Error(`the last NDJSON line is not the summary: ${JSON.stringify(last)}`);
+  if (last?.type !== 'summary')
+    throw new Error(`the last NDJSON line is not the summary: ${JSON.stringify(last)}`);
   return last as unknown as SummaryLine;
 };
 
@@ -68,7 +69,9 @@ const readMeta = (sandbox: RaceSandbox, runId: string): RunMeta =>
   JSON.parse(readFileSync(join(sandbox.repo, '.hydra', 'runs', runId, 'meta.json'), 'utf8')) as RunMeta;
 
 const hydraBranches = async (sandbox: RaceSandbox): Promise<string[]> =>
-  (await sandbox.git(['branch', '--list', 'hydra/*', '--format=%(refname:short)'])).split('\n').filter((line) => line !== '');
+  (await sandbox.git(['branch', '--list', 'hydra/*', '--format=%(refname:short)']))
+    .split('\n')
+    .filter((line) => line !== '');
 
 /** The user's uncommitted work is exactly as it was: the untracked file and the modified README. */
 const expectUserWorkIntact = async (sandbox: RaceSandbox): Promise<void> => {
@@ -101,7 +104,8 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
   });
 
   describe('hydra doctor --json', () => {
-    const adapters = (): DoctorAdapter[] => (JSON.parse(doctor.stdout) as { adapters: DoctorAdapter[] }).adapters;
+    const adapters = (): DoctorAdapter[] =>
+      (JSON.parse(doctor.stdout) as { adapters: DoctorAdapter[] }).adapters;
     const report = (id: VendorAgent): DoctorAdapter => {
       const found = adapters().find((adapter) => adapter.id === id);
       if (found === undefined) throw new Error(`doctor reports no ${id}: ${doctor.stdout}`);
@@ -120,41 +124,67 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       expect(report('cursor' as VendorAgent).status).toBe('needs-opt-in');
     });
 
-    it.each(AGENTS)('shows for %s the capabilities and exact command the adapter builds from its own probe', async (agent) => {
-      const entry = report(agent);
-      const adapter = getAdapter(agent);
-      if (adapter === undefined) throw new Error(`no adapter for ${agent}`);
-      const probed = await probeVendor(agent, RECORD_VERSIONS[agent], sandbox.home);
-      const capabilities = { ...probed, binary: join(sandbox.dir, 'bin', agent) };
-      const sample: SpawnRequest = { prompt: 'Say hello', cwd: '<worktree>', scratchDir: '<scratch>', unsafe: false, extraArgs: [], env: {} };
+    it.each(AGENTS)(
+      'shows for %s the capabilities and exact command the adapter builds from its own probe',
+      async (agent) => {
+        const entry = report(agent);
+        const adapter = getAdapter(agent);
+        if (adapter === undefined) throw new Error(`no adapter for ${agent}`);
+        const probed = await probeVendor(agent, RECORD_VERSIONS[agent], sandbox.home);
+        const capabilities = { ...probed, binary: join(sandbox.dir, 'bin', agent) };
+        const sample: SpawnRequest = {
+          prompt: 'Say hello',
+          cwd: '<worktree>',
+          scratchDir: '<scratch>',
+          unsafe: false,
+          extraArgs: [],
+          env: {},
+        };
 
-      expect(entry.capabilities).toEqual(JSON.parse(JSON.stringify(capabilities)));
-      expect(entry.command).toEqual([capabilities.binary, ...adapter.buildCommand(sample, capabilities).args]);
-      // Independent of the adapter: headless JSON output and the prompt after `--`.
-      const command = entry.command ?? [];
-      expect(command.slice(-2)).toEqual(['--', 'Say hello']);
-      if (agent === 'claude') {
-        expect(command).toEqual(expect.arrayContaining(['-p', '--output-format', 'stream-json', '--verbose']));
-        expect(command.join(' ')).toContain('--permission-mode acceptEdits');
-      } else {
-        expect(command[1]).toBe('exec');
-        expect(command).toContain('--json');
-      }
-    });
+        expect(entry.capabilities).toEqual(JSON.parse(JSON.stringify(capabilities)));
+        expect(entry.command).toEqual([
+          capabilities.binary,
+          ...adapter.buildCommand(sample, capabilities).args,
+        ]);
+        // Independent of the adapter: headless JSON output and the prompt after `--`.
+        const command = entry.command ?? [];
+        expect(command.slice(-2)).toEqual(['--', 'Say hello']);
+        if (agent === 'claude') {
+          expect(command).toEqual(
+            expect.arrayContaining(['-p', '--output-format', 'stream-json', '--verbose']),
+          );
+          expect(command.join(' ')).toContain('--permission-mode acceptEdits');
+        } else {
+          expect(command[1]).toBe('exec');
+          expect(command).toContain('--json');
+        }
+      },
+    );
   });
 
   describe('hydra race --json', () => {
     it('exits 0 and prints only NDJSON: the race line first, agent events, the summary last', async () => {
       expect(race.exitCode, explain(race)).toBe(0);
-      expect(lines[0]).toEqual({ type: 'race', runId: summary.runId, baseRef: headBefore, agents: ['claude', 'codex'] });
+      expect(lines[0]).toEqual({
+        type: 'race',
+        runId: summary.runId,
+        baseRef: headBefore,
+        agents: ['claude', 'codex'],
+      });
       const middle = lines.slice(1, -1);
       expect(middle.length).toBeGreaterThan(0);
       for (const line of middle) {
-        expect(line).toEqual({ type: 'agent_event', agent: expect.stringMatching(/^(claude|codex)$/), event: expect.anything() });
+        expect(line).toEqual({
+          type: 'agent_event',
+          agent: expect.stringMatching(/^(claude|codex)$/),
+          event: expect.anything(),
+        });
         expect(typeof (line.event as { kind?: unknown }).kind).toBe('string');
       }
       for (const agent of AGENTS) {
-        const kinds = middle.filter((line) => line.agent === agent).map((line) => (line.event as { kind: string }).kind);
+        const kinds = middle
+          .filter((line) => line.agent === agent)
+          .map((line) => (line.event as { kind: string }).kind);
         expect(kinds, `${agent} events`).toContain('tool_call');
         expect(kinds, `${agent} events`).toContain('completed');
       }
@@ -163,7 +193,11 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
     it('ends both agents completed, each with usage, claude with its reported cost', () => {
       for (const agent of AGENTS) {
         const entry = summaryAgent(summary, agent);
-        expect(entry, JSON.stringify(entry)).toMatchObject({ status: 'completed', exitCode: 0, branch: `hydra/${summary.runId}/${agent}` });
+        expect(entry, JSON.stringify(entry)).toMatchObject({
+          status: 'completed',
+          exitCode: 0,
+          branch: `hydra/${summary.runId}/${agent}`,
+        });
         expect(entry.error).toBeUndefined();
         expect(entry.usage.inputTokens).toBeGreaterThan(0);
         expect(entry.usage.outputTokens).toBeGreaterThan(0);
@@ -184,12 +218,16 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
         const worktree = worktrees[index];
         expect(worktree, `${agent} worktree`).toEqual(expect.stringContaining(sandbox.worktreeRoot));
         expect(readIfExists(join(worktree ?? '', EDIT_FILE)), `${agent} edit`).toBe(EDIT_CONTENT);
-        expect(await sandbox.git(['show', `hydra/${summary.runId}/${agent}:${EDIT_FILE}`])).toBe(EDIT_CONTENT.trimEnd());
+        expect(await sandbox.git(['show', `hydra/${summary.runId}/${agent}:${EDIT_FILE}`])).toBe(
+          EDIT_CONTENT.trimEnd(),
+        );
         // The user's uncommitted work is not copied into the agents' worktrees.
         expect(readIfExists(join(worktree ?? '', USER_UNTRACKED.path))).toBeNull();
       }
       // Claude wrote where its own working directory was, which is its worktree.
-      const claudeCwd = claudeWorkingDirectory(sandbox.servers.claude.requests.find((request) => request.text.includes('working directory')));
+      const claudeCwd = claudeWorkingDirectory(
+        sandbox.servers.claude.requests.find((request) => request.text.includes('working directory')),
+      );
       expect(claudeCwd).toBe(summaryAgent(summary, 'claude').worktree);
       expect(readIfExists(join(sandbox.repo, EDIT_FILE))).toBeNull();
       expect(await sandbox.git(['rev-parse', 'HEAD'])).toBe(headBefore);
@@ -203,9 +241,13 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       for (const agent of AGENTS) {
         const ran = meta.agents.find((entry) => entry.agent === agent);
         const sample = shown.adapters.find((entry) => entry.id === agent)?.command ?? [];
-        const expected = sample.map((arg) => (arg === 'Say hello' ? PROMPT : arg.replaceAll('<worktree>', ran?.worktree ?? '')));
+        const expected = sample.map((arg) =>
+          arg === 'Say hello' ? PROMPT : arg.replaceAll('<worktree>', ran?.worktree ?? ''),
+        );
         expect(ran?.version).toBe(RECORD_VERSIONS[agent]);
-        expect(ran?.command.filter((arg) => !arg.includes('/.scratch/'))).toEqual(expected.filter((arg) => !arg.includes('<scratch>')));
+        expect(ran?.command.filter((arg) => !arg.includes('/.scratch/'))).toEqual(
+          expected.filter((arg) => !arg.includes('<scratch>')),
+        );
       }
     });
 
@@ -225,14 +267,18 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       expect(merge.exitCode, explain(merge)).toBe(0);
       expect(await sandbox.git(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
       expect(await sandbox.git(['show', `HEAD:${EDIT_FILE}`])).toBe(EDIT_CONTENT.trimEnd());
-      expect(await sandbox.git(['merge-base', '--is-ancestor', headBefore, 'HEAD']).then(() => true)).toBe(true);
+      expect(await sandbox.git(['merge-base', '--is-ancestor', headBefore, 'HEAD']).then(() => true)).toBe(
+        true,
+      );
       expect(readIfExists(join(sandbox.repo, EDIT_FILE))).toBe(EDIT_CONTENT);
       await expectUserWorkIntact(sandbox);
     });
 
     it('removes every race worktree (git worktree list shows only the repository)', async () => {
       expect(worktreePaths(await sandbox.git(['worktree', 'list', '--porcelain']))).toEqual([sandbox.repo]);
-      expect(await hydraBranches(sandbox), 'codex lost, so its branch goes').not.toContain(`hydra/${summary.runId}/codex`);
+      expect(await hydraBranches(sandbox), 'codex lost, so its branch goes').not.toContain(
+        `hydra/${summary.runId}/codex`,
+      );
     });
 
     it('records the race: hydra runs --json lists it merged, hydra show prints the real events', async () => {
@@ -240,14 +286,19 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       const show = await sandbox.hydra(['show', summary.runId]);
 
       expect(runs.exitCode, explain(runs)).toBe(0);
-      const entry = (JSON.parse(runs.stdout) as { runs: Array<Record<string, unknown>> }).runs.find((run) => run.runId === summary.runId);
+      const entry = (JSON.parse(runs.stdout) as { runs: Array<Record<string, unknown>> }).runs.find(
+        (run) => run.runId === summary.runId,
+      );
       expect(entry).toMatchObject({
         state: 'finished',
         prompt: PROMPT,
         merged: { agent: 'claude', commit: await sandbox.git(['rev-parse', 'HEAD']) },
         totalCostUsd: summaryAgent(summary, 'claude').usage.costUsd,
       });
-      expect((entry?.agents as Array<{ status: string }>).map((agent) => agent.status)).toEqual(['completed', 'completed']);
+      expect((entry?.agents as Array<{ status: string }>).map((agent) => agent.status)).toEqual([
+        'completed',
+        'completed',
+      ]);
       expect(show.exitCode, explain(show)).toBe(0);
       expect(show.stdout).toContain('Write');
       expect(show.stdout).toContain(FINAL_TEXT);
@@ -291,7 +342,8 @@ describe('hydra race --json when both APIs answer 401', () => {
       expect(entry.error?.hint.length, `${agent} hint`).toBeGreaterThan(0);
     }
     // The servers really were asked (hydra did not fail before launching the CLIs).
-    for (const agent of AGENTS) expect(sandbox.servers[agent].requests.length, `${agent} requests`).toBeGreaterThan(0);
+    for (const agent of AGENTS)
+      expect(sandbox.servers[agent].requests.length, `${agent} requests`).toBeGreaterThan(0);
   });
 
   it('removes the worktrees and branches of failed agents, keeps the user work, and leaves no process', async () => {
@@ -345,8 +397,13 @@ describe('hydra race --json with the agents set up only in a hydra config file',
   it('runs the configured binaries with the configured env, extra_args and models; both complete', () => {
     expect(race.exitCode, explain(race)).toBe(0);
     for (const agent of AGENTS) {
-      expect(summaryAgent(summary, agent), agent).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
-      const models = sandbox.servers[agent].requests.map((request) => (request.json as { model?: unknown } | undefined)?.model);
+      expect(summaryAgent(summary, agent), agent).toMatchObject({
+        status: 'completed',
+        diff: { filesChanged: 1 },
+      });
+      const models = sandbox.servers[agent].requests.map(
+        (request) => (request.json as { model?: unknown } | undefined)?.model,
+      );
       expect(models, `${agent} request models`).toContain(CONFIGURED_MODELS[agent]);
     }
   });
@@ -376,7 +433,10 @@ describe('hydra race --json stopped with SIGTERM while both real CLIs wait on th
     const running = sandbox.spawnHydra(['race', '--json', PROMPT]);
     try {
       await waitFor(
-        () => AGENTS.every((agent) => sandbox.servers[agent].requests.some((request) => request.method === 'POST')),
+        () =>
+          AGENTS.every((agent) =>
+            sandbox.servers[agent].requests.some((request) => request.method === 'POST'),
+          ),
         'both CLIs to send a model request to the servers that never answer',
       );
       runId = readdirSync(join(sandbox.repo, '.hydra', 'runs'))[0] ?? '';
@@ -392,8 +452,14 @@ describe('hydra race --json stopped with SIGTERM while both real CLIs wait on th
   });
 
   it('saw the vendor CLIs running before the signal (so the checks below can fail)', () => {
-    expect(whileRunning.some((line) => line.includes(join(sandbox.dir, 'bin', 'claude'))), whileRunning.join('\n')).toBe(true);
-    expect(whileRunning.some((line) => line.includes(join(sandbox.dir, 'bin', 'codex'))), whileRunning.join('\n')).toBe(true);
+    expect(
+      whileRunning.some((line) => line.includes(join(sandbox.dir, 'bin', 'claude'))),
+      whileRunning.join('\n'),
+    ).toBe(true);
+    expect(
+      whileRunning.some((line) => line.includes(join(sandbox.dir, 'bin', 'codex'))),
+      whileRunning.join('\n'),
+    ).toBe(true);
   });
 
   it('exits 130 after printing the summary with both agents cancelled', () => {
@@ -462,11 +528,15 @@ describe('hydra race --json --unsafe with the real CLIs', () => {
     expect(race.exitCode, explain(race)).toBe(0);
     expect(race.stderr.toLowerCase()).toContain('unsafe');
     const meta = readMeta(sandbox, summary.runId);
-    const command = (agent: VendorAgent): string[] => meta.agents.find((entry) => entry.agent === agent)?.command ?? [];
+    const command = (agent: VendorAgent): string[] =>
+      meta.agents.find((entry) => entry.agent === agent)?.command ?? [];
     expect(command('claude').join(' ')).toContain('--permission-mode bypassPermissions');
     expect(command('codex')).toContain('--dangerously-bypass-approvals-and-sandbox');
     for (const agent of AGENTS) {
-      expect(summaryAgent(summary, agent), agent).toMatchObject({ status: 'completed', diff: { filesChanged: 1 } });
+      expect(summaryAgent(summary, agent), agent).toMatchObject({
+        status: 'completed',
+        diff: { filesChanged: 1 },
+      });
     }
   });
 });

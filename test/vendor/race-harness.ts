@@ -55,7 +55,11 @@ export type RaceSetup = 'environment' | 'hydra-toml';
 
 /** The models the hydra-toml setup configures, and the price it sets for codex's. */
 export const CONFIGURED_MODELS = { claude: 'claude-sonnet-4-5', codex: CODEX_MODEL } as const;
-export const CONFIGURED_CODEX_PRICE = { input_per_mtok: 2, output_per_mtok: 20, cache_read_per_mtok: 0.5 } as const;
+export const CONFIGURED_CODEX_PRICE = {
+  input_per_mtok: 2,
+  output_per_mtok: 20,
+  cache_read_per_mtok: 0.5,
+} as const;
 
 export interface HydraResult {
   exitCode: number | null;
@@ -121,7 +125,13 @@ export const startHangingServer = async (): Promise<FakeModelServer> => {
       for (const [name, value] of Object.entries(request.headers)) {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
       }
-      requests.push({ method: request.method ?? 'GET', url: request.url ?? '/', headers, text, json: parseJsonOrUndefined(text) });
+      requests.push({
+        method: request.method ?? 'GET',
+        url: request.url ?? '/',
+        headers,
+        text,
+        json: parseJsonOrUndefined(text),
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -150,11 +160,16 @@ const parseJsonOrUndefined = (text: string): unknown => {
 };
 
 const startServers = async (scenarios: RaceScenarios): Promise<Record<VendorAgent, FakeModelServer>> => {
-  const claude = scenarios.claude === 'hang' ? await startHangingServer() : await startClaudeServer(scenarios.claude);
+  const claude =
+    scenarios.claude === 'hang' ? await startHangingServer() : await startClaudeServer(scenarios.claude);
   const codex =
     scenarios.codex === 'hang'
       ? await startHangingServer()
-      : await startFakeOpenAiServer({ scenario: scenarios.codex, edit: { path: EDIT_FILE, content: EDIT_CONTENT }, finalText: FINAL_TEXT });
+      : await startFakeOpenAiServer({
+          scenario: scenarios.codex,
+          edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+          finalText: FINAL_TEXT,
+        });
   return { claude, codex };
 };
 
@@ -187,11 +202,24 @@ const tomlString = (value: string): string => JSON.stringify(value);
 /** A hydra config that names the pinned binaries and carries everything the agents need to go offline. */
 const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): string => {
   const table = (env: Record<string, string>): string =>
-    `{ ${Object.entries(env).map(([name, value]) => `${name} = ${tomlString(value)}`).join(', ')} }`;
+    `{ ${Object.entries(env)
+      .map(([name, value]) => `${name} = ${tomlString(value)}`)
+      .join(', ')} }`;
   const provider =
     `model_providers.fake={name="fake",base_url="${codexServerUrl}/v1",env_key="${CODEX_PROVIDER_KEY_VAR}",` +
     'wire_api="responses",request_max_retries=0,stream_max_retries=0}';
-  const codexArgs = ['-c', 'model_provider="fake"', '-c', provider, '-c', 'analytics.enabled=false', '-c', 'features.plugins=false', '-c', 'features.unbounded_connection_retries=false'];
+  const codexArgs = [
+    '-c',
+    'model_provider="fake"',
+    '-c',
+    provider,
+    '-c',
+    'analytics.enabled=false',
+    '-c',
+    'features.plugins=false',
+    '-c',
+    'features.unbounded_connection_retries=false',
+  ];
   return [
     '[agents.claude]',
     `binary = ${tomlString(vendorBinary(PROJECT_ROOT, 'claude', RECORD_VERSIONS.claude))}`,
@@ -210,7 +238,10 @@ const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): s
   ].join('\n');
 };
 
-export const createRaceSandbox = async (scenarios: RaceScenarios, setup: RaceSetup = 'environment'): Promise<RaceSandbox> => {
+export const createRaceSandbox = async (
+  scenarios: RaceScenarios,
+  setup: RaceSetup = 'environment',
+): Promise<RaceSandbox> => {
   const dir = await mkdtemp(join(tmpdir(), 'hydra-vendor-race-'));
   const repo = join(dir, 'repo');
   const home = join(dir, 'home');
@@ -218,12 +249,21 @@ export const createRaceSandbox = async (scenarios: RaceScenarios, setup: RaceSet
   const worktreeRoot = join(dir, 'worktrees');
   const servers = await startServers(scenarios);
   try {
-    for (const sub of [home, worktreeRoot, join(dir, 'tmp'), join(dir, 'xdg-config'), join(dir, 'xdg-cache')]) {
+    for (const sub of [
+      home,
+      worktreeRoot,
+      join(dir, 'tmp'),
+      join(dir, 'xdg-config'),
+      join(dir, 'xdg-cache'),
+    ]) {
       await mkdir(sub, { recursive: true });
     }
     await mkdir(bin, { recursive: true });
     // A user's git identity, as on any machine where people commit.
-    await writeFile(join(home, '.gitconfig'), '[user]\n\tname = Vendor Tester\n\temail = vendor@hydra.invalid\n');
+    await writeFile(
+      join(home, '.gitconfig'),
+      '[user]\n\tname = Vendor Tester\n\temail = vendor@hydra.invalid\n',
+    );
     // IS_SANDBOX is hydra's decision (only for --unsafe races), so the user's environment lacks it.
     const { IS_SANDBOX: _sandbox, HOME: _home, ...claudeEnv } = claudeOfflineEnv(servers.claude.url, home);
     const env: Record<string, string> = {
@@ -358,7 +398,8 @@ export interface SummaryLine {
 
 export const summaryAgent = (summary: SummaryLine, agent: VendorAgent): SummaryAgent => {
   const found = summary.agents.find((entry) => entry.agent === agent);
-  if (found === undefined) throw new Error(`the summary has no entry for ${agent}: ${JSON.stringify(summary)}`);
+  if (found === undefined)
+    throw new Error(`the summary has no entry for ${agent}: ${JSON.stringify(summary)}`);
   return found;
 };
 
@@ -376,8 +417,15 @@ export const sandboxProcesses = (sandboxDir: string, runIds: readonly string[]):
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     const environ = readProc(join('/proc', entry, 'environ'));
     const cwd = readLink(join('/proc', entry, 'cwd'));
-    const ours = runIds.some((runId) => environ.includes(`HYDRA_RUN_ID=${runId}\0`)) || (cwd !== '' && cwd.startsWith(sandboxDir));
-    if (ours) found.push(`${entry} ${readProc(join('/proc', entry, 'cmdline')).replaceAll('\0', ' ').trim()} (cwd ${cwd})`);
+    const ours =
+      runIds.some((runId) => environ.includes(`HYDRA_RUN_ID=${runId}\0`)) ||
+      (cwd !== '' && cwd.startsWith(sandboxDir));
+    if (ours)
+      found.push(
+        `${entry} ${readProc(join('/proc', entry, 'cmdline'))
+          .replaceAll('\0', ' ')
+          .trim()} (cwd ${cwd})`,
+      );
   }
   return found;
 };
@@ -405,4 +453,5 @@ export const worktreePaths = (porcelain: string): string[] =>
     .filter((line) => line.startsWith('worktree '))
     .map((line) => line.slice('worktree '.length));
 
-export const readIfExists = (path: string): string | null => (existsSync(path) ? readFileSync(path, 'utf8') : null);
+export const readIfExists = (path: string): string | null =>
+  existsSync(path) ? readFileSync(path, 'utf8') : null;

@@ -8,7 +8,8 @@ import { requireRepo } from '../run-ids.js';
 
 export async function cleanCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('clean', args, { 'dry-run': { type: 'boolean' } });
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra clean --help`);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra clean --help`);
   const root = requireRepo(ctx.cwd);
   const report = await cleanRuns(root, { dryRun: getBoolean(parsed, 'dry-run') ?? false });
   for (const line of renderClean(report)) ctx.print(line);
@@ -26,10 +27,17 @@ export function renderClean(report: CleanReport): string[] {
   section(`${verb} worktrees`, report.removedWorktrees);
   section(`${verb} branches`, report.removedBranches);
   section(`${verb} run records`, report.removedRecords);
-  section(report.dryRun ? 'would stop left-over agent processes' : 'stopped left-over agent processes', report.killedProcesses);
+  section(
+    report.dryRun ? 'would stop left-over agent processes' : 'stopped left-over agent processes',
+    report.killedProcesses,
+  );
   for (const skipped of report.skipped) lines.push(`kept ${skipped.runId}: ${skipped.reason}`);
   const nothing =
-    report.removedWorktrees.length + report.removedBranches.length + report.removedRecords.length + report.killedProcesses.length === 0;
+    report.removedWorktrees.length +
+      report.removedBranches.length +
+      report.removedRecords.length +
+      report.killedProcesses.length ===
+    0;
   if (nothing) lines.unshift('nothing to clean');
   else if (report.dryRun) lines.push('dry run: nothing was changed; run hydra clean to do it');
   return lines;

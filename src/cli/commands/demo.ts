@@ -19,11 +19,16 @@ import { chooseMode, runRaceSession } from '../race-session.js';
 
 export const DEMO_PROMPT = 'Create hello.txt containing a short greeting.';
 
-const BINARIES: Record<AdapterId, FakeBinaryName> = { claude: 'claude', codex: 'codex', cursor: 'cursor-agent' };
+const BINARIES: Record<AdapterId, FakeBinaryName> = {
+  claude: 'claude',
+  codex: 'codex',
+  cursor: 'cursor-agent',
+};
 
 export async function demoCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('demo', args, { json: { type: 'boolean' }, ascii: { type: 'boolean' } });
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra demo --help`);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra demo --help`);
 
   const base = await mkdtemp(path.join(tmpdir(), 'hydra-demo-'));
   const repo = await createDemoRepo(path.join(base, 'greeter'));
@@ -37,15 +42,13 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
   });
   ctx.note(`hydra demo: a throwaway repository at ${repo}, with simulated claude, codex and cursor agents`);
 
-  const agents = (Object.keys(BINARIES) as AdapterId[]).map(
-    (id): AgentPlan => ({
-      adapterId: id,
-      binary: path.join(binDir, BINARIES[id]),
-      extraArgs: [],
-      env: {},
-      idleTimeoutMs: 60_000,
-    }),
-  );
+  const agents = (Object.keys(BINARIES) as AdapterId[]).map((id): AgentPlan => ({
+    adapterId: id,
+    binary: path.join(binDir, BINARIES[id]),
+    extraArgs: [],
+    env: {},
+    idleTimeoutMs: 60_000,
+  }));
   const options: RaceOptions = {
     repoPath: repo,
     prompt: DEMO_PROMPT,
@@ -65,6 +68,8 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
     ascii: getBoolean(parsed, 'ascii') ?? false,
     commandPrefix: `cd ${shellQuote(repo)} && hydra`,
   });
-  ctx.note(`hydra demo: the repository is at ${repo} (look around with git log --all; remove it with rm -rf ${shellQuote(base)})`);
+  ctx.note(
+    `hydra demo: the repository is at ${repo} (look around with git log --all; remove it with rm -rf ${shellQuote(base)})`,
+  );
   return code;
 }

@@ -1,5 +1,11 @@
 /** `hydra doctor [--json]`: git, the repository, and every adapter with a hint for each problem. */
-import { CONFIG_AGENT_IDS, CONFIG_DEFAULTS, displayPath, loadConfig, planForDoctor } from '../../engine/config.js';
+import {
+  CONFIG_AGENT_IDS,
+  CONFIG_DEFAULTS,
+  displayPath,
+  loadConfig,
+  planForDoctor,
+} from '../../engine/config.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/types.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
@@ -20,7 +26,11 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra doctor --help`);
   }
   const configPath = getString(parsed, 'config');
-  const loaded = loadConfig({ cwd: ctx.cwd, env: ctx.env, ...(configPath !== undefined ? { explicitPath: configPath } : {}) });
+  const loaded = loadConfig({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    ...(configPath !== undefined ? { explicitPath: configPath } : {}),
+  });
   const allowExperimental =
     getBoolean(parsed, 'allow-experimental-adapters') ??
     loaded.config.race?.allow_experimental_adapters ??
@@ -30,14 +40,16 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   // The probe cache lives in <repo>/.cache/hydra: keep it out of the user's `git status`.
   if (repo.root !== null) await ensureExcluded(repo.root, HYDRA_EXCLUDES).catch(() => undefined);
   const plans = CONFIG_AGENT_IDS.map((id) => planForDoctor(loaded.config, id));
-  const reports = (await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })).map(
-    (report) => withRootWarning(report, typeof process.getuid === 'function' && process.getuid() === 0),
-  );
+  const reports = (
+    await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
+  ).map((report) => withRootWarning(report, typeof process.getuid === 'function' && process.getuid() === 0));
 
   if (getBoolean(parsed, 'json')) {
     ctx.print(JSON.stringify(doctorJson(repo, reports)));
   } else {
-    const configLine = loaded.path ? displayPath(loaded.path, ctx.cwd) : 'none (defaults; see hydra.toml.example)';
+    const configLine = loaded.path
+      ? displayPath(loaded.path, ctx.cwd)
+      : 'none (defaults; see hydra.toml.example)';
     for (const line of renderDoctor(repo, reports, ctx.out, configLine)) ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;

@@ -14,7 +14,10 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   const parsed = parseCommandArgs('merge', args, OPTIONS);
   const [runId, agent, ...extra] = parsed.positionals;
   if (runId === undefined || agent === undefined) {
-    throw new UsageError('hydra merge needs a run id and an agent: hydra merge <run-id> <agent>', 'list run ids with: hydra runs');
+    throw new UsageError(
+      'hydra merge needs a run id and an agent: hydra merge <run-id> <agent>',
+      'list run ids with: hydra runs',
+    );
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
   const id = agent === 'cursor-agent' ? 'cursor' : agent;
@@ -31,7 +34,9 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     ctx.print(`${id} made no changes in run ${run.runId}: nothing to merge into ${result.into}`);
   } else {
     const files = result.filesChanged === 1 ? '1 file' : `${result.filesChanged} files`;
-    ctx.print(`${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${describeMethod(result.method)}, ${files}, now at ${result.commit.slice(0, 8)}`);
+    ctx.print(
+      `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${describeMethod(result.method)}, ${files}, now at ${result.commit.slice(0, 8)}`,
+    );
   }
   if (result.removed.length > 0) ctx.print(out.dim(`removed: ${result.removed.join(', ')}`));
   return EXIT.ok;

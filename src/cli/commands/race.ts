@@ -4,7 +4,15 @@ import { resolve } from 'node:path';
 import { buildRaceOptions, loadConfig } from '../../engine/config.js';
 import type { RaceFlags } from '../../engine/config.js';
 import type { Parsed } from '../args.js';
-import { getBoolean, getString, getStrings, parseAgentList, parseCommandArgs, parseModelFlags, parseSeconds } from '../args.js';
+import {
+  getBoolean,
+  getString,
+  getStrings,
+  parseAgentList,
+  parseCommandArgs,
+  parseModelFlags,
+  parseSeconds,
+} from '../args.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
@@ -28,14 +36,21 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   const flags = raceFlags(parsed);
   const prompt = await readPrompt(ctx, parsed);
   const configPath = getString(parsed, 'config');
-  const loaded = loadConfig({ cwd: ctx.cwd, env: ctx.env, ...(configPath !== undefined ? { explicitPath: configPath } : {}) });
+  const loaded = loadConfig({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    ...(configPath !== undefined ? { explicitPath: configPath } : {}),
+  });
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: ctx.cwd,
     prompt,
     configPath: loaded.path,
   });
   const json = getBoolean(parsed, 'json') ?? false;
-  return runRaceSession(ctx, options, { mode: chooseMode(ctx, json), ascii: getBoolean(parsed, 'ascii') ?? false });
+  return runRaceSession(ctx, options, {
+    mode: chooseMode(ctx, json),
+    ascii: getBoolean(parsed, 'ascii') ?? false,
+  });
 }
 
 /** The flags that override hydra.toml; only the ones given are set. */
@@ -59,7 +74,9 @@ export function raceFlags(parsed: Parsed): RaceFlags {
 async function readPrompt(ctx: CliContext, parsed: Parsed): Promise<string> {
   const file = getString(parsed, 'prompt-file');
   if (file !== undefined && parsed.positionals.length > 0) {
-    throw new UsageError('give the prompt either as an argument or with --prompt-file, not both; see hydra race --help');
+    throw new UsageError(
+      'give the prompt either as an argument or with --prompt-file, not both; see hydra race --help',
+    );
   }
   const prompt = file !== undefined ? await readPromptFile(ctx, file) : parsed.positionals.join(' ');
   if (prompt.trim() === '') {
@@ -78,13 +95,15 @@ async function readPromptFile(ctx: CliContext, file: string): Promise<string> {
     return readFileSync(resolve(ctx.cwd, file), 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new UsageError(`cannot read --prompt-file ${file}: ${reason}`);
   }
 }
 
 async function readStream(stream: NodeJS.ReadStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  for await (const chunk of stream)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
 }

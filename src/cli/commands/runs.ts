@@ -10,7 +10,8 @@ import type { Style } from '../style.js';
 
 export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' } });
-  if (parsed.positionals.length > 0) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra runs --help`);
+  if (parsed.positionals.length > 0)
+    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra runs --help`);
   const root = requireRepo(ctx.cwd);
   const runs = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
   if (getBoolean(parsed, 'json')) {
@@ -21,7 +22,9 @@ export async function runsCommand(ctx: CliContext, args: string[]): Promise<numb
     ctx.print('no races yet in this repository; start one with: hydra race "<prompt>"');
     return EXIT.ok;
   }
-  const header = ['RUN', 'STATE', 'STARTED', 'AGENTS', 'COST', 'MERGED', 'PROMPT'].map((cell) => ctx.out.dim(cell));
+  const header = ['RUN', 'STATE', 'STARTED', 'AGENTS', 'COST', 'MERGED', 'PROMPT'].map((cell) =>
+    ctx.out.dim(cell),
+  );
   const rows = runs.map((run) => runRow(run, ctx.out));
   for (const line of table([header, ...rows], visibleLength)) ctx.print(line);
   return EXIT.ok;
@@ -40,9 +43,11 @@ function runRow(run: RunListEntry, style: Style): string[] {
   ];
 }
 
-export const agentCell = (agent: AgentSummary, style: Style): string => colourStatus(agent, `${agent.agent}:${agent.status}`, style);
+export const agentCell = (agent: AgentSummary, style: Style): string =>
+  colourStatus(agent, `${agent.agent}:${agent.status}`, style);
 
-export const statusText = (agent: AgentSummary, style: Style): string => colourStatus(agent, agent.status.replace('_', ' '), style);
+export const statusText = (agent: AgentSummary, style: Style): string =>
+  colourStatus(agent, agent.status.replace('_', ' '), style);
 
 function colourStatus(agent: AgentSummary, text: string, style: Style): string {
   switch (agent.status) {

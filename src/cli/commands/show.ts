@@ -14,7 +14,8 @@ import { statusText } from './runs.js';
 export async function showCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('show', args, { json: { type: 'boolean' } });
   const [given, ...extra] = parsed.positionals;
-  if (given === undefined) throw new UsageError('hydra show needs a run id: hydra show <run-id>', 'list run ids with: hydra runs');
+  if (given === undefined)
+    throw new UsageError('hydra show needs a run id: hydra show <run-id>', 'list run ids with: hydra runs');
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra show --help`);
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRun(root, given);
@@ -33,29 +34,42 @@ export function renderRun(record: RunRecord, style: Style): string[] {
   lines.push(`${style.bold('run')}     ${record.runId}`);
   lines.push(`prompt  ${oneLine(meta.prompt, 200)}`);
   lines.push(`base    ${meta.baseBranch ?? 'detached'} @ ${meta.baseRef.slice(0, 8)}`);
-  lines.push(`started ${formatTime(meta.startedAt)}${summary ? `, took ${formatDuration(summary.endedAt - summary.startedAt)}` : ''}`);
-  if (!summary) lines.push(style.yellow('no summary: the race is still running, or hydra stopped before it ended'));
+  lines.push(
+    `started ${formatTime(meta.startedAt)}${summary ? `, took ${formatDuration(summary.endedAt - summary.startedAt)}` : ''}`,
+  );
+  if (!summary)
+    lines.push(style.yellow('no summary: the race is still running, or hydra stopped before it ended'));
   if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);
   if (record.merge) {
-    lines.push(`merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${record.merge.commit.slice(0, 8)})`);
+    lines.push(
+      `merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${record.merge.commit.slice(0, 8)})`,
+    );
   }
-  const agents: AdapterId[] = summary ? summary.agents.map((agent) => agent.agent) : meta.agents.map((agent) => agent.agent);
+  const agents: AdapterId[] = summary
+    ? summary.agents.map((agent) => agent.agent)
+    : meta.agents.map((agent) => agent.agent);
   for (const agent of agents) {
     lines.push('');
     const result = summary?.agents.find((item) => item.agent === agent);
     const metaAgent = meta.agents.find((item) => item.agent === agent);
     if (result) {
-      lines.push(`${style.bold(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`);
+      lines.push(
+        `${style.bold(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`,
+      );
       lines.push(`  usage   ${formatUsage(result.usage)}`);
       if (result.branch) lines.push(`  branch  ${result.branch}`);
-      if (result.error) lines.push(`  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`);
+      if (result.error)
+        lines.push(
+          `  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`,
+        );
     } else {
       lines.push(style.bold(agent));
     }
     if (metaAgent?.version) lines.push(`  version ${metaAgent.version}`);
     const events = record.events.filter((item) => item.agent === agent);
     lines.push(`  events (${events.length}):`);
-    for (const item of events) lines.push(`    ${eventTime(item, meta.startedAt)} ${describeEvent(item.event)}`);
+    for (const item of events)
+      lines.push(`    ${eventTime(item, meta.startedAt)} ${describeEvent(item.event)}`);
     lines.push(...stderrLines(events, style));
   }
   return lines;
@@ -70,7 +84,10 @@ const stderrLines = (events: AgentEventRecord[], style: Style): string[] => {
   const tail = failed?.kind === 'failed' ? (failed.stderrTail ?? '') : '';
   const text = tail.split(/\r?\n/).filter((line) => line.trim() !== '');
   if (text.length === 0) return [];
-  return [`  ${style.dim('stderr (last lines):')}`, ...text.slice(-STDERR_LINES).map((line) => `    ${oneLine(line, 200)}`)];
+  return [
+    `  ${style.dim('stderr (last lines):')}`,
+    ...text.slice(-STDERR_LINES).map((line) => `    ${oneLine(line, 200)}`),
+  ];
 };
 
 const eventTime = (record: AgentEventRecord, startedAt: number): string =>
