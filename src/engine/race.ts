@@ -14,6 +14,7 @@ import type { RaceContext } from './race-machine.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 import { EventLog, writeSummary } from './records.js';
 import { buildSummary, phaseOf, toRaceSnapshot } from './snapshot.js';
+import { startWatchdog } from './watchdog.js';
 import type {
   AgentEventRecord,
   MergeOptions,
@@ -101,11 +102,13 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     if (isOver(state)) end();
   };
 
+  let stopWatchdog: () => void = () => undefined;
   const end = (): void => {
     eventLog?.close();
     eventLog = null;
     unregister?.();
     unregister = null;
+    stopWatchdog();
   };
 
   actor.on('agentEvent', ({ record }) => {
@@ -236,6 +239,8 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   };
 
   unregister = registerRace(resolved.runId, cancel);
+  // Stops the agents if this process is killed outright, when no handler of ours can run.
+  stopWatchdog = startWatchdog(resolved.runId, resolved.killGraceMs);
   actor.start();
 
   return {

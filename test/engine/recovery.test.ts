@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +28,10 @@ afterEach(() => {
 });
 
 /** Runs a race in a separate node process (a stand-in for the hydra binary); prints the run id once every agent is producing output. */
-function spawnHydra(options: object): {
+function spawnHydra(
+  options: object,
+  env: NodeJS.ProcessEnv = process.env,
+): {
   process: ChildProcess;
   running: Promise<string>;
   exited: Promise<{ code: number | null; signal: string | null }>;
@@ -45,7 +48,7 @@ await handle.settled;
 console.log(JSON.stringify({ settled: handle.getSnapshot().phase }));
 `,
   );
-  const proc = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const running = new Promise<string>((resolve, reject) => {
     let buffer = '';
     proc.stdout!.on('data', (chunk: Buffer) => {
@@ -87,6 +90,51 @@ describe('when hydra itself is stopped', () => {
   }
 });
 
+/** Watchdog processes of a run, from their command lines. */
+const watchdogsOf = (runId: string): number[] =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return args.some((arg) => arg.endsWith('watchdog-main.js')) && args.includes(runId);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+describe('a hydra killed outright (SIGKILL)', () => {
+  it('has its watchdog stop every agent, SIGKILL for one that ignores SIGTERM, and then the watchdog ends', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, {
+      claude: { hangAfterLines: 1 },
+      codex: { hangAfterLines: 1, spawnGrandchild: true, ignoreSigterm: true },
+    });
+    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    const runId = await hydra.running;
+    runIds.push(runId);
+    expect(processesOfRun(runId).length).toBeGreaterThanOrEqual(3);
+    expect(watchdogsOf(runId)).toHaveLength(1);
+
+    hydra.process.kill('SIGKILL');
+    await hydra.exited;
+
+    await eventually(() => processesOfRun(runId).length === 0, 10_000, 'the watchdog to stop every agent');
+    await eventually(() => watchdogsOf(runId).length === 0, 5000, 'the watchdog to end');
+  });
+
+  it('ends the watchdog with the race when hydra finishes normally', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {} });
+    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude')]));
+    const runId = await hydra.running;
+    runIds.push(runId);
+    await hydra.exited;
+    await eventually(() => watchdogsOf(runId).length === 0, 5000, 'the watchdog to end');
+  });
+});
+
 describe('recovering from a hydra that was killed', () => {
   it('lists the run as dead, and cleanRuns removes its processes, worktrees, branches and record, and nothing else', async () => {
     sandbox = makeSandbox();
@@ -106,7 +154,11 @@ describe('recovering from a hydra that was killed', () => {
       claude: { hangAfterLines: 1 },
       codex: { hangAfterLines: 1, spawnGrandchild: true },
     });
-    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    // Without its watchdog (killed too, or turned off) the agents outlive hydra: cleanRuns stops them.
+    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]), {
+      ...process.env,
+      HYDRA_WATCHDOG: '0',
+    });
     const deadId = await hydra.running;
     runIds.push(deadId, finishedId);
     hydra.process.kill('SIGKILL');
