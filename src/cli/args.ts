@@ -144,7 +144,8 @@ export function parseSeconds(
 ): number | undefined {
   if (text === undefined) return undefined;
   const trimmed = text.trim().replace(/s$/, '');
-  const value = trimmed === '' ? Number.NaN : Number(trimmed);
+  // Plain decimal only: Number() would also take "0x10", "1e3" and "Infinity".
+  const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   const ok = Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
   if (!ok) {
     const allowed = allowZero

@@ -43,7 +43,7 @@ Your working tree, index and uncommitted changes are never touched. On a termina
 dashboard; with --json, or when stdout is not a terminal, it runs headless and prints NDJSON.
 
 Options:
-  --agents <list>                  comma-separated: claude,codex,cursor
+  --agents <list>                  comma-separated: claude,codex,cursor (repeatable)
                                    (default: every usable tier-1 agent)
   --allow-experimental-adapters    allow experimental agents (cursor)
   --model <agent>=<model>          model for one agent; repeatable (--model claude=opus)

@@ -63,7 +63,7 @@ const UNICODE: Symbols = {
 };
 
 const ASCII: Symbols = {
-  ok: 'ok',
+  ok: '+',
   fail: 'x',
   warn: '!',
   focus: '>',

@@ -128,6 +128,12 @@ describe('usage errors exit 2 with one clear message', () => {
     expect(result.stderr).toContain('not both');
   });
 
+  it('reads every repeated --agents, not just the last one', async () => {
+    const result = await run(['race', '--agents', 'gemini', '--agents', 'claude', 'do it']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('unknown agent "gemini" in --agents');
+  });
+
   it('names unknown agents in --agents and lists the valid ones', async () => {
     const result = await run(['race', '--agents', 'claude,gemini', 'do it']);
     expect(result.exitCode).toBe(2);
@@ -164,6 +170,11 @@ describe('usage errors exit 2 with one clear message', () => {
     const timeout = await run(['race', '--timeout=-5', 'do it']);
     expect(timeout.exitCode).toBe(2);
     expect(timeout.stderr).toContain('--timeout must be a number of seconds, 0 or more');
+    for (const notDecimal of ['0x10', '1e3', 'Infinity']) {
+      const odd = await run(['race', '--timeout', notDecimal, 'do it']);
+      expect(odd.exitCode, notDecimal).toBe(2);
+      expect(odd.stderr).toContain(`(got "${notDecimal}")`);
+    }
   });
 
   it('refuses an experimental agent named without the opt-in', async () => {

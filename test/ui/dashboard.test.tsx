@@ -221,7 +221,8 @@ describe('dashboard panes', () => {
     expect(frame).not.toMatch(/[─│╭╮╰╯┏┃━✔✘⚠⚙›·⠋▸]/);
     expect(frame).toContain('+----');
     expect(frame).toContain('> 1 Claude Code');
-    expect(frame).toContain('ok 2 files +42 -7');
+    expect(frame).toContain('+ 2 files +42 -7');
+    expect(frame).not.toContain('ok ok');
     expect(frame).toContain('! experimental adapter');
   });
 

@@ -18,7 +18,7 @@ import { UsageError } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 
 const OPTIONS = {
-  agents: { type: 'string' },
+  agents: { type: 'string', multiple: true },
   'allow-experimental-adapters': { type: 'boolean' },
   model: { type: 'string', multiple: true },
   'idle-timeout': { type: 'string' },
@@ -56,8 +56,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
 /** The flags that override hydra.toml; only the ones given are set. */
 export function raceFlags(parsed: Parsed): RaceFlags {
   const flags: RaceFlags = {};
-  const agents = getString(parsed, 'agents');
-  if (agents !== undefined) flags.agents = parseAgentList(agents);
+  // Repeatable: `--agents claude --agents codex` races both, like `--agents claude,codex`.
+  const agents = getStrings(parsed, 'agents');
+  if (agents.length > 0) flags.agents = parseAgentList(agents.join(','));
   if (getBoolean(parsed, 'allow-experimental-adapters')) flags.allowExperimental = true;
   const models = getStrings(parsed, 'model');
   if (models.length > 0) flags.models = parseModelFlags(models);
