@@ -200,6 +200,7 @@ export async function listRuns(repoPath: string): Promise<RunListEntry[]> {
       endedAt: summary?.endedAt ?? null,
       state: runState(meta, summary),
       baseBranch: meta.baseBranch,
+      agentIds: Array.isArray(meta.agents) ? meta.agents.map((agent) => agent.agent) : [],
       agents: summary?.agents ?? [],
       totalCostUsd: totalCost(summary),
       merged: merge === null ? null : { agent: merge.agent, commit: merge.commit },

@@ -243,6 +243,9 @@ export interface RunListEntry {
   /** 'running' when the record has no summary and its process is alive; 'dead' when not alive. */
   state: 'running' | 'finished' | 'dead';
   baseBranch: string | null;
+  /** The agents the race set out with (from its meta record; known even with no summary). */
+  agentIds: AdapterId[];
+  /** Per-agent outcome, from the summary; empty while running or for a dead run. */
   agents: AgentSummary[];
   totalCostUsd: number | null;
   merged: { agent: AdapterId; commit: string } | null;

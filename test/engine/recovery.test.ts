@@ -167,6 +167,11 @@ describe('recovering from a hydra that was killed', () => {
 
     const runs = await listRuns(sandbox.repo);
     expect(runs.find((run) => run.runId === deadId)?.state).toBe('dead');
+    // A dead run has no summary, but still says which agents it raced.
+    expect(runs.find((run) => run.runId === deadId)).toMatchObject({
+      agents: [],
+      agentIds: ['claude', 'codex'],
+    });
     expect(runs.find((run) => run.runId === finishedId)?.state).toBe('finished');
     const deadRecord = await readRun(sandbox.repo, deadId);
     expect(deadRecord.summary).toBeNull();

@@ -36,7 +36,9 @@ function runRow(run: RunListEntry, style: Style): string[] {
     run.runId,
     run.state === 'dead' ? style.red('dead') : run.state === 'running' ? style.yellow('running') : 'finished',
     formatTime(run.startedAt),
-    run.agents.map((agent) => agentCell(agent, style)).join(' ') || '-',
+    run.agents.length > 0
+      ? run.agents.map((agent) => agentCell(agent, style)).join(' ')
+      : run.agentIds.join(' ') || '-',
     cost,
     run.merged ? `${run.merged.agent}@${run.merged.commit.slice(0, 7)}` : '-',
     oneLine(run.prompt, 50),
