@@ -14,11 +14,11 @@ import { emptyUsage, ev } from './events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
-import { hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
+import { hasFlag, parseHelpFlags } from './help-flags.js';
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
-import { probeError, runStep } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import {
@@ -79,7 +79,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   ]);
   if (!versionStep.ok) return { ok: false, error: versionStep.error };
   if (!helpStep.ok) return { ok: false, error: helpStep.error };
-  const version = parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text);
+  const version = versionOf(versionStep);
   const flags = parseHelpFlags(helpStep.text);
   const features = claudeFeatures(flags, version);
   const capabilities: Capabilities = {
@@ -91,20 +91,8 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
     confidence: 'verified',
     warnings: [],
   };
-  if (version === null) {
-    return {
-      ok: false,
-      capabilities,
-      error: probeError(
-        context,
-        'UnsupportedVersion',
-        `could not read a version number from \`${binary} --version\``,
-        `Check that ${binary} is Claude Code; reinstall with: ${CLAUDE_INSTALL_HINT}`,
-        ['--version'],
-        versionStep.output,
-      ),
-    };
-  }
+  if (version === null)
+    return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter(
     (flag): flag is string => flag !== false,
   );

@@ -10,11 +10,11 @@ import { emptyUsage, ev } from './events.js';
 import type { AgentEvent, ErrorInfo, Usage } from './events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
-import { compareVersions, hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
+import { compareVersions, hasFlag, parseHelpFlags } from './help-flags.js';
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
-import { probeError, runStep } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
@@ -82,7 +82,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         : execStep.error;
     return { ok: false, error };
   }
-  const version = parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text);
+  const version = versionOf(versionStep);
   const flags = parseHelpFlags(execStep.text);
   const features = codexFeatures(flags, execStep.text);
   const capabilities: Capabilities = {
@@ -94,20 +94,8 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
     confidence: 'verified',
     warnings: [],
   };
-  if (version === null) {
-    return {
-      ok: false,
-      capabilities,
-      error: probeError(
-        context,
-        'UnsupportedVersion',
-        `could not read a version number from \`${binary} --version\``,
-        `Check that ${binary} is the Codex CLI; reinstall with: ${CODEX_INSTALL_HINT}`,
-        ['--version'],
-        versionStep.output,
-      ),
-    };
-  }
+  if (version === null)
+    return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   if (compareVersions(version, CODEX_MIN_JSON_VERSION) < 0) {
     return {
       ok: false,

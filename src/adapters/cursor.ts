@@ -10,11 +10,11 @@ import { ev } from './events.js';
 import type { AgentEvent } from './events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
-import { hasFlag, parseHelpFlags, parseVersion } from './help-flags.js';
+import { hasFlag, parseHelpFlags } from './help-flags.js';
 import { normalizeLine } from './json-line.js';
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
-import { probeError, runStep } from './probe-steps.js';
+import { probeError, runStep, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import {
@@ -84,9 +84,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
       ),
     };
   }
-  const version = versionStep.ok
-    ? (parseVersion(versionStep.output.stdout) ?? parseVersion(versionStep.text))
-    : null;
+  const version = versionStep.ok ? versionOf(versionStep) : null;
   const flags = parseHelpFlags(helpStep.text);
   const features = cursorFeatures(flags);
   const capabilities: Capabilities = {

@@ -4,6 +4,7 @@
  */
 import { AdapterError, tail } from './errors.js';
 import type { ErrorKind } from './events.js';
+import { parseVersion } from './help-flags.js';
 import type { ProbeOutput, ProbeRunner } from './types.js';
 
 /** Time limit for one probe command. Version and help print instantly; 15 s covers cold starts. */
@@ -109,3 +110,18 @@ export const runStep = async (
   }
   return { ok: true, output, text: `${output.stdout}\n${output.stderr}` };
 };
+
+/** The version number a `--version` step printed (stdout first), or null. */
+export const versionOf = (step: { output: ProbeOutput; text: string }): string | null =>
+  parseVersion(step.output.stdout) ?? parseVersion(step.text);
+
+/** The refusal for a binary whose `--version` names no version: probably not the vendor's CLI. */
+export const unreadableVersion = (context: ProbeContext, output: ProbeOutput): AdapterError =>
+  probeError(
+    context,
+    'UnsupportedVersion',
+    `could not read a version number from \`${context.binary} --version\``,
+    `Check that ${context.binary} is ${context.displayName}; reinstall with: ${context.installHint}`,
+    ['--version'],
+    output,
+  );

@@ -394,6 +394,24 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
     });
   });
 
+  describe('probing a binary whose --version names no version', () => {
+    it('never makes one up: it refuses, naming the command and how to reinstall, or reports none', async () => {
+      const latest = helpVersions(agent).at(-1)!;
+      const run = fixtureRunner(agent, latest, (file, text) => (file === 'version.txt' ? 'hello\n' : text));
+      const result = await adapter.probe('/opt/bin/x', run);
+      if (result.ok) {
+        // Cursor's version output is undocumented: it races without one, flagged as inferred.
+        expect(adapterId).toBe('cursor');
+        expect(result.capabilities.version).toBeNull();
+      } else {
+        expect(result.error.kind).toBe('UnsupportedVersion');
+        expect(result.error.command).toEqual(['/opt/bin/x', '--version']);
+        expect(result.error.hint).toContain('reinstall with:');
+        expect(result.error.stderrExcerpt).toContain('hello');
+      }
+    });
+  });
+
   describe('model names', () => {
     it.each([
       '',
