@@ -13,6 +13,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
@@ -156,6 +157,13 @@ export async function readRun(repoPath: string, runId: string): Promise<RunRecor
   const root = await repoRootOrThrow(repoPath);
   const dir = runRecordDir(root, runId);
   const record = RUN_ID_PATTERN.test(runId) ? readRecordDir(dir, runId) : null;
+  if (record === null && RUN_ID_PATTERN.test(runId) && existsSync(dir)) {
+    throw new EngineError(
+      'InvalidConfig',
+      `The record of run ${runId} is damaged: ${path.join(dir, 'meta.json')} is missing or unreadable.`,
+      '`hydra clean` removes the run (its worktrees, branches and record); `hydra clean --dry-run` shows what first.',
+    );
+  }
   if (record === null) {
     throw new EngineError(
       'InvalidConfig',
@@ -184,13 +192,38 @@ const totalCost = (summary: RaceSummary | null): number | null => {
   return costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0);
 };
 
+/** A run whose meta.json is missing or damaged: listed (as dead) so that it is seen and cleaned. */
+const unreadableRun = (runId: string, dir: string): RunListEntry => {
+  let startedAt = 0;
+  try {
+    startedAt = statSync(dir).mtimeMs;
+  } catch {
+    // Listed with an unknown start.
+  }
+  return {
+    runId,
+    prompt: '(run record unreadable: meta.json is missing or damaged; `hydra clean` removes it)',
+    startedAt,
+    endedAt: null,
+    state: 'dead',
+    baseBranch: null,
+    agentIds: [],
+    agents: [],
+    totalCostUsd: null,
+    merged: null,
+  };
+};
+
 export async function listRuns(repoPath: string): Promise<RunListEntry[]> {
   const root = await repoRootOrThrow(repoPath);
   const entries: RunListEntry[] = [];
   for (const runId of recordedRunIds(root)) {
     const dir = runRecordDir(root, runId);
     const meta = readJson<RunMeta>(path.join(dir, 'meta.json'));
-    if (meta === null) continue;
+    if (meta === null) {
+      entries.push(unreadableRun(runId, dir));
+      continue;
+    }
     const summary = readJson<RaceSummary>(path.join(dir, 'summary.json'));
     const merge = readJson<MergeResult>(path.join(dir, 'merge.json'));
     entries.push({

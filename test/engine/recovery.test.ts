@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanRuns, listRuns, mergeRun, readRun } from '../../src/engine/index.js';
+import { cleanRuns, listRuns, mergeRun, readRun, startRace } from '../../src/engine/index.js';
 import { eventually, git, installAgents, makeSandbox, plan, processesOfRun, raceOptions } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -132,6 +132,32 @@ describe('a hydra killed outright (SIGKILL)', () => {
     runIds.push(runId);
     await hydra.exited;
     await eventually(() => watchdogsOf(runId).length === 0, 5000, 'the watchdog to end');
+  });
+});
+
+describe('a run record that is damaged', () => {
+  it('is listed as dead (not hidden), and cleanRuns removes its branches and record', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {} });
+    const handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')]));
+    await handle.settled;
+    await handle.finish();
+    runIds.push(handle.runId);
+    const recordDir = path.join(sandbox.repo, '.hydra', 'runs', handle.runId);
+    writeFileSync(path.join(recordDir, 'meta.json'), '{"runId": "trunc');
+
+    const runs = await listRuns(sandbox.repo);
+    expect(runs.find((run) => run.runId === handle.runId)).toMatchObject({
+      state: 'dead',
+      prompt: expect.stringContaining('unreadable'),
+    });
+
+    await expect(readRun(sandbox.repo, handle.runId)).rejects.toThrow(/is damaged/);
+
+    const report = await cleanRuns(sandbox.repo, { dryRun: false });
+    expect(report.removedBranches).toContain(`hydra/${handle.runId}/claude`);
+    expect(existsSync(recordDir)).toBe(false);
+    expect(await listRuns(sandbox.repo)).toEqual([]);
   });
 });
 
