@@ -308,7 +308,7 @@ export const buildScreen = (input: ScreenInput): Screen => {
       const result = scrollBody(
         input,
         viewTitle(agent, input, 'detail'),
-        detailLines(agent, now, theme, columns),
+        detailLines(agent, now, theme, columns, input.snapshot.runId),
         bodyHeight,
       );
       ({ body, scroll, position } = result);

@@ -21,7 +21,13 @@ import { displayWidth, oneLine, padEnd, padStart, sanitize, truncate, wrap } fro
 /** Lines of tool output shown under a tool result in the detail view. */
 const OUTPUT_LINES = 4;
 
-export const detailLines = (agent: AgentSnapshot, now: number, theme: Theme, width: number): Line[] => {
+export const detailLines = (
+  agent: AgentSnapshot,
+  now: number,
+  theme: Theme,
+  width: number,
+  runId: string,
+): Line[] => {
   const { symbols } = theme;
   const lines: Line[] = [];
   const elapsed = agentElapsed(agent, now);
@@ -57,9 +63,10 @@ export const detailLines = (agent: AgentSnapshot, now: number, theme: Theme, wid
     lines.push(...wrapLines([[seg(`hint: ${agent.error.hint}`, 'warn')]], width));
   }
   const hidden = agent.eventCount - agent.recentEvents.length;
+  // The dashboard keeps a bounded window; the run record has every event.
   const count =
     hidden > 0
-      ? `latest ${agent.recentEvents.length} of ${agent.eventCount} events`
+      ? `latest ${agent.recentEvents.length} of ${agent.eventCount} events (all: hydra show ${runId})`
       : `${agent.eventCount} event${agent.eventCount === 1 ? '' : 's'}`;
   lines.push([
     seg(`${'-'.repeat(2)} ${count} ${'-'.repeat(Math.max(2, width - displayWidth(count) - 4))}`, 'muted'),

@@ -268,7 +268,7 @@ describe('dashboard keys and views', () => {
     await press(rendered, 'g');
     frame = await waitForFrame(rendered, 'branch   hydra/run-1/claude');
     expect(frame).toContain('usage    in 12.3k');
-    expect(frame).toContain('latest 60 of 75 events');
+    expect(frame).toContain('latest 60 of 75 events (all: hydra show run-1)');
     expect(frame).not.toContain('step 59');
     await press(rendered, KEYS.down, KEYS.down);
     frame = await waitForFrame(rendered, /3-\d+ of \d+/);
