@@ -164,7 +164,16 @@ class BurstHandle implements RaceHandle {
   merge = async (): Promise<never> => {
     throw new Error('bench: no merge in the render benchmark');
   };
-  finish = async (): Promise<void> => undefined;
+  finish = async (): Promise<RaceSummary> => ({
+    runId: this.runId,
+    prompt: this.current.prompt,
+    baseRef: this.current.baseRef,
+    baseBranch: this.current.baseBranch,
+    startedAt: this.current.startedAt,
+    endedAt: this.current.now,
+    agents: [],
+    error: null,
+  });
   getPatch = async (): Promise<string> => '';
 }
 
