@@ -37,6 +37,24 @@ const summaryOf = (lines: Line[]) =>
     error?: { kind: string; message: string; hint: string };
   };
 
+/** A headless race of two agents that hang after two lines, as a live child process (wrapped: a
+ * subprocess is thenable, so returning it from an async function would wait for it to end). */
+const startHangingRace = async () => {
+  await installFakes(sandbox.bin, {
+    claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 },
+    codex: { agent: 'codex', delayMs: 5, hangAfterLines: 2 },
+  });
+  const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
+    cwd: repo,
+    env: sandbox.env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
+  return { child };
+};
+
 /** Processes whose command line mentions the sandbox (fake agents, their children). */
 const strayProcesses = (): string[] =>
   execaSync('ps', ['-eo', 'pid,args'])
@@ -368,18 +386,7 @@ describe('after a headless race', () => {
 
 describe('Ctrl-C in headless mode', () => {
   it('cancels every agent, prints the summary, exits 130 and leaves no process behind', async () => {
-    await installFakes(sandbox.bin, {
-      claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 },
-      codex: { agent: 'codex', delayMs: 5, hangAfterLines: 2 },
-    });
-    const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
-      cwd: repo,
-      env: sandbox.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    });
+    const { child } = await startHangingRace();
     let seen = '';
     await new Promise<void>((resolve) => {
       child.stdout?.on('data', (chunk: Buffer) => {
@@ -512,18 +519,7 @@ describe('Ctrl-C in headless mode before any agent started', () => {
 
 describe('a headless reader that goes away', () => {
   it('stops the race instead of crashing, and leaves no process behind', async () => {
-    await installFakes(sandbox.bin, {
-      claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 },
-      codex: { agent: 'codex', delayMs: 5, hangAfterLines: 2 },
-    });
-    const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
-      cwd: repo,
-      env: sandbox.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    });
+    const { child } = await startHangingRace();
     await new Promise<void>((resolve) => {
       child.stdout?.once('data', () => resolve());
     });

@@ -226,9 +226,10 @@ export class FakeHandle implements RaceHandle {
     for (const listener of this.listeners) listener(snapshot);
   }
 
-  settle(): void {
+  /** The summary of the current snapshot (the dashboard reads only its identity fields). */
+  private summary(): RaceSummary {
     const s = this.snapshot;
-    this.resolveSettled({
+    return {
       runId: s.runId,
       prompt: s.prompt,
       baseRef: s.baseRef,
@@ -237,7 +238,11 @@ export class FakeHandle implements RaceHandle {
       endedAt: s.now,
       agents: [],
       error: null,
-    });
+    };
+  }
+
+  settle(): void {
+    this.resolveSettled(this.summary());
   }
 
   stopAgent(agent: AdapterId): void {
@@ -289,17 +294,7 @@ export class FakeHandle implements RaceHandle {
 
   async finish(): Promise<RaceSummary> {
     this.calls.push({ kind: 'finish' });
-    const s = this.snapshot;
-    return {
-      runId: s.runId,
-      prompt: s.prompt,
-      baseRef: s.baseRef,
-      baseBranch: s.baseBranch,
-      startedAt: s.startedAt,
-      endedAt: s.now,
-      agents: [],
-      error: null,
-    };
+    return this.summary();
   }
 
   async getPatch(agent: AdapterId): Promise<string> {
