@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'coverage/**', 'fixtures/**'] },
+  {
+    ignores: [
+      '.dependency-cruiser.cjs',
+      'dist/**',
+      'node_modules/**',
+      '.cache/**',
+      'coverage/**',
+      'fixtures/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -10,9 +10,9 @@ import type { AgentEvent, Usage } from '../../src/adapters/events.js';
 import { emptyUsage } from '../../src/adapters/events.js';
 import { ADAPTERS } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
-import type { AgentSnapshot, RaceHandle, RaceSnapshot, RaceSummary } from '../../src/engine/types.js';
-import { App } from '../../src/ui/app.js';
-import { createTheme } from '../../src/ui/theme.js';
+import type { AgentSnapshot, RaceHandle, RaceSnapshot, RaceSummary } from '../../src/engine/index.js';
+import { App } from '../../src/ui/components/app.js';
+import { createTheme } from '../../src/ui/text/theme.js';
 import { median, ratio } from '../lib/stats.js';
 import { fixtureStream, syntheticStream } from '../lib/streams.js';
 

@@ -4,8 +4,8 @@
  */
 import { parseArgs } from 'node:util';
 import type { AdapterId } from '../adapters/types.js';
-import { CONFIG_AGENT_IDS } from '../engine/config.js';
-import { closest } from '../engine/did-you-mean.js';
+import { CONFIG_AGENT_IDS } from '../engine/index.js';
+import { closest } from '../engine/index.js';
 import { UsageError } from './errors.js';
 
 export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;

@@ -1,7 +1,7 @@
 /** `hydra doctor`'s report: its JSON shape and its text rendering (pure functions over the types). */
 import type { ErrorInfo } from '../adapters/events.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
-import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/types.js';
+import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/index.js';
 import { shellJoin, table, visibleLength } from './format.js';
 import type { Style } from './style.js';
 

@@ -4,7 +4,7 @@
  */
 import type { AgentEvent } from '../adapters/events.js';
 import type { AdapterId } from '../adapters/types.js';
-import type { AgentEventRecord, AgentSummary, RaceSnapshot, RaceSummary } from '../engine/types.js';
+import type { AgentEventRecord, AgentSummary, RaceSnapshot, RaceSummary } from '../engine/index.js';
 
 export interface RaceRecordLine {
   type: 'race';

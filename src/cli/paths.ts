@@ -1,7 +1,7 @@
 /** Where the CLI keeps things outside the repository. */
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
-import { defaultCacheDir } from '../engine/paths.js';
+import { defaultCacheDir } from '../engine/index.js';
 
 /** The probe cache: the engine's default inside a repository, else `$XDG_CACHE_HOME/hydra`. */
 export function probeCacheDir(repoRoot: string | null, env: NodeJS.ProcessEnv): string {

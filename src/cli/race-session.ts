@@ -3,7 +3,7 @@
  * messages on stderr). Shared by `hydra race` and `hydra demo`.
  */
 import { startRace } from '../engine/index.js';
-import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/types.js';
+import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { EXIT } from './errors.js';
 import { formatCost, formatDiff, formatDuration, shellQuote } from './format.js';
@@ -60,7 +60,7 @@ async function runWithDashboard(
   session: SessionOptions,
   keepWorktrees: boolean,
 ): Promise<number> {
-  const { runDashboard } = await import('../ui/dashboard.js');
+  const { runDashboard } = await import('../ui/index.js');
   // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
   const result = await runDashboard(handle, {
     ...(session.ascii ? { ascii: true } : {}),

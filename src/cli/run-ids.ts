@@ -1,7 +1,7 @@
 /** Finding the repository and a run by id (or a unique prefix of one). */
-import { findRepoRoot } from '../engine/config.js';
+import { findRepoRoot } from '../engine/index.js';
 import { listRuns } from '../engine/index.js';
-import type { RunListEntry } from '../engine/types.js';
+import type { RunListEntry } from '../engine/index.js';
 import { CommandError } from './errors.js';
 
 export function requireRepo(cwd: string): string {

@@ -3,8 +3,8 @@
  * `hydra --help` start without loading the engine or the dashboard.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../engine/config-error.js';
-import { closest } from '../engine/did-you-mean.js';
+import { ConfigError } from '../engine/index.js';
+import { closest } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { createContext } from './context.js';
 import { CommandError, EXIT, UsageError } from './errors.js';

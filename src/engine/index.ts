@@ -1,11 +1,23 @@
 /**
- * The engine's public API. The CLI and the dashboard use only this (and the types in types.ts).
+ * The engine's entry: the only module the CLI and the dashboard import from the engine. Each folder
+ * beside it has an index of its own (see ARCHITECTURE.md for what lives where).
  */
-export { startRace } from './race.js';
-export { mergeRun } from './merge.js';
-export { listRuns, readRun } from './records.js';
-export { cleanRuns } from './clean.js';
-export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './repo.js';
-export { probeAgents } from './probe.js';
+export { startRace } from './race/index.js';
+export { cleanRuns, mergeRun } from './results/index.js';
+export { defaultCacheDir, defaultWorktreeRoot, listRuns, readRun } from './records/index.js';
+export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
+export { probeAgents } from './probe/index.js';
+export {
+  buildRaceOptions,
+  closest,
+  CONFIG_AGENT_IDS,
+  CONFIG_DEFAULTS,
+  ConfigError,
+  displayPath,
+  findRepoRoot,
+  loadConfig,
+  planForDoctor,
+} from './config/index.js';
+export type { RaceFlags } from './config/index.js';
 export { EngineError, isEngineError } from './errors.js';
-export { defaultWorktreeRoot } from './paths.js';
+export type * from './types.js';

@@ -12,7 +12,7 @@ import {
   probeAgents,
   realProbeRunner,
   resolveCommand,
-} from '../../src/engine/probe.js';
+} from '../../src/engine/probe/probe.js';
 import type { AgentPlan } from '../../src/engine/types.js';
 import { FIXTURES_DIR, helpVersions } from './fixtures.js';
 

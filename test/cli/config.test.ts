@@ -10,7 +10,7 @@ import {
   locateConfig,
   parseConfigText,
   resolveRace,
-} from '../../src/engine/config.js';
+} from '../../src/engine/config/config.js';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, hydra, ROOT } from './helpers.js';
 

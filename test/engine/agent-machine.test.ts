@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
 import type { Actor, AnyActorRef } from 'xstate';
 import { ev } from '../../src/adapters/events.js';
-import { agentMachine } from '../../src/engine/agent-machine.js';
+import { agentMachine } from '../../src/engine/agent/agent-machine.js';
 import type {
   AgentLaunch,
   AgentProcessCommand,
@@ -14,7 +14,7 @@ import type {
   AgentReport,
   FinalizeInput,
   FinalizeOutput,
-} from '../../src/engine/agent-types.js';
+} from '../../src/engine/agent/agent-types.js';
 
 interface FakeProcess {
   sendBack: (event: AgentProcessEvent) => void;

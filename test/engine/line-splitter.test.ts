@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, TailBuffer } from '../../src/engine/line-splitter.js';
+import { LineSplitter, TailBuffer } from '../../src/engine/process/line-splitter.js';
 
 const collect = (maxBytes?: number) => {
   const lines: string[] = [];

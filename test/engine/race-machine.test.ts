@@ -7,17 +7,17 @@ import { createActor, fromCallback, fromPromise } from 'xstate';
 import type { Actor } from 'xstate';
 import { emptyUsage, ev } from '../../src/adapters/events.js';
 import type { AdapterId, Capabilities } from '../../src/adapters/types.js';
-import type { AgentLaunch, AgentReport } from '../../src/engine/agent-types.js';
-import { raceMachine } from '../../src/engine/race-machine.js';
-import type { RaceEmitted } from '../../src/engine/race-machine.js';
+import type { AgentLaunch, AgentReport } from '../../src/engine/agent/agent-types.js';
+import { raceMachine } from '../../src/engine/race/race-machine.js';
+import type { RaceEmitted } from '../../src/engine/race/race-machine.js';
 import type {
   CleanUpInput,
   MergeInput,
   ResolvedRaceOptions,
   Workspace,
-} from '../../src/engine/race-types.js';
-import type { RepoCheck } from '../../src/engine/repo.js';
-import { phaseOf } from '../../src/engine/snapshot.js';
+} from '../../src/engine/race/race-types.js';
+import type { RepoCheck } from '../../src/engine/git/repo.js';
+import { phaseOf } from '../../src/engine/race/snapshot.js';
 import type { AgentProbeReport, MergeResult } from '../../src/engine/types.js';
 
 interface Deferred<T> {

@@ -5,7 +5,7 @@ vi.hoisted(() => {
   process.env.FORCE_COLOR = '1';
 });
 import { ev } from '../../src/adapters/events.js';
-import { displayWidth } from '../../src/ui/text.js';
+import { displayWidth } from '../../src/ui/text/text.js';
 import {
   agentSnapshot,
   completed,

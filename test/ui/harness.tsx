@@ -9,9 +9,9 @@
 import { EventEmitter } from 'node:events';
 import { render as inkRender } from 'ink';
 import { render } from 'ink-testing-library';
-import { App } from '../../src/ui/app.js';
-import { createTheme } from '../../src/ui/theme.js';
-import type { Outcome } from '../../src/ui/view-state.js';
+import { App } from '../../src/ui/components/app.js';
+import { createTheme } from '../../src/ui/text/theme.js';
+import type { Outcome } from '../../src/ui/state/view-state.js';
 import type { FakeHandle } from './fixtures.js';
 
 export interface RenderOptions {

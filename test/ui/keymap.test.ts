@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { keymap, noKey, type KeyPress } from '../../src/ui/keymap.js';
-import { initialViewState, type ViewState } from '../../src/ui/view-state.js';
+import { keymap, noKey, type KeyPress } from '../../src/ui/state/keymap.js';
+import { initialViewState, type ViewState } from '../../src/ui/state/view-state.js';
 
 const key = (overrides: Partial<KeyPress>): KeyPress => ({ ...noKey, ...overrides });
 const panes = initialViewState();

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 vi.hoisted(() => {
   process.env.FORCE_COLOR = '1';
 });
-import { runDashboard } from '../../src/ui/dashboard.js';
+import { runDashboard } from '../../src/ui/components/dashboard.js';
 import { agentSnapshot, completed, FakeHandle, raceSnapshot } from './fixtures.js';
 import { FakeStdin, plain, renderApp, SizedStdout } from './harness.js';
 

@@ -1,11 +1,11 @@
 import { describe, expect, it, vi, afterEach } from 'vitest';
 import { ev } from '../../src/adapters/events.js';
-import { lineText } from '../../src/ui/lines.js';
-import { buildScreen, paneMode, type Screen, type ScreenInput } from '../../src/ui/screen.js';
-import { createSnapshotStore } from '../../src/ui/snapshot-store.js';
-import { createTheme } from '../../src/ui/theme.js';
-import { displayWidth } from '../../src/ui/text.js';
-import { initialViewState, type ViewState } from '../../src/ui/view-state.js';
+import { lineText } from '../../src/ui/layout/lines.js';
+import { buildScreen, paneMode, type Screen, type ScreenInput } from '../../src/ui/layout/screen.js';
+import { createSnapshotStore } from '../../src/ui/state/snapshot-store.js';
+import { createTheme } from '../../src/ui/text/theme.js';
+import { displayWidth } from '../../src/ui/text/text.js';
+import { initialViewState, type ViewState } from '../../src/ui/state/view-state.js';
 import {
   agentSnapshot,
   completed,

@@ -7,11 +7,11 @@ import {
   formatTokens,
   formatUsageToFit,
   isShownInPane,
-} from '../../src/ui/format.js';
-import { fitLine, lineText, seg, spread } from '../../src/ui/lines.js';
-import { createTheme, detectAscii, detectNoColor, resolveDisplayOptions } from '../../src/ui/theme.js';
-import { displayWidth, oneLine, sanitize, truncate, wrap } from '../../src/ui/text.js';
-import { dashboardExitCode } from '../../src/ui/exit-code.js';
+} from '../../src/ui/text/format.js';
+import { fitLine, lineText, seg, spread } from '../../src/ui/layout/lines.js';
+import { createTheme, detectAscii, detectNoColor, resolveDisplayOptions } from '../../src/ui/text/theme.js';
+import { displayWidth, oneLine, sanitize, truncate, wrap } from '../../src/ui/text/text.js';
+import { dashboardExitCode } from '../../src/ui/state/exit-code.js';
 import { agentSnapshot, completed, failedWithHint, raceSnapshot, usage } from './fixtures.js';
 
 describe('text', () => {

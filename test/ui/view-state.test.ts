@@ -6,7 +6,7 @@ import {
   resolveScroll,
   type ViewContext,
   type ViewState,
-} from '../../src/ui/view-state.js';
+} from '../../src/ui/state/view-state.js';
 
 const context = (overrides: Partial<ViewContext> = {}): ViewContext => ({
   agents: [

@@ -1,6 +1,6 @@
 /** `hydra clean [--dry-run]`: worktrees, branches and records of finished or dead races. */
 import { cleanRuns } from '../../engine/index.js';
-import type { CleanReport } from '../../engine/types.js';
+import type { CleanReport } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';

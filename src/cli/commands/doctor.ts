@@ -5,9 +5,9 @@ import {
   displayPath,
   loadConfig,
   planForDoctor,
-} from '../../engine/config.js';
+} from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
-import type { AgentProbeReport } from '../../engine/types.js';
+import type { AgentProbeReport } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';

@@ -1,8 +1,8 @@
 /** `hydra race "<prompt>"`: config + flags → RaceOptions → a race, on the dashboard or headless. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildRaceOptions, loadConfig } from '../../engine/config.js';
-import type { RaceFlags } from '../../engine/config.js';
+import { buildRaceOptions, loadConfig } from '../../engine/index.js';
+import type { RaceFlags } from '../../engine/index.js';
 import type { Parsed } from '../args.js';
 import {
   getBoolean,

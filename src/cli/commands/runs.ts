@@ -1,6 +1,6 @@
 /** `hydra runs [--json]`: past races, newest first. */
 import { listRuns } from '../../engine/index.js';
-import type { AgentSummary, RunListEntry } from '../../engine/types.js';
+import type { AgentSummary, RunListEntry } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';

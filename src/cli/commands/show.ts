@@ -1,7 +1,7 @@
 /** `hydra show <run-id> [--json]`: one race's summary, then each agent's events one line each. */
 import type { AdapterId } from '../../adapters/types.js';
 import { readRun } from '../../engine/index.js';
-import type { AgentEventRecord, RunRecord } from '../../engine/types.js';
+import type { AgentEventRecord, RunRecord } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';

@@ -1,0 +1,73 @@
+/**
+ * The layering rules from ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm run lint`):
+ * cli → ui → engine → adapters, nothing imports upward, nobody reaches around an entry point,
+ * and there are no import cycles.
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles hide the design.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'adapters-are-the-bottom',
+      severity: 'error',
+      comment: 'Adapters are pure: they import nothing from the engine, the UI or the CLI.',
+      from: { path: '^src/adapters' },
+      to: { path: '^src/(engine|ui|cli|demo)' },
+    },
+    {
+      name: 'engine-does-not-import-up',
+      severity: 'error',
+      from: { path: '^src/engine' },
+      to: { path: '^src/(ui|cli|demo)' },
+    },
+    {
+      name: 'ui-does-not-import-the-cli',
+      severity: 'error',
+      from: { path: '^src/ui' },
+      to: { path: '^src/(cli|demo)' },
+    },
+    {
+      name: 'engine-only-through-its-entry',
+      severity: 'error',
+      comment: 'The CLI, the UI and the demo import the engine only through src/engine/index.ts.',
+      from: { path: '^src/(cli|ui|demo)' },
+      to: { path: '^src/engine/', pathNot: '^src/engine/index\\.ts$' },
+    },
+    {
+      name: 'ui-only-through-its-entry',
+      severity: 'error',
+      comment: 'The CLI imports the dashboard only through src/ui/index.ts.',
+      from: { path: '^src/(cli|demo)' },
+      to: { path: '^src/ui/', pathNot: '^src/ui/index\\.ts$' },
+    },
+    {
+      name: 'engine-folders-through-their-index',
+      severity: 'error',
+      comment: "An engine folder imports another folder only through that folder's index.ts.",
+      from: { path: '^src/engine/([^/]+)/' },
+      to: { path: '^src/engine/([^/]+)/', pathNot: ['^src/engine/$1/', '^src/engine/[^/]+/index\\.ts$'] },
+    },
+    {
+      name: 'ui-folders-through-their-index',
+      severity: 'error',
+      from: { path: '^src/ui/([^/]+)/' },
+      to: { path: '^src/ui/([^/]+)/', pathNot: ['^src/ui/$1/', '^src/ui/[^/]+/index\\.ts$'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.tsx', '.js'],
+    },
+  },
+};

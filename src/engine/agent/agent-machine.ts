@@ -1,0 +1,234 @@
+/**
+ * One agent's life: spawning → running → stopping (when hydra stops it) → finalizing (its work is
+ * committed and diffed) → settled as completed, failed, timed out or cancelled. The process and the
+ * commit are named actors (`agentProcess`, `finalizeResult`), and the timers are named delays, so
+ * tests swap in fakes and drive time with fake timers.
+ */
+import { assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
+import type { CompletedEvent, FailedEvent } from '../../adapters/events.js';
+import { agentProcessLogic } from './agent-process.js';
+import type {
+  AgentLaunch,
+  AgentProcessEvent,
+  AgentReport,
+  FinalizeInput,
+  FinalizeOutput,
+  SettledStatus,
+  StopReason,
+} from './agent-types.js';
+import type { DiffSummary } from '../types.js';
+import { commitSubject } from '../git/index.js';
+import { commitAgentResult, diffSummary } from '../git/index.js';
+
+export const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
+  const commit = await commitAgentResult(input.worktree, input.branch, input.message);
+  return { commit, diff: await diffSummary(input.repoRoot, input.baseRef, commit) };
+});
+
+export interface AgentContext {
+  launch: AgentLaunch;
+  stoppedBy: StopReason | null;
+  status: SettledStatus | null;
+  terminal: CompletedEvent | FailedEvent | null;
+  diff: DiffSummary | null;
+  commit: string | null;
+  warning: string | null;
+}
+
+export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
+
+/** How long a process may outlive the result it printed before hydra stops it. */
+export const RESULT_GRACE_MS = 10_000;
+
+/**
+ * The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). A longer one fires after
+ * 1 ms, which would stop an agent at once when the user asked for a very long limit.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
+
+export const statusOf = (
+  terminal: CompletedEvent | FailedEvent,
+  stoppedBy: StopReason | null,
+): SettledStatus => {
+  if (stoppedBy === 'cancel') return 'cancelled';
+  // An agent that reported its result and then lingered until hydra stopped it did finish.
+  if (terminal.kind === 'completed') return 'completed';
+  if (stoppedBy === 'idle_timeout' || stoppedBy === 'timeout') return 'timed_out';
+  return 'failed';
+};
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+
+const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
+  const subject = commitSubject(launch.prompt);
+  return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}, status ${status}.\n`;
+};
+
+export const agentMachine = setup({
+  types: {
+    context: {} as AgentContext,
+    events: {} as AgentMachineEvent,
+    input: {} as AgentLaunch,
+  },
+  actors: {
+    agentProcess: agentProcessLogic,
+    finalizeResult: finalizeResultLogic,
+  },
+  delays: {
+    idleTimeout: ({ context }) => timerDelay(context.launch.idleTimeoutMs),
+    overallTimeout: ({ context }) => timerDelay(context.launch.timeoutMs),
+    killGrace: ({ context }) => timerDelay(context.launch.graceMs),
+    resultGrace: ({ context }) => timerDelay(context.launch.resultGraceMs ?? RESULT_GRACE_MS),
+  },
+  guards: {
+    hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
+    hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
+    outputHasResult: ({ event }) =>
+      event.type === 'OUTPUT' &&
+      event.events.some((item) => item.kind === 'completed' || item.kind === 'failed'),
+  },
+  actions: {
+    reportSpawned: sendParent(({ context, event }): AgentReport => {
+      const spawned = event as Extract<AgentProcessEvent, { type: 'SPAWNED' }>;
+      return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: spawned.at, pid: spawned.pid };
+    }),
+    reportOutput: sendParent(({ context, event }): AgentReport => {
+      const output = event as Extract<AgentProcessEvent, { type: 'OUTPUT' }>;
+      return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: output.at, events: output.events };
+    }),
+    recordExit: assign(({ event }) => {
+      const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
+      return {
+        terminal: exited.terminal,
+        stoppedBy: exited.stoppedBy,
+        status: statusOf(exited.terminal, exited.stoppedBy),
+      };
+    }),
+    reportExit: sendParent(({ context, event }): AgentReport => {
+      const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
+      return {
+        type: 'AGENT.EXITED',
+        agent: context.launch.agent,
+        at: exited.at,
+        terminal: exited.terminal,
+        exitCode: exited.exitCode,
+        status: statusOf(exited.terminal, exited.stoppedBy),
+      };
+    }),
+    markStopped: assign((_, params: { reason: StopReason }) => ({ stoppedBy: params.reason })),
+    terminateProcess: sendTo('process', ({ context }) => ({
+      type: 'TERMINATE' as const,
+      reason: context.stoppedBy ?? 'cancel',
+    })),
+    killProcess: sendTo('process', { type: 'KILL' as const }),
+    reportSettled: sendParent(({ context }): AgentReport => ({
+      type: 'AGENT.SETTLED',
+      agent: context.launch.agent,
+      at: Date.now(),
+      status: context.status ?? 'failed',
+      diff: context.diff,
+      commit: context.commit,
+      warning: context.warning,
+    })),
+  },
+}).createMachine({
+  id: 'agent',
+  context: ({ input }) => ({
+    launch: input,
+    stoppedBy: null,
+    status: null,
+    terminal: null,
+    diff: null,
+    commit: null,
+    warning: null,
+  }),
+  initial: 'live',
+  states: {
+    live: {
+      invoke: { id: 'process', src: 'agentProcess', input: ({ context }) => context.launch },
+      initial: 'spawning',
+      on: {
+        OUTPUT: { actions: 'reportOutput' },
+        EXITED: { target: 'finalizing', actions: ['recordExit', 'reportExit'] },
+      },
+      after: {
+        overallTimeout: {
+          guard: 'hasOverallTimeout',
+          target: '.stopping',
+          actions: { type: 'markStopped', params: { reason: 'timeout' } },
+        },
+      },
+      states: {
+        spawning: {
+          on: {
+            SPAWNED: { target: 'running', actions: 'reportSpawned' },
+            STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
+          },
+        },
+        running: {
+          initial: 'watching',
+          on: {
+            OUTPUT: [
+              { guard: 'outputHasResult', target: '.lingering', actions: 'reportOutput' },
+              { target: '.watching', reenter: true, actions: 'reportOutput' },
+            ],
+            STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
+          },
+          states: {
+            watching: {
+              after: {
+                idleTimeout: {
+                  guard: 'hasIdleTimeout',
+                  target: '#agent.live.stopping',
+                  actions: { type: 'markStopped', params: { reason: 'idle_timeout' } },
+                },
+              },
+            },
+            // The stream already carried the result: give the process a short grace to exit on its
+            // own (Cursor is known to hang here), then stop it instead of waiting out the idle timeout.
+            lingering: {
+              on: { OUTPUT: { actions: 'reportOutput' } },
+              after: {
+                resultGrace: {
+                  target: '#agent.live.stopping',
+                  actions: { type: 'markStopped', params: { reason: 'idle_timeout' } },
+                },
+              },
+            },
+          },
+        },
+        stopping: {
+          entry: 'terminateProcess',
+          after: { killGrace: { actions: 'killProcess' } },
+        },
+      },
+    },
+    finalizing: {
+      invoke: {
+        src: 'finalizeResult',
+        input: ({ context }) => ({
+          repoRoot: context.launch.repoRoot,
+          worktree: context.launch.worktree,
+          branch: context.launch.branch,
+          baseRef: context.launch.baseRef,
+          message: commitMessage(context.launch, context.status ?? 'failed'),
+        }),
+        onDone: {
+          target: 'settled',
+          actions: assign(({ event }) => ({ diff: event.output.diff, commit: event.output.commit })),
+        },
+        onError: {
+          target: 'settled',
+          actions: assign(({ context, event }) => ({
+            warning:
+              `Could not commit the agent's work: ${oneLine(event.error instanceof Error ? event.error.message : String(event.error))}. ` +
+              `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
+          })),
+        },
+      },
+    },
+    settled: { type: 'final', entry: 'reportSettled' },
+  },
+});

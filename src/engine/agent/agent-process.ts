@@ -1,0 +1,206 @@
+/**
+ * The real agent process actor: writes the files the command needs, spawns the CLI under
+ * supervision, feeds each stdout line to the adapter's parser and reports what happens to the
+ * agent machine. Its teardown stops the process group (SIGTERM, SIGKILL after the grace period),
+ * so a stopped machine never leaves a process behind.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fromCallback } from 'xstate';
+import { ev, isTerminal } from '../../adapters/events.js';
+import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../adapters/events.js';
+import { ADAPTERS } from '../../adapters/registry.js';
+import type { ProcessEnd } from '../../adapters/types.js';
+import type { AgentLaunch, AgentProcessCommand, AgentProcessEvent, StopReason } from './agent-types.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
+import { processInfo } from '../process/index.js';
+import { removePidRecord, writePidRecord } from '../records/index.js';
+import { spawnSupervised } from '../process/index.js';
+import type { Supervised } from '../process/index.js';
+
+const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
+
+/** The error for an agent hydra stopped, whatever the adapter would have said. */
+export const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
+  switch (reason) {
+    case 'idle_timeout':
+      return {
+        kind: 'TimedOut',
+        message: `${launch.displayName} produced no output for ${seconds(launch.idleTimeoutMs)} and was stopped (idle timeout).`,
+        hint: `If it needs longer between outputs, raise the limit: --idle-timeout <seconds>, or agents.${launch.agent}.idle_timeout_s in hydra.toml.`,
+      };
+    case 'timeout':
+      return {
+        kind: 'TimedOut',
+        message: `${launch.displayName} ran past the ${seconds(launch.timeoutMs)} time limit and was stopped.`,
+        hint: 'Raise the time limit (--timeout) or give the agents a smaller task.',
+      };
+    case 'cancel':
+      return {
+        kind: 'Interrupted',
+        message: `${launch.displayName} was stopped before it finished.`,
+        // Only completed results are kept once the race ends (see cleanUpInput): say so.
+        hint: `Only a completed result can be merged; its partial work on ${launch.branch} is removed when the race ends (kept with --keep-worktrees).`,
+      };
+  }
+};
+
+const readLastMessage = (file: string | undefined): string | undefined => {
+  if (file === undefined || !existsSync(file)) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
+const writeCommandFiles = (launch: AgentLaunch): void => {
+  mkdirSync(launch.scratchDir, { recursive: true });
+  for (const file of launch.command.files) {
+    mkdirSync(path.dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.content);
+  }
+};
+
+export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(
+  ({ input: launch, sendBack, receive }) => {
+    const parser = ADAPTERS[launch.agent].createParser(launch.parser);
+    let stoppedBy: StopReason | null = null;
+    let sawTerminal = false;
+    let reported = false;
+
+    const report = (terminal: CompletedEvent | FailedEvent, exitCode: number | null): void => {
+      if (reported) return;
+      reported = true;
+      sendBack({ type: 'EXITED', at: Date.now(), terminal, exitCode, stoppedBy });
+    };
+
+    try {
+      writeCommandFiles(launch);
+    } catch (error) {
+      report(
+        ev({
+          kind: 'failed',
+          error: {
+            kind: 'SpawnFailed',
+            message: `Could not write the files ${launch.displayName} needs: ${(error as Error).message}`,
+            hint: 'Check that the disk is writable and not full.',
+          },
+        }),
+        null,
+      );
+      return () => undefined;
+    }
+
+    const forward = (events: AgentEvent[]): void => {
+      const kept = events.filter((event) => {
+        if (!isTerminal(event)) return true;
+        // The final event comes from parser.finish() once the process has ended.
+        sawTerminal = true;
+        return false;
+      });
+      sendBack({ type: 'OUTPUT', at: Date.now(), events: kept });
+    };
+
+    const supervised: Supervised = spawnSupervised(
+      {
+        file: launch.command.file,
+        args: launch.command.args,
+        cwd: launch.command.cwd,
+        env: { ...launch.command.env, ...launch.env },
+        ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
+        runId: launch.runId,
+        agent: launch.agent,
+      },
+      {
+        onSpawn: (pid) => {
+          try {
+            writePidRecord(launch.recordDir, {
+              agent: launch.agent,
+              pid,
+              pgid: pid,
+              startTime: processInfo(pid)?.startTime ?? null,
+              worktree: launch.worktree,
+            });
+          } catch {
+            // The record is for recovery only; the race goes on without it.
+          }
+          sendBack({ type: 'SPAWNED', at: Date.now(), pid });
+        },
+        onLine: (line) => forward(line.trim() === '' ? [] : parser.parseLine(line)),
+        onOversizeLine: (bytes, head) =>
+          forward([
+            ev({
+              kind: 'parse_error',
+              raw: `${head}…`,
+              reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
+            }),
+          ]),
+      },
+    );
+
+    void supervised.exited.then((exit) => {
+      try {
+        removePidRecord(launch.recordDir, launch.agent);
+      } catch {
+        // best effort
+      }
+      const lastMessage = readLastMessage(launch.command.lastMessageFile);
+      const end: ProcessEnd = {
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        stderrTail: exit.stderrTail,
+        sawTerminalEvent: sawTerminal,
+        ...(stoppedBy === null ? {} : { stoppedBy }),
+        ...(lastMessage === undefined ? {} : { lastMessage }),
+      };
+      let terminal = parser.finish(end);
+      if (exit.spawnError !== undefined) {
+        terminal = ev({
+          kind: 'failed',
+          error: {
+            kind: 'SpawnFailed',
+            message: `Could not start ${launch.command.file}: ${exit.spawnError}`,
+            hint: 'Check that the binary exists and is executable (`hydra doctor`).',
+          },
+          exitCode: null,
+          stderrTail: exit.stderrTail,
+        });
+      } else if (stoppedBy !== null && !(terminal.kind === 'completed' && stoppedBy !== 'cancel')) {
+        // A result the agent reported before hydra stopped a lingering process stands; anything else
+        // is reported as the stop.
+        terminal = ev({
+          kind: 'failed',
+          error: stopError(launch, stoppedBy),
+          ...(terminal.usage === undefined ? {} : { usage: terminal.usage }),
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          stderrTail: exit.stderrTail,
+        });
+      }
+      report(terminal, exit.exitCode);
+    });
+
+    receive((command) => {
+      switch (command.type) {
+        case 'TERMINATE':
+          if (supervised.hasExited()) return;
+          stoppedBy ??= command.reason;
+          supervised.terminate();
+          return;
+        case 'KILL':
+          supervised.kill();
+          return;
+      }
+    });
+
+    return () => {
+      if (supervised.hasExited()) return;
+      // Stopped from outside (race torn down): stop the group, with the usual grace.
+      stoppedBy ??= 'cancel';
+      supervised.terminate();
+      const timer = setTimeout(() => supervised.kill(), launch.graceMs);
+      void supervised.exited.finally(() => clearTimeout(timer));
+    };
+  },
+);

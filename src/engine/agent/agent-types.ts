@@ -1,0 +1,81 @@
+/** Shapes shared by the agent machine, its process actor and the race machine. */
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../../adapters/events.js';
+import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/types.js';
+import type { AgentStatus, DiffSummary } from '../types.js';
+
+/** Why hydra stopped an agent (ProcessEnd.stoppedBy). */
+export type StopReason = 'idle_timeout' | 'timeout' | 'cancel';
+
+/** Everything needed to run one agent: plain data, so the machine can be driven by fakes. */
+export interface AgentLaunch {
+  runId: string;
+  agent: AdapterId;
+  displayName: string;
+  command: BuiltCommand;
+  /** Extra environment from the plan (hydra.toml `env`), over the command's own. */
+  env: Record<string, string>;
+  parser: ParserOptions;
+  repoRoot: string;
+  recordDir: string;
+  worktree: string;
+  scratchDir: string;
+  branch: string;
+  baseRef: string;
+  prompt: string;
+  idleTimeoutMs: number;
+  /** 0 = no overall limit. */
+  timeoutMs: number;
+  graceMs: number;
+  /** How long a process may outlive the result it printed (default RESULT_GRACE_MS). */
+  resultGraceMs?: number;
+}
+
+export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { type: 'KILL' };
+
+export type AgentProcessEvent =
+  | { type: 'SPAWNED'; at: number; pid: number }
+  | { type: 'OUTPUT'; at: number; events: AgentEvent[] }
+  | {
+      type: 'EXITED';
+      at: number;
+      terminal: CompletedEvent | FailedEvent;
+      exitCode: number | null;
+      stoppedBy: StopReason | null;
+    };
+
+export type SettledStatus = Extract<AgentStatus, 'completed' | 'failed' | 'timed_out' | 'cancelled'>;
+
+export interface FinalizeInput {
+  repoRoot: string;
+  worktree: string;
+  branch: string;
+  baseRef: string;
+  message: string;
+}
+
+export interface FinalizeOutput {
+  commit: string;
+  diff: DiffSummary;
+}
+
+/** What an agent machine tells the race machine. */
+export type AgentReport =
+  | { type: 'AGENT.SPAWNED'; agent: AdapterId; at: number; pid: number }
+  | { type: 'AGENT.OUTPUT'; agent: AdapterId; at: number; events: AgentEvent[] }
+  | {
+      type: 'AGENT.EXITED';
+      agent: AdapterId;
+      at: number;
+      terminal: CompletedEvent | FailedEvent;
+      exitCode: number | null;
+      status: SettledStatus;
+    }
+  | {
+      type: 'AGENT.SETTLED';
+      agent: AdapterId;
+      at: number;
+      status: SettledStatus;
+      diff: DiffSummary | null;
+      commit: string | null;
+      warning: string | null;
+    };

@@ -1,0 +1,417 @@
+/**
+ * hydra.toml: finding it, parsing it (smol-toml), validating it (zod), and merging it with the
+ * command-line flags into RaceOptions. It lives in the engine because it reads files.
+ *
+ * Errors are ConfigError: one line per problem, naming the file, the key path and what is allowed,
+ * e.g. `hydra.toml: agents.codex.idle_timeout_s must be a positive number (got "soon")`.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import { z } from 'zod';
+import { ADAPTERS } from '../../adapters/registry.js';
+import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
+import { ConfigError } from './config-error.js';
+import { closest } from './did-you-mean.js';
+import type { AgentPlan, RaceOptions } from '../types.js';
+
+export const CONFIG_FILE_NAME = 'hydra.toml';
+
+/** Adapter ids accepted as `[agents.<id>]` keys and in `race.agents` (the registry's ids; a test keeps them equal). */
+export const CONFIG_AGENT_IDS = ['claude', 'codex', 'cursor'] as const satisfies readonly AdapterId[];
+
+export const CONFIG_DEFAULTS = {
+  timeoutS: 1800,
+  idleTimeoutS: 300,
+  keepWorktrees: false,
+  allowExperimentalAdapters: false,
+} as const;
+
+export { ConfigError };
+export { closest };
+
+// ---------------------------------------------------------------------------------------------
+// Schema
+
+const POSITIVE = 'must be a positive number of seconds';
+const NON_NEGATIVE = 'must be a number of seconds, 0 or more (0 = no limit)';
+const BOOLEAN = 'must be true or false';
+const NON_EMPTY = 'must be a non-empty string';
+const PRICE = 'must be a number of USD per million tokens, 0 or more';
+
+const positiveSeconds = z
+  .number({ error: POSITIVE })
+  .positive({ error: POSITIVE })
+  .finite({ error: POSITIVE });
+const nonNegativeSeconds = z
+  .number({ error: NON_NEGATIVE })
+  .min(0, { error: NON_NEGATIVE })
+  .finite({ error: NON_NEGATIVE });
+const bool = z.boolean({ error: BOOLEAN });
+const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, { error: NON_EMPTY });
+const price = z.number({ error: PRICE }).min(0, { error: PRICE }).finite({ error: PRICE });
+const agentId = z.enum(CONFIG_AGENT_IDS, { error: `must be one of ${CONFIG_AGENT_IDS.join(', ')}` });
+
+const raceSchema = z.strictObject(
+  {
+    agents: z
+      .array(agentId, { error: `must be a list of agent names (${CONFIG_AGENT_IDS.join(', ')})` })
+      .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
+      .optional(),
+    timeout_s: nonNegativeSeconds.optional(),
+    idle_timeout_s: positiveSeconds.optional(),
+    keep_worktrees: bool.optional(),
+    allow_experimental_adapters: bool.optional(),
+  },
+  { error: 'must be a table of settings: [race] followed by key = value lines' },
+);
+
+const agentSchema = z.strictObject(
+  {
+    enabled: bool.optional(),
+    binary: nonEmpty.optional(),
+    model: nonEmpty.optional(),
+    extra_args: z
+      .array(z.string({ error: 'must be a string' }), { error: 'must be a list of strings' })
+      .optional(),
+    env: z
+      .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be a table of strings' })
+      .optional(),
+    idle_timeout_s: positiveSeconds.optional(),
+  },
+  { error: 'must be a table of settings: [agents.<name>] followed by key = value lines' },
+);
+
+const priceSchema = z.strictObject(
+  {
+    input_per_mtok: price,
+    output_per_mtok: price,
+    cache_read_per_mtok: price.optional(),
+    cache_write_per_mtok: price.optional(),
+  },
+  { error: 'must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok' },
+);
+
+const agentsSchema = z.strictObject(
+  Object.fromEntries(CONFIG_AGENT_IDS.map((id) => [id, agentSchema.optional()])) as Record<
+    AdapterId,
+    z.ZodOptional<typeof agentSchema>
+  >,
+  { error: 'must hold one table per agent: [agents.claude], [agents.codex], [agents.cursor]' },
+);
+
+export const configSchema = z.strictObject({
+  race: raceSchema.optional(),
+  agents: agentsSchema.optional(),
+  prices: z
+    .record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' })
+    .optional(),
+});
+
+export type HydraConfig = z.infer<typeof configSchema>;
+export type AgentConfig = z.infer<typeof agentSchema>;
+
+/** Known keys per table, for unknown-key messages with a did-you-mean. */
+const KNOWN_KEYS: Record<'root' | 'race' | 'agents' | 'agent' | 'price', readonly string[]> = {
+  root: Object.keys(configSchema.shape),
+  race: Object.keys(raceSchema.shape),
+  agents: CONFIG_AGENT_IDS,
+  agent: Object.keys(agentSchema.shape),
+  price: Object.keys(priceSchema.shape),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Parsing and messages
+
+/** Parses and validates the text of a hydra.toml. `displayName` prefixes every message. */
+export function parseConfigText(text: string, displayName: string): HydraConfig {
+  let raw: unknown;
+  try {
+    raw = parseToml(text);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const firstLine = error.message.split('\n')[0] ?? error.message;
+      throw new ConfigError([`${displayName}:${error.line}:${error.column}: invalid TOML: ${firstLine}`]);
+    }
+    throw error;
+  }
+  const result = configSchema.safeParse(raw, { reportInput: true });
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName)));
+}
+
+function describeIssue(issue: z.core.$ZodIssue, displayName: string): string[] {
+  const path = formatKeyPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    const known = knownKeysAt(issue.path);
+    return issue.keys.map((key) => {
+      const full = formatKeyPath([...issue.path, key]);
+      const suggestion = closest(key, known);
+      const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
+      return `${displayName}: unknown key ${full}${hint}; allowed here: ${known.join(', ')}`;
+    });
+  }
+  const got = 'input' in issue && issue.input !== undefined ? ` (got ${describeValue(issue.input)})` : '';
+  if (issue.code === 'invalid_type' && issue.input === undefined) {
+    return [`${displayName}: ${path} is required: it ${issue.message}`];
+  }
+  return [`${displayName}: ${path || 'the file'} ${issue.message}${got}`];
+}
+
+function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+  const [first] = path;
+  if (path.length === 0) return KNOWN_KEYS.root;
+  if (first === 'race') return KNOWN_KEYS.race;
+  if (first === 'agents') return path.length === 1 ? KNOWN_KEYS.agents : KNOWN_KEYS.agent;
+  if (first === 'prices') return KNOWN_KEYS.price;
+  return [];
+}
+
+/** `agents.codex.idle_timeout_s`, `prices."gpt-5.5".input_per_mtok`, `race.agents[1]`. */
+export function formatKeyPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else {
+      const key = String(part);
+      const bare = /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
+      out += out === '' ? bare : `.${bare}`;
+    }
+  }
+  return out;
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a date';
+  if (value !== null && typeof value === 'object') return 'a table';
+  return String(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finding and loading
+
+export interface LoadedConfig {
+  /** Absolute path of the file read, or null when none exists (defaults apply). */
+  path: string | null;
+  config: HydraConfig;
+}
+
+export interface LoadConfigOptions {
+  /** The directory hydra runs in (any directory inside the repository). */
+  cwd: string;
+  /** `--config <file>`: must exist. */
+  explicitPath?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The repository root above `start` (a directory holding `.git`), or null outside a repository. */
+export function findRepoRoot(start: string): string | null {
+  let dir = resolve(start);
+  for (;;) {
+    if (existsSync(join(dir, '.git'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) return null;
+    dir = parent;
+  }
+}
+
+/** The user-level config file: `$XDG_CONFIG_HOME/hydra/hydra.toml`, else `~/.config/hydra/hydra.toml`. */
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
+  return join(base, 'hydra', CONFIG_FILE_NAME);
+}
+
+/** The config file that applies: `--config`, else `<repo root>/hydra.toml`, else the user-level one. */
+export function locateConfig(options: LoadConfigOptions): string | null {
+  if (options.explicitPath !== undefined) return resolve(options.cwd, options.explicitPath);
+  const root = findRepoRoot(options.cwd);
+  if (root !== null) {
+    const inRepo = join(root, CONFIG_FILE_NAME);
+    if (isFile(inRepo)) return inRepo;
+  }
+  const user = userConfigPath(options.env);
+  return isFile(user) ? user : null;
+}
+
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const path = locateConfig(options);
+  if (path === null) return { path: null, config: {} };
+  const display = displayPath(path, options.cwd);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const reason = readFailure(error as NodeJS.ErrnoException);
+    throw new ConfigError([`${display}: cannot read the config file (${reason}); check the --config path`]);
+  }
+  return { path, config: parseConfigText(text, display) };
+}
+
+function readFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT') return 'no such file';
+  if (error.code === 'EISDIR') return 'it is a directory, not a file';
+  if (error.code === 'EACCES') return 'permission denied';
+  return error.message;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** A path as the user would recognise it: relative to cwd when inside it, absolute otherwise. */
+export function displayPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merging with the flags
+
+/** The race-related command-line flags, already parsed; absent means "not given". */
+export interface RaceFlags {
+  agents?: AdapterId[];
+  allowExperimental?: boolean;
+  models?: Partial<Record<AdapterId, string>>;
+  idleTimeoutS?: number;
+  timeoutS?: number;
+  unsafe?: boolean;
+  keepWorktrees?: boolean;
+}
+
+export interface ResolvedRace {
+  agents: AgentPlan[];
+  allowExperimental: boolean;
+  timeoutMs: number;
+  unsafe: boolean;
+  keepWorktrees: boolean;
+  prices: PriceTable;
+}
+
+/** Experimental adapters (cursor) need allow_experimental_adapters or the flag. */
+export const isExperimental = (id: AdapterId): boolean => ADAPTERS[id].tier === 'experimental';
+
+/**
+ * Merges config and flags (flags win). The agent list is `--agents`, else `race.agents`, else every
+ * adapter not disabled in the config (experimental ones only when allowed). An experimental agent
+ * named explicitly without the opt-in is a ConfigError that says how to opt in.
+ */
+export function resolveRace(
+  config: HydraConfig,
+  flags: RaceFlags,
+  configName = CONFIG_FILE_NAME,
+): ResolvedRace {
+  const race = config.race ?? {};
+  const allowExperimental =
+    flags.allowExperimental ?? race.allow_experimental_adapters ?? CONFIG_DEFAULTS.allowExperimentalAdapters;
+  const idleTimeoutS = flags.idleTimeoutS ?? race.idle_timeout_s ?? CONFIG_DEFAULTS.idleTimeoutS;
+  const timeoutS = flags.timeoutS ?? race.timeout_s ?? CONFIG_DEFAULTS.timeoutS;
+
+  const explicit = flags.agents ?? race.agents;
+  const ids = explicit ? dedupe(explicit) : defaultAgentIds(config, allowExperimental);
+  const blocked = ids.filter((id) => isExperimental(id) && !allowExperimental);
+  if (explicit && blocked.length > 0) {
+    const source = flags.agents ? '--agents' : `${configName} race.agents`;
+    throw new ConfigError([
+      `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
+        `(or race.allow_experimental_adapters = true in ${configName}) to race it`,
+    ]);
+  }
+
+  const modelProblems: string[] = [];
+  const agents = ids.map((id): AgentPlan => {
+    const agentConfig = config.agents?.[id] ?? {};
+    const model = flags.models?.[id] ?? agentConfig.model;
+    const invalid = ADAPTERS[id].validateModel(model);
+    if (invalid) {
+      const source =
+        flags.models?.[id] !== undefined
+          ? `--model ${id}=${model ?? ''}`
+          : `${configName} agents.${id}.model`;
+      modelProblems.push(
+        `${source}: ${invalid.message}; use a real model name or leave it out for the CLI's default`,
+      );
+    }
+    return {
+      adapterId: id,
+      ...(agentConfig.binary !== undefined ? { binary: agentConfig.binary } : {}),
+      ...(model !== undefined ? { model } : {}),
+      extraArgs: [...(agentConfig.extra_args ?? [])],
+      env: { ...(agentConfig.env ?? {}) },
+      // The --idle-timeout flag overrides per-agent values too.
+      idleTimeoutMs: secondsToMs(flags.idleTimeoutS ?? agentConfig.idle_timeout_s ?? idleTimeoutS),
+    };
+  });
+
+  if (modelProblems.length > 0) throw new ConfigError(modelProblems);
+
+  return {
+    agents,
+    allowExperimental,
+    timeoutMs: secondsToMs(timeoutS),
+    unsafe: flags.unsafe ?? false,
+    keepWorktrees: flags.keepWorktrees ?? race.keep_worktrees ?? CONFIG_DEFAULTS.keepWorktrees,
+    prices: toPriceTable(config.prices),
+  };
+}
+
+/** Every adapter not disabled in the config, experimental ones only when allowed. */
+export function defaultAgentIds(config: HydraConfig, allowExperimental: boolean): AdapterId[] {
+  return CONFIG_AGENT_IDS.filter(
+    (id) => config.agents?.[id]?.enabled !== false && (allowExperimental || !isExperimental(id)),
+  );
+}
+
+/** One plan per adapter, for doctor: configured binary and model, defaults otherwise. */
+export function planForDoctor(config: HydraConfig, id: AdapterId): AgentPlan {
+  const agentConfig = config.agents?.[id] ?? {};
+  const idle = agentConfig.idle_timeout_s ?? config.race?.idle_timeout_s ?? CONFIG_DEFAULTS.idleTimeoutS;
+  return {
+    adapterId: id,
+    ...(agentConfig.binary !== undefined ? { binary: agentConfig.binary } : {}),
+    ...(agentConfig.model !== undefined ? { model: agentConfig.model } : {}),
+    extraArgs: [...(agentConfig.extra_args ?? [])],
+    env: { ...(agentConfig.env ?? {}) },
+    idleTimeoutMs: secondsToMs(idle),
+    enabled: agentConfig.enabled !== false,
+  };
+}
+
+export function buildRaceOptions(
+  config: HydraConfig,
+  flags: RaceFlags,
+  base: { repoPath: string; prompt: string; configName?: string; configPath?: string | null },
+): RaceOptions {
+  const resolved = resolveRace(config, flags, base.configName);
+  return {
+    repoPath: base.repoPath,
+    prompt: base.prompt,
+    ...resolved,
+    configSnapshot: { file: base.configPath ?? null, config, flags },
+  };
+}
+
+function toPriceTable(prices: HydraConfig['prices']): PriceTable {
+  const table: Record<string, ModelPrice> = {};
+  for (const [model, entry] of Object.entries(prices ?? {})) {
+    table[model] = {
+      inputPerMTok: entry.input_per_mtok,
+      outputPerMTok: entry.output_per_mtok,
+      ...(entry.cache_read_per_mtok !== undefined ? { cacheReadPerMTok: entry.cache_read_per_mtok } : {}),
+      ...(entry.cache_write_per_mtok !== undefined ? { cacheWritePerMTok: entry.cache_write_per_mtok } : {}),
+    };
+  }
+  return table;
+}
+
+/** Whole milliseconds; a positive limit never rounds down to 0, which would mean "no limit". */
+const secondsToMs = (seconds: number): number => (seconds > 0 ? Math.max(1, Math.round(seconds * 1000)) : 0);
+
+const dedupe = <T>(items: readonly T[]): T[] => [...new Set(items)];

@@ -1,0 +1,159 @@
+/**
+ * What hydra needs to know about the user's repository before a race, and the few things it writes
+ * into `.git` (exclusion lines only).
+ */
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { ErrorInfo } from '../../adapters/events.js';
+import type { RepoInfo } from '../types.js';
+import { EngineError } from '../errors.js';
+import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
+
+const problem = (message: string, hint: string): ErrorInfo => ({ kind: 'InvalidConfig', message, hint });
+
+/** Problems that do not stop a race (they only stop a merge). */
+const nonBlocking = new WeakSet<ErrorInfo>();
+const gitTooOld = (message: string, hint: string): ErrorInfo => {
+  const info = problem(message, hint);
+  nonBlocking.add(info);
+  return info;
+};
+
+/** The repository's top-level directory (real path), or null when `dir` is not in a git work tree. */
+export async function findRepoRoot(dir: string): Promise<string | null> {
+  if (!existsSync(dir)) return null;
+  const result = await runGit(dir, ['rev-parse', '--show-toplevel'], { okExitCodes: [128] }).catch(
+    () => null,
+  );
+  if (result === null || result.exitCode !== 0) return null;
+  const root = result.stdout.trim();
+  return root === '' ? null : realpath(root);
+}
+
+/** Porcelain status entries (staged, unstaged, untracked), each as its path(s). */
+export async function dirtyPaths(root: string): Promise<string[]> {
+  const { stdout } = await runGit(root, [
+    'status',
+    '--porcelain=v1',
+    '-z',
+    '--untracked-files=all',
+    '--no-renames',
+  ]);
+  return splitZ(stdout)
+    .map((entry) => entry.slice(3))
+    .filter((file) => file.length > 0);
+}
+
+export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
+  const version = await gitVersion();
+  const info: RepoInfo = {
+    gitVersion: version,
+    isRepo: false,
+    root: null,
+    branch: null,
+    detached: false,
+    head: null,
+    hasCommits: false,
+    dirtyFiles: 0,
+    problems: [],
+  };
+  if (version === null) {
+    info.problems.push(problem('git is not installed or not on PATH.', 'Install git 2.38 or newer.'));
+    return info;
+  }
+  if (!versionAtLeast(version, 2, 38)) {
+    info.problems.push(
+      gitTooOld(
+        `git ${version} is too old for hydra's conflict check (git merge-tree --write-tree needs 2.38).`,
+        'Upgrade git to 2.38 or newer; races still run, but merging will be refused.',
+      ),
+    );
+  }
+  const root = await findRepoRoot(path.resolve(repoPath));
+  if (root === null) {
+    info.problems.push(
+      problem(
+        `${path.resolve(repoPath)} is not inside a git repository.`,
+        'Run hydra inside a git repository, or create one with `git init`.',
+      ),
+    );
+    return info;
+  }
+  info.isRepo = true;
+  info.root = root;
+  const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], {
+    okExitCodes: [1, 128],
+  });
+  info.hasCommits = head.exitCode === 0;
+  info.head = info.hasCommits ? head.stdout.trim() : null;
+  const branch = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] });
+  info.branch = branch.exitCode === 0 ? branch.stdout.trim() : null;
+  info.detached = branch.exitCode !== 0;
+  if (!info.hasCommits) {
+    info.problems.push(
+      problem(
+        'The repository has no commits yet, so there is nothing to start a race from.',
+        'Make a first commit (e.g. `git commit --allow-empty -m init`), then run hydra again.',
+      ),
+    );
+  } else if (info.detached) {
+    info.problems.push(
+      problem(
+        `HEAD is detached (at ${info.head?.slice(0, 12) ?? 'unknown'}), so there is no branch to merge the winner into.`,
+        'Check out a branch first: `git switch <branch>` (or `git switch -c <new-branch>` to keep this commit).',
+      ),
+    );
+  }
+  info.dirtyFiles = (await dirtyPaths(root)).length;
+  return info;
+}
+
+export interface RepoCheck {
+  root: string;
+  baseRef: string;
+  baseBranch: string;
+  gitVersion: string | null;
+  warnings: string[];
+}
+
+/**
+ * Refuses a race on a repository it cannot safely run in (not a repo, no commits, detached HEAD);
+ * warns about uncommitted changes, which hydra never touches and the agents never see.
+ */
+export async function checkRepoForRace(repoPath: string): Promise<RepoCheck> {
+  const info = await inspectRepo(repoPath);
+  const blocking = info.problems.find((item) => !nonBlocking.has(item));
+  if (blocking !== undefined || info.root === null || info.head === null || info.branch === null) {
+    const first =
+      blocking ?? problem('The repository could not be read.', 'Run `git status` to see what is wrong.');
+    throw new EngineError(first.kind, first.message, first.hint);
+  }
+  const warnings = info.problems.map((item) => `${item.message} ${item.hint}`);
+  if (info.dirtyFiles > 0) {
+    warnings.push(
+      `You have ${info.dirtyFiles} uncommitted change${info.dirtyFiles === 1 ? '' : 's'}: hydra never touches them, and the agents start from the last commit (${info.head.slice(0, 12)}), so they do not see them.`,
+    );
+  }
+  return {
+    root: info.root,
+    baseRef: info.head,
+    baseBranch: info.branch,
+    gitVersion: info.gitVersion,
+    warnings,
+  };
+}
+
+/** Adds lines to `.git/info/exclude` (shared by all worktrees) unless already there. */
+export async function ensureExcluded(root: string, patterns: readonly string[]): Promise<void> {
+  const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'info/exclude']));
+  await mkdir(path.dirname(file), { recursive: true });
+  const current = existsSync(file) ? await readFile(file, 'utf8') : '';
+  const lines = new Set(current.split(/\r?\n/).map((line) => line.trim()));
+  const missing = patterns.filter((pattern) => !lines.has(pattern));
+  if (missing.length === 0) return;
+  const prefix = current.length > 0 && !current.endsWith('\n') ? '\n' : '';
+  await appendFile(file, `${prefix}# added by hydra (run records and caches)\n${missing.join('\n')}\n`);
+}
+
+export const HYDRA_EXCLUDES = ['/.hydra/', '/.cache/hydra/'];

@@ -1,0 +1,138 @@
+/**
+ * Agent worktrees and branches. Each agent works on `hydra/<run-id>/<agent>` in its own worktree
+ * outside the repository; when it settles, hydra commits whatever it changed there (as "hydra",
+ * hooks and signing off), so every result is a commit that can be diffed, merged or inspected.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import type { DiffSummary, FileStat } from '../types.js';
+import { EngineError } from '../errors.js';
+import { HYDRA_IDENTITY, gitAt, gitLine, runGit, splitZ } from './git.js';
+
+/** Flags for every commit hydra makes on its own branches. */
+const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+
+export async function createWorktree(
+  root: string,
+  dir: string,
+  branch: string,
+  baseRef: string,
+): Promise<void> {
+  if (existsSync(dir)) {
+    throw new EngineError(
+      'SpawnFailed',
+      `The worktree directory ${dir} already exists.`,
+      'Run `hydra clean` to remove left-overs of earlier runs, then try again.',
+    );
+  }
+  await mkdir(path.dirname(dir), { recursive: true });
+  await gitAt(root).raw(['worktree', 'add', '--quiet', '-b', branch, dir, baseRef]);
+}
+
+/** Removes a worktree (even with changes in it) and prunes git's bookkeeping. Missing is fine. */
+export async function removeWorktree(root: string, dir: string): Promise<void> {
+  const git = gitAt(root);
+  if (existsSync(dir)) {
+    try {
+      await git.raw(['worktree', 'remove', '--force', '--force', dir]);
+    } catch {
+      // Not (or no longer) a registered worktree: remove the directory itself.
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  await git.raw(['worktree', 'prune']);
+}
+
+export async function branchExists(root: string, branch: string): Promise<boolean> {
+  const result = await runGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
+    okExitCodes: [1],
+  });
+  return result.exitCode === 0;
+}
+
+export async function deleteBranch(root: string, branch: string): Promise<boolean> {
+  if (!(await branchExists(root, branch))) return false;
+  await gitAt(root).raw(['branch', '-D', branch]);
+  return true;
+}
+
+/**
+ * Commits everything the agent changed in its worktree (new files included) on its branch and
+ * returns the result commit. Makes no commit when nothing changed (the result is then the base).
+ */
+export async function commitAgentResult(worktree: string, branch: string, message: string): Promise<string> {
+  // The agent may have switched its worktree to another branch, possibly one of the user's:
+  // commit on a detached HEAD (keeping every file as it is) so no branch but hydra's moves.
+  const current = await runGit(worktree, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
+  if (current.exitCode === 0 && current.stdout.trim() !== `refs/heads/${branch}`)
+    await runGit(worktree, ['checkout', '-q', '--detach']);
+  await runGit(worktree, ['add', '-A']);
+  const staged = await runGit(worktree, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
+  if (staged.exitCode === 1) {
+    await runGit(worktree, [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message], {
+      env: { ...HYDRA_IDENTITY },
+    });
+  }
+  const head = await gitLine(worktree, ['rev-parse', 'HEAD']);
+  // The agent may have switched branches in its worktree: its result is where HEAD is.
+  const tip = await runGit(worktree, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], {
+    okExitCodes: [1],
+  });
+  if (tip.stdout.trim() !== head) {
+    await runGit(worktree, ['update-ref', '-m', 'hydra: agent result', `refs/heads/${branch}`, head]);
+  }
+  return head;
+}
+
+/** Parses `git diff --numstat -z --no-renames`. */
+export const parseNumstat = (text: string): DiffSummary => {
+  const files: FileStat[] = [];
+  for (const entry of splitZ(text)) {
+    const match = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(entry);
+    if (match === null) continue;
+    const [, ins = '0', del = '0', file = ''] = match;
+    const binary = ins === '-' && del === '-';
+    files.push({
+      path: file,
+      insertions: binary ? 0 : Number(ins),
+      deletions: binary ? 0 : Number(del),
+      ...(binary ? { binary: true } : {}),
+    });
+  }
+  return {
+    filesChanged: files.length,
+    insertions: files.reduce((sum, file) => sum + file.insertions, 0),
+    deletions: files.reduce((sum, file) => sum + file.deletions, 0),
+    files,
+  };
+};
+
+export async function diffSummary(root: string, base: string, commit: string): Promise<DiffSummary> {
+  const { stdout } = await runGit(root, [
+    'diff',
+    '--numstat',
+    '-z',
+    '--no-renames',
+    '--no-ext-diff',
+    base,
+    commit,
+  ]);
+  return parseNumstat(stdout);
+}
+
+export async function fullPatch(root: string, base: string, commit: string): Promise<string> {
+  const { stdout } = await runGit(root, ['diff', '--no-color', '--no-ext-diff', base, commit]);
+  return stdout;
+}
+
+/** Removes a run's scratch space and its worktree directory once nothing else is left in it. */
+export async function removeRunDirIfEmpty(runDir: string): Promise<void> {
+  await rm(path.join(runDir, '.scratch'), { recursive: true, force: true });
+  try {
+    const { rmdir } = await import('node:fs/promises');
+    await rmdir(runDir);
+  } catch {
+    // not empty (kept worktrees) or already gone
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Runs one agent CLI under supervision: argument array, stdin ignored (or a file), its own process
+ * group, stdout split into bounded lines, stderr kept as a bounded tail. Stopping is SIGTERM to the
+ * group, then SIGKILL (the caller schedules the grace period). When the agent's main process exits,
+ * whatever it left behind in its group, or anywhere with its run marker, is killed too: after an
+ * agent, nothing it started is left running.
+ */
+import { execa } from 'execa';
+import type { AdapterId } from '../../adapters/types.js';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
+import {
+  AGENT_ENV,
+  RUN_ID_ENV,
+  groupRunning,
+  processesOfRun,
+  registerGroup,
+  signalGroup,
+  unregisterGroup,
+} from './process-groups.js';
+
+export interface SpawnSpec {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdinFile?: string;
+  runId: string;
+  agent: AdapterId;
+  maxLineBytes?: number;
+  stderrTailBytes?: number;
+}
+
+export interface SupervisorCallbacks {
+  onSpawn(pid: number): void;
+  onLine(line: string): void;
+  onOversizeLine(bytes: number, head: string): void;
+}
+
+export interface ProcessExit {
+  exitCode: number | null;
+  signal: string | null;
+  stderrTail: string;
+  /** Set when the process could not be started (ENOENT, EACCES...). */
+  spawnError?: string;
+}
+
+export interface Supervised {
+  readonly pid: number | undefined;
+  /** SIGTERM to the group (or as soon as it exists). */
+  terminate(): void;
+  /** SIGKILL to the group. */
+  kill(): void;
+  readonly hasExited: () => boolean;
+  readonly exited: Promise<ProcessExit>;
+}
+
+/** How long to wait for stdout/stderr to close once the group is dead before giving up on them. */
+const STREAM_CLOSE_TIMEOUT_MS = 2000;
+/** How long (in 20 ms polls) to wait for a killed group to have nothing left running: 3 s. */
+const GROUP_EXIT_POLLS = 150;
+
+const killStragglers = (spec: SpawnSpec, pgid: number | undefined): void => {
+  if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+  for (const pid of processesOfRun(spec.runId, spec.agent)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+};
+
+export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks): Supervised {
+  const subprocess = execa(spec.file, spec.args, {
+    cwd: spec.cwd,
+    env: { ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent },
+    extendEnv: true,
+    stdin: spec.stdinFile === undefined ? 'ignore' : { file: spec.stdinFile },
+    stdout: 'pipe',
+    stderr: 'pipe',
+    detached: true,
+    buffer: false,
+    reject: false,
+    cleanup: false,
+    forceKillAfterDelay: false,
+  });
+  const pgid = subprocess.pid;
+  let exited = false;
+  let terminateRequested = false;
+  const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
+  const splitter = new LineSplitter(
+    {
+      line: (text) => callbacks.onLine(text),
+      oversize: (bytes, head) => callbacks.onOversizeLine(bytes, head),
+    },
+    spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+  );
+
+  if (pgid !== undefined) registerGroup(pgid, { runId: spec.runId, agent: spec.agent });
+  subprocess.once('spawn', () => {
+    if (pgid === undefined) return;
+    callbacks.onSpawn(pgid);
+    if (terminateRequested) signalGroup(pgid, 'SIGTERM');
+  });
+  subprocess.stdout?.on('data', (chunk: Buffer) => splitter.push(chunk));
+  subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+
+  let closeTimer: NodeJS.Timeout | undefined;
+  subprocess.once('exit', () => {
+    exited = true;
+    killStragglers(spec, pgid);
+    // A process that escaped the group may still hold the pipes open: do not wait forever.
+    closeTimer = setTimeout(() => {
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
+    }, STREAM_CLOSE_TIMEOUT_MS);
+  });
+
+  const done = (async (): Promise<ProcessExit> => {
+    const result = await subprocess;
+    exited = true;
+    if (closeTimer !== undefined) clearTimeout(closeTimer);
+    splitter.end();
+    killStragglers(spec, pgid);
+    if (pgid !== undefined) {
+      // The group is dead (or dying from SIGKILL): forget it once nothing in it can run any more.
+      for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      unregisterGroup(pgid);
+    }
+    const spawnFailed = result.exitCode === undefined && result.signal === undefined;
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      stderrTail: stderr.text(),
+      ...(spawnFailed ? { spawnError: result.shortMessage ?? result.message } : {}),
+    };
+  })();
+
+  return {
+    pid: pgid,
+    terminate: () => {
+      terminateRequested = true;
+      if (pgid !== undefined && !exited) signalGroup(pgid, 'SIGTERM');
+    },
+    kill: () => {
+      if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+    },
+    hasExited: () => exited,
+    exited: done,
+  };
+}

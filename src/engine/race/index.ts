@@ -1,0 +1,2 @@
+/** A race: the race machine, its actors, the snapshot it publishes, and startRace, which drives it. */
+export { startRace } from './race.js';

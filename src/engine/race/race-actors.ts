@@ -1,0 +1,210 @@
+/**
+ * The real implementations of the race machine's named actors. Each takes plain data as input;
+ * tests replace them with `raceMachine.provide({ actors })`.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fromPromise } from 'xstate';
+import { ADAPTERS } from '../../adapters/registry.js';
+import type { AgentLaunch } from '../agent/index.js';
+import { EngineError } from '../errors.js';
+import { mergeAgentBranch } from '../results/index.js';
+import {
+  agentScratchDir,
+  agentWorktreeDir,
+  branchName,
+  defaultCacheDir,
+  isInside,
+  runRecordDir,
+  runWorktreesDir,
+} from '../records/index.js';
+import { probeAgents } from '../probe/index.js';
+import { processInfo } from '../process/index.js';
+import type {
+  CleanUpInput,
+  CleanUpOutput,
+  MergeInput,
+  ProbeInput,
+  Workspace,
+  WorkspaceInput,
+} from './race-types.js';
+import type { RunMeta } from '../records/index.js';
+import { writeMeta } from '../records/index.js';
+import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded } from '../git/index.js';
+import type { RepoCheck } from '../git/index.js';
+import type { AgentProbeReport, MergeResult } from '../types.js';
+import { hydraVersion } from '../version.js';
+import { trackWork } from './work-tracker.js';
+import { createWorktree, deleteBranch, removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
+
+export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) =>
+  checkRepoForRace(input.repoPath),
+);
+
+export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(async ({ input }) => {
+  const cacheDir = input.cacheDir ?? defaultCacheDir(input.repoRoot);
+  // The default cache lives in the repository: keep it out of `git status`.
+  if (input.cacheDir === null) await ensureExcluded(input.repoRoot, ['/.cache/hydra/']);
+  return probeAgents(input.plans, {
+    cacheDir,
+    allowExperimental: input.allowExperimental,
+    unsafe: input.unsafe,
+  });
+});
+
+const interrupted = (): EngineError =>
+  new EngineError(
+    'Interrupted',
+    'The race was cancelled while its worktrees were being created.',
+    'Nothing is left behind; start a new race when ready.',
+  );
+
+const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
+  runId: input.options.runId,
+  prompt: input.options.prompt,
+  promptSha256: createHash('sha256').update(input.options.prompt).digest('hex'),
+  repoRoot: input.repo.root,
+  baseRef: input.repo.baseRef,
+  baseBranch: input.repo.baseBranch,
+  startedAt: input.startedAt,
+  pid: process.pid,
+  pidStartTime: processInfo(process.pid)?.startTime ?? null,
+  hydraVersion: hydraVersion(),
+  config: input.options.configSnapshot ?? null,
+  agents: input.reports.map((report) => {
+    const launch = launches.find((item) => item.agent === report.adapterId);
+    const runDir = runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId);
+    return {
+      agent: report.adapterId,
+      branch: branchName(input.options.runId, report.adapterId),
+      worktree: agentWorktreeDir(runDir, report.adapterId),
+      version: report.version,
+      capabilities: report.capabilities,
+      command: launch === undefined ? [] : [launch.command.file, ...launch.command.args],
+    };
+  }),
+});
+
+async function buildWorkspace(
+  input: WorkspaceInput,
+  signal: AbortSignal,
+  created: Array<{ worktree: string; branch: string }>,
+): Promise<Workspace> {
+  const { options, repo } = input;
+  const recordDir = runRecordDir(repo.root, options.runId);
+  const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
+    // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
+    throw new EngineError(
+      'InvalidConfig',
+      `The worktree root ${path.resolve(options.worktreeRoot)} is inside the repository ${repo.root}.`,
+      'Set HYDRA_WORKTREE_ROOT to a directory outside the repository (or unset it for ~/.cache/hydra/worktrees).',
+    );
+  }
+  await ensureExcluded(repo.root, HYDRA_EXCLUDES);
+  // Written before any worktree exists, so a crash from here on is found and cleaned later.
+  writeMeta(recordDir, baseMeta(input, []));
+  const launches: AgentLaunch[] = [];
+  for (const report of input.reports) {
+    if (signal.aborted) throw interrupted();
+    const plan = options.agents.find((item) => item.adapterId === report.adapterId);
+    if (plan === undefined || report.capabilities === null) continue;
+    const adapter = ADAPTERS[report.adapterId];
+    const worktree = agentWorktreeDir(runDir, report.adapterId);
+    const branch = branchName(options.runId, report.adapterId);
+    await createWorktree(repo.root, worktree, branch, repo.baseRef);
+    created.push({ worktree, branch });
+    const scratchDir = agentScratchDir(runDir, report.adapterId);
+    await mkdir(scratchDir, { recursive: true });
+    const command = adapter.buildCommand(
+      {
+        prompt: options.prompt,
+        cwd: worktree,
+        scratchDir,
+        ...(plan.model === undefined ? {} : { model: plan.model }),
+        unsafe: options.unsafe,
+        ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
+        extraArgs: plan.extraArgs,
+        env: plan.env,
+      },
+      report.capabilities,
+    );
+    launches.push({
+      runId: options.runId,
+      agent: report.adapterId,
+      displayName: adapter.displayName,
+      command,
+      env: plan.env,
+      parser: {
+        ...(plan.model === undefined ? {} : { model: plan.model }),
+        prices: options.prices,
+        cwd: worktree,
+      },
+      repoRoot: repo.root,
+      recordDir,
+      worktree,
+      scratchDir,
+      branch,
+      baseRef: repo.baseRef,
+      prompt: options.prompt,
+      idleTimeoutMs: plan.idleTimeoutMs,
+      timeoutMs: options.timeoutMs,
+      graceMs: options.killGraceMs,
+    });
+  }
+  if (signal.aborted) throw interrupted();
+  writeMeta(recordDir, baseMeta(input, launches));
+  return { recordDir, launches };
+}
+
+export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ input, signal }) => {
+  const created: Array<{ worktree: string; branch: string }> = [];
+  const work = buildWorkspace(input, signal, created).catch(async (error: unknown) => {
+    // Leave nothing half-made behind.
+    for (const item of created.reverse()) {
+      await removeWorktree(input.repo.root, item.worktree).catch(() => undefined);
+      await deleteBranch(input.repo.root, item.branch).catch(() => undefined);
+    }
+    await removeRunDirIfEmpty(
+      runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId),
+    );
+    // Nothing ran: a record left here would be listed as a dead run.
+    await rm(runRecordDir(input.repo.root, input.options.runId), { recursive: true, force: true });
+    throw error;
+  });
+  return trackWork(input.options.runId, work);
+});
+
+export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async ({ input }) => {
+  const result = await mergeAgentBranch(input);
+  if (input.options.keepWorktrees !== true) {
+    for (const dir of new Set(input.worktrees.map((worktree) => path.dirname(worktree))))
+      await removeRunDirIfEmpty(dir);
+  }
+  return result;
+});
+
+export async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
+  const removed: string[] = [];
+  if (input.keepWorktrees) return { removed };
+  for (const launch of input.launches) {
+    if (input.keepWorktreesOf.includes(launch.agent)) continue;
+    if (existsSync(launch.worktree)) {
+      await removeWorktree(input.repoRoot, launch.worktree);
+      removed.push(launch.worktree);
+    }
+    if (!input.keepBranchesOf.includes(launch.agent) && (await deleteBranch(input.repoRoot, launch.branch)))
+      removed.push(launch.branch);
+  }
+  for (const dir of new Set(input.launches.map((launch) => path.dirname(launch.worktree))))
+    await removeRunDirIfEmpty(dir);
+  return { removed };
+}
+
+export const cleanUpLogic = fromPromise<CleanUpOutput, CleanUpInput>(async ({ input }) => {
+  const runId = input.launches[0]?.runId;
+  const work = cleanUpRace(input);
+  return runId === undefined ? work : trackWork(runId, work);
+});

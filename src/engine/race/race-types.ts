@@ -1,0 +1,85 @@
+/** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
+import type { AdapterId } from '../../adapters/types.js';
+import type { AgentLaunch } from '../agent/index.js';
+import type { MergeRequest } from '../results/index.js';
+import type { RepoCheck } from '../git/index.js';
+import type { ErrorInfo } from '../../adapters/events.js';
+import type {
+  AgentPlan,
+  AgentProbeReport,
+  AgentSnapshot,
+  MergeOptions,
+  MergeResult,
+  RaceOptions,
+} from '../types.js';
+
+/** RaceOptions with every default filled in. */
+export interface ResolvedRaceOptions extends RaceOptions {
+  runId: string;
+  worktreeRoot: string;
+  killGraceMs: number;
+}
+
+export interface ProbeInput {
+  plans: AgentPlan[];
+  allowExperimental: boolean;
+  unsafe: boolean;
+  repoRoot: string;
+  /** null: the default `<repo>/.cache/hydra`. */
+  cacheDir: string | null;
+}
+
+export interface WorkspaceInput {
+  options: ResolvedRaceOptions;
+  repo: RepoCheck;
+  startedAt: number;
+  /** Only the agents that will race. */
+  reports: AgentProbeReport[];
+}
+
+export interface Workspace {
+  recordDir: string;
+  launches: AgentLaunch[];
+}
+
+export interface CleanUpInput {
+  repoRoot: string;
+  keepWorktrees: boolean;
+  launches: AgentLaunch[];
+  /** Branches of these agents are kept (their results can still be merged with `hydra merge`). */
+  keepBranchesOf: AdapterId[];
+  /** Worktrees of these agents are kept: their work could not be committed, so it lives only there. */
+  keepWorktreesOf: AdapterId[];
+}
+
+export interface CleanUpOutput {
+  removed: string[];
+}
+
+export type MergeInput = MergeRequest;
+
+export interface MergeRequestEvent {
+  agent: AdapterId;
+  options: MergeOptions;
+}
+
+export interface RaceContext {
+  options: ResolvedRaceOptions;
+  runId: string;
+  startedAt: number;
+  repo: RepoCheck | null;
+  reports: AgentProbeReport[];
+  agents: AgentSnapshot[];
+  launches: AgentLaunch[];
+  recordDir: string | null;
+  settled: AdapterId[];
+  warnings: string[];
+  error: ErrorInfo | null;
+  merge: MergeResult | null;
+  mergeRequest: MergeRequestEvent | null;
+  mergeError: ErrorInfo | null;
+  /** Counts merge attempts so a caller can tell which attempt an error belongs to. */
+  mergeAttempts: number;
+  cancelRequested: boolean;
+  endedAt: number | null;
+}

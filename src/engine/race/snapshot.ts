@@ -1,0 +1,222 @@
+/**
+ * Pure updates of the race context's agent snapshots. Objects are replaced, never mutated, so a UI
+ * can compare by identity; recent events are bounded per agent.
+ */
+import type { AgentEvent, ErrorInfo } from '../../adapters/events.js';
+import type { AdapterId } from '../../adapters/types.js';
+import type { AgentReport } from '../agent/index.js';
+import type { RaceContext } from './race-types.js';
+import type {
+  AgentProbeReport,
+  AgentSnapshot,
+  AgentSummary,
+  RacePhase,
+  RaceSnapshot,
+  RaceSummary,
+} from '../types.js';
+
+export const RECENT_EVENTS_LIMIT = 200;
+
+export const updateAgent = (
+  agents: AgentSnapshot[],
+  id: AdapterId,
+  update: (agent: AgentSnapshot) => AgentSnapshot,
+): AgentSnapshot[] => agents.map((agent) => (agent.agent === id ? update(agent) : agent));
+
+const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): AgentSnapshot => {
+  if (events.length === 0) return agent;
+  const combined = agent.recentEvents.length + events.length;
+  const recentEvents =
+    combined <= RECENT_EVENTS_LIMIT
+      ? [...agent.recentEvents, ...events]
+      : [...agent.recentEvents, ...events].slice(combined - RECENT_EVENTS_LIMIT);
+  let { usage, model } = agent;
+  for (const event of events) {
+    if (event.kind === 'usage') usage = event.usage;
+    if ((event.kind === 'completed' || event.kind === 'failed') && event.usage !== undefined)
+      usage = event.usage;
+    if (event.kind === 'progress' && event.model !== undefined && model === null) model = event.model;
+  }
+  return { ...agent, recentEvents, eventCount: agent.eventCount + events.length, usage, model };
+};
+
+/** Ends a message with a full stop unless it already ends a sentence. */
+const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+const notReadyWarning = (report: AgentProbeReport): string => {
+  const reason = sentence(report.error?.message ?? report.status);
+  const hint = report.error?.hint ? ` ${sentence(report.error.hint)}` : '';
+  return `${report.displayName} will not race: ${reason}${hint}`;
+};
+
+export const applyProbeReports = (
+  context: RaceContext,
+  reports: AgentProbeReport[],
+): Partial<RaceContext> => {
+  const warnings = [...context.warnings];
+  let agents = context.agents;
+  for (const report of reports) {
+    const ready = report.status === 'ready';
+    if (!ready && report.status !== 'disabled') warnings.push(notReadyWarning(report));
+    agents = updateAgent(agents, report.adapterId, (agent) => ({
+      ...agent,
+      status: ready ? 'pending' : 'skipped',
+      capabilities: report.capabilities,
+      inferredFlags: report.capabilities?.confidence === 'inferred',
+      warnings: [
+        ...report.warnings,
+        ...(report.capabilities?.warnings ?? []).filter((warning) => !report.warnings.includes(warning)),
+      ],
+      error: ready
+        ? null
+        : (report.error ?? {
+            kind: 'BinaryMissing',
+            message: `${report.displayName} is ${report.status}.`,
+            hint: 'Run `hydra doctor` for details.',
+          }),
+    }));
+  }
+  return { reports, agents, warnings };
+};
+
+export const noUsableAgentError = (reports: AgentProbeReport[]): ErrorInfo => {
+  const reasons = reports.map((report) => `${report.displayName}: ${report.error?.message ?? report.status}`);
+  const allMissing = reports.length > 0 && reports.every((report) => report.status === 'missing');
+  return {
+    kind: allMissing
+      ? 'BinaryMissing'
+      : (reports.find((report) => report.error !== null)?.error?.kind ?? 'BinaryMissing'),
+    message:
+      reports.length === 0
+        ? 'No agent was selected for the race.'
+        : `No usable agent, so nothing was started. ${reasons.join('; ')}.`,
+    hint: 'Run `hydra doctor` to see what is missing and how to install it, or `hydra demo` to try hydra with simulated agents.',
+  };
+};
+
+export const applySpawned = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.SPAWNED' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...agent,
+    status: 'running',
+    startedAt: event.at,
+    lastOutputAt: null,
+  })),
+});
+
+export const applyOutput = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.OUTPUT' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...appendEvents(agent, event.events),
+    lastOutputAt: event.at,
+  })),
+});
+
+export const applyExit = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.EXITED' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...appendEvents(agent, [event.terminal]),
+    status: event.status,
+    endedAt: event.at,
+    startedAt: agent.startedAt ?? event.at,
+    exitCode: event.exitCode,
+    error: event.terminal.kind === 'failed' ? event.terminal.error : null,
+  })),
+});
+
+export const applySettled = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.SETTLED' }>,
+): Partial<RaceContext> => ({
+  settled: context.settled.includes(event.agent) ? context.settled : [...context.settled, event.agent],
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...agent,
+    status: event.status,
+    diff: event.diff,
+    endedAt: agent.endedAt ?? event.at,
+    warnings: event.warning === null ? agent.warnings : [...agent.warnings, event.warning],
+  })),
+});
+
+/** The phase a user sees for a machine state value. */
+export const phaseOf = (value: unknown): RacePhase => {
+  const top = typeof value === 'string' ? value : Object.keys(value as object)[0];
+  switch (top) {
+    case 'checkingRepo':
+      return 'checking_repo';
+    case 'probing':
+      return 'probing';
+    case 'creatingWorktrees':
+      return 'creating_worktrees';
+    case 'racing':
+      return 'racing';
+    case 'reviewing':
+      return 'reviewing';
+    case 'merging':
+      return 'merging';
+    case 'finishing':
+    case 'done':
+      return 'done';
+    case 'cancelled':
+      return 'cancelled';
+    default:
+      return 'failed';
+  }
+};
+
+export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: number): RaceSnapshot => ({
+  runId: context.runId,
+  prompt: context.options.prompt,
+  phase,
+  repoRoot: context.repo?.root ?? null,
+  baseBranch: context.repo?.baseBranch ?? null,
+  baseRef: context.repo?.baseRef ?? null,
+  startedAt: context.startedAt,
+  now,
+  agents: context.agents,
+  error: context.error,
+  warnings: context.warnings,
+  merge: context.merge,
+});
+
+const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
+  switch (agent.status) {
+    case 'pending':
+    case 'spawning':
+    case 'running':
+      return agent.startedAt === null ? 'skipped' : 'cancelled';
+    default:
+      return agent.status;
+  }
+};
+
+export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
+  runId: context.runId,
+  prompt: context.options.prompt,
+  baseRef: context.repo?.baseRef ?? null,
+  baseBranch: context.repo?.baseBranch ?? null,
+  startedAt: context.startedAt,
+  endedAt,
+  agents: context.agents.map((agent) => ({
+    agent: agent.agent,
+    status: summaryStatus(agent),
+    exitCode: agent.exitCode,
+    durationMs: agent.startedAt === null ? 0 : (agent.endedAt ?? endedAt) - agent.startedAt,
+    usage: agent.usage,
+    diff: {
+      filesChanged: agent.diff?.filesChanged ?? 0,
+      insertions: agent.diff?.insertions ?? 0,
+      deletions: agent.diff?.deletions ?? 0,
+    },
+    branch: agent.branch,
+    worktree: agent.worktree,
+    ...(agent.error === null ? {} : { error: agent.error }),
+  })),
+  error: context.error,
+});

@@ -1,0 +1,4 @@
+/** What happens to finished runs: merging a result into the user's branch, and cleaning runs up. */
+export { cleanRuns } from './clean.js';
+export { mergeAgentBranch, mergeRun } from './merge.js';
+export type { MergeRequest } from './merge.js';

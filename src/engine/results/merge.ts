@@ -1,0 +1,328 @@
+/**
+ * Merging one agent's result into the branch the race started from, without ever losing the
+ * user's work. Everything is checked before anything changes: the user is on that branch, no merge
+ * or rebase is in progress, `git merge-tree --write-tree` reports no conflict, and no uncommitted
+ * change (staged, unstaged, untracked, or an ignored file in the way) touches a file the merge
+ * writes. The switch itself is `git read-tree -m -u` (the same two-tree move `git checkout` makes,
+ * which carries every other uncommitted change over untouched) followed by a compare-and-swap
+ * `update-ref` of the branch. Fast-forward when the branch has not moved, otherwise a merge commit,
+ * or one squashed commit when asked.
+ */
+import { lstat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { AdapterId } from '../../adapters/types.js';
+import type { MergeOptions, MergeResult } from '../types.js';
+import { EngineError, listSome } from '../errors.js';
+import {
+  HYDRA_IDENTITY,
+  GitCommandError,
+  commitSubject,
+  gitLine,
+  gitVersion,
+  runGit,
+  splitZ,
+  versionAtLeast,
+} from '../git/index.js';
+import { branchName, runRecordDir } from '../records/index.js';
+import { readRecordDir, writeMergeRecord } from '../records/index.js';
+import { dirtyPaths, findRepoRoot } from '../git/index.js';
+import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
+
+export interface MergeRequest {
+  root: string;
+  runId: string;
+  agent: AdapterId;
+  prompt: string;
+  baseBranch: string;
+  /** Every worktree and branch of the run, removed after the merge unless kept. */
+  worktrees: string[];
+  branches: string[];
+  options: MergeOptions;
+}
+
+function refuse(message: string, hint: string, files: string[] = []): never {
+  throw new EngineError('InvalidConfig', message, hint, { files });
+}
+
+const IN_PROGRESS: Array<[string, string]> = [
+  ['MERGE_HEAD', 'a merge'],
+  ['CHERRY_PICK_HEAD', 'a cherry-pick'],
+  ['REVERT_HEAD', 'a revert'],
+  ['rebase-merge', 'a rebase'],
+  ['rebase-apply', 'a rebase or am'],
+];
+
+async function assertNothingInProgress(root: string): Promise<void> {
+  for (const [name, what] of IN_PROGRESS) {
+    const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', name]));
+    if (existsSync(file)) {
+      refuse(
+        `${what[0]!.toUpperCase()}${what.slice(1)} is in progress in ${root}.`,
+        `Finish or abort it first (e.g. \`git ${what.includes('rebase') ? 'rebase' : what.split(' ')[1]} --abort\`), then merge again.`,
+      );
+    }
+  }
+  const unmerged = await gitLine(root, ['ls-files', '--unmerged']);
+  if (unmerged !== '')
+    refuse(
+      'The index has unresolved conflicts.',
+      'Resolve them (`git status` lists them) and commit, then merge again.',
+    );
+}
+
+async function assertOnBaseBranch(root: string, baseBranch: string): Promise<void> {
+  const current = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] });
+  if (current.exitCode !== 0) {
+    refuse(
+      `HEAD is detached, but the race started from branch ${baseBranch}.`,
+      `Run \`git switch ${baseBranch}\`, then merge again.`,
+    );
+  }
+  const branch = current.stdout.trim();
+  if (branch !== baseBranch) {
+    refuse(
+      `You are on branch ${branch}, but the race started from ${baseBranch}.`,
+      `Run \`git switch ${baseBranch}\` (or merge the result yourself), then merge again.`,
+    );
+  }
+}
+
+const isAncestor = async (root: string, ancestor: string, descendant: string): Promise<boolean> =>
+  (await runGit(root, ['merge-base', '--is-ancestor', ancestor, descendant], { okExitCodes: [1] }))
+    .exitCode === 0;
+
+/** The merged tree, or the list of conflicting files. */
+async function dryRunMerge(
+  root: string,
+  head: string,
+  tip: string,
+): Promise<{ tree: string; conflicts: string[] }> {
+  const result = await runGit(
+    root,
+    ['merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', head, tip],
+    { okExitCodes: [1] },
+  );
+  const [tree = '', ...files] = splitZ(result.stdout);
+  return { tree, conflicts: result.exitCode === 1 ? [...new Set(files)] : [] };
+}
+
+/** Uncommitted changes, or files in the way, that the merge would overwrite. */
+async function overlappingChanges(root: string, head: string, tree: string): Promise<string[]> {
+  const { stdout } = await runGit(root, ['diff', '--name-status', '-z', '--no-renames', head, tree]);
+  const parts = splitZ(stdout);
+  const touched: Array<{ status: string; file: string }> = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) touched.push({ status: parts[i]!, file: parts[i + 1]! });
+  const dirty = new Set(await dirtyPaths(root));
+  const overlap: string[] = [];
+  for (const { status, file } of touched) {
+    if (dirty.has(file)) {
+      overlap.push(file);
+      continue;
+    }
+    // An added file that already exists on disk is an untracked or ignored file in the way.
+    if (status === 'A') {
+      const exists = await lstat(path.join(root, file)).then(
+        () => true,
+        () => false,
+      );
+      if (exists) overlap.push(file);
+    }
+  }
+  return overlap;
+}
+
+const commitMessage = (request: MergeRequest, squash: boolean): string => {
+  const subject = commitSubject(request.prompt);
+  return squash
+    ? `${request.agent}: ${subject}\n\nSquashed result of hydra run ${request.runId} (agent ${request.agent}).\n`
+    : `Merge hydra run ${request.runId} (${request.agent}): ${subject}\n`;
+};
+
+/** Creates a commit with the user's identity, or hydra's when the user has none configured. */
+async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
+  const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
+  try {
+    return (await runGit(root, args, { input: message })).stdout.trim();
+  } catch (error) {
+    if (
+      error instanceof GitCommandError &&
+      /identity|tell me who you are|empty ident|user\.(name|email)/i.test(error.result.stderr)
+    ) {
+      return (await runGit(root, args, { input: message, env: { ...HYDRA_IDENTITY } })).stdout.trim();
+    }
+    throw error;
+  }
+}
+
+async function cleanUpAfterMerge(request: MergeRequest): Promise<string[]> {
+  if (request.options.keepWorktrees === true) return [];
+  const removed: string[] = [];
+  for (const dir of request.worktrees) {
+    if (existsSync(dir)) {
+      await removeWorktree(request.root, dir);
+      removed.push(dir);
+    }
+  }
+  for (const branch of request.branches) {
+    if (await deleteBranch(request.root, branch)) removed.push(branch);
+  }
+  return removed;
+}
+
+export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResult> {
+  const { root, baseBranch } = request;
+  if (!versionAtLeast(await gitVersion(), 2, 38)) {
+    refuse(
+      'Merging needs git 2.38 or newer (for its conflict dry run).',
+      `Upgrade git, or merge branch ${branchName(request.runId, request.agent)} yourself.`,
+    );
+  }
+  const branch = branchName(request.runId, request.agent);
+  if (!(await branchExists(root, branch))) {
+    refuse(
+      `Branch ${branch} no longer exists, so there is nothing to merge.`,
+      'Was the run cleaned? Run `hydra runs` to see what is left.',
+    );
+  }
+  await assertNothingInProgress(root);
+  await assertOnBaseBranch(root, baseBranch);
+  const head = await gitLine(root, ['rev-parse', 'HEAD']);
+  const tip = await gitLine(root, ['rev-parse', `refs/heads/${branch}`]);
+  const squash = request.options.squash === true;
+
+  const finishWith = async (
+    method: MergeResult['method'],
+    commit: string,
+    filesChanged: number,
+  ): Promise<MergeResult> => {
+    const removed = await cleanUpAfterMerge(request);
+    const result: MergeResult = {
+      runId: request.runId,
+      agent: request.agent,
+      into: baseBranch,
+      method,
+      commit,
+      filesChanged,
+      removed,
+    };
+    writeMergeRecord(runRecordDir(root, request.runId), result);
+    return result;
+  };
+
+  if (await isAncestor(root, tip, head)) return finishWith('nothing-to-merge', head, 0);
+  const { tree, conflicts } = await dryRunMerge(root, head, tip);
+  if (conflicts.length > 0) {
+    refuse(
+      `Merging ${request.agent}'s result into ${baseBranch} would conflict in ${listSome(conflicts)}.`,
+      `Nothing was changed. Resolve it by hand: \`git merge ${branch}\`, or pick another agent.`,
+      conflicts,
+    );
+  }
+  const headTree = await gitLine(root, ['rev-parse', `${head}^{tree}`]);
+  if (tree === headTree) return finishWith('nothing-to-merge', head, 0);
+  const overlap = await overlappingChanges(root, head, tree);
+  if (overlap.length > 0) {
+    refuse(
+      `Your uncommitted changes touch files the merge would change: ${listSome(overlap)}.`,
+      'Nothing was changed. Commit or stash those changes (or move the files away), then merge again.',
+      overlap,
+    );
+  }
+
+  const fastForward = !squash && (await isAncestor(root, head, tip));
+  const target = fastForward
+    ? tip
+    : await commitTree(root, tree, squash ? [head] : [head, tip], commitMessage(request, squash));
+  const touched = splitZ(
+    (await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout,
+  );
+
+  await runGit(root, ['update-index', '-q', '--refresh'], { okExitCodes: [1] });
+  try {
+    await runGit(root, ['read-tree', '-m', '-u', head, target]);
+  } catch (error) {
+    const detail = error instanceof GitCommandError ? error.result.stderr.trim() : String(error);
+    refuse(
+      `git refused to update your working tree: ${detail}`,
+      'Nothing was changed. Commit or stash the files it names, then merge again.',
+    );
+  }
+  const method: MergeResult['method'] = fastForward ? 'fast-forward' : squash ? 'squash' : 'merge-commit';
+  try {
+    await runGit(root, [
+      'update-ref',
+      '-m',
+      `hydra: ${method} of run ${request.runId} (${request.agent})`,
+      `refs/heads/${baseBranch}`,
+      target,
+      head,
+    ]);
+  } catch (error) {
+    // The branch moved under us: put the working tree back where it was.
+    await runGit(root, ['read-tree', '-m', '-u', target, head]).catch(() => undefined);
+    throw new EngineError(
+      'InvalidConfig',
+      `Branch ${baseBranch} changed while merging.`,
+      'Nothing was merged. Try again.',
+      { cause: error },
+    );
+  }
+  return finishWith(method, target, touched.length);
+}
+
+/** Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path). */
+export async function mergeRun(
+  repoPath: string,
+  runId: string,
+  agent: AdapterId,
+  options: MergeOptions = {},
+): Promise<MergeResult> {
+  const root = await findRepoRoot(path.resolve(repoPath));
+  if (root === null)
+    refuse(
+      `${path.resolve(repoPath)} is not inside a git repository.`,
+      'Run `hydra merge` inside the repository the race ran in.',
+    );
+  const record = readRecordDir(runRecordDir(root, runId), runId);
+  if (record === null)
+    refuse(`No run ${runId} in this repository.`, 'Run `hydra runs` to list the recorded runs.');
+  if (record.merge !== null) {
+    refuse(
+      `Run ${runId} was already merged (${record.merge.agent}, commit ${record.merge.commit.slice(0, 12)}).`,
+      'Nothing to do.',
+    );
+  }
+  const planned = record.meta.agents.find((entry) => entry.agent === agent);
+  if (planned === undefined) {
+    refuse(
+      `Agent ${agent} did not take part in run ${runId}.`,
+      `Pick one of: ${record.meta.agents.map((entry) => entry.agent).join(', ')}.`,
+    );
+  }
+  const summary = record.summary?.agents.find((entry) => entry.agent === agent);
+  if (summary === undefined) {
+    refuse(
+      `Run ${runId} did not finish, so ${agent}'s result is not known.`,
+      'Only completed agents can be merged; run `hydra clean` to remove the run.',
+    );
+  }
+  if (summary.status !== 'completed') {
+    refuse(
+      `${agent} did not complete in run ${runId} (status: ${summary.status}).`,
+      'Only a completed agent can be merged; pick another one.',
+    );
+  }
+  if (record.meta.baseBranch === null)
+    refuse(`Run ${runId} did not start from a branch.`, 'Merge its branch yourself.');
+  return mergeAgentBranch({
+    root: root,
+    runId,
+    agent,
+    prompt: record.meta.prompt,
+    baseBranch: record.meta.baseBranch,
+    worktrees: record.meta.agents.map((entry) => entry.worktree),
+    branches: record.meta.agents.map((entry) => entry.branch),
+    options,
+  });
+}

@@ -1,0 +1,251 @@
+/**
+ * The dashboard app: subscribes to the race (throttled), keeps the view state, turns keys into
+ * actions through the pure keymap and reducer, and carries out the reducer's effects through the
+ * race handle. Everything it draws comes from buildScreen.
+ */
+import { useApp, useInput, useStdout } from 'ink';
+import {
+  useCallback,
+  useEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactElement,
+} from 'react';
+import { assertNever } from '../../adapters/events.js';
+import type { AdapterId } from '../../adapters/types.js';
+import type { RaceHandle } from '../../engine/index.js';
+import { isRunning } from '../text/index.js';
+import { keymap } from '../state/index.js';
+import { buildScreen } from '../layout/index.js';
+import { ScreenView } from './screen-view.js';
+import { createSnapshotStore, DEFAULT_THROTTLE_MS, type ReceivedSnapshot } from '../state/index.js';
+import type { Theme } from '../text/index.js';
+import type { PatchState } from '../layout/index.js';
+import {
+  initialViewState,
+  reduce,
+  type Action,
+  type Effect,
+  type Outcome,
+  type ViewContext,
+  type ViewState,
+} from '../state/index.js';
+
+/** How often elapsed times advance between engine updates (spinners also move on every update). */
+const CLOCK_TICK_MS = 1000;
+
+/** Commands from outside the component tree (signals caught by runDashboard). */
+export interface DashboardControls {
+  onCancel(listener: () => void): () => void;
+}
+
+export interface AppProps {
+  handle: RaceHandle;
+  theme: Theme;
+  /** Whether merges and quitting keep worktrees (affects what the confirmations say and the merge call). */
+  keepWorktrees?: boolean;
+  /** False when stdin is not a terminal: no keys, and the dashboard quits once the race settles. */
+  interactive?: boolean;
+  throttleMs?: number;
+  controls?: DashboardControls;
+  onExit?: (outcome: Outcome) => void;
+}
+
+/** The race snapshot, throttled, via useSyncExternalStore. */
+export const useRaceSnapshot = (handle: RaceHandle, throttleMs: number): ReceivedSnapshot => {
+  const store = useMemo(() => createSnapshotStore(handle, throttleMs), [handle, throttleMs]);
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+};
+
+/**
+ * The time to draw with: the snapshot's own clock, advanced by the local time since it arrived
+ * while agents run (a tick re-renders so elapsed times and spinners move between updates).
+ */
+export const useDisplayNow = (received: ReceivedSnapshot, running: boolean): number => {
+  const [, tick] = useReducer((count: number) => count + 1, 0);
+  useEffect(() => {
+    if (!running) return undefined;
+    const timer = setInterval(tick, CLOCK_TICK_MS);
+    return () => clearInterval(timer);
+  }, [running]);
+  if (!running) return received.snapshot.now;
+  return received.snapshot.now + Math.max(0, Date.now() - received.receivedAt);
+};
+
+/** The terminal size, following resize events. */
+export const useTerminalSize = (): { columns: number; rows: number } => {
+  const { stdout } = useStdout();
+  const read = useCallback(() => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 }), [stdout]);
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    const onResize = (): void => setSize(read());
+    stdout.on('resize', onResize);
+    onResize();
+    return () => {
+      stdout.off('resize', onResize);
+    };
+  }, [stdout, read]);
+  return size;
+};
+
+const describeError = (error: unknown): string => {
+  if (error instanceof Error) {
+    const hint = (error as { hint?: unknown }).hint;
+    return typeof hint === 'string' && hint !== '' ? `${error.message} ${hint}` : error.message;
+  }
+  return String(error);
+};
+
+export const App = ({
+  handle,
+  theme,
+  keepWorktrees = false,
+  interactive = true,
+  throttleMs = DEFAULT_THROTTLE_MS,
+  controls,
+  onExit,
+}: AppProps): ReactElement => {
+  const throttled = useRaceSnapshot(handle, throttleMs);
+  const { columns, rows } = useTerminalSize();
+  const { exit } = useApp();
+
+  const [state, setState] = useState<ViewState>(initialViewState);
+  const stateRef = useRef(state);
+  // The final screen is drawn once, just before exit: from the race's latest snapshot, since the
+  // throttled one can lag behind the cancel or merge that just ended the race.
+  const received =
+    state.outcome === null ? throttled : { snapshot: handle.getSnapshot(), receivedAt: throttled.receivedAt };
+  const snapshot = received.snapshot;
+  const running = snapshot.agents.some((agent) => isRunning(agent.status));
+  const now = useDisplayNow(received, running);
+  const [patches, setPatches] = useState<Partial<Record<AdapterId, PatchState>>>({});
+  const mounted = useRef(true);
+  useEffect(
+    () => () => {
+      mounted.current = false;
+    },
+    [],
+  );
+
+  const screen = buildScreen({ snapshot, state, now, columns, rows, theme, patches, keepWorktrees });
+
+  const context: ViewContext = {
+    agents: snapshot.agents,
+    merged: snapshot.merge !== null,
+    contentLines: screen.scroll.contentLines,
+    pageLines: screen.scroll.pageLines,
+    fileStarts: screen.scroll.fileStarts,
+  };
+  const contextRef = useRef(context);
+  contextRef.current = context;
+
+  const dispatchRef = useRef<(action: Action) => void>(() => undefined);
+
+  const runEffect = useCallback(
+    (effect: Effect): void => {
+      const dispatch = (action: Action): void => {
+        if (mounted.current) dispatchRef.current(action);
+      };
+      switch (effect.kind) {
+        case 'stop':
+          handle.stopAgent(effect.agent);
+          return;
+        case 'load-patch':
+          setPatches((current) =>
+            current[effect.agent]?.status === 'ready'
+              ? current
+              : { ...current, [effect.agent]: { status: 'loading' } },
+          );
+          handle.getPatch(effect.agent).then(
+            (text) =>
+              mounted.current &&
+              setPatches((current) => ({ ...current, [effect.agent]: { status: 'ready', text } })),
+            (error: unknown) =>
+              mounted.current &&
+              setPatches((current) => ({
+                ...current,
+                [effect.agent]: { status: 'error', message: describeError(error) },
+              })),
+          );
+          return;
+        case 'merge': {
+          const merge = async (): Promise<void> => {
+            for (const agent of effect.stopFirst) handle.stopAgent(agent);
+            if (effect.stopFirst.length > 0) await handle.settled;
+            const result = await handle.merge(
+              effect.agent,
+              keepWorktrees ? { keepWorktrees: true } : undefined,
+            );
+            dispatch({ type: 'merge-succeeded', result });
+          };
+          merge().catch((error: unknown) =>
+            dispatch({ type: 'merge-failed', message: `Merge refused: ${describeError(error)}` }),
+          );
+          return;
+        }
+        case 'quit': {
+          const quit = async (): Promise<string | undefined> => {
+            let problem: string | undefined;
+            if (effect.cancel)
+              await handle.cancel().catch((error: unknown) => (problem = describeError(error)));
+            await handle.finish().catch((error: unknown) => (problem = describeError(error)));
+            return problem;
+          };
+          void quit().then((problem) =>
+            dispatch({
+              type: 'quit-finished',
+              cancelled: effect.cancel,
+              ...(problem === undefined ? {} : { problem }),
+            }),
+          );
+          return;
+        }
+        default:
+          assertNever(effect);
+      }
+    },
+    [handle, keepWorktrees],
+  );
+
+  const dispatch = useCallback(
+    (action: Action): void => {
+      const transition = reduce(stateRef.current, action, contextRef.current);
+      if (transition.state !== stateRef.current) {
+        stateRef.current = transition.state;
+        setState(transition.state);
+      }
+      if (transition.effect !== null) runEffect(transition.effect);
+    },
+    [runEffect],
+  );
+  dispatchRef.current = dispatch;
+
+  useInput((input, key) => dispatch(keymap(stateRef.current, input, key)), { isActive: interactive });
+
+  useEffect(() => controls?.onCancel(() => dispatch({ type: 'cancel' })), [controls, dispatch]);
+
+  // The race can end without us: a race-level failure, or a cancel from outside.
+  const phase = snapshot.phase;
+  useEffect(() => {
+    if (phase === 'failed' || phase === 'cancelled' || phase === 'done') dispatch({ type: 'race-ended' });
+  }, [phase, dispatch]);
+
+  // Without a keyboard there is nobody to pick a winner: finish once every agent settled.
+  useEffect(() => {
+    if (!interactive && phase === 'reviewing') dispatch({ type: 'finish' });
+  }, [interactive, phase, dispatch]);
+
+  const outcome = state.outcome;
+  useEffect(() => {
+    if (outcome === null) return;
+    onExit?.(outcome);
+    // Let Ink draw the final screen, then unmount.
+    const timer = setTimeout(() => exit(), 0);
+    return () => clearTimeout(timer);
+  }, [outcome, onExit, exit]);
+
+  return <ScreenView screen={screen} theme={theme} />;
+};

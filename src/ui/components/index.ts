@@ -1,0 +1,2 @@
+/** Ink components: the app, the screen view, and runDashboard, which mounts them. */
+export { runDashboard } from './dashboard.js';

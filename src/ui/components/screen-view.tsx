@@ -1,0 +1,154 @@
+/**
+ * Draws a laid-out Screen with Ink. No logic beyond mapping lines and boxes to elements: every
+ * line is already cut to its width, and every box has a fixed height.
+ */
+import { Box, Text } from 'ink';
+import { Fragment, type ReactElement } from 'react';
+import { assertNever } from '../../adapters/events.js';
+import type { Line } from '../layout/index.js';
+import type { Body, PaneBox, Screen } from '../layout/index.js';
+import type { Theme } from '../text/index.js';
+
+export const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactElement => {
+  if (line.length === 0 || line.every((segment) => segment.text === '')) return <Text> </Text>;
+  return (
+    <Text wrap="truncate-end">
+      {line.map((segment, index) => (
+        <Text
+          key={index}
+          color={segment.tone ? theme.tone(segment.tone) : undefined}
+          bold={segment.bold === true}
+          inverse={segment.inverse === true}
+        >
+          {segment.text}
+        </Text>
+      ))}
+    </Text>
+  );
+};
+
+/**
+ * A block of lines as one Text element: one layout node instead of one per line, which keeps
+ * Ink's per-frame work small. The lines are already cut to width, so nothing wraps.
+ */
+const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement | null => {
+  if (lines.length === 0) return null;
+  return (
+    <Text>
+      {lines.map((line, lineIndex) => (
+        <Fragment key={lineIndex}>
+          {lineIndex > 0 ? '\n' : null}
+          {line.length === 0 || line.every((segment) => segment.text === '') ? ' ' : null}
+          {line.map((segment, index) =>
+            segment.tone || segment.bold === true || segment.inverse === true ? (
+              <Text
+                key={index}
+                color={segment.tone ? theme.tone(segment.tone) : undefined}
+                bold={segment.bold === true}
+                inverse={segment.inverse === true}
+              >
+                {segment.text}
+              </Text>
+            ) : (
+              segment.text
+            ),
+          )}
+        </Fragment>
+      ))}
+    </Text>
+  );
+};
+
+const SidePane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
+  <Box
+    width={pane.width}
+    height={pane.height}
+    flexDirection="column"
+    overflow="hidden"
+    paddingX={1}
+    borderStyle={pane.focused ? theme.focusBorder : theme.border}
+    borderColor={theme.tone(pane.focused ? 'accent' : 'muted')}
+  >
+    <Lines lines={pane.lines} theme={theme} />
+  </Box>
+);
+
+const StackedPane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
+  <Box
+    width={pane.width}
+    height={pane.height}
+    flexDirection="column"
+    overflow="hidden"
+    borderStyle={pane.focused ? theme.focusBorder : theme.border}
+    borderColor={theme.tone(pane.focused ? 'accent' : 'muted')}
+    borderBottom={false}
+    borderLeft={false}
+    borderRight={false}
+  >
+    <Lines lines={pane.lines} theme={theme} />
+  </Box>
+);
+
+const BodyView = ({ body, theme }: { body: Body; theme: Theme }): ReactElement => {
+  switch (body.kind) {
+    case 'panes':
+      return body.mode === 'side-by-side' ? (
+        <Box flexDirection="row">
+          {body.panes.map((pane) => (
+            // Keyed on focus too: Ink does not re-apply per-edge borders when only borderStyle changes.
+            <SidePane key={`${pane.agent}-${String(pane.focused)}`} pane={pane} theme={theme} />
+          ))}
+        </Box>
+      ) : (
+        <Box flexDirection="column">
+          {body.panes.map((pane) => (
+            <StackedPane key={`${pane.agent}-${String(pane.focused)}`} pane={pane} theme={theme} />
+          ))}
+        </Box>
+      );
+    case 'scroll':
+      return (
+        <Box flexDirection="column" height={body.height} overflow="hidden">
+          <LineView line={body.title} theme={theme} />
+          <Lines lines={body.lines} theme={theme} />
+        </Box>
+      );
+    case 'final':
+      return (
+        <Box flexDirection="column">
+          <Lines lines={body.lines} theme={theme} />
+        </Box>
+      );
+    default:
+      return assertNever(body);
+  }
+};
+
+export const ScreenView = ({ screen, theme }: { screen: Screen; theme: Theme }): ReactElement => {
+  const live = screen.body.kind !== 'final';
+  return (
+    <Box
+      flexDirection="column"
+      width={screen.columns}
+      height={live ? screen.height : undefined}
+      overflow="hidden"
+    >
+      <Lines lines={screen.header} theme={theme} />
+      <BodyView body={screen.body} theme={theme} />
+      {live ? <Box flexGrow={1} /> : null}
+      <Lines lines={screen.notices} theme={theme} />
+      {screen.dialog === null ? null : (
+        <Box
+          flexDirection="column"
+          borderStyle={theme.border}
+          borderColor={theme.tone('warn')}
+          paddingX={1}
+          width={screen.columns}
+        >
+          <Lines lines={screen.dialog} theme={theme} />
+        </Box>
+      )}
+      {screen.footer === null ? null : <LineView line={screen.footer} theme={theme} />}
+    </Box>
+  );
+};

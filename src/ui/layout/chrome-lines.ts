@@ -1,0 +1,366 @@
+/**
+ * Header, footer, notices and dialogs: the lines around the panes.
+ */
+import { assertNever } from '../../adapters/events.js';
+import type { AdapterId } from '../../adapters/types.js';
+import type { AgentSnapshot, MergeResult, RaceSnapshot } from '../../engine/index.js';
+import { formatDiff, formatDuration, isRunning, phaseLabel, raceCounts, shortRef } from '../text/index.js';
+import { fitLine, lineText, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
+import type { Theme } from '../text/index.js';
+import { displayWidth, oneLine, wrap } from '../text/index.js';
+import type { Busy, Dialog, Notice, View } from '../state/index.js';
+
+export const headerLines = (
+  snapshot: RaceSnapshot,
+  now: number,
+  theme: Theme,
+  width: number,
+  phaseOverride?: string,
+): Line[] => {
+  const { symbols } = theme;
+  const ellipsis = symbols.ellipsis;
+  const base = snapshot.baseBranch ?? 'detached';
+  const elapsed = formatDuration(Math.max(0, now - snapshot.startedAt));
+  const right: Line = [
+    seg(
+      `run ${snapshot.runId} ${symbols.dot} ${base}@${shortRef(snapshot.baseRef)} ${symbols.dot} `,
+      'muted',
+    ),
+    seg(elapsed, null, true),
+  ];
+  const left: Line = [seg('hydra ', 'accent', true), seg(`"${oneLine(snapshot.prompt)}"`)];
+  const lines: Line[] = [spread(left, right, width, ellipsis)];
+
+  const counts = raceCounts(snapshot);
+  const status: Line = [
+    seg(phaseOverride ?? phaseLabel(snapshot.phase), snapshot.phase === 'failed' ? 'error' : 'accent', true),
+    ...(counts.waiting > 0 ? [seg(` ${symbols.dot} `), seg(`${counts.waiting} waiting`, 'muted')] : []),
+    seg(` ${symbols.dot} `),
+    seg(`${counts.running} running`, counts.running > 0 ? 'accent' : 'muted'),
+    seg(` ${symbols.dot} `),
+    seg(`${counts.done} done`, counts.done > 0 ? 'ok' : 'muted'),
+    seg(` ${symbols.dot} `),
+    seg(`${counts.failed} failed`, counts.failed > 0 ? 'error' : 'muted'),
+  ];
+  if (counts.stopped > 0) status.push(seg(` ${symbols.dot} `), seg(`${counts.stopped} stopped`, 'warn'));
+  lines.push(status);
+
+  if (snapshot.error !== null) {
+    lines.push([
+      seg(`${symbols.fail} ${snapshot.error.kind}: ${oneLine(snapshot.error.message)}`, 'error', true),
+    ]);
+    lines.push([seg(`  hint: ${oneLine(snapshot.error.hint)}`, 'warn')]);
+  }
+  const [firstWarning] = snapshot.warnings;
+  if (firstWarning !== undefined) {
+    const more = snapshot.warnings.length > 1 ? ` (+${snapshot.warnings.length - 1} more)` : '';
+    // Two lines at most: the end of a warning often says what it means for the user.
+    const [first, ...rest] = wrapLines(
+      [[seg(`${symbols.warn} ${oneLine(firstWarning)}${more}`, 'warn')]],
+      width,
+    );
+    if (first !== undefined) lines.push(first);
+    if (rest.length > 0) lines.push([seg(`  ${rest.map(lineText).join(' ')}`, 'warn')]);
+  }
+  return lines.map((line) => fitLine(line, width, ellipsis));
+};
+
+interface KeyHint {
+  keys: string;
+  label: string;
+}
+
+const keyHints = (view: View, theme: Theme, agentCount: number): KeyHint[] => {
+  const { symbols } = theme;
+  const jump = agentCount > 1 ? [{ keys: `1-${Math.min(9, agentCount)}`, label: 'jump' }] : [];
+  switch (view) {
+    case 'panes':
+      return [
+        { keys: `${symbols.arrowLeftRight}/Tab`, label: 'focus' },
+        ...jump,
+        { keys: symbols.enter, label: 'detail' },
+        { keys: 'd', label: 'diff' },
+        { keys: 'c', label: 'compare' },
+        { keys: 'x', label: 'stop' },
+        { keys: 'm', label: 'merge' },
+        { keys: 'q', label: 'quit' },
+      ];
+    case 'detail':
+      return [
+        { keys: symbols.arrowUpDown, label: 'scroll' },
+        { keys: 'PgUp/PgDn', label: 'page' },
+        { keys: symbols.arrowLeftRight, label: 'agent' },
+        { keys: 'd', label: 'diff' },
+        { keys: 'm', label: 'merge' },
+        { keys: 'Esc', label: 'back' },
+        { keys: 'q', label: 'quit' },
+      ];
+    case 'diff':
+      return [
+        { keys: symbols.arrowUpDown, label: 'scroll' },
+        { keys: 'PgUp/PgDn', label: 'page' },
+        { keys: 'n/p', label: 'file' },
+        { keys: symbols.arrowLeftRight, label: 'agent' },
+        { keys: 'm', label: 'merge' },
+        { keys: 'Esc', label: 'back' },
+        { keys: 'q', label: 'quit' },
+      ];
+    case 'compare':
+      return [
+        { keys: symbols.arrowUpDown, label: 'select' },
+        { keys: symbols.enter, label: 'detail' },
+        { keys: 'd', label: 'diff' },
+        { keys: 'm', label: 'merge' },
+        { keys: 'Esc', label: 'back' },
+        { keys: 'q', label: 'quit' },
+      ];
+    default:
+      return assertNever(view);
+  }
+};
+
+/** Hints dropped first when the footer does not fit, in this order. */
+const EXPENDABLE = ['jump', 'page', 'agent', 'select', 'detail', 'compare', 'diff'];
+
+const hintsLine = (hints: KeyHint[]): Line => {
+  const line: Line = [];
+  for (const hint of hints) {
+    if (line.length > 0) line.push(seg('  '));
+    line.push(seg(hint.keys, 'accent', true), seg(` ${hint.label}`, 'muted'));
+  }
+  return line;
+};
+
+export const footerLine = (
+  view: View,
+  theme: Theme,
+  width: number,
+  agentCount: number,
+  position: string | null,
+): Line => {
+  let hints = keyHints(view, theme, agentCount);
+  const room = width - (position === null ? 0 : displayWidth(position) + 1);
+  for (const label of EXPENDABLE) {
+    if (lineWidth(hintsLine(hints)) <= room) break;
+    hints = hints.filter((hint) => hint.label !== label);
+  }
+  const line = hintsLine(hints);
+  if (position === null) return fitLine(line, width, theme.symbols.ellipsis);
+  return spread(line, [seg(position, 'muted')], width, theme.symbols.ellipsis);
+};
+
+export const noticeLines = (
+  notice: Notice | null,
+  busy: Busy | null,
+  snapshot: RaceSnapshot,
+  theme: Theme,
+  width: number,
+): Line[] => {
+  const lines: Line[] = [];
+  if (busy !== null) lines.push([seg(busyText(busy, snapshot, theme), 'accent', true)]);
+  if (notice !== null) lines.push([seg(notice.text, notice.tone === 'info' ? 'accent' : notice.tone)]);
+  return lines.map((line) => fitLine(line, width, theme.symbols.ellipsis));
+};
+
+const nameOf = (snapshot: RaceSnapshot, agent: AdapterId): string =>
+  snapshot.agents.find((candidate) => candidate.agent === agent)?.displayName ?? agent;
+
+const busyText = (busy: Busy, snapshot: RaceSnapshot, theme: Theme): string => {
+  const spinner = theme.symbols.spinner[0] ?? '';
+  switch (busy.kind) {
+    case 'merging':
+      return `${spinner} Merging ${nameOf(snapshot, busy.agent)}'s result into ${snapshot.baseBranch ?? 'the base branch'}${theme.symbols.ellipsis}`;
+    case 'quitting':
+      return busy.cancelling
+        ? `${spinner} Stopping the running agents and cleaning up${theme.symbols.ellipsis}`
+        : `${spinner} Cleaning up${theme.symbols.ellipsis}`;
+    default:
+      return assertNever(busy);
+  }
+};
+
+/** "A", "A and B", "A, B and C". */
+const names = (agents: readonly AgentSnapshot[]): string => {
+  const all = agents.map((agent) => agent.displayName);
+  return all.length <= 1 ? (all[0] ?? '') : `${all.slice(0, -1).join(', ')} and ${all.at(-1) ?? ''}`;
+};
+
+export interface DialogOptions {
+  keepWorktrees: boolean;
+}
+
+/** What the confirmation says, as plain sentences (wrapped by dialogLines). */
+export const dialogText = (
+  dialog: Dialog,
+  snapshot: RaceSnapshot,
+  options: DialogOptions,
+): { title: string; body: string[] } => {
+  const base = snapshot.baseBranch ?? 'the commit the race started from';
+  switch (dialog.kind) {
+    case 'merge': {
+      const winner = snapshot.agents.find((agent) => agent.agent === dialog.agent);
+      const name = winner?.displayName ?? dialog.agent;
+      const branch = winner?.branch ?? `hydra/${snapshot.runId}/${dialog.agent}`;
+      const diff = winner?.diff === null || winner === undefined ? '' : ` (${formatDiff(winner.diff)})`;
+      const running = snapshot.agents.filter(
+        (agent) => agent.agent !== dialog.agent && isRunning(agent.status),
+      );
+      const others = snapshot.agents.filter((agent) => agent.agent !== dialog.agent);
+      const body = [
+        `Merges branch ${branch}${diff} into ${base} (started at ${shortRef(snapshot.baseRef)}): a fast-forward when ${base} has not moved, otherwise a merge commit.`,
+        `Nothing changes if the merge would conflict or touch files with uncommitted changes; your uncommitted work is left as it is.`,
+      ];
+      if (running.length > 0) body.push(`First stops ${names(running)}, still running.`);
+      body.push(
+        options.keepWorktrees
+          ? `All worktrees and branches of this race are kept (--keep-worktrees).`
+          : `Then removes this race's worktrees and branches${others.length > 0 ? ` (${names(snapshot.agents)})` : ''}.`,
+      );
+      return { title: `Merge ${name}'s result into ${base}?`, body };
+    }
+    case 'quit': {
+      const running = snapshot.agents.filter((agent) => isRunning(agent.status));
+      const completed = snapshot.agents.filter((agent) => agent.status === 'completed');
+      const body: string[] = [];
+      if (running.length > 0)
+        body.push(`Stops ${names(running)} (still running) and waits until their processes are gone.`);
+      if (completed.length > 0) {
+        body.push(
+          `Nothing is merged: the completed result${completed.length === 1 ? '' : 's'} of ${names(completed)} stay${completed.length === 1 ? 's' : ''} on ${completed.length === 1 ? 'its branch' : 'their branches'}.`,
+        );
+      }
+      if (options.keepWorktrees) body.push(`The worktrees and branches are kept (--keep-worktrees).`);
+      else body.push(`Then removes this race's worktrees and the branches of agents that did not complete.`);
+      if (completed.length > 0)
+        body.push(
+          `A completed result can still be merged later: hydra merge ${snapshot.runId} <agent> (hydra clean removes it).`,
+        );
+      return {
+        title: running.length > 0 ? 'Quit and stop the running agents?' : 'Quit without merging?',
+        body,
+      };
+    }
+    default:
+      return assertNever(dialog);
+  }
+};
+
+/** The dialog as lines for a box of `width` columns (borders not included). */
+export const dialogLines = (
+  dialog: Dialog,
+  snapshot: RaceSnapshot,
+  theme: Theme,
+  width: number,
+  options: DialogOptions,
+): Line[] => {
+  const { title, body } = dialogText(dialog, snapshot, options);
+  const inner = Math.max(10, width);
+  const lines: Line[] = [fitLine([seg(title, 'warn', true)], inner, theme.symbols.ellipsis)];
+  for (const paragraph of body) for (const text of wrap(paragraph, inner)) lines.push([seg(text)]);
+  const yes = dialog.kind === 'merge' ? 'merge' : 'quit';
+  lines.push([
+    seg('y', 'accent', true),
+    seg(` ${yes}   `),
+    seg('n', 'accent', true),
+    seg('/Esc', 'accent', true),
+    seg(' cancel'),
+  ]);
+  return lines;
+};
+
+/** The final screen after a merge: what went where and what was cleaned. */
+export const mergedLines = (
+  result: MergeResult,
+  snapshot: RaceSnapshot,
+  theme: Theme,
+  width: number,
+): Line[] => {
+  const { symbols } = theme;
+  const name = nameOf(snapshot, result.agent);
+  const winner = snapshot.agents.find((agent) => agent.agent === result.agent);
+  const from = winner?.branch ?? `hydra/${result.runId}/${result.agent}`;
+  const lines: Line[] = [];
+  if (result.method === 'nothing-to-merge') {
+    lines.push([
+      seg(
+        `${symbols.ok} ${name} changed nothing; ${result.into} is unchanged at ${shortRef(result.commit)}.`,
+        'ok',
+        true,
+      ),
+    ]);
+  } else {
+    const files = `${result.filesChanged} file${result.filesChanged === 1 ? '' : 's'}`;
+    lines.push([
+      seg(
+        `${symbols.ok} Merged ${name}'s result (${from}) into ${result.into}: ${methodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}.`,
+        'ok',
+        true,
+      ),
+    ]);
+  }
+  if (result.removed.length === 0) {
+    lines.push([seg('Nothing was removed: the worktrees and branches are kept.', 'muted')]);
+  } else {
+    lines.push([
+      seg(
+        `Cleaned up ${result.removed.length} worktree${result.removed.length === 1 ? '' : 's'} and branch${result.removed.length === 1 ? '' : 'es'}:`,
+      ),
+    ]);
+    for (const removed of result.removed) lines.push([seg(`  ${symbols.dot} ${removed}`, 'muted')]);
+  }
+  return wrapLines(lines, width);
+};
+
+const methodLabel = (method: MergeResult['method']): string => {
+  switch (method) {
+    case 'fast-forward':
+      return 'fast-forward';
+    case 'merge-commit':
+      return 'merge commit';
+    case 'squash':
+      return 'squashed into one commit';
+    case 'nothing-to-merge':
+      return 'nothing to merge';
+    default:
+      return assertNever(method);
+  }
+};
+
+/** The final screen after quitting or when the race ended on its own. */
+export const endedLines = (
+  snapshot: RaceSnapshot,
+  cancelled: boolean,
+  theme: Theme,
+  width: number,
+  keepWorktrees: boolean,
+  problem?: string,
+): Line[] => {
+  const { symbols } = theme;
+  const lines: Line[] = [];
+  if (problem !== undefined)
+    lines.push([seg(`${symbols.warn} Clean-up problem: ${oneLine(problem)}`, 'warn', true)]);
+  if (snapshot.error !== null) {
+    lines.push([
+      seg(`${symbols.fail} ${snapshot.error.kind}: ${oneLine(snapshot.error.message)}`, 'error', true),
+    ]);
+    lines.push([seg(`hint: ${oneLine(snapshot.error.hint)}`, 'warn')]);
+  }
+  const counts = raceCounts(snapshot);
+  const headline = cancelled ? 'Race cancelled; nothing was merged.' : 'Race ended; nothing was merged.';
+  lines.push([
+    seg(
+      `${headline} ${counts.done} completed, ${counts.failed} failed, ${counts.stopped} stopped.`,
+      counts.done > 0 ? null : 'warn',
+      true,
+    ),
+  ]);
+  if (counts.done > 0)
+    lines.push([seg(`Merge a completed result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
+  if (keepWorktrees)
+    lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
+  // A race stopped before any agent started has no run record to show. (Branches are no test:
+  // the clean-up forgets the ones it removed.)
+  if (snapshot.agents.some((agent) => agent.startedAt !== null))
+    lines.push([seg(`Details: hydra show ${snapshot.runId}`, 'muted')]);
+  return wrapLines(lines, width);
+};

@@ -1,0 +1,159 @@
+/**
+ * The lines of one agent pane, cut to its width and height.
+ */
+import { assertNever } from '../../adapters/events.js';
+import type { AgentSnapshot } from '../../engine/index.js';
+import {
+  agentElapsed,
+  eventLine,
+  formatDiff,
+  formatDuration,
+  formatUsageToFit,
+  idleLabel,
+  isShownInPane,
+  statusLabel,
+  statusSymbol,
+  statusTone,
+} from '../text/index.js';
+import { fitLine, seg, spread, type Line } from './lines.js';
+import type { Theme } from '../text/index.js';
+import { oneLine } from '../text/index.js';
+
+export interface PaneLineOptions {
+  index: number;
+  focused: boolean;
+  now: number;
+  theme: Theme;
+  width: number;
+  height: number;
+  /** One title line with the status on the right (stacked layout) instead of two. */
+  compact: boolean;
+}
+
+/** Spinner frame from the snapshot clock: about four frames a second. */
+export const spinnerFrame = (now: number): number => Math.floor(now / 250);
+
+export const titleLine = (
+  agent: AgentSnapshot,
+  options: Pick<PaneLineOptions, 'index' | 'focused' | 'theme'>,
+): Line => {
+  const { symbols } = options.theme;
+  const marker = options.focused ? `${symbols.focus} ` : '  ';
+  const line: Line = [
+    seg(marker, 'accent', true),
+    seg(`${options.index + 1} `, 'muted'),
+    seg(agent.displayName, options.focused ? 'accent' : null, true),
+  ];
+  if (agent.model !== null) line.push(seg(` ${symbols.dot} ${agent.model}`, 'muted'));
+  return line;
+};
+
+export const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Line => {
+  const symbol = statusSymbol(agent.status, theme.symbols, spinnerFrame(now));
+  const line: Line = [seg(`${symbol} ${statusLabel(agent.status)}`, statusTone(agent.status), true)];
+  const elapsed = agentElapsed(agent, now);
+  if (elapsed !== null) line.push(seg(` ${formatDuration(elapsed)}`));
+  const idle = idleLabel(agent, now);
+  if (idle !== null) {
+    const stalling = agent.lastOutputAt === null ? false : now - agent.lastOutputAt >= 30_000;
+    line.push(seg(` ${theme.symbols.dot} ${idle}`, stalling ? 'warn' : 'muted'));
+  }
+  return line;
+};
+
+/** Experimental tier, inferred flags and adapter warnings, as one line (or none). */
+export const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
+  const parts: string[] = [];
+  if (agent.tier === 'experimental') parts.push('experimental adapter');
+  if (agent.inferredFlags) parts.push('inferred flags');
+  const [first] = agent.warnings;
+  if (first !== undefined)
+    parts.push(
+      parts.length === 0 && agent.warnings.length === 1
+        ? oneLine(first)
+        : `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`,
+    );
+  if (parts.length === 0) return null;
+  return [seg(`${theme.symbols.warn} ${parts.join(` ${theme.symbols.dot} `)}`, 'warn')];
+};
+
+/** What the agent ended with: its diff summary, or its error and the recovery hint. */
+export const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
+  const { symbols } = theme;
+  const errorLines = (fallback: string): Line[] => {
+    if (agent.error === null) {
+      const exit = agent.exitCode === null ? '' : ` (exit code ${agent.exitCode})`;
+      return [[seg(`${symbols.fail} ${fallback}${exit}`, 'error')]];
+    }
+    return [
+      [seg(`${symbols.fail} ${agent.error.kind}: ${oneLine(agent.error.message)}`, 'error')],
+      [seg(`  hint: ${oneLine(agent.error.hint)}`, 'warn')],
+    ];
+  };
+  switch (agent.status) {
+    case 'pending':
+    case 'spawning':
+    case 'running':
+      return [];
+    case 'completed':
+      return [
+        [
+          seg(`${symbols.ok} `, 'ok'),
+          seg(agent.diff === null ? 'computing diff…' : formatDiff(agent.diff), 'ok', true),
+        ],
+      ];
+    case 'failed':
+      return errorLines('failed');
+    case 'timed_out':
+      return errorLines('timed out');
+    case 'cancelled':
+      return agent.error === null
+        ? [[seg(`${symbols.stopped} stopped before finishing`, 'warn')]]
+        : errorLines('stopped');
+    case 'skipped':
+      return agent.error === null ? [[seg(`${symbols.stopped} skipped`, 'warn')]] : errorLines('skipped');
+    default:
+      return assertNever(agent.status);
+  }
+};
+
+export const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [
+  seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted'),
+];
+
+/** The latest `count` displayable events, one line each. */
+export const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
+  if (count <= 0) return [];
+  // A failure is shown with its hint below the events; its event line would say it twice.
+  const shown = agent.recentEvents.filter(
+    (event) => isShownInPane(event) && !(event.kind === 'failed' && agent.error !== null),
+  );
+  if (shown.length === 0) {
+    const text =
+      agent.status === 'pending' || agent.status === 'spawning' || agent.status === 'running'
+        ? 'waiting for output…'
+        : 'no events';
+    return [[seg(text, 'muted')]];
+  }
+  return shown.slice(-count).map((event) => {
+    const line = eventLine(event, theme.symbols);
+    return [seg(`${line.symbol} `, line.tone), seg(line.text, line.tone === 'muted' ? 'muted' : null)];
+  });
+};
+
+/** All the lines of a pane, cut to its width, at most `height` of them. */
+export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[] => {
+  const { theme, width, height, now } = options;
+  const ellipsis = theme.symbols.ellipsis;
+  const top: Line[] = options.compact
+    ? [spread(titleLine(agent, options), statusLine(agent, now, theme), width, ellipsis)]
+    : [titleLine(agent, options), statusLine(agent, now, theme)];
+  const warning = warningLine(agent, theme);
+  if (warning !== null) top.push(warning);
+  const bottom: Line[] = [usageLine(agent, theme, width), ...outcomeLines(agent, theme)];
+  const eventRoom = height - top.length - bottom.length;
+  const all = [...top, ...eventLines(agent, eventRoom, theme), ...bottom];
+  // When the pane is too short for everything, the title and status matter most.
+  const kept = all.length <= height ? all : [...top, ...bottom].slice(0, Math.max(0, height));
+  return kept.map((line) => fitLine(line, width, ellipsis));
+};

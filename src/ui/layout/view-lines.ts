@@ -1,0 +1,308 @@
+/**
+ * The scrollable views: an agent's detail (its whole recent event log), its diff, and the table
+ * comparing every agent. Pure functions from snapshot data to lines.
+ */
+import type { AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
+import {
+  agentElapsed,
+  eventLine,
+  formatCost,
+  formatDiff,
+  formatDuration,
+  formatTokens,
+  formatUsage,
+  statusLabel,
+  statusTone,
+} from '../text/index.js';
+import { fitLine, seg, wrapLines, type Line } from './lines.js';
+import type { Theme } from '../text/index.js';
+import { displayWidth, oneLine, padEnd, padStart, sanitize, truncate, wrap } from '../text/index.js';
+
+/** Lines of tool output shown under a tool result in the detail view. */
+const OUTPUT_LINES = 4;
+
+export const detailLines = (
+  agent: AgentSnapshot,
+  now: number,
+  theme: Theme,
+  width: number,
+  runId: string,
+): Line[] => {
+  const { symbols } = theme;
+  const lines: Line[] = [];
+  const elapsed = agentElapsed(agent, now);
+  lines.push([
+    seg(`${statusLabel(agent.status)}`, statusTone(agent.status), true),
+    seg(elapsed === null ? '' : ` ${symbols.dot} ${formatDuration(elapsed)}`),
+    seg(
+      ` ${symbols.dot} ${agent.tier === 'experimental' ? 'experimental adapter' : 'tier 1'}`,
+      agent.tier === 'experimental' ? 'warn' : 'muted',
+    ),
+    seg(agent.exitCode === null ? '' : ` ${symbols.dot} exit code ${agent.exitCode}`, 'muted'),
+  ]);
+  if (agent.inferredFlags)
+    lines.push([seg(`${symbols.warn} flags inferred from documentation, not verified from --help`, 'warn')]);
+  for (const warning of agent.warnings) lines.push([seg(`${symbols.warn} ${oneLine(warning)}`, 'warn')]);
+  if (agent.branch !== null) lines.push([seg(`branch   ${agent.branch}`, 'muted')]);
+  if (agent.worktree !== null) lines.push([seg(`worktree ${agent.worktree}`, 'muted')]);
+  lines.push([seg(`usage    ${formatUsage(agent.usage, symbols.dot)}`)]);
+  if (agent.diff !== null) {
+    lines.push([seg(`diff     ${formatDiff(agent.diff)}`, 'ok')]);
+    for (const file of agent.diff.files) {
+      const counts = file.binary === true ? 'binary' : `+${file.insertions} -${file.deletions}`;
+      lines.push([seg(`  ${symbols.dot} ${file.path} `), seg(counts, 'muted')]);
+    }
+  }
+  if (agent.error !== null) {
+    lines.push(
+      ...wrapLines(
+        [[seg(`${symbols.fail} ${agent.error.kind}: ${agent.error.message}`, 'error', true)]],
+        width,
+      ),
+    );
+    lines.push(...wrapLines([[seg(`hint: ${agent.error.hint}`, 'warn')]], width));
+  }
+  const hidden = agent.eventCount - agent.recentEvents.length;
+  // The dashboard keeps a bounded window; the run record has every event.
+  const count =
+    hidden > 0
+      ? `latest ${agent.recentEvents.length} of ${agent.eventCount} events (all: hydra show ${runId})`
+      : `${agent.eventCount} event${agent.eventCount === 1 ? '' : 's'}`;
+  lines.push([
+    seg(`${'-'.repeat(2)} ${count} ${'-'.repeat(Math.max(2, width - displayWidth(count) - 4))}`, 'muted'),
+  ]);
+  for (const event of agent.recentEvents) {
+    if (event.kind === 'message' && event.partial === true) continue;
+    const line = eventLine(event, symbols);
+    const full = event.kind === 'message' ? sanitize(event.text).trim() : line.text;
+    const wrapped = wrap(full, Math.max(10, width - 2));
+    wrapped.forEach((text, index) =>
+      lines.push([
+        seg(index === 0 ? `${line.symbol} ` : '  ', line.tone),
+        seg(text, line.tone === 'muted' ? 'muted' : null),
+      ]),
+    );
+    if (event.kind === 'tool_result' && event.output !== undefined) {
+      const output = sanitize(event.output)
+        .split('\n')
+        .filter((text) => text.trim() !== '');
+      for (const text of output.slice(0, OUTPUT_LINES)) lines.push([seg(`    ${text}`, 'muted')]);
+      if (output.length > OUTPUT_LINES)
+        lines.push([seg(`    ${symbols.ellipsis} ${output.length - OUTPUT_LINES} more lines`, 'muted')]);
+    }
+    if (event.kind === 'failed' && event.stderrTail !== undefined && event.stderrTail.trim() !== '') {
+      for (const text of sanitize(event.stderrTail).trim().split('\n').slice(-OUTPUT_LINES))
+        lines.push([seg(`    stderr: ${text}`, 'muted')]);
+    }
+  }
+  return lines.map((line) => fitLine(line, width, symbols.ellipsis));
+};
+
+export type PatchState =
+  { status: 'loading' } | { status: 'ready'; text: string } | { status: 'error'; message: string };
+
+export interface DiffView {
+  lines: Line[];
+  /** Line index where each file starts. */
+  fileStarts: number[];
+  files: string[];
+}
+
+const FILE_HEADER = /^diff --git a\/(.*) b\/(.*)$/;
+
+/** A unified patch as coloured lines, with the offsets of each file for n/p. */
+export const diffView = (patch: PatchState | undefined, theme: Theme, width: number): DiffView => {
+  const ellipsis = theme.symbols.ellipsis;
+  if (patch === undefined || patch.status === 'loading')
+    return { lines: [[seg(`loading patch${ellipsis}`, 'muted')]], fileStarts: [], files: [] };
+  if (patch.status === 'error') {
+    return {
+      lines: wrapLines([[seg(`Could not read the patch: ${patch.message}`, 'error')]], width),
+      fileStarts: [],
+      files: [],
+    };
+  }
+  if (patch.text.trim() === '')
+    return {
+      lines: [[seg('No changes: this agent left the files as they were.', 'muted')]],
+      fileStarts: [],
+      files: [],
+    };
+  const lines: Line[] = [];
+  const fileStarts: number[] = [];
+  const files: string[] = [];
+  for (const raw of sanitize(patch.text).replace(/\n$/, '').split('\n')) {
+    const header = FILE_HEADER.exec(raw);
+    if (header !== null) {
+      fileStarts.push(lines.length);
+      files.push(header[2] ?? header[1] ?? raw);
+      lines.push([seg(raw, 'accent', true)]);
+    } else if (raw.startsWith('+++') || raw.startsWith('---')) lines.push([seg(raw, null, true)]);
+    else if (raw.startsWith('@@')) lines.push([seg(raw, 'hunk')]);
+    else if (raw.startsWith('+')) lines.push([seg(raw, 'added')]);
+    else if (raw.startsWith('-')) lines.push([seg(raw, 'removed')]);
+    else if (raw.startsWith(' ') || raw === '') lines.push([seg(raw)]);
+    else lines.push([seg(raw, 'muted')]);
+  }
+  return { lines: lines.map((line) => fitLine(line, width, ellipsis)), fileStarts, files };
+};
+
+interface Column {
+  title: string;
+  width: number;
+  align: 'left' | 'right';
+  /** Lower numbers are dropped last when the table does not fit. */
+  priority: number;
+  cell(agent: AgentSnapshot, now: number): { text: string; tone: ReturnType<typeof statusTone> | null };
+}
+
+const COLUMNS: Column[] = [
+  {
+    title: 'Status',
+    width: 10,
+    align: 'left',
+    priority: 0,
+    cell: (agent) => ({ text: statusLabel(agent.status), tone: statusTone(agent.status) }),
+  },
+  {
+    title: 'Time',
+    width: 7,
+    align: 'right',
+    priority: 1,
+    cell: (agent, now) => {
+      const elapsed = agentElapsed(agent, now);
+      return { text: elapsed === null ? '-' : formatDuration(elapsed), tone: null };
+    },
+  },
+  {
+    title: 'Files',
+    width: 5,
+    align: 'right',
+    priority: 0,
+    cell: (agent) => ({ text: agent.diff === null ? '-' : String(agent.diff.filesChanged), tone: null }),
+  },
+  {
+    title: '+',
+    width: 6,
+    align: 'right',
+    priority: 0,
+    cell: (agent) => ({ text: agent.diff === null ? '-' : `+${agent.diff.insertions}`, tone: 'added' }),
+  },
+  {
+    title: '-',
+    width: 6,
+    align: 'right',
+    priority: 0,
+    cell: (agent) => ({ text: agent.diff === null ? '-' : `-${agent.diff.deletions}`, tone: 'removed' }),
+  },
+  {
+    title: 'In',
+    width: 7,
+    align: 'right',
+    priority: 2,
+    cell: (agent) => ({ text: formatTokens(agent.usage.inputTokens), tone: null }),
+  },
+  {
+    title: 'Out',
+    width: 7,
+    align: 'right',
+    priority: 2,
+    cell: (agent) => ({ text: formatTokens(agent.usage.outputTokens), tone: null }),
+  },
+  {
+    title: 'Cached',
+    width: 7,
+    align: 'right',
+    priority: 3,
+    cell: (agent) => ({
+      text: formatTokens(agent.usage.cacheReadTokens + agent.usage.cacheWriteTokens),
+      tone: null,
+    }),
+  },
+  {
+    title: 'Turns',
+    width: 5,
+    align: 'right',
+    priority: 3,
+    cell: (agent) => ({ text: String(agent.usage.turns), tone: null }),
+  },
+  {
+    title: 'Cost',
+    width: 9,
+    align: 'right',
+    priority: 1,
+    cell: (agent) => ({ text: formatCost(agent.usage), tone: null }),
+  },
+];
+
+const NAME_WIDTH = 16;
+
+export const compareLines = (
+  snapshot: RaceSnapshot,
+  focus: number,
+  now: number,
+  theme: Theme,
+  width: number,
+): Line[] => {
+  const { symbols } = theme;
+  const columns = [...COLUMNS];
+  const tableWidth = (): number =>
+    NAME_WIDTH + 2 + columns.reduce((sum, column) => sum + column.width + 1, 0);
+  while (tableWidth() > width && columns.length > 0) {
+    const lowest = Math.max(...columns.map((column) => column.priority));
+    const index = columns.map((column) => column.priority).lastIndexOf(lowest);
+    columns.splice(index, 1);
+  }
+  const cell = (text: string, column: Column): string =>
+    column.align === 'left'
+      ? padEnd(text, column.width, symbols.ellipsis)
+      : padStart(text, column.width, symbols.ellipsis);
+  const lines: Line[] = [];
+  lines.push([
+    seg(`  ${padEnd('Agent', NAME_WIDTH)}`, null, true),
+    ...columns.map((column) => seg(` ${cell(column.title, column)}`, null, true)),
+  ]);
+  snapshot.agents.forEach((agent, index) => {
+    const focused = index === focus;
+    lines.push([
+      seg(focused ? `${symbols.focus} ` : '  ', 'accent', true),
+      seg(
+        padEnd(`${index + 1} ${agent.displayName}`, NAME_WIDTH, symbols.ellipsis),
+        focused ? 'accent' : null,
+        focused,
+      ),
+      ...columns.map((column) => {
+        const value = column.cell(agent, now);
+        return seg(` ${cell(value.text, column)}`, value.tone);
+      }),
+    ]);
+  });
+  lines.push([]);
+  for (const agent of snapshot.agents) {
+    if (agent.diff !== null && agent.diff.files.length > 0) {
+      const files = agent.diff.files.map((file) =>
+        file.binary === true
+          ? `${file.path} (binary)`
+          : `${file.path} +${file.insertions} -${file.deletions}`,
+      );
+      lines.push([
+        seg(`${agent.displayName}: `, null, true),
+        seg(
+          truncate(
+            files.join(', '),
+            Math.max(10, width - displayWidth(agent.displayName) - 2),
+            symbols.ellipsis,
+          ),
+        ),
+      ]);
+    } else if (agent.error !== null) {
+      lines.push([
+        seg(`${agent.displayName}: `, null, true),
+        seg(`${agent.error.kind}: ${oneLine(agent.error.message)}`, 'error'),
+      ]);
+    } else if (agent.diff !== null) {
+      lines.push([seg(`${agent.displayName}: `, null, true), seg('no changes', 'muted')]);
+    }
+  }
+  return lines.map((line) => fitLine(line, width, symbols.ellipsis));
+};

@@ -1,0 +1,316 @@
+/**
+ * The dashboard's own state (which view, which pane has focus, scroll offsets, dialogs) and the
+ * pure reducer that changes it. The reducer never touches the race: when an action needs the
+ * engine (stop an agent, merge, quit), it returns an `Effect` that the app carries out and whose
+ * outcome comes back as another action.
+ */
+import { assertNever } from '../../adapters/events.js';
+import type { AdapterId } from '../../adapters/types.js';
+import type { AgentStatus, MergeResult } from '../../engine/index.js';
+import { isRunning, statusLabel } from '../text/index.js';
+
+export type View = 'panes' | 'detail' | 'diff' | 'compare';
+
+export type Dialog = { kind: 'merge'; agent: AdapterId } | { kind: 'quit' };
+
+export type Busy = { kind: 'merging'; agent: AdapterId } | { kind: 'quitting'; cancelling: boolean };
+
+export interface Notice {
+  text: string;
+  tone: 'info' | 'warn' | 'error';
+}
+
+/** How the dashboard ended; once set, the app exits. */
+export type Outcome =
+  | { kind: 'merged'; result: MergeResult }
+  | { kind: 'quit'; cancelled: boolean; problem?: string }
+  | { kind: 'race-ended' };
+
+/** Scroll position of the detail and diff views: a line offset, or following the end. */
+export type Scroll = number | 'end';
+
+export interface ViewState {
+  view: View;
+  focus: number;
+  scroll: Scroll;
+  dialog: Dialog | null;
+  busy: Busy | null;
+  notice: Notice | null;
+  outcome: Outcome | null;
+}
+
+export const initialViewState = (): ViewState => ({
+  view: 'panes',
+  focus: 0,
+  scroll: 0,
+  dialog: null,
+  busy: null,
+  notice: null,
+  outcome: null,
+});
+
+/** What the reducer needs to know about the race and the current screen. */
+export interface ViewContext {
+  agents: ReadonlyArray<{ agent: AdapterId; displayName: string; status: AgentStatus }>;
+  /** Whether a merge already happened (then quitting needs no confirmation). */
+  merged: boolean;
+  /** Lines in the current scrollable view (detail, diff) and how many are visible at once. */
+  contentLines: number;
+  pageLines: number;
+  /** Line offsets where each file starts in the diff view. */
+  fileStarts: readonly number[];
+}
+
+export type Action =
+  | { type: 'none' }
+  | { type: 'focus-next' }
+  | { type: 'focus-prev' }
+  | { type: 'focus-index'; index: number }
+  | { type: 'open-detail' }
+  | { type: 'open-diff' }
+  | { type: 'open-compare' }
+  | { type: 'back' }
+  | { type: 'scroll'; by: number }
+  | { type: 'scroll-page'; direction: 1 | -1 }
+  | { type: 'scroll-edge'; edge: 'top' | 'end' }
+  | { type: 'file'; direction: 1 | -1 }
+  | { type: 'stop' }
+  | { type: 'merge' }
+  | { type: 'quit' }
+  | { type: 'cancel' }
+  | { type: 'confirm' }
+  | { type: 'decline' }
+  | { type: 'merge-succeeded'; result: MergeResult }
+  | { type: 'merge-failed'; message: string }
+  | { type: 'quit-finished'; cancelled: boolean; problem?: string }
+  | { type: 'race-ended' }
+  /** Ends a settled race without asking (no keyboard to ask with). */
+  | { type: 'finish' };
+
+export type Effect =
+  | { kind: 'stop'; agent: AdapterId }
+  /** Stop `stopFirst` (still running), wait for the race to settle, then merge `agent`. */
+  | { kind: 'merge'; agent: AdapterId; stopFirst: AdapterId[] }
+  /** Cancel the race when agents still run, then finish it (clean-up) and exit. */
+  | { kind: 'quit'; cancel: boolean }
+  | { kind: 'load-patch'; agent: AdapterId };
+
+export interface Transition {
+  state: ViewState;
+  effect: Effect | null;
+}
+
+const stay = (state: ViewState): Transition => ({ state, effect: null });
+const to = (state: ViewState, effect: Effect | null = null): Transition => ({ state, effect });
+
+const clamp = (value: number, min: number, max: number): number => Math.min(max, Math.max(min, value));
+
+const maxScroll = (context: ViewContext): number => Math.max(0, context.contentLines - context.pageLines);
+
+/** The scroll offset as a line number, resolving 'end'. */
+export const resolveScroll = (scroll: Scroll, contentLines: number, pageLines: number): number =>
+  scroll === 'end'
+    ? Math.max(0, contentLines - pageLines)
+    : clamp(scroll, 0, Math.max(0, contentLines - pageLines));
+
+const scrollTo = (state: ViewState, line: number, context: ViewContext): ViewState => {
+  const max = maxScroll(context);
+  const next = clamp(line, 0, max);
+  // At the bottom of the detail log, follow new events as they arrive.
+  return { ...state, scroll: state.view === 'detail' && next >= max ? 'end' : next };
+};
+
+const focusedAgent = (state: ViewState, context: ViewContext) => context.agents[state.focus];
+
+const runningAgents = (context: ViewContext): AdapterId[] =>
+  context.agents.filter((agent) => isRunning(agent.status)).map((agent) => agent.agent);
+
+/** Entering a view or moving focus inside one resets its scroll; the diff view loads its patch. */
+const enter = (state: ViewState, view: View, focus: number, context: ViewContext): Transition => {
+  const agent = context.agents[focus];
+  const next: ViewState = { ...state, view, focus, scroll: view === 'detail' ? 'end' : 0, notice: null };
+  if (view === 'diff' && agent !== undefined) return to(next, { kind: 'load-patch', agent: agent.agent });
+  return to(next);
+};
+
+const moveFocus = (state: ViewState, focus: number, context: ViewContext): Transition => {
+  if (context.agents.length === 0) return stay(state);
+  const wrapped = ((focus % context.agents.length) + context.agents.length) % context.agents.length;
+  if (state.view === 'detail' || state.view === 'diff') return enter(state, state.view, wrapped, context);
+  return to({ ...state, focus: wrapped, notice: null });
+};
+
+const requestMerge = (state: ViewState, context: ViewContext): Transition => {
+  const agent = focusedAgent(state, context);
+  if (agent === undefined) return stay(state);
+  if (context.merged)
+    return to({ ...state, notice: { text: 'A result was already merged in this race.', tone: 'warn' } });
+  if (agent.status !== 'completed') {
+    const text = `${agent.displayName} cannot be merged: it is ${statusLabel(agent.status)}, only a completed agent's result can be merged.`;
+    return to({ ...state, notice: { text, tone: 'warn' } });
+  }
+  return to({ ...state, dialog: { kind: 'merge', agent: agent.agent }, notice: null });
+};
+
+const requestStop = (state: ViewState, context: ViewContext): Transition => {
+  const agent = focusedAgent(state, context);
+  if (agent === undefined) return stay(state);
+  if (!isRunning(agent.status)) {
+    return to({
+      ...state,
+      notice: { text: `${agent.displayName} is not running (${statusLabel(agent.status)}).`, tone: 'warn' },
+    });
+  }
+  return to(
+    { ...state, notice: { text: `Stopping ${agent.displayName}…`, tone: 'info' } },
+    { kind: 'stop', agent: agent.agent },
+  );
+};
+
+const requestQuit = (state: ViewState, context: ViewContext): Transition => {
+  const running = runningAgents(context).length > 0;
+  const unmergedResults = !context.merged && context.agents.some((agent) => agent.status === 'completed');
+  if (running || unmergedResults) return to({ ...state, dialog: { kind: 'quit' }, notice: null });
+  return to(
+    { ...state, busy: { kind: 'quitting', cancelling: false }, notice: null },
+    { kind: 'quit', cancel: false },
+  );
+};
+
+const cancel = (state: ViewState, context: ViewContext): Transition => {
+  if (state.busy?.kind === 'quitting') return stay(state);
+  if (state.busy?.kind === 'merging') {
+    return to({
+      ...state,
+      notice: { text: 'A merge is in progress; hydra exits when it is done.', tone: 'warn' },
+    });
+  }
+  const cancelling = runningAgents(context).length > 0;
+  return to(
+    { ...state, dialog: null, busy: { kind: 'quitting', cancelling }, notice: null },
+    { kind: 'quit', cancel: cancelling },
+  );
+};
+
+const confirm = (state: ViewState, context: ViewContext): Transition => {
+  const dialog = state.dialog;
+  if (dialog === null) return stay(state);
+  switch (dialog.kind) {
+    case 'merge': {
+      const stopFirst = runningAgents(context).filter((agent) => agent !== dialog.agent);
+      return to(
+        { ...state, dialog: null, busy: { kind: 'merging', agent: dialog.agent }, notice: null },
+        { kind: 'merge', agent: dialog.agent, stopFirst },
+      );
+    }
+    case 'quit': {
+      const cancelling = runningAgents(context).length > 0;
+      return to(
+        { ...state, dialog: null, busy: { kind: 'quitting', cancelling } },
+        { kind: 'quit', cancel: cancelling },
+      );
+    }
+    default:
+      return assertNever(dialog);
+  }
+};
+
+const back = (state: ViewState): Transition => {
+  if (state.dialog !== null) return to({ ...state, dialog: null });
+  if (state.view !== 'panes') return to({ ...state, view: 'panes', scroll: 0, notice: null });
+  if (state.notice !== null) return to({ ...state, notice: null });
+  return stay(state);
+};
+
+const jumpFile = (state: ViewState, direction: 1 | -1, context: ViewContext): Transition => {
+  if (state.view !== 'diff' || context.fileStarts.length === 0) return stay(state);
+  const current = resolveScroll(state.scroll, context.contentLines, context.pageLines);
+  const starts = context.fileStarts;
+  const target =
+    direction === 1
+      ? starts.find((start) => start > current)
+      : [...starts].reverse().find((start) => start < current);
+  if (target === undefined) return stay(state);
+  return to(scrollTo(state, target, context));
+};
+
+const scrollable = (state: ViewState): boolean => state.view === 'detail' || state.view === 'diff';
+
+/** The one place the dashboard's state changes. */
+export const reduce = (state: ViewState, action: Action, context: ViewContext): Transition => {
+  if (state.outcome !== null) return stay(state);
+  switch (action.type) {
+    case 'none':
+      return stay(state);
+    case 'focus-next':
+      return moveFocus(state, state.focus + 1, context);
+    case 'focus-prev':
+      return moveFocus(state, state.focus - 1, context);
+    case 'focus-index':
+      return action.index >= 0 && action.index < context.agents.length
+        ? moveFocus(state, action.index, context)
+        : stay(state);
+    case 'open-detail':
+      return context.agents.length === 0 ? stay(state) : enter(state, 'detail', state.focus, context);
+    case 'open-diff':
+      return context.agents.length === 0 ? stay(state) : enter(state, 'diff', state.focus, context);
+    case 'open-compare':
+      return to({ ...state, view: 'compare', scroll: 0, notice: null });
+    case 'back':
+      return back(state);
+    case 'scroll': {
+      if (!scrollable(state)) return stay(state);
+      const current = resolveScroll(state.scroll, context.contentLines, context.pageLines);
+      return to(scrollTo(state, current + action.by, context));
+    }
+    case 'scroll-page': {
+      if (!scrollable(state)) return stay(state);
+      const current = resolveScroll(state.scroll, context.contentLines, context.pageLines);
+      const page = Math.max(1, context.pageLines - 1);
+      return to(scrollTo(state, current + action.direction * page, context));
+    }
+    case 'scroll-edge':
+      if (!scrollable(state)) return stay(state);
+      return to(scrollTo(state, action.edge === 'top' ? 0 : maxScroll(context), context));
+    case 'file':
+      return jumpFile(state, action.direction, context);
+    case 'stop':
+      return requestStop(state, context);
+    case 'merge':
+      return requestMerge(state, context);
+    case 'quit':
+      return requestQuit(state, context);
+    case 'cancel':
+      return cancel(state, context);
+    case 'confirm':
+      return confirm(state, context);
+    case 'decline':
+      return to({ ...state, dialog: null });
+    case 'merge-succeeded':
+      return to({ ...state, busy: null, outcome: { kind: 'merged', result: action.result } });
+    case 'merge-failed':
+      return to({ ...state, busy: null, notice: { text: action.message, tone: 'error' } });
+    case 'quit-finished':
+      return to({
+        ...state,
+        busy: null,
+        outcome: {
+          kind: 'quit',
+          cancelled: action.cancelled,
+          ...(action.problem === undefined ? {} : { problem: action.problem }),
+        },
+      });
+    case 'finish':
+      if (state.busy !== null) return stay(state);
+      return to(
+        { ...state, dialog: null, busy: { kind: 'quitting', cancelling: false } },
+        { kind: 'quit', cancel: false },
+      );
+    case 'race-ended':
+      return state.busy === null
+        ? to({ ...state, dialog: null, outcome: { kind: 'race-ended' } })
+        : stay(state);
+    default:
+      return assertNever(action);
+  }
+};
