@@ -5,11 +5,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot, type FakeAgentKind } from '../../src/demo/fake-bin.js';
+import type { AdapterId } from '../../src/adapters/types.js';
+import { packageRoot } from '../../src/demo/fake-bin.js';
 
 export const PACKAGE_ROOT = packageRoot();
 
-export const fixtureStream = (agent: FakeAgentKind, name = 'success-edit'): string[] => {
+export const fixtureStream = (agent: AdapterId, name = 'success-edit'): string[] => {
   const file = path.join(PACKAGE_ROOT, 'fixtures', 'adapters', agent, 'streams', `${name}.jsonl`);
   return readFileSync(file, 'utf8')
     .split('\n')
@@ -44,7 +45,7 @@ export const syntheticStream = (lines: string[], count: number): string[] => {
 };
 
 /** Writes a synthetic stream of `count` lines for `agent` and returns the file. */
-export const writeSyntheticStream = (dir: string, agent: FakeAgentKind, count: number): string => {
+export const writeSyntheticStream = (dir: string, agent: AdapterId, count: number): string => {
   const file = path.join(dir, `${agent}-${count}.jsonl`);
   writeFileSync(file, `${syntheticStream(fixtureStream(agent), count).join('\n')}\n`);
   return file;

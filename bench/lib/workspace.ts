@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { installFakeAgents, type FakeBinaryName, type FakeScenario } from '../../src/demo/fake-bin.js';
+import { installFakeAgents, type FakeScenario } from '../../src/demo/fake-bin.js';
 import { PACKAGE_ROOT } from './streams.js';
 
 export interface Workspace {
@@ -17,7 +17,7 @@ export interface Workspace {
   /** node dist/cli/main.js */
   hydra: string[];
   /** Installs fake agents into a fresh bin dir and returns it. */
-  installBin(name: string, scenarios: Partial<Record<FakeBinaryName, FakeScenario>>): Promise<string>;
+  installBin(name: string, scenarios: Record<string, FakeScenario>): Promise<string>;
   /** The environment for a race: `binDir` first on PATH, worktrees inside the workspace. */
   env(binDir: string): NodeJS.ProcessEnv;
   /** Statuses of the newest run's agents, from its record (proves a measured race really completed). */

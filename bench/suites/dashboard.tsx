@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { render, Text } from 'ink';
 import type { AgentEvent, Usage } from '../../src/adapters/events.js';
 import { emptyUsage } from '../../src/adapters/events.js';
-import { ADAPTERS } from '../../src/adapters/registry.js';
+import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import type { AgentSnapshot, RaceHandle, RaceSnapshot, RaceSummary } from '../../src/engine/index.js';
 import { App } from '../../src/ui/components/app.js';
@@ -32,7 +32,6 @@ export interface DashboardResult {
 }
 
 const AGENTS: AdapterId[] = ['claude', 'codex', 'cursor'];
-const NAMES: Record<AdapterId, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor Agent' };
 const RECENT_EVENTS = 200;
 const T0 = Date.UTC(2025, 0, 15, 10, 0, 0);
 
@@ -80,7 +79,7 @@ class NoKeyboard extends EventEmitter {
 
 /** Each agent's normalized events, as its real parser makes them from a synthetic stream. */
 const eventsFor = (agent: AdapterId, lines: number): AgentEvent[] => {
-  const parser = ADAPTERS[agent].createParser({ cwd: '/tmp/hydra-fixture/repo' });
+  const parser = adapterOf(agent).createParser({ cwd: '/tmp/hydra-fixture/repo' });
   return syntheticStream(fixtureStream(agent), lines)
     .flatMap((line) => parser.parseLine(line))
     .filter((event) => event.kind !== 'completed' && event.kind !== 'failed');
@@ -98,8 +97,8 @@ const agentAt = (agent: AdapterId, events: AgentEvent[], seen: number, now: numb
   const sofar = events.slice(0, seen);
   return {
     agent,
-    displayName: NAMES[agent],
-    tier: agent === 'cursor' ? 'experimental' : 'tier1',
+    displayName: adapterOf(agent).displayName,
+    tier: adapterOf(agent).tier,
     model: null,
     status: 'running',
     startedAt: T0,
@@ -121,9 +120,7 @@ const agentAt = (agent: AdapterId, events: AgentEvent[], seen: number, now: numb
 
 /** `count` snapshots of a race in which every agent emits `perSnapshot` more events each time. */
 const snapshotBurst = (count: number, perSnapshot: number): RaceSnapshot[] => {
-  const events = Object.fromEntries(
-    AGENTS.map((agent) => [agent, eventsFor(agent, count * perSnapshot + 50)]),
-  ) as Record<AdapterId, AgentEvent[]>;
+  const events = new Map(AGENTS.map((agent) => [agent, eventsFor(agent, count * perSnapshot + 50)]));
   return Array.from({ length: count }, (_, index): RaceSnapshot => {
     const now = T0 + 1000 + index * 100;
     return {
@@ -135,7 +132,7 @@ const snapshotBurst = (count: number, perSnapshot: number): RaceSnapshot[] => {
       baseRef: '0'.repeat(40),
       startedAt: T0,
       now,
-      agents: AGENTS.map((agent) => agentAt(agent, events[agent], (index + 1) * perSnapshot, now)),
+      agents: AGENTS.map((agent) => agentAt(agent, events.get(agent) ?? [], (index + 1) * perSnapshot, now)),
       error: null,
       warnings: [],
       merge: null,

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { ADAPTER_IDS, ADAPTERS } from '../../src/adapters/registry.js';
+import { adapterIds, adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { median, ratio } from '../lib/stats.js';
 import { fixtureStream, PACKAGE_ROOT, withFreshIds } from '../lib/streams.js';
@@ -51,7 +51,7 @@ const timeParser = (adapter: AdapterId, runs: string[][]): { ms: number; events:
   const started = process.hrtime.bigint();
   let events = 0;
   for (const lines of runs) {
-    const parser = ADAPTERS[adapter].createParser({ cwd: '/tmp/hydra-fixture/repo' });
+    const parser = adapterOf(adapter).createParser({ cwd: '/tmp/hydra-fixture/repo' });
     for (const line of lines) events += parser.parseLine(line).length;
   }
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, events };
@@ -77,7 +77,7 @@ const timeJsonParse = (runs: string[][]): number => {
 };
 
 export function benchParsers(targetLines: number, repeats: number): ParserResult {
-  const rows = ADAPTER_IDS.map((adapter): ParserRow => {
+  const rows = adapterIds().map((adapter): ParserRow => {
     const { runs, fixtures } = corpus(adapter, targetLines);
     const lines = runs.reduce((sum, run) => sum + run.length, 0);
     timeParser(adapter, runs);

@@ -8,20 +8,17 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { FakeAgentKind, FakeBinaryName, FakeScenario } from '../../src/demo/fake-bin.js';
-import { fakeAgentScript } from '../../src/demo/fake-bin.js';
+import type { FakeScenario } from '../../src/demo/fake-bin.js';
+import { fakeAgentScript, fakeBinaryName } from '../../src/demo/fake-bin.js';
 import { expectExit, measureCommand, type ProcessSample } from '../lib/measure.js';
 import { median, medianOf, ratio } from '../lib/stats.js';
 import { writeSyntheticStream } from '../lib/streams.js';
 import type { Workspace } from '../lib/workspace.js';
 
-const BINARY: Record<FakeAgentKind, FakeBinaryName> = {
-  claude: 'claude',
-  codex: 'codex',
-  cursor: 'cursor-agent',
-};
+/** The agents benchmarked, each with the arguments hydra would pass it (for the baseline runs). */
+type BenchAgent = 'claude' | 'codex' | 'cursor';
 
-const FAKE_ARGS: Record<FakeAgentKind, string[]> = {
+const FAKE_ARGS: Record<BenchAgent, string[]> = {
   claude: ['-p', '--output-format', 'stream-json', '--verbose', 'bench prompt'],
   codex: ['exec', '--json', 'bench prompt'],
   cursor: ['-p', '--output-format', 'stream-json', 'bench prompt'],
@@ -90,10 +87,10 @@ export interface MemoryResult {
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
-const scenarioFile = (binDir: string, agent: FakeAgentKind): string =>
-  path.join(binDir, `${BINARY[agent]}.scenario.json`);
+const scenarioFile = (binDir: string, agent: BenchAgent): string =>
+  path.join(binDir, `${fakeBinaryName(agent)}.scenario.json`);
 
-const fakeArgv = (binDir: string, agent: FakeAgentKind): string[] => [
+const fakeArgv = (binDir: string, agent: BenchAgent): string[] => [
   process.execPath,
   fakeAgentScript(),
   '--scenario',
@@ -102,10 +99,10 @@ const fakeArgv = (binDir: string, agent: FakeAgentKind): string[] => [
   ...FAKE_ARGS[agent],
 ];
 
-const installStreams = async (ws: Workspace, agents: FakeAgentKind[], lines: number): Promise<string> => {
-  const scenarios: Partial<Record<FakeBinaryName, FakeScenario>> = {};
+const installStreams = async (ws: Workspace, agents: BenchAgent[], lines: number): Promise<string> => {
+  const scenarios: Record<string, FakeScenario> = {};
   for (const agent of agents) {
-    scenarios[BINARY[agent]] = {
+    scenarios[fakeBinaryName(agent)] = {
       agent,
       streamFile: writeSyntheticStream(ws.streams, agent, lines),
       delayMs: 0,
@@ -121,7 +118,7 @@ const baselineCwd = (ws: Workspace): string => {
   return dir;
 };
 
-const raceArgv = (ws: Workspace, agents: FakeAgentKind[]): string[] => [
+const raceArgv = (ws: Workspace, agents: BenchAgent[]): string[] => [
   ...ws.hydra,
   'race',
   '--json',
@@ -134,7 +131,7 @@ const raceArgv = (ws: Workspace, agents: FakeAgentKind[]): string[] => [
 const runHydra = async (
   ws: Workspace,
   binDir: string,
-  agents: FakeAgentKind[],
+  agents: BenchAgent[],
 ): Promise<{ sample: ProcessSample; figures: HydraRunFigures }> => {
   const sample = await measureCommand(raceArgv(ws, agents), {
     cwd: ws.repo,
@@ -237,7 +234,7 @@ export async function benchOverhead(
 }
 
 export async function benchParallel(ws: Workspace, lines: number, repeats: number): Promise<ParallelResult> {
-  const trio: FakeAgentKind[] = ['claude', 'codex', 'cursor'];
+  const trio: BenchAgent[] = ['claude', 'codex', 'cursor'];
   const binDir = await installStreams(ws, trio, lines);
   const parallelBaseline = [
     '/bin/sh',

@@ -35,6 +35,7 @@ import type {
   AgentAdapter,
   BuiltCommand,
   Capabilities,
+  ModelPrice,
   ParserOptions,
   PriceTable,
   ProbeResult,
@@ -45,8 +46,39 @@ import type {
 
 const ID = 'claude';
 const DISPLAY_NAME = 'Claude Code';
-export const CLAUDE_INSTALL_HINT = 'npm install -g @anthropic-ai/claude-code@latest';
-export const CLAUDE_AUTH_HINT = 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.';
+const INSTALL_HINT = 'npm install -g @anthropic-ai/claude-code';
+const SIGN_IN_HINT = 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.';
+
+const ROOT_WARNING =
+  'running as root: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1; hydra sets it only for ' +
+  '--unsafe races (normal races use acceptEdits). Prefer running hydra as a normal user outside a disposable container';
+
+const anthropic = (input: number, output: number): ModelPrice => ({
+  inputPerMTok: input,
+  outputPerMTok: output,
+  cacheReadPerMTok: input * 0.1,
+  cacheWritePerMTok: input * 1.25,
+});
+
+/**
+ * Anthropic's prices (USD per million tokens; cache writes at the 5-minute rate). Claude reports
+ * its cost in the `result` line: these only price the running total before that.
+ */
+export const CLAUDE_PRICES: PriceTable = {
+  'claude-opus-4-6': anthropic(5, 25),
+  'claude-opus-4-5': anthropic(5, 25),
+  'claude-opus-4-1': anthropic(15, 75),
+  'claude-opus-4': anthropic(15, 75),
+  'claude-sonnet-4-6': anthropic(3, 15),
+  'claude-sonnet-4-5': anthropic(3, 15),
+  'claude-sonnet-4': anthropic(3, 15),
+  'claude-3-7-sonnet': anthropic(3, 15),
+  'claude-haiku-4-5': anthropic(1, 5),
+  'claude-3-5-haiku': anthropic(0.8, 4),
+  opus: anthropic(5, 25),
+  sonnet: anthropic(3, 15),
+  haiku: anthropic(1, 5),
+};
 
 // ---------------------------------------------------------------------------------------------
 // Probe
@@ -71,7 +103,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
     adapterId: ID,
     displayName: DISPLAY_NAME,
     binary,
-    installHint: CLAUDE_INSTALL_HINT,
+    installHint: INSTALL_HINT,
   };
   const [versionStep, helpStep] = await Promise.all([
     runStep(context, run, ['--version']),
@@ -104,7 +136,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         context,
         'UnsupportedFlag',
         `Claude Code ${version} lacks ${missing.join(' and ')}, which hydra needs for headless JSON output`,
-        `Upgrade it: ${CLAUDE_INSTALL_HINT}`,
+        `Upgrade it: ${INSTALL_HINT}`,
         ['--help'],
         helpStep.output,
       ),
@@ -114,7 +146,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
     capabilities.warnings.push(
       features.allowedTools
         ? `Claude Code ${version} has no --permission-mode: edits are allowed through --allowedTools instead.`
-        : `Claude Code ${version} has neither --permission-mode nor --allowedTools: it may be unable to edit files unattended. Upgrade: ${CLAUDE_INSTALL_HINT}`,
+        : `Claude Code ${version} has neither --permission-mode nor --allowedTools: it may be unable to edit files unattended. Upgrade: ${INSTALL_HINT}`,
     );
   }
   if (!features.verbose)
@@ -332,12 +364,12 @@ class ClaudeParser extends JsonLineParser {
   protected readonly state: RunState = {
     displayName: DISPLAY_NAME,
     sawJson: false,
-    authHint: CLAUDE_AUTH_HINT,
+    authHint: SIGN_IN_HINT,
   };
 
   constructor(options: ParserOptions) {
     super();
-    this.prices = mergePrices(options.prices);
+    this.prices = mergePrices(CLAUDE_PRICES, options.prices);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
   }
@@ -347,7 +379,7 @@ class ClaudeParser extends JsonLineParser {
       this.state.pendingError = {
         kind: 'AuthMissing',
         message: `${DISPLAY_NAME} could not authenticate`,
-        hint: CLAUDE_AUTH_HINT,
+        hint: SIGN_IN_HINT,
       };
     }
     return super.finish(end);
@@ -574,7 +606,7 @@ class ClaudeParser extends JsonLineParser {
       return {
         kind: 'AuthMissing',
         message: `${DISPLAY_NAME} could not authenticate${status ? ` (HTTP ${status})` : ''}${detail}`,
-        hint: CLAUDE_AUTH_HINT,
+        hint: SIGN_IN_HINT,
       };
     }
     if (status !== undefined && status >= 500) {
@@ -633,8 +665,15 @@ export const claudeAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
   tier: 'tier1',
-  binaryCandidates: (configured) =>
-    configured === undefined || configured === '' ? ['claude'] : [configured, 'claude'],
+  aliases: [],
+  binaries: ['claude'],
+  installHint: INSTALL_HINT,
+  signInHint: SIGN_IN_HINT,
+  prices: CLAUDE_PRICES,
+  demo: { lineDelayMs: 1100 },
+  // As root, Claude Code refuses bypassPermissions (used by --unsafe) unless IS_SANDBOX=1. hydra
+  // sets it for --unsafe runs; doctor says so, because it also means the agent runs with root's powers.
+  doctorWarnings: ({ isRoot }) => (isRoot ? [ROOT_WARNING] : []),
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

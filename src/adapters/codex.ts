@@ -22,6 +22,7 @@ import type {
   AgentAdapter,
   BuiltCommand,
   Capabilities,
+  ModelPrice,
   ParserOptions,
   PriceTable,
   ProbeResult,
@@ -31,14 +32,39 @@ import type {
 
 const ID = 'codex';
 const DISPLAY_NAME = 'Codex';
-export const CODEX_INSTALL_HINT = 'npm install -g @openai/codex@latest';
-export const CODEX_AUTH_HINT = 'Run `codex login` once, or set OPENAI_API_KEY in the environment.';
+const INSTALL_HINT = 'npm install -g @openai/codex';
+const SIGN_IN_HINT = 'Run `codex login` once, or set OPENAI_API_KEY in the environment.';
 export const LAST_MESSAGE_FILE = 'last-message.txt';
 /**
  * `codex exec --json` prints thread/turn/item events since 0.44 (openai/codex#4525); older
  * releases print a different, legacy event stream under the same flag.
  */
 export const CODEX_MIN_JSON_VERSION = '0.44.0';
+
+const openai = (input: number, output: number, cachedInput: number): ModelPrice => ({
+  inputPerMTok: input,
+  outputPerMTok: output,
+  cacheReadPerMTok: cachedInput,
+});
+
+/** OpenAI's prices (USD per million tokens). Codex never reports a cost: hydra estimates it from these. */
+export const CODEX_PRICES: PriceTable = {
+  'gpt-5.2-codex': openai(1.75, 14, 0.175),
+  'gpt-5.2': openai(1.75, 14, 0.175),
+  'gpt-5.1-codex-max': openai(1.25, 10, 0.125),
+  'gpt-5.1-codex-mini': openai(0.25, 2, 0.025),
+  'gpt-5.1-codex': openai(1.25, 10, 0.125),
+  'gpt-5.1': openai(1.25, 10, 0.125),
+  'gpt-5-codex': openai(1.25, 10, 0.125),
+  'gpt-5-mini': openai(0.25, 2, 0.025),
+  'gpt-5-nano': openai(0.05, 0.4, 0.005),
+  'gpt-5': openai(1.25, 10, 0.125),
+  'codex-mini-latest': openai(1.5, 6, 0.375),
+  'gpt-4.1-mini': openai(0.4, 1.6, 0.1),
+  'gpt-4.1': openai(2, 8, 0.5),
+  o3: openai(2, 8, 0.5),
+  'o4-mini': openai(1.1, 4.4, 0.275),
+};
 
 // ---------------------------------------------------------------------------------------------
 // Probe
@@ -62,7 +88,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
     adapterId: ID,
     displayName: DISPLAY_NAME,
     binary,
-    installHint: CODEX_INSTALL_HINT,
+    installHint: INSTALL_HINT,
   };
   const [versionStep, execStep] = await Promise.all([
     runStep(context, run, ['--version']),
@@ -76,7 +102,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
             context,
             'UnsupportedVersion',
             `this Codex has no working \`exec\` subcommand (\`${binary} exec --help\` failed)`,
-            `Upgrade it: ${CODEX_INSTALL_HINT}`,
+            `Upgrade it: ${INSTALL_HINT}`,
             ['exec', '--help'],
           )
         : execStep.error;
@@ -104,7 +130,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         context,
         'UnsupportedVersion',
         `Codex ${version} prints the legacy \`exec --json\` event format; hydra reads the thread/turn/item events of Codex ${CODEX_MIN_JSON_VERSION} and later`,
-        `Upgrade it: ${CODEX_INSTALL_HINT}`,
+        `Upgrade it: ${INSTALL_HINT}`,
         ['--version'],
         versionStep.output,
       ),
@@ -118,7 +144,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         context,
         'UnsupportedFlag',
         `Codex ${version} has no \`exec --json\`, which hydra needs to follow the run`,
-        `Upgrade it: ${CODEX_INSTALL_HINT}`,
+        `Upgrade it: ${INSTALL_HINT}`,
         ['exec', '--help'],
         execStep.output,
       ),
@@ -132,7 +158,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         context,
         'UnsupportedFlag',
         `Codex ${version} has neither --full-auto nor --sandbox, so it cannot be allowed to edit files unattended`,
-        `Upgrade it: ${CODEX_INSTALL_HINT}`,
+        `Upgrade it: ${INSTALL_HINT}`,
         ['exec', '--help'],
         execStep.output,
       ),
@@ -254,7 +280,7 @@ const classifyError = (message: string): ErrorInfo =>
     ? {
         kind: 'AuthMissing',
         message: `${DISPLAY_NAME} could not authenticate: ${oneLine(message, 240)}`,
-        hint: CODEX_AUTH_HINT,
+        hint: SIGN_IN_HINT,
       }
     : {
         kind: 'AgentFailed',
@@ -279,12 +305,12 @@ class CodexParser extends JsonLineParser {
   protected readonly state: RunState = {
     displayName: DISPLAY_NAME,
     sawJson: false,
-    authHint: CODEX_AUTH_HINT,
+    authHint: SIGN_IN_HINT,
   };
 
   constructor(options: ParserOptions) {
     super();
-    this.prices = mergePrices(options.prices);
+    this.prices = mergePrices(CODEX_PRICES, options.prices);
     this.model = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
   }
@@ -517,8 +543,12 @@ export const codexAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
   tier: 'tier1',
-  binaryCandidates: (configured) =>
-    configured === undefined || configured === '' ? ['codex'] : [configured, 'codex'],
+  aliases: [],
+  binaries: ['codex'],
+  installHint: INSTALL_HINT,
+  signInHint: SIGN_IN_HINT,
+  prices: CODEX_PRICES,
+  demo: { lineDelayMs: 700 },
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

@@ -40,8 +40,8 @@ import type {
 
 const ID = 'cursor';
 const DISPLAY_NAME = 'Cursor Agent';
-export const CURSOR_INSTALL_HINT = 'curl https://cursor.com/install -fsS | bash';
-export const CURSOR_AUTH_HINT =
+const INSTALL_HINT = 'curl https://cursor.com/install -fsS | bash';
+const SIGN_IN_HINT =
   'Set CURSOR_API_KEY in the environment (hydra.toml [agents.cursor.env]), or run `cursor-agent login` once.';
 export const CURSOR_INFERRED_WARNING =
   "Cursor Agent support is experimental: its flags and output format are inferred from Cursor's documentation, not verified against a recorded run.";
@@ -63,7 +63,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
     adapterId: ID,
     displayName: DISPLAY_NAME,
     binary,
-    installHint: CURSOR_INSTALL_HINT,
+    installHint: INSTALL_HINT,
   };
   const [versionStep, helpStep] = await Promise.all([
     runStep(context, run, ['--version']),
@@ -78,7 +78,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         context,
         'UnsupportedVersion',
         `${binary} does not identify itself as Cursor Agent in its --help`,
-        `Install Cursor Agent (${CURSOR_INSTALL_HINT}) or point hydra.toml [agents.cursor] binary at it.`,
+        `Install Cursor Agent (${INSTALL_HINT}) or point hydra.toml [agents.cursor] binary at it.`,
         ['--help'],
         helpStep.output,
       ),
@@ -107,7 +107,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
         context,
         'UnsupportedFlag',
         `${binary} lacks ${missing.join(' and ')}: it is not a headless-capable Cursor Agent`,
-        `Install or upgrade Cursor Agent: ${CURSOR_INSTALL_HINT}`,
+        `Install or upgrade Cursor Agent: ${INSTALL_HINT}`,
         ['--help'],
         helpStep.output,
       ),
@@ -285,7 +285,7 @@ class CursorParser extends JsonLineParser {
   protected readonly state: RunState = {
     displayName: DISPLAY_NAME,
     sawJson: false,
-    authHint: CURSOR_AUTH_HINT,
+    authHint: SIGN_IN_HINT,
   };
 
   constructor(options: ParserOptions) {
@@ -302,7 +302,7 @@ class CursorParser extends JsonLineParser {
         error: {
           kind: 'AuthMissing',
           message: `${DISPLAY_NAME} is not signed in: ${oneLine(line, 200)}`,
-          hint: CURSOR_AUTH_HINT,
+          hint: SIGN_IN_HINT,
         },
       });
       return this.track([failed]);
@@ -382,7 +382,7 @@ class CursorParser extends JsonLineParser {
               ? {
                   kind: 'AuthMissing',
                   message: `${DISPLAY_NAME} could not authenticate: ${message}`,
-                  hint: CURSOR_AUTH_HINT,
+                  hint: SIGN_IN_HINT,
                 }
               : {
                   kind: 'AgentFailed',
@@ -435,12 +435,14 @@ export const cursorAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
   tier: 'experimental',
-  binaryCandidates: (configured) => [
-    ...(configured === undefined || configured === '' ? [] : [configured]),
-    'cursor-agent',
-    'cursor',
-    'agent',
-  ],
+  aliases: ['cursor-agent'],
+  // `cursor` may be the editor's launcher and `agent` anyone's: the probe checks --help says Cursor.
+  binaries: ['cursor-agent', 'cursor', 'agent'],
+  installHint: INSTALL_HINT,
+  signInHint: SIGN_IN_HINT,
+  // Cursor reports no tokens, so there is nothing to price.
+  prices: {},
+  demo: { lineDelayMs: 550 },
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

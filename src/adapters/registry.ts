@@ -1,26 +1,69 @@
 /**
- * Every adapter, keyed by id. Adding a CLI is one new file and one line here (plus its id in
- * AdapterId).
+ * The one list of agent CLIs. Everything else (config keys, `--agents`, doctor, the demo, merge)
+ * asks this registry, so adding a CLI is one new adapter file and one line in BUILT_IN_ADAPTERS.
+ * A test can register a throwaway adapter; the engine looks adapters up here when a race runs.
  */
 import { claudeAdapter } from './claude.js';
 import { codexAdapter } from './codex.js';
 import { cursorAdapter } from './cursor.js';
 import type { AdapterId, AgentAdapter } from './types.js';
 
-export const ADAPTERS: Record<AdapterId, AgentAdapter> = {
-  claude: claudeAdapter,
-  codex: codexAdapter,
-  cursor: cursorAdapter,
+/** The CLIs hydra ships with, in display order: tier-1 first. */
+export const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [claudeAdapter, codexAdapter, cursorAdapter];
+
+/** Ids that can name a branch, a directory and a `[agents.<id>]` table without quoting. */
+const VALID_ID = /^[a-z][a-z0-9-]*$/;
+
+const adapters = new Map<AdapterId, AgentAdapter>();
+/** Every lowercase id and alias → its adapter's id. */
+const names = new Map<string, AdapterId>();
+
+const namesOf = (adapter: AgentAdapter): string[] => [
+  adapter.id,
+  ...adapter.aliases.map((alias) => alias.toLowerCase()),
+];
+
+/**
+ * Adds an adapter; returns the function that removes it again (for tests). An id that is not
+ * lowercase letters, digits and dashes, or a name another adapter already answers to, is refused.
+ */
+export const registerAdapter = (adapter: AgentAdapter): (() => void) => {
+  if (!VALID_ID.test(adapter.id)) {
+    throw new Error(`adapter id "${adapter.id}" must be lowercase letters, digits and dashes`);
+  }
+  const taken = namesOf(adapter).find((name) => names.has(name));
+  if (taken !== undefined) throw new Error(`adapter name "${taken}" is already registered`);
+  adapters.set(adapter.id, adapter);
+  for (const name of namesOf(adapter)) names.set(name, adapter.id);
+  return () => {
+    if (adapters.get(adapter.id) !== adapter) return;
+    adapters.delete(adapter.id);
+    for (const name of namesOf(adapter)) names.delete(name);
+  };
 };
 
-/** Ids in display order: tier-1 first. */
-export const ADAPTER_IDS: AdapterId[] = ['claude', 'codex', 'cursor'];
+for (const adapter of BUILT_IN_ADAPTERS) registerAdapter(adapter);
 
-const isAdapterId = (id: string): id is AdapterId => Object.hasOwn(ADAPTERS, id);
+/** Every registered adapter, in the order registered (the built-ins first). */
+export const listAdapters = (): AgentAdapter[] => [...adapters.values()];
 
-/** The adapter for an id as typed by a user (case-insensitive; "cursor-agent" names Cursor). */
-export const getAdapter = (id: string): AgentAdapter | undefined => {
-  const key = id.trim().toLowerCase();
-  const normalized = key === 'cursor-agent' ? 'cursor' : key;
-  return isAdapterId(normalized) ? ADAPTERS[normalized] : undefined;
+/** Every registered id, in the order registered. */
+export const adapterIds = (): AdapterId[] => [...adapters.keys()];
+
+/** The adapter a user's word names: its id or an alias, case-insensitively; undefined if none. */
+export const getAdapter = (name: string): AgentAdapter | undefined => {
+  const id = names.get(name.trim().toLowerCase());
+  return id === undefined ? undefined : adapters.get(id);
 };
+
+/** The adapter for an id hydra already checked; an unknown id here is a bug, not user input. */
+export const adapterOf = (id: AdapterId): AgentAdapter => {
+  const adapter = adapters.get(id);
+  if (adapter === undefined) throw new Error(`no adapter is registered as "${id}"`);
+  return adapter;
+};
+
+/** The binaries to try, in order: the configured one first, then the adapter's own names. */
+export const binaryCandidates = (adapter: AgentAdapter, configured?: string): string[] => [
+  ...new Set([...(configured === undefined || configured === '' ? [] : [configured]), ...adapter.binaries]),
+];

@@ -1,8 +1,12 @@
 import type { AdapterError } from './errors.js';
 import type { AgentEvent, CompletedEvent, FailedEvent } from './events.js';
 
-/** Adapter ids. Adding a CLI adds one here and one registry line. */
-export type AdapterId = 'claude' | 'codex' | 'cursor';
+/**
+ * An adapter's id: what users type (`--agents`, `[agents.<id>]`) and what names its branch and
+ * worktree. The registry (registry.ts) holds the ids there are; a test may register one more, so
+ * this is not a closed union.
+ */
+export type AdapterId = string;
 
 export type Tier = 'tier1' | 'experimental';
 
@@ -137,12 +141,42 @@ export interface LineParser {
   finish(end: ProcessEnd): CompletedEvent | FailedEvent;
 }
 
+/** What doctor knows about the machine it runs on, for adapter-specific warnings. */
+export interface DoctorContext {
+  /** hydra runs as root (uid 0). */
+  isRoot: boolean;
+}
+
+/** How `hydra demo` simulates a CLI: the fake agent (src/demo) replays fixtures/adapters/<id>/. */
+export interface DemoProfile {
+  /** Pause between replayed lines, paced so a newcomer can watch the agents finish in turn. */
+  lineDelayMs: number;
+}
+
+/**
+ * Everything hydra knows about one agent CLI. Adding a CLI is one file declaring one of these and
+ * one line in registry.ts. Pure: nothing here spawns, touches git or reads the clock (the probe
+ * gets its runner injected).
+ */
 export interface AgentAdapter {
+  /** Lowercase letters, digits and dashes (it names branches, directories and config tables). */
   readonly id: AdapterId;
   readonly displayName: string;
   readonly tier: Tier;
-  /** Binary names to try, in order, given an optional configured path. */
-  binaryCandidates(configured?: string): string[];
+  /** Other names users type for it (`cursor-agent` for cursor), case-insensitively. */
+  readonly aliases: readonly string[];
+  /** Binary names looked up on PATH, in order, after a configured binary. */
+  readonly binaries: readonly string[];
+  /** How to install or upgrade the CLI, as one command. */
+  readonly installHint: string;
+  /** How to sign the CLI in, when it says it is not authenticated. */
+  readonly signInHint: string;
+  /** Default prices of the models it runs, for cost estimates; hydra.toml `[prices]` goes over them. */
+  readonly prices: PriceTable;
+  /** Set when `hydra demo` can simulate it (it needs recorded fixtures). */
+  readonly demo?: DemoProfile;
+  /** Warnings `hydra doctor` adds for this CLI on this machine (e.g. running as root). */
+  doctorWarnings?(context: DoctorContext): string[];
   /**
    * Probes an installed binary: runs `--version` and `--help` (and subcommand help) through the
    * runner, parses flags into capabilities, fails with a typed error when a required flag is missing.

@@ -3,8 +3,8 @@
  * point at the command's --help.
  */
 import { parseArgs } from 'node:util';
+import { adapterIds, getAdapter } from '../adapters/registry.js';
 import type { AdapterId } from '../adapters/types.js';
-import { CONFIG_AGENT_IDS } from '../engine/index.js';
 import { closest } from '../engine/index.js';
 import { UsageError } from './errors.js';
 
@@ -82,10 +82,11 @@ export const getStrings = (parsed: Parsed, name: string): string[] => {
   return typeof value === 'string' ? [value] : [];
 };
 
-export const isAgentId = (name: string): name is AdapterId =>
-  (CONFIG_AGENT_IDS as readonly string[]).includes(name);
+/** The adapter ids, as a list for messages: "claude, codex, cursor". */
+export const validAgents = (): string => adapterIds().join(', ');
 
-const validAgents = (): string => CONFIG_AGENT_IDS.join(', ');
+/** The adapter id a name typed by the user means (its id or an alias, any case), or undefined. */
+export const resolveAgent = (name: string): AdapterId | undefined => getAdapter(name)?.id;
 
 /** `--agents claude,codex` → ids; unknown names are a UsageError listing the valid ones. */
 export function parseAgentList(text: string, command = 'race'): AdapterId[] {
@@ -98,18 +99,15 @@ export function parseAgentList(text: string, command = 'race'): AdapterId[] {
       `--agents needs at least one agent name (valid: ${validAgents()}); see ${helpFor(command)}`,
     );
   }
-  const unknown = names.filter((name) => !isAgentId(resolveAlias(name)));
+  const unknown = names.filter((name) => resolveAgent(name) === undefined);
   if (unknown.length > 0) {
     const label = unknown.length === 1 ? 'unknown agent' : 'unknown agents';
     throw new UsageError(
       `${label} ${unknown.map((name) => `"${name}"`).join(', ')} in --agents; valid agents: ${validAgents()}`,
     );
   }
-  return [...new Set(names.map(resolveAlias) as AdapterId[])];
+  return [...new Set(names.map(resolveAgent).filter((id): id is AdapterId => id !== undefined))];
 }
-
-/** The binary names people type for an adapter id. */
-const resolveAlias = (name: string): string => (name === 'cursor-agent' ? 'cursor' : name.toLowerCase());
 
 /** Repeated `--model claude=opus` → a map; a bad form or agent is a UsageError. */
 export function parseModelFlags(
@@ -126,8 +124,8 @@ export function parseModelFlags(
         `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}"); see ${helpFor(command)}`,
       );
     }
-    const id = resolveAlias(agent);
-    if (!isAgentId(id)) {
+    const id = resolveAgent(agent);
+    if (id === undefined) {
       throw new UsageError(`unknown agent "${agent}" in --model ${item}; valid agents: ${validAgents()}`);
     }
     models[id] = model;

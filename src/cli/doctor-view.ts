@@ -1,5 +1,6 @@
 /** `hydra doctor`'s report: its JSON shape and its text rendering (pure functions over the types). */
 import type { ErrorInfo } from '../adapters/events.js';
+import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
 import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/index.js';
 import { shellJoin, table, visibleLength } from './format.js';
@@ -168,11 +169,12 @@ function renderVerdict(adapters: readonly AgentProbeReport[], style: Style): str
   if (doctorPasses(adapters)) {
     return [style.green(`ready to race: ${ready.join(', ')}`), style.dim('next: hydra race "<prompt>"')];
   }
+  const installs = adapters
+    .filter((report) => report.tier === 'tier1')
+    .map((report) => `${report.displayName} (${adapterOf(report.adapterId).installHint})`);
   return [
     style.red('no tier-1 agent is ready: hydra race would have nothing to run'),
-    style.dim(
-      'install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex (npm install -g @openai/codex),',
-    ),
+    ...(installs.length === 0 ? [] : [style.dim(`install ${installs.join(' or ')},`)]),
     style.dim('or try hydra with simulated agents: hydra demo'),
   ];
 }

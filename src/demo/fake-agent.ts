@@ -2,257 +2,20 @@
 /**
  * A fake agent CLI for tests and the demo: `node dist/demo/fake-agent.js --scenario <file> -- <args>`.
  *
- * It answers `--version`, `--help` and `codex exec --help` from the recorded fixtures, and otherwise
- * replays a recorded JSONL stream on stdout with a delay between lines, writing real files into its
- * working directory so a race has something to merge. A scenario (see FakeScenario) adds hangs,
+ * It answers `--version`, `--help` and `<subcommand> --help` from the agent's recorded fixtures
+ * (fixtures/adapters/<agent>/help/<latest version>/), and otherwise replays a recorded JSONL stream
+ * on stdout with a delay between lines, writing real files into its working directory so a race
+ * has something to merge. A scenario (see FakeScenario) adds hangs,
  * crashes, garbage, stderr, an ignored SIGTERM or a grandchild process on demand.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { FakeAgentKind, FakeEdit, FakeScenario } from './fake-bin.js';
-import { packageRoot } from './fake-bin.js';
+import type { FakeEdit, FakeScenario } from './fake-scenario.js';
+import { packageRoot } from './fake-scenario.js';
 
 /** The repository path the recorded fixtures were normalized to. */
 const FIXTURE_REPO = '/tmp/hydra-fixture/repo';
-
-const FALLBACK_HELP: Record<FakeAgentKind, string> = {
-  claude: [
-    'Usage: claude [options] [command] [prompt]',
-    '',
-    'Claude Code - starts an interactive session by default, use -p/--print for non-interactive output',
-    '',
-    'Options:',
-    '  -p, --print                      Print response and exit (useful for pipes)',
-    '  --output-format <format>         Output format (only works with --print): "text", "json", or "stream-json"',
-    '  --verbose                        Override verbose mode setting from config',
-    '  --permission-mode <mode>         Permission mode to use for the session',
-    '  --dangerously-skip-permissions   Bypass all permission checks',
-    '  --model <model>                  Model for the current session',
-    '  -v, --version                    Output the version number',
-    '  -h, --help                       Display help for command',
-    '',
-  ].join('\n'),
-  codex: [
-    'Codex CLI',
-    '',
-    'Usage: codex [OPTIONS] [PROMPT]',
-    '       codex [OPTIONS] <COMMAND> [ARGS]',
-    '',
-    'Commands:',
-    '  exec        Run Codex non-interactively [aliases: e]',
-    '',
-    'Options:',
-    '  -m, --model <MODEL>  Model the agent should use',
-    '  -h, --help           Print help',
-    '  -V, --version        Print version',
-    '',
-  ].join('\n'),
-  cursor: [
-    'Usage: cursor-agent [options] [command] [prompt...]',
-    '',
-    'Start the Cursor Agent',
-    '',
-    'Options:',
-    '  -v, --version             Output the version number',
-    '  --api-key <key>           API key for authentication',
-    '  -p, --print               Print responses to console (for scripts or non-interactive use)',
-    '  --output-format <format>  Output format (only works with --print): text | json | stream-json',
-    '  -f, --force               Force allow commands unless explicitly denied',
-    '  -m, --model <model>       Model to use',
-    '  -h, --help                Display help for command',
-    '',
-  ].join('\n'),
-};
-
-const FALLBACK_EXEC_HELP = [
-  'Run Codex non-interactively',
-  '',
-  'Usage: codex exec [OPTIONS] [PROMPT] [COMMAND]',
-  '',
-  'Options:',
-  '  -m, --model <MODEL>                          Model the agent should use',
-  '  -s, --sandbox <SANDBOX_MODE>                 Select the sandbox policy [possible values: read-only, workspace-write, danger-full-access]',
-  '      --full-auto                              Convenience alias for low-friction sandboxed automatic execution',
-  '      --dangerously-bypass-approvals-and-sandbox',
-  '  -C, --cd <DIR>                               Tell the agent to use the specified directory as its working root',
-  '      --skip-git-repo-check                    Allow running Codex outside a Git repository',
-  '      --json                                   Print events to stdout as JSONL',
-  '  -o, --output-last-message <FILE>             Specifies file where the last message from the agent should be written',
-  '  -h, --help                                   Print help',
-  '',
-].join('\n');
-
-const FALLBACK_VERSION: Record<FakeAgentKind, string> = {
-  claude: '2.1.0 (Claude Code)',
-  codex: 'codex-cli 0.118.0',
-  cursor: '2025.11.06-fake',
-};
-
-const FALLBACK_STREAM: Record<FakeAgentKind, unknown[]> = {
-  claude: [
-    {
-      type: 'system',
-      subtype: 'init',
-      session_id: 'fake-session',
-      cwd: FIXTURE_REPO,
-      model: 'claude-sonnet-4-5',
-      tools: ['Write', 'Bash'],
-      permissionMode: 'bypassPermissions',
-    },
-    {
-      type: 'assistant',
-      message: {
-        id: 'msg_1',
-        model: 'claude-sonnet-4-5',
-        role: 'assistant',
-        content: [{ type: 'text', text: "I'll create the file." }],
-        usage: { input_tokens: 12, output_tokens: 8 },
-      },
-    },
-    {
-      type: 'assistant',
-      message: {
-        id: 'msg_2',
-        model: 'claude-sonnet-4-5',
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool_use',
-            id: 'toolu_1',
-            name: 'Write',
-            input: { file_path: `${FIXTURE_REPO}/hello.txt`, content: 'hello from claude\n' },
-          },
-        ],
-        usage: { input_tokens: 14, output_tokens: 20 },
-      },
-    },
-    {
-      type: 'user',
-      message: {
-        role: 'user',
-        content: [
-          {
-            type: 'tool_result',
-            tool_use_id: 'toolu_1',
-            content: 'File created successfully',
-            is_error: false,
-          },
-        ],
-      },
-    },
-    {
-      type: 'assistant',
-      message: {
-        id: 'msg_3',
-        model: 'claude-sonnet-4-5',
-        role: 'assistant',
-        content: [{ type: 'text', text: 'Created hello.txt.' }],
-        usage: { input_tokens: 30, output_tokens: 6 },
-      },
-    },
-    {
-      type: 'result',
-      subtype: 'success',
-      is_error: false,
-      duration_ms: 1200,
-      num_turns: 2,
-      result: 'Created hello.txt.',
-      total_cost_usd: 0.0012,
-      usage: {
-        input_tokens: 56,
-        output_tokens: 34,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
-    },
-  ],
-  codex: [
-    { type: 'thread.started', thread_id: 'fake-thread' },
-    { type: 'turn.started' },
-    { type: 'item.completed', item: { id: 'item_0', type: 'reasoning', text: 'Creating the file.' } },
-    {
-      type: 'item.started',
-      item: {
-        id: 'item_1',
-        type: 'command_execution',
-        command: 'bash -lc \'printf "hello from codex\\n" > hello.txt\'',
-        aggregated_output: '',
-        exit_code: null,
-        status: 'in_progress',
-      },
-    },
-    {
-      type: 'item.completed',
-      item: {
-        id: 'item_1',
-        type: 'command_execution',
-        command: 'bash -lc \'printf "hello from codex\\n" > hello.txt\'',
-        aggregated_output: '',
-        exit_code: 0,
-        status: 'completed',
-      },
-    },
-    {
-      type: 'item.completed',
-      item: {
-        id: 'item_2',
-        type: 'file_change',
-        changes: [{ path: `${FIXTURE_REPO}/hello.txt`, kind: 'add' }],
-        status: 'completed',
-      },
-    },
-    { type: 'item.completed', item: { id: 'item_3', type: 'agent_message', text: 'Created hello.txt.' } },
-    {
-      type: 'turn.completed',
-      usage: { input_tokens: 20, cached_input_tokens: 0, output_tokens: 10, reasoning_output_tokens: 0 },
-    },
-  ],
-  cursor: [
-    {
-      type: 'system',
-      subtype: 'init',
-      session_id: 'fake-session',
-      model: 'gpt-5',
-      cwd: FIXTURE_REPO,
-      permissionMode: 'default',
-    },
-    {
-      type: 'assistant',
-      message: { role: 'assistant', content: [{ type: 'text', text: 'Creating hello.txt.' }] },
-      session_id: 'fake-session',
-    },
-    {
-      type: 'tool_call',
-      subtype: 'started',
-      call_id: 'call_1',
-      tool_call: {
-        writeToolCall: { args: { path: `${FIXTURE_REPO}/hello.txt`, fileText: 'hello from cursor\n' } },
-      },
-      session_id: 'fake-session',
-    },
-    {
-      type: 'tool_call',
-      subtype: 'completed',
-      call_id: 'call_1',
-      tool_call: {
-        writeToolCall: {
-          args: { path: `${FIXTURE_REPO}/hello.txt`, fileText: 'hello from cursor\n' },
-          result: { success: { path: `${FIXTURE_REPO}/hello.txt`, linesCreated: 1 } },
-        },
-      },
-      session_id: 'fake-session',
-    },
-    {
-      type: 'result',
-      subtype: 'success',
-      is_error: false,
-      duration_ms: 900,
-      result: 'Created hello.txt.',
-      session_id: 'fake-session',
-    },
-  ],
-};
 
 interface Invocation {
   scenario: FakeScenario;
@@ -279,7 +42,7 @@ const parseInvocation = (argv: string[]): Invocation => {
   return { scenario, args };
 };
 
-const fixturesDir = (agent: FakeAgentKind): string => path.join(packageRoot(), 'fixtures', 'adapters', agent);
+const fixturesDir = (agent: string): string => path.join(packageRoot(), 'fixtures', 'adapters', agent);
 
 const compareVersions = (a: string, b: string): number => {
   const pa = a.split(/[.-]/).map((part) => Number.parseInt(part, 10) || 0);
@@ -292,7 +55,7 @@ const compareVersions = (a: string, b: string): number => {
 };
 
 /** The newest recorded help directory, e.g. fixtures/adapters/codex/help/0.118.0. */
-const latestHelpDir = (agent: FakeAgentKind): string | null => {
+const latestHelpDir = (agent: string): string | null => {
   const dir = path.join(fixturesDir(agent), 'help');
   if (!existsSync(dir)) return null;
   const versions = readdirSync(dir, { withFileTypes: true })
@@ -306,27 +69,33 @@ const latestHelpDir = (agent: FakeAgentKind): string | null => {
 const readIfExists = (file: string | null | undefined): string | null =>
   file !== null && file !== undefined && existsSync(file) ? readFileSync(file, 'utf8') : null;
 
-const helpText = (scenario: FakeScenario, execHelp: boolean): string => {
-  const dir = latestHelpDir(scenario.agent);
-  if (execHelp) {
-    return (
-      readIfExists(scenario.execHelpFile) ??
-      readIfExists(dir && path.join(dir, 'exec-help.txt')) ??
-      FALLBACK_EXEC_HELP
-    );
+/** A file from the agent's newest recorded help directory, or null. */
+const recorded = (agent: string, file: string): string | null => {
+  const dir = latestHelpDir(agent);
+  return dir === null ? null : readIfExists(path.join(dir, file));
+};
+
+const unrecorded = (agent: string, file: string): never =>
+  fail(`no recorded ${file} for ${agent} under ${path.join(fixturesDir(agent), 'help')}`);
+
+/** `--help`, or `<subcommand> --help` when that subcommand's help was recorded (Codex's `exec`). */
+const helpText = (scenario: FakeScenario, args: string[]): string => {
+  const [first] = args;
+  if (first !== undefined && !first.startsWith('-')) {
+    const text = readIfExists(scenario.subcommandHelpFile) ?? recorded(scenario.agent, `${first}-help.txt`);
+    if (text !== null) return text;
   }
   return (
     readIfExists(scenario.helpFile) ??
-    readIfExists(dir && path.join(dir, 'help.txt')) ??
-    FALLBACK_HELP[scenario.agent]
+    recorded(scenario.agent, 'help.txt') ??
+    unrecorded(scenario.agent, 'help.txt')
   );
 };
 
-const versionText = (scenario: FakeScenario): string => {
-  if (scenario.version !== undefined) return `${scenario.version}\n`;
-  const dir = latestHelpDir(scenario.agent);
-  return readIfExists(dir && path.join(dir, 'version.txt')) ?? `${FALLBACK_VERSION[scenario.agent]}\n`;
-};
+const versionText = (scenario: FakeScenario): string =>
+  scenario.version !== undefined
+    ? `${scenario.version}\n`
+    : (recorded(scenario.agent, 'version.txt') ?? unrecorded(scenario.agent, 'version.txt'));
 
 interface Stream {
   lines: string[];
@@ -336,13 +105,7 @@ interface Stream {
 const loadStream = (scenario: FakeScenario): Stream => {
   if (scenario.lines !== undefined) return { lines: scenario.lines, recordedExitCode: null };
   const file = scenario.streamFile ?? path.join(fixturesDir(scenario.agent), 'streams', 'success-edit.jsonl');
-  if (!existsSync(file)) {
-    if (scenario.streamFile !== undefined) return fail(`stream file ${file} does not exist`);
-    return {
-      lines: FALLBACK_STREAM[scenario.agent].map((line) => JSON.stringify(line)),
-      recordedExitCode: null,
-    };
-  }
+  if (!existsSync(file)) return fail(`stream file ${file} does not exist`);
   const lines = readFileSync(file, 'utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
   const meta = readIfExists(file.replace(/\.jsonl$/, '.meta.json'));
@@ -362,7 +125,7 @@ const CONTENT_KEYS = ['content', 'fileText', 'contents', 'file_text'];
 const PATH_KEYS = ['file_path', 'path', 'filePath'];
 
 /** Finds file writes in a stream line: {file_path|path, content|fileText} objects and codex file_change paths. */
-const collectWrites = (value: unknown, agent: FakeAgentKind, found: Map<string, string>): void => {
+const collectWrites = (value: unknown, agent: string, found: Map<string, string>): void => {
   if (Array.isArray(value)) {
     for (const item of value) collectWrites(item, agent, found);
     return;
@@ -384,7 +147,7 @@ const collectWrites = (value: unknown, agent: FakeAgentKind, found: Map<string, 
   for (const child of Object.values(record)) collectWrites(child, agent, found);
 };
 
-const deriveEdits = (lines: string[], agent: FakeAgentKind): FakeEdit[] => {
+const deriveEdits = (lines: string[], agent: string): FakeEdit[] => {
   const found = new Map<string, string>();
   for (const line of lines) {
     try {
@@ -520,7 +283,7 @@ async function main(): Promise<void> {
     return;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(helpText(scenario, scenario.agent === 'codex' && args[0] === 'exec'));
+    process.stdout.write(helpText(scenario, args));
     return;
   }
   const code = await run(invocation);

@@ -10,7 +10,6 @@ export { probeAgents } from './probe/index.js';
 export {
   buildRaceOptions,
   closest,
-  CONFIG_AGENT_IDS,
   CONFIG_DEFAULTS,
   ConfigError,
   displayPath,

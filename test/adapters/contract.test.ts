@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AGENT_EVENT_KINDS, EVENT_SCHEMA_VERSION } from '../../src/adapters/events.js';
 import type { AgentEvent, AgentEventKind } from '../../src/adapters/events.js';
 import { ARGV_PROMPT_LIMIT_BYTES } from '../../src/adapters/prompt-delivery.js';
-import { ADAPTER_IDS, ADAPTERS, getAdapter } from '../../src/adapters/registry.js';
+import { adapterIds, adapterOf, getAdapter } from '../../src/adapters/registry.js';
 import type { AdapterId, Capabilities, SpawnRequest } from '../../src/adapters/types.js';
 import { endOf, FIXTURE_AGENT, fixtureRunner, helpVersions, loadStream, replay } from './fixtures.js';
 
@@ -31,7 +31,7 @@ const withoutRaw = (events: AgentEvent[]): unknown[] =>
   events.map((event) => (event.kind === 'unknown' ? { ...event, raw: undefined } : event));
 
 const firstTerminalIndex = (adapterId: AdapterId, lines: string[]): number => {
-  const parser = ADAPTERS[adapterId].createParser();
+  const parser = adapterOf(adapterId).createParser();
   return lines.findIndex((line) =>
     parser.parseLine(line).some((event) => event.kind === 'completed' || event.kind === 'failed'),
   );
@@ -47,7 +47,7 @@ const sampleCapabilities = async (adapterId: AdapterId): Promise<Capabilities> =
   const agent = FIXTURE_AGENT[adapterId]!;
   const versions = helpVersions(agent);
   if (versions.length > 0) {
-    const result = await ADAPTERS[adapterId].probe(
+    const result = await adapterOf(adapterId).probe(
       `/usr/local/bin/${adapterId}`,
       fixtureRunner(agent, versions.at(-1)!),
     );
@@ -77,9 +77,9 @@ const request = (prompt: string, overrides: Partial<SpawnRequest> = {}): SpawnRe
 
 describe('registry', () => {
   it('holds every adapter under its own id, tier-1 first', () => {
-    expect(ADAPTER_IDS).toEqual(['claude', 'codex', 'cursor']);
-    for (const id of ADAPTER_IDS) expect(ADAPTERS[id].id).toBe(id);
-    expect(ADAPTER_IDS.map((id) => ADAPTERS[id].tier)).toEqual(['tier1', 'tier1', 'experimental']);
+    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor']);
+    for (const id of adapterIds()) expect(adapterOf(id).id).toBe(id);
+    expect(adapterIds().map((id) => adapterOf(id).tier)).toEqual(['tier1', 'tier1', 'experimental']);
   });
 
   it('finds adapters by id, case-insensitively, and cursor-agent as cursor', () => {
@@ -90,10 +90,10 @@ describe('registry', () => {
   });
 });
 
-describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
-  const adapter = ADAPTERS[adapterId];
+describe.each(adapterIds())('adapter contract: %s', (adapterId) => {
+  const adapter = adapterOf(adapterId);
   const agent = FIXTURE_AGENT[adapterId]!;
-  const scenarios = SCENARIOS[adapterId];
+  const scenarios = SCENARIOS[adapterId]!;
   const success = loadStream(agent, scenarios.success);
 
   describe('parsing recorded output', () => {
@@ -449,14 +449,14 @@ describe.each(ADAPTER_IDS)('adapter contract: %s', (adapterId) => {
 describe('event kind coverage', () => {
   it('covers every normalized event kind across the adapters', () => {
     const seen = new Set<AgentEventKind>();
-    for (const adapterId of ADAPTER_IDS) {
+    for (const adapterId of adapterIds()) {
       const agent = FIXTURE_AGENT[adapterId]!;
-      for (const name of Object.values(SCENARIOS[adapterId])) {
+      for (const name of Object.values(SCENARIOS[adapterId]!)) {
         const fixture = loadStream(agent, name);
-        const { events, final } = replay(ADAPTERS[adapterId], fixture.lines, endOf(fixture.meta));
+        const { events, final } = replay(adapterOf(adapterId), fixture.lines, endOf(fixture.meta));
         for (const event of [...events, final]) seen.add(event.kind);
       }
-      const parser = ADAPTERS[adapterId].createParser();
+      const parser = adapterOf(adapterId).createParser();
       for (const event of [
         ...parser.parseLine('{"type":"hydra.future_event"}'),
         ...parser.parseLine('{not json'),

@@ -1,6 +1,7 @@
 /** Cursor Agent (experimental), on the documented fixtures: no installable CLI exists here. */
 import { describe, expect, it } from 'vitest';
 import { cursorAdapter } from '../../src/adapters/cursor.js';
+import { binaryCandidates } from '../../src/adapters/registry.js';
 import type { SpawnRequest } from '../../src/adapters/types.js';
 import { endOf, fixtureRunner, helpVersions, loadStream, replay } from './fixtures.js';
 
@@ -34,13 +35,13 @@ describe('cursor probe', () => {
   });
 
   it('tries the configured path, then cursor-agent, cursor and agent', () => {
-    expect(cursorAdapter.binaryCandidates('/opt/cursor/bin/agent')).toEqual([
+    expect(binaryCandidates(cursorAdapter, '/opt/cursor/bin/agent')).toEqual([
       '/opt/cursor/bin/agent',
       'cursor-agent',
       'cursor',
       'agent',
     ]);
-    expect(cursorAdapter.binaryCandidates()).toEqual(['cursor-agent', 'cursor', 'agent']);
+    expect(binaryCandidates(cursorAdapter)).toEqual(['cursor-agent', 'cursor', 'agent']);
   });
 
   it("rejects a binary whose help does not mention Cursor (another vendor's `agent`)", async () => {

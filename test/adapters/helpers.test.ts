@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { compareVersions, parseHelpFlags, parseVersion } from '../../src/adapters/help-flags.js';
 import { parseJsonLine } from '../../src/adapters/json-line.js';
-import { DEFAULT_PRICES, estimateCost, mergePrices, priceFor } from '../../src/adapters/prices.js';
+import { CLAUDE_PRICES } from '../../src/adapters/claude.js';
+import { CODEX_PRICES } from '../../src/adapters/codex.js';
+import { estimateCost, mergePrices, priceFor } from '../../src/adapters/prices.js';
 import { emptyUsage } from '../../src/adapters/events.js';
 import { helpVersions, readHelpFile } from './fixtures.js';
 
@@ -60,6 +62,7 @@ describe('help flag parser', () => {
 
 describe('prices', () => {
   it('matches dated and suffixed model names to the longest priced prefix', () => {
+    const DEFAULT_PRICES = { ...CLAUDE_PRICES, ...CODEX_PRICES };
     expect(priceFor('claude-sonnet-4-5-20250929', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['claude-sonnet-4-5']);
     expect(priceFor('gpt-5-codex', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['gpt-5-codex']);
     expect(priceFor('gpt-5.1-codex-mini', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['gpt-5.1-codex-mini']);
@@ -69,13 +72,13 @@ describe('prices', () => {
   });
 
   it('lets config override and extend the defaults', () => {
-    const table = mergePrices({
+    const table = mergePrices(CODEX_PRICES, {
       'gpt-5': { inputPerMTok: 1, outputPerMTok: 2 },
       'my-model': { inputPerMTok: 3, outputPerMTok: 4 },
     });
     expect(priceFor('gpt-5', table)).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
     expect(priceFor('my-model', table)).toEqual({ inputPerMTok: 3, outputPerMTok: 4 });
-    expect(priceFor('o3', table)).toBe(DEFAULT_PRICES['o3']);
+    expect(priceFor('o3', table)).toBe(CODEX_PRICES['o3']);
   });
 
   it('prices cache reads and writes at their own rates', () => {

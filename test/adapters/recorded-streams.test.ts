@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CODEX_MIN_JSON_VERSION } from '../../src/adapters/codex.js';
 import { compareVersions } from '../../src/adapters/help-flags.js';
-import { ADAPTERS } from '../../src/adapters/registry.js';
+import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { endOf, loadStream, replay, streamNames } from './fixtures.js';
 
@@ -25,7 +25,7 @@ describe.each(RECORDED)('recorded %s streams', (agent) => {
 
   it.each(names)('%s ends the way the real process ended', (name) => {
     const fixture = loadStream(agent, name);
-    const { events, final } = replay(ADAPTERS[agent], fixture.lines, endOf(fixture.meta), {
+    const { events, final } = replay(adapterOf(agent), fixture.lines, endOf(fixture.meta), {
       cwd: '/tmp/hydra-fixture/repo',
     });
     expect(events.filter((event) => event.kind === 'parse_error')).toEqual([]);

@@ -2,9 +2,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADAPTER_IDS } from '../../src/adapters/registry.js';
+import { codexAdapter } from '../../src/adapters/codex.js';
+import { registerAdapter } from '../../src/adapters/registry.js';
 import {
-  CONFIG_AGENT_IDS,
   ConfigError,
   buildRaceOptions,
   locateConfig,
@@ -82,8 +82,18 @@ describe('config schema and messages', () => {
     expect(problemsOf('[race]\ntimeout_s = 5\nagents = 5\n').join('\n')).not.toContain('Invalid input');
   });
 
-  it('accepts the same agent ids as the adapter registry', () => {
-    expect([...CONFIG_AGENT_IDS].sort()).toEqual([...ADAPTER_IDS].sort());
+  it('takes its agent ids from the adapter registry, as it is when the file is read', () => {
+    const text = '[race]\nagents = ["acme"]\n\n[agents.acme]\nbinary = "/opt/acme"\n';
+    const unregister = registerAdapter({ ...codexAdapter, id: 'acme', aliases: [], binaries: ['acme'] });
+    try {
+      expect(parseConfigText(text, 'hydra.toml').agents?.['acme']).toEqual({ binary: '/opt/acme' });
+    } finally {
+      unregister();
+    }
+    expect(problemsOf(text)).toEqual([
+      'hydra.toml: race.agents[0] must be one of claude, codex, cursor (got "acme")',
+      'hydra.toml: unknown key agents.acme; allowed here: claude, codex, cursor',
+    ]);
   });
 });
 

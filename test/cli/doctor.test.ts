@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes } from './helpers.js';
-import { withRootWarning } from '../../src/cli/commands/doctor.js';
+import { withDoctorWarnings } from '../../src/cli/commands/doctor.js';
 import type { AgentProbeReport } from '../../src/engine/types.js';
 
 let sandbox: Sandbox;
@@ -192,11 +192,18 @@ describe('the running-as-root warning', () => {
   });
 
   it('is given for an installed Claude Code when hydra runs as root', () => {
-    expect(withRootWarning(report('ready'), true).warnings.join(' ')).toContain('running as root');
+    expect(withDoctorWarnings(report('ready'), { isRoot: true }).warnings.join(' ')).toContain(
+      'running as root',
+    );
+  });
+
+  it('is only given for the adapters that declare it', () => {
+    const codex: AgentProbeReport = { ...report('ready'), adapterId: 'codex', displayName: 'Codex' };
+    expect(withDoctorWarnings(codex, { isRoot: true }).warnings).toEqual([]);
   });
 
   it('is not given when Claude Code is missing, or hydra is not root', () => {
-    expect(withRootWarning(report('missing'), true).warnings).toEqual([]);
-    expect(withRootWarning(report('ready'), false).warnings).toEqual([]);
+    expect(withDoctorWarnings(report('missing'), { isRoot: true }).warnings).toEqual([]);
+    expect(withDoctorWarnings(report('ready'), { isRoot: false }).warnings).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, execaSync } from 'execa';
-import type { FakeBinaryName, FakeScenario } from '../../src/demo/fake-bin.js';
+import type { FakeScenario } from '../../src/demo/fake-bin.js';
 import { installFakeAgents } from '../../src/demo/fake-bin.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -92,10 +92,7 @@ export async function createRepo(
   return repo;
 }
 
-export async function installFakes(
-  bin: string,
-  scenarios: Partial<Record<FakeBinaryName, FakeScenario>>,
-): Promise<void> {
+export async function installFakes(bin: string, scenarios: Record<string, FakeScenario>): Promise<void> {
   await installFakeAgents(bin, scenarios);
 }
 

@@ -7,15 +7,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import os from 'node:os';
 import path from 'node:path';
 import type { AdapterId } from '../../src/adapters/types.js';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
-import type { FakeBinaryName, FakeScenario } from '../../src/demo/fake-bin.js';
+import { fakeBinaryName, installFakeAgents } from '../../src/demo/fake-bin.js';
+import type { FakeScenario } from '../../src/demo/fake-bin.js';
 import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src/engine/types.js';
-
-export const BINARY: Record<AdapterId, FakeBinaryName> = {
-  claude: 'claude',
-  codex: 'codex',
-  cursor: 'cursor-agent',
-};
 
 export interface Sandbox {
   dir: string;
@@ -66,18 +60,16 @@ export async function installAgents(
   sandbox: Sandbox,
   scenarios: Partial<Record<AdapterId, Omit<FakeScenario, 'agent'>>>,
 ): Promise<void> {
-  const byBinary: Partial<Record<FakeBinaryName, FakeScenario>> = {};
-  for (const [agent, scenario] of Object.entries(scenarios) as Array<
-    [AdapterId, Omit<FakeScenario, 'agent'>]
-  >) {
-    byBinary[BINARY[agent]] = { agent, delayMs: 10, ...scenario };
+  const byBinary: Record<string, FakeScenario> = {};
+  for (const [agent, scenario] of Object.entries(scenarios)) {
+    if (scenario !== undefined) byBinary[fakeBinaryName(agent)] = { agent, delayMs: 10, ...scenario };
   }
   await installFakeAgents(sandbox.bin, byBinary);
 }
 
 export const plan = (sandbox: Sandbox, agent: AdapterId, extra: Partial<AgentPlan> = {}): AgentPlan => ({
   adapterId: agent,
-  binary: path.join(sandbox.bin, BINARY[agent]),
+  binary: path.join(sandbox.bin, fakeBinaryName(agent)),
   extraArgs: [],
   env: {},
   idleTimeoutMs: 20_000,

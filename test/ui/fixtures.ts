@@ -3,6 +3,7 @@
  * The fake handle only records the commands it gets; the real engine is exercised by the e2e test.
  */
 import { emptyUsage, ev, type AgentEvent, type Usage } from '../../src/adapters/events.js';
+import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import type {
   AgentEventRecord,
@@ -15,8 +16,6 @@ import type {
 } from '../../src/engine/types.js';
 
 export const T0 = Date.UTC(2025, 0, 15, 10, 0, 0);
-
-const NAMES: Record<AdapterId, string> = { claude: 'Claude Code', codex: 'Codex', cursor: 'Cursor Agent' };
 
 export const usage = (overrides: Partial<Usage> = {}): Usage => ({ ...emptyUsage(), ...overrides });
 
@@ -51,8 +50,8 @@ export const agentSnapshot = (agent: AdapterId, overrides: Partial<AgentSnapshot
   const events = overrides.recentEvents ?? runningEvents(agent);
   return {
     agent,
-    displayName: NAMES[agent],
-    tier: agent === 'cursor' ? 'experimental' : 'tier1',
+    displayName: adapterOf(agent).displayName,
+    tier: adapterOf(agent).tier,
     model: agent === 'claude' ? 'claude-sonnet-4-5' : agent === 'codex' ? 'gpt-5-codex' : null,
     status: 'running',
     startedAt: T0 + 1_000,

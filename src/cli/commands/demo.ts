@@ -6,11 +6,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createDemoRepo } from '../../demo/demo-repo.js';
-import type { FakeBinaryName } from '../../demo/fake-bin.js';
-import { defaultScenarios, installFakeAgents } from '../../demo/fake-bin.js';
+import { defaultScenarios, fakeBinaryName, installFakeAgents } from '../../demo/fake-bin.js';
 import { CONFIG_DEFAULTS } from '../../engine/index.js';
 import type { AgentPlan, RaceOptions } from '../../engine/index.js';
-import type { AdapterId } from '../../adapters/types.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -18,12 +16,6 @@ import { shellQuote } from '../format.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 
 export const DEMO_PROMPT = 'Create hello.txt containing a short greeting.';
-
-const BINARIES: Record<AdapterId, FakeBinaryName> = {
-  claude: 'claude',
-  codex: 'codex',
-  cursor: 'cursor-agent',
-};
 
 export async function demoCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('demo', args, { json: { type: 'boolean' }, ascii: { type: 'boolean' } });
@@ -33,18 +25,16 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
   const base = await mkdtemp(path.join(tmpdir(), 'hydra-demo-'));
   const repo = await createDemoRepo(path.join(base, 'greeter'));
   const binDir = path.join(base, 'bin');
-  // Paced so a newcomer can watch the race unfold (a few seconds, finishing in a different order).
+  // Each adapter paces its own replay so a newcomer can watch the race unfold (a few seconds,
+  // finishing in a different order).
   const scenarios = defaultScenarios();
-  await installFakeAgents(binDir, {
-    claude: { ...scenarios.claude, delayMs: 1100 },
-    codex: { ...scenarios.codex, delayMs: 700 },
-    'cursor-agent': { ...scenarios['cursor-agent'], delayMs: 550 },
-  });
-  ctx.note(`hydra demo: a throwaway repository at ${repo}, with simulated claude, codex and cursor agents`);
+  await installFakeAgents(binDir, scenarios);
+  const ids = Object.values(scenarios).map((scenario) => scenario.agent);
+  ctx.note(`hydra demo: a throwaway repository at ${repo}, with simulated ${listInWords(ids)} agents`);
 
-  const agents = (Object.keys(BINARIES) as AdapterId[]).map((id): AgentPlan => ({
+  const agents = ids.map((id): AgentPlan => ({
     adapterId: id,
-    binary: path.join(binDir, BINARIES[id]),
+    binary: path.join(binDir, fakeBinaryName(id)),
     extraArgs: [],
     env: {},
     idleTimeoutMs: 60_000,
@@ -73,3 +63,7 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
   );
   return code;
 }
+
+/** "a", "a and b", "a, b and c". */
+const listInWords = (items: readonly string[]): string =>
+  items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`;

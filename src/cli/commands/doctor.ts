@@ -1,11 +1,7 @@
 /** `hydra doctor [--json]`: git, the repository, and every adapter with a hint for each problem. */
-import {
-  CONFIG_AGENT_IDS,
-  CONFIG_DEFAULTS,
-  displayPath,
-  loadConfig,
-  planForDoctor,
-} from '../../engine/index.js';
+import { adapterIds, adapterOf } from '../../adapters/registry.js';
+import type { DoctorContext } from '../../adapters/types.js';
+import { CONFIG_DEFAULTS, displayPath, loadConfig, planForDoctor } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
@@ -39,10 +35,11 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   const repo = await inspectRepo(ctx.cwd);
   // The probe cache lives in <repo>/.cache/hydra: keep it out of the user's `git status`.
   if (repo.root !== null) await ensureExcluded(repo.root, HYDRA_EXCLUDES).catch(() => undefined);
-  const plans = CONFIG_AGENT_IDS.map((id) => planForDoctor(loaded.config, id));
+  const plans = adapterIds().map((id) => planForDoctor(loaded.config, id));
+  const machine: DoctorContext = { isRoot: typeof process.getuid === 'function' && process.getuid() === 0 };
   const reports = (
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
-  ).map((report) => withRootWarning(report, typeof process.getuid === 'function' && process.getuid() === 0));
+  ).map((report) => withDoctorWarnings(report, machine));
 
   if (getBoolean(parsed, 'json')) {
     ctx.print(JSON.stringify(doctorJson(repo, reports)));
@@ -55,14 +52,9 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
 }
 
-/**
- * As root, Claude Code refuses bypassPermissions (used by --unsafe) unless IS_SANDBOX=1. hydra sets
- * it for --unsafe runs; doctor says so, because it also means the agent runs with root's powers.
- */
-export function withRootWarning(report: AgentProbeReport, isRoot: boolean): AgentProbeReport {
-  if (!isRoot || report.adapterId !== 'claude' || report.status === 'missing') return report;
-  const warning =
-    'running as root: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1; hydra sets it only for ' +
-    '--unsafe races (normal races use acceptEdits). Prefer running hydra as a normal user outside a disposable container';
-  return { ...report, warnings: [...report.warnings, warning] };
+/** Adds the adapter's own warnings for this machine (running as root, ...) to an installed CLI's report. */
+export function withDoctorWarnings(report: AgentProbeReport, machine: DoctorContext): AgentProbeReport {
+  if (report.status === 'missing') return report;
+  const warnings = adapterOf(report.adapterId).doctorWarnings?.(machine) ?? [];
+  return warnings.length === 0 ? report : { ...report, warnings: [...report.warnings, ...warnings] };
 }

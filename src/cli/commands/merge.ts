@@ -1,6 +1,6 @@
 /** `hydra merge <run-id> <agent> [--squash] [--keep-worktrees]`: the engine's safe merge. */
 import { mergeRun } from '../../engine/index.js';
-import { getBoolean, isAgentId, parseCommandArgs } from '../args.js';
+import { getBoolean, parseCommandArgs, resolveAgent, validAgents } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
@@ -20,8 +20,8 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     );
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
-  const id = agent === 'cursor-agent' ? 'cursor' : agent;
-  if (!isAgentId(id)) throw new UsageError(`unknown agent "${agent}"; valid agents: claude, codex, cursor`);
+  const id = resolveAgent(agent);
+  if (id === undefined) throw new UsageError(`unknown agent "${agent}"; valid agents: ${validAgents()}`);
 
   const root = requireRepo(ctx.cwd);
   const run = await resolveRun(root, runId);

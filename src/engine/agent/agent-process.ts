@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fromCallback } from 'xstate';
 import { ev, isTerminal } from '../../adapters/events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../adapters/events.js';
-import { ADAPTERS } from '../../adapters/registry.js';
+import { adapterOf } from '../../adapters/registry.js';
 import type { ProcessEnd } from '../../adapters/types.js';
 import type { AgentLaunch, AgentProcessCommand, AgentProcessEvent, StopReason } from './agent-types.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
@@ -64,7 +64,7 @@ const writeCommandFiles = (launch: AgentLaunch): void => {
 
 export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(
   ({ input: launch, sendBack, receive }) => {
-    const parser = ADAPTERS[launch.agent].createParser(launch.parser);
+    const parser = adapterOf(launch.agent).createParser(launch.parser);
     let stoppedBy: StopReason | null = null;
     let sawTerminal = false;
     let reported = false;

@@ -10,16 +10,13 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { ADAPTERS } from '../../adapters/registry.js';
+import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
 import { ConfigError } from './config-error.js';
 import { closest } from './did-you-mean.js';
 import type { AgentPlan, RaceOptions } from '../types.js';
 
 export const CONFIG_FILE_NAME = 'hydra.toml';
-
-/** Adapter ids accepted as `[agents.<id>]` keys and in `race.agents` (the registry's ids; a test keeps them equal). */
-export const CONFIG_AGENT_IDS = ['claude', 'codex', 'cursor'] as const satisfies readonly AdapterId[];
 
 export const CONFIG_DEFAULTS = {
   timeoutS: 1800,
@@ -51,21 +48,24 @@ const nonNegativeSeconds = z
 const bool = z.boolean({ error: BOOLEAN });
 const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, { error: NON_EMPTY });
 const price = z.number({ error: PRICE }).min(0, { error: PRICE }).finite({ error: PRICE });
-const agentId = z.enum(CONFIG_AGENT_IDS, { error: `must be one of ${CONFIG_AGENT_IDS.join(', ')}` });
 
-const raceSchema = z.strictObject(
-  {
-    agents: z
-      .array(agentId, { error: `must be a list of agent names (${CONFIG_AGENT_IDS.join(', ')})` })
-      .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
-      .optional(),
-    timeout_s: nonNegativeSeconds.optional(),
-    idle_timeout_s: positiveSeconds.optional(),
-    keep_worktrees: bool.optional(),
-    allow_experimental_adapters: bool.optional(),
-  },
-  { error: 'must be a table of settings: [race] followed by key = value lines' },
-);
+/** `[race]`: `agents` names registered adapters, so the schema is built per parse (see configSchema). */
+const raceSchema = (ids: readonly AdapterId[]) =>
+  z.strictObject(
+    {
+      agents: z
+        .array(z.enum(ids, { error: `must be one of ${ids.join(', ')}` }), {
+          error: `must be a list of agent names (${ids.join(', ')})`,
+        })
+        .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
+        .optional(),
+      timeout_s: nonNegativeSeconds.optional(),
+      idle_timeout_s: positiveSeconds.optional(),
+      keep_worktrees: bool.optional(),
+      allow_experimental_adapters: bool.optional(),
+    },
+    { error: 'must be a table of settings: [race] followed by key = value lines' },
+  );
 
 const agentSchema = z.strictObject(
   {
@@ -93,33 +93,39 @@ const priceSchema = z.strictObject(
   { error: 'must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok' },
 );
 
-const agentsSchema = z.strictObject(
-  Object.fromEntries(CONFIG_AGENT_IDS.map((id) => [id, agentSchema.optional()])) as Record<
-    AdapterId,
-    z.ZodOptional<typeof agentSchema>
-  >,
-  { error: 'must hold one table per agent: [agents.claude], [agents.codex], [agents.cursor]' },
-);
+/** `[agents.<id>]`: one optional table per registered adapter. */
+const agentsSchema = (ids: readonly AdapterId[]) =>
+  z.strictObject(
+    Object.fromEntries(ids.map((id) => [id, agentSchema.optional()])) as Record<
+      AdapterId,
+      z.ZodOptional<typeof agentSchema>
+    >,
+    { error: `must hold one table per agent: ${ids.map((id) => `[agents.${id}]`).join(', ')}` },
+  );
 
-export const configSchema = z.strictObject({
-  race: raceSchema.optional(),
-  agents: agentsSchema.optional(),
-  prices: z
-    .record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' })
-    .optional(),
-});
+/** The schema of a hydra.toml for the adapters registered now. */
+export const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
+  z.strictObject({
+    race: raceSchema(ids).optional(),
+    agents: agentsSchema(ids).optional(),
+    prices: z
+      .record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' })
+      .optional(),
+  });
 
-export type HydraConfig = z.infer<typeof configSchema>;
+export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
-const KNOWN_KEYS: Record<'root' | 'race' | 'agents' | 'agent' | 'price', readonly string[]> = {
-  root: Object.keys(configSchema.shape),
-  race: Object.keys(raceSchema.shape),
-  agents: CONFIG_AGENT_IDS,
+const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
+  root: Object.keys(schema.shape),
+  race: Object.keys(schema.shape.race.unwrap().shape),
+  agents: Object.keys(schema.shape.agents.unwrap().shape),
   agent: Object.keys(agentSchema.shape),
   price: Object.keys(priceSchema.shape),
-};
+});
+
+type KeyTable = 'root' | 'race' | 'agents' | 'agent' | 'price';
 
 // ---------------------------------------------------------------------------------------------
 // Parsing and messages
@@ -136,15 +142,21 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
     }
     throw error;
   }
-  const result = configSchema.safeParse(raw, { reportInput: true });
+  const schema = configSchema();
+  const result = schema.safeParse(raw, { reportInput: true });
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName)));
+  const known = knownKeys(schema);
+  throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName, known)));
 }
 
-function describeIssue(issue: z.core.$ZodIssue, displayName: string): string[] {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  displayName: string,
+  knownKeys: Record<KeyTable, readonly string[]>,
+): string[] {
   const path = formatKeyPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeysAt(issue.path);
+    const known = knownKeysAt(issue.path, knownKeys);
     return issue.keys.map((key) => {
       const full = formatKeyPath([...issue.path, key]);
       const suggestion = closest(key, known);
@@ -159,12 +171,15 @@ function describeIssue(issue: z.core.$ZodIssue, displayName: string): string[] {
   return [`${displayName}: ${path || 'the file'} ${issue.message}${got}`];
 }
 
-function knownKeysAt(path: readonly PropertyKey[]): readonly string[] {
+function knownKeysAt(
+  path: readonly PropertyKey[],
+  known: Record<KeyTable, readonly string[]>,
+): readonly string[] {
   const [first] = path;
-  if (path.length === 0) return KNOWN_KEYS.root;
-  if (first === 'race') return KNOWN_KEYS.race;
-  if (first === 'agents') return path.length === 1 ? KNOWN_KEYS.agents : KNOWN_KEYS.agent;
-  if (first === 'prices') return KNOWN_KEYS.price;
+  if (path.length === 0) return known.root;
+  if (first === 'race') return known.race;
+  if (first === 'agents') return path.length === 1 ? known.agents : known.agent;
+  if (first === 'prices') return known.price;
   return [];
 }
 
@@ -295,8 +310,8 @@ export interface ResolvedRace {
   prices: PriceTable;
 }
 
-/** Experimental adapters (cursor) need allow_experimental_adapters or the flag. */
-export const isExperimental = (id: AdapterId): boolean => ADAPTERS[id].tier === 'experimental';
+/** Experimental adapters need allow_experimental_adapters or the flag. */
+export const isExperimental = (id: AdapterId): boolean => adapterOf(id).tier === 'experimental';
 
 /**
  * Merges config and flags (flags win). The agent list is `--agents`, else `race.agents`, else every
@@ -329,7 +344,7 @@ export function resolveRace(
   const agents = ids.map((id): AgentPlan => {
     const agentConfig = config.agents?.[id] ?? {};
     const model = flags.models?.[id] ?? agentConfig.model;
-    const invalid = ADAPTERS[id].validateModel(model);
+    const invalid = adapterOf(id).validateModel(model);
     if (invalid) {
       const source =
         flags.models?.[id] !== undefined
@@ -364,7 +379,7 @@ export function resolveRace(
 
 /** Every adapter not disabled in the config, experimental ones only when allowed. */
 export function defaultAgentIds(config: HydraConfig, allowExperimental: boolean): AdapterId[] {
-  return CONFIG_AGENT_IDS.filter(
+  return adapterIds().filter(
     (id) => config.agents?.[id]?.enabled !== false && (allowExperimental || !isExperimental(id)),
   );
 }

@@ -2,7 +2,6 @@
 export { ConfigError } from './config-error.js';
 export {
   buildRaceOptions,
-  CONFIG_AGENT_IDS,
   CONFIG_DEFAULTS,
   displayPath,
   findRepoRoot,

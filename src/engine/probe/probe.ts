@@ -13,7 +13,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { execa } from 'execa';
 import { AdapterError } from '../../adapters/errors.js';
 import type { ErrorInfo } from '../../adapters/events.js';
-import { ADAPTERS } from '../../adapters/registry.js';
+import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
 import type {
   AdapterId,
   AgentAdapter,
@@ -162,7 +162,7 @@ export const discoverBinaries = async (
 ): Promise<DiscoveredBinary[]> => {
   const found: DiscoveredBinary[] = [];
   const seen = new Set<string>();
-  for (const candidate of adapter.binaryCandidates(configured)) {
+  for (const candidate of binaryCandidates(adapter, configured)) {
     const path = await resolveCommand(candidate, env);
     if (path === null || seen.has(path)) continue;
     seen.add(path);
@@ -330,7 +330,7 @@ const baseReport = (adapter: AgentAdapter): AgentProbeReport => ({
 });
 
 const missingError = (adapter: AgentAdapter, configured: string | undefined, tried: string[]): ErrorInfo => {
-  const install = installHint(adapter.id);
+  const install = adapter.installHint;
   if (configured !== undefined && configured !== '') {
     return {
       kind: 'BinaryMissing',
@@ -343,17 +343,6 @@ const missingError = (adapter: AgentAdapter, configured: string | undefined, tri
     message: `${adapter.displayName} was not found on PATH (tried ${tried.join(', ')})`,
     hint: `Install it with: ${install}`,
   };
-};
-
-const installHint = (id: AdapterId): string => {
-  switch (id) {
-    case 'claude':
-      return 'npm install -g @anthropic-ai/claude-code';
-    case 'codex':
-      return 'npm install -g @openai/codex';
-    case 'cursor':
-      return 'curl https://cursor.com/install -fsS | bash';
-  }
 };
 
 const probeOne = async (
@@ -399,7 +388,7 @@ const probePlan = async (
   options: ProbeAgentsOptions,
   session: ProbeSession,
 ): Promise<AgentProbeReport> => {
-  const adapter = ADAPTERS[plan.adapterId];
+  const adapter = adapterOf(plan.adapterId);
   const report = baseReport(adapter);
   const found = await discoverBinaries(adapter, plan.binary, session.env);
   report.binary = found[0]?.path ?? null;
@@ -415,7 +404,7 @@ const probePlan = async (
     return {
       ...report,
       status: 'missing',
-      error: missingError(adapter, plan.binary, adapter.binaryCandidates(plan.binary)),
+      error: missingError(adapter, plan.binary, binaryCandidates(adapter, plan.binary)),
     };
   }
   const configuredMissing =

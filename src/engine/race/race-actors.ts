@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fromPromise } from 'xstate';
-import { ADAPTERS } from '../../adapters/registry.js';
+import { adapterOf } from '../../adapters/registry.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { EngineError } from '../errors.js';
 import { mergeAgentBranch } from '../results/index.js';
@@ -111,7 +111,7 @@ async function buildWorkspace(
     if (signal.aborted) throw interrupted();
     const plan = options.agents.find((item) => item.adapterId === report.adapterId);
     if (plan === undefined || report.capabilities === null) continue;
-    const adapter = ADAPTERS[report.adapterId];
+    const adapter = adapterOf(report.adapterId);
     const worktree = agentWorktreeDir(runDir, report.adapterId);
     const branch = branchName(options.runId, report.adapterId);
     await createWorktree(repo.root, worktree, branch, repo.baseRef);

@@ -11,7 +11,7 @@
  */
 import { assign, emit, enqueueActions, setup } from 'xstate';
 import { emptyUsage } from '../../adapters/events.js';
-import { ADAPTERS } from '../../adapters/registry.js';
+import { adapterOf } from '../../adapters/registry.js';
 import type { AdapterId } from '../../adapters/types.js';
 import { agentMachine } from '../agent/index.js';
 import type { AgentReport } from '../agent/index.js';
@@ -61,7 +61,7 @@ export interface RaceEmitted {
 export const childId = (agent: AdapterId): string => `agent:${agent}`;
 
 const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {
-  const adapter = ADAPTERS[plan.adapterId];
+  const adapter = adapterOf(plan.adapterId);
   return {
     agent: plan.adapterId,
     displayName: adapter.displayName,

@@ -1,0 +1,68 @@
+/**
+ * What a fake agent CLI does (FakeScenario) and where the compiled fake lives. Kept apart from
+ * fake-bin.ts so the fake agent itself starts without loading the adapters.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface FakeEdit {
+  /** Relative to the agent's working directory. */
+  path: string;
+  content: string;
+}
+
+/** What a fake agent does when run. Every field is optional except `agent`. */
+export interface FakeScenario {
+  /** The adapter id: its recorded fixtures under fixtures/adapters/<agent>/ are what it replays. */
+  agent: string;
+  /** Printed for --version; defaults to the latest recorded fixture's version.txt. */
+  version?: string;
+  /** File printed for --help; defaults to the latest recorded fixture's help.txt. */
+  helpFile?: string;
+  /**
+   * File printed for `<binary> <subcommand> --help` (Codex's `exec --help`); defaults to the latest
+   * recorded fixture's `<subcommand>-help.txt`.
+   */
+  subcommandHelpFile?: string;
+  /** JSONL file to replay on stdout; defaults to fixtures/adapters/<agent>/streams/success-edit.jsonl. */
+  streamFile?: string;
+  /** Lines to replay instead of a stream file. */
+  lines?: string[];
+  /** Pause between lines, in milliseconds (default 120, which looks real in the demo). */
+  delayMs?: number;
+  /**
+   * Files written into the working directory after the first tool-call line (or halfway). When
+   * absent, edits are derived from the stream's own write tool calls so a replay really edits files.
+   */
+  edits?: FakeEdit[];
+  /** After this many lines, stop writing and sleep forever (an idle agent). */
+  hangAfterLines?: number;
+  /** Exit code at the end (default: the stream's recorded exit code, else 0). */
+  exitCode?: number;
+  /** Written to stderr at start. */
+  stderr?: string;
+  /** Interleave non-JSON and truncated lines with the real ones. */
+  garbage?: boolean;
+  /** Ignore SIGTERM (only SIGKILL stops it). */
+  ignoreSigterm?: boolean;
+  /** Start a `sleep 300` child in the same process group, holding stdout open. */
+  spawnGrandchild?: boolean;
+  /** After this many lines, exit 139 without a terminal line. */
+  crashAfterLines?: number;
+  /** Append `{"argv":[...],"cwd":"...","stdin":...}` as one JSON line to this file. */
+  logArgvTo?: string;
+}
+
+/** Package root (holds package.json), from either src/demo or dist/demo. */
+export const packageRoot = (): string => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i += 1) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    dir = path.dirname(dir);
+  }
+  throw new Error('hydra: cannot find the package root (no package.json above the demo module)');
+};
+
+/** Absolute path of the compiled fake agent. */
+export const fakeAgentScript = (): string => path.join(packageRoot(), 'dist', 'demo', 'fake-agent.js');
