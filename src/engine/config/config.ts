@@ -116,6 +116,8 @@ export const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
+type KeyTable = 'root' | 'race' | 'agents' | 'agent' | 'price';
+
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
   root: Object.keys(schema.shape),
@@ -124,8 +126,6 @@ const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, re
   agent: Object.keys(agentSchema.shape),
   price: Object.keys(priceSchema.shape),
 });
-
-type KeyTable = 'root' | 'race' | 'agents' | 'agent' | 'price';
 
 // ---------------------------------------------------------------------------------------------
 // Parsing and messages
@@ -145,18 +145,18 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
   const schema = configSchema();
   const result = schema.safeParse(raw, { reportInput: true });
   if (result.success) return result.data;
-  const known = knownKeys(schema);
-  throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName, known)));
+  const keys = knownKeys(schema);
+  throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)));
 }
 
 function describeIssue(
   issue: z.core.$ZodIssue,
   displayName: string,
-  knownKeys: Record<KeyTable, readonly string[]>,
+  keys: Record<KeyTable, readonly string[]>,
 ): string[] {
   const path = formatKeyPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeysAt(issue.path, knownKeys);
+    const known = knownKeysAt(issue.path, keys);
     return issue.keys.map((key) => {
       const full = formatKeyPath([...issue.path, key]);
       const suggestion = closest(key, known);
@@ -173,13 +173,13 @@ function describeIssue(
 
 function knownKeysAt(
   path: readonly PropertyKey[],
-  known: Record<KeyTable, readonly string[]>,
+  keys: Record<KeyTable, readonly string[]>,
 ): readonly string[] {
   const [first] = path;
-  if (path.length === 0) return known.root;
-  if (first === 'race') return known.race;
-  if (first === 'agents') return path.length === 1 ? known.agents : known.agent;
-  if (first === 'prices') return known.price;
+  if (path.length === 0) return keys.root;
+  if (first === 'race') return keys.race;
+  if (first === 'agents') return path.length === 1 ? keys.agents : keys.agent;
+  if (first === 'prices') return keys.price;
   return [];
 }
 
