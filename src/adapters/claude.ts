@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
-import { emptyUsage, ev } from './events.js';
+import { addCounts, emptyUsage, ev } from './events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
@@ -288,12 +288,13 @@ const RateLimitLine = z.looseObject({
 
 type ApiUsage = z.infer<typeof UsageSchema>;
 
-const usageFromApi = (usage: ApiUsage | null | undefined, turns: number): Usage => ({
+/** A usage object Claude reported: a count it left out is 0. */
+const usageFromApi = (usage: ApiUsage, turns: number): Usage => ({
   ...emptyUsage(),
-  inputTokens: usage?.input_tokens ?? 0,
-  outputTokens: usage?.output_tokens ?? 0,
-  cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
-  cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
+  inputTokens: usage.input_tokens ?? 0,
+  outputTokens: usage.output_tokens ?? 0,
+  cacheReadTokens: usage.cache_read_input_tokens ?? 0,
+  cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
   turns,
 });
 
@@ -346,10 +347,10 @@ const resultText = (content: unknown): string => {
 
 /** Adds (sign 1) or removes (sign -1) one message's API usage from running totals. */
 const addApiUsage = (total: Usage, usage: ApiUsage, sign: 1 | -1): void => {
-  total.inputTokens += sign * (usage.input_tokens ?? 0);
-  total.outputTokens += sign * (usage.output_tokens ?? 0);
-  total.cacheReadTokens += sign * (usage.cache_read_input_tokens ?? 0);
-  total.cacheWriteTokens += sign * (usage.cache_creation_input_tokens ?? 0);
+  total.inputTokens = addCounts(total.inputTokens, sign * (usage.input_tokens ?? 0));
+  total.outputTokens = addCounts(total.outputTokens, sign * (usage.output_tokens ?? 0));
+  total.cacheReadTokens = addCounts(total.cacheReadTokens, sign * (usage.cache_read_input_tokens ?? 0));
+  total.cacheWriteTokens = addCounts(total.cacheWriteTokens, sign * (usage.cache_creation_input_tokens ?? 0));
 };
 
 class ClaudeParser extends JsonLineParser {
@@ -576,7 +577,11 @@ class ClaudeParser extends JsonLineParser {
     if (!line.success) return null;
     const data = line.data;
     const turns = data.num_turns ?? this.usageByMessage.size;
-    const base = usageFromApi(data.usage, turns);
+    // A result without a usage object keeps what the assistant messages reported (or nothing).
+    const base =
+      data.usage === undefined || data.usage === null
+        ? { ...this.totals, turns }
+        : usageFromApi(data.usage, turns);
     const usage: Usage =
       data.total_cost_usd !== undefined && data.total_cost_usd !== null
         ? { ...base, costUsd: data.total_cost_usd, costSource: 'reported' }

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
-import { emptyUsage, ev } from './events.js';
+import { addCounts, emptyUsage, ev } from './events.js';
 import type { AgentEvent, ErrorInfo, Usage } from './events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
@@ -367,16 +367,18 @@ class CodexParser extends JsonLineParser {
     const line = TurnCompleted.safeParse(value);
     if (!line.success) return null;
     const usage = line.data.usage;
-    // Per-turn counts (one turn per `codex exec`). input_tokens includes cached and cache-written
-    // input; hydra's Usage keeps those apart, so inputTokens + cache reads + writes = input_tokens.
-    const input = usage?.input_tokens ?? 0;
-    const cached = Math.min(usage?.cached_input_tokens ?? 0, input);
-    const written = Math.min(usage?.cache_write_input_tokens ?? 0, input - cached);
-    this.totals.inputTokens += input - cached - written;
-    this.totals.cacheReadTokens += cached;
-    this.totals.cacheWriteTokens += written;
-    this.totals.outputTokens += usage?.output_tokens ?? 0;
-    this.totals.turns += 1;
+    if (usage !== undefined && usage !== null) {
+      // Per-turn counts (one turn per `codex exec`). input_tokens includes cached and cache-written
+      // input; hydra's Usage keeps those apart, so inputTokens + cache reads + writes = input_tokens.
+      const input = usage.input_tokens ?? 0;
+      const cached = Math.min(usage.cached_input_tokens ?? 0, input);
+      const written = Math.min(usage.cache_write_input_tokens ?? 0, input - cached);
+      this.totals.inputTokens = addCounts(this.totals.inputTokens, input - cached - written);
+      this.totals.cacheReadTokens = addCounts(this.totals.cacheReadTokens, cached);
+      this.totals.cacheWriteTokens = addCounts(this.totals.cacheWriteTokens, written);
+      this.totals.outputTokens = addCounts(this.totals.outputTokens, usage.output_tokens ?? 0);
+    }
+    this.totals.turns = addCounts(this.totals.turns, 1);
     const total = withEstimatedCost({ ...this.totals }, this.model, this.prices);
     this.state.pendingError = undefined;
     const result = this.state.lastText;

@@ -11,27 +11,43 @@ export const EVENT_SCHEMA_VERSION = 1;
 /** Where a cost figure came from. */
 export type CostSource = 'reported' | 'estimated' | 'unknown';
 
-/** Token and money totals for one agent run, always cumulative ("so far"). */
+/**
+ * Token and money totals for one agent run, always cumulative ("so far"). A figure the agent has
+ * not reported is null, never 0: Cursor reports no usage at all, and no agent has reported any
+ * before its first usage line. Once an agent reports a usage object, a count missing from it is 0.
+ */
 export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  turns: number;
-  /** null when unknown. */
+  /** Uncached input tokens. */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  turns: number | null;
   costUsd: number | null;
   costSource: CostSource;
 }
 
+/** Nothing reported yet. */
 export const emptyUsage = (): Usage => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  turns: 0,
+  inputTokens: null,
+  outputTokens: null,
+  cacheReadTokens: null,
+  cacheWriteTokens: null,
+  turns: null,
   costUsd: null,
   costSource: 'unknown',
 });
+
+/** a + b, where null means "not reported": the sum is null only when neither is known. */
+export const addCounts = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : a + b;
+
+/** Whether any token count is known. */
+export const hasTokenCounts = (usage: Usage): boolean =>
+  usage.inputTokens !== null ||
+  usage.outputTokens !== null ||
+  usage.cacheReadTokens !== null ||
+  usage.cacheWriteTokens !== null;
 
 /** The error taxonomy (adapter spec, section 8), plus a catch-all for a failed agent run. */
 export type ErrorKind =

@@ -3,7 +3,7 @@
  * cost. Each adapter declares the prices of the models it runs (AgentAdapter.prices); users override
  * or extend them in hydra.toml (ParserOptions.prices).
  */
-import type { Usage } from './events.js';
+import { hasTokenCounts, type Usage } from './events.js';
 import type { ModelPrice, PriceTable } from './types.js';
 
 /** An adapter's default prices with the user's overrides on top. */
@@ -37,22 +37,22 @@ export const priceFor = (model: string | undefined, table: PriceTable): ModelPri
 /**
  * Estimated cost of the tokens in `usage`. `inputTokens` are uncached input tokens; cache reads
  * and writes are priced at their own rates (falling back to the input rate when a table entry has
- * none).
+ * none). A count that was not reported adds nothing.
  */
 export const estimateCost = (usage: Usage, price: ModelPrice): number => {
   const perToken = (perMTok: number): number => perMTok / 1_000_000;
   const cost =
-    usage.inputTokens * perToken(price.inputPerMTok) +
-    usage.outputTokens * perToken(price.outputPerMTok) +
-    usage.cacheReadTokens * perToken(price.cacheReadPerMTok ?? price.inputPerMTok) +
-    usage.cacheWriteTokens * perToken(price.cacheWritePerMTok ?? price.inputPerMTok);
+    (usage.inputTokens ?? 0) * perToken(price.inputPerMTok) +
+    (usage.outputTokens ?? 0) * perToken(price.outputPerMTok) +
+    (usage.cacheReadTokens ?? 0) * perToken(price.cacheReadPerMTok ?? price.inputPerMTok) +
+    (usage.cacheWriteTokens ?? 0) * perToken(price.cacheWritePerMTok ?? price.inputPerMTok);
   return Math.round(cost * 1e6) / 1e6;
 };
 
-/** Fills in an estimated cost when a price is known, or marks the cost unknown. */
+/** Fills in an estimated cost when a price and some token count are known, or marks the cost unknown. */
 export const withEstimatedCost = (usage: Usage, model: string | undefined, table: PriceTable): Usage => {
   const price = priceFor(model, table);
-  return price === undefined
+  return price === undefined || !hasTokenCounts(usage)
     ? { ...usage, costUsd: null, costSource: 'unknown' }
     : { ...usage, costUsd: estimateCost(usage, price), costSource: 'estimated' };
 };

@@ -3,7 +3,8 @@ import type { ErrorInfo } from '../adapters/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
 import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/index.js';
-import { shellJoin, table, visibleLength } from './format.js';
+import { shellJoin } from './shell-quote.js';
+import { table } from './table.js';
 import type { Style } from './style.js';
 
 export interface DoctorJson {
@@ -67,10 +68,7 @@ export function renderDoctor(
   lines.push(`  ${configLine}`);
   lines.push('');
   lines.push(style.bold('agents'));
-  const heads = table(
-    adapters.map((report) => adapterHeadCells(report, style)),
-    visibleLength,
-  );
+  const heads = table(adapters.map((report) => adapterHeadCells(report, style)));
   adapters.forEach((report, index) => {
     lines.push(...renderAdapter(report, heads[index] ?? report.adapterId, style));
   });

@@ -6,7 +6,8 @@ import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { EXIT } from './errors.js';
-import { formatCost, formatDiff, formatDuration, shellQuote } from './format.js';
+import { formatCost, formatDiff, formatDuration, runDashboard } from '../ui/index.js';
+import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
 import { eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -60,7 +61,6 @@ async function runWithDashboard(
   session: SessionOptions,
   keepWorktrees: boolean,
 ): Promise<number> {
-  const { runDashboard } = await import('../ui/index.js');
   // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
   const result = await runDashboard(handle, {
     ...(session.ascii ? { ascii: true } : {}),
@@ -203,7 +203,7 @@ function agentLine(ctx: CliContext, agent: AgentSnapshot, now: number): string {
     agent.startedAt === null ? '' : ` in ${formatDuration((agent.endedAt ?? now) - agent.startedAt)}`;
   if (agent.status === 'completed') {
     const diff = agent.diff ? formatDiff(agent.diff) : 'no diff';
-    return `hydra: ${err.green(`${agent.agent} completed`)}${elapsed}: ${diff}, ${formatCost(agent.usage.costUsd, agent.usage.costSource)}`;
+    return `hydra: ${err.green(`${agent.agent} completed`)}${elapsed}: ${diff}, ${formatCost(agent.usage)}`;
   }
   const reason = agent.error ? `: ${agent.error.message}` : '';
   return `hydra: ${err.red(`${agent.agent} ${agent.status.replace('_', ' ')}`)}${elapsed}${reason}`;

@@ -17,7 +17,16 @@ import type {
 
 export const T0 = Date.UTC(2025, 0, 15, 10, 0, 0);
 
-export const usage = (overrides: Partial<Usage> = {}): Usage => ({ ...emptyUsage(), ...overrides });
+/** Usage an agent reported: the counts it left out are 0 (`emptyUsage()` is usage nobody reported). */
+export const usage = (overrides: Partial<Usage> = {}): Usage => ({
+  ...emptyUsage(),
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  turns: 0,
+  ...overrides,
+});
 
 export const runningEvents = (agent: AdapterId): AgentEvent[] => [
   ev({ kind: 'progress', stage: 'init', model: 'test-model' }),

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ev } from '../../src/adapters/events.js';
-import {
-  eventLine,
-  formatCost,
-  formatDuration,
-  formatTokens,
-  formatUsageToFit,
-  isShownInPane,
-} from '../../src/ui/text/format.js';
+import { emptyUsage, ev } from '../../src/adapters/events.js';
+import { formatCost, formatDuration, formatTokens, formatUsageToFit } from '../../src/ui/text/format.js';
+import { eventLine, isShownInPane } from '../../src/ui/text/event-line.js';
 import { fitLine, lineText, seg, spread } from '../../src/ui/layout/lines.js';
 import { createTheme, detectAscii, detectNoColor, resolveDisplayOptions } from '../../src/ui/text/theme.js';
 import { displayWidth, oneLine, sanitize, truncate, wrap } from '../../src/ui/text/text.js';
@@ -71,24 +65,19 @@ describe('format', () => {
       costUsd: 0.0126,
       costSource: 'reported',
     });
-    expect(formatUsageToFit(spent, 80)).toBe('in 2.5k out 52 cached 600 · 2 turns · $0.0126');
-    expect(formatUsageToFit(spent, 36)).toBe('2.5k/52/600 tok · 2t · $0.0126');
-    expect(formatUsageToFit(spent, 14)).toBe('$0.0126 · 2t');
+    expect(formatUsageToFit(spent, 80, '·')).toBe('in 2.5k out 52 cached 600 · 2 turns · $0.0126');
+    expect(formatUsageToFit(spent, 36, '·')).toBe('2.5k/52/600 tok · 2t · $0.0126');
+    expect(formatUsageToFit(spent, 14, '·')).toBe('$0.0126 · 2t');
   });
 
   it('says n/a rather than zeros when an agent reported no usage at all', () => {
-    const none = {
-      inputTokens: 0,
-      outputTokens: 0,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
-      turns: 0,
-      costUsd: null,
-      costSource: 'unknown' as const,
-    };
-    expect(formatUsageToFit(none, 80)).toBe('tokens n/a (none reported) · cost n/a');
-    expect(formatUsageToFit(none, 24)).toBe('tokens n/a · cost n/a');
-    expect(formatUsageToFit({ ...none, turns: 1 }, 80)).toBe('in 0 out 0 cached 0 · 1 turn · n/a');
+    const none = emptyUsage();
+    expect(formatUsageToFit(none, 80, '·')).toBe('tokens n/a (none reported) · cost n/a');
+    expect(formatUsageToFit(none, 24, '·')).toBe('tokens n/a · cost n/a');
+    expect(formatUsageToFit({ ...none, turns: 1 }, 80, '·')).toBe('in n/a out n/a cached n/a · 1 turn · n/a');
+    expect(formatUsageToFit({ ...none, inputTokens: 0, outputTokens: 0, turns: 1 }, 80, '·')).toBe(
+      'in 0 out 0 cached n/a · 1 turn · n/a',
+    );
   });
 
   it('describes each event kind on one line', () => {

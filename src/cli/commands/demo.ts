@@ -12,7 +12,7 @@ import type { AgentPlan, RaceOptions } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
-import { shellQuote } from '../format.js';
+import { shellQuote } from '../shell-quote.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 
 export const DEMO_PROMPT = 'Create hello.txt containing a short greeting.';

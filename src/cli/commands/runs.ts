@@ -4,9 +4,10 @@ import type { AgentSummary, RunListEntry } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { formatCost, formatTime, oneLine, table, visibleLength } from '../format.js';
+import { formatCost, formatTime, oneLine } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 import type { Style } from '../style.js';
+import { table } from '../table.js';
 
 export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' } });
@@ -26,12 +27,14 @@ export async function runsCommand(ctx: CliContext, args: string[]): Promise<numb
     ctx.out.dim(cell),
   );
   const rows = runs.map((run) => runRow(run, ctx.out));
-  for (const line of table([header, ...rows], visibleLength)) ctx.print(line);
+  for (const line of table([header, ...rows])) ctx.print(line);
   return EXIT.ok;
 }
 
 function runRow(run: RunListEntry, style: Style): string[] {
-  const cost = run.totalCostUsd === null ? 'n/a' : formatCost(run.totalCostUsd, 'reported');
+  // The total is an estimate when any part of it is.
+  const estimated = run.agents.some((agent) => agent.usage.costSource === 'estimated');
+  const cost = formatCost({ costUsd: run.totalCostUsd, costSource: estimated ? 'estimated' : 'reported' });
   return [
     run.runId,
     run.state === 'dead' ? style.red('dead') : run.state === 'running' ? style.yellow('running') : 'finished',

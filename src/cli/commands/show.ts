@@ -5,8 +5,17 @@ import type { AgentEventRecord, RunRecord } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { describeEvent } from '../event-line.js';
-import { formatDiff, formatDuration, formatTime, formatUsage, oneLine } from '../format.js';
+import {
+  createTheme,
+  detectAscii,
+  eventText,
+  formatDiff,
+  formatDuration,
+  formatTime,
+  formatUsage,
+  oneLine,
+  type Symbols,
+} from '../../ui/index.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
 import type { Style } from '../style.js';
 import { statusText } from './runs.js';
@@ -24,11 +33,16 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
     ctx.print(JSON.stringify(record));
     return EXIT.ok;
   }
-  for (const line of renderRun(record, ctx.out)) ctx.print(line);
+  // The dashboard's symbols: Unicode, or ASCII where the locale cannot show it (HYDRA_ASCII decides too).
+  const { symbols } = createTheme({ ascii: detectAscii(ctx.env), color: false });
+  for (const line of renderRun(record, ctx.out, symbols)) ctx.print(line);
   return EXIT.ok;
 }
 
-export function renderRun(record: RunRecord, style: Style): string[] {
+/** Columns an event line takes after its time; `hydra show --json` has the whole text. */
+const EVENT_COLUMNS = 120;
+
+export function renderRun(record: RunRecord, style: Style, symbols: Symbols): string[] {
   const { meta, summary } = record;
   const lines: string[] = [];
   lines.push(`${style.bold('run')}     ${record.runId}`);
@@ -56,7 +70,7 @@ export function renderRun(record: RunRecord, style: Style): string[] {
       lines.push(
         `${style.bold(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`,
       );
-      lines.push(`  usage   ${formatUsage(result.usage)}`);
+      lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)}`);
       if (result.branch) lines.push(`  branch  ${result.branch}`);
       if (result.error)
         lines.push(
@@ -69,7 +83,7 @@ export function renderRun(record: RunRecord, style: Style): string[] {
     const events = record.events.filter((item) => item.agent === agent);
     lines.push(`  events (${events.length}):`);
     for (const item of events)
-      lines.push(`    ${eventTime(item, meta.startedAt)} ${describeEvent(item.event)}`);
+      lines.push(`    ${eventTime(item, meta.startedAt)} ${eventText(item.event, symbols, EVENT_COLUMNS)}`);
     lines.push(...stderrLines(events, style));
   }
   return lines;

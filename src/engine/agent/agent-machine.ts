@@ -6,6 +6,7 @@
  */
 import { assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { CompletedEvent, FailedEvent } from '../../adapters/events.js';
+import { MESSAGE_CHARS, oneLine } from '../../adapters/text.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
   AgentLaunch,
@@ -59,7 +60,8 @@ export const statusOf = (
   return 'failed';
 };
 
-const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim().replace(/\.$/, '');
+/** An error message as a clause inside a sentence: one line, without its full stop. */
+const asClause = (text: string): string => oneLine(text, MESSAGE_CHARS).replace(/\.$/, '');
 
 const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   const subject = commitSubject(launch.prompt);
@@ -223,7 +225,7 @@ export const agentMachine = setup({
           target: 'settled',
           actions: assign(({ context, event }) => ({
             warning:
-              `Could not commit the agent's work: ${oneLine(event.error instanceof Error ? event.error.message : String(event.error))}. ` +
+              `Could not commit the agent's work: ${asClause(event.error instanceof Error ? event.error.message : String(event.error))}. ` +
               `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
           })),
         },

@@ -18,6 +18,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
+import { emptyUsage, type Usage } from '../../adapters/events.js';
 import type { AdapterId } from '../../adapters/types.js';
 import type { AgentEventRecord, MergeResult, RaceSummary, RunListEntry, RunRecord } from '../types.js';
 import { EngineError } from '../errors.js';
@@ -51,6 +52,34 @@ const readJson = <T>(file: string): T | null => {
   } catch {
     return null;
   }
+};
+
+/**
+ * Usage as hydra wrote it before a figure could be unknown: every figure nobody reported was 0, so
+ * all-zero counts with no turns and an unknown cost mean nothing was reported (null today).
+ */
+const fromLegacyUsage = (usage: Usage): Usage =>
+  usage.costSource === 'unknown' &&
+  usage.turns === 0 &&
+  usage.inputTokens === 0 &&
+  usage.outputTokens === 0 &&
+  usage.cacheReadTokens === 0 &&
+  usage.cacheWriteTokens === 0
+    ? emptyUsage()
+    : usage;
+
+/** summary.json, with the usage of records from older hydra versions read the way it is written now. */
+const readSummary = (dir: string): RaceSummary | null => {
+  const summary = readJson<RaceSummary>(path.join(dir, 'summary.json'));
+  if (summary === null || !Array.isArray(summary.agents)) return summary;
+  return {
+    ...summary,
+    agents: summary.agents.map((agent) =>
+      typeof agent.usage === 'object' && agent.usage !== null
+        ? { ...agent, usage: fromLegacyUsage(agent.usage) }
+        : agent,
+    ),
+  };
 };
 
 export const writeMeta = (dir: string, meta: RunMeta): void =>
@@ -148,7 +177,7 @@ export const readRecordDir = (dir: string, runId: string): RunRecord | null => {
     dir,
     meta,
     events: readEvents(dir),
-    summary: readJson<RaceSummary>(path.join(dir, 'summary.json')),
+    summary: readSummary(dir),
     merge: readJson<MergeResult>(path.join(dir, 'merge.json')),
   };
 };
@@ -224,7 +253,7 @@ export async function listRuns(repoPath: string): Promise<RunListEntry[]> {
       entries.push(unreadableRun(runId, dir));
       continue;
     }
-    const summary = readJson<RaceSummary>(path.join(dir, 'summary.json'));
+    const summary = readSummary(dir);
     const merge = readJson<MergeResult>(path.join(dir, 'merge.json'));
     entries.push({
       runId,

@@ -5,8 +5,10 @@
 import type { AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,
+  cachedTokens,
   eventLine,
   formatCost,
+  formatCount,
   formatDiff,
   formatDuration,
   formatTokens,
@@ -215,7 +217,7 @@ const COLUMNS: Column[] = [
     align: 'right',
     priority: 3,
     cell: (agent) => ({
-      text: formatTokens(agent.usage.cacheReadTokens + agent.usage.cacheWriteTokens),
+      text: formatTokens(cachedTokens(agent.usage)),
       tone: null,
     }),
   },
@@ -224,7 +226,7 @@ const COLUMNS: Column[] = [
     width: 5,
     align: 'right',
     priority: 3,
-    cell: (agent) => ({ text: String(agent.usage.turns), tone: null }),
+    cell: (agent) => ({ text: formatCount(agent.usage.turns), tone: null }),
   },
   {
     title: 'Cost',

@@ -1,23 +1,42 @@
-/** Text helpers: the one formatter for figures, display width and truncation, and the colour theme. */
+/**
+ * Text: the one formatter for every figure and event line, display width and truncation, and the
+ * colour theme. Pure (no Ink, no React): the CLI's printers use it too, through src/ui/index.ts.
+ */
+export { eventLine, eventText, isShownInPane } from './event-line.js';
+export type { EventLine } from './event-line.js';
 export {
-  agentElapsed,
-  eventLine,
+  UNKNOWN,
+  cachedTokens,
   formatCost,
+  formatCount,
   formatDiff,
   formatDuration,
+  formatTime,
   formatTokens,
+  formatTurns,
   formatUsage,
   formatUsageToFit,
+  shortRef,
+} from './format.js';
+export {
+  agentElapsed,
   idleLabel,
   isRunning,
-  isShownInPane,
   phaseLabel,
   raceCounts,
-  shortRef,
   statusLabel,
   statusSymbol,
   statusTone,
-} from './format.js';
-export { displayWidth, oneLine, padEnd, padStart, sanitize, truncate, wrap } from './text.js';
-export { createTheme, resolveDisplayOptions } from './theme.js';
-export type { Theme, Tone } from './theme.js';
+} from './status.js';
+export {
+  displayWidth,
+  oneLine,
+  padEnd,
+  padStart,
+  sanitize,
+  truncate,
+  visibleWidth,
+  wrap,
+} from './text.js';
+export { createTheme, detectAscii, resolveDisplayOptions } from './theme.js';
+export type { Symbols, Theme, Tone } from './theme.js';

@@ -1,11 +1,13 @@
 /**
- * Width-aware text helpers for the dashboard.
+ * Width-aware text helpers for the dashboard and the CLI's printers.
  *
- * Ink depends on string-width and cli-truncate, but they are not direct dependencies of hydra, so
- * the few things the dashboard needs live here: a display width that counts wide (CJK, emoji)
- * characters as two columns and combining marks as zero, a truncation that cuts to a column
- * budget, and a sanitizer that keeps agent output from writing control sequences to the terminal.
+ * Ink depends on string-width and cli-truncate, but they are not direct dependencies of hydra (and
+ * the headless CLI must not load Ink), so the few things the printers need live here: a display
+ * width that counts wide (CJK, emoji) characters as two columns and combining marks as zero, a
+ * truncation that cuts to a column budget, and a sanitizer that keeps agent output from writing
+ * control sequences to the terminal.
  */
+import { oneLine as foldLine } from '../../adapters/text.js';
 
 /** Control characters, ANSI escape and OSC sequences an agent might print. */
 // eslint-disable-next-line no-control-regex
@@ -17,8 +19,15 @@ const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 export const sanitize = (text: string): string =>
   text.replace(ANSI_SEQUENCE, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROL, '');
 
-/** One terminal line: sanitized, every run of whitespace (including line breaks) becomes one space. */
-export const oneLine = (text: string): string => sanitize(text).replace(/\s+/g, ' ').trim();
+/**
+ * One terminal line: sanitized, every run of whitespace (line breaks too) one space, and cut to
+ * `maxColumns` with an ellipsis when given. The folding is the adapters' own, the one that already
+ * bounded the text when it became an event.
+ */
+export const oneLine = (text: string, maxColumns?: number): string => {
+  const line = foldLine(sanitize(text), Number.POSITIVE_INFINITY);
+  return maxColumns === undefined ? line : truncate(line, maxColumns);
+};
 
 const isZeroWidth = (code: number): boolean =>
   (code >= 0x0300 && code <= 0x036f) ||
@@ -63,6 +72,9 @@ export const displayWidth = (text: string): number => {
   for (const char of text) width += charWidth(char);
   return width;
 };
+
+/** Columns a string takes on screen, not counting escape sequences (colours). */
+export const visibleWidth = (text: string): number => displayWidth(sanitize(text));
 
 /**
  * Cuts `text` so it takes at most `width` columns, ending with `ellipsis` when something was cut.
