@@ -50,14 +50,15 @@ module.exports = {
       name: 'ui-entry-loads-ink-lazily',
       severity: 'error',
       comment:
-        "The CLI imports src/ui/index.ts for the shared formatters too (hydra runs, hydra show, headless races): it may load the Ink components only dynamically, when the dashboard starts.",
+        'The CLI imports src/ui/index.ts for the shared formatters too (hydra runs, hydra show, headless races): it may load the Ink components only dynamically, when the dashboard starts.',
       from: { path: '^src/ui/index\\.ts$' },
       to: { path: '^src/ui/(components|state|layout)/', dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {
       name: 'ui-text-is-pure',
       severity: 'error',
-      comment: 'src/ui/text formats for the CLI as well as the dashboard: no Ink, no React, nothing of the dashboard.',
+      comment:
+        'src/ui/text formats for the CLI as well as the dashboard: no Ink, no React, nothing of the dashboard.',
       from: { path: '^src/ui/text/' },
       to: { path: ['node_modules/(ink|react)/', '^src/ui/(components|state|layout)/'] },
     },

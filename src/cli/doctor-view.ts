@@ -3,6 +3,7 @@ import type { ErrorInfo } from '../adapters/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
 import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/index.js';
+import { shortRef } from '../ui/index.js';
 import { shellJoin } from './shell-quote.js';
 import { table } from './table.js';
 import type { Style } from './style.js';
@@ -82,7 +83,7 @@ function renderGit(repo: RepoInfo, style: Style): string[] {
   lines.push(`  version     ${repo.gitVersion ?? style.red('not found')}`);
   if (repo.isRepo) {
     const where = repo.detached ? style.yellow('detached HEAD') : `branch ${repo.branch ?? '?'}`;
-    const head = repo.head ? ` at ${repo.head.slice(0, 8)}` : '';
+    const head = repo.head ? ` at ${shortRef(repo.head)}` : '';
     lines.push(`  repository  ${repo.root ?? '?'} (${where}${head})`);
     const dirty =
       repo.dirtyFiles === 0

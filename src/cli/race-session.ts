@@ -6,7 +6,7 @@ import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { EXIT } from './errors.js';
-import { formatCost, formatDiff, formatDuration, runDashboard } from '../ui/index.js';
+import { formatCost, formatDiff, formatDuration, runDashboard, shortRef } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
 import { eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
@@ -155,7 +155,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
 function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>): void {
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
   const base = snapshot.baseBranch ?? 'HEAD';
-  const sha = snapshot.baseRef ? `@${snapshot.baseRef.slice(0, 8)}` : '';
+  const sha = snapshot.baseRef ? `@${shortRef(snapshot.baseRef)}` : '';
   if (racing.length > 0)
     ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
   // The engine's warnings already say which agents will not race and why.
@@ -250,7 +250,7 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   const first = completed[0];
   if (first) {
     if (first.branch && summary.baseRef)
-      ctx.note(`hydra: see a result with: git diff ${summary.baseRef.slice(0, 8)} ${first.branch}`);
+      ctx.note(`hydra: see a result with: git diff ${shortRef(summary.baseRef)} ${first.branch}`);
     ctx.note(`hydra: merge one with: ${err.bold(`${prefix} merge ${summary.runId} ${first.agent}`)}`);
   }
 }

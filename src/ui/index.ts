@@ -8,21 +8,16 @@ import type { RaceHandle } from '../engine/index.js';
 import type { DashboardOptions, DashboardResult } from './components/index.js';
 
 export {
-  UNKNOWN,
-  cachedTokens,
   createTheme,
   detectAscii,
-  eventLine,
   eventText,
   formatCost,
   formatDiff,
   formatDuration,
   formatTime,
-  formatTokens,
-  formatTurns,
   formatUsage,
   oneLine,
-  truncate,
+  shortRef,
   visibleWidth,
 } from './text/index.js';
 export type { Symbols } from './text/index.js';

@@ -188,6 +188,25 @@ describe('claude stream', () => {
     expect(final.usage?.costSource).toBe('reported');
   });
 
+  it('keeps the counted usage when the result line reports none', () => {
+    const fixture = loadStream('claude', 'success-edit');
+    const lines = fixture.lines.map((line) => {
+      const value = JSON.parse(line) as { type?: string; usage?: unknown; total_cost_usd?: unknown };
+      if (value.type !== 'result') return line;
+      delete value.usage;
+      delete value.total_cost_usd;
+      return JSON.stringify(value);
+    });
+    const { events, final } = replay(claudeAdapter, lines, endOf(fixture.meta));
+    const beforeResult = usages(events).at(-2)?.usage;
+    expect(final.usage).toMatchObject({
+      inputTokens: beforeResult?.inputTokens,
+      outputTokens: beforeResult?.outputTokens,
+      turns: 2,
+    });
+    expect(final.usage?.inputTokens).toEqual(expect.any(Number));
+  });
+
   it('replaces, never adds, the usage of a message that arrives again with new figures', () => {
     const fixture = loadStream('claude', 'success-edit');
     const assistant = fixture.lines.find((line) => line.includes('"type":"assistant"'))!;

@@ -168,6 +168,27 @@ describe('codex stream', () => {
     expect(final.usage?.costUsd).toBeCloseTo(((4400 - 2048) * 2 + 74 * 16 + 2048 * 0.2) / 1e6, 5);
   });
 
+  it('counts a turn that reported no usage without making its tokens 0', () => {
+    const fixture = loadStream('codex', 'success-edit');
+    const lines = fixture.lines.map((line) => {
+      const value = JSON.parse(line) as { type?: string; usage?: unknown };
+      if (value.type !== 'turn.completed') return line;
+      delete value.usage;
+      return JSON.stringify(value);
+    });
+    const prices = { 'gpt-5.5': { inputPerMTok: 2, outputPerMTok: 16 } };
+    const { final } = replay(codexAdapter, lines, endOf(fixture.meta), { model: 'gpt-5.5', prices });
+    expect(final.usage).toEqual({
+      inputTokens: null,
+      outputTokens: null,
+      cacheReadTokens: null,
+      cacheWriteTokens: null,
+      turns: 1,
+      costUsd: null,
+      costSource: 'unknown',
+    });
+  });
+
   it('marks the cost unknown when the model has no price', () => {
     const fixture = loadStream('codex', 'success-edit');
     const { final } = replay(codexAdapter, fixture.lines, endOf(fixture.meta), { model: 'gpt-fake-unknown' });

@@ -1,5 +1,5 @@
 /** `hydra demo`: a real race of simulated agents in a throwaway repository, needing nothing installed. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from './helpers.js';
@@ -23,7 +23,12 @@ describe('hydra demo --json', () => {
     const summary = lines.at(-1) as {
       type: string;
       runId: string;
-      agents: Array<{ agent: string; status: string; diff: { filesChanged: number } }>;
+      agents: Array<{
+        agent: string;
+        status: string;
+        diff: { filesChanged: number };
+        usage: Record<string, unknown>;
+      }>;
     };
     expect(summary.type).toBe('summary');
     for (const agent of summary.agents) {
@@ -37,5 +42,24 @@ describe('hydra demo --json', () => {
     expect(existsSync(path.join(repo ?? '', '.git'))).toBe(true);
     expect(git(repo ?? '', ['branch', '--list', `hydra/${summary.runId}/*`])).toContain('claude');
     expect(result.stderr).toContain(`hydra merge ${summary.runId} `);
+
+    // Cursor reports no usage: null in the JSON, n/a in hydra show; Claude's counts are numbers.
+    const usageOf = (agent: string) => summary.agents.find((item) => item.agent === agent)?.usage;
+    expect(usageOf('cursor')).toMatchObject({
+      inputTokens: null,
+      outputTokens: null,
+      turns: null,
+      costUsd: null,
+    });
+    expect(usageOf('claude')?.inputTokens).toEqual(expect.any(Number));
+    const record = JSON.parse(
+      readFileSync(path.join(repo ?? '', '.hydra', 'runs', summary.runId, 'summary.json'), 'utf8'),
+    ) as typeof summary;
+    expect(record.agents.find((item) => item.agent === 'cursor')?.usage).toMatchObject({ inputTokens: null });
+    const shown = await hydra(['show', summary.runId], { cwd: repo ?? '', env: sandbox.env });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const cursorPart = shown.stdout.slice(shown.stdout.indexOf('\ncursor '));
+    // TERM=dumb in the sandbox: ASCII symbols, so "-" is the separator.
+    expect(cursorPart).toContain('  usage   tokens n/a (none reported) - cost n/a');
   });
 });

@@ -50,6 +50,8 @@ describe('format', () => {
     expect(formatTokens(999)).toBe('999');
     expect(formatTokens(12_345)).toBe('12.3k');
     expect(formatTokens(2_000_000)).toBe('2M');
+    expect(formatTokens(1_234_567)).toBe('1.2M');
+    expect(formatTokens(null)).toBe('n/a');
     expect(formatCost({ costUsd: 0.01234, costSource: 'reported' })).toBe('$0.0123');
     expect(formatCost({ costUsd: 0.01234, costSource: 'estimated' })).toBe('~$0.0123');
     expect(formatCost({ costUsd: 12.5, costSource: 'reported' })).toBe('$12.50');

@@ -3,6 +3,7 @@ import { mergeRun } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs, resolveAgent, validAgents } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
+import { shortRef } from '../../ui/index.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
 
 const OPTIONS = {
@@ -35,7 +36,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   } else {
     const files = result.filesChanged === 1 ? '1 file' : `${result.filesChanged} files`;
     ctx.print(
-      `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${describeMethod(result.method)}, ${files}, now at ${result.commit.slice(0, 8)}`,
+      `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${describeMethod(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
   if (result.removed.length > 0) ctx.print(out.dim(`removed: ${result.removed.join(', ')}`));

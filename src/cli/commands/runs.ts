@@ -4,7 +4,7 @@ import type { AgentSummary, RunListEntry } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { formatCost, formatTime, oneLine } from '../../ui/index.js';
+import { formatCost, formatTime, oneLine, shortRef } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 import type { Style } from '../style.js';
 import { table } from '../table.js';
@@ -43,7 +43,7 @@ function runRow(run: RunListEntry, style: Style): string[] {
       ? run.agents.map((agent) => agentCell(agent, style)).join(' ')
       : run.agentIds.join(' ') || '-',
     cost,
-    run.merged ? `${run.merged.agent}@${run.merged.commit.slice(0, 7)}` : '-',
+    run.merged ? `${run.merged.agent}@${shortRef(run.merged.commit)}` : '-',
     oneLine(run.prompt, 50),
   ];
 }

@@ -14,6 +14,7 @@ import {
   formatTime,
   formatUsage,
   oneLine,
+  shortRef,
   type Symbols,
 } from '../../ui/index.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
@@ -47,7 +48,7 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
   const lines: string[] = [];
   lines.push(`${style.bold('run')}     ${record.runId}`);
   lines.push(`prompt  ${oneLine(meta.prompt, 200)}`);
-  lines.push(`base    ${meta.baseBranch ?? 'detached'} @ ${meta.baseRef.slice(0, 8)}`);
+  lines.push(`base    ${meta.baseBranch ?? 'detached'} @ ${shortRef(meta.baseRef)}`);
   lines.push(
     `started ${formatTime(meta.startedAt)}${summary ? `, took ${formatDuration(summary.endedAt - summary.startedAt)}` : ''}`,
   );
@@ -56,7 +57,7 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
   if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);
   if (record.merge) {
     lines.push(
-      `merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${record.merge.commit.slice(0, 8)})`,
+      `merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${shortRef(record.merge.commit)})`,
     );
   }
   const agents: AdapterId[] = summary

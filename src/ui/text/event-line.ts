@@ -91,7 +91,6 @@ export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
   }
 };
 
-
 /** The event line as plain text ("⚙ Write hello.txt"), cut to `maxColumns` when given (hydra show). */
 export const eventText = (event: AgentEvent, symbols: Symbols, maxColumns?: number): string => {
   const line = eventLine(event, symbols);

@@ -5,7 +5,6 @@
 export { eventLine, eventText, isShownInPane } from './event-line.js';
 export type { EventLine } from './event-line.js';
 export {
-  UNKNOWN,
   cachedTokens,
   formatCost,
   formatCount,
@@ -13,7 +12,6 @@ export {
   formatDuration,
   formatTime,
   formatTokens,
-  formatTurns,
   formatUsage,
   formatUsageToFit,
   shortRef,
@@ -28,15 +26,6 @@ export {
   statusSymbol,
   statusTone,
 } from './status.js';
-export {
-  displayWidth,
-  oneLine,
-  padEnd,
-  padStart,
-  sanitize,
-  truncate,
-  visibleWidth,
-  wrap,
-} from './text.js';
+export { displayWidth, oneLine, padEnd, padStart, sanitize, truncate, visibleWidth, wrap } from './text.js';
 export { createTheme, detectAscii, resolveDisplayOptions } from './theme.js';
 export type { Symbols, Theme, Tone } from './theme.js';
