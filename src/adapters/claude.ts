@@ -632,7 +632,7 @@ class ClaudeParser extends JsonLineParser {
       return {
         kind: 'AgentFailed',
         message: `${DISPLAY_NAME} stopped at its turn limit${detail}`,
-        hint: 'Raise max_turns for claude in hydra.toml, or drop it.',
+        hint: 'Raise --max-turns in agents.claude.extra_args in hydra.toml, or remove it.',
       };
     }
     return {

@@ -1,40 +1,30 @@
-import type { ErrorInfo, ErrorKind } from './events.js';
+import { HydraError } from './hydra-error.js';
+import type { HydraErrorOptions } from './hydra-error.js';
 
-export interface AdapterErrorOptions {
-  kind: ErrorKind;
+export interface AdapterErrorOptions extends HydraErrorOptions {
   adapterId: string;
-  message: string;
   hint: string;
   /** The command tried, as an argument array (file first). */
   command?: readonly string[];
   /** The last part of the process's stderr, when there was one. */
   stderrExcerpt?: string;
-  cause?: unknown;
 }
 
 /**
- * The one error class for everything that goes wrong with an agent CLI: its `kind` comes from the
- * taxonomy, and it always says which adapter, what was tried, what the CLI said, and what to do.
+ * Everything that goes wrong with an agent CLI: besides the kind, message and hint every
+ * HydraError has, it says which adapter, what was tried and what the CLI said.
  */
-export class AdapterError extends Error {
+export class AdapterError extends HydraError {
   override readonly name = 'AdapterError';
-  readonly kind: ErrorKind;
   readonly adapterId: string;
-  readonly hint: string;
   readonly command: readonly string[];
   readonly stderrExcerpt: string;
 
   constructor(options: AdapterErrorOptions) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.kind = options.kind;
+    super(options);
     this.adapterId = options.adapterId;
-    this.hint = options.hint;
     this.command = options.command ?? [];
     this.stderrExcerpt = options.stderrExcerpt ?? '';
-  }
-
-  toInfo(): ErrorInfo {
-    return { kind: this.kind, message: this.message, hint: this.hint };
   }
 }
 

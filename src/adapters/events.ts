@@ -49,13 +49,18 @@ export const hasTokenCounts = (usage: Usage): boolean =>
   usage.cacheReadTokens !== null ||
   usage.cacheWriteTokens !== null;
 
-/** The error taxonomy (adapter spec, section 8), plus a catch-all for a failed agent run. */
+/**
+ * The error taxonomy (adapter spec, section 8), plus `InvalidConfig` (hydra.toml and flags only),
+ * `Refused` (hydra will not do what was asked: a merge that could conflict, a repository it cannot
+ * race in, a run that does not exist) and a catch-all for a failed agent run.
+ */
 export type ErrorKind =
   | 'BinaryMissing'
   | 'AuthMissing'
   | 'UnsupportedVersion'
   | 'UnsupportedFlag'
   | 'InvalidConfig'
+  | 'Refused'
   | 'SpawnFailed'
   | 'StreamParseError'
   | 'TimedOut'

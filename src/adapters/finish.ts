@@ -1,7 +1,8 @@
 /**
  * Turns the end of an agent process into its final event, the same way for every adapter:
  * the stream's own terminal event when it agrees with how the process ended, otherwise the
- * failure the end implies.
+ * failure the end implies. When hydra stopped the process (a time limit, a cancel) the engine
+ * reports that stop itself, so the only stop this file knows of is one that came after a result.
  */
 import { tail } from './errors.js';
 import { ev } from './events.js';
@@ -85,34 +86,8 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
     }
   }
 
-  switch (end.stoppedBy) {
-    case 'cancel':
-      return failed(
-        'Interrupted',
-        `${name} was stopped before it finished`,
-        'Run the race again to let it finish.',
-        end,
-        usage,
-      );
-    case 'idle_timeout':
-      return failed(
-        'TimedOut',
-        `${name} produced no output for the idle timeout and was stopped`,
-        'Raise idle_timeout_s for this agent in hydra.toml or pass --idle-timeout <seconds>.',
-        end,
-        usage,
-      );
-    case 'timeout':
-      return failed(
-        'TimedOut',
-        `${name} did not finish within the time limit and was stopped`,
-        'Raise the limit with --timeout <seconds>, or narrow the prompt.',
-        end,
-        usage,
-      );
-    case undefined:
-      break;
-  }
+  // A run hydra stopped without a result is reported by the engine, which knows the limit that
+  // stopped it and the setting that raises it; what follows here only describes how it ended.
 
   if (terminal?.kind === 'failed') {
     return ev({
@@ -128,7 +103,7 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
     return failed(
       'AgentFailed',
       `${name} reported success but ${exitDescription(end)}`,
-      'The result may be incomplete; its stderr is shown by `hydra show <run-id>`.',
+      `The result may be incomplete; its stderr is shown by \`hydra show ${end.runId}\`.`,
       end,
       usage,
     );
@@ -168,7 +143,7 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
     `${name} ${exitDescription(end)} without a result${stderrLine === '' ? '' : `: ${stderrLine}`}`,
     end.stderrTail.trim() === ''
       ? 'It printed nothing on stderr; try the same prompt with the CLI by hand.'
-      : 'Its stderr is shown by `hydra show <run-id>`.',
+      : `Its stderr is shown by \`hydra show ${end.runId}\`.`,
     end,
     usage,
   );

@@ -46,7 +46,7 @@ export const checkModelName = (adapterId: string, model: string | undefined): Ad
     kind: 'InvalidConfig',
     adapterId,
     message: `model for ${adapterId} ${problem}: ${JSON.stringify(model)}`,
-    hint: `Set a real model name for ${adapterId} in hydra.toml or with --model ${adapterId}=<name>, or remove the setting to use the CLI's default.`,
+    hint: `Set a real model name in agents.${adapterId}.model in hydra.toml or with --model ${adapterId}=<name>, or remove the setting to use the CLI's default.`,
   });
 };
 

@@ -1,34 +1,35 @@
-/** Exit codes, as documented in the README. */
-export const EXIT = {
-  ok: 0,
-  /** The race or the command failed (no agent completed, merge refused, unknown run...). */
-  failed: 1,
-  /** Bad flags, arguments or config. */
-  usage: 2,
-  /** Interrupted by Ctrl-C (SIGINT) after a clean cancel. */
-  interrupted: 130,
-} as const;
+import { describeError, EXIT, HydraError } from '../adapters/hydra-error.js';
+import type { CliContext } from './context.js';
+
+export { EXIT };
 
 /** Bad command-line usage: exit code 2, message and a hint (usually "see hydra <cmd> --help"). */
-export class UsageError extends Error {
+export class UsageError extends HydraError {
   override readonly name = 'UsageError';
-  readonly hint: string;
 
   constructor(message: string, hint = '') {
-    super(message);
-    this.hint = hint;
+    super({ kind: 'InvalidConfig', message, hint, exitCode: EXIT.usage });
   }
 }
 
-/** A command that ran and failed for a reason the user can fix: exit code 1. */
-export class CommandError extends Error {
+/** A command refused for a reason the user can fix (no repository, unknown run): exit code 1. */
+export class CommandError extends HydraError {
   override readonly name = 'CommandError';
-  readonly hint: string;
-  readonly exitCode: number;
 
   constructor(message: string, hint = '', exitCode: number = EXIT.failed) {
-    super(message);
-    this.hint = hint;
-    this.exitCode = exitCode;
+    super({ kind: 'Refused', message, hint, exitCode });
   }
+}
+
+/**
+ * Prints an error (or a summary's ErrorInfo) on stderr the one way hydra does: `hydra: <message>`
+ * (a line per problem), then its hint. Returns the exit code it calls for.
+ */
+export function noteError(ctx: CliContext, error: unknown): number {
+  const { err } = ctx;
+  const label = err.red(err.bold('hydra:'));
+  const described = describeError(error);
+  for (const line of described.problems) ctx.note(`${label} ${line}`);
+  if (described.hint !== '') ctx.note(err.dim(`  hint: ${described.hint}`));
+  return described.exitCode;
 }

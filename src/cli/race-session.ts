@@ -5,7 +5,7 @@
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
-import { EXIT } from './errors.js';
+import { EXIT, noteError } from './errors.js';
 import { formatCost, formatDiff, formatDuration, runDashboard, shortRef } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
@@ -212,10 +212,7 @@ function agentLine(ctx: CliContext, agent: AgentSnapshot, now: number): string {
 function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOptions): void {
   const { err } = ctx;
   const prefix = session.commandPrefix ?? 'hydra';
-  if (summary.error) {
-    ctx.note(`${err.red(err.bold('hydra:'))} ${summary.error.message}`);
-    if (summary.error.hint) ctx.note(err.dim(`  hint: ${summary.error.hint}`));
-  }
+  if (summary.error) noteError(ctx, summary.error);
   const completed = summary.agents.filter((agent) => agent.status === 'completed');
   if (completed.length === 0) {
     // No base commit: the repository check failed, and its message says what to do.

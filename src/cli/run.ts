@@ -3,11 +3,10 @@
  * `hydra --help` start without loading the engine or the dashboard.
  */
 import { readFileSync } from 'node:fs';
-import { ConfigError } from '../engine/index.js';
 import { closest } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { createContext } from './context.js';
-import { CommandError, EXIT, UsageError } from './errors.js';
+import { EXIT, noteError, UsageError } from './errors.js';
 import type { CommandName } from './help.js';
 import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
 
@@ -107,35 +106,7 @@ async function loadCommand(name: CommandName): Promise<CommandRunner> {
 
 /** Prints an error as one clear message (plus a hint line) and returns its exit code. */
 function report(ctx: CliContext, error: unknown): number {
-  const { err } = ctx;
-  const label = err.red(err.bold('hydra:'));
-  if (error instanceof UsageError) {
-    ctx.note(`${label} ${error.message}`);
-    if (error.hint) ctx.note(err.dim(`  hint: ${error.hint}`));
-    return EXIT.usage;
-  }
-  if (error instanceof ConfigError) {
-    for (const problem of error.problems) ctx.note(`${label} ${problem}`);
-    return EXIT.usage;
-  }
-  if (error instanceof CommandError) {
-    ctx.note(`${label} ${error.message}`);
-    if (error.hint) ctx.note(err.dim(`  hint: ${error.hint}`));
-    return error.exitCode;
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  const hint = hintOf(error);
-  ctx.note(`${label} ${message}`);
-  if (hint) ctx.note(err.dim(`  hint: ${hint}`));
-  if (ctx.env.HYDRA_DEBUG && error instanceof Error && error.stack) ctx.note(err.dim(error.stack));
-  return EXIT.failed;
-}
-
-/** Adapter errors carry a `hint`, engine errors an `info.hint` (EngineError); show it when present. */
-function hintOf(error: unknown): string {
-  if (error === null || typeof error !== 'object') return '';
-  const { hint, info } = error as { hint?: unknown; info?: { hint?: unknown } };
-  if (typeof hint === 'string') return hint;
-  if (info !== null && typeof info === 'object' && typeof info.hint === 'string') return info.hint;
-  return '';
+  const exitCode = noteError(ctx, error);
+  if (ctx.env.HYDRA_DEBUG && error instanceof Error && error.stack) ctx.note(ctx.err.dim(error.stack));
+  return exitCode;
 }

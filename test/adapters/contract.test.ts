@@ -9,7 +9,15 @@ import type { AgentEvent, AgentEventKind } from '../../src/adapters/events.js';
 import { ARGV_PROMPT_LIMIT_BYTES } from '../../src/adapters/prompt-delivery.js';
 import { adapterIds, adapterOf, getAdapter } from '../../src/adapters/registry.js';
 import type { AdapterId, Capabilities, SpawnRequest } from '../../src/adapters/types.js';
-import { endOf, FIXTURE_AGENT, fixtureRunner, helpVersions, loadStream, replay } from './fixtures.js';
+import {
+  endOf,
+  FIXTURE_AGENT,
+  fixtureRunner,
+  helpVersions,
+  loadStream,
+  replay,
+  REPLAY_RUN_ID,
+} from './fixtures.js';
 
 /** Which recorded scenario plays which role, per adapter. */
 const SCENARIOS: Record<AdapterId, { success: string; failure: string; auth: string }> = {
@@ -264,7 +272,13 @@ describe.each(adapterIds())('adapter contract: %s', (adapterId) => {
         expect(Array.isArray(parser.parseLine(value))).toBe(true);
       }
       expect(
-        parser.finish({ exitCode: 0, signal: null, stderrTail: '', sawTerminalEvent: false }).kind,
+        parser.finish({
+          exitCode: 0,
+          signal: null,
+          stderrTail: '',
+          sawTerminalEvent: false,
+          runId: REPLAY_RUN_ID,
+        }).kind,
       ).toBeDefined();
     });
   });
@@ -290,26 +304,25 @@ describe.each(adapterIds())('adapter contract: %s', (adapterId) => {
       expect(final.kind === 'failed' && final.error.message).toMatch(/something broke/);
     });
 
-    it('reports an idle or overall time-out as TimedOut', () => {
-      for (const stoppedBy of ['idle_timeout', 'timeout'] as const) {
+    it("names the run's id in the hint that points at the stderr", () => {
+      const { final } = replay(adapter, unfinished, { exitCode: 3, signal: null, stderrTail: 'panic\n' });
+      expect(final.kind === 'failed' && final.error.hint).toContain(`hydra show ${REPLAY_RUN_ID}`);
+      expect(final.kind === 'failed' && final.error.hint).not.toContain('<run-id>');
+    });
+
+    it('leaves a stop before the result to the engine: it only says how the process ended', () => {
+      for (const stoppedBy of ['idle_timeout', 'timeout', 'cancel'] as const) {
         const { final } = replay(adapter, unfinished, {
           exitCode: null,
           signal: 'SIGTERM',
           stderrTail: '',
           stoppedBy,
         });
-        expect(final.kind === 'failed' && final.error.kind).toBe('TimedOut');
+        expect(final.kind === 'failed' && final.error).toMatchObject({
+          kind: 'AgentFailed',
+          message: expect.stringMatching(/killed by SIGTERM/) as unknown,
+        });
       }
-    });
-
-    it('reports a cancelled run as Interrupted', () => {
-      const { final } = replay(adapter, unfinished, {
-        exitCode: null,
-        signal: 'SIGTERM',
-        stderrTail: '',
-        stoppedBy: 'cancel',
-      });
-      expect(final.kind === 'failed' && final.error.kind).toBe('Interrupted');
     });
 
     it('fails a run that reported success but exited non-zero', () => {

@@ -64,12 +64,16 @@ export const readHelpFile = (agent: string, version: string, file: string): stri
   return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
 };
 
+/** The run id the replays end with, as the engine passes its race's id. */
+export const REPLAY_RUN_ID = '20261123-052233-a1b2';
+
 /** The process end a stream's meta describes. */
 export const endOf = (meta: StreamMeta, overrides: Partial<ProcessEnd> = {}): ProcessEnd => ({
   exitCode: meta.exitCode,
   signal: meta.signal,
   stderrTail: meta.stderr ?? '',
   sawTerminalEvent: false,
+  runId: REPLAY_RUN_ID,
   ...overrides,
 });
 
@@ -83,13 +87,13 @@ export interface Replay {
 export const replay = (
   adapter: AgentAdapter,
   lines: readonly string[],
-  end: Omit<ProcessEnd, 'sawTerminalEvent'>,
+  end: Omit<ProcessEnd, 'sawTerminalEvent' | 'runId'>,
   options?: ParserOptions,
 ): Replay => {
   const parser = adapter.createParser(options);
   const events = lines.flatMap((line) => parser.parseLine(line));
   const sawTerminalEvent = events.some((event) => event.kind === 'completed' || event.kind === 'failed');
-  const final = parser.finish({ ...end, sawTerminalEvent });
+  const final = parser.finish({ runId: REPLAY_RUN_ID, ...end, sawTerminalEvent });
   return { events, final, parser };
 };
 

@@ -14,7 +14,7 @@ import {
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, hydra, ROOT } from './helpers.js';
 
-const problemsOf = (text: string): string[] => {
+const problemsOf = (text: string): readonly string[] => {
   try {
     parseConfigText(text, 'hydra.toml');
   } catch (error) {

@@ -274,7 +274,7 @@ describe('hydra race refuses what it cannot race in', () => {
     expect(result.exitCode).toBe(1);
     const lines = parseNdjson(result.stdout);
     expect(lines[0]).toMatchObject({ type: 'race', baseRef: null, agents: [] });
-    expect(summaryOf(lines).error?.kind).toBeDefined();
+    expect(summaryOf(lines).error?.kind).toBe('Refused');
     expect(result.stderr).toMatch(/not (inside )?a git repository/i);
     expect(result.stderr).not.toContain('hydra doctor');
   });
@@ -287,11 +287,15 @@ describe('hydra race refuses what it cannot race in', () => {
     expect(result.stderr).toMatch(/no commits/i);
   });
 
-  it('on a detached HEAD: exit 1 with a hint to check out a branch', async () => {
+  it('on a detached HEAD: exit 1, a Refused summary and a hint to check out a branch', async () => {
     await fastFakes();
     git(repo, ['checkout', '--quiet', '--detach']);
     const result = await race(['--json', 'Add a hello.txt file']);
     expect(result.exitCode).toBe(1);
+    expect(summaryOf(parseNdjson(result.stdout)).error).toMatchObject({
+      kind: 'Refused',
+      hint: expect.stringMatching(/git switch/) as unknown,
+    });
     expect(result.stderr).toMatch(/detached/i);
     expect(result.stderr).toMatch(/git (checkout|switch)/);
   });
@@ -407,7 +411,7 @@ describe('Ctrl-C in headless mode', () => {
 });
 
 describe('an agent that crashes with a message on stderr', () => {
-  it('hydra show prints the stderr the failure hint points at', async () => {
+  it('hydra show <its run id> prints the stderr the failure hint points at', async () => {
     await installFakes(sandbox.bin, {
       codex: {
         agent: 'codex',
@@ -419,7 +423,9 @@ describe('an agent that crashes with a message on stderr', () => {
     const raced = await race(['--json', '--agents', 'codex', 'Add a hello.txt file']);
     expect(raced.exitCode).toBe(1);
     const summary = summaryOf(parseNdjson(raced.stdout));
-    expect(summary.agents[0]?.error).toMatchObject({ hint: 'Its stderr is shown by `hydra show <run-id>`.' });
+    expect(summary.agents[0]?.error).toMatchObject({
+      hint: `Its stderr is shown by \`hydra show ${summary.runId}\`.`,
+    });
     const shown = await hydra(['show', summary.runId], { cwd: repo, env: sandbox.env });
     expect(shown.stdout).toContain('stderr (last lines):');
     expect(shown.stdout).toContain('    Error: model overloaded');

@@ -5,6 +5,7 @@ vi.hoisted(() => {
   process.env.FORCE_COLOR = '1';
 });
 import { ev } from '../../src/adapters/events.js';
+import { EngineError } from '../../src/engine/index.js';
 import { displayWidth } from '../../src/ui/text/text.js';
 import {
   agentSnapshot,
@@ -414,18 +415,22 @@ describe('dashboard keys and views', () => {
     expect(kinds).toEqual(['stopAgent:claude', 'merge:codex']);
   });
 
-  it('shows a refused merge and stays open', async () => {
+  it('shows a refused merge with its hint and stays open', async () => {
     const handle = new FakeHandle(raceSnapshot([completed('claude')]));
+    // The error the engine's merge throws for a refusal.
     handle.mergeResult = async () => {
-      throw Object.assign(new Error('The merge would conflict in src/math.ts.'), {
-        hint: 'Commit or stash your change to src/math.ts, then merge again.',
-      });
+      throw new EngineError(
+        'Refused',
+        'The merge would conflict in src/math.ts.',
+        'Commit or stash your change to src/math.ts, then merge again.',
+        { files: ['src/math.ts'] },
+      );
     };
     const rendered = track(renderApp(handle));
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, 'm', 'y');
     const frame = await waitForFrame(rendered, 'Merge refused: The merge would conflict in src/math.ts.');
-    expect(frame).toContain('Commit or stash');
+    expect(frame).toContain('Commit or stash your change to src/math.ts');
     expect(rendered.outcomes).toEqual([]);
   });
 
@@ -509,7 +514,7 @@ describe('dashboard keys and views', () => {
       raceSnapshot([], {
         phase: 'failed',
         error: {
-          kind: 'InvalidConfig',
+          kind: 'BinaryMissing',
           message: 'No usable agent: claude is missing, codex is not logged in.',
           hint: 'Run `hydra doctor` to see what each agent needs.',
         },

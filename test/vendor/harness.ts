@@ -159,6 +159,7 @@ export const runVendor = async (options: VendorRunOptions): Promise<VendorRun> =
       signal: result.signal ?? null,
       stderrTail: tail(stderr),
       sawTerminalEvent: events.some(isTerminal),
+      runId: 'vendor-harness',
       ...(lastMessage === undefined ? {} : { lastMessage }),
     });
     const editedPath = join(repo, EDIT_FILE);

@@ -20,7 +20,10 @@ import type { Supervised } from '../process/index.js';
 
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
 
-/** The error for an agent hydra stopped, whatever the adapter would have said. */
+/**
+ * The error for an agent hydra stopped: the one place stop errors are written (the adapter's
+ * finish leaves stops to the engine, which knows the limit and the setting that raises it).
+ */
 export const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
   switch (reason) {
     case 'idle_timeout':
@@ -151,6 +154,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, 
         signal: exit.signal,
         stderrTail: exit.stderrTail,
         sawTerminalEvent: sawTerminal,
+        runId: launch.runId,
         ...(stoppedBy === null ? {} : { stoppedBy }),
         ...(lastMessage === undefined ? {} : { lastMessage }),
       };

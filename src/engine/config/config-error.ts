@@ -1,12 +1,14 @@
-/** A problem with hydra.toml or with a flag that carries config (exit code 2). Dependency-free. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly kind = 'InvalidConfig' as const;
-  /** One line per problem. */
-  readonly problems: string[];
+import { HydraError } from '../../adapters/hydra-error.js';
 
-  constructor(problems: string[]) {
-    super(problems.join('\n'));
-    this.problems = problems;
+/**
+ * A problem with hydra.toml or with a flag that carries config (exit code 2): one line per
+ * problem, each naming the file or flag, the key and what is allowed.
+ */
+export class ConfigError extends HydraError {
+  override readonly name = 'ConfigError';
+  override readonly kind = 'InvalidConfig' as const;
+
+  constructor(problems: readonly string[]) {
+    super({ kind: 'InvalidConfig', message: problems.join('\n'), problems });
   }
 }

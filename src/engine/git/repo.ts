@@ -10,7 +10,8 @@ import type { RepoInfo } from '../types.js';
 import { EngineError } from '../errors.js';
 import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
 
-const problem = (message: string, hint: string): ErrorInfo => ({ kind: 'InvalidConfig', message, hint });
+/** A reason hydra will not race (or merge) in this repository. */
+const problem = (message: string, hint: string): ErrorInfo => ({ kind: 'Refused', message, hint });
 
 /** Problems that do not stop a race (they only stop a merge). */
 const nonBlocking = new WeakSet<ErrorInfo>();

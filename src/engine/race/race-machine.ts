@@ -233,7 +233,7 @@ export const raceMachine = setup({
       return {
         mergeAttempts: context.mergeAttempts + 1,
         mergeError: {
-          kind: 'InvalidConfig' as const,
+          kind: 'Refused' as const,
           message,
           hint: 'Pick an agent whose status is completed.',
         },

@@ -166,7 +166,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     if (state.matches('merging')) state = await waitUntil((next) => !next.matches('merging'));
     if (state.context.merge !== null) {
       throw new EngineError(
-        'InvalidConfig',
+        'Refused',
         `This race was already merged (${state.context.merge.agent}).`,
         'Nothing to do.',
       );
@@ -174,7 +174,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     if (!state.matches('reviewing')) {
       const phase = phaseOf(state.value);
       throw new EngineError(
-        'InvalidConfig',
+        'Refused',
         phase === 'racing' ||
           phase === 'checking_repo' ||
           phase === 'probing' ||
@@ -218,11 +218,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
     const { context } = actor.getSnapshot();
     const launch = context.launches.find((item) => item.agent === agent);
     if (launch === undefined || context.repo === null) {
-      throw new EngineError(
-        'InvalidConfig',
-        `${agent} has no result in this race.`,
-        'Pick an agent that ran.',
-      );
+      throw new EngineError('Refused', `${agent} has no result in this race.`, 'Pick an agent that ran.');
     }
     try {
       return await fullPatch(context.repo.root, context.repo.baseRef, `refs/heads/${launch.branch}`);
@@ -230,7 +226,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
       if (context.merge?.agent === agent)
         return fullPatch(context.repo.root, context.repo.baseRef, context.merge.commit);
       throw new EngineError(
-        'InvalidConfig',
+        'Refused',
         `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`,
         'Results are kept until a merge or `hydra clean`.',
         { cause: error },

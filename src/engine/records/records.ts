@@ -161,7 +161,7 @@ const repoRootOrThrow = async (repoPath: string): Promise<string> => {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
     throw new EngineError(
-      'InvalidConfig',
+      'Refused',
       `${path.resolve(repoPath)} is not inside a git repository.`,
       'Run this inside the repository the race ran in.',
     );
@@ -188,14 +188,14 @@ export async function readRun(repoPath: string, runId: string): Promise<RunRecor
   const record = RUN_ID_PATTERN.test(runId) ? readRecordDir(dir, runId) : null;
   if (record === null && RUN_ID_PATTERN.test(runId) && existsSync(dir)) {
     throw new EngineError(
-      'InvalidConfig',
+      'Refused',
       `The record of run ${runId} is damaged: ${path.join(dir, 'meta.json')} is missing or unreadable.`,
       '`hydra clean` removes the run (its worktrees, branches and record); `hydra clean --dry-run` shows what first.',
     );
   }
   if (record === null) {
     throw new EngineError(
-      'InvalidConfig',
+      'Refused',
       `No run ${runId} in ${recordsRoot(root)}.`,
       'Run `hydra runs` to list the recorded runs.',
     );

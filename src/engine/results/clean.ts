@@ -69,7 +69,7 @@ export async function cleanRuns(repoPath: string, options: { dryRun: boolean }):
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
     throw new EngineError(
-      'InvalidConfig',
+      'Refused',
       `${path.resolve(repoPath)} is not inside a git repository.`,
       'Run `hydra clean` inside the repository the races ran in.',
     );

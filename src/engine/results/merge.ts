@@ -42,7 +42,7 @@ export interface MergeRequest {
 }
 
 function refuse(message: string, hint: string, files: string[] = []): never {
-  throw new EngineError('InvalidConfig', message, hint, { files });
+  throw new EngineError('Refused', message, hint, { files });
 }
 
 const IN_PROGRESS: Array<[string, string]> = [
@@ -262,7 +262,7 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
     // The branch moved under us: put the working tree back where it was.
     await runGit(root, ['read-tree', '-m', '-u', target, head]).catch(() => undefined);
     throw new EngineError(
-      'InvalidConfig',
+      'Refused',
       `Branch ${baseBranch} changed while merging.`,
       'Nothing was merged. Try again.',
       { cause: error },

@@ -15,6 +15,7 @@ import {
   type ReactElement,
 } from 'react';
 import { assertNever } from '../../adapters/events.js';
+import { errorText } from '../../adapters/hydra-error.js';
 import type { AdapterId } from '../../adapters/types.js';
 import type { RaceHandle } from '../../engine/index.js';
 import { isRunning } from '../text/index.js';
@@ -91,14 +92,6 @@ export const useTerminalSize = (): { columns: number; rows: number } => {
   return size;
 };
 
-const describeError = (error: unknown): string => {
-  if (error instanceof Error) {
-    const hint = (error as { hint?: unknown }).hint;
-    return typeof hint === 'string' && hint !== '' ? `${error.message} ${hint}` : error.message;
-  }
-  return String(error);
-};
-
 export const App = ({
   handle,
   theme,
@@ -167,7 +160,7 @@ export const App = ({
               mounted.current &&
               setPatches((current) => ({
                 ...current,
-                [effect.agent]: { status: 'error', message: describeError(error) },
+                [effect.agent]: { status: 'error', message: errorText(error) },
               })),
           );
           return;
@@ -182,16 +175,15 @@ export const App = ({
             dispatch({ type: 'merge-succeeded', result });
           };
           merge().catch((error: unknown) =>
-            dispatch({ type: 'merge-failed', message: `Merge refused: ${describeError(error)}` }),
+            dispatch({ type: 'merge-failed', message: `Merge refused: ${errorText(error)}` }),
           );
           return;
         }
         case 'quit': {
           const quit = async (): Promise<string | undefined> => {
             let problem: string | undefined;
-            if (effect.cancel)
-              await handle.cancel().catch((error: unknown) => (problem = describeError(error)));
-            await handle.finish().catch((error: unknown) => (problem = describeError(error)));
+            if (effect.cancel) await handle.cancel().catch((error: unknown) => (problem = errorText(error)));
+            await handle.finish().catch((error: unknown) => (problem = errorText(error)));
             return problem;
           };
           void quit().then((problem) =>
