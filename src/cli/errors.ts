@@ -30,6 +30,11 @@ export function noteError(ctx: CliContext, error: unknown): number {
   const label = err.red(err.bold('hydra:'));
   const described = describeError(error);
   for (const line of described.problems) ctx.note(`${label} ${line}`);
-  if (described.hint !== '') ctx.note(err.dim(`  hint: ${described.hint}`));
+  noteHint(ctx, described.hint);
   return described.exitCode;
+}
+
+/** The hint line under a message (nothing when there is no hint). */
+export function noteHint(ctx: CliContext, hint: string): void {
+  if (hint !== '') ctx.note(ctx.err.dim(`  hint: ${hint}`));
 }

@@ -5,7 +5,7 @@
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
-import { EXIT, noteError } from './errors.js';
+import { EXIT, noteError, noteHint } from './errors.js';
 import { formatCost, formatDiff, formatDuration, runDashboard, shortRef } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
@@ -187,6 +187,7 @@ function createProgressNotes(ctx: CliContext, warned: Set<string>): (snapshot: R
       if (agent.status === 'completed' && agent.diff === null) continue;
       reported.add(agent.agent);
       ctx.note(agentLine(ctx, agent, snapshot.now));
+      if (agent.status !== 'completed' && agent.error) noteHint(ctx, agent.error.hint);
     }
   };
 }

@@ -426,6 +426,8 @@ describe('an agent that crashes with a message on stderr', () => {
     expect(summary.agents[0]?.error).toMatchObject({
       hint: `Its stderr is shown by \`hydra show ${summary.runId}\`.`,
     });
+    // The headless notes on stderr carry the same hint under the agent's line.
+    expect(raced.stderr).toContain(`hint: Its stderr is shown by \`hydra show ${summary.runId}\`.`);
     const shown = await hydra(['show', summary.runId], { cwd: repo, env: sandbox.env });
     expect(shown.stdout).toContain('stderr (last lines):');
     expect(shown.stdout).toContain('    Error: model overloaded');

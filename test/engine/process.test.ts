@@ -65,6 +65,8 @@ describe('process supervision', () => {
 
     expect(summary.agents[0]).toMatchObject({ status: 'timed_out', error: { kind: 'TimedOut' } });
     expect(summary.agents[0]?.error?.message).toMatch(/time limit/);
+    // The hint names a flag and a config key that exist.
+    expect(summary.agents[0]?.error?.hint).toContain('--timeout <seconds>, or race.timeout_s in hydra.toml');
     expect(processesOfRun(handle.runId)).toEqual([]);
   });
 

@@ -36,7 +36,7 @@ export const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo =>
       return {
         kind: 'TimedOut',
         message: `${launch.displayName} ran past the ${seconds(launch.timeoutMs)} time limit and was stopped.`,
-        hint: 'Raise the time limit (--timeout) or give the agents a smaller task.',
+        hint: 'Raise the time limit (--timeout <seconds>, or race.timeout_s in hydra.toml) or give the agents a smaller task.',
       };
     case 'cancel':
       return {
