@@ -3,7 +3,6 @@
  * `hydra --help` start without loading the engine or the dashboard.
  */
 import { readFileSync } from 'node:fs';
-import { closest } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { createContext } from './context.js';
 import { EXIT, noteError, UsageError } from './errors.js';
@@ -51,6 +50,8 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     );
   }
   if (!isCommand(first)) {
+    // Loaded only here: the engine's entry is heavy, and --version/--help must start fast.
+    const { closest } = await import('../engine/index.js');
     const suggestion = closest(first, COMMANDS);
     const hint = suggestion ? ` (did you mean "hydra ${suggestion}"?)` : '';
     throw new UsageError(`unknown command "${first}"${hint}; see hydra --help`);

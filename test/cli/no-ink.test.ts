@@ -66,3 +66,29 @@ describe('the CLI without the dashboard', () => {
     expect(show.stdout).toContain(`run     ${runId}`);
   });
 });
+
+/** Refuses the engine's entry and its heavy dependencies: what --version and --help must not load. */
+const FORBID_ENGINE = `
+import { register } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
+if (isMainThread) register(import.meta.url);
+export async function resolve(specifier, context, next) {
+  if (/^(xstate|zod|execa|simple-git|smol-toml|ink|react)(\\/|$)/.test(specifier) || /\\/engine\\/index\\.js$/.test(specifier))
+    throw new Error('loaded ' + specifier + ' from ' + context.parentURL);
+  return next(specifier, context);
+}
+`;
+
+describe('hydra --version and --help', () => {
+  it('start without loading the engine, the adapters or any heavy dependency', async () => {
+    const hook = path.join(sandbox.dir, 'forbid-engine.mjs');
+    writeFileSync(hook, FORBID_ENGINE);
+    const lean = { ...sandbox.env, NODE_OPTIONS: `--import=${hook}` };
+    for (const args of [['--version'], ['--help'], ['race', '--help']]) {
+      const result = await hydra(args, { cwd: repo, env: lean });
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+    }
+    const typo = await hydra(['raec'], { cwd: repo, env: lean });
+    expect(typo.stderr).toContain('loaded');
+  });
+});
