@@ -29,13 +29,22 @@ export const inCi = (env: NodeJS.ProcessEnv): boolean =>
 export const chooseMode = (ctx: CliContext, json: boolean): SessionOptions['mode'] =>
   !json && ctx.stdout.isTTY === true && !inCi(ctx.env) ? 'dashboard' : 'headless';
 
+/**
+ * The signals each mode answers itself once hydra has cancelled the race: the dashboard (its
+ * signalControls) all three, headless mode Ctrl-C and SIGTERM (runHeadless). Hydra re-raises others.
+ */
+const SIGNALS_HANDLED = {
+  dashboard: ['SIGINT', 'SIGTERM', 'SIGHUP'],
+  headless: ['SIGINT', 'SIGTERM'],
+} as const;
+
 export async function runRaceSession(
   ctx: CliContext,
   options: RaceOptions,
   session: SessionOptions,
 ): Promise<number> {
   if (options.unsafe) warnUnsafe(ctx);
-  const handle = startRace(options);
+  const handle = startRace(options, { signalsHandledByCaller: SIGNALS_HANDLED[session.mode] });
   return session.mode === 'dashboard'
     ? runWithDashboard(ctx, handle, session, options.keepWorktrees)
     : runHeadless(ctx, handle, session);

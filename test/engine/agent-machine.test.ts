@@ -7,7 +7,9 @@ import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
 import type { Actor, AnyActorRef } from 'xstate';
 import { ev } from '../../src/adapters/events.js';
 import { agentMachine } from '../../src/engine/agent/agent-machine.js';
+import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
 import type {
+  AgentInput,
   AgentLaunch,
   AgentProcessCommand,
   AgentProcessEvent,
@@ -50,7 +52,7 @@ let actor: Actor<ReturnType<typeof harness>> | null;
 const harness = () => {
   const agent = agentMachine.provide({
     actors: {
-      agentProcess: fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(
+      agentProcess: fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(
         ({ sendBack, receive }) => {
           const fake: FakeProcess = { sendBack, commands: [], tornDown: false };
           processes.push(fake);
@@ -84,7 +86,11 @@ const harness = () => {
     actors: { agent },
   }).createMachine({
     context: ({ input }) => ({ reports: [], launch: input }),
-    invoke: { id: 'agent', src: 'agent', input: ({ context }) => context.launch },
+    invoke: {
+      id: 'agent',
+      src: 'agent',
+      input: ({ context }) => ({ launch: context.launch, processes: createProcessRegistry() }),
+    },
     on: {
       '*': {
         guard: ({ event }) => event.type.startsWith('AGENT.'),

@@ -7,7 +7,8 @@ import { createActor, fromCallback, fromPromise } from 'xstate';
 import type { Actor } from 'xstate';
 import { emptyUsage, ev } from '../../src/adapters/events.js';
 import type { AdapterId, Capabilities } from '../../src/adapters/types.js';
-import type { AgentLaunch, AgentReport } from '../../src/engine/agent/agent-types.js';
+import type { AgentInput, AgentLaunch, AgentReport } from '../../src/engine/agent/agent-types.js';
+import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
 import { raceMachine } from '../../src/engine/race/race-machine.js';
 import type { RaceEmitted } from '../../src/engine/race/race-machine.js';
 import type {
@@ -167,12 +168,12 @@ beforeEach(() => {
       checkRepo: fromPromise(() => check.promise),
       probeAgents: fromPromise(() => probe.promise),
       createWorkspace: fromPromise(() => workspace.promise),
-      agentRun: fromCallback<{ type: 'STOP' }, AgentLaunch>(({ input, sendBack, receive }) => {
+      agentRun: fromCallback<{ type: 'STOP' }, AgentInput>(({ input: { launch }, sendBack, receive }) => {
         const fake: FakeAgent = { sendBack: (event) => sendBack(event), stops: 0 };
-        agents.set(input.agent, fake);
+        agents.set(launch.agent, fake);
         receive(() => {
           fake.stops += 1;
-          queueMicrotask(() => settleAgent(input.agent, 'cancelled'));
+          queueMicrotask(() => settleAgent(launch.agent, 'cancelled'));
         });
       }) as never,
       mergeAgent: fromPromise<MergeResult, MergeInput>(({ input }) => {
@@ -185,7 +186,7 @@ beforeEach(() => {
       }),
     },
   });
-  actor = createActor(machine, { input: { options, startedAt: 1 } });
+  actor = createActor(machine, { input: { options, startedAt: 1, processes: createProcessRegistry() } });
   actor.on('agentEvent', (event) => emitted.push(event));
   actor.subscribe({ error: (error) => errors.push(error) });
   actor.start();

@@ -4,11 +4,12 @@
  * commit are named actors (`agentProcess`, `finalizeResult`), and the timers are named delays, so
  * tests swap in fakes and drive time with fake timers.
  */
-import { assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { CompletedEvent, FailedEvent } from '../../adapters/events.js';
 import { MESSAGE_CHARS, oneLine } from '../../adapters/text.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
+  AgentInput,
   AgentLaunch,
   AgentProcessEvent,
   AgentReport,
@@ -17,6 +18,7 @@ import type {
   SettledStatus,
   StopReason,
 } from './agent-types.js';
+import type { ProcessRegistry } from '../process/index.js';
 import type { DiffSummary } from '../types.js';
 import { commitSubject } from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
@@ -28,6 +30,7 @@ export const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(as
 
 export interface AgentContext {
   launch: AgentLaunch;
+  processes: ProcessRegistry;
   stoppedBy: StopReason | null;
   status: SettledStatus | null;
   terminal: CompletedEvent | FailedEvent | null;
@@ -72,7 +75,7 @@ export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
     events: {} as AgentMachineEvent,
-    input: {} as AgentLaunch,
+    input: {} as AgentInput,
   },
   actors: {
     agentProcess: agentProcessLogic,
@@ -87,36 +90,37 @@ export const agentMachine = setup({
   guards: {
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
     hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
-    outputHasResult: ({ event }) =>
-      event.type === 'OUTPUT' &&
-      event.events.some((item) => item.kind === 'completed' || item.kind === 'failed'),
+    outputHasResult: ({ event }) => {
+      assertEvent(event, 'OUTPUT');
+      return event.events.some((item) => item.kind === 'completed' || item.kind === 'failed');
+    },
   },
   actions: {
     reportSpawned: sendParent(({ context, event }): AgentReport => {
-      const spawned = event as Extract<AgentProcessEvent, { type: 'SPAWNED' }>;
-      return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: spawned.at, pid: spawned.pid };
+      assertEvent(event, 'SPAWNED');
+      return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: event.at, pid: event.pid };
     }),
     reportOutput: sendParent(({ context, event }): AgentReport => {
-      const output = event as Extract<AgentProcessEvent, { type: 'OUTPUT' }>;
-      return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: output.at, events: output.events };
+      assertEvent(event, 'OUTPUT');
+      return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: event.at, events: event.events };
     }),
     recordExit: assign(({ event }) => {
-      const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
+      assertEvent(event, 'EXITED');
       return {
-        terminal: exited.terminal,
-        stoppedBy: exited.stoppedBy,
-        status: statusOf(exited.terminal, exited.stoppedBy),
+        terminal: event.terminal,
+        stoppedBy: event.stoppedBy,
+        status: statusOf(event.terminal, event.stoppedBy),
       };
     }),
     reportExit: sendParent(({ context, event }): AgentReport => {
-      const exited = event as Extract<AgentProcessEvent, { type: 'EXITED' }>;
+      assertEvent(event, 'EXITED');
       return {
         type: 'AGENT.EXITED',
         agent: context.launch.agent,
-        at: exited.at,
-        terminal: exited.terminal,
-        exitCode: exited.exitCode,
-        status: statusOf(exited.terminal, exited.stoppedBy),
+        at: event.at,
+        terminal: event.terminal,
+        exitCode: event.exitCode,
+        status: statusOf(event.terminal, event.stoppedBy),
       };
     }),
     markStopped: assign((_, params: { reason: StopReason }) => ({ stoppedBy: params.reason })),
@@ -125,6 +129,12 @@ export const agentMachine = setup({
       reason: context.stoppedBy ?? 'cancel',
     })),
     killProcess: sendTo('process', { type: 'KILL' as const }),
+    applyFinalized: assign((_, params: FinalizeOutput) => ({ diff: params.diff, commit: params.commit })),
+    warnUncommitted: assign(({ context }, params: { error: unknown }) => ({
+      warning:
+        `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}. ` +
+        `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
+    })),
     reportSettled: sendParent(({ context }): AgentReport => ({
       type: 'AGENT.SETTLED',
       agent: context.launch.agent,
@@ -138,7 +148,8 @@ export const agentMachine = setup({
 }).createMachine({
   id: 'agent',
   context: ({ input }) => ({
-    launch: input,
+    launch: input.launch,
+    processes: input.processes,
     stoppedBy: null,
     status: null,
     terminal: null,
@@ -149,7 +160,11 @@ export const agentMachine = setup({
   initial: 'live',
   states: {
     live: {
-      invoke: { id: 'process', src: 'agentProcess', input: ({ context }) => context.launch },
+      invoke: {
+        id: 'process',
+        src: 'agentProcess',
+        input: ({ context }) => ({ launch: context.launch, processes: context.processes }),
+      },
       initial: 'spawning',
       on: {
         OUTPUT: { actions: 'reportOutput' },
@@ -219,15 +234,11 @@ export const agentMachine = setup({
         }),
         onDone: {
           target: 'settled',
-          actions: assign(({ event }) => ({ diff: event.output.diff, commit: event.output.commit })),
+          actions: { type: 'applyFinalized', params: ({ event }) => event.output },
         },
         onError: {
           target: 'settled',
-          actions: assign(({ context, event }) => ({
-            warning:
-              `Could not commit the agent's work: ${asClause(event.error instanceof Error ? event.error.message : String(event.error))}. ` +
-              `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
-          })),
+          actions: { type: 'warnUncommitted', params: ({ event }) => ({ error: event.error }) },
         },
       },
     },

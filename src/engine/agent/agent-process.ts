@@ -11,7 +11,13 @@ import { ev, isTerminal } from '../../adapters/events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../adapters/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import type { ProcessEnd } from '../../adapters/types.js';
-import type { AgentLaunch, AgentProcessCommand, AgentProcessEvent, StopReason } from './agent-types.js';
+import type {
+  AgentInput,
+  AgentLaunch,
+  AgentProcessCommand,
+  AgentProcessEvent,
+  StopReason,
+} from './agent-types.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { removePidRecord, writePidRecord } from '../records/index.js';
@@ -65,8 +71,8 @@ const writeCommandFiles = (launch: AgentLaunch): void => {
   }
 };
 
-export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, AgentProcessEvent>(
-  ({ input: launch, sendBack, receive }) => {
+export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(
+  ({ input: { launch, processes }, sendBack, receive }) => {
     const parser = adapterOf(launch.agent).createParser(launch.parser);
     let stoppedBy: StopReason | null = null;
     let sawTerminal = false;
@@ -140,6 +146,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentLaunch, 
             }),
           ]),
       },
+      processes,
     );
 
     void supervised.exited.then((exit) => {

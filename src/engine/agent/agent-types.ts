@@ -1,6 +1,7 @@
 /** Shapes shared by the agent machine, its process actor and the race machine. */
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../adapters/events.js';
 import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/types.js';
+import type { ProcessRegistry } from '../process/index.js';
 import type { AgentStatus, DiffSummary } from '../types.js';
 
 /** Why hydra stopped an agent (ProcessEnd.stoppedBy). */
@@ -28,6 +29,12 @@ export interface AgentLaunch {
   graceMs: number;
   /** How long a process may outlive the result it printed (default RESULT_GRACE_MS). */
   resultGraceMs?: number;
+}
+
+/** What an agent machine and its process actor start from: the launch and the race's process registry. */
+export interface AgentInput {
+  launch: AgentLaunch;
+  processes: ProcessRegistry;
 }
 
 export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { type: 'KILL' };

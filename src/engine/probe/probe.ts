@@ -23,7 +23,8 @@ import type {
   ProbeRunner,
   SpawnRequest,
 } from '../../adapters/types.js';
-import { PROBE_OWNER, registerGroup, signalGroup, unregisterGroup } from '../process/index.js';
+import { createProcessRegistry, PROBE_OWNER, signalGroup } from '../process/index.js';
+import type { ProcessRegistry } from '../process/index.js';
 import type { AgentPlan, AgentProbeReport } from '../types.js';
 
 export const CAPABILITY_CACHE_FILE = 'adapter-capabilities.json';
@@ -40,10 +41,11 @@ const PROBE_FORCE_KILL_MS = 2000;
  * The probe runs as the leader of its own process group, like an agent: on its time limit the
  * whole group gets SIGTERM then SIGKILL, once its main process exits whatever it left behind is
  * killed (a child holding stdout open would otherwise keep the probe waiting), and if hydra exits
- * or is interrupted meanwhile the group is killed with the agents'.
+ * or is interrupted meanwhile the group is killed with the agents': `processes` is the race's
+ * registry; without one (hydra doctor), each probe has a registry of its own while it runs.
  */
 export const createProbeRunner =
-  (env: NodeJS.ProcessEnv = process.env): ProbeRunner =>
+  (env: NodeJS.ProcessEnv = process.env, processes?: ProcessRegistry): ProbeRunner =>
   async (file, args, { timeoutMs }) => {
     try {
       const subprocess = execa(file, [...args], {
@@ -59,7 +61,8 @@ export const createProbeRunner =
         windowsHide: true,
       });
       const pgid = subprocess.pid;
-      if (pgid !== undefined) registerGroup(pgid, { runId: PROBE_OWNER });
+      const registry = processes ?? createProcessRegistry();
+      if (pgid !== undefined) registry.registerGroup(pgid, { runId: PROBE_OWNER });
       let timedOut = false;
       let forceKill: NodeJS.Timeout | undefined;
       const limit = setTimeout(
@@ -79,8 +82,9 @@ export const createProbeRunner =
         clearTimeout(forceKill);
         if (pgid !== undefined) {
           signalGroup(pgid, 'SIGKILL');
-          unregisterGroup(pgid);
+          registry.unregisterGroup(pgid);
         }
+        if (processes === undefined) registry.dispose();
       });
       const output: ProbeOutput = {
         exitCode: result.exitCode ?? null,

@@ -1,18 +1,8 @@
-/** Processes: spawning an agent under supervision, its process group, line splitting, and the watchdog. */
+/** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
 export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-export {
-  PROBE_OWNER,
-  cwdOf,
-  groupMembers,
-  pidAlive,
-  processInfo,
-  processesOfRun,
-  registerGroup,
-  registerRace,
-  signalGroup,
-  unregisterGroup,
-  waitForGroups,
-} from './process-groups.js';
+export { cwdOf, groupMembers, pidAlive, processInfo, processesOfRun, signalGroup } from './process-table.js';
+export { createProcessRegistry, HANDLED_SIGNALS, PROBE_OWNER } from './process-registry.js';
+export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';

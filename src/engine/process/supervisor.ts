@@ -8,15 +8,8 @@
 import { execa } from 'execa';
 import type { AdapterId } from '../../adapters/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
-import {
-  AGENT_ENV,
-  RUN_ID_ENV,
-  groupRunning,
-  processesOfRun,
-  registerGroup,
-  signalGroup,
-  unregisterGroup,
-} from './process-groups.js';
+import type { ProcessRegistry } from './process-registry.js';
+import { AGENT_ENV, RUN_ID_ENV, groupRunning, processesOfRun, signalGroup } from './process-table.js';
 
 export interface SpawnSpec {
   file: string;
@@ -70,7 +63,12 @@ const killStragglers = (spec: SpawnSpec, pgid: number | undefined): void => {
   }
 };
 
-export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks): Supervised {
+/** `processes` is the registry of the race the agent belongs to: it kills the group if hydra goes away. */
+export function spawnSupervised(
+  spec: SpawnSpec,
+  callbacks: SupervisorCallbacks,
+  processes: ProcessRegistry,
+): Supervised {
   const subprocess = execa(spec.file, spec.args, {
     cwd: spec.cwd,
     env: { ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent },
@@ -96,7 +94,7 @@ export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks)
     spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
   );
 
-  if (pgid !== undefined) registerGroup(pgid, { runId: spec.runId, agent: spec.agent });
+  if (pgid !== undefined) processes.registerGroup(pgid, { runId: spec.runId, agent: spec.agent });
   subprocess.once('spawn', () => {
     if (pgid === undefined) return;
     callbacks.onSpawn(pgid);
@@ -126,7 +124,7 @@ export function spawnSupervised(spec: SpawnSpec, callbacks: SupervisorCallbacks)
       // The group is dead (or dying from SIGKILL): forget it once nothing in it can run any more.
       for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      unregisterGroup(pgid);
+      processes.unregisterGroup(pgid);
     }
     const spawnFailed = result.exitCode === undefined && result.signal === undefined;
     return {

@@ -3,7 +3,7 @@
  * <run id> <grace ms>`. Polls hydra; once hydra is gone (or its pid belongs to another process),
  * stops every process of the run and exits.
  */
-import { processesOfRun, processInfo } from './process-groups.js';
+import { processesOfRun, processInfo } from './process-table.js';
 
 const POLL_MS = 500;
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AGENT_ENV, processInfo, RUN_ID_ENV } from './process-groups.js';
+import { AGENT_ENV, processInfo, RUN_ID_ENV } from './process-table.js';
 
 /** HYDRA_WATCHDOG=0 turns it off (tests of `hydra clean`'s own recovery use that). */
 export const WATCHDOG_ENV = 'HYDRA_WATCHDOG';

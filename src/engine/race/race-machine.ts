@@ -8,8 +8,11 @@
  * Every side effect is a named actor (`checkRepo`, `probeAgents`, `createWorkspace`, `agentRun`,
  * `mergeAgent`, `cleanUp`), so tests replace them with `machine.provide({ actors })`. The context
  * holds the snapshot a UI renders; each agent event is also emitted as `agentEvent`.
+ *
+ * Types do the checking: a named action narrows its event with `assertEvent`, and what an invoked
+ * actor returned (or threw) reaches its action as typed `params`, never through a cast.
  */
-import { assign, emit, enqueueActions, setup } from 'xstate';
+import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
 import { emptyUsage } from '../../adapters/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import type { AdapterId } from '../../adapters/types.js';
@@ -23,6 +26,7 @@ import type {
   MergeRequestEvent,
   ProbeInput,
   RaceContext,
+  RaceInput,
   ResolvedRaceOptions,
   Workspace,
   WorkspaceInput,
@@ -92,7 +96,7 @@ export const raceMachine = setup({
   types: {
     context: {} as RaceContext,
     events: {} as RaceEvent,
-    input: {} as { options: ResolvedRaceOptions; startedAt: number },
+    input: {} as RaceInput,
     emitted: {} as RaceEmitted,
   },
   actors: {
@@ -104,43 +108,40 @@ export const raceMachine = setup({
     cleanUp: cleanUpLogic,
   },
   guards: {
-    hasUsableAgent: ({ event }) =>
-      (event as unknown as { output: AgentProbeReport[] }).output.some((report) => report.status === 'ready'),
+    hasUsableAgent: (_, params: { reports: AgentProbeReport[] }) =>
+      params.reports.some((report) => report.status === 'ready'),
     allSettled: ({ context }) => context.launches.every((launch) => context.settled.includes(launch.agent)),
     allSettledAfterCancel: ({ context }) =>
       context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
-      const agent = (event as MergeRequestEvent).agent;
+      assertEvent(event, 'MERGE');
       return (
-        context.agents.some((snapshot) => snapshot.agent === agent && snapshot.status === 'completed') &&
-        context.settled.includes(agent)
+        context.agents.some(
+          (snapshot) => snapshot.agent === event.agent && snapshot.status === 'completed',
+        ) && context.settled.includes(event.agent)
       );
     },
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
   },
   actions: {
-    applyRepo: assign(({ event }) => {
-      const repo = (event as unknown as { output: RepoCheck }).output;
-      return { repo, warnings: repo.warnings };
-    }),
-    applyProbe: assign(({ context, event }) =>
-      applyProbeReports(context, (event as unknown as { output: AgentProbeReport[] }).output),
+    applyRepo: assign((_, params: { repo: RepoCheck }) => ({
+      repo: params.repo,
+      warnings: params.repo.warnings,
+    })),
+    applyProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
+      applyProbeReports(context, params.reports),
     ),
-    failNoUsableAgent: assign(({ context, event }) => {
-      const reports = (event as unknown as { output: AgentProbeReport[] }).output;
-      return {
-        ...applyProbeReports(context, reports),
-        error: noUsableAgentError(reports),
-        endedAt: Date.now(),
-      };
-    }),
-    failWith: assign(({ event }) => ({
-      error: toErrorInfo((event as { error?: unknown }).error),
+    failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) => ({
+      ...applyProbeReports(context, params.reports),
+      error: noUsableAgentError(params.reports),
       endedAt: Date.now(),
     })),
-    applyWorkspace: assign(({ context, event }) => {
-      const workspace = (event as unknown as { output: Workspace }).output;
+    failWith: assign((_, params: { error: unknown }) => ({
+      error: toErrorInfo(params.error),
+      endedAt: Date.now(),
+    })),
+    applyWorkspace: assign(({ context }, workspace: Workspace) => {
       let agents = context.agents;
       for (const launch of workspace.launches) {
         agents = updateAgent(agents, launch.agent, (agent) => ({
@@ -154,36 +155,43 @@ export const raceMachine = setup({
     }),
     spawnAgents: enqueueActions(({ context, enqueue }) => {
       for (const launch of context.launches)
-        enqueue.spawnChild('agentRun', { id: childId(launch.agent), input: launch });
+        enqueue.spawnChild('agentRun', {
+          id: childId(launch.agent),
+          input: { launch, processes: context.processes },
+        });
     }),
-    applySpawned: assign(({ context, event }) =>
-      applySpawned(context, event as Extract<AgentReport, { type: 'AGENT.SPAWNED' }>),
-    ),
-    applyOutput: assign(({ context, event }) =>
-      applyOutput(context, event as Extract<AgentReport, { type: 'AGENT.OUTPUT' }>),
-    ),
+    applySpawned: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.SPAWNED');
+      return applySpawned(context, event);
+    }),
+    applyOutput: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.OUTPUT');
+      return applyOutput(context, event);
+    }),
     emitOutput: enqueueActions(({ event, enqueue }) => {
-      const output = event as Extract<AgentReport, { type: 'AGENT.OUTPUT' }>;
-      for (const item of output.events)
-        enqueue.emit({ type: 'agentEvent', record: { agent: output.agent, at: output.at, event: item } });
+      assertEvent(event, 'AGENT.OUTPUT');
+      for (const item of event.events)
+        enqueue.emit({ type: 'agentEvent', record: { agent: event.agent, at: event.at, event: item } });
     }),
-    applyExit: assign(({ context, event }) =>
-      applyExit(context, event as Extract<AgentReport, { type: 'AGENT.EXITED' }>),
-    ),
+    applyExit: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.EXITED');
+      return applyExit(context, event);
+    }),
     emitExit: emit(({ event }) => {
-      const exited = event as Extract<AgentReport, { type: 'AGENT.EXITED' }>;
+      assertEvent(event, 'AGENT.EXITED');
       return {
         type: 'agentEvent' as const,
-        record: { agent: exited.agent, at: exited.at, event: exited.terminal },
+        record: { agent: event.agent, at: event.at, event: event.terminal },
       };
     }),
-    applySettled: assign(({ context, event }) =>
-      applySettled(context, event as Extract<AgentReport, { type: 'AGENT.SETTLED' }>),
-    ),
+    applySettled: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.SETTLED');
+      return applySettled(context, event);
+    }),
     stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
-      const { agent } = event as { agent: AdapterId };
-      if (isLive(context, agent) && self.getSnapshot().children[childId(agent)] !== undefined) {
-        enqueue.sendTo(childId(agent), { type: 'STOP' });
+      assertEvent(event, 'STOP_AGENT');
+      if (isLive(context, event.agent) && self.getSnapshot().children[childId(event.agent)] !== undefined) {
+        enqueue.sendTo(childId(event.agent), { type: 'STOP' });
       }
     }),
     stopAllAgents: enqueueActions(({ context, enqueue, self }) => {
@@ -215,20 +223,16 @@ export const raceMachine = setup({
       ),
     })),
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
-    acceptMerge: assign(({ context, event }) => {
-      const request = event as MergeRequestEvent;
-      return {
-        mergeRequest: { agent: request.agent, options: request.options },
-        mergeError: null,
-        mergeAttempts: context.mergeAttempts + 1,
-      };
-    }),
+    acceptMerge: assign(({ context }) => ({
+      mergeError: null,
+      mergeAttempts: context.mergeAttempts + 1,
+    })),
     rejectMerge: assign(({ context, event }) => {
-      const request = event as MergeRequestEvent;
-      const agent = context.agents.find((snapshot) => snapshot.agent === request.agent);
+      assertEvent(event, 'MERGE');
+      const agent = context.agents.find((snapshot) => snapshot.agent === event.agent);
       const message =
         agent === undefined
-          ? `${request.agent} did not take part in this race.`
+          ? `${event.agent} did not take part in this race.`
           : `${agent.displayName} did not complete (status: ${agent.status}), so there is nothing to merge.`;
       return {
         mergeAttempts: context.mergeAttempts + 1,
@@ -239,16 +243,11 @@ export const raceMachine = setup({
         },
       };
     }),
-    applyMerge: assign(({ event }) => ({
-      merge: (event as unknown as { output: MergeResult }).output,
-      mergeError: null,
-    })),
-    applyMergeError: assign(({ event }) => ({
-      mergeError: toErrorInfo((event as { error?: unknown }).error),
-    })),
+    applyMerge: assign((_, merge: MergeResult) => ({ merge, mergeError: null })),
+    applyMergeError: assign((_, params: { error: unknown }) => ({ mergeError: toErrorInfo(params.error) })),
     /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
-    applyCleanUp: assign(({ context, event }) => {
-      const removed = new Set((event as { output?: CleanUpOutput }).output?.removed ?? []);
+    applyCleanUp: assign(({ context }, output: CleanUpOutput) => {
+      const removed = new Set(output.removed);
       if (removed.size === 0) return {};
       return {
         agents: context.agents.map((agent) => ({
@@ -258,10 +257,10 @@ export const raceMachine = setup({
         })),
       };
     }),
-    warnCleanUp: assign(({ context, event }) => ({
+    warnCleanUp: assign(({ context }, params: { error: unknown }) => ({
       warnings: [
         ...context.warnings,
-        `Clean-up was incomplete: ${toErrorInfo((event as { error?: unknown }).error).message} Run \`hydra clean\`.`,
+        `Clean-up was incomplete: ${toErrorInfo(params.error).message} Run \`hydra clean\`.`,
       ],
     })),
   },
@@ -271,6 +270,7 @@ export const raceMachine = setup({
     options: input.options,
     runId: input.options.runId,
     startedAt: input.startedAt,
+    processes: input.processes,
     repo: null,
     reports: [],
     agents: input.options.agents.map(initialAgent),
@@ -280,7 +280,6 @@ export const raceMachine = setup({
     warnings: [],
     error: null,
     merge: null,
-    mergeRequest: null,
     mergeError: null,
     mergeAttempts: 0,
     cancelRequested: false,
@@ -292,8 +291,11 @@ export const raceMachine = setup({
       invoke: {
         src: 'checkRepo',
         input: ({ context }) => ({ repoPath: context.options.repoPath }),
-        onDone: { target: 'probing', actions: 'applyRepo' },
-        onError: { target: 'failed', actions: 'failWith' },
+        onDone: {
+          target: 'probing',
+          actions: { type: 'applyRepo', params: ({ event }) => ({ repo: event.output }) },
+        },
+        onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
       on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
@@ -306,12 +308,20 @@ export const raceMachine = setup({
           unsafe: context.options.unsafe,
           repoRoot: context.repo?.root ?? context.options.repoPath,
           cacheDir: context.options.cacheDir ?? null,
+          processes: context.processes,
         }),
         onDone: [
-          { guard: 'hasUsableAgent', target: 'creatingWorktrees', actions: 'applyProbe' },
-          { target: 'failed', actions: 'failNoUsableAgent' },
+          {
+            guard: { type: 'hasUsableAgent', params: ({ event }) => ({ reports: event.output }) },
+            target: 'creatingWorktrees',
+            actions: { type: 'applyProbe', params: ({ event }) => ({ reports: event.output }) },
+          },
+          {
+            target: 'failed',
+            actions: { type: 'failNoUsableAgent', params: ({ event }) => ({ reports: event.output }) },
+          },
         ],
-        onError: { target: 'failed', actions: 'failWith' },
+        onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
       on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
@@ -320,12 +330,15 @@ export const raceMachine = setup({
         src: 'createWorkspace',
         input: ({ context }): WorkspaceInput => ({
           options: context.options,
-          repo: context.repo!,
+          repo: checkedRepo(context),
           startedAt: context.startedAt,
           reports: context.reports.filter((report) => report.status === 'ready'),
         }),
-        onDone: { target: 'racing', actions: 'applyWorkspace' },
-        onError: { target: 'failed', actions: 'failWith' },
+        onDone: {
+          target: 'racing',
+          actions: { type: 'applyWorkspace', params: ({ event }) => event.output },
+        },
+        onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
       on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
@@ -357,25 +370,19 @@ export const raceMachine = setup({
     merging: {
       invoke: {
         src: 'mergeAgent',
-        input: ({ context }): MergeInput => ({
-          root: context.repo!.root,
-          runId: context.runId,
-          agent: context.mergeRequest!.agent,
-          prompt: context.options.prompt,
-          baseBranch: context.repo!.baseBranch,
-          worktrees: context.launches
-            .filter((launch) => !uncommittedAgents(context).includes(launch.agent))
-            .map((launch) => launch.worktree),
-          branches: context.launches.map((launch) => launch.branch),
-          options: {
-            ...context.mergeRequest!.options,
-            keepWorktrees: context.mergeRequest!.options.keepWorktrees ?? context.options.keepWorktrees,
-          },
-        }),
-        onDone: { target: 'done', actions: 'applyMerge' },
+        // Only a MERGE leads here: the request is the event that entered the state.
+        input: ({ context, event }): MergeInput => {
+          assertEvent(event, 'MERGE');
+          return mergeInput(context, event);
+        },
+        onDone: { target: 'done', actions: { type: 'applyMerge', params: ({ event }) => event.output } },
         onError: [
-          { guard: 'cancelRequested', target: 'cancelled', actions: 'applyMergeError' },
-          { target: 'reviewing', actions: 'applyMergeError' },
+          {
+            guard: 'cancelRequested',
+            target: 'cancelled',
+            actions: { type: 'applyMergeError', params: ({ event }) => event },
+          },
+          { target: 'reviewing', actions: { type: 'applyMergeError', params: ({ event }) => event } },
         ],
       },
       // A merge is never interrupted half-way: a cancel waits for it.
@@ -385,8 +392,8 @@ export const raceMachine = setup({
       invoke: {
         src: 'cleanUp',
         input: ({ context }): CleanUpInput => cleanUpInput(context),
-        onDone: { target: 'done', actions: 'applyCleanUp' },
-        onError: { target: 'done', actions: 'warnCleanUp' },
+        onDone: { target: 'done', actions: { type: 'applyCleanUp', params: ({ event }) => event.output } },
+        onError: { target: 'done', actions: { type: 'warnCleanUp', params: ({ event }) => event } },
       },
     },
     done: { type: 'final' },
@@ -399,8 +406,11 @@ export const raceMachine = setup({
           invoke: {
             src: 'cleanUp',
             input: ({ context }): CleanUpInput => cleanUpInput(context),
-            onDone: { target: 'over', actions: 'applyCleanUp' },
-            onError: { target: 'over', actions: 'warnCleanUp' },
+            onDone: {
+              target: 'over',
+              actions: { type: 'applyCleanUp', params: ({ event }) => event.output },
+            },
+            onError: { target: 'over', actions: { type: 'warnCleanUp', params: ({ event }) => event } },
           },
         },
         over: { type: 'final' },
@@ -422,6 +432,36 @@ export const cleanUpInput = (context: RaceContext): CleanUpInput => ({
   keepBranchesOf: context.agents.filter((agent) => agent.status === 'completed').map((agent) => agent.agent),
   keepWorktreesOf: uncommittedAgents(context),
 });
+
+/**
+ * The repository found by the check. Every state after checkingRepo is reached only through its
+ * onDone (applyRepo), so it is set; should that ever change, the race fails with this message
+ * instead of working on a null repository.
+ */
+const checkedRepo = (context: RaceContext): RepoCheck => {
+  if (context.repo !== null) return context.repo;
+  throw new Error(`The race left checkingRepo without a repository (run ${context.runId}).`);
+};
+
+/** What merging the requested agent needs: its repository, the other worktrees, the options. */
+const mergeInput = (context: RaceContext, request: MergeRequestEvent): MergeInput => {
+  const repo = checkedRepo(context);
+  return {
+    root: repo.root,
+    runId: context.runId,
+    agent: request.agent,
+    prompt: context.options.prompt,
+    baseBranch: repo.baseBranch,
+    worktrees: context.launches
+      .filter((launch) => !uncommittedAgents(context).includes(launch.agent))
+      .map((launch) => launch.worktree),
+    branches: context.launches.map((launch) => launch.branch),
+    options: {
+      ...request.options,
+      keepWorktrees: request.options.keepWorktrees ?? context.options.keepWorktrees,
+    },
+  };
+};
 
 /** Launched agents that settled without a diff: committing their work failed, it is only in their worktree. */
 const uncommittedAgents = (context: RaceContext): AdapterId[] =>

@@ -3,6 +3,7 @@ import type { AdapterId } from '../../adapters/types.js';
 import type { AgentLaunch } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
+import type { ProcessRegistry } from '../process/index.js';
 import type { ErrorInfo } from '../../adapters/events.js';
 import type {
   AgentPlan,
@@ -27,6 +28,8 @@ export interface ProbeInput {
   repoRoot: string;
   /** null: the default `<repo>/.cache/hydra`. */
   cacheDir: string | null;
+  /** The race's registry: a probe's process group is killed with the agents' if hydra goes away. */
+  processes: ProcessRegistry;
 }
 
 export interface WorkspaceInput {
@@ -63,10 +66,18 @@ export interface MergeRequestEvent {
   options: MergeOptions;
 }
 
+export interface RaceInput {
+  options: ResolvedRaceOptions;
+  startedAt: number;
+  /** The race's process registry, handed to the actors that start processes. */
+  processes: ProcessRegistry;
+}
+
 export interface RaceContext {
   options: ResolvedRaceOptions;
   runId: string;
   startedAt: number;
+  processes: ProcessRegistry;
   repo: RepoCheck | null;
   reports: AgentProbeReport[];
   agents: AgentSnapshot[];
@@ -76,7 +87,6 @@ export interface RaceContext {
   warnings: string[];
   error: ErrorInfo | null;
   merge: MergeResult | null;
-  mergeRequest: MergeRequestEvent | null;
   mergeError: ErrorInfo | null;
   /** Counts merge attempts so a caller can tell which attempt an error belongs to. */
   mergeAttempts: number;

@@ -3,30 +3,26 @@
  * the outside world: run records are written as events arrive, snapshots are published to
  * subscribers, and signals or the exit of hydra itself stop every agent.
  */
-import { createActor, waitFor } from 'xstate';
-import type { Actor, SnapshotFrom } from 'xstate';
+import { createActor } from 'xstate';
 import type { AdapterId } from '../../adapters/types.js';
-import { EngineError } from '../errors.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
-import { registerRace, waitForGroups } from '../process/index.js';
+import { createProcessRegistry, startWatchdog } from '../process/index.js';
+import type { HandledSignal } from '../process/index.js';
 import { raceMachine } from './race-machine.js';
-import type { RaceContext } from './race-types.js';
-import type { ResolvedRaceOptions } from './race-types.js';
-import { EventLog, writeSummary } from '../records/index.js';
+import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
+import { createRaceRecords } from './race-records.js';
+import type { RaceRecords } from './race-records.js';
+import { cancelRace, finishRace, isOver, mergeResult, patchOf } from './race-run.js';
+import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
 import { buildSummary, phaseOf, toRaceSnapshot } from './snapshot.js';
-import { startWatchdog } from '../process/index.js';
 import type {
   AgentEventRecord,
-  MergeOptions,
-  MergeResult,
   RacePhase,
   RaceHandle,
   RaceOptions,
   RaceSnapshot,
   RaceSummary,
 } from '../types.js';
-import { waitForWork } from './work-tracker.js';
-import { fullPatch } from '../git/index.js';
 
 export const DEFAULT_KILL_GRACE_MS = 5000;
 
@@ -37,224 +33,175 @@ export const resolveRaceOptions = (options: RaceOptions): ResolvedRaceOptions =>
   killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
 });
 
-type RaceMachine = typeof raceMachine;
-type RaceState = SnapshotFrom<RaceMachine>;
-
-/** The race has nothing left to do: done, failed, or cancelled and cleaned up. */
-const isOver = (state: RaceState): boolean =>
-  state.status !== 'active' || state.matches({ cancelled: 'over' });
-
 const SETTLED_PHASES: readonly RacePhase[] = ['reviewing', 'done', 'cancelled', 'failed'];
 
 export interface StartRaceDeps {
   /** A machine with some actors replaced (tests). */
   machine?: RaceMachine;
+  /**
+   * Signals whose end the caller handles itself (the CLI prints the summary and picks the exit
+   * code). Hydra cancels the race on SIGINT, SIGTERM and SIGHUP either way; it then re-raises every
+   * signal not listed here (see process-registry.ts).
+   */
+  signalsHandledByCaller?: readonly HandledSignal[];
 }
 
+/** Starts a race and returns its handle; each helper below does one of the jobs this takes. */
 export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceHandle {
   const resolved = resolveRaceOptions(options);
-  const startedAt = Date.now();
-  const actor: Actor<RaceMachine> = createActor(deps.machine ?? raceMachine, {
-    input: { options: resolved, startedAt },
-  });
-  const snapshotListeners = new Set<(snapshot: RaceSnapshot) => void>();
-  const eventListeners = new Set<(record: AgentEventRecord) => void>();
-  let eventLog: EventLog | null = null;
-  let lastContext: RaceContext | null = null;
-  let lastPhase: RacePhase | null = null;
-  let current: RaceSnapshot = toRaceSnapshot(actor.getSnapshot().context, 'checking_repo', startedAt);
-  let crashed: RaceSnapshot | null = null;
-  // The summary is rewritten whenever a settled race's context changes (clean-up, merge).
-  let summaryWrittenFor: RaceContext | null = null;
-  let resolveSettled: (summary: RaceSummary) => void = () => undefined;
-  const settled = new Promise<RaceSummary>((resolve) => {
-    resolveSettled = resolve;
-  });
-  let unregister: (() => void) | null = null;
-
-  const persistSummary = (context: RaceContext): RaceSummary => {
-    const summary = buildSummary(context, context.endedAt ?? Date.now());
-    if (context.recordDir !== null && summaryWrittenFor !== context) {
-      summaryWrittenFor = context;
-      try {
-        writeSummary(context.recordDir, summary);
-      } catch {
-        // A record that cannot be written must not break the race.
-      }
-    }
-    return summary;
-  };
-
-  const publish = (snapshot: RaceSnapshot): void => {
-    current = snapshot;
-    for (const listener of [...snapshotListeners]) listener(snapshot);
-  };
-
-  const onState = (state: RaceState): void => {
-    const phase = phaseOf(state.value);
-    const { context } = state;
-    if (context !== lastContext || phase !== lastPhase) {
-      lastContext = context;
-      lastPhase = phase;
-      if (SETTLED_PHASES.includes(phase)) resolveSettled(persistSummary(context));
-      publish(toRaceSnapshot(context, phase, Date.now()));
-    }
-    if (isOver(state)) end();
-  };
-
-  let stopWatchdog: () => void = () => undefined;
+  const run = createRaceRun(resolved, deps);
+  const listeners = createListeners(
+    toRaceSnapshot(run.actor.getSnapshot().context, 'checking_repo', Date.now()),
+  );
+  const records = createRaceRecords();
+  const settled = promiseWithResolve<RaceSummary>();
+  const release = guardRace(run, resolved.killGraceMs);
   const end = (): void => {
-    eventLog?.close();
-    eventLog = null;
-    unregister?.();
-    unregister = null;
+    records.close();
+    release();
+  };
+  wireRace(run, { listeners, records, settle: settled.resolve, end });
+  run.actor.start();
+  return raceHandle(run, listeners, settled.promise);
+}
+
+/** The actor, with this race's own process registry in its input. */
+function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): RaceRun {
+  const processes = createProcessRegistry({ signalsHandledByCaller: deps.signalsHandledByCaller ?? [] });
+  const actor = createActor(deps.machine ?? raceMachine, {
+    input: { options: resolved, startedAt: Date.now(), processes },
+  });
+  return { runId: resolved.runId, actor, processes, crashed: null };
+}
+
+/**
+ * From here until the race is over, a signal cancels it (its registry's handlers) and a watchdog
+ * stops its agents should this process be killed outright, when no handler of ours can run.
+ * Returns the function that releases both, idempotent.
+ */
+function guardRace(run: RaceRun, killGraceMs: number): () => void {
+  run.processes.registerRace(run.runId, () => cancelRace(run));
+  const stopWatchdog = startWatchdog(run.runId, killGraceMs);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    run.processes.dispose();
     stopWatchdog();
   };
+}
 
-  actor.on('agentEvent', ({ record }) => {
-    const recordDir = actor.getSnapshot().context.recordDir;
-    if (eventLog === null && recordDir !== null && unregister !== null) {
-      try {
-        eventLog = new EventLog(recordDir);
-      } catch {
-        eventLog = null;
-      }
-    }
-    try {
-      eventLog?.append(record);
-    } catch {
-      // Disk full or similar: the race goes on; the record is incomplete.
-    }
-    for (const listener of [...eventListeners]) listener(record);
-  });
+interface Listeners {
+  current(): RaceSnapshot;
+  publish(snapshot: RaceSnapshot): void;
+  emitEvent(record: AgentEventRecord): void;
+  subscribe(listener: (snapshot: RaceSnapshot) => void): () => void;
+  onEvent(listener: (record: AgentEventRecord) => void): () => void;
+}
 
-  actor.subscribe({
-    next: onState,
-    error: (error) => {
-      // An engine bug: stop everything the race started, and say so.
-      const context = lastContext ?? actor.getSnapshot().context;
-      crashed = {
-        ...toRaceSnapshot(context, 'failed', Date.now()),
-        error: {
-          kind: 'AgentFailed',
-          message: `hydra's race engine failed: ${error instanceof Error ? error.message : String(error)}`,
-          hint: 'Please report this bug; run `hydra clean` to remove what the race left.',
-        },
-      };
-      resolveSettled(buildSummary({ ...context, error: crashed.error }, Date.now()));
-      publish(crashed);
-      end();
-    },
-  });
-
-  const waitUntil = async (predicate: (state: RaceState) => boolean): Promise<RaceState> => {
-    if (crashed !== null) return actor.getSnapshot();
-    return waitFor(actor, (state) => predicate(state) || isOver(state), { timeout: Infinity }).catch(() =>
-      actor.getSnapshot(),
-    );
-  };
-
-  const cancel = async (): Promise<void> => {
-    if (crashed === null && !isOver(actor.getSnapshot())) actor.send({ type: 'CANCEL' });
-    await waitUntil(isOver);
-    await waitForGroups(resolved.runId);
-    await waitForWork(resolved.runId);
-  };
-
-  const merge = async (agent: AdapterId, mergeOptions: MergeOptions = {}): Promise<MergeResult> => {
-    let state = actor.getSnapshot();
-    if (state.matches('merging')) state = await waitUntil((next) => !next.matches('merging'));
-    if (state.context.merge !== null) {
-      throw new EngineError(
-        'Refused',
-        `This race was already merged (${state.context.merge.agent}).`,
-        'Nothing to do.',
-      );
-    }
-    if (!state.matches('reviewing')) {
-      const phase = phaseOf(state.value);
-      throw new EngineError(
-        'Refused',
-        phase === 'racing' ||
-          phase === 'checking_repo' ||
-          phase === 'probing' ||
-          phase === 'creating_worktrees'
-          ? 'The race is still running; a result can be merged once every agent has settled.'
-          : `The race is ${phase}; there is nothing to merge.`,
-        phase === 'racing' ? 'Wait for the agents, or stop the ones still running.' : 'Start a new race.',
-      );
-    }
-    const attempts = state.context.mergeAttempts;
-    actor.send({ type: 'MERGE', agent, options: mergeOptions });
-    const after = await waitUntil(
-      (next) => next.context.mergeAttempts > attempts && !next.matches('merging'),
-    );
-    if (after.context.merge !== null && after.context.mergeError === null) return after.context.merge;
-    const info = after.context.mergeError ?? {
-      kind: 'AgentFailed' as const,
-      message: 'The merge did not happen.',
-      hint: 'See `hydra runs`.',
-    };
-    throw new EngineError(info.kind, info.message, info.hint);
-  };
-
-  const finish = async (): Promise<RaceSummary> => {
-    let state = actor.getSnapshot();
-    if (state.matches('merging')) state = await waitUntil((next) => !next.matches('merging'));
-    if (state.matches('reviewing')) {
-      actor.send({ type: 'FINISH' });
-      await waitUntil(isOver);
-    } else if (!isOver(state)) {
-      await cancel();
-    }
-    await waitForGroups(resolved.runId);
-    await waitForWork(resolved.runId);
-    // After clean-up: the branches and worktrees it removed are no longer named.
-    const { context } = actor.getSnapshot();
-    return buildSummary(context, context.endedAt ?? Date.now());
-  };
-
-  const getPatch = async (agent: AdapterId): Promise<string> => {
-    const { context } = actor.getSnapshot();
-    const launch = context.launches.find((item) => item.agent === agent);
-    if (launch === undefined || context.repo === null) {
-      throw new EngineError('Refused', `${agent} has no result in this race.`, 'Pick an agent that ran.');
-    }
-    try {
-      return await fullPatch(context.repo.root, context.repo.baseRef, `refs/heads/${launch.branch}`);
-    } catch (error) {
-      if (context.merge?.agent === agent)
-        return fullPatch(context.repo.root, context.repo.baseRef, context.merge.commit);
-      throw new EngineError(
-        'Refused',
-        `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`,
-        'Results are kept until a merge or `hydra clean`.',
-        { cause: error },
-      );
-    }
-  };
-
-  unregister = registerRace(resolved.runId, cancel);
-  // Stops the agents if this process is killed outright, when no handler of ours can run.
-  stopWatchdog = startWatchdog(resolved.runId, resolved.killGraceMs);
-  actor.start();
-
+/** The handle's subscribers, and the snapshot they were last given. */
+function createListeners(initial: RaceSnapshot): Listeners {
+  const snapshotListeners = new Set<(snapshot: RaceSnapshot) => void>();
+  const eventListeners = new Set<(record: AgentEventRecord) => void>();
+  let current = initial;
   return {
-    runId: resolved.runId,
-    getSnapshot: () => crashed ?? current,
-    subscribe: (listener) => {
+    current: () => current,
+    publish(snapshot) {
+      current = snapshot;
+      for (const listener of [...snapshotListeners]) listener(snapshot);
+    },
+    emitEvent(record) {
+      for (const listener of [...eventListeners]) listener(record);
+    },
+    subscribe(listener) {
       snapshotListeners.add(listener);
       return () => snapshotListeners.delete(listener);
     },
-    onEvent: (listener) => {
+    onEvent(listener) {
       eventListeners.add(listener);
       return () => eventListeners.delete(listener);
     },
-    stopAgent: (agent) => actor.send({ type: 'STOP_AGENT', agent }),
-    cancel,
-    settled,
-    merge,
-    finish,
-    getPatch,
   };
+}
+
+interface Wiring {
+  listeners: Listeners;
+  records: RaceRecords;
+  settle(summary: RaceSummary): void;
+  end(): void;
+}
+
+/** The context and phase last published. */
+interface Seen {
+  context: RaceContext;
+  phase: RacePhase;
+}
+
+/** Connects the actor to the outside: events to the log and listeners, states to snapshots. */
+function wireRace(run: RaceRun, wiring: Wiring): void {
+  let seen: Seen | null = null;
+  run.actor.on('agentEvent', ({ record }) => {
+    wiring.records.appendEvent(run.actor.getSnapshot().context.recordDir, record);
+    wiring.listeners.emitEvent(record);
+  });
+  run.actor.subscribe({
+    next: (state) => {
+      seen = onState(state, seen, wiring);
+    },
+    error: (error) => onCrash(run, seen?.context ?? run.actor.getSnapshot().context, wiring, error),
+  });
+}
+
+/** Publishes a snapshot when the context or the phase changed; settles and ends the race on time. */
+function onState(state: RaceState, seen: Seen | null, wiring: Wiring): Seen {
+  const phase = phaseOf(state.value);
+  const { context } = state;
+  const changed = context !== seen?.context || phase !== seen.phase;
+  if (changed) {
+    if (SETTLED_PHASES.includes(phase)) wiring.settle(wiring.records.persistSummary(context));
+    wiring.listeners.publish(toRaceSnapshot(context, phase, Date.now()));
+  }
+  if (isOver(state)) wiring.end();
+  return changed ? { context, phase } : (seen ?? { context, phase });
+}
+
+/** An engine bug: the actor stopped. Say so, settle, and stop everything the race started. */
+function onCrash(run: RaceRun, context: RaceContext, wiring: Wiring, error: unknown): void {
+  const crashed: RaceSnapshot = {
+    ...toRaceSnapshot(context, 'failed', Date.now()),
+    error: {
+      kind: 'AgentFailed',
+      message: `hydra's race engine failed: ${error instanceof Error ? error.message : String(error)}`,
+      hint: 'Please report this bug; run `hydra clean` to remove what the race left.',
+    },
+  };
+  run.crashed = crashed;
+  wiring.settle(buildSummary({ ...context, error: crashed.error }, Date.now()));
+  wiring.listeners.publish(crashed);
+  wiring.end();
+}
+
+/** The RaceHandle: reads go to the listeners, commands to the machine. */
+function raceHandle(run: RaceRun, listeners: Listeners, settled: Promise<RaceSummary>): RaceHandle {
+  return {
+    runId: run.runId,
+    getSnapshot: () => run.crashed ?? listeners.current(),
+    subscribe: listeners.subscribe,
+    onEvent: listeners.onEvent,
+    stopAgent: (agent: AdapterId) => run.actor.send({ type: 'STOP_AGENT', agent }),
+    cancel: () => cancelRace(run),
+    settled,
+    merge: (agent, mergeOptions = {}) => mergeResult(run, agent, mergeOptions),
+    finish: () => finishRace(run),
+    getPatch: (agent) => patchOf(run, agent),
+  };
+}
+
+/** A promise and the function that resolves it (Promise.withResolvers is Node 22+). */
+function promiseWithResolve<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
 }

@@ -2,6 +2,7 @@
  * Pure updates of the race context's agent snapshots. Objects are replaced, never mutated, so a UI
  * can compare by identity; recent events are bounded per agent.
  */
+import type { StateValue } from 'xstate';
 import type { AgentEvent, ErrorInfo } from '../../adapters/events.js';
 import type { AdapterId } from '../../adapters/types.js';
 import type { AgentReport } from '../agent/index.js';
@@ -145,8 +146,8 @@ export const applySettled = (
 });
 
 /** The phase a user sees for a machine state value. */
-export const phaseOf = (value: unknown): RacePhase => {
-  const top = typeof value === 'string' ? value : Object.keys(value as object)[0];
+export const phaseOf = (value: StateValue): RacePhase => {
+  const top = typeof value === 'string' ? value : Object.keys(value)[0];
   switch (top) {
     case 'checkingRepo':
       return 'checking_repo';

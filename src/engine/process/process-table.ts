@@ -1,0 +1,119 @@
+/**
+ * What the kernel says about processes, read from /proc and `kill(pid, 0)`, with no state of its
+ * own: signalling a process group, whether a group still runs, and finding the processes of a run
+ * by the HYDRA_RUN_ID marker in their environment (recovery, the watchdog, `hydra clean`). The
+ * groups hydra itself started are tracked by a ProcessRegistry (process-registry.ts).
+ */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { AdapterId } from '../../adapters/types.js';
+
+export const RUN_ID_ENV = 'HYDRA_RUN_ID';
+export const AGENT_ENV = 'HYDRA_AGENT';
+
+export type Signal = 'SIGTERM' | 'SIGKILL';
+
+/** Sends a signal to a whole process group. False when the group no longer exists. */
+export const signalGroup = (pgid: number, signal: Signal): boolean => {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+export const groupAlive = (pgid: number): boolean => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+export const pidAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+export interface ProcessInfo {
+  pid: number;
+  pgid: number;
+  /** One-letter state (field 3): R running, S sleeping, Z zombie (dead, not yet reaped)... */
+  state: string;
+  /** Kernel start time in clock ticks since boot (field 22 of /proc/<pid>/stat). */
+  startTime: string;
+}
+
+/** Reads /proc/<pid>/stat; null when the process is gone or /proc is unavailable. */
+export const processInfo = (pid: number): ProcessInfo | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may contain spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state); pgid is field 5, starttime field 22.
+    return { pid, pgid: Number(fields[2]), state: fields[0] ?? '', startTime: fields[19] ?? '' };
+  } catch {
+    return null;
+  }
+};
+
+const procPids = (): number[] => {
+  try {
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * Whether any process of the group can still run. Zombies do not count: they are dead and wait
+ * only for their parent (often init, slow under load) to reap them. Without /proc, asks the kernel.
+ */
+export const groupRunning = (pgid: number): boolean => {
+  if (procPids().length === 0) return groupAlive(pgid);
+  return procPids().some((pid) => {
+    const info = processInfo(pid);
+    return info !== null && info.pgid === pgid && info.state !== 'Z';
+  });
+};
+
+/** Members of a process group, from /proc (empty when /proc is unavailable). */
+export const groupMembers = (pgid: number): number[] =>
+  procPids().filter((pid) => processInfo(pid)?.pgid === pgid);
+
+const environOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return '';
+  }
+};
+
+export const cwdOf = (pid: number): string | null => {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Processes that carry `HYDRA_RUN_ID=<runId>` (and `HYDRA_AGENT=<agent>` when given) in their
+ * environment: agents and everything they started, even those that left the process group.
+ */
+export const processesOfRun = (runId: string, agent?: AdapterId): number[] => {
+  const runMarker = `\0${RUN_ID_ENV}=${runId}\0`;
+  const agentMarker = agent === undefined ? null : `\0${AGENT_ENV}=${agent}\0`;
+  return procPids().filter((pid) => {
+    if (pid === process.pid) return false;
+    const environ = `\0${environOf(pid)}`;
+    return environ.includes(runMarker) && (agentMarker === null || environ.includes(agentMarker));
+  });
+};

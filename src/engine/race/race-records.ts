@@ -1,0 +1,62 @@
+/**
+ * A race's files on disk while it runs: the event log, opened once the run's record directory
+ * exists, and the summary, rewritten whenever a settled race's context changes (clean-up, merge).
+ * A record that cannot be written never breaks the race: it is only left incomplete.
+ */
+import type { AgentEventRecord, RaceSummary } from '../types.js';
+import { EventLog, writeSummary } from '../records/index.js';
+import type { RaceContext } from './race-types.js';
+import { buildSummary } from './snapshot.js';
+
+export interface RaceRecords {
+  /** Appends an agent event to the log (opened on the first event once `recordDir` is known). */
+  appendEvent(recordDir: string | null, record: AgentEventRecord): void;
+  /** The summary of a settled race, written to disk once per context. */
+  persistSummary(context: RaceContext): RaceSummary;
+  /** The race is over: the log is closed and not opened again. */
+  close(): void;
+}
+
+export function createRaceRecords(): RaceRecords {
+  let log: EventLog | null = null;
+  let closed = false;
+  let summaryWrittenFor: RaceContext | null = null;
+
+  // Opens the log lazily: the record directory only exists once the worktrees are created.
+  const openLog = (recordDir: string | null): EventLog | null => {
+    if (log !== null || recordDir === null || closed) return log;
+    try {
+      log = new EventLog(recordDir);
+    } catch {
+      log = null;
+    }
+    return log;
+  };
+
+  return {
+    appendEvent(recordDir, record) {
+      try {
+        openLog(recordDir)?.append(record);
+      } catch {
+        // Disk full or similar: the race goes on; the record is incomplete.
+      }
+    },
+    persistSummary(context) {
+      const summary = buildSummary(context, context.endedAt ?? Date.now());
+      if (context.recordDir !== null && summaryWrittenFor !== context) {
+        summaryWrittenFor = context;
+        try {
+          writeSummary(context.recordDir, summary);
+        } catch {
+          // A record that cannot be written must not break the race.
+        }
+      }
+      return summary;
+    },
+    close() {
+      log?.close();
+      log = null;
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The methods of a RaceHandle, each a small function of the running race: cancel, merge, finish
+ * and getPatch. They send the machine an event and wait for the state that answers it; none of
+ * them can hang on a race that is over or whose engine failed.
+ */
+import { waitFor } from 'xstate';
+import type { Actor, SnapshotFrom } from 'xstate';
+import type { AdapterId } from '../../adapters/types.js';
+import { EngineError } from '../errors.js';
+import { fullPatch } from '../git/index.js';
+import type { ProcessRegistry } from '../process/index.js';
+import type { MergeOptions, MergeResult, RaceSnapshot, RaceSummary } from '../types.js';
+import type { raceMachine } from './race-machine.js';
+import { buildSummary, phaseOf } from './snapshot.js';
+import { waitForWork } from './work-tracker.js';
+
+export type RaceMachine = typeof raceMachine;
+export type RaceState = SnapshotFrom<RaceMachine>;
+
+/** A started race, as its handle's methods see it. */
+export interface RaceRun {
+  readonly runId: string;
+  readonly actor: Actor<RaceMachine>;
+  readonly processes: ProcessRegistry;
+  /** Set when the engine itself failed: the actor then takes no more events. */
+  crashed: RaceSnapshot | null;
+}
+
+/** The race has nothing left to do: done, failed, or cancelled and cleaned up. */
+export const isOver = (state: RaceState): boolean =>
+  state.status !== 'active' || state.matches({ cancelled: 'over' });
+
+/** Waits for a state matching `predicate`, or for the race to be over: never hangs. */
+const waitUntil = async (run: RaceRun, predicate: (state: RaceState) => boolean): Promise<RaceState> => {
+  if (run.crashed !== null) return run.actor.getSnapshot();
+  return waitFor(run.actor, (state) => predicate(state) || isOver(state), { timeout: Infinity }).catch(() =>
+    run.actor.getSnapshot(),
+  );
+};
+
+/** The race's processes and background work (a worktree creation rolling back) are all gone. */
+const waitForLeftovers = async (run: RaceRun): Promise<void> => {
+  await run.processes.waitForGroups(run.runId);
+  await waitForWork(run.runId);
+};
+
+/** A merge in progress is never interrupted: whoever asks next waits for it. */
+const afterMerging = async (run: RaceRun): Promise<RaceState> => {
+  const state = run.actor.getSnapshot();
+  return state.matches('merging') ? waitUntil(run, (next) => !next.matches('merging')) : state;
+};
+
+/** Stops every agent and cleans up; resolves once nothing of the race is left running. */
+export const cancelRace = async (run: RaceRun): Promise<void> => {
+  if (run.crashed === null && !isOver(run.actor.getSnapshot())) run.actor.send({ type: 'CANCEL' });
+  await waitUntil(run, isOver);
+  await waitForLeftovers(run);
+};
+
+/** Merges one completed agent's result, once every agent has settled. */
+export const mergeResult = async (
+  run: RaceRun,
+  agent: AdapterId,
+  mergeOptions: MergeOptions,
+): Promise<MergeResult> => {
+  const state = await afterMerging(run);
+  if (state.context.merge !== null) {
+    throw new EngineError(
+      'Refused',
+      `This race was already merged (${state.context.merge.agent}).`,
+      'Nothing to do.',
+    );
+  }
+  if (!state.matches('reviewing')) {
+    const phase = phaseOf(state.value);
+    throw new EngineError(
+      'Refused',
+      phase === 'racing' || phase === 'checking_repo' || phase === 'probing' || phase === 'creating_worktrees'
+        ? 'The race is still running; a result can be merged once every agent has settled.'
+        : `The race is ${phase}; there is nothing to merge.`,
+      phase === 'racing' ? 'Wait for the agents, or stop the ones still running.' : 'Start a new race.',
+    );
+  }
+  const attempts = state.context.mergeAttempts;
+  run.actor.send({ type: 'MERGE', agent, options: mergeOptions });
+  const after = await waitUntil(
+    run,
+    (next) => next.context.mergeAttempts > attempts && !next.matches('merging'),
+  );
+  if (after.context.merge !== null && after.context.mergeError === null) return after.context.merge;
+  const info = after.context.mergeError ?? {
+    kind: 'AgentFailed' as const,
+    message: 'The merge did not happen.',
+    hint: 'See `hydra runs`.',
+  };
+  throw new EngineError(info.kind, info.message, info.hint);
+};
+
+/** Ends the race without a merge: clean-up when it is reviewing, a cancel while it still runs. */
+export const finishRace = async (run: RaceRun): Promise<RaceSummary> => {
+  const state = await afterMerging(run);
+  if (state.matches('reviewing')) {
+    run.actor.send({ type: 'FINISH' });
+    await waitUntil(run, isOver);
+  } else if (!isOver(state)) {
+    await cancelRace(run);
+  }
+  await waitForLeftovers(run);
+  // After clean-up: the branches and worktrees it removed are no longer named.
+  const { context } = run.actor.getSnapshot();
+  return buildSummary(context, context.endedAt ?? Date.now());
+};
+
+/** One agent's result as a patch: from its branch, or from the merge commit once that is gone. */
+export const patchOf = async (run: RaceRun, agent: AdapterId): Promise<string> => {
+  const { context } = run.actor.getSnapshot();
+  const launch = context.launches.find((item) => item.agent === agent);
+  if (launch === undefined || context.repo === null) {
+    throw new EngineError('Refused', `${agent} has no result in this race.`, 'Pick an agent that ran.');
+  }
+  try {
+    return await fullPatch(context.repo.root, context.repo.baseRef, `refs/heads/${launch.branch}`);
+  } catch (error) {
+    if (context.merge?.agent === agent)
+      return fullPatch(context.repo.root, context.repo.baseRef, context.merge.commit);
+    throw new EngineError(
+      'Refused',
+      `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`,
+      'Results are kept until a merge or `hydra clean`.',
+      { cause: error },
+    );
+  }
+};
