@@ -8,7 +8,8 @@ import { formatDiff, formatDuration, isRunning, phaseLabel, raceCounts, shortRef
 import { fitLine, lineText, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
 import { displayWidth, oneLine, wrap } from '../text/index.js';
-import type { Busy, Dialog, Notice, View } from '../state/index.js';
+import { dialogHints, footerHints } from '../state/index.js';
+import type { Busy, Dialog, KeyHint, Notice, View } from '../state/index.js';
 
 export const headerLines = (
   snapshot: RaceSnapshot,
@@ -65,63 +66,6 @@ export const headerLines = (
   return lines.map((line) => fitLine(line, width, ellipsis));
 };
 
-interface KeyHint {
-  keys: string;
-  label: string;
-}
-
-const keyHints = (view: View, theme: Theme, agentCount: number): KeyHint[] => {
-  const { symbols } = theme;
-  const jump = agentCount > 1 ? [{ keys: `1-${Math.min(9, agentCount)}`, label: 'jump' }] : [];
-  switch (view) {
-    case 'panes':
-      return [
-        { keys: `${symbols.arrowLeftRight}/Tab`, label: 'focus' },
-        ...jump,
-        { keys: symbols.enter, label: 'detail' },
-        { keys: 'd', label: 'diff' },
-        { keys: 'c', label: 'compare' },
-        { keys: 'x', label: 'stop' },
-        { keys: 'm', label: 'merge' },
-        { keys: 'q', label: 'quit' },
-      ];
-    case 'detail':
-      return [
-        { keys: symbols.arrowUpDown, label: 'scroll' },
-        { keys: 'PgUp/PgDn', label: 'page' },
-        { keys: symbols.arrowLeftRight, label: 'agent' },
-        { keys: 'd', label: 'diff' },
-        { keys: 'm', label: 'merge' },
-        { keys: 'Esc', label: 'back' },
-        { keys: 'q', label: 'quit' },
-      ];
-    case 'diff':
-      return [
-        { keys: symbols.arrowUpDown, label: 'scroll' },
-        { keys: 'PgUp/PgDn', label: 'page' },
-        { keys: 'n/p', label: 'file' },
-        { keys: symbols.arrowLeftRight, label: 'agent' },
-        { keys: 'm', label: 'merge' },
-        { keys: 'Esc', label: 'back' },
-        { keys: 'q', label: 'quit' },
-      ];
-    case 'compare':
-      return [
-        { keys: symbols.arrowUpDown, label: 'select' },
-        { keys: symbols.enter, label: 'detail' },
-        { keys: 'd', label: 'diff' },
-        { keys: 'm', label: 'merge' },
-        { keys: 'Esc', label: 'back' },
-        { keys: 'q', label: 'quit' },
-      ];
-    default:
-      return assertNever(view);
-  }
-};
-
-/** Hints dropped first when the footer does not fit, in this order. */
-const EXPENDABLE = ['jump', 'page', 'agent', 'select', 'detail', 'compare', 'diff'];
-
 const hintsLine = (hints: KeyHint[]): Line => {
   const line: Line = [];
   for (const hint of hints) {
@@ -138,11 +82,13 @@ export const footerLine = (
   agentCount: number,
   position: string | null,
 ): Line => {
-  let hints = keyHints(view, theme, agentCount);
+  let hints = footerHints(view, theme.symbols, agentCount);
   const room = width - (position === null ? 0 : displayWidth(position) + 1);
-  for (const label of EXPENDABLE) {
+  // Too narrow: drop the lesser hints (the key table ranks them) until the rest fits.
+  const ranks = [...new Set(hints.flatMap((hint) => hint.dropOrder ?? []))].sort((a, b) => a - b);
+  for (const rank of ranks) {
     if (lineWidth(hintsLine(hints)) <= room) break;
-    hints = hints.filter((hint) => hint.label !== label);
+    hints = hints.filter((hint) => hint.dropOrder !== rank);
   }
   const line = hintsLine(hints);
   if (position === null) return fitLine(line, width, theme.symbols.ellipsis);
@@ -257,14 +203,12 @@ export const dialogLines = (
   const inner = Math.max(10, width);
   const lines: Line[] = [fitLine([seg(title, 'warn', true)], inner, theme.symbols.ellipsis)];
   for (const paragraph of body) for (const text of wrap(paragraph, inner)) lines.push([seg(text)]);
-  const yes = dialog.kind === 'merge' ? 'merge' : 'quit';
-  lines.push([
-    seg('y', 'accent', true),
-    seg(` ${yes}   `),
-    seg('n', 'accent', true),
-    seg('/Esc', 'accent', true),
-    seg(' cancel'),
-  ]);
+  const answers: Line = [];
+  for (const hint of dialogHints(dialog, theme.symbols)) {
+    if (answers.length > 0) answers.push(seg('   '));
+    answers.push(seg(hint.keys, 'accent', true), seg(` ${hint.label}`));
+  }
+  lines.push(answers);
   return lines;
 };
 

@@ -1,0 +1,299 @@
+/**
+ * Every key the dashboard knows, in one table: what it does, which keys do it, when it works, and
+ * how the footer (or a dialog) names it. `keymap` reads the table to turn a key press into an
+ * action; the footer and the dialogs read it for their hints, so the two cannot disagree.
+ * In the spirit of gemini-cli's keyBindings.ts: one table, many uses.
+ */
+import type { Theme } from '../text/index.js';
+import type { Action, Dialog, View } from './view-state.js';
+
+/** The subset of Ink's `Key` the dashboard reads (so tests can build keys by hand). */
+export interface KeyPress {
+  upArrow: boolean;
+  downArrow: boolean;
+  leftArrow: boolean;
+  rightArrow: boolean;
+  pageDown: boolean;
+  pageUp: boolean;
+  home: boolean;
+  end: boolean;
+  return: boolean;
+  escape: boolean;
+  ctrl: boolean;
+  shift: boolean;
+  tab: boolean;
+}
+
+type NamedKey = Exclude<keyof KeyPress, 'ctrl' | 'shift'>;
+
+const NAMED_KEYS: readonly NamedKey[] = [
+  'upArrow',
+  'downArrow',
+  'leftArrow',
+  'rightArrow',
+  'pageDown',
+  'pageUp',
+  'home',
+  'end',
+  'return',
+  'escape',
+  'tab',
+];
+
+/**
+ * One key: a named key (modifiers ignored unless `shift` is given), or typed text, which matches
+ * only when no named key is pressed and with Ctrl held exactly when `ctrl` says so.
+ */
+export type KeySpec = { key: NamedKey; shift?: boolean } | { input: string | RegExp; ctrl?: boolean };
+
+/** When a binding works. Bindings of views work only while no dialog is open. */
+export type KeyScope = 'always' | 'dialog' | readonly View[];
+
+/** What hints are worded from. */
+export interface HintContext {
+  symbols: Theme['symbols'];
+  agentCount: number;
+  dialog: Dialog | null;
+}
+
+export interface KeyHintSpec {
+  /** Where the hint is shown: in these views' footer, or in a dialog. */
+  in: readonly View[] | 'dialog';
+  /** The keys as shown; null leaves the hint out. */
+  keys: string | ((context: HintContext) => string | null);
+  label: string | ((context: HintContext) => string);
+  /** When the footer is too narrow, hints go by ascending dropOrder; those without one stay. */
+  dropOrder?: number;
+}
+
+export interface KeyBinding {
+  command: string;
+  description: string;
+  when: KeyScope;
+  keys: ReadonlyArray<{ press: KeySpec; action: Action | ((input: string) => Action) }>;
+  hints?: readonly KeyHintSpec[];
+}
+
+const ALL_VIEWS: readonly View[] = ['panes', 'detail', 'diff', 'compare'];
+const SCROLLING: readonly View[] = ['detail', 'diff'];
+
+const named = (key: NamedKey, shift?: boolean): KeySpec => (shift === undefined ? { key } : { key, shift });
+const text = (input: string | RegExp): KeySpec => ({ input });
+const ctrl = (input: string): KeySpec => ({ input, ctrl: true });
+
+const FOCUS_NEXT: Action = { type: 'focus-next' };
+const FOCUS_PREV: Action = { type: 'focus-prev' };
+
+/** In table order: the footer shows its hints in this order. */
+export const KEY_BINDINGS: readonly KeyBinding[] = [
+  {
+    command: 'cancel',
+    description: 'Cancel the race: stop every agent, clean up and exit (works even while busy)',
+    when: 'always',
+    keys: [{ press: ctrl('c'), action: { type: 'cancel' } }],
+  },
+  {
+    command: 'confirm',
+    description: 'Answer yes to the open dialog',
+    when: 'dialog',
+    keys: [
+      { press: text('y'), action: { type: 'confirm' } },
+      { press: text('Y'), action: { type: 'confirm' } },
+    ],
+    hints: [
+      { in: 'dialog', keys: 'y', label: ({ dialog }) => (dialog?.kind === 'merge' ? 'merge' : 'quit') },
+    ],
+  },
+  {
+    command: 'decline',
+    description: 'Close the open dialog without doing anything',
+    when: 'dialog',
+    keys: [
+      { press: text('n'), action: { type: 'decline' } },
+      { press: text('N'), action: { type: 'decline' } },
+      { press: named('escape'), action: { type: 'decline' } },
+    ],
+    hints: [{ in: 'dialog', keys: 'n/Esc', label: 'cancel' }],
+  },
+  {
+    command: 'scroll',
+    description: 'Scroll the log or the diff by one line',
+    when: SCROLLING,
+    keys: [
+      { press: named('upArrow'), action: { type: 'scroll', by: -1 } },
+      { press: text('k'), action: { type: 'scroll', by: -1 } },
+      { press: named('downArrow'), action: { type: 'scroll', by: 1 } },
+      { press: text('j'), action: { type: 'scroll', by: 1 } },
+    ],
+    hints: [{ in: SCROLLING, keys: ({ symbols }) => symbols.arrowUpDown, label: 'scroll' }],
+  },
+  {
+    command: 'page',
+    description: 'Scroll the log or the diff by one page',
+    when: SCROLLING,
+    keys: [
+      { press: named('pageUp'), action: { type: 'scroll-page', direction: -1 } },
+      { press: ctrl('b'), action: { type: 'scroll-page', direction: -1 } },
+      { press: text('b'), action: { type: 'scroll-page', direction: -1 } },
+      { press: named('pageDown'), action: { type: 'scroll-page', direction: 1 } },
+      { press: ctrl('f'), action: { type: 'scroll-page', direction: 1 } },
+      { press: text(' '), action: { type: 'scroll-page', direction: 1 } },
+    ],
+    hints: [{ in: SCROLLING, keys: 'PgUp/PgDn', label: 'page', dropOrder: 2 }],
+  },
+  {
+    command: 'edge',
+    description: 'Jump to the top or the end of the log or the diff',
+    when: SCROLLING,
+    keys: [
+      { press: named('home'), action: { type: 'scroll-edge', edge: 'top' } },
+      { press: text('g'), action: { type: 'scroll-edge', edge: 'top' } },
+      { press: named('end'), action: { type: 'scroll-edge', edge: 'end' } },
+      { press: text('G'), action: { type: 'scroll-edge', edge: 'end' } },
+    ],
+  },
+  {
+    command: 'file',
+    description: 'Jump to the next or previous file of the diff',
+    when: ['diff'],
+    keys: [
+      { press: text('n'), action: { type: 'file', direction: 1 } },
+      { press: text('p'), action: { type: 'file', direction: -1 } },
+    ],
+    hints: [{ in: ['diff'], keys: 'n/p', label: 'file' }],
+  },
+  {
+    command: 'focus',
+    description: 'Focus the next or previous agent',
+    when: ALL_VIEWS,
+    keys: [
+      { press: named('tab', true), action: FOCUS_PREV },
+      { press: named('tab', false), action: FOCUS_NEXT },
+      { press: named('rightArrow'), action: FOCUS_NEXT },
+      { press: named('leftArrow'), action: FOCUS_PREV },
+    ],
+    hints: [
+      { in: ['panes'], keys: ({ symbols }) => `${symbols.arrowLeftRight}/Tab`, label: 'focus' },
+      { in: SCROLLING, keys: ({ symbols }) => symbols.arrowLeftRight, label: 'agent', dropOrder: 3 },
+    ],
+  },
+  {
+    command: 'select',
+    description: 'Move the selection in the comparison table',
+    when: ['compare'],
+    keys: [
+      { press: named('downArrow'), action: FOCUS_NEXT },
+      { press: named('upArrow'), action: FOCUS_PREV },
+    ],
+    hints: [{ in: ['compare'], keys: ({ symbols }) => symbols.arrowUpDown, label: 'select', dropOrder: 4 }],
+  },
+  {
+    command: 'jump',
+    description: 'Focus agent 1 to 9',
+    when: ALL_VIEWS,
+    keys: [
+      { press: text(/^[1-9]$/), action: (input) => ({ type: 'focus-index', index: Number(input) - 1 }) },
+    ],
+    hints: [
+      {
+        in: ['panes'],
+        keys: ({ agentCount }) => (agentCount > 1 ? `1-${Math.min(9, agentCount)}` : null),
+        label: 'jump',
+        dropOrder: 1,
+      },
+    ],
+  },
+  {
+    command: 'detail',
+    description: "Open the focused agent's full log",
+    when: ALL_VIEWS,
+    keys: [{ press: named('return'), action: { type: 'open-detail' } }],
+    hints: [
+      { in: ['panes', 'compare'], keys: ({ symbols }) => symbols.enter, label: 'detail', dropOrder: 5 },
+    ],
+  },
+  {
+    command: 'diff',
+    description: "Open the focused agent's diff",
+    when: ALL_VIEWS,
+    keys: [{ press: text('d'), action: { type: 'open-diff' } }],
+    hints: [{ in: ['panes', 'detail', 'compare'], keys: 'd', label: 'diff', dropOrder: 7 }],
+  },
+  {
+    command: 'compare',
+    description: 'Compare the agents side by side',
+    when: ALL_VIEWS,
+    keys: [{ press: text('c'), action: { type: 'open-compare' } }],
+    hints: [{ in: ['panes'], keys: 'c', label: 'compare', dropOrder: 6 }],
+  },
+  {
+    command: 'stop',
+    description: 'Stop the focused agent',
+    when: ALL_VIEWS,
+    keys: [{ press: text('x'), action: { type: 'stop' } }],
+    hints: [{ in: ['panes'], keys: 'x', label: 'stop' }],
+  },
+  {
+    command: 'merge',
+    description: "Merge the focused agent's result (asks first)",
+    when: ALL_VIEWS,
+    keys: [{ press: text('m'), action: { type: 'merge' } }],
+    hints: [{ in: ALL_VIEWS, keys: 'm', label: 'merge' }],
+  },
+  {
+    command: 'back',
+    description: 'Back to the panes',
+    when: ALL_VIEWS,
+    keys: [{ press: named('escape'), action: { type: 'back' } }],
+    hints: [{ in: ['detail', 'diff', 'compare'], keys: 'Esc', label: 'back' }],
+  },
+  {
+    command: 'quit',
+    description: 'Quit: end the race without merging (asks first)',
+    when: ALL_VIEWS,
+    keys: [{ press: text('q'), action: { type: 'quit' } }],
+    hints: [{ in: ALL_VIEWS, keys: 'q', label: 'quit' }],
+  },
+];
+
+/** Whether one key spec matches the press. */
+export const matches = (spec: KeySpec, input: string, key: KeyPress): boolean => {
+  if ('key' in spec) return key[spec.key] && (spec.shift === undefined || key.shift === spec.shift);
+  if (key.ctrl !== (spec.ctrl ?? false) || NAMED_KEYS.some((name) => key[name])) return false;
+  return typeof spec.input === 'string' ? input === spec.input : spec.input.test(input);
+};
+
+/** Whether a binding works now: in a dialog, in a view with no dialog open, or always. */
+export const inScope = (scope: KeyScope, view: View, dialogOpen: boolean): boolean => {
+  if (scope === 'always') return true;
+  if (scope === 'dialog') return dialogOpen;
+  return !dialogOpen && scope.includes(view);
+};
+
+/** A hint as shown: the keys and what they do. */
+export interface KeyHint {
+  keys: string;
+  label: string;
+  dropOrder?: number;
+}
+
+const shown = (spec: KeyHintSpec, context: HintContext): KeyHint | null => {
+  const keys = typeof spec.keys === 'string' ? spec.keys : spec.keys(context);
+  if (keys === null) return null;
+  const label = typeof spec.label === 'string' ? spec.label : spec.label(context);
+  return spec.dropOrder === undefined ? { keys, label } : { keys, label, dropOrder: spec.dropOrder };
+};
+
+const hintsWhere = (where: (spec: KeyHintSpec) => boolean, context: HintContext): KeyHint[] =>
+  KEY_BINDINGS.flatMap((binding) => binding.hints ?? [])
+    .filter(where)
+    .map((spec) => shown(spec, context))
+    .filter((hint): hint is KeyHint => hint !== null);
+
+/** The footer's hints for a view, in table order. */
+export const footerHints = (view: View, symbols: Theme['symbols'], agentCount: number): KeyHint[] =>
+  hintsWhere((spec) => spec.in !== 'dialog' && spec.in.includes(view), { symbols, agentCount, dialog: null });
+
+/** The answers a dialog offers. */
+export const dialogHints = (dialog: Dialog, symbols: Theme['symbols']): KeyHint[] =>
+  hintsWhere((spec) => spec.in === 'dialog', { symbols, agentCount: 0, dialog });
