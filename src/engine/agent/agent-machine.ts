@@ -2,7 +2,8 @@
  * One agent's life: spawning → running → stopping (when hydra stops it) → finalizing (its work is
  * committed and diffed) → settled as completed, failed, timed out or cancelled. The process and the
  * commit are named actors (`agentProcess`, `finalizeResult`), and the timers are named delays, so
- * tests swap in fakes and drive time with fake timers.
+ * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
+ * `assertEvent`; the commit step's result reaches its actions as `params`.
  */
 import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { CompletedEvent, FailedEvent } from '../../adapters/events.js';

@@ -18,8 +18,8 @@ const hydraAlive = (): boolean => {
   return info !== null && info.startTime === startTime && info.state !== 'Z';
 };
 
-const signalAll = (signal: NodeJS.Signals): number => {
-  const pids = processesOfRun(runId!);
+const signalAll = (run: string, signal: NodeJS.Signals): number => {
+  const pids = processesOfRun(run);
   for (const pid of pids) {
     try {
       process.kill(pid, signal);
@@ -30,17 +30,17 @@ const signalAll = (signal: NodeJS.Signals): number => {
   return pids.length;
 };
 
-const watch = async (): Promise<void> => {
-  if (!Number.isInteger(hydraPid) || startTime === undefined || runId === undefined) return;
+const watch = async (run: string | undefined): Promise<void> => {
+  if (!Number.isInteger(hydraPid) || startTime === undefined || run === undefined) return;
   while (hydraAlive()) await sleep(POLL_MS);
-  if (signalAll('SIGTERM') === 0) return;
+  if (signalAll(run, 'SIGTERM') === 0) return;
   for (let waited = 0; waited < graceMs; waited += 100) {
     await sleep(100);
-    if (processesOfRun(runId).length === 0) return;
+    if (processesOfRun(run).length === 0) return;
   }
-  signalAll('SIGKILL');
+  signalAll(run, 'SIGKILL');
 };
 
 // hydra stops the watchdog with SIGTERM when the race is over.
 process.on('SIGTERM', () => process.exit(0));
-await watch();
+await watch(runId);

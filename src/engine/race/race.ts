@@ -26,6 +26,7 @@ import type {
 
 export const DEFAULT_KILL_GRACE_MS = 5000;
 
+/** Fills in the defaults once, so the machine and its actors never guess. */
 export const resolveRaceOptions = (options: RaceOptions): ResolvedRaceOptions => ({
   ...options,
   runId: options.runId ?? newRunId(),
