@@ -8,7 +8,7 @@
 export const FIXTURE_ROOT = '/tmp/hydra-fixture';
 export const FIXTURE_PORT = 54321;
 export const FIXTURE_TIMESTAMP = '2026-11-23T12:00:00.000Z';
-export const FIXTURE_DURATION_MS = 100;
+const FIXTURE_DURATION_MS = 100;
 
 export interface NormalizeContext {
   /** Real path → placeholder path, longest first is applied first. */

@@ -13,7 +13,7 @@ export type VendorAgent = 'claude' | 'codex';
 
 export const VENDOR_AGENTS: readonly VendorAgent[] = ['claude', 'codex'];
 
-export const VENDOR_PACKAGES: Record<VendorAgent, string> = {
+const VENDOR_PACKAGES: Record<VendorAgent, string> = {
   claude: '@anthropic-ai/claude-code',
   codex: '@openai/codex',
 };
@@ -47,7 +47,7 @@ export const findProjectRoot = (from: string = dirname(fileURLToPath(import.meta
   }
 };
 
-export const vendorDir = (root: string, agent: VendorAgent, version: string): string =>
+const vendorDir = (root: string, agent: VendorAgent, version: string): string =>
   join(root, '.cache', 'vendor', `${VENDOR_PACKAGES[agent]}@${version}`);
 
 export const vendorBinary = (root: string, agent: VendorAgent, version: string): string =>

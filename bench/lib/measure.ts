@@ -72,7 +72,7 @@ const probePreload = (): string =>
   path.join(path.dirname(fileURLToPath(import.meta.url)), 'probe-preload.js');
 
 /** Parses `<exit code> <pid> (<comm>) <state> ...`: returns the exit code and children's CPU in ms. */
-export const parseWrapperLine = (line: string): { exitCode: number; cpuMs: number } => {
+const parseWrapperLine = (line: string): { exitCode: number; cpuMs: number } => {
   const code = Number.parseInt(line, 10);
   const afterComm = line
     .slice(line.lastIndexOf(')') + 2)

@@ -12,13 +12,6 @@ export const median = (values: number[]): number => {
 export const ratio = (value: number, baseline: number): number =>
   baseline > 0 ? value / baseline : Number.NaN;
 
-/** Runs `sample` `repeats` times and returns every result (callers take medians of the fields). */
-export async function repeat<T>(repeats: number, sample: (index: number) => Promise<T>): Promise<T[]> {
-  const results: T[] = [];
-  for (let index = 0; index < repeats; index += 1) results.push(await sample(index));
-  return results;
-}
-
 export const medianOf = <T>(samples: T[], pick: (sample: T) => number): number => median(samples.map(pick));
 
 /** Rounds for display and JSON (the machine's noise makes more digits meaningless). */

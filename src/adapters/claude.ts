@@ -84,7 +84,7 @@ export const CLAUDE_PRICES: PriceTable = {
 // Probe
 
 /** Features derived from `claude --help`. */
-export const claudeFeatures = (flags: readonly string[], version: string | null) => ({
+const claudeFeatures = (flags: readonly string[], version: string | null) => ({
   print: hasFlag(flags, '-p', '--print'),
   outputFormat: hasFlag(flags, '--output-format'),
   verbose: hasFlag(flags, '--verbose'),

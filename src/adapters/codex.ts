@@ -34,7 +34,7 @@ const ID = 'codex';
 const DISPLAY_NAME = 'Codex';
 const INSTALL_HINT = 'npm install -g @openai/codex';
 const SIGN_IN_HINT = 'Run `codex login` once, or set OPENAI_API_KEY in the environment.';
-export const LAST_MESSAGE_FILE = 'last-message.txt';
+const LAST_MESSAGE_FILE = 'last-message.txt';
 /**
  * `codex exec --json` prints thread/turn/item events since 0.44 (openai/codex#4525); older
  * releases print a different, legacy event stream under the same flag.
@@ -70,7 +70,7 @@ export const CODEX_PRICES: PriceTable = {
 // Probe
 
 /** Features derived from `codex exec --help`. */
-export const codexFeatures = (execFlags: readonly string[], execHelp: string) => ({
+const codexFeatures = (execFlags: readonly string[], execHelp: string) => ({
   json: hasFlag(execFlags, '--json'),
   cd: hasFlag(execFlags, '-C', '--cd'),
   fullAuto: hasFlag(execFlags, '--full-auto'),

@@ -43,13 +43,13 @@ const DISPLAY_NAME = 'Cursor Agent';
 const INSTALL_HINT = 'curl https://cursor.com/install -fsS | bash';
 const SIGN_IN_HINT =
   'Set CURSOR_API_KEY in the environment (hydra.toml [agents.cursor.env]), or run `cursor-agent login` once.';
-export const CURSOR_INFERRED_WARNING =
+const CURSOR_INFERRED_WARNING =
   "Cursor Agent support is experimental: its flags and output format are inferred from Cursor's documentation, not verified against a recorded run.";
 
 // ---------------------------------------------------------------------------------------------
 // Probe
 
-export const cursorFeatures = (flags: readonly string[]) => ({
+const cursorFeatures = (flags: readonly string[]) => ({
   print: hasFlag(flags, '-p', '--print'),
   outputFormat: hasFlag(flags, '--output-format'),
   force: hasFlag(flags, '-f', '--force'),

@@ -28,8 +28,6 @@ export class AdapterError extends HydraError {
   }
 }
 
-export const isAdapterError = (value: unknown): value is AdapterError => value instanceof AdapterError;
-
 /** Keeps the last `maxChars` characters of a text, on a line boundary where possible. */
 export const tail = (text: string, maxChars = 2000): string => {
   if (text.length <= maxChars) return text;

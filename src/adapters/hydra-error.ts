@@ -57,7 +57,7 @@ export class HydraError extends Error {
   }
 }
 
-export const isHydraError = (value: unknown): value is HydraError => value instanceof HydraError;
+const isHydraError = (value: unknown): value is HydraError => value instanceof HydraError;
 
 /** What every printer shows of an error. */
 export interface ErrorDescription {

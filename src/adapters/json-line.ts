@@ -4,13 +4,13 @@
  */
 
 /** Lines longer than this are not parsed at all (a 10 MB line costs one length check). */
-export const MAX_PARSE_CHARS = 4 * 1024 * 1024;
+const MAX_PARSE_CHARS = 4 * 1024 * 1024;
 
 /** How much of a raw line an event keeps (parse errors, huge unknown objects). */
-export const MAX_RAW_CHARS = 2000;
+const MAX_RAW_CHARS = 2000;
 
 /** Objects from lines longer than this are not kept whole in `unknown` events. */
-export const MAX_RAW_OBJECT_CHARS = 64 * 1024;
+const MAX_RAW_OBJECT_CHARS = 64 * 1024;
 
 /** Removes a trailing CR (CRLF output) and a leading byte-order mark. */
 export const normalizeLine = (line: string): string => {

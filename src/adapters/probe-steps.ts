@@ -8,7 +8,7 @@ import { parseVersion } from './help-flags.js';
 import type { ProbeOutput, ProbeRunner } from './types.js';
 
 /** Time limit for one probe command. Version and help print instantly; 15 s covers cold starts. */
-export const PROBE_TIMEOUT_MS = 15_000;
+const PROBE_TIMEOUT_MS = 15_000;
 
 export interface ProbeContext {
   adapterId: string;

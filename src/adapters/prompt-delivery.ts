@@ -13,13 +13,13 @@ import type { FileToWrite } from './types.js';
  */
 export const ARGV_PROMPT_LIMIT_BYTES = 32 * 1024;
 
-export const PROMPT_FILE_NAME = 'prompt.txt';
+const PROMPT_FILE_NAME = 'prompt.txt';
 
 export type PromptDelivery =
   { via: 'argv'; args: string[] } | { via: 'stdin'; args: string[]; files: FileToWrite[]; stdinFile: string };
 
 /** Whether a prompt can travel as one command-line argument. */
-export const fitsInArgv = (prompt: string): boolean =>
+const fitsInArgv = (prompt: string): boolean =>
   !prompt.includes('\0') && Buffer.byteLength(prompt, 'utf8') <= ARGV_PROMPT_LIMIT_BYTES;
 
 /**

@@ -9,7 +9,7 @@ import { cursorAdapter } from './cursor.js';
 import type { AdapterId, AgentAdapter } from './types.js';
 
 /** The CLIs hydra ships with, in display order: tier-1 first. */
-export const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [claudeAdapter, codexAdapter, cursorAdapter];
+const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [claudeAdapter, codexAdapter, cursorAdapter];
 
 /** Ids that can name a branch, a directory and a `[agents.<id>]` table without quoting. */
 const VALID_ID = /^[a-z][a-z0-9-]*$/;

@@ -2,7 +2,7 @@
 import { shorten, wellFormed } from './json-line.js';
 
 /** Longest one-line summary kept in events. */
-export const SUMMARY_CHARS = 160;
+const SUMMARY_CHARS = 160;
 
 /** Longest tool output kept in `tool_result` events. */
 export const OUTPUT_CHARS = 4000;

@@ -148,7 +148,7 @@ function describeFeatures(capabilities: Capabilities): string {
 }
 
 /** A recovery hint for statuses that come without an error. */
-export function fallbackHint(report: AgentProbeReport): string {
+function fallbackHint(report: AgentProbeReport): string {
   switch (report.status) {
     case 'ready':
       return '';

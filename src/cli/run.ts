@@ -11,7 +11,7 @@ import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
 
 export type CommandRunner = (ctx: CliContext, args: string[]) => Promise<number>;
 
-export function hydraVersion(): string {
+function hydraVersion(): string {
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
 }

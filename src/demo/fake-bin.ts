@@ -12,7 +12,7 @@ import type { AdapterId } from '../adapters/types.js';
 import { fakeAgentScript } from './fake-scenario.js';
 import type { FakeScenario } from './fake-scenario.js';
 
-export type { FakeEdit, FakeScenario } from './fake-scenario.js';
+export type { FakeScenario } from './fake-scenario.js';
 export { fakeAgentScript, packageRoot } from './fake-scenario.js';
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;

@@ -23,8 +23,6 @@ export class EngineError extends HydraError {
   }
 }
 
-export const isEngineError = (value: unknown): value is EngineError => value instanceof EngineError;
-
 /** Lists at most `max` items, then says how many more. */
 export const listSome = (items: readonly string[], max = 10): string => {
   const shown = items.slice(0, max).join(', ');

@@ -4,7 +4,7 @@
  */
 export { startRace } from './race/index.js';
 export { cleanRuns, mergeRun } from './results/index.js';
-export { defaultCacheDir, defaultWorktreeRoot, listRuns, readRun } from './records/index.js';
+export { defaultCacheDir, listRuns, readRun } from './records/index.js';
 export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';
 export {
@@ -18,5 +18,5 @@ export {
   planForDoctor,
 } from './config/index.js';
 export type { RaceFlags } from './config/index.js';
-export { EngineError, isEngineError } from './errors.js';
+export { EngineError } from './errors.js';
 export type * from './types.js';

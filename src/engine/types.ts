@@ -61,14 +61,6 @@ export type RacePhase =
 export type AgentStatus =
   'pending' | 'spawning' | 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
 
-export const SETTLED_STATUSES: readonly AgentStatus[] = [
-  'completed',
-  'failed',
-  'timed_out',
-  'cancelled',
-  'skipped',
-];
-
 export interface FileStat {
   path: string;
   insertions: number;

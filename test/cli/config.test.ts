@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex.js';
 import { registerAdapter } from '../../src/adapters/registry.js';
+import { ConfigError } from '../../src/engine/config/config-error.js';
 import {
-  ConfigError,
   buildRaceOptions,
   locateConfig,
   parseConfigText,

@@ -35,12 +35,12 @@ export interface ModelUsage {
 }
 
 /** Fixed usage per turn, so recorded fixtures are stable and tests can assert exact totals. */
-export const ANTHROPIC_TURN_USAGE: readonly ModelUsage[] = [
+const ANTHROPIC_TURN_USAGE: readonly ModelUsage[] = [
   { input_tokens: 1200, output_tokens: 40, cache_creation_input_tokens: 300, cache_read_input_tokens: 0 },
   { input_tokens: 1300, output_tokens: 12, cache_creation_input_tokens: 0, cache_read_input_tokens: 300 },
 ];
 
-export const DEFAULT_FINAL_TEXT = 'Created hello.txt with a greeting.';
+const DEFAULT_FINAL_TEXT = 'Created hello.txt with a greeting.';
 
 const AUTH_ERROR = {
   type: 'error',
@@ -199,7 +199,7 @@ const reply = (response: ServerResponse, body: Record<string, unknown>, message:
 };
 
 /** The Messages API's SSE sequence for one message. */
-export const messageEvents = (message: ScriptedMessage): SseEvent[] => {
+const messageEvents = (message: ScriptedMessage): SseEvent[] => {
   const events: SseEvent[] = [
     {
       event: 'message_start',

@@ -48,14 +48,11 @@ const usage = (input: number, cached: number, output: number, reasoning: number)
 });
 
 /** Fixed usage per turn, so recorded fixtures are stable and tests can assert exact totals. */
-export const OPENAI_TURN_USAGE: readonly ResponsesUsage[] = [
-  usage(2100, 0, 60, 16),
-  usage(2300, 2048, 14, 0),
-];
+const OPENAI_TURN_USAGE: readonly ResponsesUsage[] = [usage(2100, 0, 60, 16), usage(2300, 2048, 14, 0)];
 
-export const DEFAULT_CODEX_FINAL_TEXT = 'Created hello.txt with a greeting.';
+const DEFAULT_CODEX_FINAL_TEXT = 'Created hello.txt with a greeting.';
 
-export const OPENAI_AUTH_ERROR = {
+const OPENAI_AUTH_ERROR = {
   error: {
     message:
       'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
@@ -65,7 +62,7 @@ export const OPENAI_AUTH_ERROR = {
   },
 };
 
-export const OPENAI_SERVER_ERROR = {
+const OPENAI_SERVER_ERROR = {
   error: {
     message: 'The server had an error while processing your request. Sorry about that!',
     type: 'server_error',
@@ -224,7 +221,7 @@ const legacyShellItem = (edit: { path: string; content: string }): OutputItem =>
 });
 
 /** The Responses API's SSE sequence for one response with the given output items. */
-export const responseEvents = (
+const responseEvents = (
   id: string,
   model: string,
   items: readonly OutputItem[],

@@ -30,7 +30,7 @@ import {
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 import { EDIT_CONTENT, EDIT_FILE, FINAL_TEXT, PROJECT_ROOT } from './harness.js';
 
-export const HYDRA_MAIN = join(PROJECT_ROOT, 'dist', 'cli', 'main.js');
+const HYDRA_MAIN = join(PROJECT_ROOT, 'dist', 'cli', 'main.js');
 const HYDRA_TIMEOUT_MS = 150_000;
 
 /** Uncommitted work the user has in the repository when the race starts. */
@@ -114,7 +114,7 @@ const startClaudeServer = async (scenario: AnthropicScenario): Promise<FakeModel
 };
 
 /** Logs every request and never answers it; `close` drops the open connections. */
-export const startHangingServer = async (): Promise<FakeModelServer> => {
+const startHangingServer = async (): Promise<FakeModelServer> => {
   const requests: RecordedRequest[] = [];
   const server = createServer((request) => {
     const chunks: Buffer[] = [];

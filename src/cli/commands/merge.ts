@@ -3,7 +3,7 @@ import { mergeRun } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs, resolveAgent, validAgents } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { shortRef } from '../../ui/index.js';
+import { fileCount, mergeMethodLabel, shortRef } from '../../ui/index.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
 
 const OPTIONS = {
@@ -34,22 +34,11 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   if (result.method === 'nothing-to-merge') {
     ctx.print(`${id} made no changes in run ${run.runId}: nothing to merge into ${result.into}`);
   } else {
-    const files = result.filesChanged === 1 ? '1 file' : `${result.filesChanged} files`;
+    const files = fileCount(result.filesChanged);
     ctx.print(
-      `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${describeMethod(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
+      `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
   if (result.removed.length > 0) ctx.print(out.dim(`removed: ${result.removed.join(', ')}`));
   return EXIT.ok;
-}
-
-function describeMethod(method: 'fast-forward' | 'merge-commit' | 'squash'): string {
-  switch (method) {
-    case 'fast-forward':
-      return 'fast-forward';
-    case 'merge-commit':
-      return 'merge commit';
-    case 'squash':
-      return 'squashed into one commit';
-  }
 }

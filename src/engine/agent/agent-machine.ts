@@ -24,7 +24,7 @@ import type { DiffSummary } from '../types.js';
 import { commitSubject } from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
 
-export const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
+const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
   const commit = await commitAgentResult(input.worktree, input.branch, input.message);
   return { commit, diff: await diffSummary(input.repoRoot, input.baseRef, commit) };
 });
@@ -43,20 +43,17 @@ export interface AgentContext {
 export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
 
 /** How long a process may outlive the result it printed before hydra stops it. */
-export const RESULT_GRACE_MS = 10_000;
+const RESULT_GRACE_MS = 10_000;
 
 /**
  * The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). A longer one fires after
  * 1 ms, which would stop an agent at once when the user asked for a very long limit.
  */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 
-export const statusOf = (
-  terminal: CompletedEvent | FailedEvent,
-  stoppedBy: StopReason | null,
-): SettledStatus => {
+const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
   // An agent that reported its result and then lingered until hydra stopped it did finish.
   if (terminal.kind === 'completed') return 'completed';

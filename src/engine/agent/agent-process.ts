@@ -30,7 +30,7 @@ const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `$
  * The error for an agent hydra stopped: the one place stop errors are written (the adapter's
  * finish leaves stops to the engine, which knows the limit and the setting that raises it).
  */
-export const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
+const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
   switch (reason) {
     case 'idle_timeout':
       return {

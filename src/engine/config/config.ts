@@ -16,7 +16,7 @@ import { ConfigError } from './config-error.js';
 import { closest } from './did-you-mean.js';
 import type { AgentPlan, RaceOptions } from '../types.js';
 
-export const CONFIG_FILE_NAME = 'hydra.toml';
+const CONFIG_FILE_NAME = 'hydra.toml';
 
 export const CONFIG_DEFAULTS = {
   timeoutS: 1800,
@@ -24,9 +24,6 @@ export const CONFIG_DEFAULTS = {
   keepWorktrees: false,
   allowExperimentalAdapters: false,
 } as const;
-
-export { ConfigError };
-export { closest };
 
 // ---------------------------------------------------------------------------------------------
 // Schema
@@ -104,7 +101,7 @@ const agentsSchema = (ids: readonly AdapterId[]) =>
   );
 
 /** The schema of a hydra.toml for the adapters registered now. */
-export const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
+const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
   z.strictObject({
     race: raceSchema(ids).optional(),
     agents: agentsSchema(ids).optional(),
@@ -114,7 +111,6 @@ export const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
-export type AgentConfig = z.infer<typeof agentSchema>;
 
 type KeyTable = 'root' | 'race' | 'agents' | 'agent' | 'price';
 
@@ -184,7 +180,7 @@ function knownKeysAt(
 }
 
 /** `agents.codex.idle_timeout_s`, `prices."gpt-5.5".input_per_mtok`, `race.agents[1]`. */
-export function formatKeyPath(path: readonly PropertyKey[]): string {
+function formatKeyPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
@@ -234,7 +230,7 @@ export function findRepoRoot(start: string): string | null {
 }
 
 /** The user-level config file: `$XDG_CONFIG_HOME/hydra/hydra.toml`, else `~/.config/hydra/hydra.toml`. */
-export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_CONFIG_HOME;
   const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
   return join(base, 'hydra', CONFIG_FILE_NAME);
@@ -311,7 +307,7 @@ export interface ResolvedRace {
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
-export const isExperimental = (id: AdapterId): boolean => adapterOf(id).tier === 'experimental';
+const isExperimental = (id: AdapterId): boolean => adapterOf(id).tier === 'experimental';
 
 /**
  * Merges config and flags (flags win). The agent list is `--agents`, else `race.agents`, else every
@@ -378,7 +374,7 @@ export function resolveRace(
 }
 
 /** Every adapter not disabled in the config, experimental ones only when allowed. */
-export function defaultAgentIds(config: HydraConfig, allowExperimental: boolean): AdapterId[] {
+function defaultAgentIds(config: HydraConfig, allowExperimental: boolean): AdapterId[] {
   return adapterIds().filter(
     (id) => config.agents?.[id]?.enabled !== false && (allowExperimental || !isExperimental(id)),
   );

@@ -17,7 +17,7 @@ export function closest(word: string, known: readonly string[]): string | undefi
 }
 
 /** Levenshtein distance with one rolling row. */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     let diagonal = previous[0] ?? 0;

@@ -86,7 +86,7 @@ export async function commitAgentResult(worktree: string, branch: string, messag
 }
 
 /** Parses `git diff --numstat -z --no-renames`. */
-export const parseNumstat = (text: string): DiffSummary => {
+const parseNumstat = (text: string): DiffSummary => {
   const files: FileStat[] = [];
   for (const entry of splitZ(text)) {
     const match = /^(-|\d+)\t(-|\d+)\t([\s\S]*)$/.exec(entry);

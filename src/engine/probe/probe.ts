@@ -29,7 +29,7 @@ import type { AgentPlan, AgentProbeReport } from '../types.js';
 
 export const CAPABILITY_CACHE_FILE = 'adapter-capabilities.json';
 /** Bump when adapters derive capabilities differently, so old cache entries are ignored. */
-export const CAPABILITY_CACHE_VERSION = 1;
+const CAPABILITY_CACHE_VERSION = 1;
 
 /** Probe output beyond this is cut (help texts are a few KiB). */
 const PROBE_MAX_BUFFER = 1024 * 1024;
@@ -159,7 +159,7 @@ export interface DiscoveredBinary {
 }
 
 /** Every candidate of an adapter that exists, in the adapter's order, without duplicates. */
-export const discoverBinaries = async (
+const discoverBinaries = async (
   adapter: AgentAdapter,
   configured: string | undefined,
   env: NodeJS.ProcessEnv,
@@ -224,7 +224,7 @@ const isCacheFile = (value: unknown): value is CacheFile =>
   (value as { entries?: unknown }).entries !== null;
 
 /** Reads the cache; a missing, corrupt or older-version file reads as empty. */
-export const readCapabilityCache = async (cacheDir: string): Promise<CacheFile> => {
+const readCapabilityCache = async (cacheDir: string): Promise<CacheFile> => {
   try {
     const parsed: unknown = JSON.parse(await readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8'));
     if (isCacheFile(parsed)) return parsed;
@@ -235,7 +235,7 @@ export const readCapabilityCache = async (cacheDir: string): Promise<CacheFile> 
 };
 
 /** Writes the cache atomically: a temp file in the same directory, then a rename over the old one. */
-export const writeCapabilityCache = async (cacheDir: string, cache: CacheFile): Promise<void> => {
+const writeCapabilityCache = async (cacheDir: string, cache: CacheFile): Promise<void> => {
   await mkdir(cacheDir, { recursive: true });
   const target = join(cacheDir, CAPABILITY_CACHE_FILE);
   const temp = `${target}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -299,9 +299,9 @@ export interface ProbeAgentsOptions {
 }
 
 /** The prompt and paths used for a report's sample command. */
-export const SAMPLE_PROMPT = 'Say hello';
+const SAMPLE_PROMPT = 'Say hello';
 
-export const sampleRequest = (plan: AgentPlan, unsafe: boolean): SpawnRequest => ({
+const sampleRequest = (plan: AgentPlan, unsafe: boolean): SpawnRequest => ({
   prompt: SAMPLE_PROMPT,
   cwd: '<worktree>',
   scratchDir: '<scratch>',

@@ -17,7 +17,7 @@
  */
 import type { AdapterId } from '../../adapters/types.js';
 
-export const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type HandledSignal = (typeof HANDLED_SIGNALS)[number];
 
 /** The owner of the process groups of capability probes (`--version`, `--help`). */

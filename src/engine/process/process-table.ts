@@ -22,7 +22,7 @@ export const signalGroup = (pgid: number, signal: Signal): boolean => {
   }
 };
 
-export const groupAlive = (pgid: number): boolean => {
+const groupAlive = (pgid: number): boolean => {
   try {
     process.kill(-pgid, 0);
     return true;

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { AGENT_ENV, processInfo, RUN_ID_ENV } from './process-table.js';
 
 /** HYDRA_WATCHDOG=0 turns it off (tests of `hydra clean`'s own recovery use that). */
-export const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
+const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
 /** The compiled entry script; tests run the engine from src/, the watchdog always from dist/. */
 const entryScript = (): string => {

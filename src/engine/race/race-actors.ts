@@ -187,7 +187,7 @@ export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async ({ inp
   return result;
 });
 
-export async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
+async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   const removed: string[] = [];
   if (input.keepWorktrees) return { removed };
   for (const launch of input.launches) {

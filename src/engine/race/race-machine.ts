@@ -62,7 +62,7 @@ export interface RaceEmitted {
   record: AgentEventRecord;
 }
 
-export const childId = (agent: AdapterId): string => `agent:${agent}`;
+const childId = (agent: AdapterId): string => `agent:${agent}`;
 
 const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {
   const adapter = adapterOf(plan.adapterId);
@@ -425,7 +425,7 @@ export const raceMachine = setup({
  * agents that did not complete. Branches of completed agents stay, so `hydra merge <run> <agent>`
  * still works after a headless run; `hydra clean` removes them.
  */
-export const cleanUpInput = (context: RaceContext): CleanUpInput => ({
+const cleanUpInput = (context: RaceContext): CleanUpInput => ({
   repoRoot: context.repo?.root ?? context.options.repoPath,
   keepWorktrees: context.options.keepWorktrees,
   launches: context.launches,

@@ -24,10 +24,10 @@ import type {
   RaceSummary,
 } from '../types.js';
 
-export const DEFAULT_KILL_GRACE_MS = 5000;
+const DEFAULT_KILL_GRACE_MS = 5000;
 
 /** Fills in the defaults once, so the machine and its actors never guess. */
-export const resolveRaceOptions = (options: RaceOptions): ResolvedRaceOptions => ({
+const resolveRaceOptions = (options: RaceOptions): ResolvedRaceOptions => ({
   ...options,
   runId: options.runId ?? newRunId(),
   worktreeRoot: options.worktreeRoot ?? defaultWorktreeRoot(),

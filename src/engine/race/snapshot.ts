@@ -16,7 +16,7 @@ import type {
   RaceSummary,
 } from '../types.js';
 
-export const RECENT_EVENTS_LIMIT = 200;
+const RECENT_EVENTS_LIMIT = 200;
 
 export const updateAgent = (
   agents: AgentSnapshot[],

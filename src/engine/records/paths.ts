@@ -16,7 +16,7 @@ export const defaultWorktreeRoot = (env: NodeJS.ProcessEnv = process.env): strin
 };
 
 /** `<basename>-<8 hex of sha256(repoRoot)>`: readable, and unique per repository. */
-export const repoKey = (repoRoot: string): string =>
+const repoKey = (repoRoot: string): string =>
   `${path.basename(repoRoot)}-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 8)}`;
 
 /** The directory holding one run's worktrees: `<root>/<repo-key>/<run-id>`. */
@@ -30,8 +30,6 @@ export const agentScratchDir = (runDir: string, agent: AdapterId): string =>
   path.join(runDir, '.scratch', agent);
 
 export const branchName = (runId: string, agent: AdapterId): string => `hydra/${runId}/${agent}`;
-
-export const BRANCH_PREFIX = 'hydra/';
 
 export const RUN_ID_PATTERN = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
 

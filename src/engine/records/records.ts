@@ -128,7 +128,7 @@ export class EventLog {
 }
 
 /** Reads events.jsonl, skipping a truncated or corrupt line (a crash mid-write). */
-export const readEvents = (dir: string): AgentEventRecord[] => {
+const readEvents = (dir: string): AgentEventRecord[] => {
   const file = path.join(dir, 'events.jsonl');
   if (!existsSync(file)) return [];
   const events: AgentEventRecord[] = [];
@@ -152,7 +152,7 @@ export const ownerAlive = (meta: RunMeta): boolean => {
 };
 
 /** finished: it has a summary; running: no summary and its hydra is alive; dead: neither. */
-export const runState = (meta: RunMeta, summary: RaceSummary | null): RunListEntry['state'] => {
+const runState = (meta: RunMeta, summary: RaceSummary | null): RunListEntry['state'] => {
   if (summary !== null) return 'finished';
   return ownerAlive(meta) ? 'running' : 'dead';
 };

@@ -56,7 +56,7 @@ export interface AppProps {
 }
 
 /** The race snapshot, throttled, via useSyncExternalStore. */
-export const useRaceSnapshot = (handle: RaceHandle, throttleMs: number): ReceivedSnapshot => {
+const useRaceSnapshot = (handle: RaceHandle, throttleMs: number): ReceivedSnapshot => {
   const store = useMemo(() => createSnapshotStore(handle, throttleMs), [handle, throttleMs]);
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
 };
@@ -65,7 +65,7 @@ export const useRaceSnapshot = (handle: RaceHandle, throttleMs: number): Receive
  * The time to draw with: the snapshot's own clock, advanced by the local time since it arrived
  * while agents run (a tick re-renders so elapsed times and spinners move between updates).
  */
-export const useDisplayNow = (received: ReceivedSnapshot, running: boolean): number => {
+const useDisplayNow = (received: ReceivedSnapshot, running: boolean): number => {
   const [, tick] = useReducer((count: number) => count + 1, 0);
   useEffect(() => {
     if (!running) return undefined;
@@ -77,7 +77,7 @@ export const useDisplayNow = (received: ReceivedSnapshot, running: boolean): num
 };
 
 /** The terminal size, following resize events. */
-export const useTerminalSize = (): { columns: number; rows: number } => {
+const useTerminalSize = (): { columns: number; rows: number } => {
   const { stdout } = useStdout();
   const read = useCallback(() => ({ columns: stdout.columns || 80, rows: stdout.rows || 24 }), [stdout]);
   const [size, setSize] = useState(read);

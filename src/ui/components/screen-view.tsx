@@ -9,7 +9,7 @@ import type { Line } from '../layout/index.js';
 import type { Body, PaneBox, Screen } from '../layout/index.js';
 import type { Theme } from '../text/index.js';
 
-export const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactElement => {
+const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactElement => {
   if (line.length === 0 || line.every((segment) => segment.text === '')) return <Text> </Text>;
   return (
     <Text wrap="truncate-end">

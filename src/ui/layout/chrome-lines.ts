@@ -4,7 +4,16 @@
 import { assertNever } from '../../adapters/events.js';
 import type { AdapterId } from '../../adapters/types.js';
 import type { AgentSnapshot, MergeResult, RaceSnapshot } from '../../engine/index.js';
-import { formatDiff, formatDuration, isRunning, phaseLabel, raceCounts, shortRef } from '../text/index.js';
+import {
+  fileCount,
+  formatDiff,
+  formatDuration,
+  isRunning,
+  mergeMethodLabel,
+  phaseLabel,
+  raceCounts,
+  shortRef,
+} from '../text/index.js';
 import { fitLine, lineText, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
 import { displayWidth, oneLine, wrap } from '../text/index.js';
@@ -136,7 +145,7 @@ export interface DialogOptions {
 }
 
 /** What the confirmation says, as plain sentences (wrapped by dialogLines). */
-export const dialogText = (
+const dialogText = (
   dialog: Dialog,
   snapshot: RaceSnapshot,
   options: DialogOptions,
@@ -233,10 +242,10 @@ export const mergedLines = (
       ),
     ]);
   } else {
-    const files = `${result.filesChanged} file${result.filesChanged === 1 ? '' : 's'}`;
+    const files = fileCount(result.filesChanged);
     lines.push([
       seg(
-        `${symbols.ok} Merged ${name}'s result (${from}) into ${result.into}: ${methodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}.`,
+        `${symbols.ok} Merged ${name}'s result (${from}) into ${result.into}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}.`,
         'ok',
         true,
       ),
@@ -253,21 +262,6 @@ export const mergedLines = (
     for (const removed of result.removed) lines.push([seg(`  ${symbols.dot} ${removed}`, 'muted')]);
   }
   return wrapLines(lines, width);
-};
-
-const methodLabel = (method: MergeResult['method']): string => {
-  switch (method) {
-    case 'fast-forward':
-      return 'fast-forward';
-    case 'merge-commit':
-      return 'merge commit';
-    case 'squash':
-      return 'squashed into one commit';
-    case 'nothing-to-merge':
-      return 'nothing to merge';
-    default:
-      return assertNever(method);
-  }
 };
 
 /** The final screen after quitting or when the race ended on its own. */

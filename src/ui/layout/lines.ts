@@ -51,13 +51,6 @@ export const spread = (left: Line, right: Line, width: number, ellipsis: string)
   return [...fittedLeft, seg(' '.repeat(Math.max(1, gap))), ...right];
 };
 
-/** Fits `lines` to exactly `height` lines (cut, or padded with empty lines). */
-export const fitHeight = (lines: Line[], height: number): Line[] => {
-  const cut = lines.slice(0, Math.max(0, height));
-  while (cut.length < height) cut.push([]);
-  return cut;
-};
-
 /** Wraps each line to `width` columns, keeping the style of its first segment. */
 export const wrapLines = (lines: Line[], width: number): Line[] =>
   lines.flatMap((line) => {

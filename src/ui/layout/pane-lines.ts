@@ -31,7 +31,7 @@ export interface PaneLineOptions {
 }
 
 /** Spinner frame from the snapshot clock: about four frames a second. */
-export const spinnerFrame = (now: number): number => Math.floor(now / 250);
+const spinnerFrame = (now: number): number => Math.floor(now / 250);
 
 export const titleLine = (
   agent: AgentSnapshot,
@@ -48,7 +48,7 @@ export const titleLine = (
   return line;
 };
 
-export const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Line => {
+const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Line => {
   const symbol = statusSymbol(agent.status, theme.symbols, spinnerFrame(now));
   const line: Line = [seg(`${symbol} ${statusLabel(agent.status)}`, statusTone(agent.status), true)];
   const elapsed = agentElapsed(agent, now);
@@ -62,7 +62,7 @@ export const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Lin
 };
 
 /** Experimental tier, inferred flags and adapter warnings, as one line (or none). */
-export const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
+const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
   const parts: string[] = [];
   if (agent.tier === 'experimental') parts.push('experimental adapter');
   if (agent.inferredFlags) parts.push('inferred flags');
@@ -78,7 +78,7 @@ export const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => 
 };
 
 /** What the agent ended with: its diff summary, or its error and the recovery hint. */
-export const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
+const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
   const { symbols } = theme;
   const errorLines = (fallback: string): Line[] => {
     if (agent.error === null) {
@@ -117,12 +117,12 @@ export const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
   }
 };
 
-export const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [
+const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [
   seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted'),
 ];
 
 /** The latest `count` displayable events, one line each. */
-export const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
+const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
   if (count <= 0) return [];
   // A failure is shown with its hint below the events; its event line would say it twice.
   const shown = agent.recentEvents.filter(

@@ -31,7 +31,7 @@ import { compareLines, detailLines, diffView, type PatchState } from './view-lin
 import { resolveScroll, type ViewState } from '../state/index.js';
 
 /** Narrowest pane worth putting side by side with others. */
-export const MIN_PANE_WIDTH = 40;
+const MIN_PANE_WIDTH = 40;
 /** Smallest terminal the layout plans for; smaller ones are drawn as if this size, clipped. */
 const MIN_COLUMNS = 20;
 const MIN_ROWS = 6;

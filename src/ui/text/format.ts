@@ -4,11 +4,11 @@
  * `hydra runs` and the headless progress lines), so a figure reads the same everywhere, and a
  * figure nobody reported reads `n/a`, never 0.
  */
-import { addCounts, hasTokenCounts, type Usage } from '../../adapters/events.js';
-import type { DiffSummary } from '../../engine/index.js';
+import { addCounts, assertNever, hasTokenCounts, type Usage } from '../../adapters/events.js';
+import type { DiffSummary, MergeResult } from '../../engine/index.js';
 
 /** What an unknown figure reads as. */
-export const UNKNOWN = 'n/a';
+const UNKNOWN = 'n/a';
 
 /** 950 ms → "0s", 65 s → "1m05s", 2 h → "2h00m". */
 export const formatDuration = (ms: number): string => {
@@ -39,7 +39,7 @@ export const cachedTokens = (usage: Usage): number | null =>
 export const formatCount = (count: number | null): string => (count === null ? UNKNOWN : String(count));
 
 /** "1 turn", "3 turns", "turns n/a". */
-export const formatTurns = (turns: number | null): string =>
+const formatTurns = (turns: number | null): string =>
   turns === null ? `turns ${UNKNOWN}` : `${turns} turn${turns === 1 ? '' : 's'}`;
 
 /** "$0.0123" when reported, "~$0.0123" when estimated, "n/a" when unknown. */
@@ -50,7 +50,7 @@ export const formatCost = (usage: Pick<Usage, 'costUsd' | 'costSource'>): string
 };
 
 /** Nothing reported at all (Cursor reports no usage; other agents before their first usage). */
-export const hasNoUsage = (usage: Usage): boolean =>
+const hasNoUsage = (usage: Usage): boolean =>
   !hasTokenCounts(usage) && usage.turns === null && usage.costUsd === null;
 
 /** "in 2.5k out 52 cached 600 · 2 turns · $0.0126", or "tokens n/a (none reported) · cost n/a". */
@@ -97,3 +97,22 @@ export const formatTime = (epochMs: number): string => {
   const pad = (value: number): string => String(value).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}`;
 };
+
+/** How a merge went, in words: `merge commit`, `squashed into one commit`, ... */
+export const mergeMethodLabel = (method: MergeResult['method']): string => {
+  switch (method) {
+    case 'fast-forward':
+      return 'fast-forward';
+    case 'merge-commit':
+      return 'merge commit';
+    case 'squash':
+      return 'squashed into one commit';
+    case 'nothing-to-merge':
+      return 'nothing to merge';
+    default:
+      return assertNever(method);
+  }
+};
+
+/** `1 file`, `3 files`. */
+export const fileCount = (count: number): string => `${count} file${count === 1 ? '' : 's'}`;

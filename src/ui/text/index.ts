@@ -3,9 +3,10 @@
  * colour theme. Pure (no Ink, no React): the CLI's printers use it too, through src/ui/index.ts.
  */
 export { eventLine, eventText, isShownInPane } from './event-line.js';
-export type { EventLine } from './event-line.js';
 export {
   cachedTokens,
+  fileCount,
+  mergeMethodLabel,
   formatCost,
   formatCount,
   formatDiff,

@@ -95,7 +95,7 @@ export interface RaceCounts {
 }
 
 /** Whether the race is over (an agent still marked pending then never ran). */
-export const raceIsOver = (phase: RaceSnapshot['phase']): boolean =>
+const raceIsOver = (phase: RaceSnapshot['phase']): boolean =>
   phase === 'done' || phase === 'cancelled' || phase === 'failed';
 
 export const raceCounts = (snapshot: RaceSnapshot): RaceCounts => {

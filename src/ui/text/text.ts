@@ -60,7 +60,7 @@ const isWide = (code: number): boolean =>
   (code >= 0x20000 && code <= 0x3fffd);
 
 /** Columns one code point takes in a terminal. */
-export const charWidth = (char: string): number => {
+const charWidth = (char: string): number => {
   const code = char.codePointAt(0) ?? 0;
   if (isZeroWidth(code)) return 0;
   return isWide(code) ? 2 : 1;
