@@ -347,7 +347,7 @@ describe('after a headless race', () => {
     expect(cleaned.exitCode, cleaned.stderr).toBe(0);
     expect(git(repo, ['branch', '--list', `hydra/${runId}/*`])).toBe('');
     expect(readFileSync(path.join(repo, 'wip.txt'), 'utf8')).toBe('uncommitted work\n');
-  });
+  }, 90_000); // seven hydra processes one after another: give a loaded machine room
 
   it('refuses a merge that would conflict, changing nothing', async () => {
     await installFakes(sandbox.bin, { codex: { agent: 'codex', delayMs: 5 } });
