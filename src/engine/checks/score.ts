@@ -1,0 +1,159 @@
+/**
+ * The score: one deterministic number per agent, from figures the run record keeps, so the same
+ * record always gives the same ranking (README, "The score").
+ *
+ *   disqualified (score 0): the agent did not complete, changed nothing, or failed a gate check;
+ *   otherwise   total = 100 × Σ weight·part / Σ weight, over the parts that apply, where
+ *     checks   = checks passed / checks run
+ *     tests    = tests passed / (passed + failed), over every check whose output gave counts
+ *     diff     = smallest changed-line count among the eligible agents / this agent's
+ *     scope    = 1 − files outside allowed_paths / files changed (only when allowed_paths is set)
+ *     duration = fastest eligible agent's time / this agent's
+ *     cost     = cheapest known eligible cost / this agent's (not applied when a cost is unknown)
+ *
+ * A part that does not apply (no checks, no counts, unknown cost) is left out and the others are
+ * weighed among themselves, so an agent is never marked down for a figure nobody has.
+ */
+
+export interface ScoreWeights {
+  checks: number;
+  tests: number;
+  diff: number;
+  scope: number;
+  duration: number;
+  cost: number;
+}
+
+export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
+  checks: 40,
+  tests: 30,
+  diff: 10,
+  scope: 10,
+  duration: 5,
+  cost: 5,
+};
+
+export type ScorePart = keyof ScoreWeights;
+
+export interface ScoredCheck {
+  name: string;
+  gate: boolean;
+  passed: boolean;
+  tests: { passed: number; failed: number } | null;
+}
+
+export interface ScoreInput {
+  agent: string;
+  completed: boolean;
+  checks: ScoredCheck[];
+  /** Lines added plus removed, and files, in the agent's committed result (null: no result). */
+  diff: { files: number; lines: number } | null;
+  /** Changed files outside allowed_paths; null when allowed_paths is not configured. */
+  outsideAllowed: number | null;
+  durationMs: number | null;
+  costUsd: number | null;
+}
+
+export interface Score {
+  agent: string;
+  /** 0–100, one decimal; 0 when disqualified. */
+  total: number;
+  gates: { passed: boolean; failed: string[] };
+  /** Each part in 0–1, null where it does not apply (or the agent is disqualified). */
+  parts: Record<ScorePart, number | null>;
+  /** Why the agent cannot win, or null. */
+  disqualified: string | null;
+}
+
+const EMPTY_PARTS: Record<ScorePart, number | null> = {
+  checks: null,
+  tests: null,
+  diff: null,
+  scope: null,
+  duration: null,
+  cost: null,
+};
+
+const round1 = (value: number): number => Math.round(value * 10) / 10;
+
+/** best / value for "smaller is better" figures, 1 for the best; null when unknown. */
+const relative = (value: number | null, best: number | null): number | null =>
+  value === null || best === null ? null : value <= 0 ? 1 : Math.min(1, Math.max(best, 0) / value);
+
+const minOf = (values: ReadonlyArray<number | null>): number | null => {
+  const known = values.filter((value): value is number => value !== null);
+  return known.length === 0 ? null : Math.min(...known);
+};
+
+const whyDisqualified = (input: ScoreInput, failedGates: string[]): string | null => {
+  if (!input.completed) return 'did not complete';
+  if (input.diff === null || input.diff.files === 0) return 'changed nothing';
+  if (failedGates.length > 0) return `failed gate ${failedGates.join(', ')}`;
+  return null;
+};
+
+/** Scores every agent of a race against the others. */
+export const scoreAgents = (
+  inputs: readonly ScoreInput[],
+  weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
+): Score[] => {
+  const judged = inputs.map((input) => {
+    const failed = input.checks.filter((check) => check.gate && !check.passed).map((check) => check.name);
+    return { input, failed, disqualified: whyDisqualified(input, failed) };
+  });
+  const eligible = judged.filter((item) => item.disqualified === null).map((item) => item.input);
+  const costs = eligible.map((input) => input.costUsd);
+  const best = {
+    lines: minOf(eligible.map((input) => Math.max(1, input.diff?.lines ?? 1))),
+    duration: minOf(eligible.map((input) => input.durationMs)),
+    // A cheapest cost means something only when every eligible cost is known.
+    cost: costs.includes(null) ? null : minOf(costs),
+  };
+  return judged.map(({ input, failed, disqualified }) => {
+    const gates = { passed: failed.length === 0, failed };
+    if (disqualified !== null)
+      return { agent: input.agent, total: 0, gates, parts: EMPTY_PARTS, disqualified };
+    const counted = input.checks.flatMap((check) => (check.tests === null ? [] : [check.tests]));
+    const passedTests = counted.reduce((sum, tests) => sum + tests.passed, 0);
+    const ranTests = counted.reduce((sum, tests) => sum + tests.passed + tests.failed, 0);
+    const files = input.diff?.files ?? 0;
+    const parts: Record<ScorePart, number | null> = {
+      checks:
+        input.checks.length === 0
+          ? null
+          : input.checks.filter((check) => check.passed).length / input.checks.length,
+      tests: ranTests === 0 ? null : passedTests / ranTests,
+      diff: relative(Math.max(1, input.diff?.lines ?? 1), best.lines),
+      scope: input.outsideAllowed === null || files === 0 ? null : 1 - input.outsideAllowed / files,
+      duration: relative(input.durationMs, best.duration),
+      cost: best.cost === null ? null : relative(input.costUsd, best.cost),
+    };
+    let weighted = 0;
+    let weightSum = 0;
+    for (const part of Object.keys(parts) as ScorePart[]) {
+      const value = parts[part];
+      if (value === null || weights[part] <= 0) continue;
+      weighted += weights[part] * value;
+      weightSum += weights[part];
+    }
+    const total = weightSum === 0 ? 0 : round1((100 * weighted) / weightSum);
+    return { agent: input.agent, total, gates, parts, disqualified: null };
+  });
+};
+
+export type BestPick = { agent: string; score: number } | { agent: null; reason: string };
+
+/** The agent `--auto-merge best` merges: the top score, if it can win and nobody ties it. */
+export const pickBest = (scores: readonly Score[]): BestPick => {
+  const ranked = [...scores].sort((a, b) => b.total - a.total);
+  const [top, second] = ranked;
+  if (top === undefined || top.disqualified !== null || top.total <= 0) {
+    const reasons = scores.map((score) => `${score.agent}: ${score.disqualified ?? 'score 0'}`);
+    return { agent: null, reason: `no result can win (${reasons.join('; ') || 'no agents'})` };
+  }
+  if (second !== undefined && second.total === top.total) {
+    const tied = ranked.filter((score) => score.total === top.total).map((score) => score.agent);
+    return { agent: null, reason: `${tied.join(' and ')} tie at ${top.total}` };
+  }
+  return { agent: top.agent, score: top.total };
+};
