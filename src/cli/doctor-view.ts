@@ -8,7 +8,18 @@ import { shellJoin } from './shell-quote.js';
 import { table } from './table.js';
 import type { Style } from './style.js';
 
+/** The config file doctor read, and whether its executing keys are in use. */
+export interface DoctorConfig {
+  path: string | null;
+  source: 'flag' | 'repository' | 'user' | null;
+  /** False for a repository's hydra.toml not trusted yet (`hydra trust`). */
+  trusted: boolean;
+  /** Keys left out until the file is trusted, e.g. `agents.claude.binary`. */
+  ignored: string[];
+}
+
 export interface DoctorJson {
+  config: DoctorConfig;
   /** RepoInfo, with `gitVersion` spelled `version` in the JSON. */
   git: Omit<RepoInfo, 'gitVersion'> & { version: string | null };
   adapters: Array<{
@@ -24,8 +35,13 @@ export interface DoctorJson {
   }>;
 }
 
-export function doctorJson(repo: RepoInfo, adapters: readonly AgentProbeReport[]): DoctorJson {
+export function doctorJson(
+  repo: RepoInfo,
+  adapters: readonly AgentProbeReport[],
+  config: DoctorConfig = { path: null, source: null, trusted: true, ignored: [] },
+): DoctorJson {
   return {
+    config,
     git: {
       version: repo.gitVersion,
       isRepo: repo.isRepo,
@@ -60,6 +76,8 @@ export function renderDoctor(
   adapters: readonly AgentProbeReport[],
   style: Style,
   configLine: string,
+  /** Said under the config line, e.g. which keys of an untrusted hydra.toml were ignored. */
+  configNotes: readonly string[] = [],
 ): string[] {
   const lines: string[] = [];
   lines.push(style.bold('git'));
@@ -67,6 +85,7 @@ export function renderDoctor(
   lines.push('');
   lines.push(style.bold('config'));
   lines.push(`  ${configLine}`);
+  for (const note of configNotes) lines.push(`  ${style.yellow('!')} ${note}`);
   lines.push('');
   lines.push(style.bold('agents'));
   const heads = table(adapters.map((report) => adapterHeadCells(report, style)));

@@ -1,5 +1,6 @@
 import { describeError, EXIT, HydraError } from '../adapters/hydra-error.js';
 import type { CliContext } from './context.js';
+import { sanitize } from '../ui/index.js';
 
 export { EXIT };
 
@@ -29,12 +30,13 @@ export function noteError(ctx: CliContext, error: unknown): number {
   const { err } = ctx;
   const label = err.red(err.bold('hydra:'));
   const described = describeError(error);
-  for (const line of described.problems) ctx.note(`${label} ${line}`);
+  // Messages can quote an agent's stderr, a CLI's output or a value from a repository's hydra.toml.
+  for (const line of described.problems) ctx.note(`${label} ${sanitize(line)}`);
   noteHint(ctx, described.hint);
   return described.exitCode;
 }
 
 /** The hint line under a message (nothing when there is no hint). */
 export function noteHint(ctx: CliContext, hint: string): void {
-  if (hint !== '') ctx.note(ctx.err.dim(`  hint: ${hint}`));
+  if (hint !== '') ctx.note(ctx.err.dim(`  hint: ${sanitize(hint)}`));
 }

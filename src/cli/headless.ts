@@ -11,6 +11,8 @@ export interface RaceRecordLine {
   runId: string;
   baseRef: string | null;
   agents: AdapterId[];
+  /** What the race warned about before it started (e.g. ignored keys of an untrusted hydra.toml); absent when none. */
+  warnings?: string[];
 }
 
 export interface AgentEventLine {
@@ -43,7 +45,9 @@ export type HeadlessLine = RaceRecordLine | AgentEventLine | SummaryLine;
 
 export function raceLine(snapshot: RaceSnapshot): RaceRecordLine {
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
-  return { type: 'race', runId: snapshot.runId, baseRef: snapshot.baseRef, agents: racing };
+  const line: RaceRecordLine = { type: 'race', runId: snapshot.runId, baseRef: snapshot.baseRef, agents: racing };
+  if (snapshot.warnings.length > 0) line.warnings = [...snapshot.warnings];
+  return line;
 }
 
 export function eventLine(record: AgentEventRecord): AgentEventLine {

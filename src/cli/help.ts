@@ -1,6 +1,6 @@
 /** Help texts, one per command. Kept together so they read as one manual. */
 
-export const COMMANDS = ['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo'] as const;
+export const COMMANDS = ['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo', 'trust'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const EXIT_CODES = `Exit codes:
@@ -22,13 +22,15 @@ Commands:
   show <run>             one race's summary and per-agent events
   clean                  remove worktrees, branches and records of finished or dead races
   demo                   race simulated agents in a throwaway repository (no CLI or API key needed)
+  trust                  let this repository's hydra.toml choose the programs hydra runs
 
 Options:
   -h, --help             help for hydra or for a command (hydra race --help)
   -V, --version          print hydra's version
 
 Config: hydra.toml at the repository root, else $XDG_CONFIG_HOME/hydra/hydra.toml
-(~/.config/hydra/hydra.toml); see hydra.toml.example.
+(~/.config/hydra/hydra.toml); see hydra.toml.example. A repository's hydra.toml chooses the
+programs hydra runs (binary, env, extra_args) only once you trust it: hydra trust.
 
 ${EXIT_CODES}`;
 
@@ -58,7 +60,8 @@ Options:
   -h, --help                       this help
 
 Headless output (one JSON object per line):
-  {"type":"race","runId":...,"baseRef":"<sha>","agents":["claude","codex"]}
+  {"type":"race","runId":...,"baseRef":"<sha>","agents":["claude","codex"],"warnings":[...]}
+    (warnings only when there are any, e.g. keys of an untrusted hydra.toml that were ignored)
   {"type":"agent_event","agent":"claude","event":{"kind":"tool_call",...}}
   {"type":"summary","runId":...,"agents":[{"agent","status","exitCode","durationMs","usage",
     "diff","branch","worktree","error"}]}
@@ -126,6 +129,29 @@ hydra did not create is touched.
 Options:
   --dry-run    say what would be removed, remove nothing
   -h, --help   this help`,
+
+  trust: `Usage:
+  hydra trust [<file>]
+  hydra trust --revoke [<file>]
+  hydra trust --list
+
+A hydra.toml committed to a repository could name any program as an agent's binary. So the keys
+that run programs or shape how they run (agents.<name>.binary, env and extra_args) of a
+repository's hydra.toml are ignored, and doctor and race say so, until you trust that file.
+hydra trust records the file's path and the SHA-256 of its content in
+$XDG_CONFIG_HOME/hydra/trusted.json (~/.config/hydra/trusted.json, readable by you only); an edit
+to the file needs hydra trust again. The other keys (models, timeouts, the agent list, prices)
+always apply. A file given with --config, and your own ~/.config/hydra/hydra.toml, are trusted.
+
+Arguments:
+  <file>       the hydra.toml to trust (default: the one at the repository root)
+
+Options:
+  --revoke     stop trusting the file
+  --list       list the trusted files, and whether each changed since
+  -h, --help   this help
+
+Review the file before trusting it: hydra will run what it names.`,
 
   demo: `Usage:
   hydra demo [--json] [--ascii]

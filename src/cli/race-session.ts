@@ -6,7 +6,15 @@ import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
 import { EXIT, noteError, noteHint } from './errors.js';
-import { formatCost, formatDiff, formatDuration, runDashboard, shortRef } from '../ui/index.js';
+import {
+  formatCost,
+  formatDiff,
+  formatDuration,
+  runDashboard,
+  sanitize,
+  shortRef,
+  terminalSafeJson,
+} from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
 import { eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
@@ -100,7 +108,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   };
   ctx.stdout.on('error', onStdoutError);
   const write = (line: HeadlessLine): void => {
-    if (!readerGone) ctx.stdout.write(`${JSON.stringify(line)}\n`);
+    if (!readerGone) ctx.stdout.write(`${terminalSafeJson(line)}\n`);
   };
   let announced = false;
   const announce = (snapshot: RaceSnapshot, settledSummary?: RaceSummary): void => {
@@ -168,11 +176,12 @@ function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>)
   if (racing.length > 0)
     ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
   // The engine's warnings already say which agents will not race and why.
-  for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${warning}`));
+  for (const warning of snapshot.warnings)
+    ctx.note(ctx.err.yellow(`hydra: warning: ${sanitize(warning)}`));
   for (const agent of snapshot.agents) {
     for (const warning of agent.warnings) {
       warned.add(`${agent.agent}\0${warning}`);
-      ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
+      ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${sanitize(warning)}`));
     }
   }
 }
@@ -188,7 +197,7 @@ function createProgressNotes(ctx: CliContext, warned: Set<string>): (snapshot: R
           const key = `${agent.agent}\0${warning}`;
           if (warned.has(key)) continue;
           warned.add(key);
-          ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${warning}`));
+          ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${sanitize(warning)}`));
         }
       }
       if (reported.has(agent.agent) || !isSettled(agent)) continue;
@@ -215,7 +224,8 @@ function agentLine(ctx: CliContext, agent: AgentSnapshot, now: number): string {
     const diff = agent.diff ? formatDiff(agent.diff) : 'no diff';
     return `hydra: ${err.green(`${agent.agent} completed`)}${elapsed}: ${diff}, ${formatCost(agent.usage)}`;
   }
-  const reason = agent.error ? `: ${agent.error.message}` : '';
+  // An error's message can quote the agent's own output.
+  const reason = agent.error ? `: ${sanitize(agent.error.message)}` : '';
   return `hydra: ${err.red(`${agent.agent} ${agent.status.replace('_', ' ')}`)}${elapsed}${reason}`;
 }
 

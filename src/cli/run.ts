@@ -102,6 +102,8 @@ async function loadCommand(name: CommandName): Promise<CommandRunner> {
       return (await import('./commands/clean.js')).cleanCommand;
     case 'demo':
       return (await import('./commands/demo.js')).demoCommand;
+    case 'trust':
+      return (await import('./commands/trust.js')).trustCommand;
   }
 }
 

@@ -9,14 +9,24 @@ export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';
 export {
   buildRaceOptions,
+  checkConfiguredBinaries,
   closest,
   CONFIG_DEFAULTS,
   ConfigError,
   displayPath,
+  EXECUTING_KEYS,
   findRepoRoot,
+  listTrusted,
   loadConfig,
+  locateConfig,
+  parseConfigText,
   planForDoctor,
+  revokeTrust,
+  trustFile,
+  untrustedConfigWarning,
+  userConfigDirOf,
+  userConfigPath,
 } from './config/index.js';
-export type { RaceFlags } from './config/index.js';
+export type { LoadedConfig, RaceFlags } from './config/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';

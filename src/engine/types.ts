@@ -32,8 +32,10 @@ export interface RaceOptions {
   unsafe: boolean;
   keepWorktrees: boolean;
   prices: PriceTable;
-  /** Recorded in the run record, for replay and audit. */
+  /** Recorded in the run record, for replay and audit (env values are never written). */
   configSnapshot?: unknown;
+  /** Said before the race starts, with the repository's own warnings (e.g. ignored untrusted config keys). */
+  warnings?: string[];
   /** Where to cache probe results; defaults to <repo>/.cache/hydra. */
   cacheDir?: string;
   /** Optional run id (tests); generated otherwise. */

@@ -1,6 +1,6 @@
 /**
  * The UI's entry, the only module the CLI imports from src/ui: the text formatters every printer
- * shares (pure), and runDashboard. Ink and React load only when runDashboard is called, so
+ * shares (pure, with the one sanitizer for text hydra did not write), and runDashboard. Ink and React load only when runDashboard is called, so
  * `hydra runs`, `hydra show` and headless races, which print with the same formatters, never load
  * them (dependency-cruiser checks that this file imports the components only dynamically).
  */
@@ -19,7 +19,10 @@ export {
   formatUsage,
   mergeMethodLabel,
   oneLine,
+  sanitize,
+  sanitizeStrings,
   shortRef,
+  terminalSafeJson,
   visibleWidth,
 } from './text/index.js';
 export type { Symbols } from './text/index.js';

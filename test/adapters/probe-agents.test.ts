@@ -260,15 +260,17 @@ describe('probeAgents', () => {
     expect(report).toMatchObject({ status: 'ready', binary: configured, version: helpVersions('claude')[0] });
   });
 
-  it('falls back to PATH with a warning when the configured binary does not exist', async () => {
-    const onPath = await installRecordedCli('claude', 'claude', newestClaude());
-    const [report] = await probeAgents([plan('claude', { binary: join(root, 'gone', 'claude') })], {
+  it('does not fall back to PATH when the configured binary does not exist: missing, naming the key', async () => {
+    await installRecordedCli('claude', 'claude', newestClaude());
+    const gone = join(root, 'gone', 'claude');
+    const [report] = await probeAgents([plan('claude', { binary: gone })], {
       cacheDir,
       allowExperimental: false,
       env: envWith(binDir),
     });
-    expect(report).toMatchObject({ status: 'ready', binary: onPath });
-    expect(report?.warnings.join(' ')).toMatch(/configured binary .* was not found/);
+    expect(report).toMatchObject({ status: 'missing', binary: null, command: null });
+    expect(report?.error?.message).toContain(`agents.claude.binary = "${gone}"`);
+    expect(report?.error?.hint).toContain('agents.claude.binary');
   });
 
   describe('capability cache', () => {

@@ -57,7 +57,7 @@ describe('hydra doctor --json', () => {
     });
     const { result, report } = await doctorJson();
     expect(result.exitCode).toBe(0);
-    expect(Object.keys(report).sort()).toEqual(['adapters', 'git']);
+    expect(Object.keys(report).sort()).toEqual(['adapters', 'config', 'git']);
     expect(report.git).toMatchObject({
       isRepo: true,
       branch: 'main',

@@ -155,6 +155,8 @@ describe('hydra race --json', () => {
     const log = path.join(sandbox.dir, 'argv.jsonl');
     await fastFakes({ logArgvTo: log });
     writeFileSync(path.join(repo, 'hydra.toml'), '[agents.claude]\nextra_args = ["--max-turns", "3"]\n');
+    // extra_args of a repository's hydra.toml apply once the user trusts the file.
+    expect((await hydra(['trust'], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
     const result = await hydra(
       ['race', '--json', '--agents', 'claude', '--model', 'claude=opus', '--prompt-file', '-'],
       {
@@ -247,14 +249,17 @@ describe('hydra race refuses what it cannot race in', () => {
     expect(git(repo, ['branch', '--list', 'hydra/*'])).toBe('');
   });
 
-  it('with a configured binary that does not exist: exit 1 naming the binary', async () => {
+  it('with a configured binary that does not exist: a config error (exit 2) naming the key and the path', async () => {
     writeFileSync(
       path.join(repo, 'hydra.toml'),
       '[race]\nagents = ["claude"]\n[agents.claude]\nbinary = "/nowhere/claude"\n',
     );
+    expect((await hydra(['trust'], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
     const result = await race(['--json', 'Add a hello.txt file']);
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('agents.claude.binary');
     expect(result.stderr).toContain('/nowhere/claude');
+    expect(result.stdout).toBe('');
   });
 
   it('when the only agent help lacks the JSON flag: exit 1 with the reason', async () => {

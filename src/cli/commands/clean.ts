@@ -1,5 +1,6 @@
 /** `hydra clean [--dry-run]`: worktrees, branches and records of finished or dead races. */
 import { cleanRuns } from '../../engine/index.js';
+import { sanitizeStrings } from '../../ui/index.js';
 import type { CleanReport } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -12,7 +13,8 @@ export async function cleanCommand(ctx: CliContext, args: string[]): Promise<num
     throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra clean --help`);
   const root = requireRepo(ctx.cwd);
   const report = await cleanRuns(root, { dryRun: getBoolean(parsed, 'dry-run') ?? false });
-  for (const line of renderClean(report)) ctx.print(line);
+  // Paths and reasons come from run records, which anyone who can write the repository can forge.
+  for (const line of renderClean(sanitizeStrings(report))) ctx.print(line);
   return EXIT.ok;
 }
 

@@ -1,9 +1,16 @@
 /** `hydra doctor [--json]`: git, the repository, and every adapter with a hint for each problem. */
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { DoctorContext } from '../../adapters/types.js';
-import { CONFIG_DEFAULTS, displayPath, loadConfig, planForDoctor } from '../../engine/index.js';
+import {
+  CONFIG_DEFAULTS,
+  displayPath,
+  loadConfig,
+  planForDoctor,
+  untrustedConfigWarning,
+} from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
+import { sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
@@ -42,12 +49,16 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   ).map((report) => withDoctorWarnings(report, machine));
 
   if (getBoolean(parsed, 'json')) {
-    ctx.print(JSON.stringify(doctorJson(repo, reports)));
+    const { path, source, trusted, ignored } = loaded;
+    ctx.print(terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored })));
   } else {
     const configLine = loaded.path
       ? displayPath(loaded.path, ctx.cwd)
       : 'none (defaults; see hydra.toml.example)';
-    for (const line of renderDoctor(repo, reports, ctx.out, configLine)) ctx.print(line);
+    // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
+    const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
+    const notes = untrusted === null ? [] : [untrusted];
+    for (const line of renderDoctor(repo, sanitizeStrings(reports), ctx.out, configLine, notes)) ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
 }

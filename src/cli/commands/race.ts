@@ -1,7 +1,13 @@
 /** `hydra race "<prompt>"`: config + flags → RaceOptions → a race, on the dashboard or headless. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { buildRaceOptions, loadConfig } from '../../engine/index.js';
+import {
+  buildRaceOptions,
+  checkConfiguredBinaries,
+  displayPath,
+  loadConfig,
+  untrustedConfigWarning,
+} from '../../engine/index.js';
 import type { RaceFlags } from '../../engine/index.js';
 import type { Parsed } from '../args.js';
 import {
@@ -41,11 +47,17 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     env: ctx.env,
     ...(configPath !== undefined ? { explicitPath: configPath } : {}),
   });
+  const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: ctx.cwd,
     prompt,
     configPath: loaded.path,
+    ...(configName === undefined ? {} : { configName }),
   });
+  checkConfiguredBinaries(options.agents, ctx.env, configName);
+  // An untrusted repository config: the race says which keys it ignored (pane, stderr and NDJSON).
+  const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
+  if (untrusted !== null) options.warnings = [untrusted];
   const json = getBoolean(parsed, 'json') ?? false;
   return runRaceSession(ctx, options, {
     mode: chooseMode(ctx, json),

@@ -4,7 +4,7 @@ import type { AgentSummary, RunListEntry } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { formatCost, formatTime, oneLine, shortRef } from '../../ui/index.js';
+import { formatCost, formatTime, oneLine, sanitizeStrings, shortRef, terminalSafeJson } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 import type { Style } from '../style.js';
 import { table } from '../table.js';
@@ -16,7 +16,7 @@ export async function runsCommand(ctx: CliContext, args: string[]): Promise<numb
   const root = requireRepo(ctx.cwd);
   const runs = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
   if (getBoolean(parsed, 'json')) {
-    ctx.print(JSON.stringify({ runs }));
+    ctx.print(terminalSafeJson({ runs }));
     return EXIT.ok;
   }
   if (runs.length === 0) {
@@ -26,7 +26,7 @@ export async function runsCommand(ctx: CliContext, args: string[]): Promise<numb
   const header = ['RUN', 'STATE', 'STARTED', 'AGENTS', 'COST', 'MERGED', 'PROMPT'].map((cell) =>
     ctx.out.dim(cell),
   );
-  const rows = runs.map((run) => runRow(run, ctx.out));
+  const rows = sanitizeStrings(runs).map((run) => runRow(run, ctx.out));
   for (const line of table([header, ...rows])) ctx.print(line);
   return EXIT.ok;
 }

@@ -14,7 +14,9 @@ import {
   formatTime,
   formatUsage,
   oneLine,
+  sanitizeStrings,
   shortRef,
+  terminalSafeJson,
   type Symbols,
 } from '../../ui/index.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
@@ -31,12 +33,13 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   const entry = await resolveRun(root, given);
   const record = await readRun(root, entry.runId);
   if (getBoolean(parsed, 'json')) {
-    ctx.print(JSON.stringify(record));
+    ctx.print(terminalSafeJson(record));
     return EXIT.ok;
   }
+  // Everything in a record came from agents (or whoever wrote the file): sanitized for the terminal.
   // The dashboard's symbols: Unicode, or ASCII where the locale cannot show it (HYDRA_ASCII decides too).
   const { symbols } = createTheme({ ascii: detectAscii(ctx.env), color: false });
-  for (const line of renderRun(record, ctx.out, symbols)) ctx.print(line);
+  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols)) ctx.print(line);
   return EXIT.ok;
 }
 

@@ -20,7 +20,7 @@ import type {
 } from './agent-types.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
-import { removePidRecord, writePidRecord } from '../records/index.js';
+import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
 import { spawnSupervised } from '../process/index.js';
 import type { Supervised } from '../process/index.js';
 
@@ -74,6 +74,8 @@ const writeCommandFiles = (launch: AgentLaunch): void => {
 export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(
   ({ input: { launch, processes }, sendBack, receive }) => {
     const parser = adapterOf(launch.agent).createParser(launch.parser);
+    // Agent output enters hydra here: redacted once, so no record, snapshot or printer sees a secret.
+    const secrets = knownSecrets(launch.env);
     let stoppedBy: StopReason | null = null;
     let sawTerminal = false;
     let reported = false;
@@ -81,7 +83,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     const report = (terminal: CompletedEvent | FailedEvent, exitCode: number | null): void => {
       if (reported) return;
       reported = true;
-      sendBack({ type: 'EXITED', at: Date.now(), terminal, exitCode, stoppedBy });
+      sendBack({ type: 'EXITED', at: Date.now(), terminal: redactValue(terminal, secrets), exitCode, stoppedBy });
     };
 
     try {
@@ -108,7 +110,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         sawTerminal = true;
         return false;
       });
-      sendBack({ type: 'OUTPUT', at: Date.now(), events: kept });
+      sendBack({ type: 'OUTPUT', at: Date.now(), events: redactValue(kept, secrets) });
     };
 
     const supervised: Supervised = spawnSupervised(

@@ -5,15 +5,16 @@
  * Errors are ConfigError: one line per problem, naming the file, the key path and what is allowed,
  * e.g. `hydra.toml: agents.codex.idle_timeout_s must be a positive number (got "soon")`.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
 import { ConfigError } from './config-error.js';
 import { closest } from './did-you-mean.js';
+import { EXECUTING_KEYS, isTrusted, userConfigDirOf } from './trust.js';
 import type { AgentPlan, RaceOptions } from '../types.js';
 
 const CONFIG_FILE_NAME = 'hydra.toml';
@@ -111,6 +112,7 @@ const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
+type AgentConfig = z.infer<typeof agentSchema>;
 
 type KeyTable = 'root' | 'race' | 'agents' | 'agent' | 'price';
 
@@ -207,6 +209,15 @@ function describeValue(value: unknown): string {
 export interface LoadedConfig {
   /** Absolute path of the file read, or null when none exists (defaults apply). */
   path: string | null;
+  /** Where it came from: `--config`, the repository, or the user's config dir. */
+  source: 'flag' | 'repository' | 'user' | null;
+  /**
+   * False for a repository's hydra.toml the user has not trusted (`hydra trust`): its executing
+   * keys (EXECUTING_KEYS) were left out of `config` and are named in `ignored`.
+   */
+  trusted: boolean;
+  /** Key paths left out until the file is trusted, e.g. `agents.claude.binary`. */
+  ignored: string[];
   config: HydraConfig;
 }
 
@@ -230,7 +241,7 @@ export function findRepoRoot(start: string): string | null {
 }
 
 /** The user-level config file: `$XDG_CONFIG_HOME/hydra/hydra.toml`, else `~/.config/hydra/hydra.toml`. */
-function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
+export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_CONFIG_HOME;
   const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
   return join(base, 'hydra', CONFIG_FILE_NAME);
@@ -248,18 +259,116 @@ export function locateConfig(options: LoadConfigOptions): string | null {
   return isFile(user) ? user : null;
 }
 
+/**
+ * Reads the config that applies. A repository's hydra.toml the user has not trusted loads without
+ * its executing keys (see trust.ts); a relative `binary` resolves from the file's directory.
+ */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const path = locateConfig(options);
-  if (path === null) return { path: null, config: {} };
+  if (path === null) return { path: null, source: null, trusted: true, ignored: [], config: {} };
   const display = displayPath(path, options.cwd);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     const reason = readFailure(error as NodeJS.ErrnoException);
     throw new ConfigError([`${display}: cannot read the config file (${reason}); check the --config path`]);
   }
-  return { path, config: parseConfigText(text, display) };
+  const parsed = resolveBinaryPaths(parseConfigText(bytes.toString('utf8'), display), dirname(path));
+  const userConfig = userConfigPath(options.env);
+  const source =
+    options.explicitPath !== undefined ? 'flag' : path === userConfig ? 'user' : 'repository';
+  const trusted = source !== 'repository' || isTrusted(userConfigDirOf(userConfig), path, bytes);
+  if (trusted) return { path, source, trusted, ignored: [], config: parsed };
+  const { config, ignored } = withoutExecutingKeys(parsed);
+  return { path, source, trusted, ignored, config };
+}
+
+/** The config without the keys that execute something, and the key paths that were removed. */
+export function withoutExecutingKeys(config: HydraConfig): { config: HydraConfig; ignored: string[] } {
+  const ignored: string[] = [];
+  if (config.agents === undefined) return { config, ignored };
+  const agents: Record<string, AgentConfig | undefined> = {};
+  for (const [id, agent] of Object.entries(config.agents as Record<string, AgentConfig | undefined>)) {
+    if (agent === undefined) continue;
+    const kept: Record<string, unknown> = { ...agent };
+    for (const key of EXECUTING_KEYS) {
+      if (kept[key] === undefined) continue;
+      delete kept[key];
+      ignored.push(`agents.${id}.${key}`);
+    }
+    agents[id] = kept as AgentConfig;
+  }
+  return { config: { ...config, agents: agents as HydraConfig['agents'] }, ignored };
+}
+
+/** What to tell the user about an untrusted repository config, or null when nothing was ignored. */
+export function untrustedConfigWarning(loaded: LoadedConfig, cwd: string): string | null {
+  if (loaded.trusted || loaded.path === null || loaded.ignored.length === 0) return null;
+  const file = displayPath(loaded.path, cwd);
+  return (
+    `${file} is not trusted, so its ${loaded.ignored.join(', ')} ${loaded.ignored.length === 1 ? 'is' : 'are'} ignored ` +
+    `(they run programs); review the file, then run \`hydra trust\` to use ${loaded.ignored.length === 1 ? 'it' : 'them'}`
+  );
+}
+
+/** A `binary` that is a path (it has a separator) and relative resolves from the config file's directory. */
+function resolveBinaryPaths(config: HydraConfig, configDir: string): HydraConfig {
+  if (config.agents === undefined) return config;
+  const agents: Record<string, AgentConfig | undefined> = {};
+  for (const [id, agent] of Object.entries(config.agents as Record<string, AgentConfig | undefined>)) {
+    if (agent === undefined) continue;
+    const binary = agent.binary;
+    agents[id] =
+      binary !== undefined && isPathLike(binary) && !isAbsolute(binary)
+        ? { ...agent, binary: resolve(configDir, binary) }
+        : agent;
+  }
+  return { ...config, agents: agents as HydraConfig['agents'] };
+}
+
+const isPathLike = (command: string): boolean => command.includes('/') || command.includes('\\');
+
+const isExecutable = (file: string): boolean => {
+  try {
+    if (!statSync(file).isFile()) return false;
+    if (process.platform !== 'win32') accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Where a configured binary is: a path as given (already absolute), a name on the env's PATH. */
+export function findConfiguredBinary(binary: string, env: NodeJS.ProcessEnv): string | null {
+  if (isPathLike(binary)) return isExecutable(binary) ? binary : null;
+  const pathVariable = env['PATH'] ?? env['Path'] ?? '';
+  for (const directory of pathVariable.split(delimiter)) {
+    if (directory !== '' && isExecutable(join(directory, binary))) return join(directory, binary);
+  }
+  return null;
+}
+
+/**
+ * A configured binary that does not exist is a configuration error naming the key and the path,
+ * not a silent fallback to whatever is on PATH (which would race a different CLI).
+ */
+export function checkConfiguredBinaries(
+  agents: readonly AgentPlan[],
+  env: NodeJS.ProcessEnv,
+  configName = CONFIG_FILE_NAME,
+): void {
+  const problems: string[] = [];
+  for (const plan of agents) {
+    if (plan.binary === undefined || findConfiguredBinary(plan.binary, env) !== null) continue;
+    const where = isPathLike(plan.binary)
+      ? `${plan.binary} does not exist or is not executable`
+      : `"${plan.binary}" is not on PATH`;
+    problems.push(
+      `${configName}: agents.${plan.adapterId}.binary: ${where}; fix the path (relative paths start from the config file's directory), or remove the key to use ${plan.adapterId} from PATH`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
 }
 
 function readFailure(error: NodeJS.ErrnoException): string {

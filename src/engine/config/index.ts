@@ -2,11 +2,17 @@
 export { ConfigError } from './config-error.js';
 export {
   buildRaceOptions,
+  checkConfiguredBinaries,
   CONFIG_DEFAULTS,
   displayPath,
   findRepoRoot,
   loadConfig,
+  locateConfig,
+  parseConfigText,
   planForDoctor,
+  untrustedConfigWarning,
+  userConfigPath,
 } from './config.js';
-export type { RaceFlags } from './config.js';
+export type { LoadedConfig, RaceFlags } from './config.js';
+export { EXECUTING_KEYS, listTrusted, revokeTrust, trustFile, userConfigDirOf } from './trust.js';
 export { closest } from './did-you-mean.js';

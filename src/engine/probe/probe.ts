@@ -1,12 +1,16 @@
 /**
  * Finds each agent CLI, probes what it supports, and caches the answer per binary.
  *
- * Discovery follows the adapter's candidate order on PATH (the caller's env, not hydra's own).
- * Capabilities are cached in `<cacheDir>/adapter-capabilities.json`, keyed by adapter id and the
- * binary's resolved real path, and stamped with its size and mtime, so an upgraded binary (new
- * file, new symlink target, or rewritten in place) is probed again. The cache is written
+ * Discovery follows the adapter's candidate order on PATH (the caller's env, not hydra's own); a
+ * configured binary is the only candidate (never a silent fallback to another CLI on PATH). The
+ * probe runs with the agent's configured env over the caller's, as the race will.
+ * Capabilities are cached in `<cacheDir>/adapter-capabilities.json`, keyed by adapter id, the
+ * binary's resolved real path and a hash of the configured env (never its values), and stamped
+ * with its size and mtime, so an upgraded binary (new file, new symlink target, or rewritten in
+ * place) is probed again. The cache is written
  * atomically (temp file + rename) and a corrupt or foreign cache file is ignored.
  */
+import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
@@ -213,8 +217,14 @@ const identify = async (path: string): Promise<BinaryIdentity | null> => {
   }
 };
 
-const cacheKey = (adapterId: AdapterId, identity: BinaryIdentity): string =>
-  `${adapterId}:${identity.realPath}`;
+/** The configured env changes what a probe sees: a hash of its keys and values (never the values). */
+const envHash = (env: Readonly<Record<string, string>>): string => {
+  const entries = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.length === 0 ? '' : createHash('sha256').update(JSON.stringify(entries)).digest('hex').slice(0, 16);
+};
+
+const cacheKey = (adapterId: AdapterId, identity: BinaryIdentity, envKey: string): string =>
+  `${adapterId}:${identity.realPath}${envKey === '' ? '' : `:env-${envKey}`}`;
 
 const isCacheFile = (value: unknown): value is CacheFile =>
   typeof value === 'object' &&
@@ -252,8 +262,9 @@ const lookup = (
   cache: CacheFile,
   adapterId: AdapterId,
   identity: BinaryIdentity,
+  envKey: string,
 ): CachedResult | undefined => {
-  const entry = cache.entries[cacheKey(adapterId, identity)];
+  const entry = cache.entries[cacheKey(adapterId, identity, envKey)];
   if (entry === undefined || entry.adapterId !== adapterId) return undefined;
   if (entry.size !== identity.size || entry.mtimeMs !== identity.mtimeMs) return undefined;
   const result = entry.result;
@@ -338,8 +349,8 @@ const missingError = (adapter: AgentAdapter, configured: string | undefined, tri
   if (configured !== undefined && configured !== '') {
     return {
       kind: 'BinaryMissing',
-      message: `${adapter.displayName} was not found: the configured binary "${configured}" does not exist or is not executable, and ${tried.filter((name) => name !== configured).join(', ') || 'no other name'} is not on PATH either`,
-      hint: `Fix agents.${adapter.id}.binary in hydra.toml, or install it with: ${install}`,
+      message: `${adapter.displayName} was not found: agents.${adapter.id}.binary = "${configured}" does not exist or is not executable (hydra does not fall back to another ${adapter.id} on PATH)`,
+      hint: `Fix agents.${adapter.id}.binary in hydra.toml (relative paths start from the config file's directory), or remove it to use ${adapter.id} from PATH`,
     };
   }
   return {
@@ -353,15 +364,16 @@ const probeOne = async (
   adapter: AgentAdapter,
   path: string,
   session: ProbeSession,
+  probe: { run: ProbeRunner; envKey: string },
 ): Promise<{ result: ProbeResult; cached: boolean }> => {
   const identity = await identify(path);
   if (identity !== null) {
-    const hit = lookup(session.cache, adapter.id, identity);
+    const hit = lookup(session.cache, adapter.id, identity, probe.envKey);
     if (hit !== undefined) return { result: fromCache(adapter.id, hit, path), cached: true };
   }
   let result: ProbeResult;
   try {
-    result = await adapter.probe(path, session.run);
+    result = await adapter.probe(path, probe.run);
   } catch (cause) {
     result = {
       ok: false,
@@ -377,7 +389,7 @@ const probeOne = async (
   }
   const entry = cacheable(result);
   if (identity !== null && entry !== undefined) {
-    session.cache.entries[cacheKey(adapter.id, identity)] = {
+    session.cache.entries[cacheKey(adapter.id, identity, probe.envKey)] = {
       adapterId: adapter.id,
       ...identity,
       result: entry,
@@ -394,7 +406,19 @@ const probePlan = async (
 ): Promise<AgentProbeReport> => {
   const adapter = adapterOf(plan.adapterId);
   const report = baseReport(adapter);
-  const found = await discoverBinaries(adapter, plan.binary, session.env);
+  // The agent's configured env applies to discovery and the probe, as it will to the race.
+  const configuredEnv = plan.env ?? {};
+  const env = Object.keys(configuredEnv).length === 0 ? session.env : { ...session.env, ...configuredEnv };
+  const probe = {
+    run: options.run ?? (env === session.env ? session.run : createProbeRunner(env)),
+    envKey: envHash(configuredEnv),
+  };
+  const configured = plan.binary !== undefined && plan.binary !== '' ? plan.binary : undefined;
+  // A configured binary is the only candidate: racing whatever else is on PATH would race another CLI.
+  const found =
+    configured === undefined
+      ? await discoverBinaries(adapter, undefined, env)
+      : (await discoverBinaries(adapter, configured, env)).filter((item) => item.candidate === configured);
   report.binary = found[0]?.path ?? null;
 
   if (plan.enabled === false) return { ...report, status: 'disabled' };
@@ -408,19 +432,14 @@ const probePlan = async (
     return {
       ...report,
       status: 'missing',
-      error: missingError(adapter, plan.binary, binaryCandidates(adapter, plan.binary)),
+      error: missingError(adapter, configured, binaryCandidates(adapter, configured)),
     };
   }
-  const configuredMissing =
-    plan.binary !== undefined && plan.binary !== '' && found[0]?.candidate !== plan.binary;
-  const configuredWarning = configuredMissing
-    ? [`the configured binary "${plan.binary}" was not found; using ${found[0]?.path ?? ''} instead`]
-    : [];
 
   // The first candidate that probes well wins; otherwise the first candidate's failure is reported.
   let firstFailure: { path: string; result: ProbeResult & { ok: false }; cached: boolean } | undefined;
   for (const { path } of found) {
-    const { result, cached } = await probeOne(adapter, path, session);
+    const { result, cached } = await probeOne(adapter, path, session, probe);
     if (result.ok) {
       const capabilities = result.capabilities;
       return {
@@ -433,7 +452,7 @@ const probePlan = async (
           capabilities.binary,
           ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false), capabilities).args,
         ],
-        warnings: [...configuredWarning, ...capabilities.warnings],
+        warnings: [...capabilities.warnings],
         cached,
       };
     }
@@ -447,7 +466,7 @@ const probePlan = async (
     binary: failure.path,
     version: capabilities?.version ?? null,
     capabilities,
-    warnings: [...configuredWarning, ...(capabilities?.warnings ?? [])],
+    warnings: [...(capabilities?.warnings ?? [])],
     error: failure.result.error.toInfo(),
     cached: failure.cached,
   };

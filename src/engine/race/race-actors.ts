@@ -31,7 +31,7 @@ import type {
   WorkspaceInput,
 } from './race-types.js';
 import type { RunMeta } from '../records/index.js';
-import { writeMeta } from '../records/index.js';
+import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
 import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { AgentProbeReport, MergeResult } from '../types.js';
@@ -73,7 +73,8 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   pid: process.pid,
   pidStartTime: processInfo(process.pid)?.startTime ?? null,
   hydraVersion: hydraVersion(),
-  config: input.options.configSnapshot ?? null,
+  // Env values are never written (only their keys), and key-like strings are redacted.
+  config: recordableConfig(input.options.configSnapshot ?? null),
   agents: input.reports.map((report) => {
     const launch = launches.find((item) => item.agent === report.adapterId);
     const runDir = runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId);
@@ -83,7 +84,7 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
       worktree: agentWorktreeDir(runDir, report.adapterId),
       version: report.version,
       capabilities: report.capabilities,
-      command: launch === undefined ? [] : [launch.command.file, ...launch.command.args],
+      command: launch === undefined ? [] : redactValue([launch.command.file, ...launch.command.args]),
     };
   }),
 });

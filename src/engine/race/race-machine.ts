@@ -125,9 +125,10 @@ export const raceMachine = setup({
     hasWorkspace: ({ context }) => context.launches.length > 0,
   },
   actions: {
-    applyRepo: assign((_, params: { repo: RepoCheck }) => ({
+    applyRepo: assign(({ context }, params: { repo: RepoCheck }) => ({
       repo: params.repo,
-      warnings: params.repo.warnings,
+      // Warnings the caller gave (e.g. ignored keys of an untrusted hydra.toml) come first.
+      warnings: [...(context.options.warnings ?? []), ...params.repo.warnings],
     })),
     applyProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
       applyProbeReports(context, params.reports),

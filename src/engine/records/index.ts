@@ -25,3 +25,5 @@ export {
   writeSummary,
 } from './records.js';
 export type { RunMeta } from './records.js';
+export { knownSecrets, recordableConfig, redactSecrets, redactValue } from './redact.js';
+export type { KnownSecret } from './redact.js';

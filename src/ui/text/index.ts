@@ -27,6 +27,17 @@ export {
   statusSymbol,
   statusTone,
 } from './status.js';
-export { displayWidth, oneLine, padEnd, padStart, sanitize, truncate, visibleWidth, wrap } from './text.js';
+export {
+  displayWidth,
+  oneLine,
+  padEnd,
+  padStart,
+  sanitize,
+  sanitizeStrings,
+  terminalSafeJson,
+  truncate,
+  visibleWidth,
+  wrap,
+} from './text.js';
 export { createTheme, detectAscii, resolveDisplayOptions } from './theme.js';
 export type { Symbols, Theme, Tone } from './theme.js';

@@ -9,15 +9,58 @@
  */
 import { oneLine as foldLine } from '../../adapters/text.js';
 
-/** Control characters, ANSI escape and OSC sequences an agent might print. */
+/*
+ * Everything an agent (or a CLI's help output) might print that a terminal would act on instead of
+ * show: 7-bit and 8-bit (C1) forms alike, since some terminals honour U+009B as CSI.
+ * - strings: OSC (ESC ] / 0x9d: titles, clipboard writes, hyperlinks), DCS (ESC P / 0x90),
+ *   SOS (ESC X / 0x98), PM (ESC ^ / 0x9e) and APC (ESC _ / 0x9f), up to BEL or ST (ESC \ / 0x9c),
+ *   or to the end of the text when unterminated (a terminal would swallow the rest too);
+ * - CSI (ESC [ / 0x9b) with its parameters: colours, cursor moves, `\e[2J`;
+ * - any other escape sequence (ESC, intermediates, a final byte: `\e(B`, `\ec`, `\e7`);
+ * - then every remaining C0 and C1 control and DEL, a lone ESC included.
+ */
 // eslint-disable-next-line no-control-regex
-const ANSI_SEQUENCE = /\u001B(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001B]*(?:\u0007|\u001B\\)|[@-Z\\-_])/g;
+const CONTROL_STRING = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D-\u009F])[\s\S]*?(?:\u0007|\u001B\\|\u009C|$)/g;
+// eslint-disable-next-line no-control-regex
+const CSI_SEQUENCE = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]?/g;
+// eslint-disable-next-line no-control-regex
+const ESCAPE_SEQUENCE = /\u001B[ -/]*[0-~]?/g;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
-/** Removes escape sequences and control characters; tabs become spaces, line breaks are kept. */
+/**
+ * The one sanitizer for text hydra did not write (agent messages, results, stderr, a CLI's help or
+ * version output) before any printer puts it on a terminal: escape sequences and control
+ * characters removed, tabs become spaces, line breaks kept (CR LF and lone CR become LF).
+ */
 export const sanitize = (text: string): string =>
-  text.replace(ANSI_SEQUENCE, '').replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROL, '');
+  text
+    .replace(CONTROL_STRING, '')
+    .replace(CSI_SEQUENCE, '')
+    .replace(ESCAPE_SEQUENCE, '')
+    .replace(/\r\n?/g, '\n')
+    .replace(/\t/g, '  ')
+    .replace(CONTROL, '');
+
+/** A copy of a JSON-like value with every string sanitized (a record or report before printing). */
+export const sanitizeStrings = <T>(value: T): T => {
+  if (typeof value === 'string') return sanitize(value) as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => sanitizeStrings(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) copy[key] = sanitizeStrings(item);
+    return copy as T;
+  }
+  return value;
+};
+
+/**
+ * JSON for a terminal: the same value, but DEL and the C1 controls, which JSON.stringify leaves
+ * raw, are escaped as \u00XX too, so `hydra show --json` in a terminal cannot act on them.
+ */
+export const terminalSafeJson = (value: unknown): string =>
+  // eslint-disable-next-line no-control-regex
+  JSON.stringify(value).replace(/[\u007F-\u009F]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * One terminal line: sanitized, every run of whitespace (line breaks too) one space, and cut to

@@ -1,0 +1,105 @@
+/**
+ * `hydra trust [<file>] [--revoke | --list]`: consent for a repository's hydra.toml. Until its
+ * current content is trusted, the keys that run programs (binary, env, extra_args) are ignored.
+ * No --json: consent is a human's act, and `hydra doctor --json` reports whether a file is trusted.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  displayPath,
+  EXECUTING_KEYS,
+  findRepoRoot,
+  listTrusted,
+  parseConfigText,
+  revokeTrust,
+  trustFile,
+  userConfigDirOf,
+  userConfigPath,
+} from '../../engine/index.js';
+import { formatTime, sanitize } from '../../ui/index.js';
+import { getBoolean, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+
+const OPTIONS = {
+  revoke: { type: 'boolean' },
+  list: { type: 'boolean' },
+} as const;
+
+export async function trustCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('trust', args, OPTIONS);
+  const [given, ...extra] = parsed.positionals;
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra trust --help`);
+  const revoke = getBoolean(parsed, 'revoke') ?? false;
+  const list = getBoolean(parsed, 'list') ?? false;
+  if (revoke && list) throw new UsageError('give either --revoke or --list, not both; see hydra trust --help');
+  const store = userConfigDirOf(userConfigPath(ctx.env));
+
+  if (list) {
+    if (given !== undefined) throw new UsageError('hydra trust --list takes no file; see hydra trust --help');
+    const entries = listTrusted(store);
+    if (entries.length === 0) ctx.print('no trusted hydra.toml files; trust one with: hydra trust');
+    for (const { path, entry, state } of entries) {
+      const label = state === 'trusted' ? ctx.out.green('trusted') : ctx.out.yellow(`${state} since trusted`);
+      ctx.print(`${sanitize(path)}  ${label}  ${formatTime(entry.trustedAt)}`);
+    }
+    return EXIT.ok;
+  }
+
+  const file = configFile(ctx, given);
+  const shown = displayPath(file, ctx.cwd);
+  if (revoke) {
+    ctx.print(
+      revokeTrust(store, file)
+        ? `${shown} is no longer trusted: its ${EXECUTING_KEYS.join(', ')} keys are ignored from now on`
+        : `${shown} was not trusted; nothing to revoke`,
+    );
+    return EXIT.ok;
+  }
+
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    throw new UsageError(`cannot trust ${shown}: ${reason}`);
+  }
+  // Only a valid config is trusted (a ConfigError names each problem, exit 2).
+  const config = parseConfigText(bytes.toString('utf8'), shown);
+  const entry = trustFile(store, file, bytes);
+  ctx.print(`${ctx.out.green('trusted')} ${shown} (sha256 ${entry.sha256.slice(0, 12)})`);
+  const executing = executingLines(config);
+  if (executing.length > 0) {
+    ctx.print('hydra will now use what it runs:');
+    for (const line of executing) ctx.print(`  ${sanitize(line)}`);
+  }
+  ctx.print(ctx.out.dim('an edit to the file needs hydra trust again; undo with: hydra trust --revoke'));
+  return EXIT.ok;
+}
+
+/** The file to trust: the one given, else the repository's hydra.toml. */
+function configFile(ctx: CliContext, given: string | undefined): string {
+  if (given !== undefined) return resolve(ctx.cwd, given);
+  const root = findRepoRoot(ctx.cwd);
+  if (root === null) {
+    throw new UsageError(
+      'not inside a git repository, and no file given',
+      'name the file: hydra trust path/to/hydra.toml',
+    );
+  }
+  return join(root, 'hydra.toml');
+}
+
+/** One line per executing key in the file, env as its keys only. */
+function executingLines(config: ReturnType<typeof parseConfigText>): string[] {
+  const lines: string[] = [];
+  for (const [id, agent] of Object.entries(config.agents ?? {})) {
+    if (agent === undefined) continue;
+    if (agent.binary !== undefined) lines.push(`agents.${id}.binary = ${JSON.stringify(agent.binary)}`);
+    if (agent.extra_args !== undefined)
+      lines.push(`agents.${id}.extra_args = ${JSON.stringify(agent.extra_args)}`);
+    if (agent.env !== undefined) lines.push(`agents.${id}.env sets ${Object.keys(agent.env).join(', ')}`);
+  }
+  return lines;
+}
