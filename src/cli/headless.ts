@@ -45,7 +45,12 @@ export type HeadlessLine = RaceRecordLine | AgentEventLine | SummaryLine;
 
 export function raceLine(snapshot: RaceSnapshot): RaceRecordLine {
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
-  const line: RaceRecordLine = { type: 'race', runId: snapshot.runId, baseRef: snapshot.baseRef, agents: racing };
+  const line: RaceRecordLine = {
+    type: 'race',
+    runId: snapshot.runId,
+    baseRef: snapshot.baseRef,
+    agents: racing,
+  };
   if (snapshot.warnings.length > 0) line.warnings = [...snapshot.warnings];
   return line;
 }

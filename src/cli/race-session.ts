@@ -176,8 +176,7 @@ function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>)
   if (racing.length > 0)
     ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
   // The engine's warnings already say which agents will not race and why.
-  for (const warning of snapshot.warnings)
-    ctx.note(ctx.err.yellow(`hydra: warning: ${sanitize(warning)}`));
+  for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${sanitize(warning)}`));
   for (const agent of snapshot.agents) {
     for (const warning of agent.warnings) {
       warned.add(`${agent.agent}\0${warning}`);

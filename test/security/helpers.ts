@@ -10,7 +10,9 @@ const SUCCESS = path.join(ROOT, 'fixtures', 'adapters', 'claude', 'streams', 'su
 
 /** The recorded Claude success stream, with `message` as its first text and `result` as its result. */
 export function claudeStreamSaying(message: string, result: string): string[] {
-  const lines = readFileSync(SUCCESS, 'utf8').split('\n').filter((line) => line !== '');
+  const lines = readFileSync(SUCCESS, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
   return lines.map((line) => {
     const value = JSON.parse(line) as Record<string, unknown>;
     const content = (value['message'] as { content?: Array<Record<string, unknown>> } | undefined)?.content;

@@ -26,7 +26,11 @@ const CONFIG =
 
 /** How many times the repository's tool.sh ran. */
 const toolRuns = (): number =>
-  existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter((line) => line !== '').length : 0;
+  existsSync(marker)
+    ? readFileSync(marker, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '').length
+    : 0;
 
 beforeEach(async () => {
   sandbox = createSandbox();
@@ -58,7 +62,9 @@ describe('a repository hydra.toml that names programs', () => {
 
     const json = await run(['doctor', '--json']);
     expect(toolRuns()).toBe(0);
-    const report = JSON.parse(json.stdout) as { config: { trusted: boolean; ignored: string[]; source: string } };
+    const report = JSON.parse(json.stdout) as {
+      config: { trusted: boolean; ignored: string[]; source: string };
+    };
     expect(report.config).toMatchObject({
       source: 'repository',
       trusted: false,

@@ -58,7 +58,8 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
     const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
     const notes = untrusted === null ? [] : [untrusted];
-    for (const line of renderDoctor(repo, sanitizeStrings(reports), ctx.out, configLine, notes)) ctx.print(line);
+    for (const line of renderDoctor(repo, sanitizeStrings(reports), ctx.out, configLine, notes))
+      ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
 }

@@ -4,7 +4,14 @@ import type { AgentSummary, RunListEntry } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { formatCost, formatTime, oneLine, sanitizeStrings, shortRef, terminalSafeJson } from '../../ui/index.js';
+import {
+  formatCost,
+  formatTime,
+  oneLine,
+  sanitizeStrings,
+  shortRef,
+  terminalSafeJson,
+} from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 import type { Style } from '../style.js';
 import { table } from '../table.js';

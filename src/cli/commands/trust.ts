@@ -32,7 +32,8 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra trust --help`);
   const revoke = getBoolean(parsed, 'revoke') ?? false;
   const list = getBoolean(parsed, 'list') ?? false;
-  if (revoke && list) throw new UsageError('give either --revoke or --list, not both; see hydra trust --help');
+  if (revoke && list)
+    throw new UsageError('give either --revoke or --list, not both; see hydra trust --help');
   const store = userConfigDirOf(userConfigPath(ctx.env));
 
   if (list) {
@@ -62,7 +63,8 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
     bytes = readFileSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
+    const reason =
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new UsageError(`cannot trust ${shown}: ${reason}`);
   }
   // Only a valid config is trusted (a ConfigError names each problem, exit 2).

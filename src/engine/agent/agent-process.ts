@@ -83,7 +83,13 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     const report = (terminal: CompletedEvent | FailedEvent, exitCode: number | null): void => {
       if (reported) return;
       reported = true;
-      sendBack({ type: 'EXITED', at: Date.now(), terminal: redactValue(terminal, secrets), exitCode, stoppedBy });
+      sendBack({
+        type: 'EXITED',
+        at: Date.now(),
+        terminal: redactValue(terminal, secrets),
+        exitCode,
+        stoppedBy,
+      });
     };
 
     try {

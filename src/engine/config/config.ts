@@ -276,8 +276,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   }
   const parsed = resolveBinaryPaths(parseConfigText(bytes.toString('utf8'), display), dirname(path));
   const userConfig = userConfigPath(options.env);
-  const source =
-    options.explicitPath !== undefined ? 'flag' : path === userConfig ? 'user' : 'repository';
+  const source = options.explicitPath !== undefined ? 'flag' : path === userConfig ? 'user' : 'repository';
   const trusted = source !== 'repository' || isTrusted(userConfigDirOf(userConfig), path, bytes);
   if (trusted) return { path, source, trusted, ignored: [], config: parsed };
   const { config, ignored } = withoutExecutingKeys(parsed);

@@ -1,2 +1,2 @@
 /** Probing agent CLIs: finding each binary, running its adapter's probe, and caching the result. */
-export { createProbeRunner, probeAgents } from './probe.js';
+export { probeAgents } from './probe.js';

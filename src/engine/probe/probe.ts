@@ -29,6 +29,7 @@ import type {
 } from '../../adapters/types.js';
 import { createProcessRegistry, PROBE_OWNER, signalGroup } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
+import { knownSecrets, redactValue } from '../records/index.js';
 import type { AgentPlan, AgentProbeReport } from '../types.js';
 
 export const CAPABILITY_CACHE_FILE = 'adapter-capabilities.json';
@@ -220,7 +221,9 @@ const identify = async (path: string): Promise<BinaryIdentity | null> => {
 /** The configured env changes what a probe sees: a hash of its keys and values (never the values). */
 const envHash = (env: Readonly<Record<string, string>>): string => {
   const entries = Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return entries.length === 0 ? '' : createHash('sha256').update(JSON.stringify(entries)).digest('hex').slice(0, 16);
+  return entries.length === 0
+    ? ''
+    : createHash('sha256').update(JSON.stringify(entries)).digest('hex').slice(0, 16);
 };
 
 const cacheKey = (adapterId: AdapterId, identity: BinaryIdentity, envKey: string): string =>
@@ -303,8 +306,11 @@ const fromCache = (adapterId: AdapterId, result: CachedResult, binary: string): 
 export interface ProbeAgentsOptions {
   cacheDir: string;
   allowExperimental: boolean;
+  /** Runs every probe command (tests); by default a real runner with the caller's env plus the agent's. */
   run?: ProbeRunner;
   env?: NodeJS.ProcessEnv;
+  /** The race's process registry, so an interrupted race kills its probes too (doctor has none). */
+  processes?: ProcessRegistry;
   /** Build the sample command in unsafe mode (what `hydra race --unsafe` would run). */
   unsafe?: boolean;
 }
@@ -410,7 +416,7 @@ const probePlan = async (
   const configuredEnv = plan.env ?? {};
   const env = Object.keys(configuredEnv).length === 0 ? session.env : { ...session.env, ...configuredEnv };
   const probe = {
-    run: options.run ?? (env === session.env ? session.run : createProbeRunner(env)),
+    run: options.run ?? (env === session.env ? session.run : createProbeRunner(env, options.processes)),
     envKey: envHash(configuredEnv),
   };
   const configured = plan.binary !== undefined && plan.binary !== '' ? plan.binary : undefined;
@@ -448,10 +454,14 @@ const probePlan = async (
         binary: path,
         version: capabilities.version,
         capabilities,
-        command: [
-          capabilities.binary,
-          ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false), capabilities).args,
-        ],
+        // Shown by doctor: a key in extra_args (or an echoed env value) is redacted there too.
+        command: redactValue(
+          [
+            capabilities.binary,
+            ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false), capabilities).args,
+          ],
+          knownSecrets(configuredEnv),
+        ),
         warnings: [...capabilities.warnings],
         cached,
       };
@@ -485,7 +495,11 @@ export async function probeAgents(
   const session: ProbeSession = {
     cache: await readCapabilityCache(options.cacheDir),
     dirty: false,
-    run: options.run ?? (options.env === undefined ? realProbeRunner : createProbeRunner(env)),
+    run:
+      options.run ??
+      (options.env === undefined && options.processes === undefined
+        ? realProbeRunner
+        : createProbeRunner(env, options.processes)),
     env,
   };
   const reports = await Promise.all(plans.map((plan) => probePlan(plan, options, session)));

@@ -20,7 +20,7 @@ import {
   runRecordDir,
   runWorktreesDir,
 } from '../records/index.js';
-import { createProbeRunner, probeAgents } from '../probe/index.js';
+import { probeAgents } from '../probe/index.js';
 import { processInfo } from '../process/index.js';
 import type {
   CleanUpInput,
@@ -51,7 +51,7 @@ export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(asyn
     cacheDir,
     allowExperimental: input.allowExperimental,
     unsafe: input.unsafe,
-    run: createProbeRunner(process.env, input.processes),
+    processes: input.processes,
   });
 });
 

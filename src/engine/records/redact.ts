@@ -55,7 +55,10 @@ export const redactSecrets = (text: string, known: readonly KnownSecret[] = []):
   }
   if (!MAYBE_SECRET.test(out)) return out;
   for (const { label, pattern } of SECRET_SHAPES) out = out.replace(pattern, redactionMarker(label));
-  return out.replace(BEARER, (_match, word: string, space: string) => `${word}${space}${redactionMarker('bearer token')}`);
+  return out.replace(
+    BEARER,
+    (_match, word: string, space: string) => `${word}${space}${redactionMarker('bearer token')}`,
+  );
 };
 
 /** A copy of a JSON-like value (an event, an argv) with every string redacted. */

@@ -59,8 +59,10 @@ export const sanitizeStrings = <T>(value: T): T => {
  * raw, are escaped as \u00XX too, so `hydra show --json` in a terminal cannot act on them.
  */
 export const terminalSafeJson = (value: unknown): string =>
-  // eslint-disable-next-line no-control-regex
-  JSON.stringify(value).replace(/[\u007F-\u009F]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  JSON.stringify(value).replace(
+    /[\u007F-\u009F]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /**
  * One terminal line: sanitized, every run of whitespace (line breaks too) one space, and cut to
