@@ -7,7 +7,14 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ev } from '../../src/adapters/events.js';
+import { lineText } from '../../src/ui/layout/lines.js';
+import { buildScreen } from '../../src/ui/layout/screen.js';
+import type { Screen } from '../../src/ui/layout/screen.js';
+import { initialViewState } from '../../src/ui/state/view-state.js';
 import { sanitize, terminalSafeJson } from '../../src/ui/text/text.js';
+import { createTheme } from '../../src/ui/text/theme.js';
+import { agentSnapshot, raceSnapshot } from '../ui/fixtures.js';
 import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import type { Sandbox } from '../cli/helpers.js';
 import {
@@ -63,6 +70,62 @@ describe('sanitize', () => {
     const json = terminalSafeJson({ text: HOSTILE });
     expectPrintable('json', json);
     expect((JSON.parse(json) as { text: string }).text).toBe(HOSTILE);
+  });
+});
+
+describe('the dashboard', () => {
+  const screenLines = (screen: Screen): string[] => {
+    const body = screen.body;
+    const bodyLines =
+      body.kind === 'panes'
+        ? body.panes.flatMap((pane) => pane.lines)
+        : body.kind === 'scroll'
+          ? [body.title, ...body.lines]
+          : body.lines;
+    return [
+      ...screen.header,
+      ...bodyLines,
+      ...screen.notices,
+      ...(screen.footer === null ? [] : [screen.footer]),
+    ].map(lineText);
+  };
+
+  it('draws hostile messages, tool output, errors and warnings without their escape sequences', () => {
+    const events = [
+      ev({ kind: 'message', role: 'assistant', text: HOSTILE }),
+      ev({ kind: 'tool_call', id: 't1', name: 'Bash', summary: HOSTILE }),
+      ev({ kind: 'tool_result', id: 't1', ok: false, summary: HOSTILE, output: HOSTILE }),
+    ];
+    const snapshot = raceSnapshot(
+      [
+        agentSnapshot('claude', { recentEvents: events, warnings: [HOSTILE] }),
+        agentSnapshot('codex', {
+          status: 'failed',
+          recentEvents: events,
+          error: { kind: 'SpawnFailed', message: HOSTILE, hint: HOSTILE },
+        }),
+      ],
+      { warnings: [HOSTILE] },
+    );
+    for (const [focus, view] of [
+      [0, 'panes'],
+      [0, 'detail'],
+      [1, 'detail'],
+    ] as const) {
+      const screen = buildScreen({
+        snapshot,
+        now: snapshot.now,
+        columns: 100,
+        rows: 40,
+        theme: createTheme({ ascii: false, color: false }),
+        patches: {},
+        keepWorktrees: false,
+        state: { ...initialViewState(), focus, view },
+      });
+      const text = screenLines(screen).join('\n');
+      expect(text).toContain('ABCDEFGH');
+      expectPrintable(`dashboard ${view} ${focus}`, text);
+    }
   });
 });
 

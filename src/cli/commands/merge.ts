@@ -3,7 +3,7 @@ import { mergeRun } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs, resolveAgent, validAgents } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { fileCount, mergeMethodLabel, shortRef } from '../../ui/index.js';
+import { fileCount, mergeMethodLabel, sanitize, shortRef } from '../../ui/index.js';
 import { requireRepo, resolveRun } from '../run-ids.js';
 
 const OPTIONS = {
@@ -39,6 +39,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
       `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
-  if (result.removed.length > 0) ctx.print(out.dim(`removed: ${result.removed.join(', ')}`));
+  // Paths from the run record, which anyone who can write the repository can forge.
+  if (result.removed.length > 0) ctx.print(out.dim(`removed: ${sanitize(result.removed.join(', '))}`));
   return EXIT.ok;
 }
