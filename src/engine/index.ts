@@ -18,7 +18,6 @@ export {
   findRepoRoot,
   listTrusted,
   loadConfig,
-  locateConfig,
   parseConfigText,
   planForDoctor,
   revokeTrust,
@@ -27,6 +26,6 @@ export {
   userConfigDirOf,
   userConfigPath,
 } from './config/index.js';
-export type { LoadedConfig, RaceFlags } from './config/index.js';
+export type { RaceFlags } from './config/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';

@@ -284,7 +284,7 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
 }
 
 /** The config without the keys that execute something, and the key paths that were removed. */
-export function withoutExecutingKeys(config: HydraConfig): { config: HydraConfig; ignored: string[] } {
+function withoutExecutingKeys(config: HydraConfig): { config: HydraConfig; ignored: string[] } {
   const ignored: string[] = [];
   if (config.agents === undefined) return { config, ignored };
   const agents: Record<string, AgentConfig | undefined> = {};
@@ -339,7 +339,7 @@ const isExecutable = (file: string): boolean => {
 };
 
 /** Where a configured binary is: a path as given (already absolute), a name on the env's PATH. */
-export function findConfiguredBinary(binary: string, env: NodeJS.ProcessEnv): string | null {
+function findConfiguredBinary(binary: string, env: NodeJS.ProcessEnv): string | null {
   if (isPathLike(binary)) return isExecutable(binary) ? binary : null;
   const pathVariable = env['PATH'] ?? env['Path'] ?? '';
   for (const directory of pathVariable.split(delimiter)) {

@@ -7,12 +7,11 @@ export {
   displayPath,
   findRepoRoot,
   loadConfig,
-  locateConfig,
   parseConfigText,
   planForDoctor,
   untrustedConfigWarning,
   userConfigPath,
 } from './config.js';
-export type { LoadedConfig, RaceFlags } from './config.js';
+export type { RaceFlags } from './config.js';
 export { EXECUTING_KEYS, listTrusted, revokeTrust, trustFile, userConfigDirOf } from './trust.js';
 export { closest } from './did-you-mean.js';

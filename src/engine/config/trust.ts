@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 /** Per-agent keys that execute something or shape what is executed; ignored until trusted. */
 export const EXECUTING_KEYS = ['binary', 'env', 'extra_args'] as const;
 
-export const TRUST_STORE_FILE = 'trusted.json';
+const TRUST_STORE_FILE = 'trusted.json';
 const TRUST_STORE_VERSION = 1;
 
 export interface TrustEntry {
@@ -30,12 +30,12 @@ interface TrustStore {
 }
 
 /** `<user config dir>/trusted.json`, beside the user's own hydra.toml. */
-export const trustStorePath = (userConfigDir: string): string => join(userConfigDir, TRUST_STORE_FILE);
+const trustStorePath = (userConfigDir: string): string => join(userConfigDir, TRUST_STORE_FILE);
 
-export const contentHash = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
+const contentHash = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
 
 /** The real path of a config file (a symlink is trusted as its target), else the path itself. */
-export const trustKey = (file: string): string => {
+const trustKey = (file: string): string => {
   try {
     return realpathSync(file);
   } catch {
@@ -50,7 +50,7 @@ const isEntry = (value: unknown): value is TrustEntry =>
   typeof (value as TrustEntry).trustedAt === 'number';
 
 /** The store; a missing, corrupt or foreign file reads as empty (nothing trusted). */
-export const readTrustStore = (userConfigDir: string): TrustStore => {
+const readTrustStore = (userConfigDir: string): TrustStore => {
   const empty: TrustStore = { version: TRUST_STORE_VERSION, files: {} };
   let parsed: unknown;
   try {

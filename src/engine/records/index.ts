@@ -25,5 +25,4 @@ export {
   writeSummary,
 } from './records.js';
 export type { RunMeta } from './records.js';
-export { knownSecrets, recordableConfig, redactSecrets, redactValue } from './redact.js';
-export type { KnownSecret } from './redact.js';
+export { knownSecrets, recordableConfig, redactValue } from './redact.js';

@@ -28,7 +28,7 @@ const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9._~+/-]{16,}=*/gi;
 const MAYBE_SECRET =
   /PRIVATE KEY|\bsk-|\bgh[pousr]_|github_pat_|glpat-|\b(?:AKIA|ASIA)|\bxox[abposr]-|AIza|_(?:live|test)_|\bhf_|bearer/i;
 
-export const redactionMarker = (what: string): string => `[redacted: ${what}]`;
+const redactionMarker = (what: string): string => `[redacted: ${what}]`;
 
 /** A configured value known to be secret, to be removed wherever an agent echoes it. */
 export interface KnownSecret {
