@@ -10,7 +10,10 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** Per-agent keys that execute something or shape what is executed; ignored until trusted. */
+/**
+ * Per-agent keys that execute something or shape what is executed; ignored until trusted. A future
+ * key or table that runs commands (the checks of issue 11) joins them here and in withoutExecutingKeys.
+ */
 export const EXECUTING_KEYS = ['binary', 'env', 'extra_args'] as const;
 
 const TRUST_STORE_FILE = 'trusted.json';
