@@ -5,8 +5,9 @@
  * It answers `--version`, `--help` and `<subcommand> --help` from the agent's recorded fixtures
  * (fixtures/adapters/<agent>/help/<latest version>/), and otherwise replays a recorded JSONL stream
  * on stdout with a delay between lines, writing real files into its working directory so a race
- * has something to merge. A scenario (see FakeScenario) adds hangs,
- * crashes, garbage, stderr, an ignored SIGTERM or a grandchild process on demand.
+ * has something to merge. A scenario (see FakeScenario) adds hangs, crashes (an exit code or a
+ * signal), garbage and binary noise, a flood of lines, a huge line, stderr, an ignored SIGTERM, a
+ * grandchild process or background children on demand.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -230,6 +231,49 @@ const hangForever = (): Promise<never> =>
     setInterval(() => undefined, 1 << 30);
   });
 
+/** Short non-JSON lines, written in big chunks so the pipe, not the fake, sets the pace. */
+const flood = async (count: number): Promise<void> => {
+  const perWrite = 10_000;
+  for (let done = 0; done < count; done += perWrite) {
+    const lines = Math.min(perWrite, count - done);
+    await write(Array.from({ length: lines }, (_, i) => `flood ${done + i}\n`).join(''));
+  }
+};
+
+/** Deterministic bytes with NULs, lone continuation bytes and truncated UTF-8 sequences. */
+const noise = (bytes: number, seed: number): Buffer => {
+  const buffer = Buffer.alloc(bytes);
+  let state = seed * 2654435761 + 1;
+  for (let i = 0; i < bytes; i += 1) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    const pick = state % 8;
+    buffer[i] = pick === 0 ? 0 : pick === 1 ? 0x80 : pick === 2 ? 0xe2 : pick === 3 ? 0x0a : state % 256;
+  }
+  // Ends its own line, so the stream's next line stays whole.
+  if (bytes > 0) buffer[bytes - 1] = 0x0a;
+  return buffer;
+};
+
+const writeBytes = (bytes: Buffer): Promise<void> =>
+  new Promise((resolve) => {
+    process.stdout.write(bytes, () => resolve());
+  });
+
+/** One line of `bytes` bytes and no newline, written in 1 MB pieces. */
+const hugeLine = async (bytes: number): Promise<void> => {
+  const piece = Buffer.alloc(1024 * 1024, 'x');
+  for (let left = bytes; left > 0; left -= piece.length)
+    await writeBytes(left >= piece.length ? piece : piece.subarray(0, left));
+};
+
+/** Background children that ignore SIGTERM/SIGHUP, each with a grandchild, in the agent's group. */
+const forkChildren = (count: number): void => {
+  for (let i = 0; i < count; i += 1) {
+    const stdout = i % 2 === 0 ? 'inherit' : 'ignore';
+    spawn('sh', ['-c', `trap '' TERM HUP; sleep 300 & wait`], { stdio: ['ignore', stdout, 'ignore'] }).unref();
+  }
+};
+
 const garbageFor = (line: string, index: number): string =>
   index % 2 === 0
     ? 'fake-agent: this line is not JSON {'
@@ -244,7 +288,9 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   if (scenario.spawnGrandchild === true) {
     spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
   }
+  if (scenario.forkChildren !== undefined) forkChildren(scenario.forkChildren);
   if (scenario.stderr !== undefined) process.stderr.write(scenario.stderr);
+  if (scenario.floodLines !== undefined) await flood(scenario.floodLines);
 
   const stream = loadStream(scenario);
   const lines = stream.lines.map((line) => line.split(FIXTURE_REPO).join(cwd));
@@ -257,8 +303,13 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   for (const [index, line] of lines.entries()) {
     if (scenario.hangAfterLines !== undefined && index >= scenario.hangAfterLines) return hangForever();
     if (scenario.crashAfterLines !== undefined && index >= scenario.crashAfterLines) return 139;
+    if (scenario.signalAfterLines !== undefined && index >= scenario.signalAfterLines.lines) {
+      process.kill(process.pid, scenario.signalAfterLines.signal);
+      return hangForever();
+    }
     if (index > 0 && delayMs > 0) await sleep(delayMs);
     if (scenario.garbage === true) await write(`${garbageFor(line, index)}\n`);
+    if (scenario.noiseBytes !== undefined) await writeBytes(noise(scenario.noiseBytes, index));
     await write(`${line}\n`);
     if (!editsDone && index >= editAt) {
       applyEdits(cwd, edits);
@@ -268,6 +319,7 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   if (!editsDone) applyEdits(cwd, edits);
   if (scenario.hangAfterLines !== undefined) return hangForever();
   if (scenario.crashAfterLines !== undefined) return 139;
+  if (scenario.hugeLineBytes !== undefined) await hugeLine(scenario.hugeLineBytes);
   const lastMessageFile = flagValue(args, ['-o', '--output-last-message']);
   const message = lastMessage(lines);
   if (lastMessageFile !== undefined && message !== null)

@@ -52,6 +52,19 @@ export interface FakeScenario {
   crashAfterLines?: number;
   /** Append `{"argv":[...],"cwd":"...","stdin":...}` as one JSON line to this file. */
   logArgvTo?: string;
+  /** Before the stream, print this many short non-JSON lines as fast as the pipe takes them. */
+  floodLines?: number;
+  /** After this many lines, the agent kills itself with this signal (a crash mid-stream). */
+  signalAfterLines?: { lines: number; signal: NodeJS.Signals };
+  /** Before each line, write this many bytes of binary noise (NULs, invalid UTF-8, random bytes). */
+  noiseBytes?: number;
+  /** After the stream, write one line of this many bytes with no newline, then exit. */
+  hugeLineBytes?: number;
+  /**
+   * Start this many background children in the agent's process group that ignore SIGTERM and
+   * SIGHUP, each with a grandchild of its own (`sh -c 'sleep & wait'`); half hold stdout open.
+   */
+  forkChildren?: number;
 }
 
 /** Package root (holds package.json), from either src/demo or dist/demo. */
