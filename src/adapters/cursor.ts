@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
-import { ev } from './events.js';
+import { TEXT_OUTPUT_STAGE, ev } from './events.js';
 import type { AgentEvent } from './events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
@@ -308,7 +308,7 @@ class CursorParser extends JsonLineParser {
       return this.track([failed]);
     }
     if (LOOKS_LIKE_JSON.test(line) || line.length > 2000) return [ev({ kind: 'parse_error', raw, reason })];
-    return [ev({ kind: 'progress', stage: 'output', detail: oneLine(line) })];
+    return [ev({ kind: 'progress', stage: TEXT_OUTPUT_STAGE, detail: oneLine(line) })];
   }
 
   protected handle(value: Record<string, unknown>): AgentEvent[] | null {

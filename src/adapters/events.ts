@@ -114,13 +114,18 @@ export interface ToolResultEvent extends EventBase {
 
 export interface ProgressEvent extends EventBase {
   kind: 'progress';
-  /** e.g. "init", "turn_started", "retry", "status". */
+  /** e.g. "init", "turn_started", "retry", "status", or TEXT_OUTPUT_STAGE. */
   stage: string;
   detail?: string;
   /** Session or thread id when the CLI reports one. */
   sessionId?: string;
   model?: string;
+  /** For TEXT_OUTPUT_STAGE: how many lines `detail` stands for (hydra merges runs); absent: one. */
+  lines?: number;
 }
+
+/** The stage of a `progress` event that carries a line of plain text a CLI printed (a banner). */
+export const TEXT_OUTPUT_STAGE = 'output';
 
 export interface UsageEvent extends EventBase {
   kind: 'usage';
@@ -151,6 +156,8 @@ export interface UnknownEvent extends EventBase {
   /** The vendor's type tag, when it has one. */
   type?: string;
   raw: unknown;
+  /** How many consecutive lines of this type the event stands for (hydra merges runs); absent: one. */
+  lines?: number;
 }
 
 /** A line that is not valid JSON (or too long, or not an object). */
@@ -159,6 +166,8 @@ export interface ParseErrorEvent extends EventBase {
   /** The raw line, possibly shortened for huge lines. */
   raw: string;
   reason: string;
+  /** How many consecutive unparsed lines the event stands for (hydra merges runs); absent: one. */
+  lines?: number;
 }
 
 export type AgentEvent =

@@ -40,6 +40,21 @@ export type JsonLine =
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const JSON_SCALAR = /^\s*(?:true|false|null)\s*$/;
+
+/**
+ * Why a line cannot be a JSON object, told from its first character, or null when JSON.parse must
+ * decide. Cheap on purpose: a thrown SyntaxError costs about as much as the rest of the engine's
+ * work per line, and a CLI can print a million lines of plain text.
+ */
+const cannotBeObject = (text: string): string | null => {
+  const first = text.trimStart().charAt(0);
+  if (first === '{') return null;
+  // Valid JSON that is not an object (an array, a string, a number, a literal) says so below.
+  if ('["-0123456789'.includes(first) || JSON_SCALAR.test(text)) return null;
+  return `not JSON: starts with ${JSON.stringify(first)}`;
+};
+
 /** Parses one line as a JSON object, never throwing. */
 export const parseJsonLine = (line: string): JsonLine => {
   const text = normalizeLine(line);
@@ -51,6 +66,8 @@ export const parseJsonLine = (line: string): JsonLine => {
       raw: wellFormed(shorten(text)),
     };
   }
+  const notObject = cannotBeObject(text);
+  if (notObject !== null) return { ok: false, reason: notObject, raw: wellFormed(shorten(text)) };
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -10,6 +10,7 @@ import { fromCallback } from 'xstate';
 import { ev, isTerminal } from '../../adapters/events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../adapters/events.js';
 import { adapterOf } from '../../adapters/registry.js';
+import { coalesceEvents } from './coalesce.js';
 import type { ProcessEnd } from '../../adapters/types.js';
 import type {
   AgentInput,
@@ -119,6 +120,24 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       sendBack({ type: 'OUTPUT', at: Date.now(), events: redactValue(kept, secrets) });
     };
 
+    // Lines are parsed as they come, but reported once per chunk of output (a microtask after the
+    // first line of a chunk), with runs of noise merged: the machines, the snapshot and the record
+    // then cost per chunk, not per line, and a flood of short lines cannot fall behind.
+    let batch: AgentEvent[] | null = null;
+    const flush = (): void => {
+      if (batch === null) return;
+      const events = batch;
+      batch = null;
+      forward(coalesceEvents(events));
+    };
+    const collect = (events: AgentEvent[]): void => {
+      if (batch === null) {
+        batch = [];
+        queueMicrotask(flush);
+      }
+      for (const event of events) batch.push(event);
+    };
+
     const supervised: Supervised = spawnSupervised(
       {
         file: launch.command.file,
@@ -144,9 +163,9 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           }
           sendBack({ type: 'SPAWNED', at: Date.now(), pid });
         },
-        onLine: (line) => forward(line.trim() === '' ? [] : parser.parseLine(line)),
+        onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
         onOversizeLine: (bytes, head) =>
-          forward([
+          collect([
             ev({
               kind: 'parse_error',
               raw: `${head}…`,
@@ -158,6 +177,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     );
 
     void supervised.exited.then((exit) => {
+      flush();
       try {
         removePidRecord(launch.recordDir, launch.agent);
       } catch {

@@ -18,7 +18,7 @@ import {
   writeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { emptyUsage, type Usage } from '../../adapters/events.js';
+import { emptyUsage, ev, type Usage } from '../../adapters/events.js';
 import type { AdapterId } from '../../adapters/types.js';
 import type { AgentEventRecord, MergeResult, RaceSummary, RunListEntry, RunRecord } from '../types.js';
 import { EngineError } from '../errors.js';
@@ -106,24 +106,116 @@ export const readPidRecords = (dir: string): AgentPidRecord[] => {
     .filter((record): record is AgentPidRecord => record !== null && typeof record.pgid === 'number');
 };
 
-/** Appends events to events.jsonl, one synchronous write per event. */
+/** How much of one agent's events a record keeps from the start of its run. */
+export const AGENT_LOG_HEAD_BYTES = 4 * 1024 * 1024;
+/** How much of the end of an agent's events is kept once its head is full. */
+export const AGENT_LOG_TAIL_BYTES = 512 * 1024;
+
+export interface EventLogLimits {
+  headBytes: number;
+  tailBytes: number;
+}
+
+/** What is kept of one agent's events once its head is full: the latest lines, and what was dropped. */
+interface AgentTail {
+  /** The held lines are `lines[first..]`. */
+  lines: Array<{ line: string; bytes: number }>;
+  first: number;
+  bytes: number;
+  droppedEvents: number;
+  droppedBytes: number;
+}
+
+const MB = 1024 * 1024;
+const size = (bytes: number): string =>
+  bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+
+/**
+ * Appends events to events.jsonl, one synchronous write per event, so a crash keeps them. Bounded
+ * per agent: the first `headBytes` of an agent's events are written as they come; after that only
+ * the latest `tailBytes` are held, and written (after a note saying how much was dropped) when the
+ * agent's final event arrives or the log closes. An agent that floods its output cannot grow the
+ * record past about head + tail.
+ */
 export class EventLog {
   private fd: number | null;
+  private readonly written = new Map<AdapterId, number>();
+  private readonly tails = new Map<AdapterId, AgentTail>();
 
-  constructor(dir: string) {
+  constructor(
+    dir: string,
+    private readonly limits: EventLogLimits = { headBytes: AGENT_LOG_HEAD_BYTES, tailBytes: AGENT_LOG_TAIL_BYTES },
+  ) {
     mkdirSync(dir, { recursive: true });
     this.fd = openSync(path.join(dir, 'events.jsonl'), 'a');
   }
 
   append(record: AgentEventRecord): void {
     if (this.fd === null) return;
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    const line = `${JSON.stringify(record)}\n`;
+    const bytes = Buffer.byteLength(line);
+    const final = record.event.kind === 'completed' || record.event.kind === 'failed';
+    const written = this.written.get(record.agent) ?? 0;
+    if (!this.tails.has(record.agent) && written + bytes <= this.limits.headBytes) {
+      this.write(record.agent, line, bytes);
+      return;
+    }
+    this.keepInTail(record.agent, line, bytes);
+    if (final) this.flushTail(record.agent, record.at);
   }
 
   close(): void {
     if (this.fd === null) return;
+    for (const agent of [...this.tails.keys()]) this.flushTail(agent, Date.now());
     closeSync(this.fd);
     this.fd = null;
+  }
+
+  private write(agent: AdapterId, line: string, bytes = Buffer.byteLength(line)): void {
+    if (this.fd === null) return;
+    writeSync(this.fd, line);
+    this.written.set(agent, (this.written.get(agent) ?? 0) + bytes);
+  }
+
+  private keepInTail(agent: AdapterId, line: string, bytes: number): void {
+    const tail = this.tails.get(agent) ?? { lines: [], first: 0, bytes: 0, droppedEvents: 0, droppedBytes: 0 };
+    this.tails.set(agent, tail);
+    tail.lines.push({ line, bytes });
+    tail.bytes += bytes;
+    while (tail.bytes > this.limits.tailBytes && tail.first < tail.lines.length - 1) {
+      const dropped = tail.lines[tail.first]!;
+      tail.bytes -= dropped.bytes;
+      tail.droppedEvents += 1;
+      tail.droppedBytes += dropped.bytes;
+      tail.first += 1;
+    }
+    // Drops the lines left behind now and then, not on every event.
+    if (tail.first > 1024 && tail.first * 2 > tail.lines.length) {
+      tail.lines = tail.lines.slice(tail.first);
+      tail.first = 0;
+    }
+  }
+
+  /** Writes the note and the held tail of one agent; its later events start a new tail. */
+  private flushTail(agent: AdapterId, at: number): void {
+    const tail = this.tails.get(agent);
+    if (tail === undefined) return;
+    this.tails.delete(agent);
+    if (tail.droppedEvents > 0) {
+      const note: AgentEventRecord = {
+        agent,
+        at,
+        event: ev({
+          kind: 'progress',
+          stage: 'record_truncated',
+          detail:
+            `${tail.droppedEvents} events (${size(tail.droppedBytes)}) were left out of this record: it keeps ` +
+            `the first ${size(this.limits.headBytes)} and the last ${size(tail.bytes)} of each agent's events.`,
+        }),
+      };
+      this.write(agent, `${JSON.stringify(note)}\n`);
+    }
+    for (const { line, bytes } of tail.lines.slice(tail.first)) this.write(agent, line, bytes);
   }
 }
 

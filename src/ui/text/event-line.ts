@@ -33,6 +33,9 @@ export const isShownInPane = (event: AgentEvent): boolean => {
   }
 };
 
+/** " (×12)" for an event that stands for a run of lines, else nothing. */
+const times = (lines: number | undefined): string => ((lines ?? 1) > 1 ? ` (×${lines})` : '');
+
 /** One event as one terminal line (before cutting to width). */
 export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
   switch (event.kind) {
@@ -81,11 +84,18 @@ export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
     case 'unknown':
       return {
         symbol: symbols.unknown,
-        text: `unrecognised event${event.type === undefined ? '' : ` ${oneLine(event.type)}`}`,
+        text: `unrecognised event${event.type === undefined ? '' : ` ${oneLine(event.type)}`}${times(event.lines)}`,
         tone: 'muted',
       };
     case 'parse_error':
-      return { symbol: symbols.warn, text: `unparsed output: ${oneLine(event.raw)}`, tone: 'warn' };
+      return {
+        symbol: symbols.warn,
+        text:
+          (event.lines ?? 1) > 1
+            ? `${event.lines} unparsed lines, e.g.: ${oneLine(event.raw)}`
+            : `unparsed output: ${oneLine(event.raw)}`,
+        tone: 'warn',
+      };
     default:
       return assertNever(event);
   }
