@@ -119,7 +119,7 @@ export interface EventLogLimits {
 /** What is kept of one agent's events once its head is full: the latest lines, and what was dropped. */
 interface AgentTail {
   /** The held lines are `lines[first..]`. */
-  lines: Array<{ line: string; bytes: number }>;
+  lines: Array<{ line: string; bytes: number; at: number }>;
   first: number;
   bytes: number;
   droppedEvents: number;
@@ -160,13 +160,13 @@ export class EventLog {
       this.write(record.agent, line, bytes);
       return;
     }
-    this.keepInTail(record.agent, line, bytes);
-    if (final) this.flushTail(record.agent, record.at);
+    this.keepInTail(record.agent, { line, bytes, at: record.at });
+    if (final) this.flushTail(record.agent);
   }
 
   close(): void {
     if (this.fd === null) return;
-    for (const agent of [...this.tails.keys()]) this.flushTail(agent, Date.now());
+    for (const agent of [...this.tails.keys()]) this.flushTail(agent);
     closeSync(this.fd);
     this.fd = null;
   }
@@ -177,11 +177,11 @@ export class EventLog {
     this.written.set(agent, (this.written.get(agent) ?? 0) + bytes);
   }
 
-  private keepInTail(agent: AdapterId, line: string, bytes: number): void {
+  private keepInTail(agent: AdapterId, held: { line: string; bytes: number; at: number }): void {
     const tail = this.tails.get(agent) ?? { lines: [], first: 0, bytes: 0, droppedEvents: 0, droppedBytes: 0 };
     this.tails.set(agent, tail);
-    tail.lines.push({ line, bytes });
-    tail.bytes += bytes;
+    tail.lines.push(held);
+    tail.bytes += held.bytes;
     while (tail.bytes > this.limits.tailBytes && tail.first < tail.lines.length - 1) {
       const dropped = tail.lines[tail.first]!;
       tail.bytes -= dropped.bytes;
@@ -197,14 +197,16 @@ export class EventLog {
   }
 
   /** Writes the note and the held tail of one agent; its later events start a new tail. */
-  private flushTail(agent: AdapterId, at: number): void {
+  private flushTail(agent: AdapterId): void {
     const tail = this.tails.get(agent);
     if (tail === undefined) return;
     this.tails.delete(agent);
+    const held = tail.lines.slice(tail.first);
     if (tail.droppedEvents > 0) {
+      // Dated like the first event kept after the gap, so the record stays in time order.
       const note: AgentEventRecord = {
         agent,
-        at,
+        at: held[0]?.at ?? Date.now(),
         event: ev({
           kind: 'progress',
           stage: 'record_truncated',
@@ -215,7 +217,7 @@ export class EventLog {
       };
       this.write(agent, `${JSON.stringify(note)}\n`);
     }
-    for (const { line, bytes } of tail.lines.slice(tail.first)) this.write(agent, line, bytes);
+    for (const { line, bytes } of held) this.write(agent, line, bytes);
   }
 }
 
