@@ -6,7 +6,7 @@
  * failed, a typed error with a hint; no process of the race alive; records readable; the user's
  * state byte for byte as before; and `hydra clean` leaves no worktree, branch or record behind.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { expect } from 'vitest';
@@ -62,7 +62,20 @@ export interface FaultRace {
   wallMs: number;
   /** The hydra process's peak resident memory (VmHWM), in kB, as last read while it ran. */
   peakRssKb: number;
+  /** The most processes seen at once working in the race's worktrees (agents and their children). */
+  peakAgentProcesses: number;
 }
+
+/** Processes whose working directory is inside `dir`. */
+const processesIn = (dir: string): number =>
+  readdirSync('/proc').filter((name) => {
+    if (!/^\d+$/.test(name)) return false;
+    try {
+      return readlinkSync(`/proc/${name}/cwd`).startsWith(`${dir}${path.sep}`);
+    } catch {
+      return false;
+    }
+  }).length;
 
 const peakRss = (pid: number | undefined): number | null => {
   if (pid === undefined) return null;
@@ -104,11 +117,17 @@ export async function raceFault(
     },
   );
   let peakRssKb = 0;
+  let peakAgentProcesses = 0;
+  const worktrees = sandbox.env.HYDRA_WORKTREE_ROOT ?? '';
   const poll = setInterval(() => {
     peakRssKb = Math.max(peakRssKb, peakRss(child.pid) ?? 0);
   }, 20);
+  const count = setInterval(() => {
+    peakAgentProcesses = Math.max(peakAgentProcesses, processesIn(worktrees));
+  }, 100);
   const result = await child;
   clearInterval(poll);
+  clearInterval(count);
   const stdout = String(result.stdout);
   const lines = parseNdjson(stdout);
   const summary = lines.find((line) => line.type === 'summary') as
@@ -124,6 +143,7 @@ export async function raceFault(
     before,
     wallMs: Date.now() - started,
     peakRssKb,
+    peakAgentProcesses,
   };
 }
 
