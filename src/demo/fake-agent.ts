@@ -270,7 +270,9 @@ const hugeLine = async (bytes: number): Promise<void> => {
 const forkChildren = (count: number): void => {
   for (let i = 0; i < count; i += 1) {
     const stdout = i % 2 === 0 ? 'inherit' : 'ignore';
-    spawn('sh', ['-c', `trap '' TERM HUP; sleep 300 & wait`], { stdio: ['ignore', stdout, 'ignore'] }).unref();
+    spawn('sh', ['-c', `trap '' TERM HUP; sleep 300 & wait`], {
+      stdio: ['ignore', stdout, 'ignore'],
+    }).unref();
   }
 };
 

@@ -114,10 +114,17 @@ describe('json lines', () => {
   });
 
   it('tells plain text from JSON by its first character, without a thrown SyntaxError', () => {
-    expect(parseJsonLine('flood 12')).toEqual({ ok: false, reason: 'not JSON: starts with "f"', raw: 'flood 12' });
+    expect(parseJsonLine('flood 12')).toEqual({
+      ok: false,
+      reason: 'not JSON: starts with "f"',
+      raw: 'flood 12',
+    });
     expect(parseJsonLine('  Error: boom')).toMatchObject({ ok: false, reason: 'not JSON: starts with "E"' });
     // A line that looks like an object but is not one still gets JSON.parse's reason.
-    expect(parseJsonLine('{"type":')).toMatchObject({ ok: false, reason: expect.stringMatching(/^not JSON: /) });
+    expect(parseJsonLine('{"type":')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/^not JSON: /),
+    });
     expect(parseJsonLine(' true ')).toMatchObject({ ok: false, reason: 'not a JSON object' });
   });
 

@@ -4,7 +4,8 @@ import { TEXT_OUTPUT_STAGE, ev } from '../../src/adapters/events.js';
 import type { AgentEvent } from '../../src/adapters/events.js';
 import { MERGED_TEXT_CHARS, coalesceEvents } from '../../src/engine/agent/coalesce.js';
 
-const garbage = (raw: string): AgentEvent => ev({ kind: 'parse_error', raw, reason: 'not JSON: starts with "f"' });
+const garbage = (raw: string): AgentEvent =>
+  ev({ kind: 'parse_error', raw, reason: 'not JSON: starts with "f"' });
 const text = (line: string): AgentEvent => ev({ kind: 'progress', stage: TEXT_OUTPUT_STAGE, detail: line });
 const message = ev({ kind: 'message', role: 'assistant', text: 'working' });
 

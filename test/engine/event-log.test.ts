@@ -30,12 +30,16 @@ describe('EventLog', () => {
     log.append({ agent: 'claude', at: 10_000, event: ev({ kind: 'completed', result: 'done' }) });
     log.close();
 
-    expect(statSync(path.join(dir, 'events.jsonl')).size).toBeLessThan(limits.headBytes + limits.tailBytes + 1_000);
+    expect(statSync(path.join(dir, 'events.jsonl')).size).toBeLessThan(
+      limits.headBytes + limits.tailBytes + 1_000,
+    );
     const events = readEvents(dir);
     expect(events[0]?.at).toBe(0);
     const note = events.find((record) => record.event.kind === 'progress');
     expect(note?.event).toMatchObject({ stage: 'record_truncated' });
-    expect(note?.event.kind === 'progress' ? note.event.detail : '').toMatch(/^\d+ events \([\d.]+ [KM]B\) were left out/);
+    expect(note?.event.kind === 'progress' ? note.event.detail : '').toMatch(
+      /^\d+ events \([\d.]+ [KM]B\) were left out/,
+    );
     // The tail ends with the last message and the final event, in order.
     expect(events.at(-2)?.at).toBe(9_999);
     expect(events.at(-1)?.event).toMatchObject({ kind: 'completed', result: 'done' });

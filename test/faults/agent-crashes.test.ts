@@ -14,24 +14,27 @@ let sandbox: FaultSandbox;
 
 afterEach(() => sandbox.cleanup());
 
-describe.each(['SIGKILL', 'SIGSEGV'] as const)('an agent killed by %s halfway through its stream', (signal) => {
-  it('ends failed with the signal named and a hint; the other agent completes; nothing is left', async () => {
-    sandbox = await faultSandbox();
+describe.each(['SIGKILL', 'SIGSEGV'] as const)(
+  'an agent killed by %s halfway through its stream',
+  (signal) => {
+    it('ends failed with the signal named and a hint; the other agent completes; nothing is left', async () => {
+      sandbox = await faultSandbox();
 
-    const race = await raceFault(sandbox, {
-      claude: { signalAfterLines: { lines: 3, signal }, stderr: 'about to crash\n' },
-      codex: {},
+      const race = await raceFault(sandbox, {
+        claude: { signalAfterLines: { lines: 3, signal }, stderr: 'about to crash\n' },
+        codex: {},
+      });
+
+      expectAgentsSettled(race, ['claude', 'codex']);
+      const claude = race.agents.find((agent) => agent.agent === 'claude');
+      expect(claude).toMatchObject({ status: 'failed', error: { kind: 'AgentFailed' } });
+      expect(claude?.error?.message).toContain(`was killed by ${signal}`);
+      expect(race.agents.find((agent) => agent.agent === 'codex')?.status).toBe('completed');
+      expect(race.exitCode, race.stderr).toBe(0);
+      await expectFaultSurvived(sandbox, race);
     });
-
-    expectAgentsSettled(race, ['claude', 'codex']);
-    const claude = race.agents.find((agent) => agent.agent === 'claude');
-    expect(claude).toMatchObject({ status: 'failed', error: { kind: 'AgentFailed' } });
-    expect(claude?.error?.message).toContain(`was killed by ${signal}`);
-    expect(race.agents.find((agent) => agent.agent === 'codex')?.status).toBe('completed');
-    expect(race.exitCode, race.stderr).toBe(0);
-    await expectFaultSurvived(sandbox, race);
-  });
-});
+  },
+);
 
 describe('an agent that exits 0 without a result', () => {
   it('ends failed as a stream without a result, with a hint, and nothing is left', async () => {
@@ -40,12 +43,18 @@ describe('an agent that exits 0 without a result', () => {
       path.join(packageRoot(), 'fixtures', 'adapters', 'claude', 'streams', 'success-edit.jsonl'),
       'utf8',
     );
-    const withoutResult = stream.split('\n').filter((line) => line !== '' && !line.includes('"type":"result"'));
+    const withoutResult = stream
+      .split('\n')
+      .filter((line) => line !== '' && !line.includes('"type":"result"'));
 
     const race = await raceFault(sandbox, { claude: { lines: withoutResult, exitCode: 0 } });
 
     expectAgentsSettled(race, ['claude']);
-    expect(race.agents[0]).toMatchObject({ status: 'failed', exitCode: 0, error: { kind: 'StreamParseError' } });
+    expect(race.agents[0]).toMatchObject({
+      status: 'failed',
+      exitCode: 0,
+      error: { kind: 'StreamParseError' },
+    });
     expect(race.agents[0]?.error?.message).toMatch(/exited without a result/);
     expect(race.exitCode).toBe(1);
     await expectFaultSurvived(sandbox, race);

@@ -105,7 +105,16 @@ export async function raceFault(
   const started = Date.now();
   const child = execa(
     process.execPath,
-    [MAIN, 'race', '--json', '--allow-experimental-adapters', '--agents', agents.join(','), ...args, 'Create hello.txt'],
+    [
+      MAIN,
+      'race',
+      '--json',
+      '--allow-experimental-adapters',
+      '--agents',
+      agents.join(','),
+      ...args,
+      'Create hello.txt',
+    ],
     {
       cwd: sandbox.repo,
       env: sandbox.env,
@@ -131,8 +140,7 @@ export async function raceFault(
   const stdout = String(result.stdout);
   const lines = parseNdjson(stdout);
   const summary = lines.find((line) => line.type === 'summary') as
-    | { runId: string; agents: SummaryAgent[] }
-    | undefined;
+    { runId: string; agents: SummaryAgent[] } | undefined;
   const race = lines.find((line) => line.type === 'race') as { runId: string } | undefined;
   return {
     exitCode: result.exitCode ?? -1,

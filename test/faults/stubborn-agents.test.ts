@@ -15,11 +15,10 @@ describe('an agent that ignores SIGTERM', () => {
   it('is killed once the grace period is over and ends timed out with a hint', async () => {
     sandbox = await faultSandbox();
 
-    const race = await raceFault(
-      sandbox,
-      { claude: { hangAfterLines: 2, ignoreSigterm: true }, codex: {} },
-      ['--idle-timeout', '0.5'],
-    );
+    const race = await raceFault(sandbox, { claude: { hangAfterLines: 2, ignoreSigterm: true }, codex: {} }, [
+      '--idle-timeout',
+      '0.5',
+    ]);
 
     expectAgentsSettled(race, ['claude', 'codex']);
     expect(race.agents.find((agent) => agent.agent === 'claude')).toMatchObject({

@@ -10,14 +10,30 @@
  * - `auth-failure`: every model request gets 401 with the vendor's error JSON.
  * - `server-error`: every model request gets 500 with the vendor's error JSON.
  *
+ * - `stall-mid-stream`: like `success-edit`, but the first turn's stream stops after its first
+ *   events and the connection stays open (a model server that stops answering mid-stream).
+ * - `hold-open-after-result`: like `success-edit`, but the final turn's response is never ended:
+ *   every event is sent and the connection stays open.
+ * - `hang-side-requests`: like `success-edit`, but the side calls are never answered.
+ * - `bash-leaves-child`: turn 1 is a `Bash` tool_use that creates the file and leaves a background
+ *   `sleep` running (a CLI whose tool left a child behind); the next turn is the final text.
+ *
  * Requests without tools (the CLI's side calls, e.g. a title or a quota check) get a short text.
  */
 import type { ServerResponse } from 'node:http';
 import { isRecord, pathOf, sendJson, sendSse, startFakeModelServer } from './fake-model-server.js';
-import type { FakeModelServer, RecordedRequest, SseEvent } from './fake-model-server.js';
+import type { FakeModelServer, RecordedRequest, SseEvent, SseFault } from './fake-model-server.js';
 import { assertNever } from '../../src/adapters/events.js';
 
-export type AnthropicScenario = 'success-edit' | 'reply-text' | 'auth-failure' | 'server-error';
+export type AnthropicScenario =
+  | 'success-edit'
+  | 'reply-text'
+  | 'auth-failure'
+  | 'server-error'
+  | 'stall-mid-stream'
+  | 'hold-open-after-result'
+  | 'hang-side-requests'
+  | 'bash-leaves-child';
 
 export interface FakeAnthropicOptions {
   scenario: AnthropicScenario;
@@ -97,29 +113,46 @@ const answerMessages = (
       return;
     case 'success-edit':
     case 'reply-text':
+    case 'stall-mid-stream':
+    case 'hold-open-after-result':
+    case 'hang-side-requests':
+    case 'bash-leaves-child':
       break;
     default:
       assertNever(options.scenario);
   }
+  const fault = sseFault(options.scenario);
   const body = isRecord(request.json) ? request.json : {};
   const model = typeof body.model === 'string' ? body.model : 'claude-fake';
   const finalText = options.finalText ?? DEFAULT_FINAL_TEXT;
   if (!hasTools(body)) {
+    if (options.scenario === 'hang-side-requests') return;
     reply(response, body, textMessage('msg_fake_side', model, 'OK', ANTHROPIC_TURN_USAGE[1]));
     return;
   }
   if (carriesToolResult(body) || options.scenario === 'reply-text') {
     const turn = nextTurn();
-    reply(response, body, textMessage(`msg_fake_turn${turn + 1}`, model, finalText, usageFor(turn)));
+    reply(response, body, textMessage(`msg_fake_turn${turn + 1}`, model, finalText, usageFor(turn)), fault);
     return;
   }
+  // Only the final turn is held open: the CLI gets every turn it needs, then a connection that never ends.
+  const earlier = options.scenario === 'hold-open-after-result' ? {} : fault;
   const edit = options.edit;
   if (edit === undefined) {
     throw new Error('success-edit needs options.edit (the file the Write tool creates)');
   }
   const turn = nextTurn();
-  reply(response, body, writeToolMessage(`msg_fake_turn${turn + 1}`, model, edit, usageFor(turn)));
+  if (options.scenario === 'bash-leaves-child') {
+    reply(response, body, bashToolMessage(`msg_fake_turn${turn + 1}`, model, edit, usageFor(turn)));
+    return;
+  }
+  const stall = options.scenario === 'stall-mid-stream' ? { stallAfter: 3 } : earlier;
+  reply(response, body, writeToolMessage(`msg_fake_turn${turn + 1}`, model, edit, usageFor(turn)), stall);
 };
+
+/** How the scenario's streams misbehave (see SseFault). */
+const sseFault = (scenario: AnthropicScenario): SseFault =>
+  scenario === 'hold-open-after-result' ? { holdOpen: true } : {};
 
 const usageFor = (turn: number): ModelUsage =>
   ANTHROPIC_TURN_USAGE[Math.min(turn, ANTHROPIC_TURN_USAGE.length - 1)] ?? ANTHROPIC_TURN_USAGE[0]!;
@@ -181,11 +214,46 @@ const writeToolMessage = (
   usage,
 });
 
-const reply = (response: ServerResponse, body: Record<string, unknown>, message: ScriptedMessage): void => {
+const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** Left running in the background by `bash-leaves-child` (a `sleep` with a length tests look for). */
+export const BACKGROUND_CHILD_COMMAND = 'sleep 313 >/dev/null 2>&1 &';
+
+const bashToolMessage = (
+  id: string,
+  model: string,
+  edit: { filePath: string; content: string },
+  usage: ModelUsage,
+): ScriptedMessage => ({
+  id,
+  model,
+  blocks: [
+    {
+      type: 'tool_use',
+      id: 'toolu_fake_bash_1',
+      name: 'Bash',
+      input: {
+        command: `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.filePath)}; ${BACKGROUND_CHILD_COMMAND}`,
+        description: 'Create the file',
+      },
+    },
+  ],
+  stopReason: 'tool_use',
+  usage,
+});
+
+const reply = (
+  response: ServerResponse,
+  body: Record<string, unknown>,
+  message: ScriptedMessage,
+  fault: SseFault = {},
+): void => {
   if (body.stream === true) {
-    sendSse(response, messageEvents(message), { 'request-id': 'req_fake_0001' });
+    sendSse(response, messageEvents(message), { 'request-id': 'req_fake_0001' }, fault);
     return;
   }
+  // A stalled server sends nothing at all to a request that wants one JSON body.
+  if (fault.stallAfter !== undefined) return;
   sendJson(response, 200, {
     id: message.id,
     type: 'message',

@@ -134,21 +134,32 @@ export const sendJson = (
   response.end(text);
 };
 
+/**
+ * How a stream misbehaves: `stallAfter` sends only that many events and then nothing, leaving the
+ * response open (a server that stops answering mid-stream); `holdOpen` sends every event but never
+ * ends the response (a server that keeps the connection open after the final event).
+ */
+export interface SseFault {
+  stallAfter?: number;
+  holdOpen?: boolean;
+}
+
 /** Answers a whole SSE stream at once (the CLIs read it incrementally either way). */
 export const sendSse = (
   response: ServerResponse,
   events: readonly SseEvent[],
   headers: Record<string, string> = {},
+  fault: SseFault = {},
 ): void => {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
     ...headers,
   });
-  for (const { event, data } of events) {
+  for (const { event, data } of events.slice(0, fault.stallAfter ?? events.length)) {
     response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
-  response.end();
+  if (fault.stallAfter === undefined && fault.holdOpen !== true) response.end();
 };
 
 /** The request path without its query string. */

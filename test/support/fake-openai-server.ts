@@ -15,14 +15,27 @@
  * - `reply-text`: the first turn is the final text (for prompt-delivery checks).
  * - `auth-failure`: every model request gets 401 with the vendor's error JSON.
  * - `server-error`: every model request gets 500 with the vendor's error JSON.
+ * - `stall-mid-stream`: like `success-edit`, but the first turn's stream stops after its first
+ *   events and the connection stays open (a model server that stops answering mid-stream).
+ * - `shell-leaves-child`: like `success-shell`, but the shell command also leaves a background
+ *   `sleep` running (a CLI whose tool left a child behind).
+ * - `hold-open-after-result`: like `success-edit`, but the final turn's response is never ended:
+ *   every event is sent and the connection stays open.
  */
 import type { ServerResponse } from 'node:http';
 import { assertNever } from '../../src/adapters/events.js';
 import { isRecord, pathOf, sendJson, sendSse, startFakeModelServer } from './fake-model-server.js';
-import type { FakeModelServer, RecordedRequest, SseEvent } from './fake-model-server.js';
+import type { FakeModelServer, RecordedRequest, SseEvent, SseFault } from './fake-model-server.js';
 
 export type OpenAiScenario =
-  'success-edit' | 'success-shell' | 'reply-text' | 'auth-failure' | 'server-error';
+  | 'success-edit'
+  | 'success-shell'
+  | 'reply-text'
+  | 'auth-failure'
+  | 'server-error'
+  | 'stall-mid-stream'
+  | 'hold-open-after-result'
+  | 'shell-leaves-child';
 
 export interface FakeOpenAiOptions {
   scenario: OpenAiScenario;
@@ -109,10 +122,14 @@ const answerResponses = (
     case 'success-edit':
     case 'success-shell':
     case 'reply-text':
+    case 'stall-mid-stream':
+    case 'hold-open-after-result':
+    case 'shell-leaves-child':
       break;
     default:
       assertNever(options.scenario);
   }
+  const fault: SseFault = options.scenario === 'hold-open-after-result' ? { holdOpen: true } : {};
   const body = isRecord(request.json) ? request.json : {};
   const model = typeof body.model === 'string' ? body.model : 'gpt-fake';
   const turn = nextTurn();
@@ -124,6 +141,7 @@ const answerResponses = (
       response,
       responseEvents(id, model, [messageItem(`msg_fake_turn${turn + 1}`, finalText)], turnUsage),
       headers,
+      fault,
     );
     return;
   }
@@ -131,11 +149,18 @@ const answerResponses = (
   if (edit === undefined) {
     throw new Error(`${options.scenario} needs options.edit (the file the tool call creates)`);
   }
-  const call = toolCallFor(options.scenario, declaredTools(body), edit);
+  const call = toolCallFor(
+    options.scenario === 'success-shell' || options.scenario === 'shell-leaves-child'
+      ? 'success-shell'
+      : 'success-edit',
+    declaredTools(body),
+    options.scenario === 'shell-leaves-child' ? { ...edit, background: BACKGROUND_CHILD_COMMAND } : edit,
+  );
   sendSse(
     response,
     responseEvents(id, model, [messageItem('msg_fake_plan', 'I will create the file.'), call], turnUsage),
     headers,
+    options.scenario === 'stall-mid-stream' ? { stallAfter: 2 } : {},
   );
 };
 
@@ -160,10 +185,17 @@ const declaredTools = (body: Record<string, unknown>): Set<string> => {
  * `exec_command {cmd}`; 0.11x declares `exec_command` without `apply_patch` for some models; the
  * 0.2x versions only declare `shell {command: [argv]}`.
  */
+/** The file a tool call writes, and a shell command to leave running in the background after it. */
+interface ShellEdit {
+  path: string;
+  content: string;
+  background?: string;
+}
+
 const toolCallFor = (
   scenario: 'success-edit' | 'success-shell',
   tools: ReadonlySet<string>,
-  edit: { path: string; content: string },
+  edit: ShellEdit,
 ): OutputItem => {
   if (scenario === 'success-edit' && tools.has('apply_patch')) return applyPatchItem(edit);
   if (tools.has('exec_command')) return execCommandItem(edit);
@@ -197,12 +229,15 @@ const applyPatchItem = (edit: { path: string; content: string }): OutputItem => 
   };
 };
 
+/** Left running in the background by `shell-leaves-child` (a `sleep` with a length tests look for). */
+export const BACKGROUND_CHILD_COMMAND = 'sleep 313 >/dev/null 2>&1 &';
+
 const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
-const writeCommand = (edit: { path: string; content: string }): string =>
-  `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.path)}`;
+const writeCommand = (edit: ShellEdit): string =>
+  `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.path)}${edit.background === undefined ? '' : `; ${edit.background}`}`;
 
-const execCommandItem = (edit: { path: string; content: string }): OutputItem => ({
+const execCommandItem = (edit: ShellEdit): OutputItem => ({
   type: 'function_call',
   id: 'fc_fake_1',
   call_id: 'call_fake_shell_1',
@@ -211,7 +246,7 @@ const execCommandItem = (edit: { path: string; content: string }): OutputItem =>
   arguments: JSON.stringify({ cmd: writeCommand(edit) }),
 });
 
-const legacyShellItem = (edit: { path: string; content: string }): OutputItem => ({
+const legacyShellItem = (edit: ShellEdit): OutputItem => ({
   type: 'function_call',
   id: 'fc_fake_1',
   call_id: 'call_fake_shell_1',

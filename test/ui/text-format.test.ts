@@ -101,8 +101,10 @@ describe('format', () => {
     );
     // Runs of noise the engine merged say how many lines they stand for.
     expect(
-      eventLine(ev({ kind: 'parse_error', raw: 'flood 0', reason: '3 lines were not JSON', lines: 3 }), symbols)
-        .text,
+      eventLine(
+        ev({ kind: 'parse_error', raw: 'flood 0', reason: '3 lines were not JSON', lines: 3 }),
+        symbols,
+      ).text,
     ).toBe('3 unparsed lines, e.g.: flood 0');
     expect(eventLine(ev({ kind: 'unknown', type: 'ping', raw: {}, lines: 5 }), symbols).text).toBe(
       'unrecognised event ping (×5)',

@@ -144,7 +144,10 @@ export class EventLog {
 
   constructor(
     dir: string,
-    private readonly limits: EventLogLimits = { headBytes: AGENT_LOG_HEAD_BYTES, tailBytes: AGENT_LOG_TAIL_BYTES },
+    private readonly limits: EventLogLimits = {
+      headBytes: AGENT_LOG_HEAD_BYTES,
+      tailBytes: AGENT_LOG_TAIL_BYTES,
+    },
   ) {
     mkdirSync(dir, { recursive: true });
     this.fd = openSync(path.join(dir, 'events.jsonl'), 'a');
@@ -178,7 +181,13 @@ export class EventLog {
   }
 
   private keepInTail(agent: AdapterId, held: { line: string; bytes: number; at: number }): void {
-    const tail = this.tails.get(agent) ?? { lines: [], first: 0, bytes: 0, droppedEvents: 0, droppedBytes: 0 };
+    const tail = this.tails.get(agent) ?? {
+      lines: [],
+      first: 0,
+      bytes: 0,
+      droppedEvents: 0,
+      droppedBytes: 0,
+    };
     this.tails.set(agent, tail);
     tail.lines.push(held);
     tail.bytes += held.bytes;
