@@ -232,11 +232,11 @@ const hangForever = (): Promise<never> =>
   });
 
 /** Short non-JSON lines, written in big chunks so the pipe, not the fake, sets the pace. */
-const flood = async (count: number): Promise<void> => {
+const flood = async (count: number, line = 'flood {n}'): Promise<void> => {
   const perWrite = 10_000;
   for (let done = 0; done < count; done += perWrite) {
     const lines = Math.min(perWrite, count - done);
-    await write(Array.from({ length: lines }, (_, i) => `flood ${done + i}\n`).join(''));
+    await write(Array.from({ length: lines }, (_, i) => `${line.replace('{n}', String(done + i))}\n`).join(''));
   }
 };
 
@@ -292,7 +292,7 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   }
   if (scenario.forkChildren !== undefined) forkChildren(scenario.forkChildren);
   if (scenario.stderr !== undefined) process.stderr.write(scenario.stderr);
-  if (scenario.floodLines !== undefined) await flood(scenario.floodLines);
+  if (scenario.floodLines !== undefined) await flood(scenario.floodLines, scenario.floodLine);
 
   const stream = loadStream(scenario);
   const lines = stream.lines.map((line) => line.split(FIXTURE_REPO).join(cwd));

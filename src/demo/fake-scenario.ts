@@ -54,6 +54,8 @@ export interface FakeScenario {
   logArgvTo?: string;
   /** Before the stream, print this many short non-JSON lines as fast as the pipe takes them. */
   floodLines?: number;
+  /** The flood's line (default `flood <n>`); `{n}` is replaced by the line's number. */
+  floodLine?: string;
   /** After this many lines, the agent kills itself with this signal (a crash mid-stream). */
   signalAfterLines?: { lines: number; signal: NodeJS.Signals };
   /** Before each line, write this many bytes of binary noise (NULs, invalid UTF-8, random bytes). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ev } from '../../src/adapters/events.js';
-import { EventLog, readEvents } from '../../src/engine/records/records.js';
+import { EventLog } from '../../src/engine/records/records.js';
 import type { AgentEventRecord } from '../../src/engine/types.js';
 
 let dir: string;
@@ -20,6 +20,13 @@ const say = (agent: 'claude' | 'codex', index: number): AgentEventRecord => ({
   at: index,
   event: ev({ kind: 'message', role: 'assistant', text: `message ${index} ${'x'.repeat(80)}` }),
 });
+
+/** The records in events.jsonl, in order (each line must parse). */
+const readEvents = (from: string): AgentEventRecord[] =>
+  readFileSync(path.join(from, 'events.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AgentEventRecord);
 
 const limits = { headBytes: 10_000, tailBytes: 2_000 };
 
