@@ -236,7 +236,9 @@ const flood = async (count: number, line = 'flood {n}'): Promise<void> => {
   const perWrite = 10_000;
   for (let done = 0; done < count; done += perWrite) {
     const lines = Math.min(perWrite, count - done);
-    await write(Array.from({ length: lines }, (_, i) => `${line.replace('{n}', String(done + i))}\n`).join(''));
+    await write(
+      Array.from({ length: lines }, (_, i) => `${line.replace('{n}', String(done + i))}\n`).join(''),
+    );
   }
 };
 
