@@ -10,7 +10,6 @@ import { fromCallback } from 'xstate';
 import { ev, isTerminal } from '../../adapters/events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../adapters/events.js';
 import { adapterOf } from '../../adapters/registry.js';
-import { coalesceEvents } from './coalesce.js';
 import type { ProcessEnd } from '../../adapters/types.js';
 import type {
   AgentInput,
@@ -19,6 +18,7 @@ import type {
   AgentProcessEvent,
   StopReason,
 } from './agent-types.js';
+import { coalesceEvents } from './coalesce.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
