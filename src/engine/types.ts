@@ -234,8 +234,14 @@ export interface RunListEntry {
   prompt: string;
   startedAt: number;
   endedAt: number | null;
-  /** 'running' when the record has no summary and its process is alive; 'dead' when not alive. */
-  state: 'running' | 'finished' | 'dead';
+  /**
+   * 'running' when the record has no summary and its process is alive; 'dead' when not alive;
+   * 'damaged' when a record file is unreadable or malformed (`problem` says which and what);
+   * 'foreign' when the record is committed to the repository, so not written by hydra here.
+   */
+  state: 'running' | 'finished' | 'dead' | 'damaged' | 'foreign';
+  /** What is wrong with a damaged or foreign record; null otherwise. */
+  problem: string | null;
   baseBranch: string | null;
   /** The agents the race set out with (from its meta record; known even with no summary). */
   agentIds: AdapterId[];
@@ -272,6 +278,8 @@ export interface RunRecord {
   events: AgentEventRecord[];
   summary: RaceSummary | null;
   merge: MergeResult | null;
+  /** What reading the record left out (unreadable event lines, an events file too large to read whole). */
+  notes: string[];
 }
 
 export interface CleanReport {
@@ -282,4 +290,6 @@ export interface CleanReport {
   killedProcesses: number[];
   /** Runs left alone (still running, or unmerged results kept on purpose). */
   skipped: Array<{ runId: string; reason: string }>;
+  /** What a record named but hydra refused to touch (a path or process that is not the run's), and why. */
+  refused: Array<{ runId: string; target: string; reason: string }>;
 }

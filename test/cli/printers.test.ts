@@ -51,6 +51,7 @@ const runRecord = (agents: Array<{ agent: AdapterId; usage: Usage; events?: Agen
   };
   return {
     runId: 'run-1',
+    notes: [],
     dir: '/tmp/repo/.hydra/runs/run-1',
     meta: {
       runId: 'run-1',

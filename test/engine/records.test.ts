@@ -7,6 +7,11 @@ import { emptyUsage } from '../../src/adapters/events.js';
 import { readRecordDir } from '../../src/engine/records/records.js';
 
 let dir: string;
+const RUN = '20261101-101010-abcd';
+
+/** The summary of a record that reads back whole. */
+const summaryOf = (loaded: ReturnType<typeof readRecordDir>) =>
+  loaded.kind === 'ok' ? loaded.record.summary : null;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'hydra-records-test-'));
@@ -38,24 +43,48 @@ const agentSummary = (agent: string, usage: object) => ({
 /** A record as hydra wrote it when unknown usage was written as zeros. */
 const writeOldRecord = (agents: object[]): void => {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'meta.json'), JSON.stringify({ runId: 'run-1', prompt: 'p', agents: [] }));
+  writeFileSync(
+    path.join(dir, 'meta.json'),
+    JSON.stringify({
+      runId: RUN,
+      prompt: 'p',
+      promptSha256: 'x',
+      repoRoot: '/tmp/repo',
+      baseRef: 'abc',
+      baseBranch: 'main',
+      startedAt: 0,
+      pid: 1,
+      hydraVersion: '0.1.0',
+      config: null,
+      agents: [],
+    }),
+  );
   writeFileSync(
     path.join(dir, 'summary.json'),
-    JSON.stringify({ runId: 'run-1', prompt: 'p', startedAt: 0, endedAt: 1, agents, error: null }),
+    JSON.stringify({
+      runId: RUN,
+      prompt: 'p',
+      baseRef: 'abc',
+      baseBranch: 'main',
+      startedAt: 0,
+      endedAt: 1,
+      agents,
+      error: null,
+    }),
   );
 };
 
 describe('a summary from before usage could be unknown', () => {
   it('reads all-zero usage with no turns and an unknown cost as nothing reported', () => {
     writeOldRecord([agentSummary('cursor', zeroUsage)]);
-    expect(readRecordDir(dir, 'run-1')?.summary?.agents[0]?.usage).toEqual(emptyUsage());
+    expect(summaryOf(readRecordDir(dir, RUN))?.agents[0]?.usage).toEqual(emptyUsage());
   });
 
   it('keeps usage an agent did report, zeros included', () => {
     const reported = { ...zeroUsage, outputTokens: 0, turns: 1 };
     const priced = { ...zeroUsage, inputTokens: 10, costUsd: 0.01, costSource: 'estimated' };
     writeOldRecord([agentSummary('codex', reported), agentSummary('claude', priced)]);
-    const agents = readRecordDir(dir, 'run-1')?.summary?.agents;
+    const agents = summaryOf(readRecordDir(dir, RUN))?.agents;
     expect(agents?.map((agent) => agent.usage)).toEqual([reported, priced]);
   });
 });

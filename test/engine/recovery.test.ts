@@ -136,7 +136,7 @@ describe('a hydra killed outright (SIGKILL)', () => {
 });
 
 describe('a run record that is damaged', () => {
-  it('is listed as dead (not hidden), and cleanRuns removes its branches and record', async () => {
+  it('is listed as damaged with what is wrong (not hidden), and cleanRuns removes its branches and record', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
     const handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')]));
@@ -148,13 +148,14 @@ describe('a run record that is damaged', () => {
 
     const runs = await listRuns(sandbox.repo);
     expect(runs.find((run) => run.runId === handle.runId)).toMatchObject({
-      state: 'dead',
-      prompt: expect.stringContaining('unreadable'),
+      state: 'damaged',
+      problem: 'meta.json is not valid JSON',
+      prompt: expect.stringContaining('hydra clean` removes it'),
     });
 
     await expect(readRun(sandbox.repo, handle.runId)).rejects.toThrow(/is damaged/);
 
-    const report = await cleanRuns(sandbox.repo, { dryRun: false });
+    const report = await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot });
     expect(report.removedBranches).toContain(`hydra/${handle.runId}/claude`);
     expect(existsSync(recordDir)).toBe(false);
     expect(await listRuns(sandbox.repo)).toEqual([]);
@@ -203,7 +204,7 @@ describe('recovering from a hydra that was killed', () => {
     expect(deadRecord.summary).toBeNull();
     await expect(mergeRun(sandbox.repo, deadId, 'claude')).rejects.toThrow(/did not finish/);
 
-    const dry = await cleanRuns(sandbox.repo, { dryRun: true });
+    const dry = await cleanRuns(sandbox.repo, { dryRun: true, worktreeRoot: sandbox.worktreeRoot });
     expect(dry.removedBranches.sort()).toEqual(
       [`hydra/${deadId}/claude`, `hydra/${deadId}/codex`, `hydra/${finishedId}/claude`].sort(),
     );
@@ -212,7 +213,7 @@ describe('recovering from a hydra that was killed', () => {
     expect(processesOfRun(deadId).length).toBeGreaterThanOrEqual(3);
     expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim().split('\n')).toHaveLength(4);
 
-    const report = await cleanRuns(sandbox.repo, { dryRun: false });
+    const report = await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot });
 
     expect(report.killedProcesses.length).toBeGreaterThanOrEqual(3);
     await eventually(() => processesOfRun(deadId).length === 0, 5000, 'left-over agents to die');
@@ -239,7 +240,7 @@ describe('recovering from a hydra that was killed', () => {
     const runId = await hydra.running;
     runIds.push(runId);
 
-    const report = await cleanRuns(sandbox.repo, { dryRun: false });
+    const report = await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot });
 
     expect(report.skipped).toEqual([{ runId, reason: expect.stringMatching(/still in use by hydra/) }]);
     expect(report.killedProcesses).toEqual([]);

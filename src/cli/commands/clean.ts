@@ -33,6 +33,13 @@ export function renderClean(report: CleanReport): string[] {
     report.dryRun ? 'would stop left-over agent processes' : 'stopped left-over agent processes',
     report.killedProcesses,
   );
+  if (report.refused.length > 0) {
+    // What a record named that is not hydra's to touch: never part of the removal lists above.
+    lines.push(
+      `${report.dryRun ? 'would refuse' : 'refused'}, not hydra's to touch (${report.refused.length}):`,
+    );
+    for (const item of report.refused) lines.push(`  ${item.target} (run ${item.runId}): ${item.reason}`);
+  }
   for (const skipped of report.skipped) lines.push(`kept ${skipped.runId}: ${skipped.reason}`);
   const nothing =
     report.removedWorktrees.length +

@@ -44,15 +44,28 @@ function runRow(run: RunListEntry, style: Style): string[] {
   const cost = formatCost({ costUsd: run.totalCostUsd, costSource: estimated ? 'estimated' : 'reported' });
   return [
     run.runId,
-    run.state === 'dead' ? style.red('dead') : run.state === 'running' ? style.yellow('running') : 'finished',
+    stateCell(run.state, style),
     formatTime(run.startedAt),
     run.agents.length > 0
       ? run.agents.map((agent) => agentCell(agent, style)).join(' ')
       : run.agentIds.join(' ') || '-',
     cost,
     run.merged ? `${run.merged.agent}@${shortRef(run.merged.commit)}` : '-',
-    oneLine(run.prompt, 50),
+    oneLine(run.prompt, run.problem === null ? 50 : 200),
   ];
+}
+
+function stateCell(state: RunListEntry['state'], style: Style): string {
+  switch (state) {
+    case 'dead':
+    case 'damaged':
+      return style.red(state);
+    case 'running':
+    case 'foreign':
+      return style.yellow(state);
+    case 'finished':
+      return state;
+  }
 }
 
 export const agentCell = (agent: AgentSummary, style: Style): string =>

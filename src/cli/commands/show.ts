@@ -55,6 +55,7 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
   lines.push(
     `started ${formatTime(meta.startedAt)}${summary ? `, took ${formatDuration(summary.endedAt - summary.startedAt)}` : ''}`,
   );
+  for (const note of record.notes) lines.push(style.yellow(`note    ${note}`));
   if (!summary)
     lines.push(style.yellow('no summary: the race is still running, or hydra stopped before it ended'));
   if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);

@@ -3,7 +3,7 @@
  * into `.git` (exclusion lines only).
  */
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ErrorInfo } from '../../adapters/events.js';
 import type { RepoInfo } from '../types.js';
@@ -145,16 +145,49 @@ export async function checkRepoForRace(repoPath: string): Promise<RepoCheck> {
   };
 }
 
-/** Adds lines to `.git/info/exclude` (shared by all worktrees) unless already there. */
-export async function ensureExcluded(root: string, patterns: readonly string[]): Promise<void> {
-  const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'info/exclude']));
-  await mkdir(path.dirname(file), { recursive: true });
-  const current = existsSync(file) ? await readFile(file, 'utf8') : '';
-  const lines = new Set(current.split(/\r?\n/).map((line) => line.trim()));
-  const missing = patterns.filter((pattern) => !lines.has(pattern));
-  if (missing.length === 0) return;
-  const prefix = current.length > 0 && !current.endsWith('\n') ? '\n' : '';
-  await appendFile(file, `${prefix}# added by hydra (run records and caches)\n${missing.join('\n')}\n`);
-}
-
 export const HYDRA_EXCLUDES = ['/.hydra/', '/.cache/hydra/'];
+
+const EXCLUDE_COMMENT = '# added by hydra (run records and caches)';
+
+/** The new text of an exclude file with every pattern in it: under hydra's one comment line. */
+const withExcludes = (current: string, patterns: readonly string[]): string | null => {
+  const lines = current.split(/\r?\n/);
+  const present = new Set(lines.map((line) => line.trim()));
+  const missing = [...new Set(patterns)].filter((pattern) => !present.has(pattern));
+  if (missing.length === 0) return null;
+  const comment = lines.findIndex((line) => line.trim() === EXCLUDE_COMMENT);
+  if (comment !== -1) {
+    lines.splice(comment + 1, 0, ...missing);
+    return lines.join('\n');
+  }
+  const prefix = current.length > 0 && !current.endsWith('\n') ? '\n' : '';
+  return `${current}${prefix}${EXCLUDE_COMMENT}\n${missing.join('\n')}\n`;
+};
+
+/** One update of the exclude file at a time in this process (a probe and a race may both ask). */
+let excludeQueue: Promise<void> = Promise.resolve();
+
+/**
+ * Adds lines to `.git/info/exclude` (shared by all worktrees) unless already there, under one
+ * comment line. The file is replaced whole (a temp file, then a rename), so two hydras updating it at
+ * once both write the same text instead of appending the block twice.
+ */
+export function ensureExcluded(root: string, patterns: readonly string[] = HYDRA_EXCLUDES): Promise<void> {
+  const update = excludeQueue.then(async () => {
+    const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'info/exclude']));
+    await mkdir(path.dirname(file), { recursive: true });
+    const stat = await lstat(file).catch(() => null);
+    const current = stat === null ? '' : await readFile(file, 'utf8');
+    const next = withExcludes(current, patterns);
+    if (next === null) return;
+    if (stat?.isSymbolicLink() === true) {
+      await writeFile(file, next);
+      return;
+    }
+    const temp = `${file}.hydra-${process.pid}.tmp`;
+    await writeFile(temp, next, { mode: stat === null ? 0o644 : stat.mode & 0o777 });
+    await rename(temp, file);
+  });
+  excludeQueue = update.catch(() => undefined);
+  return update;
+}

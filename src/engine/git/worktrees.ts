@@ -3,8 +3,8 @@
  * outside the repository; when it settles, hydra commits whatever it changed there (as "hydra",
  * hooks and signing off), so every result is a commit that can be diffed, merged or inspected.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { existsSync, realpathSync } from 'node:fs';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiffSummary, FileStat } from '../types.js';
 import { EngineError } from '../errors.js';
@@ -26,18 +26,28 @@ export async function createWorktree(
       'Run `hydra clean` to remove left-overs of earlier runs, then try again.',
     );
   }
-  await mkdir(path.dirname(dir), { recursive: true });
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   await gitAt(root).raw(['worktree', 'add', '--quiet', '-b', branch, dir, baseRef]);
 }
 
-/** Removes a worktree (even with changes in it) and prunes git's bookkeeping. Missing is fine. */
-export async function removeWorktree(root: string, dir: string): Promise<void> {
+const inside = (parent: string, child: string): boolean => {
+  const relative = path.relative(parent, child);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+};
+
+/**
+ * Removes a worktree (even with changes in it) and prunes git's bookkeeping. Missing is fine. When
+ * git cannot remove it, the directory is deleted only if it really lies inside `area` (hydra's
+ * directory for the run): never anything outside hydra's worktree root.
+ */
+export async function removeWorktree(root: string, dir: string, area: string): Promise<void> {
   const git = gitAt(root);
   if (existsSync(dir)) {
     try {
       await git.raw(['worktree', 'remove', '--force', '--force', dir]);
-    } catch {
-      // Not (or no longer) a registered worktree: remove the directory itself.
+    } catch (error) {
+      // Not (or no longer) a registered worktree: remove the directory itself, if it is hydra's.
+      if (!inside(area, dir) || !inside(realpathSync(area), realpathSync(dir))) throw error;
       await rm(dir, { recursive: true, force: true });
     }
   }
@@ -126,13 +136,18 @@ export async function fullPatch(root: string, base: string, commit: string): Pro
   return stdout;
 }
 
-/** Removes a run's scratch space and its worktree directory once nothing else is left in it. */
+/**
+ * Removes a run's scratch space and its worktree directory once nothing else is left in it, then
+ * the repository's directory above it (`<worktree root>/<repo key>`) when that is empty too.
+ */
 export async function removeRunDirIfEmpty(runDir: string): Promise<void> {
   await rm(path.join(runDir, '.scratch'), { recursive: true, force: true });
-  try {
-    const { rmdir } = await import('node:fs/promises');
-    await rmdir(runDir);
-  } catch {
-    // not empty (kept worktrees) or already gone
+  for (const dir of [runDir, path.dirname(runDir)]) {
+    try {
+      await rmdir(dir);
+    } catch {
+      // not empty (kept worktrees, another run) or already gone
+      return;
+    }
   }
 }

@@ -249,11 +249,12 @@ const readCapabilityCache = async (cacheDir: string): Promise<CacheFile> => {
 
 /** Writes the cache atomically: a temp file in the same directory, then a rename over the old one. */
 const writeCapabilityCache = async (cacheDir: string, cache: CacheFile): Promise<void> => {
-  await mkdir(cacheDir, { recursive: true });
+  // Owner-only, like the run records: it names the user's binaries and their versions.
+  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const target = join(cacheDir, CAPABILITY_CACHE_FILE);
   const temp = `${target}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    await writeFile(temp, `${JSON.stringify(cache, null, 2)}\n`, 'utf8');
+    await writeFile(temp, `${JSON.stringify(cache, null, 2)}\n`, { encoding: 'utf8', mode: 0o600 });
     await rename(temp, target);
   } catch (error) {
     await unlink(temp).catch(() => undefined);

@@ -117,3 +117,37 @@ export const processesOfRun = (runId: string, agent?: AdapterId): number[] => {
     return environ.includes(runMarker) && (agentMarker === null || environ.includes(agentMarker));
   });
 };
+
+/** Clock ticks per second of /proc's start times (USER_HZ: 100 on every Linux hydra runs on). */
+const CLOCK_TICKS = 100;
+
+const bootTimeMs = (): number | null => {
+  try {
+    const line = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+    return line?.[1] === undefined ? null : Number(line[1]) * 1000;
+  } catch {
+    return null;
+  }
+};
+
+/** When a process started (epoch ms, to about a second), from /proc; null when unknown. */
+export const processStartedAt = (pid: number): number | null => {
+  const info = processInfo(pid);
+  const boot = bootTimeMs();
+  if (info === null || boot === null || !/^\d+$/.test(info.startTime)) return null;
+  return boot + (Number(info.startTime) * 1000) / CLOCK_TICKS;
+};
+
+/** /proc's boot time is whole seconds: a process may read as started up to this much early. */
+const START_TIME_SLACK_MS = 2000;
+
+/**
+ * The processes hydra may signal for a run it did not start in this process: those that carry the
+ * run's marker in their environment and started after the run did (so a process that merely
+ * copied the marker from an older environment, or a reused pid, is left alone).
+ */
+export const signallableProcessesOfRun = (runId: string, runStartedAt: number): number[] =>
+  processesOfRun(runId).filter((pid) => {
+    const started = processStartedAt(pid);
+    return started !== null && started >= runStartedAt - START_TIME_SLACK_MS;
+  });

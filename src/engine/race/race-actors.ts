@@ -46,7 +46,7 @@ export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async
 export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(async ({ input }) => {
   const cacheDir = input.cacheDir ?? defaultCacheDir(input.repoRoot);
   // The default cache lives in the repository: keep it out of `git status`.
-  if (input.cacheDir === null) await ensureExcluded(input.repoRoot, ['/.cache/hydra/']);
+  if (input.cacheDir === null) await ensureExcluded(input.repoRoot, HYDRA_EXCLUDES);
   return probeAgents(input.plans, {
     cacheDir,
     allowExperimental: input.allowExperimental,
@@ -166,7 +166,9 @@ export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ in
   const work = buildWorkspace(input, signal, created).catch(async (error: unknown) => {
     // Leave nothing half-made behind.
     for (const item of created.reverse()) {
-      await removeWorktree(input.repo.root, item.worktree).catch(() => undefined);
+      await removeWorktree(input.repo.root, item.worktree, path.dirname(item.worktree)).catch(
+        () => undefined,
+      );
       await deleteBranch(input.repo.root, item.branch).catch(() => undefined);
     }
     await removeRunDirIfEmpty(
@@ -194,7 +196,7 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   for (const launch of input.launches) {
     if (input.keepWorktreesOf.includes(launch.agent)) continue;
     if (existsSync(launch.worktree)) {
-      await removeWorktree(input.repoRoot, launch.worktree);
+      await removeWorktree(input.repoRoot, launch.worktree, path.dirname(launch.worktree));
       removed.push(launch.worktree);
     }
     if (!input.keepBranchesOf.includes(launch.agent) && (await deleteBranch(input.repoRoot, launch.branch)))

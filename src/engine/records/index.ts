@@ -7,22 +7,27 @@ export {
   defaultWorktreeRoot,
   isInside,
   newRunId,
+  recordsRoot,
+  repoKey,
   runRecordDir,
   runWorktreesDir,
 } from './paths.js';
 export {
   EventLog,
   listRuns,
+  loadRun,
   ownerAlive,
   readPidRecords,
   readRecordDir,
   readRun,
   recordedRunIds,
+  runIdTime,
+  trackedRunIds,
   removePidRecord,
   writeMergeRecord,
   writeMeta,
   writePidRecord,
   writeSummary,
 } from './records.js';
-export type { RunMeta } from './records.js';
+export type { AgentPidRecord, LoadedRun, RunMeta } from './records.js';
 export { knownSecrets, recordableConfig, redactValue } from './redact.js';

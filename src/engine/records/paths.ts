@@ -16,7 +16,7 @@ export const defaultWorktreeRoot = (env: NodeJS.ProcessEnv = process.env): strin
 };
 
 /** `<basename>-<8 hex of sha256(repoRoot)>`: readable, and unique per repository. */
-const repoKey = (repoRoot: string): string =>
+export const repoKey = (repoRoot: string): string =>
   `${path.basename(repoRoot)}-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 8)}`;
 
 /** The directory holding one run's worktrees: `<root>/<repo-key>/<run-id>`. */

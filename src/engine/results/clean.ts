@@ -1,41 +1,41 @@
 /**
  * `hydra clean`: removes what finished or dead races left behind (worktrees, `hydra/<run-id>/*`
- * branches, run records) and kills left-over agent processes of dead races, after checking they
- * are really hydra's (the HYDRA_RUN_ID marker in their environment, or a working directory inside
- * that run's worktrees). Races still in use by a live hydra are skipped. Nothing else is touched:
- * not the user's own branches (even one named hydra-something), not other worktrees.
+ * branches, run records) and kills left-over agent processes of dead races. Records are data,
+ * never authority: a worktree is removed only when git lists it and it lies in hydra's directory for
+ * that run, a process is killed only when it carries the run's marker and started after the run,
+ * and a record committed to the repository is not hydra's and is left alone. Whatever a record names
+ * that fails those checks is reported as refused, with why. Races still in use by a live hydra are
+ * skipped. Nothing else is touched: not the user's own branches (even one named hydra-something),
+ * not other worktrees.
  */
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { lstatSync, readdirSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CleanReport } from '../types.js';
 import { EngineError } from '../errors.js';
 import { gitAt, runGit } from '../git/index.js';
-import { isInside, runRecordDir } from '../records/index.js';
-import { cwdOf, groupMembers, processesOfRun } from '../process/index.js';
-import { ownerAlive, readPidRecords, readRecordDir, recordedRunIds } from '../records/index.js';
-import type { RunMeta } from '../records/index.js';
+import {
+  defaultWorktreeRoot,
+  loadRun,
+  ownerAlive,
+  readPidRecords,
+  recordedRunIds,
+  recordsRoot,
+  runIdTime,
+  runRecordDir,
+  trackedRunIds,
+} from '../records/index.js';
+import type { LoadedRun, RunMeta } from '../records/index.js';
+import { groupMembers, signallableProcessesOfRun } from '../process/index.js';
 import { findRepoRoot } from '../git/index.js';
 import { removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
+import { checkRecordedWorktree, listWorktrees, reallyInside, realOrSelf, runArea } from './run-targets.js';
+import type { RunArea, WorktreeEntry } from './run-targets.js';
 
-interface WorktreeEntry {
-  path: string;
-  branch: string | null;
-}
-
-async function listWorktrees(root: string): Promise<WorktreeEntry[]> {
-  const { stdout } = await runGit(root, ['worktree', 'list', '--porcelain', '-z']);
-  const entries: WorktreeEntry[] = [];
-  let currentEntry: WorktreeEntry | null = null;
-  for (const field of stdout.split('\0')) {
-    if (field.startsWith('worktree ')) {
-      currentEntry = { path: field.slice('worktree '.length), branch: null };
-      entries.push(currentEntry);
-    } else if (field.startsWith('branch ') && currentEntry !== null) {
-      currentEntry.branch = field.slice('branch '.length);
-    }
-  }
-  return entries;
+export interface CleanOptions {
+  dryRun: boolean;
+  /** The worktree root the races used; defaults to HYDRA_WORKTREE_ROOT or ~/.cache/hydra/worktrees. */
+  worktreeRoot?: string;
 }
 
 async function runBranches(root: string, runId: string): Promise<string[]> {
@@ -51,21 +51,132 @@ async function runBranches(root: string, runId: string): Promise<string[]> {
     .map((ref) => ref.slice('refs/heads/'.length));
 }
 
-/** Left-over processes of a run: marked with its run id, or in a recorded group and inside its worktrees. */
-function leftoverProcesses(recordDir: string, runId: string, meta: RunMeta): number[] {
-  const found = new Set(processesOfRun(runId));
-  const runDirs = [...new Set(meta.agents.map((agent) => path.dirname(agent.worktree)))];
-  for (const record of readPidRecords(recordDir)) {
-    for (const pid of groupMembers(record.pgid)) {
-      const cwd = cwdOf(pid);
-      if (cwd !== null && runDirs.some((dir) => isInside(dir, cwd))) found.add(pid);
-    }
-  }
-  found.delete(process.pid);
-  return [...found].sort((a, b) => a - b);
+interface RunToClean {
+  root: string;
+  runId: string;
+  meta: RunMeta | null;
+  area: RunArea;
+  dryRun: boolean;
+  report: CleanReport;
 }
 
-export async function cleanRuns(repoPath: string, options: { dryRun: boolean }): Promise<CleanReport> {
+/** Kills the run's marked processes; says which recorded process groups hold processes that are not. */
+function stopLeftovers({ root, runId, meta, dryRun, report }: RunToClean): void {
+  const startedAt = meta?.startedAt ?? runIdTime(runId);
+  const ours = signallableProcessesOfRun(runId, startedAt).filter((pid) => pid !== process.pid);
+  for (const record of readPidRecords(runRecordDir(root, runId))) {
+    const others = groupMembers(record.pgid).filter((pid) => !ours.includes(pid));
+    if (others.length > 0) {
+      report.refused.push({
+        runId,
+        target: `process group ${record.pgid} (agents/${record.agent}.pid)`,
+        reason: `process ${others.join(', ')} does not carry run ${runId}'s marker or started before the run, so it is not hydra's: not signalled`,
+      });
+    }
+  }
+  for (const pid of ours.sort((a, b) => a - b)) {
+    if (!dryRun) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        continue;
+      }
+    }
+    report.killedProcesses.push(pid);
+  }
+}
+
+/** Refusals for worktree paths the record names that hydra may not touch. */
+function refuseRecordedWorktrees(run: RunToClean, worktrees: readonly WorktreeEntry[]): void {
+  for (const agent of run.meta?.agents ?? []) {
+    const verdict = checkRecordedWorktree(agent.worktree, run.area, worktrees);
+    if (verdict.ok === false)
+      run.report.refused.push({ runId: run.runId, target: agent.worktree, reason: verdict.reason });
+  }
+}
+
+/** Removes the run's worktrees (those git lists in hydra's directory for the run) and that directory. */
+async function removeRunWorktrees(run: RunToClean, worktrees: readonly WorktreeEntry[]): Promise<void> {
+  const { root, area, dryRun, report } = run;
+  const ours = worktrees.filter((item) => reallyInside(area.runDir, item.real));
+  for (const entry of ours) {
+    if (!dryRun) await removeWorktree(root, entry.path, area.runDir);
+    report.removedWorktrees.push(entry.path);
+  }
+  const stat = lstatSync(area.runDir, { throwIfNoEntry: false });
+  if (stat === undefined) return;
+  if (stat.isDirectory() && reallyInside(area.repoDir, area.runDir)) {
+    // What git no longer knows (a half-made worktree, scratch files) is still hydra's own.
+    const realRunDir = realOrSelf(area.runDir);
+    const listed = new Set(ours.map((entry) => path.relative(realRunDir, entry.real).split(path.sep)[0]));
+    for (const name of readdirSync(area.runDir).filter((item) => item !== '.scratch' && !listed.has(item)))
+      report.removedWorktrees.push(path.join(area.runDir, name));
+    if (!dryRun) await rm(area.runDir, { recursive: true, force: true });
+  } else if (stat.isSymbolicLink()) {
+    // A link in hydra's own directory: remove the link, never what it points at.
+    if (!dryRun) await rm(area.runDir, { force: true });
+  }
+  if (!dryRun) await removeRunDirIfEmpty(area.runDir);
+}
+
+/** Deletes the run's branches, except one checked out in a worktree that is not hydra's. */
+async function removeRunBranches(run: RunToClean, kept: readonly WorktreeEntry[]): Promise<void> {
+  const { root, runId, dryRun, report } = run;
+  for (const branch of await runBranches(root, runId)) {
+    const holder = kept.find((entry) => entry.branch === branch);
+    if (holder !== undefined) {
+      report.refused.push({
+        runId,
+        target: holder.path,
+        reason: `a worktree outside hydra's worktree directory for this run (${run.area.runDir}) has ${branch} checked out, so neither is removed (if the race ran with another HYDRA_WORKTREE_ROOT, run hydra clean with that one)`,
+      });
+      continue;
+    }
+    if (!dryRun) await runGit(root, ['branch', '-D', branch]);
+    report.removedBranches.push(branch);
+  }
+}
+
+async function cleanRun(run: RunToClean): Promise<void> {
+  const { root, runId, dryRun, report } = run;
+  stopLeftovers(run);
+  const worktrees = await listWorktrees(root);
+  refuseRecordedWorktrees(run, worktrees);
+  await removeRunWorktrees(run, worktrees);
+  await removeRunBranches(
+    run,
+    worktrees.filter((entry) => !reallyInside(run.area.runDir, entry.real)),
+  );
+  if (!dryRun) await rm(runRecordDir(root, runId), { recursive: true, force: true });
+  report.removedRecords.push(runRecordDir(root, runId));
+}
+
+/** Why a run is left alone, or null when it can be cleaned. */
+function reasonToKeep(loaded: LoadedRun, runId: string): string | null {
+  if (loaded.kind === 'foreign') return `${loaded.problem}; nothing of it was touched`;
+  if (loaded.kind === 'ok' || loaded.meta !== null) {
+    const meta = loaded.kind === 'ok' ? loaded.record.meta : loaded.meta;
+    return meta !== null && ownerAlive(meta) ? `still in use by hydra (pid ${meta.pid})` : null;
+  }
+  // A damaged meta.json cannot say whether its hydra lives: running agents of the run mean it may.
+  const running = signallableProcessesOfRun(runId, runIdTime(runId));
+  return running.length === 0
+    ? null
+    : `its record is damaged (${loaded.problem}) and process ${running.join(', ')} of the run still runs; stop it (or wait for its race to end), then run hydra clean again`;
+}
+
+/** Removes `.hydra/runs` and `.hydra` once no record is left in them. */
+async function removeEmptyRecordDirs(root: string): Promise<void> {
+  for (const dir of [recordsRoot(root), path.dirname(recordsRoot(root))]) {
+    try {
+      await rmdir(dir);
+    } catch {
+      return;
+    }
+  }
+}
+
+export async function cleanRuns(repoPath: string, options: CleanOptions): Promise<CleanReport> {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
     throw new EngineError(
@@ -81,55 +192,30 @@ export async function cleanRuns(repoPath: string, options: { dryRun: boolean }):
     removedRecords: [],
     killedProcesses: [],
     skipped: [],
+    refused: [],
   };
-  const worktrees = await listWorktrees(root);
-
+  const worktreeRoot = options.worktreeRoot ?? defaultWorktreeRoot();
+  const tracked = await trackedRunIds(root);
   for (const runId of recordedRunIds(root)) {
-    const recordDir = runRecordDir(root, runId);
-    const record = readRecordDir(recordDir, runId);
-    const meta = record?.meta as RunMeta | undefined;
-    if (meta !== undefined && ownerAlive(meta)) {
-      report.skipped.push({ runId, reason: `still in use by hydra (pid ${meta.pid})` });
+    const loaded = loadRun(root, runId, tracked, false);
+    const keep = reasonToKeep(loaded, runId);
+    if (keep !== null) {
+      report.skipped.push({ runId, reason: keep });
       continue;
     }
-    if (meta !== undefined) {
-      for (const pid of leftoverProcesses(recordDir, runId, meta)) {
-        if (!options.dryRun) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            continue;
-          }
-        }
-        report.killedProcesses.push(pid);
-      }
-    }
-    const branches = await runBranches(root, runId);
-    const recorded = new Set((meta?.agents ?? []).map((agent) => path.resolve(agent.worktree)));
-    const targets = worktrees.filter(
-      (entry) =>
-        recorded.has(path.resolve(entry.path)) ||
-        (entry.branch !== null && branches.includes(entry.branch.replace(/^refs\/heads\//, ''))),
-    );
-    const dirs = new Set([
-      ...targets.map((entry) => entry.path),
-      ...[...recorded].filter((dir) => existsSync(dir)),
-    ]);
-    for (const dir of dirs) {
-      if (!options.dryRun) await removeWorktree(root, dir);
-      report.removedWorktrees.push(dir);
-    }
-    for (const branch of branches) {
-      if (!options.dryRun) await runGit(root, ['branch', '-D', branch]);
-      report.removedBranches.push(branch);
-    }
-    if (!options.dryRun) {
-      for (const dir of new Set([...recorded].map((worktree) => path.dirname(worktree))))
-        await removeRunDirIfEmpty(dir);
-      await rm(recordDir, { recursive: true, force: true });
-    }
-    report.removedRecords.push(recordDir);
+    const meta = loaded.kind === 'ok' ? loaded.record.meta : loaded.kind === 'damaged' ? loaded.meta : null;
+    await cleanRun({
+      root,
+      runId,
+      meta,
+      area: runArea(worktreeRoot, root, runId),
+      dryRun: options.dryRun,
+      report,
+    });
   }
-  if (!options.dryRun) await gitAt(root).raw(['worktree', 'prune']);
+  if (!options.dryRun) {
+    await gitAt(root).raw(['worktree', 'prune']);
+    await removeEmptyRecordDirs(root);
+  }
   return report;
 }

@@ -24,8 +24,9 @@ import {
   splitZ,
   versionAtLeast,
 } from '../git/index.js';
-import { branchName, runRecordDir } from '../records/index.js';
-import { readRecordDir, writeMergeRecord } from '../records/index.js';
+import { branchName, defaultWorktreeRoot, runRecordDir } from '../records/index.js';
+import { loadRun, trackedRunIds, writeMergeRecord } from '../records/index.js';
+import { checkRecordedWorktree, listWorktrees, runArea } from './run-targets.js';
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
 import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
 
@@ -35,7 +36,10 @@ export interface MergeRequest {
   agent: AdapterId;
   prompt: string;
   baseBranch: string;
-  /** Every worktree and branch of the run, removed after the merge unless kept. */
+  /**
+   * Every worktree and branch of the run, removed after the merge unless kept. Only hydra's own:
+   * the race's, or those of a record that passed checkRecordedWorktree.
+   */
   worktrees: string[];
   branches: string[];
   options: MergeOptions;
@@ -160,7 +164,7 @@ async function cleanUpAfterMerge(request: MergeRequest): Promise<string[]> {
   const removed: string[] = [];
   for (const dir of request.worktrees) {
     if (existsSync(dir)) {
-      await removeWorktree(request.root, dir);
+      await removeWorktree(request.root, dir, path.dirname(dir));
       removed.push(dir);
     }
   }
@@ -277,6 +281,7 @@ export async function mergeRun(
   runId: string,
   agent: AdapterId,
   options: MergeOptions = {},
+  where: { worktreeRoot?: string } = {},
 ): Promise<MergeResult> {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null)
@@ -284,9 +289,20 @@ export async function mergeRun(
       `${path.resolve(repoPath)} is not inside a git repository.`,
       'Run `hydra merge` inside the repository the race ran in.',
     );
-  const record = readRecordDir(runRecordDir(root, runId), runId);
-  if (record === null)
-    refuse(`No run ${runId} in this repository.`, 'Run `hydra runs` to list the recorded runs.');
+  const loaded = loadRun(root, runId, await trackedRunIds(root), false);
+  if (loaded.kind === 'foreign')
+    refuse(`Run ${runId} is not hydra's: ${loaded.problem}.`, 'Merge its branch yourself if you trust it.');
+  if (loaded.kind === 'damaged') {
+    refuse(
+      loaded.problem === 'the record directory is gone'
+        ? `No run ${runId} in this repository.`
+        : `The record of run ${runId} is damaged: ${loaded.problem}.`,
+      loaded.problem === 'the record directory is gone'
+        ? 'Run `hydra runs` to list the recorded runs.'
+        : `Nothing was changed. Merge branch ${branchName(runId, agent)} yourself if it exists, or run \`hydra clean\` to remove the run.`,
+    );
+  }
+  const { record } = loaded;
   if (record.merge !== null) {
     refuse(
       `Run ${runId} was already merged (${record.merge.agent}, commit ${record.merge.commit.slice(0, 12)}).`,
@@ -315,14 +331,19 @@ export async function mergeRun(
   }
   if (record.meta.baseBranch === null)
     refuse(`Run ${runId} did not start from a branch.`, 'Merge its branch yourself.');
+  // The record's paths are data: only hydra's own worktrees of this run are removed afterwards.
+  const area = runArea(where.worktreeRoot ?? defaultWorktreeRoot(), root, runId);
+  const worktrees = await listWorktrees(root);
   return mergeAgentBranch({
     root: root,
     runId,
     agent,
     prompt: record.meta.prompt,
     baseBranch: record.meta.baseBranch,
-    worktrees: record.meta.agents.map((entry) => entry.worktree),
-    branches: record.meta.agents.map((entry) => entry.branch),
+    worktrees: record.meta.agents
+      .map((entry) => entry.worktree)
+      .filter((dir) => checkRecordedWorktree(dir, area, worktrees).ok === true),
+    branches: record.meta.agents.map((entry) => branchName(runId, entry.agent)),
     options,
   });
 }

@@ -1,0 +1,204 @@
+/**
+ * Schemas of the run records. A record is data, never authority: every file read back from
+ * `.hydra/runs/<run-id>/` is checked here before anything uses it, and a record that does not match
+ * is reported as damaged (with what is wrong) instead of being half-used.
+ */
+import { z } from 'zod';
+import type { AgentEvent, ErrorInfo, ErrorKind, Usage } from '../../adapters/events.js';
+import type { Capabilities } from '../../adapters/types.js';
+import type { AgentEventRecord, AgentSummary, MergeResult, RaceSummary } from '../types.js';
+import { RUN_ID_PATTERN, branchName } from './paths.js';
+
+/** Adapter ids end up in file names and branch names: lower-case words, no dots or slashes. */
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+
+const agentId = z.string().regex(AGENT_ID_PATTERN, 'is not an agent id');
+const runId = z.string().regex(RUN_ID_PATTERN, 'is not a run id');
+const count = z.number().finite().nonnegative().nullable();
+const errorKind = z.custom<ErrorKind>((value) => typeof value === 'string', 'is not an error kind');
+
+const usageSchema: z.ZodType<Usage> = z.object({
+  inputTokens: count,
+  outputTokens: count,
+  cacheReadTokens: count,
+  cacheWriteTokens: count,
+  turns: count,
+  costUsd: count,
+  costSource: z.enum(['reported', 'estimated', 'unknown']),
+});
+
+const errorInfoSchema: z.ZodType<ErrorInfo> = z.object({
+  kind: errorKind,
+  message: z.string(),
+  hint: z.string(),
+});
+
+const capabilities = z.custom<Capabilities | null>(
+  (value) => value === null || (typeof value === 'object' && !Array.isArray(value)),
+  'is not a capabilities object',
+);
+
+const metaAgentSchema = z.object({
+  agent: agentId,
+  branch: z.string(),
+  worktree: z.string(),
+  version: z.string().nullable(),
+  capabilities,
+  command: z.array(z.string()),
+});
+
+export const metaSchema = z.object({
+  runId,
+  prompt: z.string(),
+  promptSha256: z.string(),
+  repoRoot: z.string(),
+  baseRef: z.string(),
+  baseBranch: z.string().nullable(),
+  startedAt: z.number().finite().nonnegative(),
+  pid: z.number().int().positive(),
+  pidStartTime: z.string().nullable().optional(),
+  hydraVersion: z.string(),
+  config: z.unknown(),
+  agents: z.array(metaAgentSchema),
+});
+
+export type RunMeta = z.infer<typeof metaSchema>;
+
+const agentSummarySchema: z.ZodType<AgentSummary> = z.object({
+  agent: agentId,
+  status: z.enum(['completed', 'failed', 'timed_out', 'cancelled', 'skipped']),
+  exitCode: z.number().nullable(),
+  durationMs: z.number().finite(),
+  usage: usageSchema,
+  diff: z.object({
+    filesChanged: z.number().finite(),
+    insertions: z.number().finite(),
+    deletions: z.number().finite(),
+  }),
+  branch: z.string().nullable(),
+  worktree: z.string().nullable(),
+  error: errorInfoSchema.optional(),
+});
+
+export const summarySchema: z.ZodType<RaceSummary> = z.object({
+  runId,
+  prompt: z.string(),
+  baseRef: z.string().nullable(),
+  baseBranch: z.string().nullable(),
+  startedAt: z.number().finite(),
+  endedAt: z.number().finite(),
+  agents: z.array(agentSummarySchema),
+  error: errorInfoSchema.nullable(),
+});
+
+export const mergeSchema: z.ZodType<MergeResult> = z.object({
+  runId,
+  agent: agentId,
+  into: z.string(),
+  method: z.enum(['fast-forward', 'merge-commit', 'squash', 'nothing-to-merge']),
+  commit: z.string().regex(/^[0-9a-f]{4,64}$/, 'is not a commit id'),
+  filesChanged: z.number().finite(),
+  removed: z.array(z.string()),
+});
+
+export const pidRecordSchema = z.object({
+  agent: agentId,
+  pid: z.number().int().positive(),
+  pgid: z.number().int().positive(),
+  startTime: z.string().nullable(),
+  worktree: z.string(),
+});
+
+export type AgentPidRecord = z.infer<typeof pidRecordSchema>;
+
+/** The fields each event kind needs to be shown (extra fields are kept). */
+const eventSchema: z.ZodType<AgentEvent> = z.discriminatedUnion('kind', [
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('message'),
+    role: z.enum(['assistant', 'user', 'system']),
+    text: z.string(),
+    partial: z.boolean().optional(),
+    thinking: z.boolean().optional(),
+  }),
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('tool_call'),
+    id: z.string(),
+    name: z.string(),
+    summary: z.string(),
+    input: z.unknown().optional(),
+  }),
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('tool_result'),
+    id: z.string(),
+    name: z.string().optional(),
+    ok: z.boolean(),
+    summary: z.string(),
+    output: z.string().optional(),
+  }),
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('progress'),
+    stage: z.string(),
+    detail: z.string().optional(),
+    sessionId: z.string().optional(),
+    model: z.string().optional(),
+  }),
+  z.looseObject({ v: z.literal(1), kind: z.literal('usage'), usage: usageSchema }),
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('completed'),
+    result: z.string().optional(),
+    usage: usageSchema.optional(),
+    exitCode: z.number().nullable().optional(),
+  }),
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('failed'),
+    error: errorInfoSchema,
+    usage: usageSchema.optional(),
+    exitCode: z.number().nullable().optional(),
+    signal: z.string().nullable().optional(),
+    stderrTail: z.string().optional(),
+  }),
+  z.looseObject({
+    v: z.literal(1),
+    kind: z.literal('unknown'),
+    type: z.string().optional(),
+    raw: z.unknown(),
+  }),
+  z.looseObject({ v: z.literal(1), kind: z.literal('parse_error'), raw: z.string(), reason: z.string() }),
+]);
+
+export const eventRecordSchema: z.ZodType<AgentEventRecord> = z.object({
+  agent: agentId,
+  at: z.number().finite(),
+  event: eventSchema,
+});
+
+/** The first problem zod found, as `agents[0].usage: is required`-style text. */
+export const describeProblem = (error: z.ZodError): string => {
+  const [issue] = error.issues;
+  if (issue === undefined) return 'does not match the record format';
+  const where = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
+  return `${where === '' ? '' : `${where.replace(/^\./, '')}: `}${issue.message}`;
+};
+
+/**
+ * What a meta record must also say beyond its shape: its own run id (the directory it is in), and
+ * each agent's branch `hydra/<run-id>/<agent>`, so no record can point hydra at another branch.
+ */
+export const metaProblem = (meta: RunMeta, dirRunId: string): string | null => {
+  if (meta.runId !== dirRunId) return `runId: says ${meta.runId}, but the record is in ${dirRunId}/`;
+  const seen = new Set<string>();
+  for (const [index, agent] of meta.agents.entries()) {
+    if (seen.has(agent.agent)) return `agents[${index}].agent: ${agent.agent} is listed twice`;
+    seen.add(agent.agent);
+    const expected = branchName(dirRunId, agent.agent);
+    if (agent.branch !== expected)
+      return `agents[${index}].branch: ${JSON.stringify(agent.branch)} is not this run's branch ${expected}`;
+  }
+  return null;
+};
