@@ -183,7 +183,9 @@ export const describeProblem = (error: z.ZodError): string => {
   const [issue] = error.issues;
   if (issue === undefined) return 'does not match the record format';
   const where = issue.path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${String(key)}`)).join('');
-  return `${where === '' ? '' : `${where.replace(/^\./, '')}: `}${issue.message}`;
+  const missing = /expected (\w+), received undefined/.exec(issue.message);
+  const message = missing === null ? issue.message : `is missing (expected ${missing[1]})`;
+  return `${where === '' ? '' : `${where.replace(/^\./, '')}: `}${message}`;
 };
 
 /**
