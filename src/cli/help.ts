@@ -124,10 +124,13 @@ Options:
 
 Removes the worktrees, hydra/<run-id>/* branches and records of finished or dead races, and
 stops agent processes left behind by a race that died. Running races are left alone. Nothing
-hydra did not create is touched.
+hydra did not create is touched: a record is data, so a path or process it names that is not
+the run's own (outside hydra's worktree directory for the run, not a git worktree, or a process
+without the run's marker) is refused and listed with the reason; a record committed to the
+repository is not hydra's and is kept.
 
 Options:
-  --dry-run    say what would be removed, remove nothing
+  --dry-run    say what would be removed and what would be refused, change nothing
   -h, --help   this help`,
 
   trust: `Usage:

@@ -8,7 +8,6 @@ import {
   chmodSync,
   closeSync,
   constants,
-  existsSync,
   fstatSync,
   lstatSync,
   mkdirSync,
@@ -51,21 +50,26 @@ const DIR_MODE = 0o700;
  * Creates a record directory owner-only, refusing when `.hydra` or anything below it on the way is
  * a symbolic link or not a directory (a committed `.hydra -> ~/somewhere` must not redirect writes).
  */
-const ensureRecordDir = (dir: string): void => {
+const makeRecordDir = (dir: string): void => {
   const marker = `${path.sep}.hydra${path.sep}`;
   const at = dir.lastIndexOf(marker);
   if (at === -1) {
     mkdirSync(dir, { recursive: true, mode: DIR_MODE });
     return;
   }
-  const top = at === -1 ? dir : dir.slice(0, at + marker.length - 1);
+  const top = dir.slice(0, at + marker.length - 1);
   const chain = [top, ...path.relative(top, dir).split(path.sep).filter(Boolean)];
   let current = '';
   for (const [index, part] of chain.entries()) {
     current = index === 0 ? part : path.join(current, part);
     let stat = lstatSync(current, { throwIfNoEntry: false });
     if (stat === undefined) {
-      mkdirSync(current, { mode: DIR_MODE });
+      // EEXIST: another hydra made it a moment ago (it is checked just below like any other).
+      try {
+        mkdirSync(current, { mode: DIR_MODE });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
       stat = lstatSync(current);
     }
     if (!stat.isDirectory()) {
@@ -76,6 +80,16 @@ const ensureRecordDir = (dir: string): void => {
       );
     }
     if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(current, DIR_MODE);
+  }
+};
+
+/** `hydra clean` may remove an empty `.hydra/runs` just as a race makes its record: then once more. */
+const ensureRecordDir = (dir: string): void => {
+  try {
+    makeRecordDir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    makeRecordDir(dir);
   }
 };
 
