@@ -1,12 +1,9 @@
 /** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
 export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 export {
-  cwdOf,
   groupMembers,
   pidAlive,
   processInfo,
-  processesOfRun,
-  processStartedAt,
   signalGroup,
   signallableProcessesOfRun,
 } from './process-table.js';

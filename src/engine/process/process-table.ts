@@ -4,7 +4,7 @@
  * by the HYDRA_RUN_ID marker in their environment (recovery, the watchdog, `hydra clean`). The
  * groups hydra itself started are tracked by a ProcessRegistry (process-registry.ts).
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AdapterId } from '../../adapters/types.js';
 
 export const RUN_ID_ENV = 'HYDRA_RUN_ID';
@@ -96,14 +96,6 @@ const environOf = (pid: number): string => {
   }
 };
 
-export const cwdOf = (pid: number): string | null => {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return null;
-  }
-};
-
 /**
  * Processes that carry `HYDRA_RUN_ID=<runId>` (and `HYDRA_AGENT=<agent>` when given) in their
  * environment: agents and everything they started, even those that left the process group.
@@ -131,7 +123,7 @@ const bootTimeMs = (): number | null => {
 };
 
 /** When a process started (epoch ms, to about a second), from /proc; null when unknown. */
-export const processStartedAt = (pid: number): number | null => {
+const processStartedAt = (pid: number): number | null => {
   const info = processInfo(pid);
   const boot = bootTimeMs();
   if (info === null || boot === null || !/^\d+$/.test(info.startTime)) return null;

@@ -18,7 +18,6 @@ export {
   loadRun,
   ownerAlive,
   readPidRecords,
-  readRecordDir,
   readRun,
   recordedRunIds,
   runIdTime,
@@ -29,5 +28,5 @@ export {
   writePidRecord,
   writeSummary,
 } from './records.js';
-export type { AgentPidRecord, LoadedRun, RunMeta } from './records.js';
+export type { LoadedRun, RunMeta } from './records.js';
 export { knownSecrets, recordableConfig, redactValue } from './redact.js';
