@@ -265,6 +265,43 @@ describe('a planted (untracked) run record', () => {
   });
 });
 
+describe('a real run raced with another worktree root', () => {
+  it('is not cleaned from the wrong root: its worktree, branch and record stay until clean runs with the right one', async () => {
+    await installFakes(sandbox.bin, { claude: { agent: 'claude', delayMs: 5 } });
+    const raced = await hydra(['race', '--json', '--keep-worktrees', '--agents', 'claude', 'Add hello.txt'], {
+      cwd: repo,
+      env: sandbox.env,
+      timeoutMs: 60_000,
+    });
+    expect(raced.exitCode, raced.stderr).toBe(0);
+    const runId = String(parseNdjson(raced.stdout)[0]?.runId);
+    const worktree = path.join(runArea(repo, runId), 'claude');
+    expect(existsSync(worktree)).toBe(true);
+    const otherRoot = path.join(sandbox.dir, 'other-root');
+    mkdirSync(otherRoot);
+
+    const wrong = await hydra(['clean'], {
+      cwd: repo,
+      env: { ...sandbox.env, HYDRA_WORKTREE_ROOT: otherRoot },
+    });
+
+    expect(wrong.exitCode, wrong.stderr).toBe(0);
+    expect(wrong.stdout).toContain(
+      `${worktree} (run ${runId}): a worktree outside hydra's worktree directory`,
+    );
+    expect(wrong.stdout).toContain(`kept ${runId}: its record is kept`);
+    expect(existsSync(worktree)).toBe(true);
+    expect(hydraBranches(repo)).toEqual([`hydra/${runId}/claude`]);
+
+    const right = await clean();
+
+    expect(right.exitCode, right.stderr).toBe(0);
+    expect(existsSync(worktree)).toBe(false);
+    expect(hydraBranches(repo)).toEqual([]);
+    expect(existsSync(path.join(repo, '.hydra'))).toBe(false);
+  });
+});
+
 describe('records that point elsewhere (siblings)', () => {
   it('hydra merge refuses a record whose branch is not hydra/<run>/<agent>, and deletes no branch', async () => {
     git(repo, ['branch', 'dev']);

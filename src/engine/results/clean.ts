@@ -119,12 +119,17 @@ async function removeRunWorktrees(run: RunToClean, worktrees: readonly WorktreeE
   if (!dryRun) await removeRunDirIfEmpty(area.runDir);
 }
 
-/** Deletes the run's branches, except one checked out in a worktree that is not hydra's. */
-async function removeRunBranches(run: RunToClean, kept: readonly WorktreeEntry[]): Promise<void> {
+/**
+ * Deletes the run's branches, except one checked out in a worktree that is not hydra's; returns
+ * how many were kept that way.
+ */
+async function removeRunBranches(run: RunToClean, kept: readonly WorktreeEntry[]): Promise<number> {
   const { root, runId, dryRun, report } = run;
+  let held = 0;
   for (const branch of await runBranches(root, runId)) {
     const holder = kept.find((entry) => entry.branch === branch);
     if (holder !== undefined) {
+      held += 1;
       report.refused.push({
         runId,
         target: holder.path,
@@ -135,6 +140,7 @@ async function removeRunBranches(run: RunToClean, kept: readonly WorktreeEntry[]
     if (!dryRun) await runGit(root, ['branch', '-D', branch]);
     report.removedBranches.push(branch);
   }
+  return held;
 }
 
 async function cleanRun(run: RunToClean): Promise<void> {
@@ -143,10 +149,18 @@ async function cleanRun(run: RunToClean): Promise<void> {
   const worktrees = await listWorktrees(root);
   refuseRecordedWorktrees(run, worktrees);
   await removeRunWorktrees(run, worktrees);
-  await removeRunBranches(
+  const held = await removeRunBranches(
     run,
     worktrees.filter((entry) => !reallyInside(run.area.runDir, entry.real)),
   );
+  if (held > 0) {
+    // The record is what finds the run again (with the right worktree root): it stays while its branch does.
+    report.skipped.push({
+      runId,
+      reason: `its record is kept while a worktree outside ${run.area.runDir} holds one of its branches (see refused above)`,
+    });
+    return;
+  }
   if (!dryRun) await rm(runRecordDir(root, runId), { recursive: true, force: true });
   report.removedRecords.push(runRecordDir(root, runId));
 }
