@@ -3,13 +3,15 @@ export {
   GitCommandError,
   HYDRA_IDENTITY,
   commitSubject,
-  gitAt,
+  NO_HOOKS,
   gitLine,
+  gitTimeoutMs,
   gitVersion,
   runGit,
   splitZ,
   versionAtLeast,
 } from './git.js';
+export type { GitFailure, RunGitOptions } from './git.js';
 export {
   HYDRA_EXCLUDES,
   checkRepoForRace,
@@ -20,6 +22,7 @@ export {
 } from './repo.js';
 export type { RepoCheck } from './repo.js';
 export {
+  assertWorktreeFree,
   branchExists,
   commitAgentResult,
   createWorktree,
@@ -29,3 +32,4 @@ export {
   removeRunDirIfEmpty,
   removeWorktree,
 } from './worktrees.js';
+export type { WorktreeGitOptions } from './worktrees.js';

@@ -1,6 +1,14 @@
 /** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
 export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
-export { cwdOf, groupMembers, pidAlive, processInfo, processesOfRun, signalGroup } from './process-table.js';
+export {
+  RUN_ID_ENV,
+  cwdOf,
+  groupMembers,
+  pidAlive,
+  processInfo,
+  processesOfRun,
+  signalGroup,
+} from './process-table.js';
 export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';

@@ -10,7 +10,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CleanReport } from '../types.js';
 import { EngineError } from '../errors.js';
-import { gitAt, runGit } from '../git/index.js';
+import { runGit } from '../git/index.js';
 import { isInside, runRecordDir } from '../records/index.js';
 import { cwdOf, groupMembers, processesOfRun } from '../process/index.js';
 import { ownerAlive, readPidRecords, readRecordDir, recordedRunIds } from '../records/index.js';
@@ -130,6 +130,6 @@ export async function cleanRuns(repoPath: string, options: { dryRun: boolean }):
     }
     report.removedRecords.push(recordDir);
   }
-  if (!options.dryRun) await gitAt(root).raw(['worktree', 'prune']);
+  if (!options.dryRun) await runGit(root, ['worktree', 'prune']);
   return report;
 }

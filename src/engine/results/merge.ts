@@ -28,6 +28,8 @@ import { branchName, runRecordDir } from '../records/index.js';
 import { readRecordDir, writeMergeRecord } from '../records/index.js';
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
 import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
+import { assertRoomFor, planRestore, restoreTree, treeChanges } from './tree-guard.js';
+import type { RestorePlan } from './tree-guard.js';
 
 export interface MergeRequest {
   root: string;
@@ -62,6 +64,13 @@ async function assertNothingInProgress(root: string): Promise<void> {
         `Finish or abort it first (e.g. \`git ${what.includes('rebase') ? 'rebase' : what.split(' ')[1]} --abort\`), then merge again.`,
       );
     }
+  }
+  const lock = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'index.lock']));
+  if (existsSync(lock)) {
+    refuse(
+      `The index is locked: ${lock} exists.`,
+      'Nothing was changed. Another git process is using the repository, or one crashed: if no git command is running, remove that file, then merge again.',
+    );
   }
   const unmerged = await gitLine(root, ['ls-files', '--unmerged']);
   if (unmerged !== '')
@@ -170,6 +179,35 @@ async function cleanUpAfterMerge(request: MergeRequest): Promise<string[]> {
   return removed;
 }
 
+/**
+ * A merge that failed after it began to write: puts the working tree and index back exactly as
+ * they were and says so, or names what could not be put back and how to do it by hand.
+ */
+async function failedMidway(
+  request: MergeRequest,
+  plan: RestorePlan,
+  error: unknown,
+  when: string,
+): Promise<never> {
+  const detail = error instanceof GitCommandError ? error.message : String(error);
+  const gitHint = error instanceof GitCommandError ? ` ${error.hint}` : '';
+  const left = await restoreTree(request.root, plan);
+  if (left.length === 0) {
+    throw new EngineError(
+      'InvalidConfig',
+      `Merging ${request.agent}'s result failed ${when}: ${detail}`,
+      `Your working tree and index were put back exactly as they were; nothing was merged.${gitHint}`,
+      { cause: error },
+    );
+  }
+  throw new EngineError(
+    'InvalidConfig',
+    `Merging ${request.agent}'s result failed ${when}, and ${listSome(left)} could not be put back: ${detail}`,
+    `Nothing was merged. Put those files back with \`git reset -q HEAD -- <file>\` and \`git checkout HEAD -- <file>\` (or delete the ones HEAD does not have).${gitHint}`,
+    { cause: error, files: left },
+  );
+}
+
 export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResult> {
   const { root, baseBranch } = request;
   if (!versionAtLeast(await gitVersion(), 2, 38)) {
@@ -230,6 +268,10 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
     );
   }
 
+  const changes = await treeChanges(root, head, tree);
+  await assertRoomFor(root, changes);
+  const restorePlan = await planRestore(root, head, changes);
+
   const fastForward = !squash && (await isAncestor(root, head, tip));
   const target = fastForward
     ? tip
@@ -242,11 +284,7 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   try {
     await runGit(root, ['read-tree', '-m', '-u', head, target]);
   } catch (error) {
-    const detail = error instanceof GitCommandError ? error.result.stderr.trim() : String(error);
-    refuse(
-      `git refused to update your working tree: ${detail}`,
-      'Nothing was changed. Commit or stash the files it names, then merge again.',
-    );
+    await failedMidway(request, restorePlan, error, 'while updating your working tree');
   }
   const method: MergeResult['method'] = fastForward ? 'fast-forward' : squash ? 'squash' : 'merge-commit';
   try {
@@ -259,14 +297,8 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
       head,
     ]);
   } catch (error) {
-    // The branch moved under us: put the working tree back where it was.
-    await runGit(root, ['read-tree', '-m', '-u', target, head]).catch(() => undefined);
-    throw new EngineError(
-      'Refused',
-      `Branch ${baseBranch} changed while merging.`,
-      'Nothing was merged. Try again.',
-      { cause: error },
-    );
+    // The branch moved under us, or its ref could not be written: put the working tree back.
+    await failedMidway(request, restorePlan, error, `while moving branch ${baseBranch}`);
   }
   return finishWith(method, target, touched.length);
 }
