@@ -53,10 +53,15 @@ export interface GitResult {
 /** How a git command ended when it did not succeed. */
 export type GitFailure = 'failed' | 'timed-out' | 'interrupted';
 
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+
 const excerpt = (text: string, max = 600): string => {
   const trimmed = text.trim();
   return trimmed.length > max ? `...${trimmed.slice(-max)}` : trimmed;
 };
+
+/** The command as the user would type it (without hydra's hook switch). */
+const shown = (args: readonly string[]): string => args.filter((arg) => !NO_HOOKS.includes(arg)).join(' ');
 
 /** What to do about a git failure, from what git said. */
 const hintFor = (args: readonly string[], cwd: string, stderr: string): string => {
@@ -65,8 +70,7 @@ const hintFor = (args: readonly string[], cwd: string, stderr: string): string =
     return `Another git process is using the repository, or one crashed: if no git command is running, remove ${lock[1]} and try again.`;
   if (/No space left on device|Out of diskspace|ENOSPC/i.test(stderr))
     return 'The disk is full: free some space, then try again.';
-  const command = args.filter((arg) => !NO_HOOKS.includes(arg)).join(' ');
-  return `Run \`git ${command}\` in ${cwd} to see the problem (hydra runs it without your hooks; filters and config still apply), fix it, then try again.`;
+  return `Run \`git ${shown(args)}\` in ${cwd} to see the problem (hydra runs it without your hooks; filters and config still apply), fix it, then try again.`;
 };
 
 export class GitCommandError extends Error {
@@ -81,11 +85,11 @@ export class GitCommandError extends Error {
     readonly failure: GitFailure = 'failed',
     options: { step?: string; cwd?: string; timeoutMs?: number } = {},
   ) {
-    const step = options.step ?? `git ${args.filter((arg) => !NO_HOOKS.includes(arg)).join(' ')}`;
+    const step = options.step ?? `git ${shown(args)}`;
     const said = excerpt(result.stderr) || excerpt(result.stdout);
     super(
       failure === 'timed-out'
-        ? `${step} did not finish within ${Math.round((options.timeoutMs ?? 0) / 1000)} s and was stopped${said === '' ? '.' : `: ${said}`}`
+        ? `${step} did not finish within ${seconds(options.timeoutMs ?? 0)} and was stopped${said === '' ? '.' : `: ${said}`}`
         : failure === 'interrupted'
           ? `${step} was interrupted.`
           : `${step} failed (exit ${result.exitCode})${said === '' ? '.' : `: ${said}`}`,
@@ -93,7 +97,7 @@ export class GitCommandError extends Error {
     this.step = step;
     this.hint =
       failure === 'timed-out'
-        ? `Something git runs hung (a filter such as git-lfs, or a lock held by another process). Check \`git ${args.filter((arg) => !NO_HOOKS.includes(arg))[0] ?? ''}\` in ${options.cwd ?? 'the repository'} by hand; HYDRA_GIT_TIMEOUT_MS sets the time limit (now ${options.timeoutMs ?? gitTimeoutMs()} ms).`
+        ? `Something git ran did not finish (a filter such as git-lfs, or a lock held by another process): run \`git ${shown(args)}\` in ${options.cwd ?? 'the repository'} to see it. HYDRA_GIT_TIMEOUT_MS sets the time limit (now ${options.timeoutMs ?? gitTimeoutMs()} ms).`
         : failure === 'interrupted'
           ? 'It was cancelled; nothing is left half-made (`hydra clean` removes anything a crash left).'
           : hintFor(args, options.cwd ?? 'the repository', result.stderr);
