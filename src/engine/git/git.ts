@@ -128,6 +128,11 @@ export interface RunGitOptions {
   graceMs?: number;
   /** What hydra was doing, named in the error: "git worktree add for claude". */
   step?: string;
+  /**
+   * Not stopped when hydra is interrupted or exits (only by its time limit): for the few commands
+   * that must not be cut off half-way, such as the merge's update of the user's working tree.
+   */
+  uninterruptible?: boolean;
 }
 
 /** Stops a git process group: SIGTERM now, SIGKILL after the grace. Returns the pending SIGKILL. */
@@ -160,7 +165,8 @@ export async function runGit(
     maxBuffer: 256 * 1024 * 1024,
   });
   const pgid = subprocess.pid;
-  if (pgid !== undefined) registerGroup(pgid, { runId: GIT_OWNER });
+  const registered = pgid !== undefined && options.uninterruptible !== true;
+  if (registered) registerGroup(pgid, { runId: GIT_OWNER });
   let failure: GitFailure | null = null;
   let forceKill: NodeJS.Timeout | undefined;
   let giveUp: NodeJS.Timeout | undefined;
@@ -191,10 +197,8 @@ export async function runGit(
     clearTimeout(forceKill);
     clearTimeout(giveUp);
     options.signal?.removeEventListener('abort', onAbort);
-    if (pgid !== undefined) {
-      signalGroup(pgid, 'SIGKILL');
-      unregisterGroup(pgid);
-    }
+    if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+    if (registered) unregisterGroup(pgid);
   });
   const result: GitResult = {
     stdout: typeof done?.stdout === 'string' ? done.stdout : '',

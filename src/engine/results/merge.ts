@@ -28,7 +28,7 @@ import { branchName, runRecordDir } from '../records/index.js';
 import { readRecordDir, writeMergeRecord } from '../records/index.js';
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
 import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
-import { assertRoomFor, planRestore, restoreTree, treeChanges } from './tree-guard.js';
+import { assertRoomFor, planRestore, restoreTree, treeChanges, withSignalsHeld } from './tree-guard.js';
 import type { RestorePlan } from './tree-guard.js';
 
 export interface MergeRequest {
@@ -280,27 +280,35 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
     (await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout,
   );
 
-  await runGit(root, ['update-index', '-q', '--refresh'], { okExitCodes: [1] });
-  try {
-    await runGit(root, ['read-tree', '-m', '-u', head, target]);
-  } catch (error) {
-    await failedMidway(request, restorePlan, error, 'while updating your working tree');
-  }
   const method: MergeResult['method'] = fastForward ? 'fast-forward' : squash ? 'squash' : 'merge-commit';
-  try {
-    await runGit(root, [
-      'update-ref',
-      '-m',
-      `hydra: ${method} of run ${request.runId} (${request.agent})`,
-      `refs/heads/${baseBranch}`,
-      target,
-      head,
-    ]);
-  } catch (error) {
-    // The branch moved under us, or its ref could not be written: put the working tree back.
-    await failedMidway(request, restorePlan, error, `while moving branch ${baseBranch}`);
-  }
-  return finishWith(method, target, touched.length);
+  // From here on the user's tree and branch change: no signal cuts it off, and git is not killed
+  // with hydra's other processes (only its time limit stops it, and then the tree is restored).
+  return withSignalsHeld(async () => {
+    await runGit(root, ['update-index', '-q', '--refresh'], { okExitCodes: [1], uninterruptible: true });
+    try {
+      await runGit(root, ['read-tree', '-m', '-u', head, target], { uninterruptible: true });
+    } catch (error) {
+      await failedMidway(request, restorePlan, error, 'while updating your working tree');
+    }
+    try {
+      await runGit(
+        root,
+        [
+          'update-ref',
+          '-m',
+          `hydra: ${method} of run ${request.runId} (${request.agent})`,
+          `refs/heads/${baseBranch}`,
+          target,
+          head,
+        ],
+        { uninterruptible: true },
+      );
+    } catch (error) {
+      // The branch moved under us, or its ref could not be written: put the working tree back.
+      await failedMidway(request, restorePlan, error, `while moving branch ${baseBranch}`);
+    }
+    return finishWith(method, target, touched.length);
+  });
 }
 
 /** Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path). */

@@ -175,3 +175,25 @@ export async function restoreTree(root: string, plan: RestorePlan): Promise<stri
   }
   return [...failed].sort();
 }
+
+const HELD_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Runs the part of a merge that writes the user's working tree and branch with SIGINT, SIGTERM and
+ * SIGHUP held back, so that Ctrl-C cannot leave it half-done. A signal that arrived meanwhile takes
+ * effect afterwards (re-raised, unless someone else handles it, as a race does).
+ */
+export async function withSignalsHeld<T>(work: () => Promise<T>): Promise<T> {
+  const received: NodeJS.Signals[] = [];
+  const hold = (signal: NodeJS.Signals): void => {
+    received.push(signal);
+  };
+  for (const signal of HELD_SIGNALS) process.on(signal, hold);
+  try {
+    return await work();
+  } finally {
+    for (const signal of HELD_SIGNALS) process.off(signal, hold);
+    const first = received[0];
+    if (first !== undefined && process.listenerCount(first) === 0) process.kill(process.pid, first);
+  }
+}
