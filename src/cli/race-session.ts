@@ -238,12 +238,10 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
     if (summary.agents.length === 0 || summary.baseRef === null) return;
     const alreadyHinted = summary.error?.hint.includes('hydra doctor') === true;
     // Failed before any agent started (their worktrees could not be made): the error says why.
-    if (
-      summary.error &&
-      summary.agents.every((agent) => agent.status !== 'completed' && agent.durationMs === 0) &&
-      summary.agents.some((agent) => agent.status === 'failed')
-    )
-      return;
+    const failedBeforeStarting =
+      summary.agents.some((agent) => agent.status === 'failed') &&
+      summary.agents.every((agent) => agent.durationMs === 0);
+    if (summary.error && failedBeforeStarting) return;
     if (summary.agents.every((agent) => agent.status === 'skipped')) {
       if (alreadyHinted) return;
       ctx.note(

@@ -127,13 +127,13 @@ describe('a merge on a full disk', () => {
 
     const failure = await handle.merge('claude').then(
       () => null,
-      (error: unknown) => error as Error & { info: { hint: string } },
+      (error: unknown) => error as Error & { hint: string },
     );
 
     expectUserStateUnchanged(race.repo, before);
     expect(failure?.message).toMatch(/Merging claude's result failed while updating your working tree/);
     expect(failure?.message).toMatch(/z-big\.txt|space|diskspace/i);
-    expect(failure?.info.hint).toMatch(/put back exactly as they were; nothing was merged/);
+    expect(failure?.hint).toMatch(/put back exactly as they were; nothing was merged/);
     // A retry is not refused as "dirty": once there is room it merges.
     rmSync(path.join(fsDir, 'filler'));
     await expect(handle.merge('claude')).resolves.toMatchObject({ method: 'fast-forward' });

@@ -5,8 +5,10 @@
  * children). A non-zero exit is a failure unless the caller says it is an answer (merge-tree's 1).
  */
 import { execa } from 'execa';
-import type { ErrorInfo } from '../../adapters/events.js';
-import { registerGroup, signalGroup, unregisterGroup } from '../process/index.js';
+import type { ErrorKind } from '../../adapters/events.js';
+import { HydraError } from '../../adapters/hydra-error.js';
+import { signalGroup } from '../process/index.js';
+import type { ProcessRegistry } from '../process/index.js';
 
 /** hydra's own identity for the commits it makes on its branches (works with no git identity). */
 export const HYDRA_IDENTITY: Readonly<Record<string, string>> = {
@@ -33,16 +35,13 @@ const GIT_ENV: Readonly<Record<string, string>> = {
 };
 
 /** The time limit of one git command when the caller gives none: HYDRA_GIT_TIMEOUT_MS, else 5 minutes. */
-export const gitTimeoutMs = (env: NodeJS.ProcessEnv = process.env): number => {
+const gitTimeoutMs = (env: NodeJS.ProcessEnv = process.env): number => {
   const value = Number(env.HYDRA_GIT_TIMEOUT_MS);
   return Number.isFinite(value) && value > 0 ? value : 5 * 60_000;
 };
 
 /** After the SIGTERM of a time limit or cancel, SIGKILL follows this much later. */
 const GIT_KILL_GRACE_MS = 2000;
-
-/** The process group owning git commands in the live-group table (killed if hydra exits). */
-const GIT_OWNER = 'git';
 
 export interface GitResult {
   stdout: string;
@@ -73,45 +72,57 @@ const hintFor = (args: readonly string[], cwd: string, stderr: string): string =
   return `Run \`git ${shown(args)}\` in ${cwd} to see the problem (hydra runs it without your hooks; filters and config still apply), fix it, then try again.`;
 };
 
-export class GitCommandError extends Error {
+interface GitErrorContext {
+  step?: string;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** The kind, message and hint of a git command that did not succeed. */
+const describeGitFailure = (
+  args: readonly string[],
+  result: GitResult,
+  failure: GitFailure,
+  context: GitErrorContext,
+): { kind: ErrorKind; message: string; hint: string } => {
+  const step = context.step ?? `git ${shown(args)}`;
+  const said = excerpt(result.stderr) || excerpt(result.stdout);
+  const cwd = context.cwd ?? 'the repository';
+  switch (failure) {
+    case 'timed-out':
+      return {
+        kind: 'TimedOut',
+        message: `${step} did not finish within ${seconds(context.timeoutMs ?? 0)} and was stopped${said === '' ? '.' : `: ${said}`}`,
+        hint: `Something git ran did not finish (a filter such as git-lfs, or a lock held by another process): run \`git ${shown(args)}\` in ${cwd} to see it. HYDRA_GIT_TIMEOUT_MS sets the time limit (now ${context.timeoutMs ?? gitTimeoutMs()} ms).`,
+      };
+    case 'interrupted':
+      return {
+        kind: 'Interrupted',
+        message: `${step} was interrupted.`,
+        hint: 'It was cancelled; nothing is left half-made (`hydra clean` removes anything a crash left).',
+      };
+    case 'failed':
+      return {
+        kind: 'SpawnFailed',
+        message: `${step} failed (exit ${result.exitCode})${said === '' ? '.' : `: ${said}`}`,
+        hint: hintFor(args, cwd, result.stderr),
+      };
+  }
+};
+
+/** A git command that failed, timed out or was interrupted; says which step and what to do. */
+export class GitCommandError extends HydraError {
   override readonly name = 'GitCommandError';
   /** What hydra was doing, e.g. "git worktree add for claude". */
   readonly step: string;
-  /** What the user can do about it. */
-  readonly hint: string;
   constructor(
     readonly args: readonly string[],
     readonly result: GitResult,
     readonly failure: GitFailure = 'failed',
-    options: { step?: string; cwd?: string; timeoutMs?: number } = {},
+    context: GitErrorContext = {},
   ) {
-    const step = options.step ?? `git ${shown(args)}`;
-    const said = excerpt(result.stderr) || excerpt(result.stdout);
-    super(
-      failure === 'timed-out'
-        ? `${step} did not finish within ${seconds(options.timeoutMs ?? 0)} and was stopped${said === '' ? '.' : `: ${said}`}`
-        : failure === 'interrupted'
-          ? `${step} was interrupted.`
-          : `${step} failed (exit ${result.exitCode})${said === '' ? '.' : `: ${said}`}`,
-    );
-    this.step = step;
-    this.hint =
-      failure === 'timed-out'
-        ? `Something git ran did not finish (a filter such as git-lfs, or a lock held by another process): run \`git ${shown(args)}\` in ${options.cwd ?? 'the repository'} to see it. HYDRA_GIT_TIMEOUT_MS sets the time limit (now ${options.timeoutMs ?? gitTimeoutMs()} ms).`
-        : failure === 'interrupted'
-          ? 'It was cancelled; nothing is left half-made (`hydra clean` removes anything a crash left).'
-          : hintFor(args, options.cwd ?? 'the repository', result.stderr);
-  }
-
-  /** The error as a UI shows it (read by toErrorInfo). */
-  toInfo(): ErrorInfo {
-    const kind =
-      this.failure === 'timed-out'
-        ? 'TimedOut'
-        : this.failure === 'interrupted'
-          ? 'Interrupted'
-          : 'SpawnFailed';
-    return { kind, message: this.message, hint: this.hint };
+    super(describeGitFailure(args, result, failure, context));
+    this.step = context.step ?? `git ${shown(args)}`;
   }
 }
 
@@ -129,15 +140,24 @@ export interface RunGitOptions {
   /** What hydra was doing, named in the error: "git worktree add for claude". */
   step?: string;
   /**
-   * Not stopped when hydra is interrupted or exits (only by its time limit): for the few commands
-   * that must not be cut off half-way, such as the merge's update of the user's working tree.
+   * Where git's process group is registered (a race's): killed with the agents' if hydra exits or
+   * is interrupted twice. Given one, git runs in its own process group, so a time limit or a cancel
+   * ends whatever it started too; without one, git stays in hydra's group and Ctrl-C in the
+   * terminal reaches it as it reaches hydra.
+   */
+  processes?: ProcessRegistry;
+  /** The run id its group is registered under. */
+  owner?: string;
+  /**
+   * Its own process group, out of reach of Ctrl-C in the terminal and of hydra's signal handling,
+   * for the few commands that must not be cut off half-way (the merge's update of the user's
+   * working tree): only the time limit stops it.
    */
   uninterruptible?: boolean;
 }
 
 /** Stops a git process group: SIGTERM now, SIGKILL after the grace. Returns the pending SIGKILL. */
-const stopGroup = (pgid: number | undefined, graceMs: number): NodeJS.Timeout | undefined => {
-  if (pgid === undefined) return undefined;
+const stopGroup = (pgid: number, graceMs: number): NodeJS.Timeout => {
   signalGroup(pgid, 'SIGTERM');
   return setTimeout(() => signalGroup(pgid, 'SIGKILL'), graceMs);
 };
@@ -152,21 +172,23 @@ export async function runGit(
   const context = { cwd, timeoutMs, ...(options.step === undefined ? {} : { step: options.step }) };
   if (options.signal?.aborted === true)
     throw new GitCommandError(args, { stdout: '', stderr: '', exitCode: -1 }, 'interrupted', context);
+  const detached = options.processes !== undefined || options.uninterruptible === true;
   const subprocess = execa('git', args, {
     cwd,
     env: { ...GIT_ENV, ...options.env },
     extendEnv: true,
     reject: false,
     stripFinalNewline: false,
-    detached: true,
+    detached,
     cleanup: false,
     forceKillAfterDelay: false,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     maxBuffer: 256 * 1024 * 1024,
   });
-  const pgid = subprocess.pid;
-  const registered = pgid !== undefined && options.uninterruptible !== true;
-  if (registered) registerGroup(pgid, { runId: GIT_OWNER });
+  // In its own group, git's process id is the group's; in hydra's, only git itself is signalled.
+  const pgid = detached ? subprocess.pid : undefined;
+  const registry = options.uninterruptible === true ? undefined : options.processes;
+  if (pgid !== undefined) registry?.registerGroup(pgid, { runId: options.owner ?? 'git' });
   let failure: GitFailure | null = null;
   let forceKill: NodeJS.Timeout | undefined;
   let giveUp: NodeJS.Timeout | undefined;
@@ -178,7 +200,11 @@ export async function runGit(
   const stop = (why: GitFailure): void => {
     if (failure !== null) return;
     failure = why;
-    forceKill = stopGroup(pgid, graceMs);
+    if (pgid !== undefined) forceKill = stopGroup(pgid, graceMs);
+    else {
+      subprocess.kill('SIGTERM');
+      forceKill = setTimeout(() => subprocess.kill('SIGKILL'), graceMs);
+    }
     giveUp = setTimeout(() => {
       subprocess.stdout?.destroy();
       subprocess.stderr?.destroy();
@@ -197,8 +223,10 @@ export async function runGit(
     clearTimeout(forceKill);
     clearTimeout(giveUp);
     options.signal?.removeEventListener('abort', onAbort);
-    if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
-    if (registered) unregisterGroup(pgid);
+    if (pgid !== undefined) {
+      signalGroup(pgid, 'SIGKILL');
+      registry?.unregisterGroup(pgid);
+    }
   });
   const result: GitResult = {
     stdout: typeof done?.stdout === 'string' ? done.stdout : '',

@@ -3,15 +3,12 @@ export {
   GitCommandError,
   HYDRA_IDENTITY,
   commitSubject,
-  NO_HOOKS,
   gitLine,
-  gitTimeoutMs,
   gitVersion,
   runGit,
   splitZ,
   versionAtLeast,
 } from './git.js';
-export type { GitFailure, RunGitOptions } from './git.js';
 export {
   HYDRA_EXCLUDES,
   checkRepoForRace,
@@ -32,4 +29,3 @@ export {
   removeRunDirIfEmpty,
   removeWorktree,
 } from './worktrees.js';
-export type { WorktreeGitOptions } from './worktrees.js';

@@ -15,7 +15,10 @@ import type { RunGitOptions } from './git.js';
 const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', ...NO_HOOKS];
 
 /** How a worktree is made: cancellable, time-limited, named in errors, marked with the run's id. */
-export type WorktreeGitOptions = Pick<RunGitOptions, 'signal' | 'timeoutMs' | 'graceMs' | 'step' | 'env'>;
+export type WorktreeGitOptions = Pick<
+  RunGitOptions,
+  'signal' | 'timeoutMs' | 'graceMs' | 'step' | 'env' | 'processes' | 'owner'
+>;
 
 /** Refuses a worktree directory or branch that already exists: it is not hydra's to reuse or remove. */
 export async function assertWorktreeFree(root: string, dir: string, branch: string): Promise<void> {

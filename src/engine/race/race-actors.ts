@@ -134,6 +134,8 @@ async function buildWorkspace(
       graceMs: options.killGraceMs,
       // The run's marker: if hydra dies meanwhile, its watchdog and `hydra clean` find git and its filters.
       env: { [RUN_ID_ENV]: options.runId },
+      processes: input.processes,
+      owner: options.runId,
     });
     const scratchDir = agentScratchDir(runDir, report.adapterId);
     await mkdir(scratchDir, { recursive: true });

@@ -191,17 +191,19 @@ async function failedMidway(
 ): Promise<never> {
   const detail = error instanceof GitCommandError ? error.message : String(error);
   const gitHint = error instanceof GitCommandError ? ` ${error.hint}` : '';
+  // What went wrong is git's (a failure, a time-out); a branch that moved is a refusal.
+  const kind = error instanceof GitCommandError ? error.kind : 'Refused';
   const left = await restoreTree(request.root, plan);
   if (left.length === 0) {
     throw new EngineError(
-      'InvalidConfig',
+      kind,
       `Merging ${request.agent}'s result failed ${when}: ${detail}`,
       `Your working tree and index were put back exactly as they were; nothing was merged.${gitHint}`,
       { cause: error },
     );
   }
   throw new EngineError(
-    'InvalidConfig',
+    kind,
     `Merging ${request.agent}'s result failed ${when}, and ${listSome(left)} could not be put back: ${detail}`,
     `Nothing was merged. Put those files back with \`git reset -q HEAD -- <file>\` and \`git checkout HEAD -- <file>\` (or delete the ones HEAD does not have).${gitHint}`,
     { cause: error, files: left },
