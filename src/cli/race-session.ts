@@ -237,6 +237,11 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
     // No base commit: the repository check failed, and its message says what to do.
     if (summary.agents.length === 0 || summary.baseRef === null) return;
     const alreadyHinted = summary.error?.hint.includes('hydra doctor') === true;
+    // Failed before any agent started (their worktrees could not be made): the error says why.
+    const failedBeforeStarting =
+      summary.agents.some((agent) => agent.status === 'failed') &&
+      summary.agents.every((agent) => agent.durationMs === 0);
+    if (summary.error && failedBeforeStarting) return;
     if (summary.agents.every((agent) => agent.status === 'skipped')) {
       if (alreadyHinted) return;
       ctx.note(

@@ -10,7 +10,15 @@
  * grandchild process or background children on demand.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { FakeEdit, FakeScenario } from './fake-scenario.js';
 import { packageRoot } from './fake-scenario.js';
@@ -173,6 +181,10 @@ const applyEdits = (cwd: string, edits: FakeEdit[]): void => {
   for (const edit of edits) {
     const target = targetPath(cwd, edit.path);
     if (target === null) continue;
+    if (edit.remove === true) {
+      rmSync(target, { force: true });
+      continue;
+    }
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, edit.content);
   }

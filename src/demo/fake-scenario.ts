@@ -10,6 +10,8 @@ export interface FakeEdit {
   /** Relative to the agent's working directory. */
   path: string;
   content: string;
+  /** Deletes the file instead of writing it (content is then ignored). */
+  remove?: boolean;
 }
 
 /** What a fake agent does when run. Every field is optional except `agent`. */

@@ -1,11 +1,14 @@
 /**
- * Running git. Worktree and branch management goes through simple-git; commands whose exit code
- * carries meaning (merge-tree, merge-base --is-ancestor) or that need a custom environment go
- * through `runGit` (execa, argument arrays, never a shell).
+ * Running git: argument arrays through execa, never a shell. Every git command hydra runs has a
+ * time limit and can be cancelled; it runs as the leader of its own process group, so a time limit,
+ * a cancel or hydra's own exit ends git together with whatever it started (hooks, filters, their
+ * children). A non-zero exit is a failure unless the caller says it is an answer (merge-tree's 1).
  */
 import { execa } from 'execa';
-import { simpleGit } from 'simple-git';
-import type { SimpleGit, SimpleGitOptions } from 'simple-git';
+import type { ErrorKind } from '../../adapters/events.js';
+import { HydraError } from '../../adapters/hydra-error.js';
+import { signalGroup } from '../process/index.js';
+import type { ProcessRegistry } from '../process/index.js';
 
 /** hydra's own identity for the commits it makes on its branches (works with no git identity). */
 export const HYDRA_IDENTITY: Readonly<Record<string, string>> = {
@@ -15,6 +18,14 @@ export const HYDRA_IDENTITY: Readonly<Record<string, string>> = {
   GIT_COMMITTER_EMAIL: 'hydra@localhost',
 };
 
+/**
+ * For git commands on hydra's own worktrees and branches: the user's hooks do not run. These
+ * checkouts and commits are hydra's bookkeeping, not the user's; a hook would run once per agent,
+ * unsupervised, in a directory it was not written for (and a failing post-checkout hook does not
+ * even undo the checkout). Filters (LFS, eol) still apply: they decide what the files contain.
+ */
+export const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null'];
+
 /** Stable, non-interactive, English output; never opens an editor or asks for a password. */
 const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: '0',
@@ -23,21 +34,95 @@ const GIT_ENV: Readonly<Record<string, string>> = {
   LC_ALL: 'C',
 };
 
+/** The time limit of one git command when the caller gives none: HYDRA_GIT_TIMEOUT_MS, else 5 minutes. */
+const gitTimeoutMs = (env: NodeJS.ProcessEnv = process.env): number => {
+  const value = Number(env.HYDRA_GIT_TIMEOUT_MS);
+  return Number.isFinite(value) && value > 0 ? value : 5 * 60_000;
+};
+
+/** After the SIGTERM of a time limit or cancel, SIGKILL follows this much later. */
+const GIT_KILL_GRACE_MS = 2000;
+
 export interface GitResult {
   stdout: string;
   stderr: string;
   exitCode: number;
 }
 
-export class GitCommandError extends Error {
+/** How a git command ended when it did not succeed. */
+export type GitFailure = 'failed' | 'timed-out' | 'interrupted';
+
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+
+const excerpt = (text: string, max = 600): string => {
+  const trimmed = text.trim();
+  return trimmed.length > max ? `...${trimmed.slice(-max)}` : trimmed;
+};
+
+/** The command as the user would type it (without hydra's hook switch). */
+const shown = (args: readonly string[]): string => args.filter((arg) => !NO_HOOKS.includes(arg)).join(' ');
+
+/** What to do about a git failure, from what git said. */
+const hintFor = (args: readonly string[], cwd: string, stderr: string): string => {
+  const lock = /Unable to create '([^']+\.lock)': File exists/.exec(stderr);
+  if (lock !== null)
+    return `Another git process is using the repository, or one crashed: if no git command is running, remove ${lock[1]} and try again.`;
+  if (/No space left on device|Out of diskspace|ENOSPC/i.test(stderr))
+    return 'The disk is full: free some space, then try again.';
+  return `Run \`git ${shown(args)}\` in ${cwd} to see the problem (hydra runs it without your hooks; filters and config still apply), fix it, then try again.`;
+};
+
+interface GitErrorContext {
+  step?: string;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** The kind, message and hint of a git command that did not succeed. */
+const describeGitFailure = (
+  args: readonly string[],
+  result: GitResult,
+  failure: GitFailure,
+  context: GitErrorContext,
+): { kind: ErrorKind; message: string; hint: string } => {
+  const step = context.step ?? `git ${shown(args)}`;
+  const said = excerpt(result.stderr) || excerpt(result.stdout);
+  const cwd = context.cwd ?? 'the repository';
+  switch (failure) {
+    case 'timed-out':
+      return {
+        kind: 'TimedOut',
+        message: `${step} did not finish within ${seconds(context.timeoutMs ?? 0)} and was stopped${said === '' ? '.' : `: ${said}`}`,
+        hint: `Something git ran did not finish (a filter such as git-lfs, or a lock held by another process): run \`git ${shown(args)}\` in ${cwd} to see it. HYDRA_GIT_TIMEOUT_MS sets the time limit (now ${context.timeoutMs ?? gitTimeoutMs()} ms).`,
+      };
+    case 'interrupted':
+      return {
+        kind: 'Interrupted',
+        message: `${step} was interrupted.`,
+        hint: 'It was cancelled; nothing is left half-made (`hydra clean` removes anything a crash left).',
+      };
+    case 'failed':
+      return {
+        kind: 'SpawnFailed',
+        message: `${step} failed (exit ${result.exitCode})${said === '' ? '.' : `: ${said}`}`,
+        hint: hintFor(args, cwd, result.stderr),
+      };
+  }
+};
+
+/** A git command that failed, timed out or was interrupted; says which step and what to do. */
+export class GitCommandError extends HydraError {
   override readonly name = 'GitCommandError';
+  /** What hydra was doing, e.g. "git worktree add for claude". */
+  readonly step: string;
   constructor(
     readonly args: readonly string[],
     readonly result: GitResult,
+    readonly failure: GitFailure = 'failed',
+    context: GitErrorContext = {},
   ) {
-    super(
-      `git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`,
-    );
+    super(describeGitFailure(args, result, failure, context));
+    this.step = context.step ?? `git ${shown(args)}`;
   }
 }
 
@@ -46,32 +131,119 @@ export interface RunGitOptions {
   /** Exit codes that are answers, not failures (e.g. 1 for merge-tree conflicts). */
   okExitCodes?: number[];
   input?: string;
+  /** Ends git (its whole process group) when aborted: the command then fails as interrupted. */
+  signal?: AbortSignal;
+  /** Time limit in milliseconds (default: gitTimeoutMs()). */
+  timeoutMs?: number;
+  /** Between SIGTERM and SIGKILL when stopping git (default 2 s). */
+  graceMs?: number;
+  /** What hydra was doing, named in the error: "git worktree add for claude". */
+  step?: string;
+  /**
+   * Where git's process group is registered (a race's): killed with the agents' if hydra exits or
+   * is interrupted twice. Given one, git runs in its own process group, so a time limit or a cancel
+   * ends whatever it started too; without one, git stays in hydra's group and Ctrl-C in the
+   * terminal reaches it as it reaches hydra.
+   */
+  processes?: ProcessRegistry;
+  /** The run id its group is registered under. */
+  owner?: string;
+  /**
+   * Its own process group, out of reach of Ctrl-C in the terminal and of hydra's signal handling,
+   * for the few commands that must not be cut off half-way (the merge's update of the user's
+   * working tree): only the time limit stops it.
+   */
+  uninterruptible?: boolean;
 }
+
+/** Stops a git process group: SIGTERM now, SIGKILL after the grace. Returns the pending SIGKILL. */
+const stopGroup = (pgid: number, graceMs: number): NodeJS.Timeout => {
+  signalGroup(pgid, 'SIGTERM');
+  return setTimeout(() => signalGroup(pgid, 'SIGKILL'), graceMs);
+};
 
 export async function runGit(
   cwd: string,
   args: readonly string[],
   options: RunGitOptions = {},
 ): Promise<GitResult> {
-  const subprocess = await execa('git', args, {
+  const timeoutMs = options.timeoutMs ?? gitTimeoutMs();
+  const graceMs = options.graceMs ?? GIT_KILL_GRACE_MS;
+  const context = { cwd, timeoutMs, ...(options.step === undefined ? {} : { step: options.step }) };
+  if (options.signal?.aborted === true)
+    throw new GitCommandError(args, { stdout: '', stderr: '', exitCode: -1 }, 'interrupted', context);
+  const detached = options.processes !== undefined || options.uninterruptible === true;
+  const subprocess = execa('git', args, {
     cwd,
     env: { ...GIT_ENV, ...options.env },
     extendEnv: true,
     reject: false,
     stripFinalNewline: false,
+    detached,
+    cleanup: false,
+    forceKillAfterDelay: false,
     ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
     maxBuffer: 256 * 1024 * 1024,
   });
-  const result: GitResult = {
-    stdout: typeof subprocess.stdout === 'string' ? subprocess.stdout : '',
-    stderr: typeof subprocess.stderr === 'string' ? subprocess.stderr : '',
-    exitCode: subprocess.exitCode ?? -1,
+  // In its own group, git's process id is the group's; in hydra's, only git itself is signalled.
+  const pgid = detached ? subprocess.pid : undefined;
+  const registry = options.uninterruptible === true ? undefined : options.processes;
+  if (pgid !== undefined) registry?.registerGroup(pgid, { runId: options.owner ?? 'git' });
+  let failure: GitFailure | null = null;
+  let forceKill: NodeJS.Timeout | undefined;
+  let giveUp: NodeJS.Timeout | undefined;
+  let abandon: (value: null) => void = () => undefined;
+  // A process that left the group may still hold the pipes: after a stop, wait for them only so long.
+  const abandoned = new Promise<null>((resolve) => {
+    abandon = resolve;
+  });
+  const stop = (why: GitFailure): void => {
+    if (failure !== null) return;
+    failure = why;
+    if (pgid !== undefined) forceKill = stopGroup(pgid, graceMs);
+    else {
+      subprocess.kill('SIGTERM');
+      forceKill = setTimeout(() => subprocess.kill('SIGKILL'), graceMs);
+    }
+    giveUp = setTimeout(() => {
+      subprocess.stdout?.destroy();
+      subprocess.stderr?.destroy();
+      abandon(null);
+    }, graceMs + 1000);
   };
-  if (subprocess.exitCode === undefined && subprocess.code === 'ENOENT') {
-    throw new GitCommandError(args, { ...result, stderr: 'git is not installed or not on PATH' });
+  const limit = setTimeout(() => stop('timed-out'), Math.min(timeoutMs, 2 ** 31 - 1));
+  const onAbort = (): void => stop('interrupted');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Once git itself exits, whatever it left in its group (a hook's child holding the pipes) goes too.
+  subprocess.once('exit', () => {
+    if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
+  });
+  const done = await Promise.race([subprocess, abandoned]).finally(() => {
+    clearTimeout(limit);
+    clearTimeout(forceKill);
+    clearTimeout(giveUp);
+    options.signal?.removeEventListener('abort', onAbort);
+    if (pgid !== undefined) {
+      signalGroup(pgid, 'SIGKILL');
+      registry?.unregisterGroup(pgid);
+    }
+  });
+  const result: GitResult = {
+    stdout: typeof done?.stdout === 'string' ? done.stdout : '',
+    stderr: typeof done?.stderr === 'string' ? done.stderr : '',
+    exitCode: done?.exitCode ?? -1,
+  };
+  if (failure !== null) throw new GitCommandError(args, result, failure, context);
+  if (done?.exitCode === undefined && done?.code === 'ENOENT') {
+    throw new GitCommandError(
+      args,
+      { ...result, stderr: 'git is not installed or not on PATH' },
+      'failed',
+      context,
+    );
   }
   const ok = [0, ...(options.okExitCodes ?? [])];
-  if (!ok.includes(result.exitCode)) throw new GitCommandError(args, result);
+  if (!ok.includes(result.exitCode)) throw new GitCommandError(args, result, 'failed', context);
   return result;
 }
 
@@ -82,42 +254,6 @@ export const gitLine = async (
   env?: Record<string, string>,
 ): Promise<string> => (await runGit(cwd, args, env === undefined ? {} : { env })).stdout.trim();
 
-/** A simple-git instance for a directory, non-interactive, English. */
-export const gitAt = (cwd: string): SimpleGit =>
-  simpleGit({ baseDir: cwd, maxConcurrentProcesses: 4, unsafe: TRUSTED_ENVIRONMENT }).env({
-    ...process.env,
-    GIT_TERMINAL_PROMPT: '0',
-    LC_ALL: 'C',
-  });
-
-/**
- * simple-git refuses to run when the environment sets an editor, pager, ssh command and the like,
- * a guard against untrusted input. hydra's arguments are its own and the environment is the
- * user's, so a user with GIT_EDITOR or GIT_SSH_COMMAND set must not be refused.
- */
-const TRUSTED_ENVIRONMENT: SimpleGitOptions['unsafe'] = {
-  allowUnsafeAlias: true,
-  allowUnsafeAskPass: true,
-  allowUnsafeConfigEnvCount: true,
-  allowUnsafeConfigPaths: true,
-  allowUnsafeCredentialHelper: true,
-  allowUnsafeDiffExternal: true,
-  allowUnsafeDiffTextConv: true,
-  allowUnsafeEditor: true,
-  allowUnsafeFilter: true,
-  allowUnsafeFsMonitor: true,
-  allowUnsafeGitProxy: true,
-  allowUnsafeGpgProgram: true,
-  allowUnsafeHooksPath: true,
-  allowUnsafeMergeDriver: true,
-  allowUnsafePack: true,
-  allowUnsafePager: true,
-  allowUnsafeProtocolOverride: true,
-  allowUnsafeSshCommand: true,
-  allowUnsafeTemplateDir: true,
-} as SimpleGitOptions['unsafe'];
-
-/** Splits NUL-separated git output. */
 /**
  * A commit subject from a prompt: its first line, at most 60 characters, with control characters
  * (a NUL cannot go into a git argument or message at all) turned into spaces.
@@ -128,6 +264,7 @@ export const commitSubject = (prompt: string): string => {
   return firstLine.length > 60 ? `${firstLine.slice(0, 57)}...` : firstLine;
 };
 
+/** Splits NUL-separated git output. */
 export const splitZ = (text: string): string[] => text.split('\0').filter((part) => part.length > 0);
 
 /** `git --version` → "2.39.5", or null when git is missing. */

@@ -3,7 +3,6 @@ export {
   GitCommandError,
   HYDRA_IDENTITY,
   commitSubject,
-  gitAt,
   gitLine,
   gitVersion,
   runGit,
@@ -20,6 +19,7 @@ export {
 } from './repo.js';
 export type { RepoCheck } from './repo.js';
 export {
+  assertWorktreeFree,
   branchExists,
   commitAgentResult,
   createWorktree,

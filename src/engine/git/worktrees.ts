@@ -8,26 +8,51 @@ import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiffSummary, FileStat } from '../types.js';
 import { EngineError } from '../errors.js';
-import { HYDRA_IDENTITY, gitAt, gitLine, runGit, splitZ } from './git.js';
+import { HYDRA_IDENTITY, NO_HOOKS, gitLine, runGit, splitZ } from './git.js';
+import type { RunGitOptions } from './git.js';
 
 /** Flags for every commit hydra makes on its own branches. */
-const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null'];
+const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', ...NO_HOOKS];
 
+/** How a worktree is made: cancellable, time-limited, named in errors, marked with the run's id. */
+export type WorktreeGitOptions = Pick<
+  RunGitOptions,
+  'signal' | 'timeoutMs' | 'graceMs' | 'step' | 'env' | 'processes' | 'owner'
+>;
+
+/** Refuses a worktree directory or branch that already exists: it is not hydra's to reuse or remove. */
+export async function assertWorktreeFree(root: string, dir: string, branch: string): Promise<void> {
+  if (existsSync(dir)) {
+    throw new EngineError(
+      'SpawnFailed',
+      `The worktree directory ${dir} already exists.`,
+      'Run `hydra clean` to remove left-overs of earlier runs (or move that directory away), then try again.',
+    );
+  }
+  if (await branchExists(root, branch)) {
+    throw new EngineError(
+      'SpawnFailed',
+      `Branch ${branch} already exists.`,
+      `Run \`hydra clean\` to remove left-overs of earlier runs (or rename that branch: \`git branch -m ${branch} <new-name>\`), then try again.`,
+    );
+  }
+}
+
+/**
+ * Creates the agent's worktree and branch from the base commit, without the user's hooks (see
+ * NO_HOOKS). A failure names the step; the caller removes whatever git left (a failed checkout
+ * keeps the new branch, a killed one can keep a half-made worktree).
+ */
 export async function createWorktree(
   root: string,
   dir: string,
   branch: string,
   baseRef: string,
+  options: WorktreeGitOptions = {},
 ): Promise<void> {
-  if (existsSync(dir)) {
-    throw new EngineError(
-      'SpawnFailed',
-      `The worktree directory ${dir} already exists.`,
-      'Run `hydra clean` to remove left-overs of earlier runs, then try again.',
-    );
-  }
+  await assertWorktreeFree(root, dir, branch);
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
-  await gitAt(root).raw(['worktree', 'add', '--quiet', '-b', branch, dir, baseRef]);
+  await runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options);
 }
 
 const inside = (parent: string, child: string): boolean => {
@@ -41,17 +66,16 @@ const inside = (parent: string, child: string): boolean => {
  * directory for the run): never anything outside hydra's worktree root.
  */
 export async function removeWorktree(root: string, dir: string, area: string): Promise<void> {
-  const git = gitAt(root);
   if (existsSync(dir)) {
     try {
-      await git.raw(['worktree', 'remove', '--force', '--force', dir]);
+      await runGit(root, ['worktree', 'remove', '--force', '--force', dir]);
     } catch (error) {
       // Not (or no longer) a registered worktree: remove the directory itself, if it is hydra's.
       if (!inside(area, dir) || !inside(realpathSync(area), realpathSync(dir))) throw error;
       await rm(dir, { recursive: true, force: true });
     }
   }
-  await git.raw(['worktree', 'prune']);
+  await runGit(root, ['worktree', 'prune']);
 }
 
 export async function branchExists(root: string, branch: string): Promise<boolean> {
@@ -63,7 +87,7 @@ export async function branchExists(root: string, branch: string): Promise<boolea
 
 export async function deleteBranch(root: string, branch: string): Promise<boolean> {
   if (!(await branchExists(root, branch))) return false;
-  await gitAt(root).raw(['branch', '-D', branch]);
+  await runGit(root, [...NO_HOOKS, 'branch', '-D', branch]);
   return true;
 }
 
@@ -76,7 +100,7 @@ export async function commitAgentResult(worktree: string, branch: string, messag
   // commit on a detached HEAD (keeping every file as it is) so no branch but hydra's moves.
   const current = await runGit(worktree, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
   if (current.exitCode === 0 && current.stdout.trim() !== `refs/heads/${branch}`)
-    await runGit(worktree, ['checkout', '-q', '--detach']);
+    await runGit(worktree, [...NO_HOOKS, 'checkout', '-q', '--detach']);
   await runGit(worktree, ['add', '-A']);
   const staged = await runGit(worktree, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
   if (staged.exitCode === 1) {
@@ -90,7 +114,14 @@ export async function commitAgentResult(worktree: string, branch: string, messag
     okExitCodes: [1],
   });
   if (tip.stdout.trim() !== head) {
-    await runGit(worktree, ['update-ref', '-m', 'hydra: agent result', `refs/heads/${branch}`, head]);
+    await runGit(worktree, [
+      ...NO_HOOKS,
+      'update-ref',
+      '-m',
+      'hydra: agent result',
+      `refs/heads/${branch}`,
+      head,
+    ]);
   }
   return head;
 }

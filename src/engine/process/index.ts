@@ -1,9 +1,11 @@
 /** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
 export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
 export {
+  RUN_ID_ENV,
   groupMembers,
   pidAlive,
   processInfo,
+  processesOfRun,
   signalGroup,
   signallableProcessesOfRun,
 } from './process-table.js';

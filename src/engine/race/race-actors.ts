@@ -21,7 +21,7 @@ import {
   runWorktreesDir,
 } from '../records/index.js';
 import { probeAgents } from '../probe/index.js';
-import { processInfo } from '../process/index.js';
+import { RUN_ID_ENV, processInfo } from '../process/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -37,7 +37,14 @@ import type { RepoCheck } from '../git/index.js';
 import type { AgentProbeReport, MergeResult } from '../types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
-import { createWorktree, deleteBranch, removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
+import {
+  assertWorktreeFree,
+  branchExists,
+  createWorktree,
+  deleteBranch,
+  removeRunDirIfEmpty,
+  removeWorktree,
+} from '../git/index.js';
 
 export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) =>
   checkRepoForRace(input.repoPath),
@@ -116,8 +123,20 @@ async function buildWorkspace(
     const adapter = adapterOf(report.adapterId);
     const worktree = agentWorktreeDir(runDir, report.adapterId);
     const branch = branchName(options.runId, report.adapterId);
-    await createWorktree(repo.root, worktree, branch, repo.baseRef);
+    // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
+    await assertWorktreeFree(repo.root, worktree, branch);
+    // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
+    // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
     created.push({ worktree, branch });
+    await createWorktree(repo.root, worktree, branch, repo.baseRef, {
+      signal,
+      step: `git worktree add for ${report.adapterId}`,
+      graceMs: options.killGraceMs,
+      // The run's marker: if hydra dies meanwhile, its watchdog and `hydra clean` find git and its filters.
+      env: { [RUN_ID_ENV]: options.runId },
+      processes: input.processes,
+      owner: options.runId,
+    });
     const scratchDir = agentScratchDir(runDir, report.adapterId);
     await mkdir(scratchDir, { recursive: true });
     const command = adapter.buildCommand(
@@ -161,21 +180,34 @@ async function buildWorkspace(
   return { recordDir, launches };
 }
 
+/** Removes what a failed workspace made; true when nothing of it is left. */
+async function rollBackWorkspace(
+  input: WorkspaceInput,
+  created: Array<{ worktree: string; branch: string }>,
+): Promise<boolean> {
+  let clean = true;
+  for (const item of [...created].reverse()) {
+    await removeWorktree(input.repo.root, item.worktree, path.dirname(item.worktree)).catch(() => undefined);
+    await deleteBranch(input.repo.root, item.branch).catch(() => undefined);
+    const left =
+      existsSync(item.worktree) || (await branchExists(input.repo.root, item.branch).catch(() => true));
+    if (left) clean = false;
+  }
+  await removeRunDirIfEmpty(
+    runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId),
+  );
+  return clean;
+}
+
 export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ input, signal }) => {
   const created: Array<{ worktree: string; branch: string }> = [];
   const work = buildWorkspace(input, signal, created).catch(async (error: unknown) => {
     // Leave nothing half-made behind.
-    for (const item of created.reverse()) {
-      await removeWorktree(input.repo.root, item.worktree, path.dirname(item.worktree)).catch(
-        () => undefined,
-      );
-      await deleteBranch(input.repo.root, item.branch).catch(() => undefined);
-    }
-    await removeRunDirIfEmpty(
-      runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId),
-    );
-    // Nothing ran: a record left here would be listed as a dead run.
-    await rm(runRecordDir(input.repo.root, input.options.runId), { recursive: true, force: true });
+    const clean = await rollBackWorkspace(input, created);
+    // Nothing ran: a record left here would be listed as a dead run. Unless something could not be
+    // removed: then the record (meta.json names every worktree and branch) is how `hydra runs`
+    // shows it and `hydra clean` removes it.
+    if (clean) await rm(runRecordDir(input.repo.root, input.options.runId), { recursive: true, force: true });
     throw error;
   });
   return trackWork(input.options.runId, work);

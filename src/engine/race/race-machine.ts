@@ -142,6 +142,18 @@ export const raceMachine = setup({
       error: toErrorInfo(params.error),
       endedAt: Date.now(),
     })),
+    // The worktrees could not be made: the agents that were to race failed before starting, for
+    // that reason (not for anything of theirs).
+    failWorkspace: assign(({ context }, params: { error: unknown }) => {
+      const error = toErrorInfo(params.error);
+      return {
+        error,
+        endedAt: Date.now(),
+        agents: context.agents.map((agent) =>
+          agent.status === 'pending' ? { ...agent, status: 'failed' as const, error } : agent,
+        ),
+      };
+    }),
     applyWorkspace: assign(({ context }, workspace: Workspace) => {
       let agents = context.agents;
       for (const launch of workspace.launches) {
@@ -334,12 +346,13 @@ export const raceMachine = setup({
           repo: checkedRepo(context),
           startedAt: context.startedAt,
           reports: context.reports.filter((report) => report.status === 'ready'),
+          processes: context.processes,
         }),
         onDone: {
           target: 'racing',
           actions: { type: 'applyWorkspace', params: ({ event }) => event.output },
         },
-        onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
+        onError: { target: 'failed', actions: { type: 'failWorkspace', params: ({ event }) => event } },
       },
       on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },

@@ -38,6 +38,8 @@ export interface WorkspaceInput {
   startedAt: number;
   /** Only the agents that will race. */
   reports: AgentProbeReport[];
+  /** The race's registry: git making a worktree is killed with the agents' if hydra goes away. */
+  processes: ProcessRegistry;
 }
 
 export interface Workspace {

@@ -13,7 +13,7 @@ import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CleanReport } from '../types.js';
 import { EngineError } from '../errors.js';
-import { gitAt, runGit } from '../git/index.js';
+import { runGit } from '../git/index.js';
 import {
   defaultWorktreeRoot,
   loadRun,
@@ -228,7 +228,7 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
     });
   }
   if (!options.dryRun) {
-    await gitAt(root).raw(['worktree', 'prune']);
+    await runGit(root, ['worktree', 'prune']);
     await removeEmptyRecordDirs(root);
   }
   return report;

@@ -29,6 +29,8 @@ import { loadRun, trackedRunIds, writeMergeRecord } from '../records/index.js';
 import { checkRecordedWorktree, listWorktrees, runArea } from './run-targets.js';
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
 import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
+import { assertRoomFor, planRestore, restoreTree, treeChanges, withSignalsHeld } from './tree-guard.js';
+import type { RestorePlan } from './tree-guard.js';
 
 export interface MergeRequest {
   root: string;
@@ -66,6 +68,13 @@ async function assertNothingInProgress(root: string): Promise<void> {
         `Finish or abort it first (e.g. \`git ${what.includes('rebase') ? 'rebase' : what.split(' ')[1]} --abort\`), then merge again.`,
       );
     }
+  }
+  const lock = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'index.lock']));
+  if (existsSync(lock)) {
+    refuse(
+      `The index is locked: ${lock} exists.`,
+      'Nothing was changed. Another git process is using the repository, or one crashed: if no git command is running, remove that file, then merge again.',
+    );
   }
   const unmerged = await gitLine(root, ['ls-files', '--unmerged']);
   if (unmerged !== '')
@@ -174,6 +183,37 @@ async function cleanUpAfterMerge(request: MergeRequest): Promise<string[]> {
   return removed;
 }
 
+/**
+ * A merge that failed after it began to write: puts the working tree and index back exactly as
+ * they were and says so, or names what could not be put back and how to do it by hand.
+ */
+async function failedMidway(
+  request: MergeRequest,
+  plan: RestorePlan,
+  error: unknown,
+  when: string,
+): Promise<never> {
+  const detail = error instanceof GitCommandError ? error.message : String(error);
+  const gitHint = error instanceof GitCommandError ? ` ${error.hint}` : '';
+  // What went wrong is git's (a failure, a time-out); a branch that moved is a refusal.
+  const kind = error instanceof GitCommandError ? error.kind : 'Refused';
+  const left = await restoreTree(request.root, plan);
+  if (left.length === 0) {
+    throw new EngineError(
+      kind,
+      `Merging ${request.agent}'s result failed ${when}: ${detail}`,
+      `Your working tree and index were put back exactly as they were; nothing was merged.${gitHint}`,
+      { cause: error },
+    );
+  }
+  throw new EngineError(
+    kind,
+    `Merging ${request.agent}'s result failed ${when}, and ${listSome(left)} could not be put back: ${detail}`,
+    `Nothing was merged. Put those files back with \`git reset -q HEAD -- <file>\` and \`git checkout HEAD -- <file>\` (or delete the ones HEAD does not have).${gitHint}`,
+    { cause: error, files: left },
+  );
+}
+
 export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResult> {
   const { root, baseBranch } = request;
   if (!versionAtLeast(await gitVersion(), 2, 38)) {
@@ -234,6 +274,10 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
     );
   }
 
+  const changes = await treeChanges(root, head, tree);
+  await assertRoomFor(root, changes);
+  const restorePlan = await planRestore(root, head, changes);
+
   const fastForward = !squash && (await isAncestor(root, head, tip));
   const target = fastForward
     ? tip
@@ -242,37 +286,35 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
     (await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout,
   );
 
-  await runGit(root, ['update-index', '-q', '--refresh'], { okExitCodes: [1] });
-  try {
-    await runGit(root, ['read-tree', '-m', '-u', head, target]);
-  } catch (error) {
-    const detail = error instanceof GitCommandError ? error.result.stderr.trim() : String(error);
-    refuse(
-      `git refused to update your working tree: ${detail}`,
-      'Nothing was changed. Commit or stash the files it names, then merge again.',
-    );
-  }
   const method: MergeResult['method'] = fastForward ? 'fast-forward' : squash ? 'squash' : 'merge-commit';
-  try {
-    await runGit(root, [
-      'update-ref',
-      '-m',
-      `hydra: ${method} of run ${request.runId} (${request.agent})`,
-      `refs/heads/${baseBranch}`,
-      target,
-      head,
-    ]);
-  } catch (error) {
-    // The branch moved under us: put the working tree back where it was.
-    await runGit(root, ['read-tree', '-m', '-u', target, head]).catch(() => undefined);
-    throw new EngineError(
-      'Refused',
-      `Branch ${baseBranch} changed while merging.`,
-      'Nothing was merged. Try again.',
-      { cause: error },
-    );
-  }
-  return finishWith(method, target, touched.length);
+  // From here on the user's tree and branch change: no signal cuts it off, and git is not killed
+  // with hydra's other processes (only its time limit stops it, and then the tree is restored).
+  return withSignalsHeld(async () => {
+    await runGit(root, ['update-index', '-q', '--refresh'], { okExitCodes: [1], uninterruptible: true });
+    try {
+      await runGit(root, ['read-tree', '-m', '-u', head, target], { uninterruptible: true });
+    } catch (error) {
+      await failedMidway(request, restorePlan, error, 'while updating your working tree');
+    }
+    try {
+      await runGit(
+        root,
+        [
+          'update-ref',
+          '-m',
+          `hydra: ${method} of run ${request.runId} (${request.agent})`,
+          `refs/heads/${baseBranch}`,
+          target,
+          head,
+        ],
+        { uninterruptible: true },
+      );
+    } catch (error) {
+      // The branch moved under us, or its ref could not be written: put the working tree back.
+      await failedMidway(request, restorePlan, error, `while moving branch ${baseBranch}`);
+    }
+    return finishWith(method, target, touched.length);
+  });
 }
 
 /** Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path). */
