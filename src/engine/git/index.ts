@@ -22,6 +22,9 @@ export type { RepoCheck } from './repo.js';
 export {
   branchExists,
   commitAgentResult,
+  detachFromForeignBranch,
+  pinWorktree,
+  runPinned,
   createWorktree,
   deleteBranch,
   diffSummary,
@@ -29,3 +32,6 @@ export {
   removeRunDirIfEmpty,
   removeWorktree,
 } from './worktrees.js';
+export type { AgentResult, PinnedWorktree } from './worktrees.js';
+export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
+export type { RefSnapshot, RestoreInput, StashEntry } from './refs.js';
