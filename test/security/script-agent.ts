@@ -27,19 +27,19 @@ class ScriptParser extends JsonLineParser {
 
 export const SCRIPT_AGENT = 'scripted';
 
-const scriptAdapter: AgentAdapter = {
-  id: SCRIPT_AGENT,
+const scriptAdapter = (id: string): AgentAdapter => ({
+  id,
   displayName: 'Script Agent',
   tier: 'tier1',
   aliases: [],
-  binaries: ['scripted-agent'],
+  binaries: [`${id}-agent`],
   installHint: 'written by the test',
   signInHint: 'none',
   prices: {},
   probe: async (binary) => ({
     ok: true,
     capabilities: {
-      adapterId: SCRIPT_AGENT,
+      adapterId: id,
       binary,
       version: '1.0.0',
       flags: [],
@@ -57,17 +57,18 @@ const scriptAdapter: AgentAdapter = {
     files: [],
   }),
   createParser: () => new ScriptParser(),
-};
+});
 
-/** Registers the scripted agent; returns the unregister function. */
-export const registerScriptAgent = (): (() => void) => registerAdapter(scriptAdapter);
+/** Registers a scripted agent (by default `scripted`); returns the unregister function. */
+export const registerScriptAgent = (id: string = SCRIPT_AGENT): (() => void) =>
+  registerAdapter(scriptAdapter(id));
 
 /**
  * Writes `body` (sh, run in the agent's worktree, `set -e`) as the agent's binary. It prints the
  * result line after the body, so a body that fails midway still reports a result.
  */
-export function writeScriptAgent(sandbox: Sandbox, body: string): string {
-  const binary = path.join(sandbox.dir, 'scripted-agent');
+export function writeScriptAgent(sandbox: Sandbox, body: string, id: string = SCRIPT_AGENT): string {
+  const binary = path.join(sandbox.dir, `${id}-agent`);
   writeFileSync(
     binary,
     `#!/bin/sh\nexport GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.com GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.com\n( set -e\n${body}\n) >/dev/null 2>&1\necho '{"type":"done","result":"done"}'\n`,
@@ -76,14 +77,22 @@ export function writeScriptAgent(sandbox: Sandbox, body: string): string {
   return binary;
 }
 
-/** Starts a race of the scripted agent running `body` (plus any other plans given). */
-export function raceScript(sandbox: Sandbox, body: string, extra: Partial<RaceOptions> = {}): RaceHandle {
-  const binary = writeScriptAgent(sandbox, body);
-  return startRace(
-    raceOptions(
-      sandbox,
-      [{ adapterId: SCRIPT_AGENT, binary, extraArgs: [], env: {}, idleTimeoutMs: 20_000 }],
-      extra,
-    ),
-  );
+/** Starts a race of the scripted agent running `body`. */
+export const raceScript = (sandbox: Sandbox, body: string, extra: Partial<RaceOptions> = {}): RaceHandle =>
+  raceScripts(sandbox, { [SCRIPT_AGENT]: body }, extra);
+
+/** Starts a race of several registered scripted agents, each running its own body. */
+export function raceScripts(
+  sandbox: Sandbox,
+  bodies: Record<string, string>,
+  extra: Partial<RaceOptions> = {},
+): RaceHandle {
+  const plans = Object.entries(bodies).map(([id, body]) => ({
+    adapterId: id,
+    binary: writeScriptAgent(sandbox, body, id),
+    extraArgs: [],
+    env: {},
+    idleTimeoutMs: 20_000,
+  }));
+  return startRace(raceOptions(sandbox, plans, extra));
 }

@@ -16,7 +16,7 @@ import {
   expectRecordsReadable,
   expectUserStateUnchanged,
 } from '../faults/invariants.js';
-import { SCRIPT_AGENT, raceScript, registerScriptAgent } from './script-agent.js';
+import { SCRIPT_AGENT, raceScript, raceScripts, registerScriptAgent } from './script-agent.js';
 
 let sandbox: Sandbox;
 let handle: RaceHandle | null = null;
@@ -158,5 +158,30 @@ describe('an agent that touches the user’s refs', () => {
       ),
     );
     await handle.finish();
+  });
+
+  it('two agents settling together: each change is put back once and told once', async () => {
+    const unregisterSecond = registerScriptAgent('scripted2');
+    try {
+      const before = captureUserState(sandbox.repo);
+      handle = raceScripts(sandbox, {
+        [SCRIPT_AGENT]: 'git tag -d v1 || true\ngit branch -f dev HEAD\necho one > one.txt',
+        scripted2: 'git tag -d v1 || true\ngit branch -D old\necho two > two.txt',
+      });
+      const summary = await handle.settled;
+      expect(summary.agents.map((agent) => agent.status)).toEqual(['completed', 'completed']);
+      const all = handle
+        .getSnapshot()
+        .agents.flatMap((agent) => agent.warnings)
+        .join('\n');
+      expect(all.match(/v1 was deleted/g)).toHaveLength(1);
+      expect(all.match(/dev was moved/g)).toHaveLength(1);
+      expect(all.match(/old was deleted/g)).toHaveLength(1);
+      expect(git(sandbox.repo, 'show', `hydra/${handle.runId}/scripted2:two.txt`)).toBe('two\n');
+      await handle.finish();
+      expectUserStateUnchanged(sandbox.repo, before);
+    } finally {
+      unregisterSecond();
+    }
   });
 });

@@ -115,13 +115,20 @@ export async function pinWorktree(root: string, worktree: string): Promise<Pinne
   return { root, worktree, gitDir };
 }
 
-/** Runs git on a pinned worktree, naming its git directory and work tree. */
+/**
+ * Runs git on a pinned worktree, naming its git directory and work tree. Hooks are off: hydra's own
+ * bookkeeping there (detaching, committing, replaying) runs no hook.
+ */
 export const runPinned = (
   pinned: PinnedWorktree,
   args: readonly string[],
   options: RunGitOptions = {},
 ): Promise<GitResult> =>
-  runGit(pinned.worktree, ['--git-dir', pinned.gitDir, '--work-tree', pinned.worktree, ...args], options);
+  runGit(
+    pinned.worktree,
+    ['--git-dir', pinned.gitDir, '--work-tree', pinned.worktree, '-c', 'core.hooksPath=/dev/null', ...args],
+    options,
+  );
 
 const pinnedLine = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string> =>
   (await runPinned(pinned, args)).stdout.trim();
