@@ -32,6 +32,7 @@ import {
   snapshotTips,
 } from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
+import type { PinnedWorktree } from '../git/index.js';
 
 /**
  * Takes the agent's work: checks that its worktree is still linked to the repository (else the
@@ -40,7 +41,7 @@ import { commitAgentResult, diffSummary } from '../git/index.js';
  * branch and diffs it against the base.
  */
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
-  let pinned: Awaited<ReturnType<typeof pinWorktree>> | null = null;
+  let pinned: PinnedWorktree | null = null;
   let failure: ErrorInfo | undefined;
   let switchedTo: string | null = null;
   try {

@@ -1,4 +1,4 @@
-/** Git: every git command hydra runs, the repository checks before a race, and agent worktrees and branches. */
+/** Git: every git command hydra runs, the repository checks before a race, agent worktrees and branches, and the guard of the user's refs and stash. */
 export {
   GitCommandError,
   HYDRA_IDENTITY,
@@ -22,16 +22,15 @@ export type { RepoCheck } from './repo.js';
 export {
   branchExists,
   commitAgentResult,
-  detachFromForeignBranch,
-  pinWorktree,
-  runPinned,
   createWorktree,
   deleteBranch,
+  detachFromForeignBranch,
   diffSummary,
   fullPatch,
+  pinWorktree,
   removeRunDirIfEmpty,
   removeWorktree,
 } from './worktrees.js';
-export type { AgentResult, PinnedWorktree } from './worktrees.js';
+export type { PinnedWorktree } from './worktrees.js';
 export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
-export type { RefSnapshot, RestoreInput, StashEntry } from './refs.js';
+export type { RefSnapshot } from './refs.js';

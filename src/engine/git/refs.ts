@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { runGit } from './git.js';
 
-export interface StashEntry {
+interface StashEntry {
   commit: string;
   /** The reflog subject `git stash list` shows ("WIP on main: ..."). */
   message: string;
@@ -107,7 +107,7 @@ const reported = new WeakMap<RefSnapshot, Set<string>>();
 /** One restore at a time per repository: agents settling together do not race each other. */
 const queues = new Map<string, Promise<unknown>>();
 
-export interface RestoreInput {
+interface RestoreInput {
   root: string;
   snapshot: RefSnapshot;
   /** Named in the warnings: the agent whose settling found the change. */

@@ -119,7 +119,7 @@ export async function pinWorktree(root: string, worktree: string): Promise<Pinne
  * Runs git on a pinned worktree, naming its git directory and work tree. Hooks are off: hydra's own
  * bookkeeping there (detaching, committing, replaying) runs no hook.
  */
-export const runPinned = (
+const runPinned = (
   pinned: PinnedWorktree,
   args: readonly string[],
   options: RunGitOptions = {},
@@ -134,7 +134,7 @@ const pinnedLine = async (pinned: PinnedWorktree, args: readonly string[]): Prom
   (await runPinned(pinned, args)).stdout.trim();
 
 /** The branch the worktree's HEAD is on (`refs/heads/...`), or null when detached. */
-export async function worktreeBranch(pinned: PinnedWorktree): Promise<string | null> {
+async function worktreeBranch(pinned: PinnedWorktree): Promise<string | null> {
   const current = await runPinned(pinned, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
   return current.exitCode === 0 ? current.stdout.trim() : null;
 }
@@ -159,7 +159,7 @@ const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise
     .split('\n')
     .filter((line) => line !== '');
 
-export interface AgentResult {
+interface AgentResult {
   commit: string;
   warnings: string[];
 }
