@@ -31,6 +31,7 @@ export interface SummaryAgentLine {
   branch: string | null;
   worktree: string | null;
   error?: AgentSummary['error'];
+  warnings?: string[];
 }
 
 export interface SummaryLine {
@@ -84,6 +85,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
       worktree: agent.worktree,
     };
     if (agent.status !== 'completed' && agent.error) line.error = agent.error;
+    if (agent.warnings !== undefined && agent.warnings.length > 0) line.warnings = agent.warnings;
     return line;
   });
   return summary.error

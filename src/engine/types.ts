@@ -132,6 +132,8 @@ export interface AgentSummary {
   branch: string | null;
   worktree: string | null;
   error?: ErrorInfo;
+  /** What hydra found when the agent settled (refs or stash it put back, how the result was built). */
+  warnings?: string[];
 }
 
 export interface RaceSummary {

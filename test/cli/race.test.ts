@@ -442,7 +442,7 @@ describe('an agent that crashes with a message on stderr', () => {
 
 describe('an agent whose work cannot be committed', () => {
   it('keeps its worktree (the only copy of its work) and says so on stderr', async () => {
-    // The agent breaks its worktree's .git file, so `git add` fails when hydra commits its result.
+    // The agent breaks its worktree's .git file: hydra commits nothing (anywhere) and fails it.
     await installFakes(sandbox.bin, {
       claude: {
         agent: 'claude',
@@ -461,8 +461,12 @@ describe('an agent whose work cannot be committed', () => {
       runId,
       'claude',
     );
-    expect(raced.stderr).toContain(`hydra: claude: Could not commit the agent's work`);
-    expect(raced.stderr).toContain(`Its files are kept in ${worktree}`);
+    expect(raced.exitCode).toBe(1);
+    expect(raced.stderr).toContain(`hydra: claude failed`);
+    expect(raced.stderr).toContain(
+      `The agent broke its worktree ${worktree}: its .git points at /nonexistent`,
+    );
+    expect(raced.stderr).toContain(`Hydra committed nothing; the agent's files are kept there.`);
     expect(readFileSync(path.join(worktree, 'hello.txt'), 'utf8')).toBe('precious\n');
     const cleaned = await hydra(['clean'], { cwd: repo, env: sandbox.env });
     expect(cleaned.exitCode).toBe(0);

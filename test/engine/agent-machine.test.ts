@@ -294,7 +294,7 @@ describe('agent machine', () => {
     expect(run.reports().at(-1)).toMatchObject({
       status: 'completed',
       diff: null,
-      warning: expect.stringMatching(/disk full/),
+      warnings: [expect.stringMatching(/disk full/)],
     });
   });
 

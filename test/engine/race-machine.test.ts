@@ -148,7 +148,8 @@ const settleAgent = (agent: AdapterId, status: 'completed' | 'failed' | 'cancell
     status,
     diff: { filesChanged: 1, insertions: 1, deletions: 0, files: [] },
     commit: 'abc',
-    warning: null,
+    warnings: [],
+    error: null,
   });
 };
 

@@ -5,6 +5,7 @@
  * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
  * `assertEvent`; the commit step's result reaches its actions as `params`.
  */
+import path from 'node:path';
 import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { CompletedEvent, FailedEvent } from '../../adapters/events.js';
 import { MESSAGE_CHARS, oneLine } from '../../adapters/text.js';
@@ -21,12 +22,54 @@ import type {
 } from './agent-types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { DiffSummary } from '../types.js';
-import { commitSubject } from '../git/index.js';
+import type { ErrorInfo } from '../../adapters/events.js';
+import { EngineError } from '../errors.js';
+import {
+  commitSubject,
+  detachFromForeignBranch,
+  pinWorktree,
+  restoreUserRefs,
+  snapshotTips,
+} from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
+import type { PinnedWorktree } from '../git/index.js';
 
+/**
+ * Takes the agent's work: checks that its worktree is still linked to the repository (else the
+ * agent fails and nothing is committed anywhere), lets go of any branch the agent switched to, puts
+ * back whatever the agent changed in the user's refs and stash, then commits its result on its own
+ * branch and diffs it against the base.
+ */
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
-  const commit = await commitAgentResult(input.worktree, input.branch, input.message);
-  return { commit, diff: await diffSummary(input.repoRoot, input.baseRef, commit) };
+  let pinned: PinnedWorktree | null = null;
+  let failure: ErrorInfo | undefined;
+  let switchedTo: string | null = null;
+  try {
+    pinned = await pinWorktree(input.repoRoot, input.worktree);
+    switchedTo = await detachFromForeignBranch(pinned, input.branch);
+  } catch (error) {
+    if (!(error instanceof EngineError)) throw error;
+    failure = error.toInfo();
+  }
+  const warnings =
+    input.refsAtStart === undefined
+      ? []
+      : await restoreUserRefs({
+          root: input.repoRoot,
+          snapshot: input.refsAtStart,
+          agent: input.agent,
+          runDir: path.dirname(input.worktree),
+        });
+  if (pinned === null) return { commit: null, diff: null, warnings, ...(failure ? { failure } : {}) };
+  const result = await commitAgentResult(pinned, input.branch, input.message, {
+    switchedTo,
+    tipsAtStart: input.refsAtStart === undefined ? [] : snapshotTips(input.refsAtStart),
+  });
+  return {
+    commit: result.commit,
+    diff: await diffSummary(input.repoRoot, input.baseRef, result.commit),
+    warnings: [...result.warnings, ...warnings],
+  };
 });
 
 export interface AgentContext {
@@ -37,7 +80,9 @@ export interface AgentContext {
   terminal: CompletedEvent | FailedEvent | null;
   diff: DiffSummary | null;
   commit: string | null;
-  warning: string | null;
+  warnings: string[];
+  /** Set when settling failed the agent (its worktree was broken). */
+  error: ErrorInfo | null;
 }
 
 export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
@@ -127,11 +172,19 @@ export const agentMachine = setup({
       reason: context.stoppedBy ?? 'cancel',
     })),
     killProcess: sendTo('process', { type: 'KILL' as const }),
-    applyFinalized: assign((_, params: FinalizeOutput) => ({ diff: params.diff, commit: params.commit })),
+    applyFinalized: assign(({ context }, params: FinalizeOutput) => ({
+      diff: params.diff,
+      commit: params.commit,
+      warnings: [...context.warnings, ...(params.warnings ?? [])],
+      // The agent broke its worktree: nothing was committed, and it fails.
+      ...(params.failure === undefined ? {} : { status: 'failed' as const, error: params.failure }),
+    })),
     warnUncommitted: assign(({ context }, params: { error: unknown }) => ({
-      warning:
+      warnings: [
+        ...context.warnings,
         `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}. ` +
-        `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
+          `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
+      ],
     })),
     reportSettled: sendParent(({ context }): AgentReport => ({
       type: 'AGENT.SETTLED',
@@ -140,7 +193,8 @@ export const agentMachine = setup({
       status: context.status ?? 'failed',
       diff: context.diff,
       commit: context.commit,
-      warning: context.warning,
+      warnings: context.warnings,
+      error: context.error,
     })),
   },
 }).createMachine({
@@ -153,7 +207,8 @@ export const agentMachine = setup({
     terminal: null,
     diff: null,
     commit: null,
-    warning: null,
+    warnings: [],
+    error: null,
   }),
   initial: 'live',
   states: {
@@ -229,6 +284,8 @@ export const agentMachine = setup({
           branch: context.launch.branch,
           baseRef: context.launch.baseRef,
           message: commitMessage(context.launch, context.status ?? 'failed'),
+          agent: context.launch.agent,
+          ...(context.launch.refsAtStart === undefined ? {} : { refsAtStart: context.launch.refsAtStart }),
         }),
         onDone: {
           target: 'settled',

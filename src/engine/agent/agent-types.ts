@@ -1,6 +1,8 @@
 /** Shapes shared by the agent machine, its process actor and the race machine. */
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../adapters/events.js';
 import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/types.js';
+import type { ErrorInfo } from '../../adapters/events.js';
+import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { AgentStatus, DiffSummary } from '../types.js';
 
@@ -29,6 +31,8 @@ export interface AgentLaunch {
   graceMs: number;
   /** How long a process may outlive the result it printed (default RESULT_GRACE_MS). */
   resultGraceMs?: number;
+  /** The user's refs when the race started: checked and put back when this agent settles. */
+  refsAtStart?: RefSnapshot;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */
@@ -58,11 +62,18 @@ export interface FinalizeInput {
   branch: string;
   baseRef: string;
   message: string;
+  agent: AdapterId;
+  refsAtStart?: RefSnapshot;
 }
 
 export interface FinalizeOutput {
-  commit: string;
-  diff: DiffSummary;
+  /** Null when the agent broke its worktree: nothing was committed (see `failure`). */
+  commit: string | null;
+  diff: DiffSummary | null;
+  /** What hydra found and put back (the user's refs, stash), or how it built the result. */
+  warnings?: string[];
+  /** Set when the agent's work could not be taken (its worktree is broken): the agent fails. */
+  failure?: ErrorInfo;
 }
 
 /** What an agent machine tells the race machine. */
@@ -84,5 +95,7 @@ export type AgentReport =
       status: SettledStatus;
       diff: DiffSummary | null;
       commit: string | null;
-      warning: string | null;
+      warnings: string[];
+      /** Set when settling itself failed the agent (its worktree was broken). */
+      error: ErrorInfo | null;
     };

@@ -1,4 +1,4 @@
-/** Git: every git command hydra runs, the repository checks before a race, and agent worktrees and branches. */
+/** Git: every git command hydra runs, the repository checks before a race, agent worktrees and branches, and the guard of the user's refs and stash. */
 export {
   GitCommandError,
   HYDRA_IDENTITY,
@@ -24,8 +24,13 @@ export {
   commitAgentResult,
   createWorktree,
   deleteBranch,
+  detachFromForeignBranch,
   diffSummary,
   fullPatch,
+  pinWorktree,
   removeRunDirIfEmpty,
   removeWorktree,
 } from './worktrees.js';
+export type { PinnedWorktree } from './worktrees.js';
+export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
+export type { RefSnapshot } from './refs.js';

@@ -4,12 +4,12 @@
  * hooks and signing off), so every result is a commit that can be diffed, merged or inspected.
  */
 import { existsSync, realpathSync } from 'node:fs';
-import { mkdir, rm, rmdir } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiffSummary, FileStat } from '../types.js';
 import { EngineError } from '../errors.js';
 import { HYDRA_IDENTITY, NO_HOOKS, gitLine, runGit, splitZ } from './git.js';
-import type { RunGitOptions } from './git.js';
+import type { GitResult, RunGitOptions } from './git.js';
 
 /** Flags for every commit hydra makes on its own branches. */
 const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', ...NO_HOOKS];
@@ -92,38 +92,193 @@ export async function deleteBranch(root: string, branch: string): Promise<boolea
 }
 
 /**
- * Commits everything the agent changed in its worktree (new files included) on its branch and
- * returns the result commit. Makes no commit when nothing changed (the result is then the base).
+ * An agent's worktree pinned to the repository hydra made it in: every git command hydra runs there
+ * names the worktree's git directory (`<repo>/.git/worktrees/<id>`) and the work tree explicitly,
+ * so nothing the agent did to the worktree's `.git` (deleted it, `git init` a repository of its
+ * own, pointed it elsewhere) can make hydra commit in another repository.
  */
-export async function commitAgentResult(worktree: string, branch: string, message: string): Promise<string> {
-  // The agent may have switched its worktree to another branch, possibly one of the user's:
-  // commit on a detached HEAD (keeping every file as it is) so no branch but hydra's moves.
-  const current = await runGit(worktree, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
-  if (current.exitCode === 0 && current.stdout.trim() !== `refs/heads/${branch}`)
-    await runGit(worktree, [...NO_HOOKS, 'checkout', '-q', '--detach']);
-  await runGit(worktree, ['add', '-A']);
-  const staged = await runGit(worktree, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
+export interface PinnedWorktree {
+  root: string;
+  worktree: string;
+  /** The worktree's entry in the repository's git directory. */
+  gitDir: string;
+}
+
+const realOrResolved = async (file: string): Promise<string> =>
+  realpath(file).catch(() => path.resolve(file));
+
+const brokenWorktree = (root: string, worktree: string, detail: string): EngineError =>
+  new EngineError(
+    'AgentFailed',
+    `The agent broke its worktree ${worktree}: ${detail}, so it is no longer linked to ${root}. Hydra committed nothing; the agent's files are kept there.`,
+    `Copy what you need from ${worktree}, then run \`hydra clean\` to remove it.`,
+  );
+
+/**
+ * Checks that the worktree's `.git` is still the file git wrote, pointing at this repository's entry
+ * for it, and that the entry points back; then every later command can name both explicitly.
+ */
+export async function pinWorktree(root: string, worktree: string): Promise<PinnedWorktree> {
+  const commonDir = path.resolve(root, await gitLine(root, ['rev-parse', '--git-common-dir']));
+  const entries = path.join(commonDir, 'worktrees');
+  const realWorktree = await realOrResolved(worktree);
+  let gitDir: string | null = null;
+  for (const name of await readdir(entries).catch(() => [] as string[])) {
+    const back = await readFile(path.join(entries, name, 'gitdir'), 'utf8').catch(() => null);
+    if (back === null || back.trim() === '') continue;
+    if ((await realOrResolved(path.dirname(back.trim()))) === realWorktree) {
+      gitDir = path.join(entries, name);
+      break;
+    }
+  }
+  if (gitDir === null) throw brokenWorktree(root, worktree, 'the repository has no worktree entry for it');
+  const dotGit = path.join(worktree, '.git');
+  const stat = await lstat(dotGit).catch(() => null);
+  if (stat === null) throw brokenWorktree(root, worktree, 'its .git was deleted');
+  if (stat.isDirectory())
+    throw brokenWorktree(root, worktree, 'its .git is a repository of its own (made by `git init`)');
+  if (!stat.isFile()) throw brokenWorktree(root, worktree, 'its .git is no longer a plain file');
+  const pointer = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'))?.[1]?.trim();
+  if (
+    pointer === undefined ||
+    (await realOrResolved(path.resolve(worktree, pointer))) !== (await realOrResolved(gitDir))
+  ) {
+    throw brokenWorktree(root, worktree, `its .git points at ${pointer ?? 'nothing'} instead of ${gitDir}`);
+  }
+  return { root, worktree, gitDir };
+}
+
+/**
+ * Runs git on a pinned worktree, naming its git directory and work tree. Hooks are off: hydra's own
+ * bookkeeping there (detaching, committing, replaying) runs no hook.
+ */
+const runPinned = (
+  pinned: PinnedWorktree,
+  args: readonly string[],
+  options: RunGitOptions = {},
+): Promise<GitResult> =>
+  runGit(
+    pinned.worktree,
+    ['--git-dir', pinned.gitDir, '--work-tree', pinned.worktree, '-c', 'core.hooksPath=/dev/null', ...args],
+    options,
+  );
+
+const pinnedLine = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string> =>
+  (await runPinned(pinned, args)).stdout.trim();
+
+/** The branch the worktree's HEAD is on (`refs/heads/...`), or null when detached. */
+async function worktreeBranch(pinned: PinnedWorktree): Promise<string | null> {
+  const current = await runPinned(pinned, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1] });
+  return current.exitCode === 0 ? current.stdout.trim() : null;
+}
+
+/**
+ * Detaches the worktree's HEAD (keeping every file as it is) when the agent switched it to a branch
+ * other than its own, possibly one of the user's: from here on no branch but hydra's moves. Returns
+ * the branch the agent had switched to, or null.
+ */
+export async function detachFromForeignBranch(
+  pinned: PinnedWorktree,
+  branch: string,
+): Promise<string | null> {
+  const current = await worktreeBranch(pinned);
+  if (current === null || current === `refs/heads/${branch}`) return null;
+  await runPinned(pinned, ['checkout', '-q', '--detach']);
+  return current;
+}
+
+const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string[]> =>
+  (await pinnedLine(pinned, ['rev-list', '--topo-order', '--reverse', ...args]))
+    .split('\n')
+    .filter((line) => line !== '');
+
+interface AgentResult {
+  commit: string;
+  warnings: string[];
+}
+
+/**
+ * Commits everything the agent changed in its worktree (new files included) and points the agent's
+ * branch at its result. Makes no commit when nothing changed (the result is then the base).
+ *
+ * The result is where the worktree's HEAD is, except when the agent left its own branch for
+ * commits that were already there when the race started (`git checkout dev`, one of the user's):
+ * then only the commits the agent made (those reachable from no ref of `tipsAtStart`) are replayed
+ * onto its own branch, so the result keeps what it committed there before and none of the user's
+ * commits it switched to.
+ */
+export async function commitAgentResult(
+  pinned: PinnedWorktree,
+  branch: string,
+  message: string,
+  options: {
+    /** Every ref's commit when the race started. */
+    tipsAtStart?: readonly string[];
+    /** The branch the agent had switched to, when the caller already detached from it. */
+    switchedTo?: string | null;
+  } = {},
+): Promise<AgentResult> {
+  const tipsAtStart = options.tipsAtStart ?? [];
+  const switchedTo = (await detachFromForeignBranch(pinned, branch)) ?? options.switchedTo ?? null;
+  await runPinned(pinned, ['add', '-A']);
+  const staged = await runPinned(pinned, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
   if (staged.exitCode === 1) {
-    await runGit(worktree, [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message], {
+    await runPinned(pinned, [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message], {
       env: { ...HYDRA_IDENTITY },
     });
   }
-  const head = await gitLine(worktree, ['rev-parse', 'HEAD']);
-  // The agent may have switched branches in its worktree: its result is where HEAD is.
-  const tip = await runGit(worktree, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], {
-    okExitCodes: [1],
-  });
-  if (tip.stdout.trim() !== head) {
-    await runGit(worktree, [
-      ...NO_HOOKS,
-      'update-ref',
-      '-m',
-      'hydra: agent result',
-      `refs/heads/${branch}`,
-      head,
-    ]);
+  const head = await pinnedLine(pinned, ['rev-parse', 'HEAD']);
+  const tip = (
+    await runPinned(pinned, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { okExitCodes: [1] })
+  ).stdout.trim();
+  const warnings: string[] = [];
+  let result = head;
+  if (switchedTo !== null && tip !== '' && tip !== head) {
+    const beyondBranch = await revList(pinned, [head, `^${tip}`]);
+    const made = await revList(pinned, [head, `^${tip}`, ...tipsAtStart.map((sha) => `^${sha}`)]);
+    if (made.length !== beyondBranch.length) {
+      const replayed = await replayOnto(pinned, tip, made);
+      const shortName = switchedTo.replace(/^refs\/heads\//, '');
+      if (replayed !== null) {
+        result = replayed;
+        warnings.push(
+          `The agent switched its worktree to ${shortName}; its result is its own branch ${branch} with the ${made.length} commit(s) it made there replayed on top.`,
+        );
+      } else {
+        warnings.push(
+          `The agent switched its worktree to ${shortName}, and the commits it made there do not apply on its own branch: its result is the worktree as it left it (${head.slice(0, 12)}); what it committed on ${branch} before the switch is ${tip.slice(0, 12)}.`,
+        );
+      }
+    }
   }
-  return head;
+  if (tip !== result) {
+    await runPinned(pinned, ['update-ref', '-m', 'hydra: agent result', `refs/heads/${branch}`, result]);
+  }
+  return { commit: result, warnings };
+}
+
+/** Cherry-picks `commits` onto `onto` in the worktree (detached); null when they do not apply. */
+async function replayOnto(
+  pinned: PinnedWorktree,
+  onto: string,
+  commits: readonly string[],
+): Promise<string | null> {
+  const before = await pinnedLine(pinned, ['rev-parse', 'HEAD']);
+  try {
+    await runPinned(pinned, ['checkout', '-q', '--detach', onto]);
+    if (commits.length > 0) {
+      await runPinned(
+        pinned,
+        [...COMMIT_FLAGS, 'cherry-pick', '--allow-empty', '--keep-redundant-commits', ...commits],
+        { env: { ...HYDRA_IDENTITY } },
+      );
+    }
+    return await pinnedLine(pinned, ['rev-parse', 'HEAD']);
+  } catch {
+    await runPinned(pinned, ['cherry-pick', '--abort'], { okExitCodes: [128] }).catch(() => undefined);
+    await runPinned(pinned, ['checkout', '-q', '--force', '--detach', before]).catch(() => undefined);
+    return null;
+  }
 }
 
 /** Parses `git diff --numstat -z --no-renames`. */

@@ -32,7 +32,7 @@ import type {
 } from './race-types.js';
 import type { RunMeta } from '../records/index.js';
 import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
-import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded } from '../git/index.js';
+import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded, snapshotRefs } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { AgentProbeReport, MergeResult } from '../types.js';
 import { hydraVersion } from '../version.js';
@@ -115,6 +115,8 @@ async function buildWorkspace(
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
+  // The user's refs before any agent runs: each agent's settling puts back what it changed.
+  const refsAtStart = await snapshotRefs(repo.root, options.runId);
   const launches: AgentLaunch[] = [];
   for (const report of input.reports) {
     if (signal.aborted) throw interrupted();
@@ -173,6 +175,7 @@ async function buildWorkspace(
       idleTimeoutMs: plan.idleTimeoutMs,
       timeoutMs: options.timeoutMs,
       graceMs: options.killGraceMs,
+      refsAtStart,
     });
   }
   if (signal.aborted) throw interrupted();

@@ -141,7 +141,8 @@ export const applySettled = (
     status: event.status,
     diff: event.diff,
     endedAt: agent.endedAt ?? event.at,
-    warnings: event.warning === null ? agent.warnings : [...agent.warnings, event.warning],
+    ...(event.error === null ? {} : { error: event.error }),
+    warnings: [...agent.warnings, ...event.warnings.filter((warning) => !agent.warnings.includes(warning))],
   })),
 });
 
@@ -218,6 +219,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     branch: agent.branch,
     worktree: agent.worktree,
     ...(agent.error === null ? {} : { error: agent.error }),
+    ...(agent.warnings.length === 0 ? {} : { warnings: agent.warnings }),
   })),
   error: context.error,
 });

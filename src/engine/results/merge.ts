@@ -152,17 +152,45 @@ const commitMessage = (request: MergeRequest, squash: boolean): string => {
     : `Merge hydra run ${request.runId} (${request.agent}): ${subject}\n`;
 };
 
+/**
+ * Whether the user's configuration asks for signed commits. `git commit-tree` is plumbing and never
+ * reads `commit.gpgsign` itself, so hydra passes `-S` (git then uses `user.signingkey` and
+ * `gpg.format`, gpg, ssh or x509, as `git commit` would).
+ */
+async function wantsSignedCommits(root: string): Promise<boolean> {
+  const result = await runGit(root, ['config', '--type=bool', '--get', 'commit.gpgsign'], {
+    okExitCodes: [1],
+  }).catch(() => null);
+  return result?.stdout.trim() === 'true';
+}
+
 /** Creates a commit with the user's identity, or hydra's when the user has none configured. */
-async function commitTree(root: string, tree: string, parents: string[], message: string): Promise<string> {
-  const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
+async function commitTree(
+  root: string,
+  tree: string,
+  parents: string[],
+  message: string,
+  sign: boolean,
+): Promise<string> {
+  const args = ['commit-tree', ...(sign ? ['-S'] : []), tree, ...parents.flatMap((parent) => ['-p', parent])];
   try {
-    return (await runGit(root, args, { input: message })).stdout.trim();
+    try {
+      return (await runGit(root, args, { input: message })).stdout.trim();
+    } catch (error) {
+      if (
+        error instanceof GitCommandError &&
+        /identity|tell me who you are|empty ident|user\.(name|email)/i.test(error.result.stderr)
+      ) {
+        return (await runGit(root, args, { input: message, env: { ...HYDRA_IDENTITY } })).stdout.trim();
+      }
+      throw error;
+    }
   } catch (error) {
-    if (
-      error instanceof GitCommandError &&
-      /identity|tell me who you are|empty ident|user\.(name|email)/i.test(error.result.stderr)
-    ) {
-      return (await runGit(root, args, { input: message, env: { ...HYDRA_IDENTITY } })).stdout.trim();
+    if (sign && error instanceof GitCommandError) {
+      refuse(
+        `Your git configuration asks for signed commits (commit.gpgsign), and signing the merge commit failed: ${error.result.stderr.trim() || error.message}`,
+        'Nothing was changed. Fix signing (`git commit --allow-empty -S -m test` shows the problem), then merge again.',
+      );
     }
     throw error;
   }
@@ -278,10 +306,13 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   await assertRoomFor(root, changes);
   const restorePlan = await planRestore(root, head, changes);
 
-  const fastForward = !squash && (await isAncestor(root, head, tip));
+  // A user who signs their commits gets a signed merge commit on their branch, never a fast-forward
+  // to hydra's own result commits (those are hydra's, made unattended, and unsigned).
+  const sign = await wantsSignedCommits(root);
+  const fastForward = !squash && !sign && (await isAncestor(root, head, tip));
   const target = fastForward
     ? tip
-    : await commitTree(root, tree, squash ? [head] : [head, tip], commitMessage(request, squash));
+    : await commitTree(root, tree, squash ? [head] : [head, tip], commitMessage(request, squash), sign);
   const touched = splitZ(
     (await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout,
   );
