@@ -154,6 +154,7 @@ async function buildWorkspace(
       idleTimeoutMs: plan.idleTimeoutMs,
       timeoutMs: options.timeoutMs,
       graceMs: options.killGraceMs,
+      ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
     });
   }
   if (signal.aborted) throw interrupted();
