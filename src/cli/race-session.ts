@@ -5,7 +5,7 @@
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
-import { EXIT, noteError, noteHint } from './errors.js';
+import { EXIT, noteError, noteHint, TERMINAL_LOST } from './errors.js';
 import {
   formatCost,
   formatDiff,
@@ -87,6 +87,8 @@ async function runWithDashboard(
     keepWorktrees,
     env: ctx.env,
   });
+  // The race was cancelled and cleaned up like on Ctrl-C; there is no terminal to say more on.
+  if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
   return result.exitCode;
