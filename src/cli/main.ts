@@ -14,12 +14,12 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
 });
 
+await Promise.all([flush(process.stdout), flush(process.stderr)]);
 if (code === TERMINAL_LOST) {
   // The terminal is gone and the race was cleaned up: end as a hangup ends a program.
   process.removeAllListeners('SIGHUP');
   process.kill(process.pid, 'SIGHUP');
 }
-await Promise.all([flush(process.stdout), flush(process.stderr)]);
 process.exit(code);
 
 function flush(stream: NodeJS.WriteStream): Promise<void> {
