@@ -21,14 +21,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const CONTAINMENT_ENV = 'HYDRA_CONTAINMENT';
+const CONTAINMENT_ENV = 'HYDRA_CONTAINMENT';
 
 export type Containment =
   | { kind: 'pid-namespace'; unshare: string; flags: readonly string[]; init: string }
   | { kind: 'process-group'; reason: string };
 
 /** The command that runs `file args` inside the containment. */
-export interface ContainedCommand {
+interface ContainedCommand {
   file: string;
   args: string[];
 }
@@ -54,7 +54,7 @@ const findOnPath = (name: string, env: NodeJS.ProcessEnv): string | null => {
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
 
 /** Works out which containment this machine allows (no cache: see activeContainment). */
-export const detectContainment = (env: NodeJS.ProcessEnv = process.env): Containment => {
+const detectContainment = (env: NodeJS.ProcessEnv = process.env): Containment => {
   if (process.platform !== 'linux') return { kind: 'process-group', reason: 'PID namespaces are Linux only' };
   if (env[CONTAINMENT_ENV] === 'group')
     return { kind: 'process-group', reason: `${CONTAINMENT_ENV}=group is set` };
