@@ -118,11 +118,11 @@ afterEach(async () => {
 });
 
 /** Starts the dashboard race in a tmux session and waits until both agents run. */
-const startDashboardRace = async (): Promise<void> => {
+const startDashboardRace = async (flags: string[] = []): Promise<void> => {
   const assignments = Object.entries(box.env)
     .map(([key, value]) => `${key}=${shellQuote(value)}`)
     .join(' ');
-  const command = `env -u CI ${assignments} ${shellQuote(process.execPath)} ${shellQuote(MAIN)} race ${shellQuote('Add a greeting')}`;
+  const command = `env -u CI ${assignments} ${shellQuote(process.execPath)} ${shellQuote(MAIN)} race ${flags.join(' ')} ${shellQuote('Add a greeting')}`;
   await tmux(['new-session', '-d', '-x', '160', '-y', '45', '-s', 'race', '-c', box.repo, command]);
   await eventually(() => hydraPid() !== null, 20_000, 'the run record');
   const deadline = Date.now() + 20_000;
@@ -150,6 +150,14 @@ const expectCancelledAndClean = async (): Promise<void> => {
 describe('the terminal goes away during a dashboard race', () => {
   it('tmux kill-session: the race is cancelled and cleaned up, not left dead', async () => {
     await startDashboardRace();
+
+    await tmux(['kill-session', '-t', 'race']);
+
+    await expectCancelledAndClean();
+  });
+
+  it('a headless race on that terminal (--json): the same', async () => {
+    await startDashboardRace(['--json']);
 
     await tmux(['kill-session', '-t', 'race']);
 
