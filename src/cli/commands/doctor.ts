@@ -51,7 +51,9 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
 
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
-    ctx.print(terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment())));
+    ctx.print(
+      terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment())),
+    );
   } else {
     const configLine = loaded.path
       ? displayPath(loaded.path, ctx.cwd)
@@ -59,7 +61,14 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
     const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
     const notes = untrusted === null ? [] : [untrusted];
-    for (const line of renderDoctor(repo, sanitizeStrings(reports), ctx.out, configLine, notes, activeContainment()))
+    for (const line of renderDoctor(
+      repo,
+      sanitizeStrings(reports),
+      ctx.out,
+      configLine,
+      notes,
+      activeContainment(),
+    ))
       ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
