@@ -66,8 +66,10 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
 
   if (terminal?.kind === 'completed') {
     const cleanExit = end.exitCode === 0 && end.signal === null;
-    // A CLI that reported its result and then hung until a time limit stopped it still did the work.
-    const stoppedAfterResult = end.stoppedBy === 'idle_timeout' || end.stoppedBy === 'timeout';
+    // A CLI that reported its result and then hung until hydra stopped it (the result grace or a
+    // time limit) still did the work.
+    const stoppedAfterResult =
+      end.stoppedBy === 'after_result' || end.stoppedBy === 'idle_timeout' || end.stoppedBy === 'timeout';
     if (cleanExit || stoppedAfterResult) {
       const fromFile =
         end.lastMessage !== undefined && end.lastMessage.trim() !== ''

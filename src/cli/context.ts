@@ -28,10 +28,17 @@ export function createContext(options: {
   const { stdout, stderr, env } = options;
   // `hydra show <run> | head`: once the reader is gone, stop writing instead of crashing on EPIPE.
   let stdoutGone = false;
+  let stderrGone = false;
+  const note = (text: string): void => {
+    if (!stderrGone) stderr.write(text);
+  };
   stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (!stdoutGone && error.code !== 'EPIPE')
-      stderr.write(`hydra: cannot write to stdout (${error.message})\n`);
+    if (!stdoutGone && error.code !== 'EPIPE') note(`hydra: cannot write to stdout (${error.message})\n`);
     stdoutGone = true;
+  });
+  // stderr closed (`2>&-`) or its terminal gone (EIO): messages are lost, hydra goes on.
+  stderr.on('error', () => {
+    stderrGone = true;
   });
   return {
     ...options,
@@ -40,6 +47,6 @@ export function createContext(options: {
     print: (line = '') => {
       if (!stdoutGone) stdout.write(`${line}\n`);
     },
-    note: (line = '') => void stderr.write(`${line}\n`),
+    note: (line = '') => note(`${line}\n`),
   };
 }

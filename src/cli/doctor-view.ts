@@ -2,7 +2,8 @@
 import type { ErrorInfo } from '../adapters/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
-import type { AdapterStatus, AgentProbeReport, RepoInfo } from '../engine/index.js';
+import { describeContainment } from '../engine/index.js';
+import type { AdapterStatus, AgentProbeReport, Containment, RepoInfo } from '../engine/index.js';
 import { shortRef } from '../ui/index.js';
 import { shellJoin } from './shell-quote.js';
 import { table } from './table.js';
@@ -33,12 +34,15 @@ export interface DoctorJson {
     warnings: string[];
     error: ErrorInfo | null;
   }>;
+  /** How each agent's process tree is kept together (containment.ts). */
+  processes: { containment: Containment['kind']; description: string };
 }
 
 export function doctorJson(
   repo: RepoInfo,
   adapters: readonly AgentProbeReport[],
-  config: DoctorConfig = { path: null, source: null, trusted: true, ignored: [] },
+  config: DoctorConfig,
+  containment: Containment,
 ): DoctorJson {
   return {
     config,
@@ -64,6 +68,7 @@ export function doctorJson(
       warnings: report.warnings,
       error: report.error,
     })),
+    processes: { containment: containment.kind, description: describeContainment(containment) },
   };
 }
 
@@ -77,7 +82,8 @@ export function renderDoctor(
   style: Style,
   configLine: string,
   /** Said under the config line, e.g. which keys of an untrusted hydra.toml were ignored. */
-  configNotes: readonly string[] = [],
+  configNotes: readonly string[],
+  containment: Containment,
 ): string[] {
   const lines: string[] = [];
   lines.push(style.bold('git'));
@@ -86,6 +92,10 @@ export function renderDoctor(
   lines.push(style.bold('config'));
   lines.push(`  ${configLine}`);
   for (const note of configNotes) lines.push(`  ${style.yellow('!')} ${note}`);
+  lines.push('');
+  lines.push(style.bold('processes'));
+  const contained = containment.kind === 'pid-namespace';
+  lines.push(`  ${(contained ? style.green : style.yellow)(describeContainment(containment))}`);
   lines.push('');
   lines.push(style.bold('agents'));
   const heads = table(adapters.map((report) => adapterHeadCells(report, style)));

@@ -4,6 +4,13 @@ import { sanitize } from '../ui/index.js';
 
 export { EXIT };
 
+/**
+ * What a command returns when its terminal went away (128 + SIGHUP): the entry then ends the
+ * process by SIGHUP, as a hangup ends a program, instead of exiting normally (Node's normal exit
+ * resets the terminal's modes, and aborts when the terminal is gone).
+ */
+export const TERMINAL_LOST = 129;
+
 /** Bad command-line usage: exit code 2, message and a hint (usually "see hydra <cmd> --help"). */
 export class UsageError extends HydraError {
   override readonly name = 'UsageError';

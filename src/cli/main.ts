@@ -3,6 +3,7 @@
  * The `hydra` binary. Parses the command, runs it, and exits with its code once stdout and stderr
  * have been flushed (so piped NDJSON is never cut short).
  */
+import { TERMINAL_LOST } from './errors.js';
 import { runCli } from './run.js';
 
 const code = await runCli(process.argv.slice(2), {
@@ -14,6 +15,11 @@ const code = await runCli(process.argv.slice(2), {
 });
 
 await Promise.all([flush(process.stdout), flush(process.stderr)]);
+if (code === TERMINAL_LOST) {
+  // The terminal is gone and the race was cleaned up: end as a hangup ends a program.
+  process.removeAllListeners('SIGHUP');
+  process.kill(process.pid, 'SIGHUP');
+}
 process.exit(code);
 
 function flush(stream: NodeJS.WriteStream): Promise<void> {

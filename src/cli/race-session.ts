@@ -5,7 +5,7 @@
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
-import { EXIT, noteError, noteHint } from './errors.js';
+import { EXIT, noteError, noteHint, TERMINAL_LOST } from './errors.js';
 import {
   formatCost,
   formatDiff,
@@ -38,12 +38,13 @@ export const chooseMode = (ctx: CliContext, json: boolean): SessionOptions['mode
   !json && ctx.stdout.isTTY === true && !inCi(ctx.env) ? 'dashboard' : 'headless';
 
 /**
- * The signals each mode answers itself once hydra has cancelled the race: the dashboard (its
- * signalControls) all three, headless mode Ctrl-C and SIGTERM (runHeadless). Hydra re-raises others.
+ * The signals each mode answers itself once hydra has cancelled the race: all three, so the
+ * dashboard's last screen or the headless summary line is written first. A hangup then ends hydra
+ * by SIGHUP (TERMINAL_LOST), Ctrl-C and SIGTERM with the interrupted code.
  */
 const SIGNALS_HANDLED = {
   dashboard: ['SIGINT', 'SIGTERM', 'SIGHUP'],
-  headless: ['SIGINT', 'SIGTERM'],
+  headless: ['SIGINT', 'SIGTERM', 'SIGHUP'],
 } as const;
 
 export async function runRaceSession(
@@ -87,6 +88,8 @@ async function runWithDashboard(
     keepWorktrees,
     env: ctx.env,
   });
+  // The race was cancelled and cleaned up like on Ctrl-C; there is no terminal to say more on.
+  if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
   return result.exitCode;
@@ -136,7 +139,9 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   });
 
   let interrupted = false;
-  const onSigint = (): void => {
+  let hungUp = false;
+  const onSigint = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGHUP') hungUp = true;
     if (interrupted) return;
     interrupted = true;
     ctx.note(ctx.err.yellow('hydra: interrupted: stopping every agent...'));
@@ -144,6 +149,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   };
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigint);
+  process.on('SIGHUP', onSigint);
 
   let summary: RaceSummary;
   try {
@@ -160,8 +166,10 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigint);
+    process.off('SIGHUP', onSigint);
   }
   write(summaryLine(summary));
+  if (hungUp) return TERMINAL_LOST;
   if (readerGone) return EXIT.failed;
 
   noteResults(ctx, summary, session);

@@ -305,6 +305,12 @@ async function run({ scenario, args }: Invocation): Promise<number> {
     spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
   }
   if (scenario.forkChildren !== undefined) forkChildren(scenario.forkChildren);
+  if (scenario.spawnEscapee !== undefined) {
+    spawn('setsid', ['env', '-i', 'sh', '-c', `trap "" TERM; sleep ${scenario.spawnEscapee}`], {
+      stdio: 'ignore',
+      detached: true,
+    }).unref();
+  }
   if (scenario.stderr !== undefined) process.stderr.write(scenario.stderr);
   if (scenario.floodLines !== undefined) await flood(scenario.floodLines, scenario.floodLine);
 

@@ -50,6 +50,12 @@ export interface FakeScenario {
   ignoreSigterm?: boolean;
   /** Start a `sleep 300` child in the same process group, holding stdout open. */
   spawnGrandchild?: boolean;
+  /**
+   * Start a child that escapes: `setsid env -i sh -c 'trap "" TERM; sleep <this>'`: its own
+   * session, no environment (so no run marker), deaf to SIGTERM. Give a unique duration (e.g.
+   * "1000.4711") so a test can find it by its command line.
+   */
+  spawnEscapee?: string;
   /** After this many lines, exit 139 without a terminal line. */
   crashAfterLines?: number;
   /** Append `{"argv":[...],"cwd":"...","stdin":...}` as one JSON line to this file. */

@@ -7,6 +7,8 @@ export { cleanRuns, mergeRun } from './results/index.js';
 export { defaultCacheDir, listRuns, readRun } from './records/index.js';
 export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';
+export { activeContainment, describeContainment } from './process/index.js';
+export type { Containment } from './process/index.js';
 export {
   buildRaceOptions,
   checkConfiguredBinaries,

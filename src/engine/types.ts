@@ -47,6 +47,11 @@ export interface RaceOptions {
   worktreeRoot?: string;
   /** Time between SIGTERM and SIGKILL when stopping an agent, in milliseconds (default 5000). */
   killGraceMs?: number;
+  /**
+   * How long an agent may go on running after it printed its final result before hydra stops it
+   * and keeps the result, in milliseconds (default RESULT_GRACE_MS, a few seconds).
+   */
+  resultGraceMs?: number;
 }
 
 export type RacePhase =

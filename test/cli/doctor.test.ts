@@ -57,7 +57,7 @@ describe('hydra doctor --json', () => {
     });
     const { result, report } = await doctorJson();
     expect(result.exitCode).toBe(0);
-    expect(Object.keys(report).sort()).toEqual(['adapters', 'config', 'git']);
+    expect(Object.keys(report).sort()).toEqual(['adapters', 'config', 'git', 'processes']);
     expect(report.git).toMatchObject({
       isRepo: true,
       branch: 'main',
@@ -173,6 +173,24 @@ describe('hydra doctor (text)', () => {
     expect(out).toContain('--allow-experimental-adapters');
     expect(out).toContain('ready to race: codex');
     expect(out).not.toContain('\u001b[');
+  });
+
+  it("says which containment keeps each agent's process tree together, and why a fallback is used", async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    // This kind of machine (and CI) has util-linux `unshare`.
+    const contained = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+    expect(contained.stdout).toMatch(
+      /processes\n {2}PID namespace per agent \(unshare .*--pid --fork --kill-child\)/,
+    );
+
+    const fallback = await hydra(['doctor', '--json'], {
+      cwd: repo,
+      env: { ...sandbox.env, HYDRA_CONTAINMENT: 'group' },
+    });
+    expect((JSON.parse(fallback.stdout) as { processes: unknown }).processes).toEqual({
+      containment: 'process-group',
+      description: expect.stringContaining('fallback: HYDRA_CONTAINMENT=group is set') as unknown,
+    });
   });
 });
 

@@ -235,14 +235,17 @@ describe('agent machine', () => {
   it('stops a process that lingers after printing its result, and still settles as completed', async () => {
     const run = start({ idleTimeoutMs: 60_000, resultGraceMs: 2000 });
     run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
-    run.proc().sendBack({ type: 'OUTPUT', at: 2, events: [completed] });
-    await vi.advanceTimersByTimeAsync(1999);
+    run.proc().sendBack({ type: 'RESULT', at: 2, terminal: completed });
+    // More output does not extend the grace.
+    await vi.advanceTimersByTimeAsync(1000);
+    run.proc().sendBack({ type: 'OUTPUT', at: 3, events: [] });
+    await vi.advanceTimersByTimeAsync(999);
     expect(run.proc().commands).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'idle_timeout' }]);
+    expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'after_result' }]);
     run
       .proc()
-      .sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: null, stoppedBy: 'idle_timeout' });
+      .sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: null, stoppedBy: 'after_result' });
     await vi.advanceTimersByTimeAsync(0);
     expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'completed' });
   });
@@ -250,12 +253,39 @@ describe('agent machine', () => {
   it('a process that exits on its own after its result is not stopped', async () => {
     const run = start({ resultGraceMs: 2000 });
     run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
-    run.proc().sendBack({ type: 'OUTPUT', at: 2, events: [completed] });
+    run.proc().sendBack({ type: 'RESULT', at: 2, terminal: completed });
     await vi.advanceTimersByTimeAsync(500);
     run.proc().sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: 0, stoppedBy: null });
     await vi.advanceTimersByTimeAsync(5000);
     expect(run.proc().commands).toEqual([]);
     expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'completed' });
+  });
+
+  it('STOP during the result grace stops the process but keeps the result', async () => {
+    const run = start({ resultGraceMs: 30_000 });
+    run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
+    run.proc().sendBack({ type: 'RESULT', at: 2, terminal: completed });
+    run.send({ type: 'STOP' });
+    expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'after_result' }]);
+    run
+      .proc()
+      .sendBack({ type: 'EXITED', at: 3, terminal: completed, exitCode: null, stoppedBy: 'after_result' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'completed' });
+  });
+
+  it('a failed result followed by a hang settles failed, not timed out', async () => {
+    const run = start({ idleTimeoutMs: 60_000, resultGraceMs: 1000 });
+    run.proc().sendBack({ type: 'SPAWNED', at: 1, pid: 42 });
+    run.proc().sendBack({ type: 'RESULT', at: 2, terminal: failed });
+    expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.RESULT', terminal: { kind: 'failed' } });
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(run.proc().commands).toEqual([{ type: 'TERMINATE', reason: 'after_result' }]);
+    run
+      .proc()
+      .sendBack({ type: 'EXITED', at: 3, terminal: failed, exitCode: null, stoppedBy: 'after_result' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'failed' });
   });
 
   it('STOP while running terminates the process and settles as cancelled', async () => {

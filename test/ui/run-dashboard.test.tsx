@@ -37,12 +37,23 @@ describe('runDashboard', () => {
     await vi.waitFor(() => expect(stdout.frames.join('')).toContain('Claude Code'));
     process.emit('SIGINT');
     const result = await running;
-    expect(result).toEqual({ exitCode: 1, merged: null });
+    expect(result).toEqual({ exitCode: 1, merged: null, terminalLost: false });
     expect(handle.calls.map((call) => call.kind)).toEqual(['cancel', 'finish']);
     expect(output(stdout)).toContain('Race cancelled; nothing was merged.');
     expect(stdout.frames.join('')).toMatch(COLOUR);
     expect(stdout.frames.join('')).toContain('╭');
     expect(process.listenerCount('SIGINT')).toBe(listenersBefore);
+  });
+
+  it('cancels the race cleanly when the terminal is lost (EIO on stdout), and says so', async () => {
+    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude')]));
+    const { stdout, options } = streams();
+    const running = runDashboard(handle, options);
+    await vi.waitFor(() => expect(stdout.frames.join('')).toContain('Claude Code'));
+    stdout.emit('error', Object.assign(new Error('write EIO'), { code: 'EIO' }));
+    const result = await running;
+    expect(result.terminalLost).toBe(true);
+    expect(handle.calls.map((call) => call.kind)).toEqual(['cancel', 'finish']);
   });
 
   it('returns the merge and exit code 0 after m and y', async () => {

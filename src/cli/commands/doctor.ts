@@ -2,6 +2,7 @@
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { DoctorContext } from '../../adapters/types.js';
 import {
+  activeContainment,
   CONFIG_DEFAULTS,
   displayPath,
   loadConfig,
@@ -50,7 +51,9 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
 
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
-    ctx.print(terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored })));
+    ctx.print(
+      terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment())),
+    );
   } else {
     const configLine = loaded.path
       ? displayPath(loaded.path, ctx.cwd)
@@ -58,7 +61,14 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
     const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
     const notes = untrusted === null ? [] : [untrusted];
-    for (const line of renderDoctor(repo, sanitizeStrings(reports), ctx.out, configLine, notes))
+    for (const line of renderDoctor(
+      repo,
+      sanitizeStrings(reports),
+      ctx.out,
+      configLine,
+      notes,
+      activeContainment(),
+    ))
       ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;

@@ -87,8 +87,11 @@ export interface AgentContext {
 
 export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
 
-/** How long a process may outlive the result it printed before hydra stops it. */
-const RESULT_GRACE_MS = 10_000;
+/**
+ * How long a process may outlive the result it printed before hydra stops it and keeps the result:
+ * a CLI that is done exits within a second or two; Claude Code and Cursor are known to hang.
+ */
+const RESULT_GRACE_MS = 3_000;
 
 /**
  * The longest delay a Node timer keeps (2^31 - 1 ms, about 24.8 days). A longer one fires after
@@ -102,6 +105,8 @@ const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason 
   if (stoppedBy === 'cancel') return 'cancelled';
   // An agent that reported its result and then lingered until hydra stopped it did finish.
   if (terminal.kind === 'completed') return 'completed';
+  // It reported its own failure: that, not the stop, is what it ended with.
+  if (stoppedBy === 'after_result') return 'failed';
   if (stoppedBy === 'idle_timeout' || stoppedBy === 'timeout') return 'timed_out';
   return 'failed';
 };
@@ -133,10 +138,6 @@ export const agentMachine = setup({
   guards: {
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
     hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
-    outputHasResult: ({ event }) => {
-      assertEvent(event, 'OUTPUT');
-      return event.events.some((item) => item.kind === 'completed' || item.kind === 'failed');
-    },
   },
   actions: {
     reportSpawned: sendParent(({ context, event }): AgentReport => {
@@ -146,6 +147,10 @@ export const agentMachine = setup({
     reportOutput: sendParent(({ context, event }): AgentReport => {
       assertEvent(event, 'OUTPUT');
       return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: event.at, events: event.events };
+    }),
+    reportResult: sendParent(({ context, event }): AgentReport => {
+      assertEvent(event, 'RESULT');
+      return { type: 'AGENT.RESULT', agent: context.launch.agent, at: event.at, terminal: event.terminal };
     }),
     recordExit: assign(({ event }) => {
       assertEvent(event, 'EXITED');
@@ -240,10 +245,8 @@ export const agentMachine = setup({
         running: {
           initial: 'watching',
           on: {
-            OUTPUT: [
-              { guard: 'outputHasResult', target: '.lingering', actions: 'reportOutput' },
-              { target: '.watching', reenter: true, actions: 'reportOutput' },
-            ],
+            OUTPUT: { target: '.watching', reenter: true, actions: 'reportOutput' },
+            RESULT: { target: '.lingering', actions: 'reportResult' },
             STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
           },
           states: {
@@ -256,14 +259,23 @@ export const agentMachine = setup({
                 },
               },
             },
-            // The stream already carried the result: give the process a short grace to exit on its
-            // own (Cursor is known to hang here), then stop it instead of waiting out the idle timeout.
+            // The stream already carried the result: the agent is done. Give the process a short
+            // grace to exit on its own (Claude Code and Cursor are known to hang here), then stop
+            // it and keep the result. More output does not extend the grace, and a stop (`x`, a
+            // cancel) during it keeps the result too.
             lingering: {
-              on: { OUTPUT: { actions: 'reportOutput' } },
+              on: {
+                OUTPUT: { actions: 'reportOutput' },
+                RESULT: {},
+                STOP: {
+                  target: '#agent.live.stopping',
+                  actions: { type: 'markStopped', params: { reason: 'after_result' } },
+                },
+              },
               after: {
                 resultGrace: {
                   target: '#agent.live.stopping',
-                  actions: { type: 'markStopped', params: { reason: 'idle_timeout' } },
+                  actions: { type: 'markStopped', params: { reason: 'after_result' } },
                 },
               },
             },

@@ -45,6 +45,13 @@ const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
         message: `${launch.displayName} ran past the ${seconds(launch.timeoutMs)} time limit and was stopped.`,
         hint: 'Raise the time limit (--timeout <seconds>, or race.timeout_s in hydra.toml) or give the agents a smaller task.',
       };
+    case 'after_result':
+      // Not an error of its own: the stream's result stands (see the exit handling below).
+      return {
+        kind: 'Interrupted',
+        message: `${launch.displayName} printed its result but did not exit, and was stopped.`,
+        hint: 'Nothing to do: its result is kept.',
+      };
     case 'cancel':
       return {
         kind: 'Interrupted',
@@ -111,13 +118,18 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     }
 
     const forward = (events: AgentEvent[]): void => {
+      let result: CompletedEvent | FailedEvent | null = null;
       const kept = events.filter((event) => {
         if (!isTerminal(event)) return true;
-        // The final event comes from parser.finish() once the process has ended.
+        // The final event comes from parser.finish() once the process has ended; the machine is
+        // told now that the result is in, so a process that lingers after it is not waited for.
+        if (!sawTerminal) result = event;
         sawTerminal = true;
         return false;
       });
-      sendBack({ type: 'OUTPUT', at: Date.now(), events: redactValue(kept, secrets) });
+      const at = Date.now();
+      sendBack({ type: 'OUTPUT', at, events: redactValue(kept, secrets) });
+      if (result !== null) sendBack({ type: 'RESULT', at, terminal: redactValue(result, secrets) });
     };
 
     // Lines are parsed as they come, but reported once per chunk of output (a microtask after the
@@ -205,9 +217,13 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           exitCode: null,
           stderrTail: exit.stderrTail,
         });
-      } else if (stoppedBy !== null && !(terminal.kind === 'completed' && stoppedBy !== 'cancel')) {
-        // A result the agent reported before hydra stopped a lingering process stands; anything else
-        // is reported as the stop.
+      } else if (
+        stoppedBy !== null &&
+        stoppedBy !== 'after_result' &&
+        !(terminal.kind === 'completed' && stoppedBy !== 'cancel')
+      ) {
+        // A result the agent reported before hydra stopped a lingering process stands (completed
+        // or failed); anything else is reported as the stop.
         terminal = ev({
           kind: 'failed',
           error: stopError(launch, stoppedBy),

@@ -6,8 +6,11 @@ import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { AgentStatus, DiffSummary } from '../types.js';
 
-/** Why hydra stopped an agent (ProcessEnd.stoppedBy). */
-export type StopReason = 'idle_timeout' | 'timeout' | 'cancel';
+/**
+ * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already
+ * carried its final result (the result grace ran out, or it was stopped or cancelled during it).
+ */
+export type StopReason = 'idle_timeout' | 'timeout' | 'cancel' | 'after_result';
 
 /** Everything needed to run one agent: plain data, so the machine can be driven by fakes. */
 export interface AgentLaunch {
@@ -46,6 +49,8 @@ export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { 
 export type AgentProcessEvent =
   | { type: 'SPAWNED'; at: number; pid: number }
   | { type: 'OUTPUT'; at: number; events: AgentEvent[] }
+  /** The stream carried its final result (the first terminal event); the process may linger. */
+  | { type: 'RESULT'; at: number; terminal: CompletedEvent | FailedEvent }
   | {
       type: 'EXITED';
       at: number;
@@ -80,6 +85,7 @@ export interface FinalizeOutput {
 export type AgentReport =
   | { type: 'AGENT.SPAWNED'; agent: AdapterId; at: number; pid: number }
   | { type: 'AGENT.OUTPUT'; agent: AdapterId; at: number; events: AgentEvent[] }
+  | { type: 'AGENT.RESULT'; agent: AdapterId; at: number; terminal: CompletedEvent | FailedEvent }
   | {
       type: 'AGENT.EXITED';
       agent: AdapterId;

@@ -12,5 +12,7 @@ export {
 export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
+export { activeContainment, describeContainment } from './containment.js';
+export type { Containment } from './containment.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';

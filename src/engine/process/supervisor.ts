@@ -3,11 +3,19 @@
  * group, stdout split into bounded lines, stderr kept as a bounded tail. Stopping is SIGTERM to the
  * group, then SIGKILL (the caller schedules the grace period). When the agent's main process exits,
  * whatever it left behind in its group, or anywhere with its run marker, is killed too: after an
- * agent, nothing it started is left running.
+ * agent, nothing it started is left running. Where the machine allows, the agent also runs in a
+ * PID namespace of its own (containment.ts), which takes even a process that left the group and
+ * cleared its environment down with it.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { execa } from 'execa';
 import type { AdapterId } from '../../adapters/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
+import { activeContainment, containedCommand } from './containment.js';
+import type { Containment } from './containment.js';
+import type { InitStatus } from './contain-init.js';
 import type { ProcessRegistry } from './process-registry.js';
 import { AGENT_ENV, RUN_ID_ENV, groupRunning, processesOfRun, signalGroup } from './process-table.js';
 
@@ -63,13 +71,40 @@ const killStragglers = (spec: SpawnSpec, pgid: number | undefined): void => {
   }
 };
 
-/** `processes` is the registry of the race the agent belongs to: it kills the group if hydra goes away. */
+/** Where the namespace's init writes how the agent ended; null without a namespace. */
+const statusFileFor = (containment: Containment): string | null =>
+  containment.kind === 'pid-namespace'
+    ? path.join(mkdtempSync(path.join(os.tmpdir(), 'hydra-agent-')), 'exit.json')
+    : null;
+
+/** How the agent itself ended, as the namespace's init saw it (null when it did not say). */
+const readInitStatus = (statusFile: string | null): InitStatus | null => {
+  if (statusFile === null) return null;
+  try {
+    return JSON.parse(readFileSync(statusFile, 'utf8')) as InitStatus;
+  } catch {
+    return null;
+  } finally {
+    rmSync(path.dirname(statusFile), { recursive: true, force: true });
+  }
+};
+
+/**
+ * `processes` is the registry of the race the agent belongs to: it kills the group if hydra goes
+ * away. `containment` defaults to what this machine allows (activeContainment).
+ */
 export function spawnSupervised(
   spec: SpawnSpec,
   callbacks: SupervisorCallbacks,
   processes: ProcessRegistry,
+  containment: Containment = activeContainment(),
 ): Supervised {
-  const subprocess = execa(spec.file, spec.args, {
+  const statusFile = statusFileFor(containment);
+  const command =
+    statusFile === null
+      ? { file: spec.file, args: [...spec.args] }
+      : containedCommand(containment, spec.file, spec.args, statusFile);
+  const subprocess = execa(command.file, command.args, {
     cwd: spec.cwd,
     env: { ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent },
     extendEnv: true,
@@ -125,6 +160,15 @@ export function spawnSupervised(
       for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1)
         await new Promise((resolve) => setTimeout(resolve, 20));
       processes.unregisterGroup(pgid);
+    }
+    const init = readInitStatus(statusFile);
+    if (init !== null) {
+      return {
+        exitCode: init.exitCode,
+        signal: init.signal,
+        stderrTail: stderr.text(),
+        ...(init.spawnError === undefined ? {} : { spawnError: init.spawnError }),
+      };
     }
     const spawnFailed = result.exitCode === undefined && result.signal === undefined;
     return {

@@ -176,6 +176,7 @@ async function buildWorkspace(
       timeoutMs: options.timeoutMs,
       graceMs: options.killGraceMs,
       refsAtStart,
+      ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
     });
   }
   if (signal.aborted) throw interrupted();

@@ -36,6 +36,7 @@ import {
   applyExit,
   applyOutput,
   applyProbeReports,
+  applyResult,
   applySettled,
   applySpawned,
   noUsableAgentError,
@@ -180,6 +181,10 @@ export const raceMachine = setup({
     applyOutput: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
       return applyOutput(context, event);
+    }),
+    applyResult: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.RESULT');
+      return applyResult(context, event);
     }),
     emitOutput: enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'AGENT.OUTPUT');
@@ -365,6 +370,7 @@ export const raceMachine = setup({
       on: {
         'AGENT.SPAWNED': { actions: 'applySpawned' },
         'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] },
+        'AGENT.RESULT': { actions: 'applyResult' },
         'AGENT.EXITED': { actions: ['applyExit', 'emitExit'] },
         'AGENT.SETTLED': { actions: 'applySettled' },
         STOP_AGENT: { actions: 'stopAgent' },

@@ -117,6 +117,25 @@ export const applyOutput = (
   })),
 });
 
+/**
+ * The stream carried the agent's final result while its process may still be running: from now on
+ * it is shown as what it reported (completed or failed), not as running. Its exit confirms it.
+ */
+export const applyResult = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.RESULT' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) =>
+    agent.status === 'running'
+      ? {
+          ...agent,
+          status: event.terminal.kind === 'completed' ? 'completed' : 'failed',
+          error: event.terminal.kind === 'failed' ? event.terminal.error : null,
+        }
+      : agent,
+  ),
+});
+
 export const applyExit = (
   context: RaceContext,
   event: Extract<AgentReport, { type: 'AGENT.EXITED' }>,

@@ -167,7 +167,9 @@ export const App = ({
         case 'merge': {
           const merge = async (): Promise<void> => {
             for (const agent of effect.stopFirst) handle.stopAgent(agent);
-            if (effect.stopFirst.length > 0) await handle.settled;
+            // Also when none had to be stopped but the race still runs: an agent whose result is in
+            // may be in its short result grace, and a race merges once every agent has settled.
+            if (effect.stopFirst.length > 0 || handle.getSnapshot().phase === 'racing') await handle.settled;
             const result = await handle.merge(
               effect.agent,
               keepWorktrees ? { keepWorktrees: true } : undefined,

@@ -6,7 +6,9 @@
  * HYDRA_ASCII=1 switch to ASCII borders and symbols).
  *
  * Ctrl-C (and SIGINT/SIGTERM while the dashboard runs) cancels the race cleanly: every agent is
- * stopped, the race is finished (worktrees cleaned unless kept), then the dashboard exits.
+ * stopped, the race is finished (worktrees cleaned unless kept), then the dashboard exits. A lost
+ * terminal (SIGHUP, a write error on stdout such as EIO or EPIPE, the end of a terminal's input)
+ * does the same, and says so in its result (`terminalLost`) so the caller writes nothing more.
  * Exit code: see exit-code.ts.
  */
 import { render } from 'ink';
@@ -35,17 +37,46 @@ export interface DashboardOptions {
 export interface DashboardResult {
   exitCode: number;
   merged: MergeResult | null;
+  /** The terminal went away (hangup, stdout unwritable, its input ended): nothing can be shown. */
+  terminalLost: boolean;
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** Forwards termination signals to the app as a clean cancel, for as long as the dashboard runs. */
-const signalControls = (): { controls: DashboardControls; dispose: () => void } => {
+interface CancelSources {
+  controls: DashboardControls;
+  terminalLost(): boolean;
+  dispose(): void;
+}
+
+/**
+ * Everything that cancels the race as Ctrl-C does, for as long as the dashboard runs: termination
+ * signals, and the terminal going away (its emulator closed, its tmux session killed), which shows
+ * as SIGHUP, as EIO or EPIPE on stdout, or as the end of the terminal's input.
+ */
+const cancelSources = (stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): CancelSources => {
   const listeners = new Set<() => void>();
-  const onSignal = (): void => {
+  let lost = false;
+  const cancel = (): void => {
     for (const listener of listeners) listener();
   };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGHUP') lost = true;
+    cancel();
+  };
+  const onTerminalLost = (): void => {
+    if (lost) return;
+    lost = true;
+    cancel();
+  };
   for (const signal of SIGNALS) process.on(signal, onSignal);
+  stdout.on('error', onTerminalLost);
+  // Only a terminal's input ending means the terminal is gone (`< /dev/null` ends at once).
+  const watchesInput = stdin.isTTY === true;
+  if (watchesInput) {
+    stdin.on('end', onTerminalLost);
+    stdin.on('error', onTerminalLost);
+  }
   return {
     controls: {
       onCancel(listener) {
@@ -53,8 +84,15 @@ const signalControls = (): { controls: DashboardControls; dispose: () => void } 
         return () => listeners.delete(listener);
       },
     },
+    terminalLost: () => lost,
     dispose: () => {
       for (const signal of SIGNALS) process.off(signal, onSignal);
+      // Later write errors on a dead terminal are expected: keep them from crashing hydra.
+      if (!lost) stdout.off('error', onTerminalLost);
+      if (watchesInput && !lost) {
+        stdin.off('end', onTerminalLost);
+        stdin.off('error', onTerminalLost);
+      }
     },
   };
 };
@@ -67,7 +105,7 @@ export async function runDashboard(
   const theme = createTheme({ ascii: display.ascii, color: !display.noColor });
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
-  const { controls, dispose } = signalControls();
+  const { controls, terminalLost, dispose } = cancelSources(stdin, stdout);
   let outcome: Outcome | null = null;
   try {
     const instance = render(
@@ -89,5 +127,9 @@ export async function runDashboard(
   }
   const finalOutcome = outcome as Outcome | null;
   const merged = finalOutcome?.kind === 'merged' ? finalOutcome.result : handle.getSnapshot().merge;
-  return { exitCode: dashboardExitCode(handle.getSnapshot(), merged), merged };
+  return {
+    exitCode: dashboardExitCode(handle.getSnapshot(), merged),
+    merged,
+    terminalLost: terminalLost(),
+  };
 }
