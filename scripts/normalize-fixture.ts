@@ -9,6 +9,8 @@ export const FIXTURE_ROOT = '/tmp/hydra-fixture';
 export const FIXTURE_PORT = 54321;
 export const FIXTURE_TIMESTAMP = '2026-11-23T12:00:00.000Z';
 const FIXTURE_DURATION_MS = 100;
+/** Epoch milliseconds that stand in for the time inside Gemini CLI tool ids. */
+const FIXTURE_EPOCH_MS = 1795435200000;
 
 export interface NormalizeContext {
   /** Real path → placeholder path, longest first is applied first. */
@@ -36,6 +38,15 @@ const DURATION_FIELD = /"([A-Za-z_]*(?:_ms|Ms))":(\d+(?:\.\d+)?)/g;
 const SECS_NANOS = /"duration":\{"secs":\d+,"nanos":\d+\}/g;
 /** Claude Code's messaging socket carries its pid. */
 const CLAUDE_SOCKET = /\/tmp\/cc-socks\/\d+\.sock/g;
+/**
+ * Gemini CLI tool ids carry the epoch milliseconds of the call (`write_file_1795442404801_0`,
+ * 0.1x: `write_file-1795441003400-0b32c9c1f13a8` with a random hex tail).
+ */
+const GEMINI_TOOL_ID = /("tool_id":"[A-Za-z0-9_]*?[_-])\d{13}([_-])([0-9a-f]+)"/g;
+/** Gemini CLI names its error report files after the time: `gemini-client-error-<where>-<time>.json`. */
+/** Gemini CLI 0.2x prints its start-up profile on stderr (`[STARTUP] ... duration: 692.33`). */
+const GEMINI_STARTUP_DURATION = /(\[STARTUP\] Recording metric for phase: \S+ duration: )\d+(?:\.\d+)?/g;
+const GEMINI_REPORT_TIME = /(gemini-client-error-[A-Za-z.-]+?-)\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z/g;
 
 /** Claude Code names per-project folders after the path with every `/` (and `.`) turned into `-`. */
 const slugOf = (path: string): string => path.replace(/[/.]/g, '-');
@@ -68,6 +79,13 @@ export const normalizeText = (text: string, context: NormalizeContext): string =
   out = out.replace(DURATION_FIELD, (_match, key: string) => `"${key}":${FIXTURE_DURATION_MS}`);
   out = out.replace(SECS_NANOS, `"duration":{"secs":0,"nanos":${FIXTURE_DURATION_MS * 1_000_000}}`);
   out = out.replace(CLAUDE_SOCKET, '/tmp/cc-socks/1000.sock');
+  out = out.replace(
+    GEMINI_TOOL_ID,
+    (_match, head: string, separator: string, tail: string) =>
+      `${head}${FIXTURE_EPOCH_MS}${separator}${/^\d{1,3}$/.test(tail) ? tail : '0'.repeat(tail.length)}"`,
+  );
+  out = out.replace(GEMINI_REPORT_TIME, '$12026-11-23T12-00-00-000Z');
+  out = out.replace(GEMINI_STARTUP_DURATION, `$1${FIXTURE_DURATION_MS}`);
   return out.split('\n').map(sortUnorderedLine).join('\n');
 };
 

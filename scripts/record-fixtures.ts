@@ -5,7 +5,7 @@
  * meta.json). See fixtures/adapters/README.md for the layout.
  *
  * Options:
- *   --agent claude|codex   only this agent (repeatable)
+ *   --agent <id>           only this agent (repeatable): claude, codex, gemini
  *   --only help|streams    only the help texts, or only the streams
  *   --out <dir>            write there instead of fixtures/adapters (to diff a re-recording)
  */
@@ -19,6 +19,8 @@ import { startFakeAnthropicServer } from '../test/support/fake-anthropic-server.
 import type { AnthropicScenario } from '../test/support/fake-anthropic-server.js';
 import { startFakeOpenAiServer } from '../test/support/fake-openai-server.js';
 import type { OpenAiScenario } from '../test/support/fake-openai-server.js';
+import { startFakeGeminiServer } from '../test/support/fake-gemini-server.js';
+import type { GeminiScenario } from '../test/support/fake-gemini-server.js';
 import type { FakeModelServer } from '../test/support/fake-model-server.js';
 import { FIXTURE_ROOT, createContext, normalizeArgv, normalizeText } from './normalize-fixture.js';
 import type { NormalizeContext } from './normalize-fixture.js';
@@ -31,8 +33,10 @@ import {
   codexOfflineEnv,
   ensureVendorCli,
   findProjectRoot,
+  geminiOfflineEnv,
   initFixtureRepo,
   writeCodexOfflineConfig,
+  writeGeminiOfflineSettings,
 } from './vendor-cli.js';
 import type { VendorAgent } from './vendor-cli.js';
 
@@ -49,8 +53,17 @@ interface StreamScenario {
   version?: string;
   /** Stop the run (SIGTERM) after this long: for versions known to hang. */
   stopAfterMs?: number;
-  server: AnthropicScenario | OpenAiScenario;
+  server: AnthropicScenario | OpenAiScenario | GeminiScenario;
   extraArgs?: readonly string[];
+  /**
+   * Gemini: how the prompt reaches the CLI, as hydra's adapter sends it to that version: `flag`
+   * (`--prompt=<prompt>`) or `stdin` (versions whose -p is deprecated). Default `flag`.
+   */
+  promptVia?: 'flag' | 'stdin';
+  /** Gemini: the version has `--skip-trust` (0.40 and later refuse an untrusted folder without it). */
+  skipTrust?: boolean;
+  /** Run as a user who never signed in: no API key, no base URL, no auth method in the settings. */
+  signedOut?: boolean;
   /** Codex: the model in config.toml (default: one codex knows). */
   model?: string;
   /** The exit code the run must end with; null when it is stopped by stopAfterMs. */
@@ -143,6 +156,7 @@ const SCENARIOS: readonly StreamScenario[] = [
     notes:
       'config.toml names a model codex has no metadata for: an item of type "error" appears before turn.started, and the run still succeeds (exit 0, turn.completed).',
   },
+  ...geminiScenarios(),
   ...legacyScenarios('claude', '1.0.59'),
   ...legacyScenarios('claude', '2.0.70'),
   ...legacyScenarios('codex', '0.118.0'),
@@ -169,6 +183,159 @@ const SCENARIOS: readonly StreamScenario[] = [
       'codex 0.2x on a 401 prints a legacy {"msg":{"type":"error"}} event and then HANGS (no task_complete, no exit): the recorder stopped it with SIGTERM after 5 s, and it then exited 0. Only an idle timeout ends such a run, and exit 0 without a terminal event must count as a failure.',
   },
 ];
+
+/**
+ * Gemini CLI runs: the latest release in every scenario; 0.11.3 (the first with stream-json, refused)
+ * and 0.12.0, 0.20.2 and 0.30.1 for the drift of the prompt flag and of `stats`.
+ */
+function geminiScenarios(): StreamScenario[] {
+  return [
+    {
+      agent: 'gemini',
+      name: 'success-edit',
+      server: 'success-edit',
+      skipTrust: true,
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'Default model ("auto"): a routing side call (generateContent on the flash-lite model, answered with its JSON schema) picks the model, then turn 1 streams a thought (not printed), two text chunks (two `message` lines with `delta: true`) and a write_file call; turn 2 (it carries the functionResponse) streams the final text in two chunks. The result line has no session id and no final text; `stats.models` splits the tokens per model, side call included.',
+    },
+    {
+      agent: 'gemini',
+      name: 'success-model',
+      server: 'success-edit',
+      skipTrust: true,
+      extraArgs: ['--model', 'gemini-2.5-pro'],
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'success-edit with --model gemini-2.5-pro: no routing side call; init names the model and `stats.models` has that one model (priced in the adapter). Usage: 2100+2300 prompt tokens, 2048 of them cached, 40+14 output and 16 thinking tokens (the thinking ones only inside total_tokens).',
+    },
+    {
+      agent: 'gemini',
+      name: 'auth-failure',
+      server: 'auth-failure',
+      skipTrust: true,
+      expectExit: 144,
+      expectEdit: false,
+      notes:
+        'The server answers a wrong API key the way the real API does: HTTP 400 INVALID_ARGUMENT, reason API_KEY_INVALID (not 401). The result line has status "error" and error.type "unknown", the API error JSON inside error.message; the exit code is the HTTP status modulo 256 (400 → 144).',
+    },
+    {
+      agent: 'gemini',
+      name: 'auth-forbidden',
+      server: 'auth-forbidden',
+      skipTrust: true,
+      expectExit: 147,
+      expectEdit: false,
+      notes: 'HTTP 403 PERMISSION_DENIED: result status "error"; exit 147 (403 modulo 256).',
+    },
+    {
+      agent: 'gemini',
+      name: 'server-error',
+      server: 'server-error',
+      skipTrust: true,
+      expectExit: 244,
+      expectEdit: false,
+      notes:
+        'HTTP 500 INTERNAL on the main model (the routing side call succeeds), with settings general.maxAttempts = 1 (by default the CLI retries with back-off for minutes): result status "error", exit 244 (500 modulo 256). stderr names a client-error report file written to the temp directory.',
+    },
+    {
+      agent: 'gemini',
+      name: 'empty-response',
+      server: 'empty-response',
+      skipTrust: true,
+      expectExit: 0,
+      expectEdit: false,
+      notes:
+        'The model answers with a candidate that has no parts: an `error` line of severity "error" ("The model returned an empty response ...") and a result of status "error" without an error object, yet the process exits 0.',
+    },
+    {
+      agent: 'gemini',
+      name: 'not-signed-in',
+      server: 'success-edit',
+      skipTrust: true,
+      signedOut: true,
+      expectExit: 41,
+      expectEdit: false,
+      notes:
+        'No API key, no base URL and no auth method in settings.json (a user who never signed in): nothing on stdout, not even the init line; exit 41 and "Please set an Auth method ..." on stderr. No request is made.',
+    },
+    {
+      agent: 'gemini',
+      name: 'success-edit',
+      version: '0.11.3',
+      server: 'success-edit',
+      promptVia: 'stdin',
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'The first release with stream-json (hydra refuses it: see auth-failure@0.11.3). Its -p is deprecated, so the prompt goes through stdin (the CLI appends "\\n\\n" to it). write_file needs an absolute path. `stats` has only total_tokens, input_tokens, output_tokens, duration_ms and tool_calls.',
+    },
+    {
+      agent: 'gemini',
+      name: 'auth-failure',
+      version: '0.11.3',
+      server: 'auth-failure',
+      promptVia: 'stdin',
+      expectExit: 0,
+      expectEdit: false,
+      notes:
+        'gemini 0.11.3 on a 400 API_KEY_INVALID: the stream ends with a result of status "success" (tokens of the routing side call only) and the process exits 0; stderr says only "Error when talking to Gemini API" and names a report file. The stream cannot tell this failure from a success, so hydra requires 0.12.0 or later (0.12.0 turns API errors into a result of status "error").',
+    },
+    {
+      agent: 'gemini',
+      name: 'success-edit',
+      version: '0.12.0',
+      server: 'success-edit',
+      promptVia: 'stdin',
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'The oldest release hydra accepts. -p is deprecated, so the prompt goes through stdin ("\\n\\n" appended). `stats` has no cached, input or per-model fields.',
+    },
+    {
+      agent: 'gemini',
+      name: 'auth-failure',
+      version: '0.12.0',
+      server: 'auth-failure',
+      promptVia: 'stdin',
+      expectExit: 144,
+      expectEdit: false,
+      notes:
+        'auth-failure (400 API_KEY_INVALID) as recorded with gemini 0.12.0: result status "error" (error.type "Error"), exit 144.',
+    },
+    {
+      agent: 'gemini',
+      name: 'deprecated-prompt-flag',
+      version: '0.20.2',
+      server: 'success-edit',
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'Why hydra sends the prompt through stdin to versions whose -p is deprecated: with --prompt=<prompt>, gemini 0.20.2 prints its deprecation notice ("The --prompt (-p) flag has been deprecated ...") as an assistant `message` delta inside the stream-json output.',
+    },
+    {
+      agent: 'gemini',
+      name: 'success-edit',
+      version: '0.30.1',
+      server: 'success-edit',
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'gemini 0.30.1: -p is the headless flag again; no --skip-trust yet (and no folder-trust refusal). `stats` has cached and input but no per-model split; init names the model "auto-gemini-3".',
+    },
+    {
+      agent: 'gemini',
+      name: 'auth-failure',
+      version: '0.30.1',
+      server: 'auth-failure',
+      expectExit: 144,
+      expectEdit: false,
+      notes: 'auth-failure (400 API_KEY_INVALID) as recorded with gemini 0.30.1.',
+    },
+  ];
+}
 
 /** An older version's success and 401 runs, to test the parser against real schema drift. */
 function legacyScenarios(agent: VendorAgent, version: string): StreamScenario[] {
@@ -210,9 +377,9 @@ const parseOptions = (root: string): Options => {
     },
   });
   const agents = (values.agent ?? [...VENDOR_AGENTS]).map((agent) => {
-    if (agent !== 'claude' && agent !== 'codex')
-      throw new Error(`unknown --agent ${agent}: use claude or codex`);
-    return agent;
+    const known = VENDOR_AGENTS.find((candidate) => candidate === agent);
+    if (known === undefined) throw new Error(`unknown --agent ${agent}: use ${VENDOR_AGENTS.join(', ')}`);
+    return known;
   });
   if (values.only !== undefined && values.only !== 'help' && values.only !== 'streams') {
     throw new Error(`unknown --only ${values.only}: use help or streams`);
@@ -292,6 +459,11 @@ const startServer = (scenario: StreamScenario, repo: string): Promise<FakeModelS
         scenario: scenario.server as OpenAiScenario,
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
       });
+    case 'gemini':
+      return startFakeGeminiServer({
+        scenario: scenario.server as GeminiScenario,
+        edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+      });
   }
 };
 
@@ -305,6 +477,7 @@ const runScenario = async (
   const extra = scenario.extraArgs ?? [];
   let args: string[];
   let env: Record<string, string>;
+  let stdinFile: string | undefined;
   switch (scenario.agent) {
     case 'claude':
       args = [
@@ -325,12 +498,36 @@ const runScenario = async (
       args = ['exec', '--json', '-C', repo, '--sandbox', 'workspace-write', ...extra, '--', PROMPT];
       env = codexOfflineEnv(home);
       break;
+    case 'gemini': {
+      await writeGeminiOfflineSettings(home);
+      args = [
+        '--output-format',
+        'stream-json',
+        '--approval-mode',
+        'auto_edit',
+        ...(scenario.skipTrust === true ? ['--skip-trust'] : []),
+        ...extra,
+      ];
+      if (scenario.promptVia === 'stdin') {
+        stdinFile = join(home, '..', 'prompt.txt');
+        await writeFile(stdinFile, PROMPT);
+      } else {
+        args.push(`--prompt=${PROMPT}`);
+      }
+      env = { ...geminiOfflineEnv(server.url, home), TMPDIR: join(home, '..', 'tmp') };
+      await mkdir(env.TMPDIR!, { recursive: true });
+      if (scenario.signedOut === true) {
+        env = { HOME: home, TMPDIR: env.TMPDIR! };
+        await writeGeminiOfflineSettings(home, { signedOut: true });
+      }
+      break;
+    }
   }
   const started = Date.now();
   const result = await execa(binary, args, {
     cwd: repo,
     reject: false,
-    stdin: 'ignore',
+    stdin: stdinFile === undefined ? 'ignore' : { file: stdinFile },
     timeout: scenario.stopAfterMs ?? RUN_TIMEOUT_MS,
     forceKillAfterDelay: 5_000,
     env: { ...baseEnv(), ...env },
@@ -387,7 +584,15 @@ const recordStream = async (
   try {
     const outcome = await runScenario(binary, scenario, repo, home, server);
     await checkOutcome(scenario, outcome, repo);
-    const context: NormalizeContext = createContext([[root, FIXTURE_ROOT]], server.port);
+    // Stack traces on stderr name the vendor CLI's files in this checkout's cache.
+    const vendor = join(findProjectRoot(), '.cache', 'vendor');
+    const context: NormalizeContext = createContext(
+      [
+        [root, FIXTURE_ROOT],
+        [vendor, `${FIXTURE_ROOT}/vendor`],
+      ],
+      server.port,
+    );
     const dir = join(out, scenario.agent, 'streams');
     await mkdir(dir, { recursive: true });
     const stdout = normalizeText(outcome.stdout, context);

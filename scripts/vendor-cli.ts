@@ -9,19 +9,21 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
-export type VendorAgent = 'claude' | 'codex';
+export type VendorAgent = 'claude' | 'codex' | 'gemini';
 
-export const VENDOR_AGENTS: readonly VendorAgent[] = ['claude', 'codex'];
+export const VENDOR_AGENTS: readonly VendorAgent[] = ['claude', 'codex', 'gemini'];
 
 const VENDOR_PACKAGES: Record<VendorAgent, string> = {
   claude: '@anthropic-ai/claude-code',
   codex: '@openai/codex',
+  gemini: '@google/gemini-cli',
 };
 
 /** The versions whose streams are recorded and that the vendor suite runs (the latest at recording time). */
 export const RECORD_VERSIONS: Record<VendorAgent, string> = {
   claude: '2.1.330',
   codex: '0.169.0',
+  gemini: '0.61.0',
 };
 
 /**
@@ -31,6 +33,7 @@ export const RECORD_VERSIONS: Record<VendorAgent, string> = {
 export const HELP_VERSIONS: Record<VendorAgent, readonly string[]> = {
   claude: ['1.0.59', '2.0.70', '2.1.330'],
   codex: ['0.20.0', '0.44.0', '0.118.0', '0.169.0'],
+  gemini: ['0.1.1', '0.10.0', '0.11.3', '0.12.0', '0.20.2', '0.30.1', '0.40.1', '0.61.0'],
 };
 
 /** The model name codex knows metadata for (an unknown name adds an `error` item to the stream). */
@@ -171,6 +174,46 @@ export const codexOfflineEnv = (home: string): Record<string, string> => ({
   HOME: home,
   CODEX_HOME: join(home, '.codex'),
   [CODEX_PROVIDER_KEY_VAR]: 'sk-test',
+});
+
+/**
+ * `<home>/.gemini/settings.json` that keeps Gemini CLI on loopback, quiet and quick to fail:
+ * - `security.auth.selectedType = "gemini-api-key"`: with only GOOGLE_GEMINI_BASE_URL set, the
+ *   CLI picks its "gateway" auth type, which headless mode rejects ("Invalid auth method selected.");
+ * - no usage statistics, telemetry or update check (both the 0.1x-0.2x `disableAutoUpdate` /
+ *   `disableUpdateNag` keys and the later `enableAutoUpdate*` ones; each version ignores the others);
+ * - `tools.useRipgrep = false`: 0.1x-0.3x download ripgrep from GitHub at start-up when `rg` is missing;
+ * - `general.maxAttempts = 1`: one attempt at the main model (a 500 fails at once instead of after
+ *   about ten retries with back-off; 0.1x-0.2x have no such setting and retry).
+ * `signedOut` leaves the auth method out: a user who never signed in.
+ */
+export const writeGeminiOfflineSettings = async (
+  home: string,
+  options: { signedOut?: boolean } = {},
+): Promise<void> => {
+  const dir = join(home, '.gemini');
+  await mkdir(dir, { recursive: true });
+  const settings = {
+    ...(options.signedOut === true ? {} : { security: { auth: { selectedType: 'gemini-api-key' } } }),
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    tools: { useRipgrep: false },
+    general: {
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+      disableAutoUpdate: true,
+      disableUpdateNag: true,
+      maxAttempts: 1,
+    },
+  };
+  await writeFile(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+};
+
+/** Gemini CLI's API endpoint and key, from its environment (the settings file picks the key auth). */
+export const geminiOfflineEnv = (serverUrl: string, home: string): Record<string, string> => ({
+  HOME: home,
+  GOOGLE_GEMINI_BASE_URL: serverUrl,
+  GEMINI_API_KEY: 'test-gemini-key',
 });
 
 /** A minimal environment for a vendor CLI: PATH and locale from the parent, nothing else. */

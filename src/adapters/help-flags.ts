@@ -34,6 +34,30 @@ export const parseHelpFlags = (help: string): string[] => {
   return [...flags];
 };
 
+/**
+ * The help entry of one option: its definition line and the continuation lines that follow, up
+ * to the next option or a blank line (yargs lists `[choices: ...]` there). Empty when the help
+ * defines no such option.
+ */
+export const optionText = (help: string, flag: string): string => {
+  // eslint-disable-next-line no-control-regex
+  const lines = help.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').split(/\r?\n/);
+  const start = lines.findIndex((line) => {
+    const match = OPTION_LINE.exec(line);
+    return (
+      match !== null &&
+      [...definitionPart(match[1] ?? '').matchAll(FLAG_TOKEN)].some((token) => token[1] === flag)
+    );
+  });
+  if (start < 0) return '';
+  const entry = [lines[start] ?? ''];
+  for (const line of lines.slice(start + 1)) {
+    if (line.trim() === '' || OPTION_LINE.test(line)) break;
+    entry.push(line);
+  }
+  return entry.join('\n');
+};
+
 /** The first dotted version number in a `--version` output ("1.0.100 (Claude Code)", "codex-cli 0.46.0"). */
 export const parseVersion = (output: string): string | null => {
   const match = /(\d+\.\d+(?:\.\d+)?(?:[-+][0-9A-Za-z.-]+)?)/.exec(output);

@@ -6,10 +6,16 @@
 import { claudeAdapter } from './claude.js';
 import { codexAdapter } from './codex.js';
 import { cursorAdapter } from './cursor.js';
+import { geminiAdapter } from './gemini.js';
 import type { AdapterId, AgentAdapter } from './types.js';
 
 /** The CLIs hydra ships with, in display order: tier-1 first. */
-const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [claudeAdapter, codexAdapter, cursorAdapter];
+const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [
+  claudeAdapter,
+  codexAdapter,
+  cursorAdapter,
+  geminiAdapter,
+];
 
 /** Ids that can name a branch, a directory and a `[agents.<id>]` table without quoting. */
 const VALID_ID = /^[a-z][a-z0-9-]*$/;

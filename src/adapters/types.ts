@@ -68,6 +68,12 @@ export interface SpawnRequest {
   extraArgs: readonly string[];
   /** Added to the agent's environment (hydra.toml `env`). */
   env: Readonly<Record<string, string>>;
+  /**
+   * Continue this earlier session of the CLI (a follow-up prompt) instead of starting a new one:
+   * the id its stream reported (the `sessionId` of its `init` progress event). Honoured only when
+   * the probe saw the CLI's resume flag (capability feature `resume`); ignored otherwise.
+   */
+  resumeSessionId?: string;
 }
 
 /** A file the engine must write before spawning (the adapter itself writes nothing). */

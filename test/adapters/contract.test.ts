@@ -24,6 +24,7 @@ const SCENARIOS: Record<AdapterId, { success: string; failure: string; auth: str
   claude: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
   codex: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
   cursor: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
+  gemini: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
 };
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -85,15 +86,20 @@ const request = (prompt: string, overrides: Partial<SpawnRequest> = {}): SpawnRe
 
 describe('registry', () => {
   it('holds every adapter under its own id, tier-1 first', () => {
-    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor']);
+    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor', 'gemini']);
     for (const id of adapterIds()) expect(adapterOf(id).id).toBe(id);
-    expect(adapterIds().map((id) => adapterOf(id).tier)).toEqual(['tier1', 'tier1', 'experimental']);
+    expect(adapterIds().map((id) => adapterOf(id).tier)).toEqual([
+      'tier1',
+      'tier1',
+      'experimental',
+      'experimental',
+    ]);
   });
 
   it('finds adapters by id, case-insensitively, and cursor-agent as cursor', () => {
     expect(getAdapter('Claude')?.id).toBe('claude');
     expect(getAdapter('cursor-agent')?.id).toBe('cursor');
-    expect(getAdapter('gemini')).toBeUndefined();
+    expect(getAdapter('aider')).toBeUndefined();
     expect(getAdapter('toString')).toBeUndefined();
   });
 });
@@ -359,10 +365,16 @@ describe.each(adapterIds())('adapter contract: %s', (adapterId) => {
     it.each(tricky)('carries the prompt %j intact, after the options', async (prompt) => {
       const built = adapter.buildCommand(request(prompt), await sampleCapabilities(adapterId));
       if (built.stdinFile === undefined) {
-        expect(built.args.at(-1)).toBe(prompt);
-        expect(built.args.at(-2)).toBe('--');
+        // The last argument: after `--`, or as one `--<flag>=<prompt>` argument (read as a value
+        // even when the prompt starts with a dash).
+        const last = built.args.at(-1) ?? '';
+        if (built.args.at(-2) === '--') expect(last).toBe(prompt);
+        else
+          expect(/^--[a-z][a-z-]*=/.exec(last)?.[0] ?? '').toBe(last.slice(0, last.length - prompt.length));
+        expect(last.endsWith(prompt)).toBe(true);
       } else {
         expect(built.files).toContainEqual({ path: built.stdinFile, content: prompt });
+        if (prompt.length > 2) expect(built.args.some((arg) => arg.includes(prompt))).toBe(false);
       }
       expect(built.args.slice(0, -1)).not.toContain(prompt.length > 2 ? prompt : '\u0000');
     });
@@ -391,9 +403,17 @@ describe.each(adapterIds())('adapter contract: %s', (adapterId) => {
       const extra = built.args.indexOf('--extra');
       expect(extra).toBeGreaterThan(0);
       expect(built.args[extra + 1]).toBe('value');
-      expect(extra).toBeLessThan(built.args.indexOf('--'));
+      // Before the prompt's own arguments (none when it goes through stdin).
+      const promptAt = built.args.findIndex((arg) => arg === '--' || arg.endsWith('=fix it'));
+      expect(extra).toBeLessThan(promptAt < 0 ? built.args.length : promptAt);
       expect(built.env['HYDRA_TEST']).toBe('1');
       expect(built.cwd).toBe(request('').cwd);
+    });
+
+    it('continues an earlier session only where the probe saw a resume flag', async () => {
+      const capabilities = await sampleCapabilities(adapterId);
+      const built = adapter.buildCommand(request('x', { resumeSessionId: 'session-1234' }), capabilities);
+      expect(built.args.includes('session-1234')).toBe(capabilities.features['resume'] === true);
     });
 
     it('passes a configured model, and none for "default"', async () => {

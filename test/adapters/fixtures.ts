@@ -16,7 +16,12 @@ import type {
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/adapters/', import.meta.url));
 
 /** Fixture directory per adapter id. */
-export const FIXTURE_AGENT: Record<string, string> = { claude: 'claude', codex: 'codex', cursor: 'cursor' };
+export const FIXTURE_AGENT: Record<string, string> = {
+  claude: 'claude',
+  codex: 'codex',
+  cursor: 'cursor',
+  gemini: 'gemini',
+};
 
 export interface StreamMeta {
   source: string;
@@ -99,7 +104,9 @@ export const replay = (
 
 /**
  * A probe runner that answers from one recorded help version: `--version` → version.txt,
- * `--help` → help.txt, `exec --help` → exec-help.txt. Unknown commands exit 2 like a CLI would.
+ * `--help` → help.txt, `<subcommand> --help` → `<subcommand>-help.txt` (codex `exec`, opencode
+ * `run`), each with the stderr recorded beside it (`<name>.stderr.txt`). Unknown commands exit 2
+ * like a CLI would.
  */
 export const fixtureRunner = (
   agent: string,
@@ -114,8 +121,8 @@ export const fixtureRunner = (
         ? 'version.txt'
         : args.join(' ') === '--help'
           ? 'help.txt'
-          : args.join(' ') === 'exec --help'
-            ? 'exec-help.txt'
+          : args.length === 2 && args[1] === '--help' && !args[0]!.startsWith('-')
+            ? `${args[0]}-help.txt`
             : undefined;
     const text = name === undefined ? undefined : readHelpFile(agent, version, name);
     if (name === undefined || text === undefined)
@@ -125,7 +132,13 @@ export const fixtureRunner = (
         stderr: `error: unrecognized arguments: ${args.join(' ')}`,
         timedOut: false,
       };
-    return { exitCode: 0, stdout: edit(name, text), stderr: '', timedOut: false };
+    const stderr = readHelpFile(agent, version, name.replace(/\.txt$/, '.stderr.txt')) ?? '';
+    return {
+      exitCode: 0,
+      stdout: edit(name, text),
+      stderr: edit(name.replace(/\.txt$/, '.stderr.txt'), stderr),
+      timedOut: false,
+    };
   };
   return Object.assign(run, { calls });
 };

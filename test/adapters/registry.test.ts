@@ -29,14 +29,15 @@ afterEach(() => {
 
 describe('adapter registry', () => {
   it('adds a registered adapter after the built-ins, and forgets it when unregistered', () => {
+    const builtIn = adapterIds();
     const unregister = registerAdapter(named('acme', ['acme-cli']));
-    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor', 'acme']);
+    expect(adapterIds()).toEqual([...builtIn, 'acme']);
     expect(getAdapter(' Acme-CLI ')?.id).toBe('acme');
     expect(adapterOf('acme').id).toBe('acme');
 
     unregister();
 
-    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor']);
+    expect(adapterIds()).toEqual(builtIn);
     expect(getAdapter('acme-cli')).toBeUndefined();
     expect(() => adapterOf('acme')).toThrow(/no adapter is registered as "acme"/);
   });

@@ -2,6 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adapterIds } from '../../src/adapters/registry.js';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, hydra, ROOT } from './helpers.js';
 
@@ -129,16 +130,16 @@ describe('usage errors exit 2 with one clear message', () => {
   });
 
   it('reads every repeated --agents, not just the last one', async () => {
-    const result = await run(['race', '--agents', 'gemini', '--agents', 'claude', 'do it']);
+    const result = await run(['race', '--agents', 'aider', '--agents', 'claude', 'do it']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('unknown agent "gemini" in --agents');
+    expect(result.stderr).toContain('unknown agent "aider" in --agents');
   });
 
   it('names unknown agents in --agents and lists the valid ones', async () => {
-    const result = await run(['race', '--agents', 'claude,gemini', 'do it']);
+    const result = await run(['race', '--agents', 'claude,aider', 'do it']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(
-      'unknown agent "gemini" in --agents; valid agents: claude, codex, cursor',
+      `unknown agent "aider" in --agents; valid agents: ${adapterIds().join(', ')}`,
     );
   });
 
@@ -146,9 +147,9 @@ describe('usage errors exit 2 with one clear message', () => {
     const bad = await run(['race', '--model', 'opus', 'do it']);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toContain('--model expects <agent>=<model>, e.g. --model claude=opus (got "opus")');
-    const unknown = await run(['race', '--model', 'gemini=pro', 'do it']);
+    const unknown = await run(['race', '--model', 'aider=pro', 'do it']);
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain('unknown agent "gemini" in --model gemini=pro');
+    expect(unknown.stderr).toContain('unknown agent "aider" in --model aider=pro');
   });
 
   it('refuses a placeholder model before anything is launched', async () => {
@@ -199,9 +200,9 @@ describe('usage errors exit 2 with one clear message', () => {
     const show = await run(['show']);
     expect(show.exitCode).toBe(2);
     expect(show.stderr).toContain('hydra show needs a run id');
-    const agent = await run(['merge', 'r1', 'gemini']);
+    const agent = await run(['merge', 'r1', 'aider']);
     expect(agent.exitCode).toBe(2);
-    expect(agent.stderr).toContain('unknown agent "gemini"');
+    expect(agent.stderr).toContain('unknown agent "aider"');
   });
 });
 

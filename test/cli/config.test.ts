@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex.js';
-import { registerAdapter } from '../../src/adapters/registry.js';
+import { adapterIds, registerAdapter } from '../../src/adapters/registry.js';
 import { ConfigError } from '../../src/engine/config/config-error.js';
 import {
   buildRaceOptions,
@@ -41,8 +41,8 @@ describe('config schema and messages', () => {
 
   it('rejects unknown top-level tables and unknown agents', () => {
     expect(problemsOf('[raec]\n')[0]).toContain('unknown key raec (did you mean "race"?)');
-    expect(problemsOf('[agents.gemini]\nenabled = true\n')[0]).toContain(
-      'unknown key agents.gemini; allowed here: claude, codex, cursor',
+    expect(problemsOf('[agents.aider]\nenabled = true\n')[0]).toContain(
+      `unknown key agents.aider; allowed here: ${adapterIds().join(', ')}`,
     );
   });
 
@@ -52,8 +52,8 @@ describe('config schema and messages', () => {
   });
 
   it('checks types of lists, tables and prices, quoting model names with dots', () => {
-    expect(problemsOf('[race]\nagents = ["claude", "gemini"]\n')).toEqual([
-      'hydra.toml: race.agents[1] must be one of claude, codex, cursor (got "gemini")',
+    expect(problemsOf('[race]\nagents = ["claude", "aider"]\n')).toEqual([
+      `hydra.toml: race.agents[1] must be one of ${adapterIds().join(', ')} (got "aider")`,
     ]);
     expect(problemsOf('[agents.claude]\nenv = { A = 1 }\n')).toEqual([
       'hydra.toml: agents.claude.env.A must be a string (got 1)',
@@ -74,7 +74,9 @@ describe('config schema and messages', () => {
       'hydra.toml: agents.claude must be a table of settings: [agents.<name>] followed by key = value lines (got "yes")',
     ]);
     expect(problemsOf('agents = 5\n')).toEqual([
-      'hydra.toml: agents must hold one table per agent: [agents.claude], [agents.codex], [agents.cursor] (got 5)',
+      `hydra.toml: agents must hold one table per agent: ${adapterIds()
+        .map((id) => `[agents.${id}]`)
+        .join(', ')} (got 5)`,
     ]);
     expect(problemsOf('[prices]\nx = 3\n')).toEqual([
       'hydra.toml: prices.x must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok (got 3)',
@@ -91,11 +93,14 @@ describe('config schema and messages', () => {
       unregister();
     }
     expect(problemsOf(text)).toEqual([
-      'hydra.toml: race.agents[0] must be one of claude, codex, cursor (got "acme")',
-      'hydra.toml: unknown key agents.acme; allowed here: claude, codex, cursor',
+      `hydra.toml: race.agents[0] must be one of ${IDS} (got "acme")`,
+      `hydra.toml: unknown key agents.acme; allowed here: ${IDS}`,
     ]);
   });
 });
+
+/** The registered ids as the config messages list them. */
+const IDS = adapterIds().join(', ');
 
 describe('hydra.toml.example', () => {
   const example = readFileSync(path.join(ROOT, 'hydra.toml.example'), 'utf8');
@@ -182,7 +187,9 @@ describe('merging config and flags', () => {
       '[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n',
       'hydra.toml',
     );
-    expect(resolveRace(config, {}).agents.map((plan) => plan.adapterId)).toEqual(['claude', 'cursor']);
+    expect(resolveRace(config, {}).agents.map((plan) => plan.adapterId)).toEqual(
+      adapterIds().filter((id) => id !== 'codex'),
+    );
   });
 
   it('carries binary, extra_args, env and prices into the race options', () => {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { listAdapters } from '../../src/adapters/registry.js';
 import type { Sandbox } from './helpers.js';
 import { createSandbox, git, hydra, parseNdjson } from './helpers.js';
 
@@ -14,12 +15,16 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup());
 
 describe('hydra demo --json', () => {
-  it('races claude, codex and cursor fakes in a temp repository and says where it is', async () => {
+  it('races a fake of every adapter with a demo profile in a temp repository and says where it is', async () => {
     // No fake agents on PATH and an empty bin dir: the demo brings its own.
     const result = await hydra(['demo', '--json'], { cwd: sandbox.dir, env: sandbox.env, timeoutMs: 90_000 });
     expect(result.exitCode, result.stderr).toBe(0);
     const lines = parseNdjson(result.stdout);
-    expect(lines[0]).toMatchObject({ type: 'race', agents: ['claude', 'codex', 'cursor'] });
+    const simulated = listAdapters()
+      .filter((adapter) => adapter.demo !== undefined)
+      .map((adapter) => adapter.id);
+    expect(simulated).toEqual(expect.arrayContaining(['claude', 'codex', 'cursor', 'gemini']));
+    expect(lines[0]).toMatchObject({ type: 'race', agents: simulated });
     const summary = lines.at(-1) as {
       type: string;
       runId: string;

@@ -54,6 +54,7 @@ describe('hydra doctor --json', () => {
       claude: { agent: 'claude' },
       codex: { agent: 'codex' },
       'cursor-agent': { agent: 'cursor' },
+      gemini: { agent: 'gemini' },
     });
     const { result, report } = await doctorJson();
     expect(result.exitCode).toBe(0);
@@ -66,7 +67,7 @@ describe('hydra doctor --json', () => {
       dirtyFiles: 0,
     });
     expect(report.git.version).toMatch(/^\d+\.\d+/);
-    expect(report.adapters.map((adapter) => adapter.id)).toEqual(['claude', 'codex', 'cursor']);
+    expect(report.adapters.map((adapter) => adapter.id)).toEqual(['claude', 'codex', 'cursor', 'gemini']);
     for (const adapter of report.adapters) {
       expect(Object.keys(adapter).sort()).toEqual([
         'binary',
@@ -80,7 +81,7 @@ describe('hydra doctor --json', () => {
         'warnings',
       ]);
     }
-    const [claude, codex, cursor] = report.adapters;
+    const [claude, codex, cursor, gemini] = report.adapters;
     expect(claude).toMatchObject({
       tier: 'tier1',
       status: 'ready',
@@ -92,6 +93,7 @@ describe('hydra doctor --json', () => {
     expect(codex).toMatchObject({ tier: 'tier1', status: 'ready' });
     expect(codex?.command).toContain('--json');
     expect(cursor).toMatchObject({ tier: 'experimental', status: 'needs-opt-in' });
+    expect(gemini).toMatchObject({ tier: 'experimental', status: 'needs-opt-in' });
     // The probe cache it wrote does not show up in the user's git status.
     expect(git(repo, ['status', '--porcelain'])).toBe('');
   });

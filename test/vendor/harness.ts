@@ -18,15 +18,19 @@ import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import type { AnthropicScenario } from '../support/fake-anthropic-server.js';
 import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
 import type { OpenAiScenario } from '../support/fake-openai-server.js';
+import { startFakeGeminiServer, userTexts as geminiUserTexts } from '../support/fake-gemini-server.js';
+import type { GeminiScenario } from '../support/fake-gemini-server.js';
 import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
 import {
   baseEnv,
   claudeOfflineEnv,
   codexOfflineEnv,
   findProjectRoot,
+  geminiOfflineEnv,
   initFixtureRepo,
   vendorBinary,
   writeCodexOfflineConfig,
+  writeGeminiOfflineSettings,
 } from '../../scripts/vendor-cli.js';
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 
@@ -35,9 +39,10 @@ export const PROJECT_ROOT = findProjectRoot();
 export const EDIT_FILE = 'hello.txt';
 export const EDIT_CONTENT = 'hello from the fake model\n';
 export const FINAL_TEXT = 'Created hello.txt with a greeting.';
-const RUN_TIMEOUT_MS = 90_000;
+// Gemini CLI takes 10-30 s to start on a loaded machine, and its 0.1x releases retry a failure.
+const RUN_TIMEOUT_MS = 150_000;
 
-export type VendorScenario = AnthropicScenario | OpenAiScenario;
+export type VendorScenario = AnthropicScenario | OpenAiScenario | GeminiScenario;
 
 export interface VendorRunOptions {
   agent: VendorAgent;
@@ -47,6 +52,20 @@ export interface VendorRunOptions {
   model?: string;
   unsafe?: boolean;
   extraArgs?: string[];
+  /** hydra.toml `env` for the agent. */
+  env?: Record<string, string>;
+  /** Then a follow-up prompt in the same repository, resuming the session the first run reported. */
+  followUpPrompt?: string;
+}
+
+/** One run of the CLI: the command, how it ended and what the adapter made of it. */
+export interface VendorPass {
+  built: BuiltCommand;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  events: AgentEvent[];
+  terminal: CompletedEvent | FailedEvent;
 }
 
 export interface VendorRun {
@@ -63,6 +82,8 @@ export interface VendorRun {
   edited: string | null;
   /** The repository the agent ran in (already deleted when the run returns). */
   repo: string;
+  /** The follow-up run, when `followUpPrompt` was given. */
+  followUp?: VendorPass;
 }
 
 type Env = Record<string, string>;
@@ -81,6 +102,12 @@ const startServer = (options: VendorRunOptions, repo: string): Promise<FakeModel
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
         finalText: FINAL_TEXT,
       });
+    case 'gemini':
+      return startFakeGeminiServer({
+        scenario: options.scenario as GeminiScenario,
+        edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+        finalText: FINAL_TEXT,
+      });
   }
 };
 
@@ -95,8 +122,19 @@ const offlineEnv = async (agent: VendorAgent, serverUrl: string, home: string): 
     case 'codex':
       await writeCodexOfflineConfig(join(home, '.codex'), serverUrl);
       return codexOfflineEnv(home);
+    case 'gemini':
+      await writeGeminiOfflineSettings(home);
+      // Its error reports go to the temp directory: keep them in the run's HOME.
+      return { ...geminiOfflineEnv(serverUrl, home), TMPDIR: home };
   }
 };
+
+/** What the probe runs with: the run's throwaway HOME. */
+export const probeEnv = (home: string): Record<string, string> => ({
+  ...baseEnv(),
+  HOME: home,
+  CODEX_HOME: join(home, '.codex'),
+});
 
 /** Probes the pinned binary through the adapter, with the same throwaway HOME as the run. */
 export const probeVendor = async (
@@ -106,7 +144,7 @@ export const probeVendor = async (
 ): Promise<Capabilities> => {
   const adapter = getAdapter(agent);
   if (adapter === undefined) throw new Error(`no adapter registered for ${agent}`);
-  const run = createProbeRunner({ ...baseEnv(), HOME: home, CODEX_HOME: join(home, '.codex') });
+  const run = createProbeRunner(probeEnv(home));
   const result = await adapter.probe(vendorBinary(PROJECT_ROOT, agent, version), run);
   if (!result.ok) throw new Error(`probe of ${agent}@${version} failed: ${result.error.message}`);
   return result.capabilities;
@@ -124,62 +162,86 @@ export const runVendor = async (options: VendorRunOptions): Promise<VendorRun> =
   const server = await startServer(options, repo);
   try {
     const capabilities = await probeVendor(options.agent, options.version, home);
+    const env = { ...baseEnv(), ...(await offlineEnv(options.agent, server.url, home)) };
     const request: SpawnRequest = {
       prompt: options.prompt ?? 'Create hello.txt containing a short greeting.',
       cwd: repo,
       scratchDir,
       unsafe: options.unsafe ?? false,
       extraArgs: options.extraArgs ?? [],
-      env: {},
+      env: options.env ?? {},
       ...(options.model === undefined ? {} : { model: options.model }),
     };
-    const built = adapter.buildCommand(request, capabilities);
-    for (const file of built.files) await writeFile(file.path, file.content);
-    const env = { ...baseEnv(), ...(await offlineEnv(options.agent, server.url, home)), ...built.env };
-    const result = await execa(built.file, built.args, {
-      cwd: built.cwd,
-      env,
-      extendEnv: false,
-      reject: false,
-      stdin: built.stdinFile === undefined ? 'ignore' : { file: built.stdinFile },
-      timeout: RUN_TIMEOUT_MS,
-      forceKillAfterDelay: 2_000,
-      stripFinalNewline: false,
-    });
-    const stdout = typeof result.stdout === 'string' ? result.stdout : '';
-    const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-    const parser = adapter.createParser(options.model === undefined ? {} : { model: options.model });
-    const events = splitLines(stdout).flatMap((line) => parser.parseLine(line));
-    const lastMessage =
-      built.lastMessageFile !== undefined && existsSync(built.lastMessageFile)
-        ? await readFile(built.lastMessageFile, 'utf8')
-        : undefined;
-    const terminal = parser.finish({
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
-      stderrTail: tail(stderr),
-      sawTerminalEvent: events.some(isTerminal),
-      runId: 'vendor-harness',
-      ...(lastMessage === undefined ? {} : { lastMessage }),
-    });
+    const first = await runPass(options, capabilities, request, env);
+    const sessionId = first.events.find((event) => event.kind === 'progress' && event.stage === 'init');
+    const followUp =
+      options.followUpPrompt === undefined
+        ? undefined
+        : await runPass(
+            options,
+            capabilities,
+            {
+              ...request,
+              prompt: options.followUpPrompt,
+              ...(sessionId?.kind === 'progress' && sessionId.sessionId !== undefined
+                ? { resumeSessionId: sessionId.sessionId }
+                : {}),
+            },
+            env,
+          );
     const editedPath = join(repo, EDIT_FILE);
     const edited = existsSync(editedPath) ? await readFile(editedPath, 'utf8') : null;
     return {
       capabilities,
-      built,
-      exitCode: result.exitCode ?? null,
-      stdout,
-      stderr,
-      events,
-      terminal,
+      ...first,
       requests: [...server.requests],
       edited,
       repo,
+      ...(followUp === undefined ? {} : { followUp }),
     };
   } finally {
     await server.close();
     await rm(root, { recursive: true, force: true });
   }
+};
+
+/** Builds the command the adapter would run, runs it, and reads its stdout through the parser. */
+const runPass = async (
+  options: VendorRunOptions,
+  capabilities: Capabilities,
+  request: SpawnRequest,
+  offline: Env,
+): Promise<VendorPass> => {
+  const adapter = getAdapter(options.agent)!;
+  const built = adapter.buildCommand(request, capabilities);
+  for (const file of built.files) await writeFile(file.path, file.content);
+  const result = await execa(built.file, built.args, {
+    cwd: built.cwd,
+    env: { ...offline, ...built.env },
+    extendEnv: false,
+    reject: false,
+    stdin: built.stdinFile === undefined ? 'ignore' : { file: built.stdinFile },
+    timeout: RUN_TIMEOUT_MS,
+    forceKillAfterDelay: 2_000,
+    stripFinalNewline: false,
+  });
+  const stdout = typeof result.stdout === 'string' ? result.stdout : '';
+  const stderr = typeof result.stderr === 'string' ? result.stderr : '';
+  const parser = adapter.createParser(options.model === undefined ? {} : { model: options.model });
+  const events = splitLines(stdout).flatMap((line) => parser.parseLine(line));
+  const lastMessage =
+    built.lastMessageFile !== undefined && existsSync(built.lastMessageFile)
+      ? await readFile(built.lastMessageFile, 'utf8')
+      : undefined;
+  const terminal = parser.finish({
+    exitCode: result.exitCode ?? null,
+    signal: result.signal ?? null,
+    stderrTail: tail(stderr),
+    sawTerminalEvent: events.some(isTerminal),
+    runId: 'vendor-harness',
+    ...(lastMessage === undefined ? {} : { lastMessage }),
+  });
+  return { built, exitCode: result.exitCode ?? null, stdout, stderr, events, terminal };
 };
 
 const splitLines = (text: string): string[] => {
@@ -193,7 +255,10 @@ export const userTexts = (agent: VendorAgent, requests: readonly RecordedRequest
   const main = requests.find((request) => hasTools(request.json));
   if (main === undefined) return [];
   const body = main.json as Record<string, unknown>;
-  const turns = (agent === 'claude' ? body.messages : body.input) as unknown[];
+  // Gemini sends `contents` of parts; Codex speaks the Responses API (`input`); the others send
+  // chat `messages`.
+  if (agent === 'gemini') return geminiUserTexts(main);
+  const turns = (agent === 'codex' ? body.input : body.messages) as unknown[];
   return turns.flatMap((turn) => textsOfUserTurn(turn));
 };
 

@@ -11,18 +11,34 @@ import { runVendor, userTexts } from './harness.js';
 const HOSTILE_PROMPT = `-v --help fix it "double" 'single' \\back\nsecond line\n$(rm -rf /) \`id\` $HOME ünï 🙂 --\n`;
 /** Over Linux's 128 KiB limit for one argument (MAX_ARG_STRLEN). */
 const HUGE_PROMPT = `${'0123456789abcdef'.repeat(200 * 64)}\nEND OF A 200 KiB PROMPT`;
+/** yargs reads a number here in a positional prompt (it would arrive as "16"). */
+const NUMERIC_PROMPT = '0x10';
 
-const AGENTS: VendorAgent[] = ['claude', 'codex'];
+const AGENTS: VendorAgent[] = ['claude', 'codex', 'gemini'];
+
+/** Every delivery of the latest versions is exact. */
+const received = (_agent: VendorAgent, texts: string[]): string[] => texts;
 
 describe.each(AGENTS)('%s prompt delivery', (agent) => {
   const version = RECORD_VERSIONS[agent];
 
-  it('delivers a prompt that looks like flags and shell code unchanged, as an argument after --', async () => {
+  it('delivers a prompt that looks like flags and shell code unchanged', async () => {
     const run = await runVendor({ agent, version, scenario: 'reply-text', prompt: HOSTILE_PROMPT });
 
-    expect(run.built.stdinFile).toBeUndefined();
-    expect(run.built.args.slice(-2)).toEqual(['--', HOSTILE_PROMPT]);
+    if (run.built.stdinFile === undefined) {
+      // As the last argument: after `--`, or as one `--prompt=<prompt>` argument.
+      expect(run.built.args.at(-1)?.endsWith(HOSTILE_PROMPT)).toBe(true);
+    } else {
+      expect(run.built.files).toContainEqual({ path: run.built.stdinFile, content: HOSTILE_PROMPT });
+    }
     expect(userTexts(agent, run.requests)).toContain(HOSTILE_PROMPT);
+    expect(run.terminal.kind).toBe('completed');
+  });
+
+  it('delivers a prompt yargs would read as a number as the text it is', async () => {
+    const run = await runVendor({ agent, version, scenario: 'reply-text', prompt: NUMERIC_PROMPT });
+
+    expect(userTexts(agent, run.requests)).toContain(NUMERIC_PROMPT);
     expect(run.terminal.kind).toBe('completed');
   });
 
@@ -31,7 +47,7 @@ describe.each(AGENTS)('%s prompt delivery', (agent) => {
 
     expect(run.built.stdinFile).toBeDefined();
     expect(run.built.args.join(' ')).not.toContain('END OF A 200 KiB PROMPT');
-    expect(userTexts(agent, run.requests)).toContain(HUGE_PROMPT);
+    expect(received(agent, userTexts(agent, run.requests))).toContain(HUGE_PROMPT);
     expect(run.terminal.kind).toBe('completed');
   });
 });

@@ -29,7 +29,7 @@ import {
 } from './race-harness.js';
 import type { HydraResult, NdjsonLine, RaceSandbox, SummaryLine } from './race-harness.js';
 
-const AGENTS: VendorAgent[] = ['claude', 'codex'];
+const AGENTS = ['claude', 'codex'] as const satisfies readonly VendorAgent[];
 const PROMPT = 'Create hello.txt containing a short greeting.';
 /** Starts with a dash, holds both kinds of quotes, a backslash and shell syntax. */
 const DASH_PROMPT = `-v --help fix it "double" 'single' \\back $(id) --`;
@@ -538,5 +538,82 @@ describe('hydra race --json --unsafe with the real CLIs', () => {
         diff: { filesChanged: 1 },
       });
     }
+  });
+});
+
+/**
+ * Every CLI the vendor suite installs, raced together: the tier-1 ones and the experimental ones
+ * (opted in). One entry per line, so another CLI joins the list with a line of its own.
+ */
+// prettier-ignore
+const ALL_AGENTS: VendorAgent[] = [
+  'claude',
+  'codex',
+  'gemini',
+];
+
+describe('hydra race --json with every vendor CLI together', () => {
+  let sandbox: RaceSandbox;
+  let doctor: HydraResult;
+  let race: HydraResult;
+  let summary: SummaryLine;
+
+  beforeAll(async () => {
+    sandbox = await createRaceSandbox({
+      claude: 'success-edit',
+      codex: 'success-edit',
+      gemini: 'success-edit',
+    });
+    doctor = await sandbox.hydra(['doctor', '--json', '--allow-experimental-adapters']);
+    race = await sandbox.hydra([
+      'race',
+      '--json',
+      '--allow-experimental-adapters',
+      '--agents',
+      ALL_AGENTS.join(','),
+      PROMPT,
+    ]);
+    summary = summaryOf(parseNdjson(race.stdout));
+  }, 300_000);
+
+  afterAll(async () => {
+    await sandbox?.cleanup();
+  });
+
+  it('finds every CLI ready at its pinned version (hydra doctor --allow-experimental-adapters)', () => {
+    const adapters = (JSON.parse(doctor.stdout) as { adapters: DoctorAdapter[] }).adapters;
+    for (const agent of ALL_AGENTS) {
+      const entry = adapters.find((adapter) => adapter.id === agent);
+      expect(entry?.status, JSON.stringify(entry)).toBe('ready');
+      expect(entry?.version).toBe(RECORD_VERSIONS[agent]);
+    }
+  });
+
+  it('completes every agent with usage, each having called the model', () => {
+    expect(race.exitCode, explain(race)).toBe(0);
+    expect(summary.agents.map((entry) => entry.agent).sort()).toEqual([...ALL_AGENTS].sort());
+    for (const agent of ALL_AGENTS) {
+      const entry = summaryAgent(summary, agent);
+      expect(entry, JSON.stringify(entry)).toMatchObject({ status: 'completed', exitCode: 0 });
+      expect(entry.usage.outputTokens, `${agent} output tokens`).toBeGreaterThan(0);
+      expect(sandbox.servers[agent].requests.length, `${agent} requests`).toBeGreaterThan(0);
+    }
+  });
+
+  it("leaves each agent's file on its own branch and the user's work untouched", async () => {
+    for (const agent of ALL_AGENTS) {
+      const branch = `hydra/${summary.runId}/${agent}`;
+      expect(summaryAgent(summary, agent)).toMatchObject({
+        branch,
+        diff: { filesChanged: 1, insertions: 1, deletions: 0 },
+      });
+      expect(await sandbox.git(['show', `${branch}:${EDIT_FILE}`]), agent).toBe(EDIT_CONTENT.trimEnd());
+    }
+    expect(readIfExists(join(sandbox.repo, EDIT_FILE))).toBeNull();
+    await expectUserWorkIntact(sandbox);
+  });
+
+  it('left no vendor CLI process running', () => {
+    expect(sandboxProcesses(sandbox.dir, [summary.runId])).toEqual([]);
   });
 });

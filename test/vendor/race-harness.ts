@@ -17,6 +17,8 @@ import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import type { AnthropicScenario, FakeAnthropicOptions } from '../support/fake-anthropic-server.js';
 import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
 import type { OpenAiScenario } from '../support/fake-openai-server.js';
+import { startFakeGeminiServer } from '../support/fake-gemini-server.js';
+import type { GeminiScenario } from '../support/fake-gemini-server.js';
 import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
 import {
   CODEX_MODEL,
@@ -24,8 +26,11 @@ import {
   RECORD_VERSIONS,
   claudeOfflineEnv,
   codexOfflineEnv,
+  geminiOfflineEnv,
+  VENDOR_AGENTS,
   vendorBinary,
   writeCodexOfflineConfig,
+  writeGeminiOfflineSettings,
 } from '../../scripts/vendor-cli.js';
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 import { EDIT_CONTENT, EDIT_FILE, FINAL_TEXT, PROJECT_ROOT } from './harness.js';
@@ -37,10 +42,15 @@ const HYDRA_TIMEOUT_MS = 150_000;
 export const USER_UNTRACKED = { path: 'notes.txt', content: 'my uncommitted notes\n' };
 export const USER_MODIFIED = { path: 'README.md', content: '# fixture repo\n\nan uncommitted edit\n' };
 
-/** `hang`: a server that takes every request and never answers (an agent stuck on the network). */
+/**
+ * `hang`: a server that takes every request and never answers (an agent stuck on the network).
+ * The experimental CLIs are on PATH too but race only when opted in; their servers answer
+ * `success-edit` unless told otherwise.
+ */
 export interface RaceScenarios {
   claude: AnthropicScenario | 'hang';
   codex: OpenAiScenario | 'hang';
+  gemini?: GeminiScenario | 'hang';
 }
 
 /**
@@ -170,8 +180,20 @@ const startServers = async (scenarios: RaceScenarios): Promise<Record<VendorAgen
           edit: { path: EDIT_FILE, content: EDIT_CONTENT },
           finalText: FINAL_TEXT,
         });
-  return { claude, codex };
+  // Gemini CLI names its working directory in every request: the server writes into that worktree.
+  const gemini =
+    scenarios.gemini === 'hang'
+      ? await startHangingServer()
+      : await startFakeGeminiServer({
+          scenario: scenarios.gemini ?? 'success-edit',
+          edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+          finalText: FINAL_TEXT,
+        });
+  return { claude, codex, gemini };
 };
+
+const closeServers = (servers: Record<VendorAgent, FakeModelServer>): Promise<unknown> =>
+  Promise.all(Object.values(servers).map((server) => server.close()));
 
 const gitIn = async (cwd: string, env: Record<string, string>, args: readonly string[]): Promise<string> => {
   const result = await execa('git', args, { cwd, env, extendEnv: false, stdin: 'ignore' });
@@ -189,10 +211,10 @@ const createUserRepo = async (repo: string, env: Record<string, string>): Promis
   await writeFile(join(repo, USER_MODIFIED.path), USER_MODIFIED.content);
 };
 
-/** `claude` and `codex` on PATH are symlinks to the pinned installs, as a global npm install makes them. */
+/** Every vendor CLI on PATH is a symlink to its pinned install, as a global npm install makes it. */
 const linkVendorBinaries = async (bin: string): Promise<void> => {
   await mkdir(bin, { recursive: true });
-  for (const agent of ['claude', 'codex'] as const) {
+  for (const agent of VENDOR_AGENTS) {
     await symlink(vendorBinary(PROJECT_ROOT, agent, RECORD_VERSIONS[agent]), join(bin, agent));
   }
 };
@@ -282,6 +304,8 @@ export const createRaceSandbox = async (
         await linkVendorBinaries(bin);
         await writeCodexOfflineConfig(join(home, '.codex'), servers.codex.url);
         Object.assign(env, claudeEnv, codexOfflineEnv(home));
+        await writeGeminiOfflineSettings(home);
+        Object.assign(env, geminiOfflineEnv(servers.gemini.url, home), { HOME: home });
         break;
       case 'hydra-toml':
         configPath = join(dir, 'hydra-config.toml');
@@ -303,12 +327,12 @@ export const createRaceSandbox = async (
       spawnHydra: (args) => spawnHydra(args, repo, env),
       git: (args) => gitIn(repo, env, args),
       cleanup: async () => {
-        await Promise.all([servers.claude.close(), servers.codex.close()]);
+        await closeServers(servers);
         await rm(dir, { recursive: true, force: true });
       },
     };
   } catch (error) {
-    await Promise.all([servers.claude.close(), servers.codex.close()]);
+    await closeServers(servers);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
