@@ -107,6 +107,16 @@ export const geminiFeatures = (flags: readonly string[], help: string, version: 
   };
 };
 
+/**
+ * The line that is only a version number (`0.61.0`), so that a warning printed before it (a Node
+ * deprecation naming `v20.20.2`, say) is not taken for the CLI's version.
+ */
+export const versionLine = (stdout: string): string | null => {
+  const lines = stdout.split(/\r?\n/).map((line) => line.trim());
+  const found = lines.reverse().find((line) => /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(line));
+  return found === undefined ? null : found.replace(/^v/, '');
+};
+
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
   const context: ProbeContext = {
     adapterId: ID,
@@ -120,7 +130,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   ]);
   if (!versionStep.ok) return { ok: false, error: versionStep.error };
   if (!helpStep.ok) return { ok: false, error: helpStep.error };
-  const version = versionOf(versionStep);
+  const version = versionLine(versionStep.output.stdout) ?? versionOf(versionStep);
   const flags = parseHelpFlags(helpStep.text);
   const features = geminiFeatures(flags, helpStep.text, version);
   const capabilities: Capabilities = {

@@ -98,6 +98,16 @@ describe('gemini probe across recorded versions', () => {
     expect((await capabilitiesOf('0.20.2')).features['resume']).toBe(true);
   });
 
+  it('reads the version past a warning printed before it', async () => {
+    const runner = fixtureRunner('gemini', latest, (file, text) =>
+      file === 'version.txt'
+        ? `(node:4242) Warning: Node.js v20.20.2 is deprecated for this release\n${text}`
+        : text,
+    );
+    const result = await geminiAdapter.probe('/bin/gemini', runner);
+    expect(result.ok && result.capabilities.version).toBe(latest);
+  });
+
   it('fails with UnsupportedFlag when --approval-mode has no auto_edit', async () => {
     const runner = fixtureRunner('gemini', latest, (file, text) =>
       file === 'help.txt' ? text.replaceAll('auto_edit', 'auto-edit') : text,
