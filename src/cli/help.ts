@@ -1,18 +1,8 @@
-/** Help texts, one per command. Kept together so they read as one manual. */
-import { listAdapters } from '../adapters/registry.js';
-
-/** The agents named in the help come from the registry, so a new adapter shows up everywhere. */
-const adapters = listAdapters();
-const names = (tier: 'tier1' | 'experimental', field: 'id' | 'displayName'): string[] =>
-  adapters.filter((adapter) => adapter.tier === tier).map((adapter) => adapter[field]);
-const inWords = (items: readonly string[]): string =>
-  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`;
-const ALL_IDS = adapters.map((adapter) => adapter.id).join(',');
-const EXPERIMENTAL_IDS = names('experimental', 'id').join(', ');
-const DEMO_AGENTS = (tier: 'tier1' | 'experimental'): string[] =>
-  adapters
-    .filter((adapter) => adapter.tier === tier && adapter.demo !== undefined)
-    .map((adapter) => adapter.id);
+/**
+ * Help texts, one per command. Kept together so they read as one manual. The agent names are
+ * literal (importing the registry would load every adapter for `hydra --help`); a test checks them
+ * against the registry.
+ */
 
 export const COMMANDS = ['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo', 'trust'] as const;
 export type CommandName = (typeof COMMANDS)[number];
@@ -29,7 +19,7 @@ Usage:
   hydra <command> [options]
 
 Commands:
-  race "<prompt>"        race ${names('tier1', 'displayName').join(', ')} (and, opt-in, ${names('experimental', 'displayName').join(', ')})
+  race "<prompt>"        race Claude Code, Codex (and, opt-in, Cursor Agent and Gemini CLI)
                          in git worktrees
   doctor                 check git, the repository and every agent CLI
   merge <run> <agent>    merge one agent's result into the branch the race started from
@@ -60,9 +50,9 @@ Your working tree, index and uncommitted changes are never touched. On a termina
 dashboard; with --json, or when stdout is not a terminal, it runs headless and prints NDJSON.
 
 Options:
-  --agents <list>                  comma-separated: ${ALL_IDS} (repeatable)
+  --agents <list>                  comma-separated: claude,codex,cursor,gemini (repeatable)
                                    (default: every usable tier-1 agent)
-  --allow-experimental-adapters    allow experimental agents (${EXPERIMENTAL_IDS})
+  --allow-experimental-adapters    allow experimental agents (cursor, gemini)
   --model <agent>=<model>          model for one agent; repeatable (--model claude=opus)
   --idle-timeout <seconds>         stop an agent after this long without output (default 300)
   --timeout <seconds>              overall limit per agent, 0 = none (default 1800)
@@ -174,10 +164,10 @@ Review the file before trusting it: hydra will run what it names.`,
   demo: `Usage:
   hydra demo [--json] [--ascii]
 
-Creates a throwaway git repository in a temp directory, installs simulated agent CLIs
-(${inWords(DEMO_AGENTS('tier1'))}, plus the experimental ${inWords(DEMO_AGENTS('experimental'))})
-that replay recorded streams and really edit files, and runs a real race through the same adapters
-and engine: the dashboard on a terminal, NDJSON otherwise.
+Creates a throwaway git repository in a temp directory, installs simulated agent CLIs (claude,
+codex, plus the experimental cursor and gemini) that replay recorded streams and really edit files,
+and runs a real race through the same adapters and engine: the dashboard on a terminal, NDJSON
+otherwise.
 No agent CLI or API key needed. The repository is kept and its path printed, so you can look at
 the branches and merge a result there.
 

@@ -92,3 +92,14 @@ describe('hydra --version and --help', () => {
     expect(typo.stderr).toContain('loaded');
   });
 });
+
+describe('the help texts', () => {
+  it('name every registered agent, since they list them literally', async () => {
+    const { listAdapters } = await import('../../src/adapters/registry.js');
+    const { COMMAND_HELP } = await import('../../src/cli/help.js');
+    const ids = listAdapters().map((adapter) => adapter.id);
+    expect(COMMAND_HELP.race).toContain(`comma-separated: ${ids.join(',')}`);
+    const experimental = listAdapters().filter((adapter) => adapter.tier === 'experimental');
+    expect(COMMAND_HELP.race).toContain(`experimental agents (${experimental.map((a) => a.id).join(', ')})`);
+  });
+});
