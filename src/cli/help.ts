@@ -25,13 +25,15 @@ Commands:
   merge <run> <agent>    merge one agent's result into the branch the race started from
   runs                   list past races
   show <run>             one race's summary and per-agent events
-  clean                  remove worktrees, branches and records of finished or dead races
+  clean [<run>...]       remove worktrees, branches and records of finished or dead races
   demo                   race simulated agents in a throwaway repository (no CLI or API key needed)
   trust                  let this repository's hydra.toml choose the programs hydra runs
 
 Options:
   -h, --help             help for hydra or for a command (hydra race --help)
   -V, --version          print hydra's version
+
+A <run> is a run id, a unique prefix of one, or last (the newest run).
 
 Config: hydra.toml at the repository root, else $XDG_CONFIG_HOME/hydra/hydra.toml
 (~/.config/hydra/hydra.toml); see hydra.toml.example. A repository's hydra.toml chooses the
@@ -90,7 +92,7 @@ Options:
 Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage or config errors.`,
 
   merge: `Usage:
-  hydra merge <run-id> <agent> [--squash] [--keep-worktrees]
+  hydra merge <run> <agent> [--squash] [--keep-worktrees]
 
 Merges one completed agent's branch (hydra/<run-id>/<agent>) into the branch the race started
 from: a fast-forward when possible, else a merge commit, or a squash with --squash. It checks for
@@ -102,7 +104,8 @@ Options:
   --keep-worktrees   keep the race's worktrees and branches
   -h, --help         this help
 
-Run ids: hydra runs. Exit codes: 0 merged, 1 refused or failed, 2 usage error.`,
+<run> is a run id, a unique prefix of one, or last (the newest run); hydra runs lists them.
+Exit codes: 0 merged, 1 refused or failed, 2 usage error.`,
 
   runs: `Usage:
   hydra runs [--json]
@@ -115,19 +118,20 @@ Options:
   -h, --help   this help`,
 
   show: `Usage:
-  hydra show <run-id> [--json]
+  hydra show <run> [--json]
 
 Prints one race's summary, then every agent's events from its record, one line each.
-A unique prefix of the run id is enough.
+<run> is a run id, a unique prefix of one, or last (the newest run).
 
 Options:
   --json       print the run record as one JSON object
   -h, --help   this help`,
 
   clean: `Usage:
-  hydra clean [--dry-run]
+  hydra clean [<run>...] [--dry-run]
 
-Removes the worktrees, hydra/<run-id>/* branches and records of finished or dead races, and
+Removes the worktrees, hydra/<run-id>/* branches and records of finished or dead races (only
+the runs named, each a run id, a unique prefix of one, or last, when any are given), and
 stops agent processes left behind by a race that died. Running races are left alone. Nothing
 hydra did not create is touched: a record is data, so a path or process it names that is not
 the run's own (outside hydra's worktree directory for the run, not a git worktree, or a process

@@ -4,7 +4,7 @@
  */
 export { startRace } from './race/index.js';
 export { cleanRuns, mergeRun } from './results/index.js';
-export { defaultCacheDir, listRuns, readRun } from './records/index.js';
+export { defaultCacheDir, LAST_RUN, listRuns, readRun, resolveRunName } from './records/index.js';
 export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';

@@ -186,11 +186,18 @@ describe('usage errors exit 2 with one clear message', () => {
   });
 
   it('refuses stray arguments to commands that take none', async () => {
-    for (const command of ['doctor', 'runs', 'clean', 'demo']) {
+    for (const command of ['doctor', 'runs', 'demo']) {
       const result = await run([command, 'extra']);
       expect(result.exitCode, command).toBe(2);
       expect(result.stderr, command).toContain('unexpected argument "extra"');
     }
+  });
+
+  it('reads the arguments of clean as run names, and names hydra runs for one it does not know', async () => {
+    const result = await run(['clean', 'extra']);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('No run "extra"');
+    expect(result.stderr).toContain('hydra runs');
   });
 
   it('merge and show need their arguments', async () => {

@@ -332,7 +332,7 @@ describe('after a headless race', () => {
 
     const unknown = await hydra(['show', 'no-such-run'], { cwd: repo, env });
     expect(unknown.exitCode).toBe(1);
-    expect(unknown.stderr).toContain('no run "no-such-run"');
+    expect(unknown.stderr).toMatch(/no run "no-such-run"/i);
     expect(unknown.stderr).toContain('hydra runs');
 
     const merged = await hydra(['merge', runId, 'claude'], { cwd: repo, env });

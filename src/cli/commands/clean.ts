@@ -1,18 +1,21 @@
-/** `hydra clean [--dry-run]`: worktrees, branches and records of finished or dead races. */
-import { cleanRuns } from '../../engine/index.js';
+/** `hydra clean [<run>...] [--dry-run]`: worktrees, branches and records of finished or dead races. */
+import { cleanRuns, resolveRunName } from '../../engine/index.js';
 import { sanitizeStrings } from '../../ui/index.js';
 import type { CleanReport } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT } from '../errors.js';
 import { requireRepo } from '../run-ids.js';
 
 export async function cleanCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('clean', args, { 'dry-run': { type: 'boolean' } });
-  if (parsed.positionals.length > 0)
-    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra clean --help`);
   const root = requireRepo(ctx.cwd);
-  const report = await cleanRuns(root, { dryRun: getBoolean(parsed, 'dry-run') ?? false });
+  // Named runs (ids, unique prefixes, `last`) are all resolved before anything is removed.
+  const named = await Promise.all(parsed.positionals.map((given) => resolveRunName(root, given)));
+  const report = await cleanRuns(root, {
+    dryRun: getBoolean(parsed, 'dry-run') ?? false,
+    ...(named.length > 0 ? { runIds: named.map((run) => run.runId) } : {}),
+  });
   // Paths and reasons come from run records, which anyone who can write the repository can forge.
   for (const line of renderClean(sanitizeStrings(report))) ctx.print(line);
   return EXIT.ok;

@@ -1,10 +1,10 @@
-/** `hydra merge <run-id> <agent> [--squash] [--keep-worktrees]`: the engine's safe merge. */
-import { mergeRun } from '../../engine/index.js';
+/** `hydra merge <run> <agent> [--squash] [--keep-worktrees]`: the engine's safe merge. */
+import { mergeRun, resolveRunName } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs, resolveAgent, validAgents } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { fileCount, mergeMethodLabel, sanitize, shortRef } from '../../ui/index.js';
-import { requireRepo, resolveRun } from '../run-ids.js';
+import { requireRepo } from '../run-ids.js';
 
 const OPTIONS = {
   squash: { type: 'boolean' },
@@ -16,7 +16,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   const [runId, agent, ...extra] = parsed.positionals;
   if (runId === undefined || agent === undefined) {
     throw new UsageError(
-      'hydra merge needs a run id and an agent: hydra merge <run-id> <agent>',
+      'hydra merge needs a run id and an agent: hydra merge <run-id|last> <agent>',
       'list run ids with: hydra runs',
     );
   }
@@ -25,7 +25,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   if (id === undefined) throw new UsageError(`unknown agent "${agent}"; valid agents: ${validAgents()}`);
 
   const root = requireRepo(ctx.cwd);
-  const run = await resolveRun(root, runId);
+  const run = await resolveRunName(root, runId);
   const result = await mergeRun(root, run.runId, id, {
     squash: getBoolean(parsed, 'squash') ?? false,
     keepWorktrees: getBoolean(parsed, 'keep-worktrees') ?? false,

@@ -1,6 +1,6 @@
-/** `hydra show <run-id> [--json]`: one race's summary, then each agent's events one line each. */
+/** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
 import type { AdapterId } from '../../adapters/types.js';
-import { readRun } from '../../engine/index.js';
+import { readRun, resolveRunName } from '../../engine/index.js';
 import type { AgentEventRecord, RunRecord } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -19,7 +19,7 @@ import {
   terminalSafeJson,
   type Symbols,
 } from '../../ui/index.js';
-import { requireRepo, resolveRun } from '../run-ids.js';
+import { requireRepo } from '../run-ids.js';
 import type { Style } from '../style.js';
 import { statusText } from './runs.js';
 
@@ -27,10 +27,13 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   const parsed = parseCommandArgs('show', args, { json: { type: 'boolean' } });
   const [given, ...extra] = parsed.positionals;
   if (given === undefined)
-    throw new UsageError('hydra show needs a run id: hydra show <run-id>', 'list run ids with: hydra runs');
+    throw new UsageError(
+      'hydra show needs a run id: hydra show <run-id|last>',
+      'list run ids with: hydra runs',
+    );
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra show --help`);
   const root = requireRepo(ctx.cwd);
-  const entry = await resolveRun(root, given);
+  const entry = await resolveRunName(root, given);
   const record = await readRun(root, entry.runId);
   if (getBoolean(parsed, 'json')) {
     ctx.print(terminalSafeJson(record));

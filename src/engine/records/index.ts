@@ -29,4 +29,5 @@ export {
   writeSummary,
 } from './records.js';
 export type { LoadedRun, RunMeta } from './records.js';
+export { LAST_RUN, resolveRunName } from './run-names.js';
 export { knownSecrets, recordableConfig, redactValue } from './redact.js';

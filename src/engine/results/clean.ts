@@ -34,6 +34,8 @@ import type { RunArea, WorktreeEntry } from './run-targets.js';
 
 export interface CleanOptions {
   dryRun: boolean;
+  /** Only these runs (ids as recorded); every run when absent. */
+  runIds?: readonly string[];
   /** The worktree root the races used; defaults to HYDRA_WORKTREE_ROOT or ~/.cache/hydra/worktrees. */
   worktreeRoot?: string;
 }
@@ -210,7 +212,8 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
   };
   const worktreeRoot = options.worktreeRoot ?? defaultWorktreeRoot();
   const tracked = await trackedRunIds(root);
-  for (const runId of recordedRunIds(root)) {
+  const chosen = options.runIds === undefined ? null : new Set(options.runIds);
+  for (const runId of recordedRunIds(root).filter((id) => chosen === null || chosen.has(id))) {
     const loaded = loadRun(root, runId, tracked, false);
     const keep = reasonToKeep(loaded, runId);
     if (keep !== null) {
