@@ -7,7 +7,7 @@
  * on stdout with a delay between lines, writing real files into its working directory so a race
  * has something to merge. A scenario (see FakeScenario) adds hangs, crashes (an exit code or a
  * signal), garbage and binary noise, a flood of lines, a huge line, stderr, an ignored SIGTERM, a
- * grandchild process or background children on demand.
+ * grandchild process, background children or a sandbox's /proc lookup (bubblewrap's) on demand.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -290,6 +290,24 @@ const forkChildren = (count: number): void => {
   }
 };
 
+/**
+ * Whether /proc/<pid of a child just started> is that child (its parent is this process), as
+ * bubblewrap needs when it opens /proc/<child>/ns. The child is killed before returning.
+ */
+const procShowsOwnChild = (): { ok: boolean; pid: number | undefined } => {
+  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+  const pid = child.pid;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return { ok: parent === process.pid, pid };
+  } catch {
+    return { ok: false, pid };
+  } finally {
+    child.kill('SIGKILL');
+  }
+};
+
 const garbageFor = (line: string, index: number): string =>
   index % 2 === 0
     ? 'fake-agent: this line is not JSON {'
@@ -299,6 +317,13 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   const cwd = workingDir(args);
   if (scenario.logArgvTo !== undefined) {
     appendFileSync(scenario.logArgvTo, `${JSON.stringify({ argv: args, cwd, stdin: readStdin() })}\n`);
+  }
+  if (scenario.sandboxChild === true) {
+    const { ok, pid } = procShowsOwnChild();
+    if (!ok) {
+      process.stderr.write(`bwrap: open /proc/${pid}/ns failed: not the child it started\n`);
+      return 1;
+    }
   }
   if (scenario.ignoreSigterm === true) process.on('SIGTERM', () => undefined);
   if (scenario.spawnGrandchild === true) {

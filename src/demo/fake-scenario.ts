@@ -56,6 +56,12 @@ export interface FakeScenario {
    * "1000.4711") so a test can find it by its command line.
    */
   spawnEscapee?: string;
+  /**
+   * Before the stream, do what Codex's sandbox (bubblewrap) does: start a child and read
+   * /proc/<the PID fork returned>. When that is not the child (a PID namespace showing the host's
+   * /proc), print bwrap's error and exit 1, as bwrap does.
+   */
+  sandboxChild?: boolean;
   /** After this many lines, exit 139 without a terminal line. */
   crashAfterLines?: number;
   /** Append `{"argv":[...],"cwd":"...","stdin":...}` as one JSON line to this file. */

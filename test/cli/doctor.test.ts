@@ -182,7 +182,7 @@ describe('hydra doctor (text)', () => {
     // This kind of machine (and CI) has util-linux `unshare`.
     const contained = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
     expect(contained.stdout).toMatch(
-      /processes\n {2}PID namespace per agent \(unshare .*--pid --fork --kill-child\)/,
+      /processes\n {2}PID namespace per agent \(unshare .*--pid --fork --kill-child --mount-proc --propagation slave\)/,
     );
 
     const fallback = await hydra(['doctor', '--json'], {

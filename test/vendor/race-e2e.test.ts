@@ -124,6 +124,14 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       expect(report('cursor' as VendorAgent).status).toBe('needs-opt-in');
     });
 
+    it('races them under the default containment, a PID namespace per agent with its own /proc', () => {
+      // Codex's sandbox (bubblewrap) hung every race in a PID namespace that showed the host's /proc.
+      expect((JSON.parse(doctor.stdout) as { processes: unknown }).processes).toEqual({
+        containment: 'pid-namespace',
+        description: expect.stringContaining('--mount-proc') as unknown,
+      });
+    });
+
     it.each(AGENTS)(
       'shows for %s the capabilities and exact command the adapter builds from its own probe',
       async (agent) => {

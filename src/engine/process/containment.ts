@@ -7,14 +7,23 @@
  *   --fork --kill-child`, with `--user --map-current-user` when hydra is not root, so no privilege
  *   is needed). hydra's init (contain-init.ts) is the namespace's PID 1 and the agent its child;
  *   when the init ends, for any reason, the kernel kills every process left in the namespace, and
- *   `--kill-child` ends the init if `unshare` itself is killed. Nothing else is unshared: the agent
- *   sees the user's files, environment, network and tools. A user namespace only maps the user to
- *   itself; what it changes is that setuid programs (sudo) do not gain privileges inside.
+ *   `--kill-child` ends the init if `unshare` itself is killed.
+ *   The namespace gets a /proc of its own (`--mount-proc`, which needs a mount namespace; its
+ *   propagation is `slave`, so the user's mounts still reach the agent and none of its go out).
+ *   Without it, /proc is the host's: a PID the agent gets from fork() names another process there,
+ *   or none. Sandboxes look their children up that way: Codex's bubblewrap (`bwrap`) opens
+ *   /proc/<its child>/ns, fails, exits, and leaves that child blocked forever with Codex's pipes
+ *   open, so Codex hung in every race. `ps`, `pgrep` and /proc/self would lie the same way.
+ *   Nothing else is unshared: the agent sees the user's files, environment, network and tools. A
+ *   user namespace only maps the user to itself; what it changes is that setuid programs (sudo) do
+ *   not gain privileges inside.
  * - `process-group` (the fallback): its own process group, plus the run marker in its
  *   environment; a process that leaves both can outlive the agent.
  *
  * Checked once per hydra process by running the exact command on `true`. HYDRA_CONTAINMENT=group
- * turns the namespace off (`hydra doctor` says which one is active and why).
+ * turns the namespace off (`hydra doctor` says which one is active and why). Where a PID namespace
+ * is allowed but mounting its /proc is not (a container that masks parts of the host's /proc), the
+ * fallback is the process group too: a namespace with the host's /proc breaks the agents' sandboxes.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -64,7 +73,10 @@ const detectContainment = (env: NodeJS.ProcessEnv = process.env): Containment =>
   const unshare = findOnPath('unshare', env);
   if (unshare === null) return { kind: 'process-group', reason: '`unshare` (util-linux) is not installed' };
   // Root needs no user namespace (and one would take its rights over other users' files away).
-  const flags = [...(isRoot() ? [] : ['--user', '--map-current-user']), '--pid', '--fork', '--kill-child'];
+  const flags = [
+    ...(isRoot() ? [] : ['--user', '--map-current-user']),
+    ...['--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave'],
+  ];
   const check = spawnSync(unshare, [...flags, '--', 'true'], {
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 5000,
