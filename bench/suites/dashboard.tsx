@@ -97,7 +97,9 @@ const agentAt = (agent: AdapterId, events: AgentEvent[], seen: number, now: numb
   const sofar = events.slice(0, seen);
   return {
     agent,
+    adapter: agent,
     displayName: adapterOf(agent).displayName,
+    adapterName: adapterOf(agent).displayName,
     tier: adapterOf(agent).tier,
     model: null,
     status: 'running',

@@ -3,8 +3,7 @@
  * point at the command's --help.
  */
 import { parseArgs } from 'node:util';
-import { adapterIds, getAdapter } from '../adapters/registry.js';
-import type { AdapterId } from '../adapters/types.js';
+import { adapterIds } from '../adapters/registry.js';
 import { closest } from '../engine/index.js';
 import { UsageError } from './errors.js';
 
@@ -85,36 +84,42 @@ export const getStrings = (parsed: Parsed, name: string): string[] => {
 /** The adapter ids, as a list for messages: "claude, codex, cursor". */
 export const validAgents = (): string => adapterIds().join(', ');
 
-/** The adapter id a name typed by the user means (its id or an alias, any case), or undefined. */
-export const resolveAgent = (name: string): AdapterId | undefined => getAdapter(name)?.id;
-
-/** `--agents claude,codex` → ids; unknown names are a UsageError listing the valid ones. */
-export function parseAgentList(text: string, command = 'race'): AdapterId[] {
+/**
+ * `--agents claude,opus,claude:sonnet,codex*2` → its entries. Which agents they name (adapters,
+ * `[agents.<name>]` tables of the config, `<adapter>:<model>`, repeats) is the config's business:
+ * an unknown one is a config error there, listing what is known.
+ */
+export function parseAgentList(text: string, command = 'race'): string[] {
   const names = text
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
   if (names.length === 0) {
     throw new UsageError(
-      `--agents needs at least one agent name (valid: ${validAgents()}); see ${helpFor(command)}`,
+      `--agents needs at least one agent name (an adapter: ${validAgents()}; a configured agent; <adapter>:<model>; <name>*<n>); see ${helpFor(command)}`,
     );
   }
-  const unknown = names.filter((name) => resolveAgent(name) === undefined);
-  if (unknown.length > 0) {
-    const label = unknown.length === 1 ? 'unknown agent' : 'unknown agents';
-    throw new UsageError(
-      `${label} ${unknown.map((name) => `"${name}"`).join(', ')} in --agents; valid agents: ${validAgents()}`,
-    );
-  }
-  return [...new Set(names.map(resolveAgent).filter((id): id is AdapterId => id !== undefined))];
+  return names;
 }
 
-/** Repeated `--model claude=opus` → a map; a bad form or agent is a UsageError. */
-export function parseModelFlags(
-  items: readonly string[],
-  command = 'race',
-): Partial<Record<AdapterId, string>> {
-  const models: Partial<Record<AdapterId, string>> = {};
+/** `--repeat N`: a whole number from 1 to `max`. */
+export function parseRepeat(text: string | undefined, max: number, command = 'race'): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (!(value >= 1 && value <= max)) {
+    throw new UsageError(
+      `--repeat must be a whole number from 1 to ${max} (got "${text}"); see ${helpFor(command)}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Repeated `--model opus=claude-opus-4-5` → a map by agent name (or adapter, for the agents named
+ * after it); which names exist is known once the config is read. A bad form is a UsageError.
+ */
+export function parseModelFlags(items: readonly string[], command = 'race'): Record<string, string> {
+  const models: Record<string, string> = {};
   for (const item of items) {
     const match = /^([^=]+)=(.*)$/.exec(item);
     const agent = match?.[1]?.trim() ?? '';
@@ -124,11 +129,7 @@ export function parseModelFlags(
         `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}"); see ${helpFor(command)}`,
       );
     }
-    const id = resolveAgent(agent);
-    if (id === undefined) {
-      throw new UsageError(`unknown agent "${agent}" in --model ${item}; valid agents: ${validAgents()}`);
-    }
-    models[id] = model;
+    models[agent] = model;
   }
   return models;
 }

@@ -4,25 +4,36 @@
  */
 import type { AgentEvent } from '../adapters/events.js';
 import type { AdapterId } from '../adapters/types.js';
-import type { AgentEventRecord, AgentSummary, RaceSnapshot, RaceSummary } from '../engine/index.js';
+import type {
+  AgentEventRecord,
+  AgentName,
+  AgentSummary,
+  RaceSnapshot,
+  RaceSummary,
+} from '../engine/index.js';
 
 export interface RaceRecordLine {
   type: 'race';
   runId: string;
   baseRef: string | null;
-  agents: AdapterId[];
+  /** The agents' names. */
+  agents: AgentName[];
   /** What the race warned about before it started (e.g. ignored keys of an untrusted hydra.toml); absent when none. */
   warnings?: string[];
 }
 
 export interface AgentEventLine {
   type: 'agent_event';
-  agent: AdapterId;
+  /** The agent's name (`claude`, `opus`, `claude-2`). */
+  agent: AgentName;
+  /** The CLI it runs (`claude`). */
+  adapter: AdapterId;
   event: AgentEvent;
 }
 
 export interface SummaryAgentLine {
-  agent: AdapterId;
+  agent: AgentName;
+  adapter: AdapterId;
   status: AgentSummary['status'];
   exitCode: number | null;
   durationMs: number;
@@ -56,14 +67,20 @@ export function raceLine(snapshot: RaceSnapshot): RaceRecordLine {
   return line;
 }
 
-export function eventLine(record: AgentEventRecord): AgentEventLine {
-  return { type: 'agent_event', agent: record.agent, event: record.event };
+/** An event line; `adapter` is the agent's CLI (from the race's snapshot). */
+export function eventLine(record: AgentEventRecord, adapter: AdapterId): AgentEventLine {
+  return { type: 'agent_event', agent: record.agent, adapter, event: record.event };
 }
+
+/** Each agent's CLI, by name, as the snapshot says. */
+export const adaptersOf = (snapshot: RaceSnapshot): Map<AgentName, AdapterId> =>
+  new Map(snapshot.agents.map((agent) => [agent.agent, agent.adapter]));
 
 export function summaryLine(summary: RaceSummary): SummaryLine {
   const agents = summary.agents.map((agent): SummaryAgentLine => {
     const line: SummaryAgentLine = {
       agent: agent.agent,
+      adapter: agent.adapter,
       status: agent.status,
       exitCode: agent.exitCode,
       durationMs: agent.durationMs,

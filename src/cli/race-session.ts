@@ -17,7 +17,7 @@ import {
 } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
-import { eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
+import { adaptersOf, eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
 export interface SessionOptions {
   /** Dashboard (terminal) or NDJSON (headless). */
@@ -133,9 +133,11 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     if (raceIsUnderway(snapshot.phase) && snapshot.phase !== 'failed') announce(snapshot);
     progress(snapshot);
   });
+  let adapters = adaptersOf(handle.getSnapshot());
   const unsubscribeEvents = handle.onEvent((record) => {
     announce(handle.getSnapshot());
-    write(eventLine(record));
+    if (!adapters.has(record.agent)) adapters = adaptersOf(handle.getSnapshot());
+    write(eventLine(record, adapters.get(record.agent) ?? record.agent));
   });
 
   let interrupted = false;

@@ -20,6 +20,7 @@ export {
   findRepoRoot,
   listTrusted,
   loadConfig,
+  MAX_REPEAT,
   parseConfigText,
   planForDoctor,
   revokeTrust,

@@ -6,9 +6,21 @@
 import type { AgentEvent, ErrorInfo, Usage } from '../adapters/events.js';
 import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
 
+/**
+ * An agent's name in a race (`claude`, `opus`, `claude-2`): lowercase letters, digits and dashes,
+ * unique in the race. It names the agent's branch `hydra/<run>/<name>`, its worktree, its record
+ * keys and its pane; which CLI runs is its adapter's business (`AdapterId`), never read from the name.
+ */
+export type AgentName = string;
+
 /** One agent as configured for a race (config file and flags already merged). */
 export interface AgentPlan {
+  /** The agent's name; absent for an agent named after its adapter (see agentNameOf). */
+  name?: AgentName;
+  /** The CLI it runs. */
   adapterId: AdapterId;
+  /** The `[agents.<table>]` its settings come from, when not its own name (`claude` for `claude-2`). */
+  table?: string;
   /** Configured binary path or name; discovery falls back to the adapter's candidates. */
   binary?: string;
   model?: string;
@@ -84,8 +96,13 @@ export interface DiffSummary {
 }
 
 export interface AgentSnapshot {
-  agent: AdapterId;
+  agent: AgentName;
+  /** The CLI this agent runs. */
+  adapter: AdapterId;
+  /** The pane's label: the CLI's display name for an agent named after its adapter, else the name. */
   displayName: string;
+  /** The CLI's display name (shown beside a named agent's name). */
+  adapterName: string;
   tier: Tier;
   model: string | null;
   status: AgentStatus;
@@ -128,7 +145,9 @@ export interface RaceSnapshot {
 }
 
 export interface AgentSummary {
-  agent: AdapterId;
+  agent: AgentName;
+  /** The CLI the agent ran (records written before named agents: the agent's own name). */
+  adapter: AdapterId;
   status: Exclude<AgentStatus, 'pending' | 'spawning' | 'running'>;
   exitCode: number | null;
   durationMs: number;
@@ -159,7 +178,7 @@ export interface MergeOptions {
 
 export interface MergeResult {
   runId: string;
-  agent: AdapterId;
+  agent: AgentName;
   /** The branch merged into. */
   into: string;
   method: 'fast-forward' | 'merge-commit' | 'squash' | 'nothing-to-merge';
@@ -172,7 +191,7 @@ export interface MergeResult {
 
 /** Streamed to headless consumers for every normalized event, as it happens. */
 export interface AgentEventRecord {
-  agent: AdapterId;
+  agent: AgentName;
   at: number;
   event: AgentEvent;
 }
@@ -186,26 +205,28 @@ export interface RaceHandle {
   /** Called for every normalized event (unbounded stream, not batched). */
   onEvent(listener: (record: AgentEventRecord) => void): () => void;
   /** Stops one agent (SIGTERM, then SIGKILL after the grace period). */
-  stopAgent(agent: AdapterId): void;
+  stopAgent(agent: AgentName): void;
   /** Cancels the race: every agent is stopped; resolves when all processes are gone. */
   cancel(): Promise<void>;
   /** Resolves when every agent has settled (the race is reviewable), with the summary. */
   settled: Promise<RaceSummary>;
   /** Merges one completed agent's result into the base branch. */
-  merge(agent: AdapterId, options?: MergeOptions): Promise<MergeResult>;
+  merge(agent: AgentName, options?: MergeOptions): Promise<MergeResult>;
   /**
    * Ends the race without merging: cleans worktrees unless kept; resolves when done, with the final
    * summary (branches and worktrees the clean-up removed are null there).
    */
   finish(): Promise<RaceSummary>;
   /** The full patch of one agent's result against the base. */
-  getPatch(agent: AdapterId): Promise<string>;
+  getPatch(agent: AgentName): Promise<string>;
 }
 
 /** Doctor's and the probing phase's view of one adapter. */
 export type AdapterStatus = 'ready' | 'missing' | 'unsupported' | 'disabled' | 'needs-opt-in';
 
 export interface AgentProbeReport {
+  /** The agent probed for (its binary is probed once however many agents share it). */
+  agent: AgentName;
   adapterId: AdapterId;
   displayName: string;
   tier: Tier;
@@ -251,11 +272,11 @@ export interface RunListEntry {
   problem: string | null;
   baseBranch: string | null;
   /** The agents the race set out with (from its meta record; known even with no summary). */
-  agentIds: AdapterId[];
+  agentIds: AgentName[];
   /** Per-agent outcome, from the summary; empty while running or for a dead run. */
   agents: AgentSummary[];
   totalCostUsd: number | null;
-  merged: { agent: AdapterId; commit: string } | null;
+  merged: { agent: AgentName; commit: string } | null;
 }
 
 /** A run record as read back from .hydra/runs/<run-id>/. */
@@ -274,7 +295,9 @@ export interface RunRecord {
     hydraVersion: string;
     config: unknown;
     agents: Array<{
-      agent: AdapterId;
+      agent: AgentName;
+      /** The CLI it ran (an older record without it: the agent's name). */
+      adapter: AdapterId;
       branch: string;
       worktree: string;
       version: string | null;

@@ -198,6 +198,7 @@ describe('hydra doctor (text)', () => {
 
 describe('the running-as-root warning', () => {
   const report = (status: AgentProbeReport['status']): AgentProbeReport => ({
+    agent: 'claude',
     adapterId: 'claude',
     displayName: 'Claude Code',
     tier: 'tier1',

@@ -39,6 +39,7 @@ const runRecord = (agents: Array<{ agent: AdapterId; usage: Usage; events?: Agen
     endedAt: T0 + 90_000,
     agents: agents.map((item) => ({
       agent: item.agent,
+      adapter: item.agent,
       status: 'completed',
       exitCode: 0,
       durationMs: 80_000,

@@ -27,6 +27,7 @@ interface FakeProcess {
 const launch = (overrides: Partial<AgentLaunch> = {}): AgentLaunch => ({
   runId: '20260101-000000-abcd',
   agent: 'claude',
+  adapter: 'claude',
   displayName: 'Claude Code',
   command: { file: 'claude', args: ['-p', 'x'], env: {}, cwd: '/w', files: [] },
   env: {},

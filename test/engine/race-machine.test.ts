@@ -77,6 +77,7 @@ const capabilities = (adapterId: AdapterId): Capabilities => ({
 });
 
 const report = (adapterId: AdapterId, status: AgentProbeReport['status']): AgentProbeReport => ({
+  agent: adapterId,
   adapterId,
   displayName: adapterId,
   tier: 'tier1',
@@ -96,6 +97,7 @@ const report = (adapterId: AdapterId, status: AgentProbeReport['status']): Agent
 const launchOf = (agent: AdapterId): AgentLaunch => ({
   runId: options.runId,
   agent,
+  adapter: agent,
   displayName: agent,
   command: { file: agent, args: [], env: {}, cwd: `/wt/${agent}`, files: [] },
   env: {},

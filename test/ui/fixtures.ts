@@ -59,7 +59,9 @@ export const agentSnapshot = (agent: AdapterId, overrides: Partial<AgentSnapshot
   const events = overrides.recentEvents ?? runningEvents(agent);
   return {
     agent,
+    adapter: agent,
     displayName: adapterOf(agent).displayName,
+    adapterName: adapterOf(agent).displayName,
     tier: adapterOf(agent).tier,
     model: agent === 'claude' ? 'claude-sonnet-4-5' : agent === 'codex' ? 'gpt-5-codex' : null,
     status: 'running',

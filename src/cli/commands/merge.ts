@@ -1,6 +1,6 @@
 /** `hydra merge <run> <agent> [--squash] [--keep-worktrees]`: the engine's safe merge. */
 import { mergeRun, resolveRunName } from '../../engine/index.js';
-import { getBoolean, parseCommandArgs, resolveAgent, validAgents } from '../args.js';
+import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { fileCount, mergeMethodLabel, sanitize, shortRef } from '../../ui/index.js';
@@ -21,22 +21,21 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     );
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
-  const id = resolveAgent(agent);
-  if (id === undefined) throw new UsageError(`unknown agent "${agent}"; valid agents: ${validAgents()}`);
 
   const root = requireRepo(ctx.cwd);
   const run = await resolveRunName(root, runId);
-  const result = await mergeRun(root, run.runId, id, {
+  // The agent's name in that run (`opus`, `claude-2`); the engine says which ones there are.
+  const result = await mergeRun(root, run.runId, agent, {
     squash: getBoolean(parsed, 'squash') ?? false,
     keepWorktrees: getBoolean(parsed, 'keep-worktrees') ?? false,
   });
   const { out } = ctx;
   if (result.method === 'nothing-to-merge') {
-    ctx.print(`${id} made no changes in run ${run.runId}: nothing to merge into ${result.into}`);
+    ctx.print(`${sanitize(result.agent)} made no changes in run ${run.runId}: nothing to merge into ${result.into}`);
   } else {
     const files = fileCount(result.filesChanged);
     ctx.print(
-      `${out.green('merged')} ${id} (run ${run.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
+      `${out.green('merged')} ${sanitize(result.agent)} (run ${run.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
   // Paths from the run record, which anyone who can write the repository can forge.

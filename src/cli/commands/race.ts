@@ -6,6 +6,7 @@ import {
   checkConfiguredBinaries,
   displayPath,
   loadConfig,
+  MAX_REPEAT,
   untrustedConfigWarning,
 } from '../../engine/index.js';
 import type { RaceFlags } from '../../engine/index.js';
@@ -17,6 +18,7 @@ import {
   parseAgentList,
   parseCommandArgs,
   parseModelFlags,
+  parseRepeat,
   parseSeconds,
 } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -27,6 +29,7 @@ const OPTIONS = {
   agents: { type: 'string', multiple: true },
   'allow-experimental-adapters': { type: 'boolean' },
   model: { type: 'string', multiple: true },
+  repeat: { type: 'string' },
   'idle-timeout': { type: 'string' },
   timeout: { type: 'string' },
   unsafe: { type: 'boolean' },
@@ -71,6 +74,8 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   // Repeatable: `--agents claude --agents codex` races both, like `--agents claude,codex`.
   const agents = getStrings(parsed, 'agents');
   if (agents.length > 0) flags.agents = parseAgentList(agents.join(','));
+  const repeat = parseRepeat(getString(parsed, 'repeat'), MAX_REPEAT);
+  if (repeat !== undefined) flags.repeat = repeat;
   if (getBoolean(parsed, 'allow-experimental-adapters')) flags.allowExperimental = true;
   const models = getStrings(parsed, 'model');
   if (models.length > 0) flags.models = parseModelFlags(models);

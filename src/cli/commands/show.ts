@@ -1,7 +1,6 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
-import type { AdapterId } from '../../adapters/types.js';
 import { readRun, resolveRunName } from '../../engine/index.js';
-import type { AgentEventRecord, RunRecord } from '../../engine/index.js';
+import type { AgentEventRecord, AgentName, RunRecord } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -67,16 +66,21 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
       `merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${shortRef(record.merge.commit)})`,
     );
   }
-  const agents: AdapterId[] = summary
+  const agents: AgentName[] = summary
     ? summary.agents.map((agent) => agent.agent)
     : meta.agents.map((agent) => agent.agent);
+  // A named agent's CLI beside its name: `opus (claude)`.
+  const cliOf = (agent: AgentName): string => {
+    const adapter = meta.agents.find((item) => item.agent === agent)?.adapter ?? agent;
+    return adapter === agent ? '' : ` (${adapter})`;
+  };
   for (const agent of agents) {
     lines.push('');
     const result = summary?.agents.find((item) => item.agent === agent);
     const metaAgent = meta.agents.find((item) => item.agent === agent);
     if (result) {
       lines.push(
-        `${style.bold(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`,
+        `${style.bold(agent)}${cliOf(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`,
       );
       lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)}`);
       if (result.branch) lines.push(`  branch  ${result.branch}`);
@@ -85,7 +89,7 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
           `  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`,
         );
     } else {
-      lines.push(style.bold(agent));
+      lines.push(`${style.bold(agent)}${cliOf(agent)}`);
     }
     if (metaAgent?.version) lines.push(`  version ${metaAgent.version}`);
     const events = record.events.filter((item) => item.agent === agent);

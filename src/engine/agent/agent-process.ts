@@ -81,7 +81,7 @@ const writeCommandFiles = (launch: AgentLaunch): void => {
 
 export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(
   ({ input: { launch, processes }, sendBack, receive }) => {
-    const parser = adapterOf(launch.agent).createParser(launch.parser);
+    const parser = adapterOf(launch.adapter).createParser(launch.parser);
     // Agent output enters hydra here: redacted once, so no record, snapshot or printer sees a secret.
     const secrets = knownSecrets(launch.env);
     let stoppedBy: StopReason | null = null;

@@ -4,7 +4,7 @@ import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/type
 import type { ErrorInfo } from '../../adapters/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { AgentStatus, DiffSummary } from '../types.js';
+import type { AgentName, AgentStatus, DiffSummary } from '../types.js';
 
 /**
  * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already
@@ -15,7 +15,10 @@ export type StopReason = 'idle_timeout' | 'timeout' | 'cancel' | 'after_result';
 /** Everything needed to run one agent: plain data, so the machine can be driven by fakes. */
 export interface AgentLaunch {
   runId: string;
-  agent: AdapterId;
+  /** The agent's name (branch, worktree, record keys). */
+  agent: AgentName;
+  /** The CLI it runs: its parser reads the output. */
+  adapter: AdapterId;
   displayName: string;
   command: BuiltCommand;
   /** Extra environment from the plan (hydra.toml `env`), over the command's own. */
@@ -67,7 +70,7 @@ export interface FinalizeInput {
   branch: string;
   baseRef: string;
   message: string;
-  agent: AdapterId;
+  agent: AgentName;
   refsAtStart?: RefSnapshot;
 }
 
@@ -83,12 +86,12 @@ export interface FinalizeOutput {
 
 /** What an agent machine tells the race machine. */
 export type AgentReport =
-  | { type: 'AGENT.SPAWNED'; agent: AdapterId; at: number; pid: number }
-  | { type: 'AGENT.OUTPUT'; agent: AdapterId; at: number; events: AgentEvent[] }
-  | { type: 'AGENT.RESULT'; agent: AdapterId; at: number; terminal: CompletedEvent | FailedEvent }
+  | { type: 'AGENT.SPAWNED'; agent: AgentName; at: number; pid: number }
+  | { type: 'AGENT.OUTPUT'; agent: AgentName; at: number; events: AgentEvent[] }
+  | { type: 'AGENT.RESULT'; agent: AgentName; at: number; terminal: CompletedEvent | FailedEvent }
   | {
       type: 'AGENT.EXITED';
-      agent: AdapterId;
+      agent: AgentName;
       at: number;
       terminal: CompletedEvent | FailedEvent;
       exitCode: number | null;
@@ -96,7 +99,7 @@ export type AgentReport =
     }
   | {
       type: 'AGENT.SETTLED';
-      agent: AdapterId;
+      agent: AgentName;
       at: number;
       status: SettledStatus;
       diff: DiffSummary | null;

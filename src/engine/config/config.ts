@@ -10,7 +10,9 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
-import { adapterIds, adapterOf } from '../../adapters/registry.js';
+import { adapterIds, adapterOf, getAdapter } from '../../adapters/registry.js';
+import { agentTableProblems, expandAgentList, tableAdapter } from './agents.js';
+import type { ListedAgent } from './agents.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
 import { ConfigError } from './config-error.js';
 import { closest } from './did-you-mean.js';
@@ -47,13 +49,13 @@ const bool = z.boolean({ error: BOOLEAN });
 const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, { error: NON_EMPTY });
 const price = z.number({ error: PRICE }).min(0, { error: PRICE }).finite({ error: PRICE });
 
-/** `[race]`: `agents` names registered adapters, so the schema is built per parse (see configSchema). */
-const raceSchema = (ids: readonly AdapterId[]) =>
+/** `[race]`: `agents` is checked against the adapters and the agent tables when a race is resolved. */
+const raceSchema = () =>
   z.strictObject(
     {
       agents: z
-        .array(z.enum(ids, { error: `must be one of ${ids.join(', ')}` }), {
-          error: `must be a list of agent names (${ids.join(', ')})`,
+        .array(nonEmpty, {
+          error: 'must be a list of agent names (an adapter, a [agents.<name>] table, <adapter>:<model>, <name>*<n>)',
         })
         .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
         .optional(),
@@ -67,6 +69,8 @@ const raceSchema = (ids: readonly AdapterId[]) =>
 
 const agentSchema = z.strictObject(
   {
+    /** The CLI a named agent runs; without it the table's name is the adapter's id (or alias). */
+    adapter: nonEmpty.optional(),
     enabled: bool.optional(),
     binary: nonEmpty.optional(),
     model: nonEmpty.optional(),
@@ -91,21 +95,17 @@ const priceSchema = z.strictObject(
   { error: 'must be a table: [prices."<model>"] with input_per_mtok and output_per_mtok' },
 );
 
-/** `[agents.<id>]`: one optional table per registered adapter. */
-const agentsSchema = (ids: readonly AdapterId[]) =>
-  z.strictObject(
-    Object.fromEntries(ids.map((id) => [id, agentSchema.optional()])) as Record<
-      AdapterId,
-      z.ZodOptional<typeof agentSchema>
-    >,
-    { error: `must hold one table per agent: ${ids.map((id) => `[agents.${id}]`).join(', ')}` },
-  );
+/** `[agents.<name>]`: one table per agent; names and adapters are checked by agentTableProblems. */
+const agentsSchema = () =>
+  z.record(z.string(), agentSchema, {
+    error: 'must hold one table per agent: [agents.<name>] followed by key = value lines',
+  });
 
-/** The schema of a hydra.toml for the adapters registered now. */
-const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
+/** The schema of a hydra.toml. */
+const configSchema = () =>
   z.strictObject({
-    race: raceSchema(ids).optional(),
-    agents: agentsSchema(ids).optional(),
+    race: raceSchema().optional(),
+    agents: agentsSchema().optional(),
     prices: z
       .record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' })
       .optional(),
@@ -114,13 +114,12 @@ const configSchema = (ids: readonly AdapterId[] = adapterIds()) =>
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 type AgentConfig = z.infer<typeof agentSchema>;
 
-type KeyTable = 'root' | 'race' | 'agents' | 'agent' | 'price';
+type KeyTable = 'root' | 'race' | 'agent' | 'price';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
   root: Object.keys(schema.shape),
   race: Object.keys(schema.shape.race.unwrap().shape),
-  agents: Object.keys(schema.shape.agents.unwrap().shape),
   agent: Object.keys(agentSchema.shape),
   price: Object.keys(priceSchema.shape),
 });
@@ -142,7 +141,17 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
   }
   const schema = configSchema();
   const result = schema.safeParse(raw, { reportInput: true });
-  if (result.success) return result.data;
+  if (result.success) {
+    const tables = result.data.agents ?? {};
+    const problems = agentTableProblems(tables, displayName);
+    // race.agents is checked now too, so a bad entry is found by `hydra doctor`, not only by a race.
+    if (problems.length === 0 && result.data.race?.agents !== undefined)
+      problems.push(
+        ...expandAgentList(result.data.race.agents, tables, { source: `${displayName}: race.agents` }).problems,
+      );
+    if (problems.length > 0) throw new ConfigError(problems);
+    return result.data;
+  }
   const keys = knownKeys(schema);
   throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)));
 }
@@ -176,7 +185,7 @@ function knownKeysAt(
   const [first] = path;
   if (path.length === 0) return keys.root;
   if (first === 'race') return keys.race;
-  if (first === 'agents') return path.length === 1 ? keys.agents : keys.agent;
+  if (first === 'agents') return keys.agent;
   if (first === 'prices') return keys.price;
   return [];
 }
@@ -364,10 +373,11 @@ export function checkConfiguredBinaries(
       ? `${plan.binary} does not exist or is not executable`
       : `"${plan.binary}" is not on PATH`;
     problems.push(
-      `${configName}: agents.${plan.adapterId}.binary: ${where}; fix the path (relative paths start from the config file's directory), or remove the key to use ${plan.adapterId} from PATH`,
+      `${configName}: agents.${plan.table ?? plan.name}.binary: ${where}; fix the path (relative paths start from the config file's directory), or remove the key to use ${plan.adapterId} from PATH`,
     );
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  // Copies of one agent share its table: one line for them all.
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
 }
 
 function readFailure(error: NodeJS.ErrnoException): string {
@@ -396,9 +406,13 @@ export function displayPath(path: string, cwd: string): string {
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
-  agents?: AdapterId[];
+  /** `--agents` entries as typed: `claude`, `opus` (a `[agents.opus]` table), `claude:opus`, `claude*3`. */
+  agents?: string[];
+  /** `--repeat N`: every listed agent without its own `*N` runs N times (`<name>-1` … `<name>-N`). */
+  repeat?: number;
   allowExperimental?: boolean;
-  models?: Partial<Record<AdapterId, string>>;
+  /** `--model <agent>=<model>`: by agent name, or by adapter for the agents named after it. */
+  models?: Partial<Record<string, string>>;
   idleTimeoutS?: number;
   timeoutS?: number;
   unsafe?: boolean;
@@ -419,8 +433,9 @@ const isExperimental = (id: AdapterId): boolean => adapterOf(id).tier === 'exper
 
 /**
  * Merges config and flags (flags win). The agent list is `--agents`, else `race.agents`, else every
- * adapter not disabled in the config (experimental ones only when allowed). An experimental agent
- * named explicitly without the opt-in is a ConfigError that says how to opt in.
+ * adapter not disabled in the config (experimental ones only when allowed) and every named agent
+ * with `enabled = true`; `--repeat` multiplies it. An experimental agent named explicitly without
+ * the opt-in is a ConfigError that says how to opt in.
  */
 export function resolveRace(
   config: HydraConfig,
@@ -428,38 +443,47 @@ export function resolveRace(
   configName = CONFIG_FILE_NAME,
 ): ResolvedRace {
   const race = config.race ?? {};
+  const tables = config.agents ?? {};
   const allowExperimental =
     flags.allowExperimental ?? race.allow_experimental_adapters ?? CONFIG_DEFAULTS.allowExperimentalAdapters;
   const idleTimeoutS = flags.idleTimeoutS ?? race.idle_timeout_s ?? CONFIG_DEFAULTS.idleTimeoutS;
   const timeoutS = flags.timeoutS ?? race.timeout_s ?? CONFIG_DEFAULTS.timeoutS;
 
   const explicit = flags.agents ?? race.agents;
-  const ids = explicit ? dedupe(explicit) : defaultAgentIds(config, allowExperimental);
-  const blocked = ids.filter((id) => isExperimental(id) && !allowExperimental);
+  const source = flags.agents ? '--agents' : race.agents ? `${configName} race.agents` : 'the default agents';
+  const listed = expandAgentList(explicit ?? defaultAgentNames(config, allowExperimental), tables, {
+    source,
+    repeat: flags.repeat,
+  });
+  if (listed.problems.length > 0) throw new ConfigError(listed.problems);
+  const blocked = [...new Set(listed.agents.filter((agent) => isExperimental(agent.adapterId) && !allowExperimental).map((agent) => agent.adapterId))];
   if (explicit && blocked.length > 0) {
-    const source = flags.agents ? '--agents' : `${configName} race.agents`;
     throw new ConfigError([
       `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
         `(or race.allow_experimental_adapters = true in ${configName}) to race it`,
     ]);
   }
 
-  const modelProblems: string[] = [];
-  const agents = ids.map((id): AgentPlan => {
-    const agentConfig = config.agents?.[id] ?? {};
-    const model = flags.models?.[id] ?? agentConfig.model;
-    const invalid = adapterOf(id).validateModel(model);
+  const models = modelFlagsByAgent(flags.models ?? {}, listed.agents);
+  const problems = [...models.problems];
+  const agents = listed.agents.map((agent): AgentPlan => {
+    const agentConfig = tables[agent.table] ?? {};
+    const flagged = models.of(agent);
+    const model = flagged?.model ?? agent.model ?? agentConfig.model;
+    const invalid = adapterOf(agent.adapterId).validateModel(model);
     if (invalid) {
-      const source =
-        flags.models?.[id] !== undefined
-          ? `--model ${id}=${model ?? ''}`
-          : `${configName} agents.${id}.model`;
-      modelProblems.push(
-        `${source}: ${invalid.message}; use a real model name or leave it out for the CLI's default`,
-      );
+      const where =
+        flagged !== undefined
+          ? `--model ${flagged.key}=${model ?? ''}`
+          : agent.model !== undefined
+            ? `${source} "${agent.entry}"`
+            : `${configName} agents.${agent.table}.model`;
+      problems.push(`${where}: ${invalid.message}; use a real model name or leave it out for the CLI's default`);
     }
     return {
-      adapterId: id,
+      name: agent.name,
+      adapterId: agent.adapterId,
+      ...(agent.table !== agent.name ? { table: agent.table } : {}),
       ...(agentConfig.binary !== undefined ? { binary: agentConfig.binary } : {}),
       ...(model !== undefined ? { model } : {}),
       extraArgs: [...(agentConfig.extra_args ?? [])],
@@ -469,7 +493,7 @@ export function resolveRace(
     };
   });
 
-  if (modelProblems.length > 0) throw new ConfigError(modelProblems);
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
 
   return {
     agents,
@@ -481,11 +505,49 @@ export function resolveRace(
   };
 }
 
-/** Every adapter not disabled in the config, experimental ones only when allowed. */
-function defaultAgentIds(config: HydraConfig, allowExperimental: boolean): AdapterId[] {
-  return adapterIds().filter(
-    (id) => config.agents?.[id]?.enabled !== false && (allowExperimental || !isExperimental(id)),
+/**
+ * `--model <key>=<model>` per agent: a key that is an agent's name sets its model; a key that is the
+ * name the agent was listed by (`claude` for `claude*3`) or its adapter's alias sets the model of
+ * each copy. An adapter that is not racing is ignored, as before named agents; any other key is a problem.
+ */
+function modelFlagsByAgent(
+  models: Partial<Record<string, string>>,
+  agents: readonly ListedAgent[],
+): { of: (agent: ListedAgent) => { key: string; model: string } | undefined; problems: string[] } {
+  const problems: string[] = [];
+  const byName = new Map<string, { key: string; model: string }>();
+  const byBase = new Map<string, { key: string; model: string }>();
+  for (const [key, model] of Object.entries(models)) {
+    if (model === undefined) continue;
+    const word = key.trim().toLowerCase();
+    if (agents.some((agent) => agent.name === word)) byName.set(word, { key, model });
+    else if (agents.some((agent) => agent.base === word)) byBase.set(word, { key, model });
+    else {
+      const adapter = getAdapter(word);
+      if (adapter !== undefined) byBase.set(adapter.id, { key, model });
+      else
+        problems.push(
+          `--model ${key}=${model}: no agent of this race is named ${key}; race agents: ${agents.map((agent) => agent.name).join(', ')}`,
+        );
+    }
+  }
+  return { of: (agent) => byName.get(agent.name) ?? byBase.get(agent.base), problems };
+}
+
+/** Every adapter not disabled in the config (experimental ones only when allowed), then every named agent enabled there. */
+function defaultAgentNames(config: HydraConfig, allowExperimental: boolean): string[] {
+  const tables = config.agents ?? {};
+  const adapters = adapterIds().filter(
+    (id) => tables[id]?.enabled !== false && (allowExperimental || !isExperimental(id)),
   );
+  const named = Object.entries(tables)
+    .filter(([name, table]) => !adapterIds().includes(name) && table.enabled === true)
+    .filter(([name, table]) => {
+      const adapter = tableAdapter(name, table);
+      return adapter !== undefined && (allowExperimental || !isExperimental(adapter));
+    })
+    .map(([name]) => name);
+  return [...adapters, ...named];
 }
 
 /** One plan per adapter, for doctor: configured binary and model, defaults otherwise. */
@@ -493,6 +555,7 @@ export function planForDoctor(config: HydraConfig, id: AdapterId): AgentPlan {
   const agentConfig = config.agents?.[id] ?? {};
   const idle = agentConfig.idle_timeout_s ?? config.race?.idle_timeout_s ?? CONFIG_DEFAULTS.idleTimeoutS;
   return {
+    name: id,
     adapterId: id,
     ...(agentConfig.binary !== undefined ? { binary: agentConfig.binary } : {}),
     ...(agentConfig.model !== undefined ? { model: agentConfig.model } : {}),
@@ -533,4 +596,3 @@ function toPriceTable(prices: HydraConfig['prices']): PriceTable {
 /** Whole milliseconds; a positive limit never rounds down to 0, which would mean "no limit". */
 const secondsToMs = (seconds: number): number => (seconds > 0 ? Math.max(1, Math.round(seconds * 1000)) : 0);
 
-const dedupe = <T>(items: readonly T[]): T[] => [...new Set(items)];

@@ -15,3 +15,4 @@ export {
 export type { RaceFlags } from './config.js';
 export { EXECUTING_KEYS, listTrusted, revokeTrust, trustFile, userConfigDirOf } from './trust.js';
 export { closest } from './did-you-mean.js';
+export { MAX_REPEAT } from './agents.js';

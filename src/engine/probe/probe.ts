@@ -31,6 +31,7 @@ import { createProcessRegistry, PROBE_OWNER, signalGroup } from '../process/inde
 import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactValue } from '../records/index.js';
 import type { AgentPlan, AgentProbeReport } from '../types.js';
+import { agentNameOf } from '../agent-name.js';
 
 export const CAPABILITY_CACHE_FILE = 'adapter-capabilities.json';
 /** Bump when adapters derive capabilities differently, so old cache entries are ignored. */
@@ -333,11 +334,17 @@ const sampleRequest = (plan: AgentPlan, unsafe: boolean): SpawnRequest => ({
 interface ProbeSession {
   cache: CacheFile;
   dirty: boolean;
+  /**
+   * Probes under way or done in this session, by cache key (adapter, binary, configured env): agents
+   * that share a binary (`opus` and `sonnet` over one claude) probe it once.
+   */
+  probes: Map<string, Promise<{ result: ProbeResult; cached: boolean }>>;
   run: ProbeRunner;
   env: NodeJS.ProcessEnv;
 }
 
-const baseReport = (adapter: AgentAdapter): AgentProbeReport => ({
+const baseReport = (adapter: AgentAdapter, plan: AgentPlan): AgentProbeReport => ({
+  agent: agentNameOf(plan),
   adapterId: adapter.id,
   displayName: adapter.displayName,
   tier: adapter.tier,
@@ -351,13 +358,18 @@ const baseReport = (adapter: AgentAdapter): AgentProbeReport => ({
   cached: false,
 });
 
-const missingError = (adapter: AgentAdapter, configured: string | undefined, tried: string[]): ErrorInfo => {
+const missingError = (
+  adapter: AgentAdapter,
+  table: string,
+  configured: string | undefined,
+  tried: string[],
+): ErrorInfo => {
   const install = adapter.installHint;
   if (configured !== undefined && configured !== '') {
     return {
       kind: 'BinaryMissing',
-      message: `${adapter.displayName} was not found: agents.${adapter.id}.binary = "${configured}" does not exist or is not executable (hydra does not fall back to another ${adapter.id} on PATH)`,
-      hint: `Fix agents.${adapter.id}.binary in hydra.toml (relative paths start from the config file's directory), or remove it to use ${adapter.id} from PATH`,
+      message: `${adapter.displayName} was not found: agents.${table}.binary = "${configured}" does not exist or is not executable (hydra does not fall back to another ${adapter.id} on PATH)`,
+      hint: `Fix agents.${table}.binary in hydra.toml (relative paths start from the config file's directory), or remove it to use ${adapter.id} from PATH`,
     };
   }
   return {
@@ -374,6 +386,22 @@ const probeOne = async (
   probe: { run: ProbeRunner; envKey: string },
 ): Promise<{ result: ProbeResult; cached: boolean }> => {
   const identity = await identify(path);
+  if (identity === null) return probeBinary(adapter, path, identity, session, probe);
+  const key = cacheKey(adapter.id, identity, probe.envKey);
+  const started = session.probes.get(key);
+  if (started !== undefined) return started;
+  const probing = probeBinary(adapter, path, identity, session, probe);
+  session.probes.set(key, probing);
+  return probing;
+};
+
+const probeBinary = async (
+  adapter: AgentAdapter,
+  path: string,
+  identity: BinaryIdentity | null,
+  session: ProbeSession,
+  probe: { run: ProbeRunner; envKey: string },
+): Promise<{ result: ProbeResult; cached: boolean }> => {
   if (identity !== null) {
     const hit = lookup(session.cache, adapter.id, identity, probe.envKey);
     if (hit !== undefined) return { result: fromCache(adapter.id, hit, path), cached: true };
@@ -412,7 +440,7 @@ const probePlan = async (
   session: ProbeSession,
 ): Promise<AgentProbeReport> => {
   const adapter = adapterOf(plan.adapterId);
-  const report = baseReport(adapter);
+  const report = baseReport(adapter, plan);
   // The agent's configured env applies to discovery and the probe, as it will to the race.
   const configuredEnv = plan.env ?? {};
   const env = Object.keys(configuredEnv).length === 0 ? session.env : { ...session.env, ...configuredEnv };
@@ -439,7 +467,12 @@ const probePlan = async (
     return {
       ...report,
       status: 'missing',
-      error: missingError(adapter, configured, binaryCandidates(adapter, configured)),
+      error: missingError(
+        adapter,
+        plan.table ?? agentNameOf(plan),
+        configured,
+        binaryCandidates(adapter, configured),
+      ),
     };
   }
 
@@ -496,6 +529,7 @@ export async function probeAgents(
   const session: ProbeSession = {
     cache: await readCapabilityCache(options.cacheDir),
     dirty: false,
+    probes: new Map(),
     run:
       options.run ??
       (options.env === undefined && options.processes === undefined

@@ -15,7 +15,7 @@
  *   (`signalsHandledByCaller`, e.g. the CLI, which prints the summary and picks the exit code).
  * - A second signal SIGKILLs every live group at once, and is re-raised on the same rule.
  */
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 
 const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type HandledSignal = (typeof HANDLED_SIGNALS)[number];
@@ -26,7 +26,7 @@ export const PROBE_OWNER = 'probe';
 /** Who started a process group: a race's agent (its run id), or a probe (PROBE_OWNER). */
 export interface GroupOwner {
   runId: string;
-  agent?: AdapterId;
+  agent?: AgentName;
 }
 
 /** The part of `process` the registry uses; tests pass a fake to send signals without dying. */

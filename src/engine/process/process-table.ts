@@ -5,7 +5,7 @@
  * groups hydra itself started are tracked by a ProcessRegistry (process-registry.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 
 export const RUN_ID_ENV = 'HYDRA_RUN_ID';
 export const AGENT_ENV = 'HYDRA_AGENT';
@@ -100,7 +100,7 @@ const environOf = (pid: number): string => {
  * Processes that carry `HYDRA_RUN_ID=<runId>` (and `HYDRA_AGENT=<agent>` when given) in their
  * environment: agents and everything they started, even those that left the process group.
  */
-export const processesOfRun = (runId: string, agent?: AdapterId): number[] => {
+export const processesOfRun = (runId: string, agent?: AgentName): number[] => {
   const runMarker = `\0${RUN_ID_ENV}=${runId}\0`;
   const agentMarker = agent === undefined ? null : `\0${AGENT_ENV}=${agent}\0`;
   return procPids().filter((pid) => {

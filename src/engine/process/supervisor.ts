@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 import { activeContainment, containedCommand } from './containment.js';
 import type { Containment } from './containment.js';
@@ -26,7 +26,7 @@ export interface SpawnSpec {
   env: Record<string, string>;
   stdinFile?: string;
   runId: string;
-  agent: AdapterId;
+  agent: AgentName;
   maxLineBytes?: number;
   stderrTailBytes?: number;
 }

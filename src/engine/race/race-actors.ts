@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fromPromise } from 'xstate';
 import { adapterOf } from '../../adapters/registry.js';
 import type { AgentLaunch } from '../agent/index.js';
+import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';
 import { mergeAgentBranch } from '../results/index.js';
 import {
@@ -83,12 +84,13 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   // Env values are never written (only their keys), and key-like strings are redacted.
   config: recordableConfig(input.options.configSnapshot ?? null),
   agents: input.reports.map((report) => {
-    const launch = launches.find((item) => item.agent === report.adapterId);
+    const launch = launches.find((item) => item.agent === report.agent);
     const runDir = runWorktreesDir(input.options.worktreeRoot, input.repo.root, input.options.runId);
     return {
-      agent: report.adapterId,
-      branch: branchName(input.options.runId, report.adapterId),
-      worktree: agentWorktreeDir(runDir, report.adapterId),
+      agent: report.agent,
+      adapter: report.adapterId,
+      branch: branchName(input.options.runId, report.agent),
+      worktree: agentWorktreeDir(runDir, report.agent),
       version: report.version,
       capabilities: report.capabilities,
       command: launch === undefined ? [] : redactValue([launch.command.file, ...launch.command.args]),
@@ -120,11 +122,12 @@ async function buildWorkspace(
   const launches: AgentLaunch[] = [];
   for (const report of input.reports) {
     if (signal.aborted) throw interrupted();
-    const plan = options.agents.find((item) => item.adapterId === report.adapterId);
+    const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
     if (plan === undefined || report.capabilities === null) continue;
-    const adapter = adapterOf(report.adapterId);
-    const worktree = agentWorktreeDir(runDir, report.adapterId);
-    const branch = branchName(options.runId, report.adapterId);
+    // The CLI is the plan's adapter; the name only names things.
+    const adapter = adapterOf(plan.adapterId);
+    const worktree = agentWorktreeDir(runDir, report.agent);
+    const branch = branchName(options.runId, report.agent);
     // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
     await assertWorktreeFree(repo.root, worktree, branch);
     // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
@@ -132,14 +135,14 @@ async function buildWorkspace(
     created.push({ worktree, branch });
     await createWorktree(repo.root, worktree, branch, repo.baseRef, {
       signal,
-      step: `git worktree add for ${report.adapterId}`,
+      step: `git worktree add for ${report.agent}`,
       graceMs: options.killGraceMs,
       // The run's marker: if hydra dies meanwhile, its watchdog and `hydra clean` find git and its filters.
       env: { [RUN_ID_ENV]: options.runId },
       processes: input.processes,
       owner: options.runId,
     });
-    const scratchDir = agentScratchDir(runDir, report.adapterId);
+    const scratchDir = agentScratchDir(runDir, report.agent);
     await mkdir(scratchDir, { recursive: true });
     const command = adapter.buildCommand(
       {
@@ -156,7 +159,8 @@ async function buildWorkspace(
     );
     launches.push({
       runId: options.runId,
-      agent: report.adapterId,
+      agent: report.agent,
+      adapter: adapter.id,
       displayName: adapter.displayName,
       command,
       env: plan.env,

@@ -15,7 +15,7 @@
 import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
 import { emptyUsage } from '../../adapters/events.js';
 import { adapterOf } from '../../adapters/registry.js';
-import type { AdapterId } from '../../adapters/types.js';
+import { agentNameOf } from '../agent-name.js';
 import { agentMachine } from '../agent/index.js';
 import type { AgentReport } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
@@ -42,7 +42,7 @@ import {
   noUsableAgentError,
   updateAgent,
 } from './snapshot.js';
-import type { AgentEventRecord, AgentProbeReport, AgentSnapshot, MergeResult } from '../types.js';
+import type { AgentEventRecord, AgentName, AgentProbeReport, AgentSnapshot, MergeResult } from '../types.js';
 import {
   cleanUpLogic,
   checkRepoLogic,
@@ -53,7 +53,7 @@ import {
 
 export type RaceEvent =
   | AgentReport
-  | { type: 'STOP_AGENT'; agent: AdapterId }
+  | { type: 'STOP_AGENT'; agent: AgentName }
   | { type: 'CANCEL' }
   | ({ type: 'MERGE' } & MergeRequestEvent)
   | { type: 'FINISH' };
@@ -63,13 +63,17 @@ export interface RaceEmitted {
   record: AgentEventRecord;
 }
 
-const childId = (agent: AdapterId): string => `agent:${agent}`;
+const childId = (agent: AgentName): string => `agent:${agent}`;
 
 const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {
   const adapter = adapterOf(plan.adapterId);
+  const name = agentNameOf(plan);
   return {
-    agent: plan.adapterId,
-    displayName: adapter.displayName,
+    agent: name,
+    adapter: adapter.id,
+    // An agent named after its CLI reads as the CLI ("Claude Code"); a named one by its name.
+    displayName: name === adapter.id ? adapter.displayName : name,
+    adapterName: adapter.displayName,
     tier: adapter.tier,
     model: plan.model ?? null,
     status: 'pending',
@@ -90,7 +94,7 @@ const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapsho
   };
 };
 
-const isLive = (context: RaceContext, agent: AdapterId): boolean =>
+const isLive = (context: RaceContext, agent: AgentName): boolean =>
   context.launches.some((launch) => launch.agent === agent) && !context.settled.includes(agent);
 
 export const raceMachine = setup({
@@ -484,7 +488,7 @@ const mergeInput = (context: RaceContext, request: MergeRequestEvent): MergeInpu
 };
 
 /** Launched agents that settled without a diff: committing their work failed, it is only in their worktree. */
-const uncommittedAgents = (context: RaceContext): AdapterId[] =>
+const uncommittedAgents = (context: RaceContext): AgentName[] =>
   context.launches
     .map((launch) => launch.agent)
     .filter(

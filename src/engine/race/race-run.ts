@@ -5,7 +5,7 @@
  */
 import { waitFor } from 'xstate';
 import type { Actor, SnapshotFrom } from 'xstate';
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 import { EngineError } from '../errors.js';
 import { fullPatch } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
@@ -60,7 +60,7 @@ export const cancelRace = async (run: RaceRun): Promise<void> => {
 /** Merges one completed agent's result, once every agent has settled. */
 export const mergeResult = async (
   run: RaceRun,
-  agent: AdapterId,
+  agent: AgentName,
   mergeOptions: MergeOptions,
 ): Promise<MergeResult> => {
   const state = await afterMerging(run);
@@ -112,7 +112,7 @@ export const finishRace = async (run: RaceRun): Promise<RaceSummary> => {
 };
 
 /** One agent's result as a patch: from its branch, or from the merge commit once that is gone. */
-export const patchOf = async (run: RaceRun, agent: AdapterId): Promise<string> => {
+export const patchOf = async (run: RaceRun, agent: AgentName): Promise<string> => {
   const { context } = run.actor.getSnapshot();
   const launch = context.launches.find((item) => item.agent === agent);
   if (launch === undefined || context.repo === null) {

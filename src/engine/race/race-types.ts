@@ -1,5 +1,5 @@
 /** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 import type { AgentLaunch } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
@@ -52,9 +52,9 @@ export interface CleanUpInput {
   keepWorktrees: boolean;
   launches: AgentLaunch[];
   /** Branches of these agents are kept (their results can still be merged with `hydra merge`). */
-  keepBranchesOf: AdapterId[];
+  keepBranchesOf: AgentName[];
   /** Worktrees of these agents are kept: their work could not be committed, so it lives only there. */
-  keepWorktreesOf: AdapterId[];
+  keepWorktreesOf: AgentName[];
 }
 
 export interface CleanUpOutput {
@@ -64,7 +64,7 @@ export interface CleanUpOutput {
 export type MergeInput = MergeRequest;
 
 export interface MergeRequestEvent {
-  agent: AdapterId;
+  agent: AgentName;
   options: MergeOptions;
 }
 
@@ -85,7 +85,7 @@ export interface RaceContext {
   agents: AgentSnapshot[];
   launches: AgentLaunch[];
   recordDir: string | null;
-  settled: AdapterId[];
+  settled: AgentName[];
   warnings: string[];
   error: ErrorInfo | null;
   merge: MergeResult | null;

@@ -4,7 +4,7 @@
  * subscribers, and signals or the exit of hydra itself stop every agent.
  */
 import { createActor } from 'xstate';
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
 import { createProcessRegistry, startWatchdog } from '../process/index.js';
 import type { HandledSignal } from '../process/index.js';
@@ -189,7 +189,7 @@ function raceHandle(run: RaceRun, listeners: Listeners, settled: Promise<RaceSum
     getSnapshot: () => run.crashed ?? listeners.current(),
     subscribe: listeners.subscribe,
     onEvent: listeners.onEvent,
-    stopAgent: (agent: AdapterId) => run.actor.send({ type: 'STOP_AGENT', agent }),
+    stopAgent: (agent: AgentName) => run.actor.send({ type: 'STOP_AGENT', agent }),
     cancel: () => cancelRace(run),
     settled,
     merge: (agent, mergeOptions = {}) => mergeResult(run, agent, mergeOptions),

@@ -4,10 +4,10 @@
  */
 import type { StateValue } from 'xstate';
 import type { AgentEvent, ErrorInfo } from '../../adapters/events.js';
-import type { AdapterId } from '../../adapters/types.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
 import type {
+  AgentName,
   AgentProbeReport,
   AgentSnapshot,
   AgentSummary,
@@ -20,7 +20,7 @@ const RECENT_EVENTS_LIMIT = 200;
 
 export const updateAgent = (
   agents: AgentSnapshot[],
-  id: AdapterId,
+  id: AgentName,
   update: (agent: AgentSnapshot) => AgentSnapshot,
 ): AgentSnapshot[] => agents.map((agent) => (agent.agent === id ? update(agent) : agent));
 
@@ -59,7 +59,7 @@ export const applyProbeReports = (
   for (const report of reports) {
     const ready = report.status === 'ready';
     if (!ready && report.status !== 'disabled') warnings.push(notReadyWarning(report));
-    agents = updateAgent(agents, report.adapterId, (agent) => ({
+    agents = updateAgent(agents, report.agent, (agent) => ({
       ...agent,
       status: ready ? 'pending' : 'skipped',
       capabilities: report.capabilities,
@@ -226,6 +226,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
   endedAt,
   agents: context.agents.map((agent) => ({
     agent: agent.agent,
+    adapter: agent.adapter,
     status: summaryStatus(agent),
     exitCode: agent.exitCode,
     durationMs: agent.startedAt === null ? 0 : (agent.endedAt ?? endedAt) - agent.startedAt,

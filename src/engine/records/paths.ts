@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 
 /** Root of every hydra worktree on this machine (per user). */
 export const defaultWorktreeRoot = (env: NodeJS.ProcessEnv = process.env): string => {
@@ -23,13 +23,13 @@ export const repoKey = (repoRoot: string): string =>
 export const runWorktreesDir = (worktreeRoot: string, repoRoot: string, runId: string): string =>
   path.join(worktreeRoot, repoKey(repoRoot), runId);
 
-export const agentWorktreeDir = (runDir: string, agent: AdapterId): string => path.join(runDir, agent);
+export const agentWorktreeDir = (runDir: string, agent: AgentName): string => path.join(runDir, agent);
 
 /** Private scratch space per agent (prompt files, last message), outside its worktree. */
-export const agentScratchDir = (runDir: string, agent: AdapterId): string =>
+export const agentScratchDir = (runDir: string, agent: AgentName): string =>
   path.join(runDir, '.scratch', agent);
 
-export const branchName = (runId: string, agent: AdapterId): string => `hydra/${runId}/${agent}`;
+export const branchName = (runId: string, agent: AgentName): string => `hydra/${runId}/${agent}`;
 
 export const RUN_ID_PATTERN = /^\d{8}-\d{6}-[0-9a-f]{4}$/;
 

@@ -22,7 +22,7 @@ import {
 import path from 'node:path';
 import type { z } from 'zod';
 import { emptyUsage, ev, type Usage } from '../../adapters/events.js';
-import type { AdapterId } from '../../adapters/types.js';
+import type { AgentName } from '../types.js';
 import type { AgentEventRecord, MergeResult, RaceSummary, RunListEntry, RunRecord } from '../types.js';
 import { EngineError } from '../errors.js';
 import { RUN_ID_PATTERN, recordsRoot, runRecordDir } from './paths.js';
@@ -187,12 +187,12 @@ export const writeSummary = (dir: string, summary: RaceSummary): void =>
 export const writeMergeRecord = (dir: string, merge: MergeResult): void =>
   writeJsonAtomic(path.join(dir, 'merge.json'), merge);
 
-const pidFile = (dir: string, agent: AdapterId): string => path.join(dir, 'agents', `${agent}.pid`);
+const pidFile = (dir: string, agent: AgentName): string => path.join(dir, 'agents', `${agent}.pid`);
 
 export const writePidRecord = (dir: string, record: AgentPidRecord): void =>
   writeJsonAtomic(pidFile(dir, record.agent), record);
 
-export const removePidRecord = (dir: string, agent: AdapterId): void =>
+export const removePidRecord = (dir: string, agent: AgentName): void =>
   rmSync(pidFile(dir, agent), { force: true });
 
 /** The pid records that are well-formed (a damaged one is ignored: it can only name processes). */
@@ -242,8 +242,8 @@ const size = (bytes: number): string =>
  */
 export class EventLog {
   private fd: number | null;
-  private readonly written = new Map<AdapterId, number>();
-  private readonly tails = new Map<AdapterId, AgentTail>();
+  private readonly written = new Map<AgentName, number>();
+  private readonly tails = new Map<AgentName, AgentTail>();
 
   constructor(
     dir: string,
@@ -281,13 +281,13 @@ export class EventLog {
     this.fd = null;
   }
 
-  private write(agent: AdapterId, line: string, bytes = Buffer.byteLength(line)): void {
+  private write(agent: AgentName, line: string, bytes = Buffer.byteLength(line)): void {
     if (this.fd === null) return;
     writeSync(this.fd, line);
     this.written.set(agent, (this.written.get(agent) ?? 0) + bytes);
   }
 
-  private keepInTail(agent: AdapterId, held: { line: string; bytes: number; at: number }): void {
+  private keepInTail(agent: AgentName, held: { line: string; bytes: number; at: number }): void {
     const tail = this.tails.get(agent) ?? {
       lines: [],
       first: 0,
@@ -313,7 +313,7 @@ export class EventLog {
   }
 
   /** Writes the note and the held tail of one agent; its later events start a new tail. */
-  private flushTail(agent: AdapterId): void {
+  private flushTail(agent: AgentName): void {
     const tail = this.tails.get(agent);
     if (tail === undefined) return;
     this.tails.delete(agent);

@@ -38,14 +38,25 @@ const capabilities = z.custom<Capabilities | null>(
   'is not a capabilities object',
 );
 
-const metaAgentSchema = z.object({
-  agent: agentId,
-  branch: z.string(),
-  worktree: z.string(),
-  version: z.string().nullable(),
-  capabilities,
-  command: z.array(z.string()),
-});
+/**
+ * Records written before named agents have no `adapter`: there the agent's name was its adapter's id,
+ * so the name stands in (hydra show, merge and clean keep working on them).
+ */
+const withAdapter = <T extends { agent: string; adapter?: string | undefined }>(
+  entry: T,
+): T & { adapter: string } => ({ ...entry, adapter: entry.adapter ?? entry.agent });
+
+const metaAgentSchema = z
+  .object({
+    agent: agentId,
+    adapter: agentId.optional(),
+    branch: z.string(),
+    worktree: z.string(),
+    version: z.string().nullable(),
+    capabilities,
+    command: z.array(z.string()),
+  })
+  .transform(withAdapter);
 
 export const metaSchema = z.object({
   runId,
@@ -62,23 +73,27 @@ export const metaSchema = z.object({
   agents: z.array(metaAgentSchema),
 });
 
-export type RunMeta = z.infer<typeof metaSchema>;
+/** meta.json as hydra writes it (and reads it back, an older record's `adapter` filled in). */
+export type RunMeta = z.output<typeof metaSchema>;
 
-const agentSummarySchema: z.ZodType<AgentSummary> = z.object({
-  agent: agentId,
-  status: z.enum(['completed', 'failed', 'timed_out', 'cancelled', 'skipped']),
-  exitCode: z.number().nullable(),
-  durationMs: z.number().finite(),
-  usage: usageSchema,
-  diff: z.object({
-    filesChanged: z.number().finite(),
-    insertions: z.number().finite(),
-    deletions: z.number().finite(),
-  }),
-  branch: z.string().nullable(),
-  worktree: z.string().nullable(),
-  error: errorInfoSchema.optional(),
-});
+const agentSummarySchema: z.ZodType<AgentSummary> = z
+  .object({
+    agent: agentId,
+    adapter: agentId.optional(),
+    status: z.enum(['completed', 'failed', 'timed_out', 'cancelled', 'skipped']),
+    exitCode: z.number().nullable(),
+    durationMs: z.number().finite(),
+    usage: usageSchema,
+    diff: z.object({
+      filesChanged: z.number().finite(),
+      insertions: z.number().finite(),
+      deletions: z.number().finite(),
+    }),
+    branch: z.string().nullable(),
+    worktree: z.string().nullable(),
+    error: errorInfoSchema.optional(),
+  })
+  .transform(withAdapter);
 
 export const summarySchema: z.ZodType<RaceSummary> = z.object({
   runId,

@@ -11,8 +11,8 @@
 import { lstat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AdapterId } from '../../adapters/types.js';
-import type { MergeOptions, MergeResult } from '../types.js';
+import { getAdapter } from '../../adapters/registry.js';
+import type { AgentName, MergeOptions, MergeResult } from '../types.js';
 import { EngineError, listSome } from '../errors.js';
 import {
   HYDRA_IDENTITY,
@@ -35,7 +35,7 @@ import type { RestorePlan } from './tree-guard.js';
 export interface MergeRequest {
   root: string;
   runId: string;
-  agent: AdapterId;
+  agent: AgentName;
   prompt: string;
   baseBranch: string;
   /**
@@ -348,11 +348,22 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   });
 }
 
+/**
+ * The agent a word names in a run: an agent's name (any case), else the agent named after the
+ * adapter the word is an alias of (`Claude` for `claude`); else the word, which names none.
+ */
+const agentInRun = (agents: ReadonlyArray<{ agent: AgentName }>, word: string): AgentName => {
+  const name = word.trim().toLowerCase();
+  if (agents.some((entry) => entry.agent === name)) return name;
+  const adapter = getAdapter(name)?.id;
+  return adapter !== undefined && agents.some((entry) => entry.agent === adapter) ? adapter : word;
+};
+
 /** Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path). */
 export async function mergeRun(
   repoPath: string,
   runId: string,
-  agent: AdapterId,
+  agentWord: string,
   options: MergeOptions = {},
   where: { worktreeRoot?: string } = {},
 ): Promise<MergeResult> {
@@ -372,7 +383,7 @@ export async function mergeRun(
         : `The record of run ${runId} is damaged: ${loaded.problem}.`,
       loaded.problem === 'the record directory is gone'
         ? 'Run `hydra runs` to list the recorded runs.'
-        : `Nothing was changed. Merge branch ${branchName(runId, agent)} yourself if it exists, or run \`hydra clean\` to remove the run.`,
+        : `Nothing was changed. Merge branch ${branchName(runId, agentWord)} yourself if it exists, or run \`hydra clean\` to remove the run.`,
     );
   }
   const { record } = loaded;
@@ -382,6 +393,7 @@ export async function mergeRun(
       'Nothing to do.',
     );
   }
+  const agent = agentInRun(record.meta.agents, agentWord);
   const planned = record.meta.agents.find((entry) => entry.agent === agent);
   if (planned === undefined) {
     refuse(

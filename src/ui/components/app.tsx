@@ -16,8 +16,7 @@ import {
 } from 'react';
 import { assertNever } from '../../adapters/events.js';
 import { errorText } from '../../adapters/hydra-error.js';
-import type { AdapterId } from '../../adapters/types.js';
-import type { RaceHandle } from '../../engine/index.js';
+import type { AgentName, RaceHandle } from '../../engine/index.js';
 import { isRunning } from '../text/index.js';
 import { keymap } from '../state/index.js';
 import { buildScreen } from '../layout/index.js';
@@ -114,7 +113,7 @@ export const App = ({
   const snapshot = received.snapshot;
   const running = snapshot.agents.some((agent) => isRunning(agent.status));
   const now = useDisplayNow(received, running);
-  const [patches, setPatches] = useState<Partial<Record<AdapterId, PatchState>>>({});
+  const [patches, setPatches] = useState<Partial<Record<AgentName, PatchState>>>({});
   const mounted = useRef(true);
   useEffect(
     () => () => {

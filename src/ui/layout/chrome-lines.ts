@@ -2,8 +2,7 @@
  * Header, footer, notices and dialogs: the lines around the panes.
  */
 import { assertNever } from '../../adapters/events.js';
-import type { AdapterId } from '../../adapters/types.js';
-import type { AgentSnapshot, MergeResult, RaceSnapshot } from '../../engine/index.js';
+import type { AgentName, AgentSnapshot, MergeResult, RaceSnapshot } from '../../engine/index.js';
 import {
   fileCount,
   formatDiff,
@@ -117,7 +116,7 @@ export const noticeLines = (
   return lines.map((line) => fitLine(line, width, theme.symbols.ellipsis));
 };
 
-const nameOf = (snapshot: RaceSnapshot, agent: AdapterId): string =>
+const nameOf = (snapshot: RaceSnapshot, agent: AgentName): string =>
   snapshot.agents.find((candidate) => candidate.agent === agent)?.displayName ?? agent;
 
 const busyText = (busy: Busy, snapshot: RaceSnapshot, theme: Theme): string => {

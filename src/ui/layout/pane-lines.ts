@@ -44,6 +44,8 @@ export const titleLine = (
     seg(`${options.index + 1} `, 'muted'),
     seg(agent.displayName, options.focused ? 'accent' : null, true),
   ];
+  // A named agent (`opus`, `claude-2`) says which CLI it runs.
+  if (agent.agent !== agent.adapter) line.push(seg(` ${symbols.dot} ${agent.adapterName}`, 'muted'));
   if (agent.model !== null) line.push(seg(` ${symbols.dot} ${agent.model}`, 'muted'));
   return line;
 };

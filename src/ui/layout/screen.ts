@@ -4,8 +4,7 @@
  * terminal) are tested without rendering, and the components only draw what this returns.
  */
 import { assertNever } from '../../adapters/events.js';
-import type { AdapterId } from '../../adapters/types.js';
-import type { AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
+import type { AgentName, AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
 import {
   dialogLines,
   endedLines,
@@ -43,12 +42,12 @@ export interface ScreenInput {
   columns: number;
   rows: number;
   theme: Theme;
-  patches: Partial<Record<AdapterId, PatchState>>;
+  patches: Partial<Record<AgentName, PatchState>>;
   keepWorktrees: boolean;
 }
 
 export interface PaneBox {
-  agent: AdapterId;
+  agent: AgentName;
   focused: boolean;
   /** Outer size, borders included. */
   width: number;

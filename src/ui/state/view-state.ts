@@ -5,15 +5,14 @@
  * outcome comes back as another action.
  */
 import { assertNever } from '../../adapters/events.js';
-import type { AdapterId } from '../../adapters/types.js';
-import type { AgentStatus, MergeResult } from '../../engine/index.js';
+import type { AgentName, AgentStatus, MergeResult } from '../../engine/index.js';
 import { isRunning, statusLabel } from '../text/index.js';
 
 export type View = 'panes' | 'detail' | 'diff' | 'compare';
 
-export type Dialog = { kind: 'merge'; agent: AdapterId } | { kind: 'quit' };
+export type Dialog = { kind: 'merge'; agent: AgentName } | { kind: 'quit' };
 
-export type Busy = { kind: 'merging'; agent: AdapterId } | { kind: 'quitting'; cancelling: boolean };
+export type Busy = { kind: 'merging'; agent: AgentName } | { kind: 'quitting'; cancelling: boolean };
 
 export interface Notice {
   text: string;
@@ -51,7 +50,7 @@ export const initialViewState = (): ViewState => ({
 
 /** What the reducer needs to know about the race and the current screen. */
 export interface ViewContext {
-  agents: ReadonlyArray<{ agent: AdapterId; displayName: string; status: AgentStatus }>;
+  agents: ReadonlyArray<{ agent: AgentName; displayName: string; status: AgentStatus }>;
   /** Whether a merge already happened (then quitting needs no confirmation). */
   merged: boolean;
   /** Lines in the current scrollable view (detail, diff) and how many are visible at once. */
@@ -88,12 +87,12 @@ export type Action =
   | { type: 'finish' };
 
 export type Effect =
-  | { kind: 'stop'; agent: AdapterId }
+  | { kind: 'stop'; agent: AgentName }
   /** Stop `stopFirst` (still running), wait for the race to settle, then merge `agent`. */
-  | { kind: 'merge'; agent: AdapterId; stopFirst: AdapterId[] }
+  | { kind: 'merge'; agent: AgentName; stopFirst: AgentName[] }
   /** Cancel the race when agents still run, then finish it (clean-up) and exit. */
   | { kind: 'quit'; cancel: boolean }
-  | { kind: 'load-patch'; agent: AdapterId };
+  | { kind: 'load-patch'; agent: AgentName };
 
 export interface Transition {
   state: ViewState;
@@ -122,7 +121,7 @@ const scrollTo = (state: ViewState, line: number, context: ViewContext): ViewSta
 
 const focusedAgent = (state: ViewState, context: ViewContext) => context.agents[state.focus];
 
-const runningAgents = (context: ViewContext): AdapterId[] =>
+const runningAgents = (context: ViewContext): AgentName[] =>
   context.agents.filter((agent) => isRunning(agent.status)).map((agent) => agent.agent);
 
 /** Entering a view or moving focus inside one resets its scroll; the diff view loads its patch. */
