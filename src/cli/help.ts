@@ -53,9 +53,13 @@ dashboard; with --json, or when stdout is not a terminal, it runs headless and p
 
 Options:
   --agents <list>                  comma-separated: claude,codex,cursor,gemini (repeatable)
-                                   (default: every usable tier-1 agent)
+                                   (default: every usable tier-1 agent); also a named agent of
+                                   hydra.toml ([agents.opus] adapter = "claude"), <cli>:<model>
+                                   (claude:opus races as claude-opus), <agent>*<n> (n copies)
+  --repeat <n>                     race each agent n times: claude-1 ... claude-<n> (1-9)
   --allow-experimental-adapters    allow experimental agents (cursor, gemini)
-  --model <agent>=<model>          model for one agent; repeatable (--model claude=opus)
+  --model <agent>=<model>          model for one agent (or every copy of it); repeatable
+                                   (--model claude=opus, --model claude-2=sonnet)
   --idle-timeout <seconds>         stop an agent after this long without output (default 300)
   --timeout <seconds>              overall limit per agent, 0 = none (default 1800)
   --unsafe                         use the vendors' sandbox-bypass modes (prints a warning)
@@ -69,9 +73,10 @@ Options:
 Headless output (one JSON object per line):
   {"type":"race","runId":...,"baseRef":"<sha>","agents":["claude","codex"],"warnings":[...]}
     (warnings only when there are any, e.g. keys of an untrusted hydra.toml that were ignored)
-  {"type":"agent_event","agent":"claude","event":{"kind":"tool_call",...}}
-  {"type":"summary","runId":...,"agents":[{"agent","status","exitCode","durationMs","usage",
-    "diff","branch","worktree","error"}]}
+  {"type":"agent_event","agent":"claude","adapter":"claude","event":{"kind":"tool_call",...}}
+  {"type":"summary","runId":...,"agents":[{"agent","adapter","status","exitCode","durationMs",
+    "usage","diff","branch","worktree","error"}]}
+  ("agent" is the agent's name, e.g. opus or claude-2; "adapter" the CLI it ran)
 Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <run-id> <agent>
 
 ${EXIT_CODES}`,
@@ -94,8 +99,8 @@ Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage o
   merge: `Usage:
   hydra merge <run> <agent> [--squash] [--keep-worktrees]
 
-Merges one completed agent's branch (hydra/<run-id>/<agent>) into the branch the race started
-from: a fast-forward when possible, else a merge commit, or a squash with --squash. It checks for
+Merges one completed agent's branch (hydra/<run-id>/<agent>, <agent> being its name in that
+run: claude, opus, claude-2) into the branch the race started from: a fast-forward when possible, else a merge commit, or a squash with --squash. It checks for
 conflicts first and changes nothing when the merge would conflict or when your uncommitted
 changes touch the same files. Afterwards the race's other worktrees and branches are removed.
 

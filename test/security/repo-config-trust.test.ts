@@ -125,6 +125,27 @@ describe('a repository hydra.toml that names programs', () => {
     expect((await run(['trust', '--list'])).stdout).toContain('changed since trusted');
   });
 
+  it("a named agent's binary, env and extra_args wait for trust too", async () => {
+    writeFileSync(
+      path.join(repo, 'hydra.toml'),
+      '[agents.opus]\nadapter = "claude"\nmodel = "opus"\nbinary = "./tool.sh"\nenv = { TOOL_MODE = "evil" }\nextra_args = ["--verbose"]\n',
+    );
+    git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-am', 'a named agent']);
+    const result = await run(['race', '--json', '--agents', 'opus', 'Add a hello.txt file']);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(toolRuns()).toBe(0);
+    expect(result.stderr).toContain('agents.opus.binary, agents.opus.env, agents.opus.extra_args');
+    // Its model is not an executing key: the agent raced, as opus, over the Claude CLI on PATH.
+    expect((parseNdjson(result.stdout).at(-1) as { agents: unknown[] }).agents).toEqual([
+      expect.objectContaining({ agent: 'opus', adapter: 'claude', status: 'completed' }),
+    ]);
+
+    expect((await run(['trust'])).exitCode).toBe(0);
+    const trusted = await run(['race', '--json', '--agents', 'opus', 'Add a hello.txt file']);
+    expect(trusted.exitCode, trusted.stderr).toBe(0);
+    expect(readFileSync(marker, 'utf8')).toMatch(/^ran evil .*--model opus.*--verbose/m);
+  });
+
   it('hydra trust --revoke makes it untrusted again', async () => {
     await run(['trust']);
     const revoked = await run(['trust', '--revoke']);

@@ -31,7 +31,9 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   });
   const { out } = ctx;
   if (result.method === 'nothing-to-merge') {
-    ctx.print(`${sanitize(result.agent)} made no changes in run ${run.runId}: nothing to merge into ${result.into}`);
+    ctx.print(
+      `${sanitize(result.agent)} made no changes in run ${run.runId}: nothing to merge into ${result.into}`,
+    );
   } else {
     const files = fileCount(result.filesChanged);
     ctx.print(

@@ -17,17 +17,18 @@ const MAX_NAME_LENGTH = 40;
 /** The most copies one `*N` or `--repeat N` asks for (the dashboard has keys 1 to 9). */
 export const MAX_REPEAT = 9;
 
-const NAME_RULE = 'lowercase letters, digits and dashes, starting with a letter or digit, at most 40 characters';
+const NAME_RULE =
+  'lowercase letters, digits and dashes, starting with a letter or digit, at most 40 characters';
 
 /** A `[agents.<name>]` table as far as naming goes: the adapter it runs and whether it is on. */
-export interface AgentTable {
+interface AgentTable {
   adapter?: string | undefined;
   enabled?: boolean | undefined;
   model?: string | undefined;
 }
 
 /** Why a name cannot be an agent's name, or null when it can. */
-export const agentNameProblem = (name: string): string | null =>
+const agentNameProblem = (name: string): string | null =>
   AGENT_NAME.test(name) && name.length <= MAX_NAME_LENGTH
     ? null
     : `"${name}" is not a valid agent name: use ${NAME_RULE} (it names a branch and a directory)`;
@@ -47,7 +48,8 @@ export function agentTableProblems(
   for (const [name, table] of Object.entries(tables)) {
     const badName = agentNameProblem(name);
     if (badName !== null) {
-      problems.push(`${displayName}: agents.${JSON.stringify(name)}: ${badName}`);
+      const key = /^[A-Za-z0-9_-]+$/.test(name) ? name : JSON.stringify(name);
+      problems.push(`${displayName}: agents.${key}: ${badName}`);
       continue;
     }
     const adapterWord = table?.adapter;
@@ -91,7 +93,7 @@ export interface ListedAgent {
 /** What an entry of the list names, before repeats. */
 type Named = Omit<ListedAgent, 'base' | 'entry'>;
 
-export type ListProblem = string;
+type ListProblem = string;
 
 /** `opus-4.5` → `opus-4-5`: a model as part of an agent name. */
 const slug = (text: string): string =>

@@ -55,7 +55,8 @@ const raceSchema = () =>
     {
       agents: z
         .array(nonEmpty, {
-          error: 'must be a list of agent names (an adapter, a [agents.<name>] table, <adapter>:<model>, <name>*<n>)',
+          error:
+            'must be a list of agent names (an adapter, a [agents.<name>] table, <adapter>:<model>, <name>*<n>)',
         })
         .min(1, { error: 'must name at least one agent (or leave the key out for the default set)' })
         .optional(),
@@ -147,7 +148,8 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
     // race.agents is checked now too, so a bad entry is found by `hydra doctor`, not only by a race.
     if (problems.length === 0 && result.data.race?.agents !== undefined)
       problems.push(
-        ...expandAgentList(result.data.race.agents, tables, { source: `${displayName}: race.agents` }).problems,
+        ...expandAgentList(result.data.race.agents, tables, { source: `${displayName}: race.agents` })
+          .problems,
       );
     if (problems.length > 0) throw new ConfigError(problems);
     return result.data;
@@ -456,7 +458,13 @@ export function resolveRace(
     repeat: flags.repeat,
   });
   if (listed.problems.length > 0) throw new ConfigError(listed.problems);
-  const blocked = [...new Set(listed.agents.filter((agent) => isExperimental(agent.adapterId) && !allowExperimental).map((agent) => agent.adapterId))];
+  const blocked = [
+    ...new Set(
+      listed.agents
+        .filter((agent) => isExperimental(agent.adapterId) && !allowExperimental)
+        .map((agent) => agent.adapterId),
+    ),
+  ];
   if (explicit && blocked.length > 0) {
     throw new ConfigError([
       `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
@@ -478,7 +486,9 @@ export function resolveRace(
           : agent.model !== undefined
             ? `${source} "${agent.entry}"`
             : `${configName} agents.${agent.table}.model`;
-      problems.push(`${where}: ${invalid.message}; use a real model name or leave it out for the CLI's default`);
+      problems.push(
+        `${where}: ${invalid.message}; use a real model name or leave it out for the CLI's default`,
+      );
     }
     return {
       name: agent.name,
@@ -595,4 +605,3 @@ function toPriceTable(prices: HydraConfig['prices']): PriceTable {
 
 /** Whole milliseconds; a positive limit never rounds down to 0, which would mean "no limit". */
 const secondsToMs = (seconds: number): number => (seconds > 0 ? Math.max(1, Math.round(seconds * 1000)) : 0);
-

@@ -11,7 +11,8 @@ import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 
 /**
- * Per-agent keys that execute something or shape what is executed; ignored until trusted. A future
+ * Per-agent keys that execute something or shape what is executed; ignored until trusted, in every
+ * `[agents.<name>]` table (a named agent's too; `adapter` only picks a known CLI). A future
  * key or table that runs commands (the checks of issue 11) joins them here and in withoutExecutingKeys.
  */
 export const EXECUTING_KEYS = ['binary', 'env', 'extra_args'] as const;
