@@ -117,6 +117,7 @@ describe('hydra.toml.example', () => {
     expect(config.race?.agents).toEqual(['claude', 'codex']);
     expect(config.prices?.['gpt-5.5']?.input_per_mtok).toBe(1.25);
     expect(config.agents?.cursor?.idle_timeout_s).toBe(120);
+    expect(config.agents?.['opus']).toEqual({ adapter: 'claude', model: 'opus' });
   });
 
   it('documents every key of the schema', () => {
@@ -126,6 +127,7 @@ describe('hydra.toml.example', () => {
       'keep_worktrees',
       'allow_experimental_adapters',
       'agents',
+      'adapter',
       'enabled',
       'binary',
       'model',
@@ -261,5 +263,86 @@ describe('finding the config file', () => {
     expect(result.stderr).toContain(
       'conf.d: cannot read the config file (it is a directory, not a file); check the --config path',
     );
+  });
+});
+
+describe('named agents in the config and the flags', () => {
+  const OPUS_SONNET =
+    '[agents.claude]\nextra_args = ["--verbose"]\n[agents.opus]\nadapter = "claude"\nmodel = "opus"\n[agents.sonnet]\nadapter = "Claude"\nmodel = "sonnet"\nidle_timeout_s = 9\n';
+  const plansOf = (toml: string, flags: Parameters<typeof resolveRace>[1]) =>
+    resolveRace(parseConfigText(toml, 'hydra.toml'), flags).agents.map((plan) => ({
+      name: plan.name,
+      adapter: plan.adapterId,
+      model: plan.model ?? null,
+    }));
+
+  it('gives each named agent its adapter and its own settings', () => {
+    const race = resolveRace(parseConfigText(OPUS_SONNET, 'hydra.toml'), { agents: ['opus', 'sonnet'] });
+    expect(race.agents).toEqual([
+      expect.objectContaining({
+        name: 'opus',
+        adapterId: 'claude',
+        model: 'opus',
+        extraArgs: [],
+        idleTimeoutMs: 300_000,
+      }),
+      expect.objectContaining({ name: 'sonnet', adapterId: 'claude', model: 'sonnet', idleTimeoutMs: 9_000 }),
+    ]);
+  });
+
+  it('leaves named agents out of the default set unless enabled, and repeats the default set with --repeat', () => {
+    expect(plansOf(OPUS_SONNET, {}).map((plan) => plan.name)).toEqual(['claude', 'codex']);
+    const enabled = `${OPUS_SONNET}enabled = true\n`;
+    expect(plansOf(enabled, {}).map((plan) => plan.name)).toEqual(['claude', 'codex', 'sonnet']);
+    expect(plansOf('', { repeat: 2 }).map((plan) => plan.name)).toEqual([
+      'claude-1',
+      'claude-2',
+      'codex-1',
+      'codex-2',
+    ]);
+  });
+
+  it('takes copies and <adapter>:<model> with the adapter table, and --model by name over by base', () => {
+    expect(
+      plansOf(OPUS_SONNET, {
+        agents: ['claude*2', 'codex:gpt-5.1-codex'],
+        models: { claude: 'haiku', 'claude-2': 'opus' },
+      }),
+    ).toEqual([
+      { name: 'claude-1', adapter: 'claude', model: 'haiku' },
+      { name: 'claude-2', adapter: 'claude', model: 'opus' },
+      { name: 'codex-gpt-5-1-codex', adapter: 'codex', model: 'gpt-5.1-codex' },
+    ]);
+    const copies = resolveRace(parseConfigText(OPUS_SONNET, 'hydra.toml'), { agents: ['claude*2'] });
+    expect(copies.agents.map((plan) => [plan.table, plan.extraArgs])).toEqual([
+      ['claude', ['--verbose']],
+      ['claude', ['--verbose']],
+    ]);
+  });
+
+  it('reads race.agents entries the same way, and names the list in its errors', () => {
+    expect(plansOf('[race]\nagents = ["claude*3"]\n', {}).map((plan) => plan.name)).toEqual([
+      'claude-1',
+      'claude-2',
+      'claude-3',
+    ]);
+    expect(problemsOf('[race]\nagents = ["claude", "Claude"]\n')).toEqual([
+      'hydra.toml: race.agents: "claude" and "Claude" both make an agent named claude; every agent needs its own name',
+    ]);
+  });
+
+  it('refuses a --model for an agent that is not racing, unless it names an adapter', () => {
+    expect(() => resolveRace({}, { agents: ['claude'], models: { opus: 'x' } })).toThrow(
+      '--model opus=x: no agent of this race is named opus; race agents: claude',
+    );
+    expect(plansOf('', { agents: ['claude'], models: { codex: 'x' } })).toEqual([
+      { name: 'claude', adapter: 'claude', model: null },
+    ]);
+  });
+
+  it('refuses a table named after one adapter that runs another', () => {
+    expect(problemsOf('[agents.codex]\nadapter = "claude"\n')).toEqual([
+      'hydra.toml: agents.codex: "codex" is the codex adapter\'s name, so it cannot run claude; give this agent another name',
+    ]);
   });
 });

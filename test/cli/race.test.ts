@@ -81,8 +81,10 @@ describe('hydra race --json', () => {
     const middle = lines.slice(1, -1);
     expect(middle.every((line) => line.type === 'agent_event')).toBe(true);
     for (const line of middle) {
-      expect(Object.keys(line).sort()).toEqual(['agent', 'event', 'type']);
+      expect(Object.keys(line).sort()).toEqual(['adapter', 'agent', 'event', 'type']);
       expect(['claude', 'codex']).toContain(line.agent);
+      // Agents named after their CLI: the adapter is the name.
+      expect(line.adapter).toBe(line.agent);
       expect(typeof (line.event as { kind?: unknown }).kind).toBe('string');
     }
     const kinds = new Set(middle.map((line) => (line.event as { kind: string }).kind));
@@ -95,6 +97,7 @@ describe('hydra race --json', () => {
     expect(summary.agents.map((agent) => agent.agent).sort()).toEqual(['claude', 'codex']);
     for (const agent of summary.agents) {
       expect(Object.keys(agent).sort()).toEqual([
+        'adapter',
         'agent',
         'branch',
         'diff',

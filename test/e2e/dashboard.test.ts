@@ -5,7 +5,7 @@
  * process table. Needs `npm run build` first (npm test does it).
  */
 import { execa } from 'execa';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,8 +73,8 @@ const fakeAgentProcesses = async (binDir: string): Promise<string[]> => {
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
-/** Starts `hydra race` in a new tmux session (160×45) in the sandbox repository. */
-const startHydra = async (box: Sandbox): Promise<void> => {
+/** Starts `hydra race [args]` in a new tmux session (160×45) in the sandbox repository. */
+const startHydra = async (box: Sandbox, args: string[] = []): Promise<void> => {
   const env: Record<string, string> = {
     PATH: `${box.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: path.join(box.dir, 'home'),
@@ -88,7 +88,7 @@ const startHydra = async (box: Sandbox): Promise<void> => {
     .map(([key, value]) => `${key}=${shellQuote(value)}`)
     .join(' ');
   // `env -u CI`: Ink draws nothing live when it thinks it runs in CI.
-  const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
+  const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${args.map(shellQuote).join(' ')} ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
   await tmux(box.socket, [
     'new-session',
     '-d',
@@ -291,5 +291,75 @@ describe('hydra race on a real terminal', () => {
       branches: '',
     });
     expect(await git(box.repo, ['log', '--format=%s'])).toBe('first commit');
+  }, 120_000);
+
+  it('races three agents of which two share an adapter: a pane each, named, each with its own model', async () => {
+    const box = sandbox!;
+    const log = path.join(box.dir, 'argv.jsonl');
+    await installFakeAgents(box.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 100,
+        logArgvTo: log,
+        edits: [{ path: 'claude.txt', content: 'written by claude\n' }],
+      },
+      codex: {
+        agent: 'codex',
+        delayMs: 100,
+        edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }],
+      },
+    });
+    await startHydra(box, ['--agents', 'claude:opus,claude:sonnet,codex']);
+    expect(await waitForAgentProcesses(box)).toBe(true);
+
+    const panes = await waitForScreen(
+      box,
+      'three agents to complete with a diff',
+      (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 3,
+    );
+    expect(panes.match(/✔ completed \d/g)).toHaveLength(3);
+    // Each named agent's pane: its name, the CLI it runs, its model.
+    expect(panes).toMatch(/\d claude-opus · Claude Code · opus/);
+    expect(panes).toMatch(/\d claude-sonnet · Claude Code · sonnet/);
+    expect(panes).toContain('Codex');
+    expect(panes).toContain('3 done');
+
+    // Each Claude process got its own model, in its own worktree.
+    const runs = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { argv: string[]; cwd: string })
+      .filter((call) => call.argv.includes('--output-format'));
+    expect(
+      Object.fromEntries(
+        runs.map((call) => [path.basename(call.cwd), call.argv[call.argv.indexOf('--model') + 1]]),
+      ),
+    ).toEqual({ 'claude-opus': 'opus', 'claude-sonnet': 'sonnet' });
+
+    // Its number key focuses claude-sonnet; m, y merges it by its name.
+    const sonnetIndex = /(\d) claude-sonnet/.exec(panes)?.[1] ?? '?';
+    await sendKeys(box, sonnetIndex);
+    await waitForScreen(box, 'focus on claude-sonnet', (screen) =>
+      screen.includes(`▸ ${sonnetIndex} claude-sonnet`),
+    );
+    await sendKeys(box, 'm');
+    const confirm = await waitForScreen(box, 'the merge confirmation', (screen) =>
+      screen.includes('y merge'),
+    );
+    expect(confirm).toContain("Merge claude-sonnet's result into main?");
+    await sendKeys(box, 'y');
+    await waitForScreen(box, 'the merge result', (screen) =>
+      screen.includes("Merged claude-sonnet's result"),
+    );
+    expect(await waitForExitCode(box)).toBe('0');
+
+    expect(await git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('written by claude');
+    expect(await git(box.repo, ['log', '-1', '--format=%B'])).toContain('claude-sonnet');
+    expect(existsSync(path.join(box.repo, 'src', 'codex.ts'))).toBe(false);
+    expect(await hydraRefs(box)).toEqual({
+      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
+      branches: '',
+    });
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 120_000);
 });

@@ -116,7 +116,9 @@ const asClause = (text: string): string => oneLine(text, MESSAGE_CHARS).replace(
 
 const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   const subject = commitSubject(launch.prompt);
-  return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}, status ${status}.\n`;
+  // A named agent says which CLI it ran: `agent opus (claude)`.
+  const cli = launch.adapter === launch.agent ? '' : ` (${launch.adapter})`;
+  return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}${cli}, status ${status}.\n`;
 };
 
 export const agentMachine = setup({
