@@ -132,14 +132,14 @@ describe('usage errors exit 2 with one clear message', () => {
   it('reads every repeated --agents, not just the last one', async () => {
     const result = await run(['race', '--agents', 'aider', '--agents', 'claude', 'do it']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('unknown agent "aider" in --agents');
+    expect(result.stderr).toContain('--agents: unknown agent "aider"');
   });
 
   it('names unknown agents in --agents and lists the valid ones', async () => {
     const result = await run(['race', '--agents', 'claude,aider', 'do it']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(
-      `unknown agent "aider" in --agents; valid agents: ${adapterIds().join(', ')}`,
+      `--agents: unknown agent "aider"; name an adapter (${adapterIds().join(', ')}), a [agents.<name>] table of the config, or <adapter>:<model>`,
     );
   });
 
@@ -149,7 +149,9 @@ describe('usage errors exit 2 with one clear message', () => {
     expect(bad.stderr).toContain('--model expects <agent>=<model>, e.g. --model claude=opus (got "opus")');
     const unknown = await run(['race', '--model', 'aider=pro', 'do it']);
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain('unknown agent "aider" in --model aider=pro');
+    expect(unknown.stderr).toContain(
+      '--model aider=pro: no agent of this race is named aider; race agents: ',
+    );
   });
 
   it('refuses a placeholder model before anything is launched', async () => {
@@ -207,9 +209,9 @@ describe('usage errors exit 2 with one clear message', () => {
     const show = await run(['show']);
     expect(show.exitCode).toBe(2);
     expect(show.stderr).toContain('hydra show needs a run id');
-    const agent = await run(['merge', 'r1', 'aider']);
+    const agent = await run(['merge', 'r1', '../aider']);
     expect(agent.exitCode).toBe(2);
-    expect(agent.stderr).toContain('unknown agent "aider"');
+    expect(agent.stderr).toContain('"../aider" is not an agent name');
   });
 });
 

@@ -142,7 +142,7 @@ describe('an adapter registered at run time', () => {
     registerAdapter(acmeAdapter)();
     expect(getAdapter('acme')).toBeUndefined();
     expect(() => parseConfigText('[agents.acme]\nbinary = "acme"\n', 'hydra.toml')).toThrow(
-      /unknown key agents\.acme/,
+      /agents\.acme: "acme" is not an adapter/,
     );
   });
 });

@@ -21,6 +21,12 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     );
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
+  // Names are lowercase letters, digits and dashes; an adapter's alias in any case still names its agent.
+  if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(agent))
+    throw new UsageError(
+      `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`,
+      "hydra show <run> lists the run's agents",
+    );
 
   const root = requireRepo(ctx.cwd);
   const run = await resolveRunName(root, runId);
