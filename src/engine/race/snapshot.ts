@@ -44,10 +44,14 @@ const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): Agen
 /** Ends a message with a full stop unless it already ends a sentence. */
 const sentence = (text: string): string => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
 
+/** `Claude Code`, or `opus (Claude Code)` for a named agent. */
+const agentLabel = (report: AgentProbeReport): string =>
+  report.agent === report.adapterId ? report.displayName : `${report.agent} (${report.displayName})`;
+
 const notReadyWarning = (report: AgentProbeReport): string => {
   const reason = sentence(report.error?.message ?? report.status);
   const hint = report.error?.hint ? ` ${sentence(report.error.hint)}` : '';
-  return `${report.displayName} will not race: ${reason}${hint}`;
+  return `${agentLabel(report)} will not race: ${reason}${hint}`;
 };
 
 export const applyProbeReports = (
@@ -81,7 +85,7 @@ export const applyProbeReports = (
 };
 
 export const noUsableAgentError = (reports: AgentProbeReport[]): ErrorInfo => {
-  const reasons = reports.map((report) => `${report.displayName}: ${report.error?.message ?? report.status}`);
+  const reasons = reports.map((report) => `${agentLabel(report)}: ${report.error?.message ?? report.status}`);
   const allMissing = reports.length > 0 && reports.every((report) => report.status === 'missing');
   return {
     kind: allMissing
