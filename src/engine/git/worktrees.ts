@@ -6,9 +6,10 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DiffSummary, FileStat } from '../types.js';
 import { EngineError } from '../errors.js';
-import { HYDRA_IDENTITY, NO_HOOKS, gitLine, runGit, splitZ } from './git.js';
+import { GitCommandError, HYDRA_IDENTITY, NO_HOOKS, gitLine, runGit, splitZ } from './git.js';
 import type { GitResult, RunGitOptions } from './git.js';
 
 /** Flags for every commit hydra makes on its own branches. */
@@ -52,8 +53,32 @@ export async function createWorktree(
 ): Promise<void> {
   await assertWorktreeFree(root, dir, branch);
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
-  await runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options);
+      return;
+    } catch (error) {
+      if (attempt >= ADMIN_DIR_ATTEMPTS || !lostAdminDirRace(error)) throw error;
+      // git made the branch before it lost the race; it is this run's, so it goes before the retry.
+      await deleteBranch(root, branch);
+      await sleep(25 * attempt);
+    }
+  }
 }
+
+/** Tries of `git worktree add` when another one took the same administrative directory. */
+const ADMIN_DIR_ATTEMPTS = 4;
+
+/**
+ * git names a worktree's administrative directory (`.git/worktrees/<name>`) after the worktree's
+ * folder, numbering it when the name is taken; two `git worktree add`s at the same moment (two
+ * races in one repository) can pick the same number, and the loser stops before making anything
+ * but the branch. Such a failure is worth another try.
+ */
+const lostAdminDirRace = (error: unknown): boolean =>
+  error instanceof GitCommandError &&
+  error.failure === 'failed' &&
+  /could not create directory of '[^']*worktrees[/\\]/.test(error.result.stderr);
 
 const inside = (parent: string, child: string): boolean => {
   const relative = path.relative(parent, child);
