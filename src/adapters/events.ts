@@ -52,7 +52,8 @@ export const hasTokenCounts = (usage: Usage): boolean =>
 /**
  * The error taxonomy (adapter spec, section 8), plus `InvalidConfig` (hydra.toml and flags only),
  * `Refused` (hydra will not do what was asked: a merge that could conflict, a repository it cannot
- * race in, a run that does not exist) and a catch-all for a failed agent run.
+ * race in, a run that does not exist), `BudgetExceeded` (hydra stopped an agent whose estimated
+ * spend passed `max_cost_usd`) and a catch-all for a failed agent run.
  */
 export type ErrorKind =
   | 'BinaryMissing'
@@ -65,6 +66,7 @@ export type ErrorKind =
   | 'StreamParseError'
   | 'TimedOut'
   | 'Interrupted'
+  | 'BudgetExceeded'
   | 'AgentFailed';
 
 /** A serializable error description, as carried by `failed` events and summaries. */

@@ -5,6 +5,50 @@
  */
 import type { AgentEvent, ErrorInfo, Usage } from '../adapters/events.js';
 import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
+import type { Score, ScoreWeights, TestCounts } from './checks/index.js';
+
+/** One check of a race (`--check`, `[[checks]]`): a command run in every result and on the base. */
+export interface CheckSpec {
+  name: string;
+  /** The command line; split into arguments, or run with `sh -c` when it needs a shell. */
+  run: string;
+  /** 0 = no limit. */
+  timeoutMs: number;
+  /** A gate must pass for its agent to win. */
+  gate: boolean;
+}
+
+export type CheckStatus = 'passed' | 'failed' | 'timed_out' | 'error';
+
+/** One check's run in one worktree (an agent's or the baseline's). */
+export interface CheckRun {
+  name: string;
+  gate: boolean;
+  status: CheckStatus;
+  exitCode: number | null;
+  durationMs: number;
+  /** Counts (and test names) read from the output, when a known runner printed them. */
+  tests: TestCounts | null;
+  /** The end of the check's output (stdout, then stderr), bounded. */
+  output: string;
+}
+
+/** A check's result as the summary and `hydra show` give it, compared with the baseline. */
+export interface CheckSummary {
+  name: string;
+  gate: boolean;
+  status: CheckStatus;
+  exitCode: number | null;
+  durationMs: number;
+  tests: { passed: number; failed: number; skipped: number } | null;
+  /** Against the baseline, by test name; null when either side names no tests. */
+  newlyFailing: string[] | null;
+  newlyPassing: string[] | null;
+  output: string;
+}
+
+/** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
+export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified'>;
 
 /**
  * An agent's name in a race (`claude`, `opus`, `claude-2`): lowercase letters, digits and dashes,
@@ -31,6 +75,8 @@ export interface AgentPlan {
   maxTurns?: number;
   /** False when the config disables this agent: probeAgents reports it as 'disabled' without probing. */
   enabled?: boolean;
+  /** Stop the agent once its estimated spend passes this many USD (`max_cost_usd`). */
+  maxCostUsd?: number;
 }
 
 export interface RaceOptions {
@@ -64,6 +110,18 @@ export interface RaceOptions {
    * and keeps the result, in milliseconds (default RESULT_GRACE_MS, a few seconds).
    */
   resultGraceMs?: number;
+  /** Checks run in every completed result and once on the base commit (none: no checks, no baseline). */
+  checks?: CheckSpec[];
+  /** How many checks may run at once across the race (default: the number of cores). */
+  checkConcurrency?: number;
+  /** The score's weights (hydra.toml `[score]`); defaults to DEFAULT_SCORE_WEIGHTS. */
+  scoreWeights?: ScoreWeights;
+  /** Glob patterns of the paths agents may change; a changed file outside them is flagged (scope). */
+  allowedPaths?: string[];
+  /** Stop every agent once the race's estimated spend passes this many USD (`--max-cost-usd`). */
+  maxCostUsd?: number;
+  /** `--auto-merge best`: once every agent settled, merge the top score if it passed every gate and nobody ties it. */
+  autoMerge?: 'best';
 }
 
 export type RacePhase =
@@ -125,6 +183,19 @@ export interface AgentSnapshot {
   inferredFlags: boolean;
   warnings: string[];
   capabilities: Capabilities | null;
+  /** Its checks: null until they ran (or when it has none to run); `checking` while they run. */
+  checks: CheckRun[] | null;
+  checking: boolean;
+  /** Set once every agent and the baseline have settled (the score compares them). */
+  score: ScoreSummary | null;
+}
+
+/** The checks on the base commit, run once per race in a worktree of their own. */
+export interface BaselineSnapshot {
+  status: 'running' | 'done' | 'failed';
+  checks: CheckRun[];
+  /** Why the baseline could not run (its worktree could not be made), or null. */
+  error: string | null;
 }
 
 export interface RaceSnapshot {
@@ -142,6 +213,10 @@ export interface RaceSnapshot {
   error: ErrorInfo | null;
   warnings: string[];
   merge: MergeResult | null;
+  /** Null when the race has no checks. */
+  baseline: BaselineSnapshot | null;
+  /** Why `--auto-merge best` merged nothing (or why its merge failed), else null. */
+  mergeNote: string | null;
 }
 
 export interface AgentSummary {
@@ -158,6 +233,11 @@ export interface AgentSummary {
   error?: ErrorInfo;
   /** What hydra found when the agent settled (refs or stash it put back, how the result was built). */
   warnings?: string[];
+  /** Its checks, compared with the baseline (empty when the race has none or it did not complete). */
+  checks?: CheckSummary[];
+  score?: ScoreSummary;
+  /** Changed files outside allowed_paths (only when allowed_paths is configured). */
+  outsideAllowed?: string[];
 }
 
 export interface RaceSummary {
@@ -169,6 +249,13 @@ export interface RaceSummary {
   endedAt: number;
   agents: AgentSummary[];
   error: ErrorInfo | null;
+  /** The baseline's checks (absent when the race has no checks). */
+  baseline?: { checks: CheckSummary[] };
+  /** The weights the scores were computed with (absent when nothing was scored). */
+  scoreWeights?: ScoreWeights;
+  /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */
+  merged?: { agent: AdapterId; branch: string; method: MergeResult['method'] } | null;
+  mergeReason?: string;
 }
 
 export interface MergeOptions {

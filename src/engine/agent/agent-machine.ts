@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
-import type { CompletedEvent, FailedEvent } from '../../adapters/events.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../../adapters/events.js';
 import { MESSAGE_CHARS, oneLine } from '../../adapters/text.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
@@ -21,7 +21,9 @@ import type {
   StopReason,
 } from './agent-types.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { DiffSummary } from '../types.js';
+import type { CheckRun, DiffSummary } from '../types.js';
+import { runChecks } from '../checks/index.js';
+import type { CheckPlace, Limiter } from '../checks/index.js';
 import type { ErrorInfo } from '../../adapters/events.js';
 import { EngineError } from '../errors.js';
 import {
@@ -72,9 +74,25 @@ const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ 
   };
 });
 
+/** The agent's checks, in its worktree, once its result is committed. */
+const runChecksLogic = fromPromise<CheckRun[], { launch: AgentLaunch; place: Omit<CheckPlace, 'signal'> }>(
+  ({ input, signal }) => runChecks(input.launch.checks ?? [], { ...input.place, signal }),
+);
+
+/** The latest running cost the events report (a usage event's estimate), or null. */
+const latestCost = (events: readonly AgentEvent[]): number | null => {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const event = events[i];
+    if (event?.kind === 'usage') return event.usage.costUsd;
+  }
+  return null;
+};
+
 export interface AgentContext {
   launch: AgentLaunch;
   processes: ProcessRegistry;
+  checkSlots: Limiter | null;
+  checks: CheckRun[] | null;
   stoppedBy: StopReason | null;
   status: SettledStatus | null;
   terminal: CompletedEvent | FailedEvent | null;
@@ -85,7 +103,8 @@ export interface AgentContext {
   error: ErrorInfo | null;
 }
 
-export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' };
+/** STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget. */
+export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' } | { type: 'OVER_BUDGET' };
 
 /**
  * How long a process may outlive the result it printed before hydra stops it and keeps the result:
@@ -103,6 +122,8 @@ const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 
 const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
+  // Stopped for its spend: not a result to take, whatever the stream said last.
+  if (stoppedBy === 'budget' || stoppedBy === 'race_budget') return 'failed';
   // An agent that reported its result and then lingered until hydra stopped it did finish.
   if (terminal.kind === 'completed') return 'completed';
   // It reported its own failure: that, not the stop, is what it ended with.
@@ -121,6 +142,12 @@ const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}${cli}, status ${status}.\n`;
 };
 
+/** Only reached through checksDue, which requires the slots. */
+const checkSlotsOf = (context: AgentContext): Limiter => {
+  if (context.checkSlots !== null) return context.checkSlots;
+  throw new Error(`Checks of ${context.launch.agent} were due with no check slots.`);
+};
+
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
@@ -130,6 +157,7 @@ export const agentMachine = setup({
   actors: {
     agentProcess: agentProcessLogic,
     finalizeResult: finalizeResultLogic,
+    runChecks: runChecksLogic,
   },
   delays: {
     idleTimeout: ({ context }) => timerDelay(context.launch.idleTimeoutMs),
@@ -138,8 +166,22 @@ export const agentMachine = setup({
     resultGrace: ({ context }) => timerDelay(context.launch.resultGraceMs ?? RESULT_GRACE_MS),
   },
   guards: {
+    notStopped: ({ context }) => context.stoppedBy === null,
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
     hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
+    overBudget: ({ context, event }) => {
+      assertEvent(event, 'OUTPUT');
+      const limit = context.launch.maxCostUsd;
+      const cost = latestCost(event.events);
+      return limit !== undefined && cost !== null && cost > limit && context.stoppedBy === null;
+    },
+    // Checks run on a completed, committed result only.
+    checksDue: ({ context }, params: FinalizeOutput) =>
+      (context.launch.checks ?? []).length > 0 &&
+      context.checkSlots !== null &&
+      context.status === 'completed' &&
+      params.commit !== null &&
+      params.failure === undefined,
   },
   actions: {
     reportSpawned: sendParent(({ context, event }): AgentReport => {
@@ -193,6 +235,19 @@ export const agentMachine = setup({
           `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
       ],
     })),
+    reportChecking: sendParent(({ context }): AgentReport => ({
+      type: 'AGENT.CHECKING',
+      agent: context.launch.agent,
+      at: Date.now(),
+      diff: context.diff,
+    })),
+    applyChecks: assign((_, params: { checks: CheckRun[] }) => ({ checks: params.checks })),
+    warnChecks: assign(({ context }, params: { error: unknown }) => ({
+      warnings: [
+        ...context.warnings,
+        `Its checks could not run: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`,
+      ],
+    })),
     reportSettled: sendParent(({ context }): AgentReport => ({
       type: 'AGENT.SETTLED',
       agent: context.launch.agent,
@@ -202,6 +257,7 @@ export const agentMachine = setup({
       commit: context.commit,
       warnings: context.warnings,
       error: context.error,
+      checks: context.checks,
     })),
   },
 }).createMachine({
@@ -209,6 +265,8 @@ export const agentMachine = setup({
   context: ({ input }) => ({
     launch: input.launch,
     processes: input.processes,
+    checkSlots: input.checkSlots ?? null,
+    checks: null,
     stoppedBy: null,
     status: null,
     terminal: null,
@@ -229,6 +287,11 @@ export const agentMachine = setup({
       on: {
         OUTPUT: { actions: 'reportOutput' },
         EXITED: { target: 'finalizing', actions: ['recordExit', 'reportExit'] },
+        OVER_BUDGET: {
+          guard: 'notStopped',
+          target: '.stopping',
+          actions: { type: 'markStopped', params: { reason: 'race_budget' } },
+        },
       },
       after: {
         overallTimeout: {
@@ -247,7 +310,14 @@ export const agentMachine = setup({
         running: {
           initial: 'watching',
           on: {
-            OUTPUT: { target: '.watching', reenter: true, actions: 'reportOutput' },
+            OUTPUT: [
+              {
+                guard: 'overBudget',
+                target: 'stopping',
+                actions: ['reportOutput', { type: 'markStopped', params: { reason: 'budget' } }],
+              },
+              { target: '.watching', reenter: true, actions: 'reportOutput' },
+            ],
             RESULT: { target: '.lingering', actions: 'reportResult' },
             STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
           },
@@ -267,7 +337,14 @@ export const agentMachine = setup({
             // cancel) during it keeps the result too.
             lingering: {
               on: {
-                OUTPUT: { actions: 'reportOutput' },
+                OUTPUT: [
+                  {
+                    guard: 'overBudget',
+                    target: '#agent.live.stopping',
+                    actions: ['reportOutput', { type: 'markStopped', params: { reason: 'budget' } }],
+                  },
+                  { actions: 'reportOutput' },
+                ],
                 RESULT: {},
                 STOP: {
                   target: '#agent.live.stopping',
@@ -301,15 +378,49 @@ export const agentMachine = setup({
           agent: context.launch.agent,
           ...(context.launch.refsAtStart === undefined ? {} : { refsAtStart: context.launch.refsAtStart }),
         }),
-        onDone: {
-          target: 'settled',
-          actions: { type: 'applyFinalized', params: ({ event }) => event.output },
-        },
+        onDone: [
+          {
+            guard: { type: 'checksDue', params: ({ event }) => event.output },
+            target: 'checking',
+            actions: { type: 'applyFinalized', params: ({ event }) => event.output },
+          },
+          {
+            target: 'settled',
+            actions: { type: 'applyFinalized', params: ({ event }) => event.output },
+          },
+        ],
         onError: {
           target: 'settled',
           actions: { type: 'warnUncommitted', params: ({ event }) => ({ error: event.error }) },
         },
       },
+    },
+    // The result is committed; the checks run in its worktree. A stop (cancel) ends them.
+    checking: {
+      entry: 'reportChecking',
+      invoke: {
+        src: 'runChecks',
+        input: ({ context }) => ({
+          launch: context.launch,
+          place: {
+            cwd: context.launch.worktree,
+            runId: context.launch.runId,
+            owner: `check:${context.launch.agent}`,
+            processes: context.processes,
+            slots: checkSlotsOf(context),
+            graceMs: context.launch.graceMs,
+          },
+        }),
+        onDone: {
+          target: 'settled',
+          actions: { type: 'applyChecks', params: ({ event }) => ({ checks: event.output }) },
+        },
+        onError: {
+          target: 'settled',
+          actions: { type: 'warnChecks', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+      on: { STOP: { target: 'settled' } },
     },
     settled: { type: 'final', entry: 'reportSettled' },
   },

@@ -52,6 +52,18 @@ const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
         message: `${launch.displayName} printed its result but did not exit, and was stopped.`,
         hint: 'Nothing to do: its result is kept.',
       };
+    case 'budget':
+      return {
+        kind: 'BudgetExceeded',
+        message: `${launch.displayName} passed its budget of $${launch.maxCostUsd ?? 0} (estimated from its usage so far) and was stopped.`,
+        hint: `Its work so far is kept on ${launch.branch}. Raise the budget (--max-cost-usd <usd>, or agents.${launch.agent}.max_cost_usd in hydra.toml) or give it a smaller task.`,
+      };
+    case 'race_budget':
+      return {
+        kind: 'BudgetExceeded',
+        message: `The race passed its budget of $${launch.raceMaxCostUsd ?? 0} (estimated from the agents' usage so far), so ${launch.displayName} was stopped.`,
+        hint: `Its work so far is kept on ${launch.branch}. Raise the budget (--max-cost-usd <usd>, or race.max_cost_usd in hydra.toml) or race fewer agents.`,
+      };
     case 'cancel':
       return {
         kind: 'Interrupted',
@@ -220,7 +232,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       } else if (
         stoppedBy !== null &&
         stoppedBy !== 'after_result' &&
-        !(terminal.kind === 'completed' && stoppedBy !== 'cancel')
+        !(terminal.kind === 'completed' && (stoppedBy === 'idle_timeout' || stoppedBy === 'timeout'))
       ) {
         // A result the agent reported before hydra stopped a lingering process stands (completed
         // or failed); anything else is reported as the stop.

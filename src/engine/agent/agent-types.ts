@@ -4,13 +4,14 @@ import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/type
 import type { ErrorInfo } from '../../adapters/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { AgentName, AgentStatus, DiffSummary } from '../types.js';
+import type { Limiter } from '../checks/index.js';
+import type { AgentName, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
 
 /**
  * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already
  * carried its final result (the result grace ran out, or it was stopped or cancelled during it).
  */
-export type StopReason = 'idle_timeout' | 'timeout' | 'cancel' | 'after_result';
+export type StopReason = 'idle_timeout' | 'timeout' | 'cancel' | 'after_result' | 'budget' | 'race_budget';
 
 /** Everything needed to run one agent: plain data, so the machine can be driven by fakes. */
 export interface AgentLaunch {
@@ -39,12 +40,20 @@ export interface AgentLaunch {
   resultGraceMs?: number;
   /** The user's refs when the race started: checked and put back when this agent settles. */
   refsAtStart?: RefSnapshot;
+  /** Run in the worktree once the agent completed and its result is committed. */
+  checks?: CheckSpec[];
+  /** Stopped once its estimated spend passes this (USD). */
+  maxCostUsd?: number;
+  /** The race's budget (USD), named when the race stops it for passing it. */
+  raceMaxCostUsd?: number;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */
 export interface AgentInput {
   launch: AgentLaunch;
   processes: ProcessRegistry;
+  /** The race's limit on checks running at once (needed when the launch has checks). */
+  checkSlots?: Limiter;
 }
 
 export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { type: 'KILL' };
@@ -89,6 +98,8 @@ export type AgentReport =
   | { type: 'AGENT.SPAWNED'; agent: AgentName; at: number; pid: number }
   | { type: 'AGENT.OUTPUT'; agent: AgentName; at: number; events: AgentEvent[] }
   | { type: 'AGENT.RESULT'; agent: AgentName; at: number; terminal: CompletedEvent | FailedEvent }
+  /** Its result is committed and its checks are running. */
+  | { type: 'AGENT.CHECKING'; agent: AgentName; at: number; diff: DiffSummary | null }
   | {
       type: 'AGENT.EXITED';
       agent: AgentName;
@@ -107,4 +118,6 @@ export type AgentReport =
       warnings: string[];
       /** Set when settling itself failed the agent (its worktree was broken). */
       error: ErrorInfo | null;
+      /** Its checks, or null when none ran. */
+      checks: CheckRun[] | null;
     };

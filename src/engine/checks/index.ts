@@ -1,5 +1,13 @@
-/** Checks: test counts read from runner output, and the score that ranks a race's results. */
+/** Checks: running them in every result and on the baseline, test counts read from runner output, and the score that ranks a race's results. */
 export { compareTests, readTestCounts } from './test-counts.js';
 export type { TestChanges, TestCounts } from './test-counts.js';
 export { DEFAULT_SCORE_WEIGHTS, pickBest, scoreAgents } from './score.js';
 export type { BestPick, Score, ScoreInput, ScoreWeights } from './score.js';
+export { checkCommand } from './command.js';
+export { createLimiter } from './limiter.js';
+export type { Limiter } from './limiter.js';
+export { runChecks } from './runner.js';
+export type { CheckPlace } from './runner.js';
+export { BASELINE_OWNER, baselineWorktreeDir, runBaseline } from './baseline.js';
+export type { BaselineInput, BaselineOutput } from './baseline.js';
+export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';

@@ -22,6 +22,7 @@ export {
   assertWorktreeFree,
   branchExists,
   commitAgentResult,
+  createDetachedWorktree,
   createWorktree,
   deleteBranch,
   detachFromForeignBranch,

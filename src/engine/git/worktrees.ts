@@ -80,6 +80,26 @@ const lostAdminDirRace = (error: unknown): boolean =>
   error.failure === 'failed' &&
   /could not create directory of '[^']*worktrees[/\\]/.test(error.result.stderr);
 
+/** A worktree at the base commit with no branch (the checks' baseline), without the user's hooks. */
+export async function createDetachedWorktree(
+  root: string,
+  dir: string,
+  baseRef: string,
+  options: WorktreeGitOptions = {},
+): Promise<void> {
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '--detach', dir, baseRef], options);
+      return;
+    } catch (error) {
+      // Another race's `git worktree add` took the same administrative directory: try again.
+      if (attempt >= ADMIN_DIR_ATTEMPTS || !lostAdminDirRace(error)) throw error;
+      await sleep(25 * attempt);
+    }
+  }
+}
+
 const inside = (parent: string, child: string): boolean => {
   const relative = path.relative(parent, child);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);

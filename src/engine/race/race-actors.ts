@@ -6,7 +6,9 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { fromPromise } from 'xstate';
+import { fromCallback, fromPromise } from 'xstate';
+import { runBaseline } from '../checks/index.js';
+import type { BaselineInput, BaselineOutput } from '../checks/index.js';
 import { adapterOf } from '../../adapters/registry.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { agentNameOf } from '../agent-name.js';
@@ -181,6 +183,9 @@ async function buildWorkspace(
       graceMs: options.killGraceMs,
       refsAtStart,
       ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
+      ...(options.checks === undefined ? {} : { checks: options.checks }),
+      ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
+      ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
     });
   }
   if (signal.aborted) throw interrupted();
@@ -251,4 +256,24 @@ export const cleanUpLogic = fromPromise<CleanUpOutput, CleanUpInput>(async ({ in
   const runId = input.launches[0]?.runId;
   const work = cleanUpRace(input);
   return runId === undefined ? work : trackWork(runId, work);
+});
+
+/**
+ * The baseline's checks (none: nothing to do). Stopping the actor (a cancel) stops the checks and
+ * removes the worktree; the race's cancel waits for that (trackWork).
+ */
+export const baselineLogic = fromCallback<
+  { type: 'NONE' },
+  BaselineInput,
+  { type: 'BASELINE.DONE' } & BaselineOutput
+>(({ input, sendBack }) => {
+  if (input.checks.length === 0) return () => undefined;
+  const controller = new AbortController();
+  void trackWork(
+    input.runId,
+    runBaseline(input, controller.signal).then((output) => {
+      if (!controller.signal.aborted) sendBack({ type: 'BASELINE.DONE', ...output });
+    }),
+  );
+  return () => controller.abort();
 });

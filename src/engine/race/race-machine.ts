@@ -19,6 +19,10 @@ import { agentNameOf } from '../agent-name.js';
 import { agentMachine } from '../agent/index.js';
 import type { AgentReport } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
+import { availableParallelism } from 'node:os';
+import { createLimiter, pickBest } from '../checks/index.js';
+import type { BaselineInput, BaselineOutput } from '../checks/index.js';
+import { runWorktreesDir } from '../records/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -33,17 +37,20 @@ import type {
 } from './race-types.js';
 import type { RepoCheck } from '../git/index.js';
 import {
+  applyChecking,
   applyExit,
   applyOutput,
   applyProbeReports,
   applyResult,
   applySettled,
   applySpawned,
+  buildSummary,
   noUsableAgentError,
   updateAgent,
 } from './snapshot.js';
 import type { AgentEventRecord, AgentName, AgentProbeReport, AgentSnapshot, MergeResult } from '../types.js';
 import {
+  baselineLogic,
   cleanUpLogic,
   checkRepoLogic,
   createWorkspaceLogic,
@@ -56,7 +63,8 @@ export type RaceEvent =
   | { type: 'STOP_AGENT'; agent: AgentName }
   | { type: 'CANCEL' }
   | ({ type: 'MERGE' } & MergeRequestEvent)
-  | { type: 'FINISH' };
+  | { type: 'FINISH' }
+  | ({ type: 'BASELINE.DONE' } & BaselineOutput);
 
 export interface RaceEmitted {
   type: 'agentEvent';
@@ -91,8 +99,16 @@ const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapsho
     inferredFlags: false,
     warnings: [],
     capabilities: null,
+    checks: null,
+    checking: false,
+    score: null,
   };
 };
+
+/** Every agent settled, and the baseline's checks are done (or there are none). */
+const everyoneSettled = (context: RaceContext): boolean =>
+  context.launches.every((launch) => context.settled.includes(launch.agent)) &&
+  (context.baseline === null || context.baseline.status !== 'running');
 
 const isLive = (context: RaceContext, agent: AgentName): boolean =>
   context.launches.some((launch) => launch.agent === agent) && !context.settled.includes(agent);
@@ -109,13 +125,26 @@ export const raceMachine = setup({
     probeAgents: probeAgentsLogic,
     createWorkspace: createWorkspaceLogic,
     agentRun: agentMachine,
+    baselineRun: baselineLogic,
     mergeAgent: mergeAgentLogic,
     cleanUp: cleanUpLogic,
   },
   guards: {
     hasUsableAgent: (_, params: { reports: AgentProbeReport[] }) =>
       params.reports.some((report) => report.status === 'ready'),
-    allSettled: ({ context }) => context.launches.every((launch) => context.settled.includes(launch.agent)),
+    allSettled: ({ context }) => everyoneSettled(context),
+    raceOverBudget: ({ context, event }) => {
+      assertEvent(event, 'AGENT.OUTPUT');
+      const limit = context.options.maxCostUsd;
+      if (context.overBudget || limit === undefined) return false;
+      const usage = [...event.events].reverse().find((item) => item.kind === 'usage');
+      const latest = usage?.kind === 'usage' ? usage.usage.costUsd : null;
+      const spend = context.agents.reduce(
+        (sum, agent) => sum + ((agent.agent === event.agent ? latest : null) ?? agent.usage.costUsd ?? 0),
+        0,
+      );
+      return spend > limit;
+    },
     allSettledAfterCancel: ({ context }) =>
       context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
@@ -175,8 +204,36 @@ export const raceMachine = setup({
       for (const launch of context.launches)
         enqueue.spawnChild('agentRun', {
           id: childId(launch.agent),
-          input: { launch, processes: context.processes },
+          input: { launch, processes: context.processes, checkSlots: context.checkSlots },
         });
+    }),
+    startBaseline: assign(({ context }) => ({
+      baseline:
+        (context.options.checks ?? []).length === 0
+          ? null
+          : { status: 'running' as const, checks: [], error: null },
+    })),
+    applyBaseline: assign(({ event }) => {
+      assertEvent(event, 'BASELINE.DONE');
+      return {
+        baseline: {
+          status: event.error === null ? ('done' as const) : ('failed' as const),
+          checks: event.checks,
+          error: event.error,
+        },
+      };
+    }),
+    applyChecking: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.CHECKING');
+      return applyChecking(context, event);
+    }),
+    // The race's spend passed its budget: every agent still running is stopped, once.
+    stopOverBudget: enqueueActions(({ context, enqueue, self }) => {
+      enqueue.assign({ overBudget: true });
+      for (const launch of context.launches) {
+        if (isLive(context, launch.agent) && self.getSnapshot().children[childId(launch.agent)] !== undefined)
+          enqueue.sendTo(childId(launch.agent), { type: 'OVER_BUDGET' });
+      }
     }),
     applySpawned: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SPAWNED');
@@ -226,6 +283,18 @@ export const raceMachine = setup({
         }
       }
     }),
+    // --auto-merge best: merge the top score, or say why nothing is merged.
+    autoMerge: enqueueActions(({ context, enqueue }) => {
+      if (context.options.autoMerge !== 'best' || context.mergeAttempts > 0) return;
+      const summary = buildSummary(context, context.endedAt ?? Date.now());
+      const pick = pickBest(
+        summary.agents.flatMap((agent) =>
+          agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
+        ),
+      );
+      if (pick.agent === null) enqueue.assign({ mergeNote: `--auto-merge best merged nothing: ${pick.reason}` });
+      else enqueue.raise({ type: 'MERGE', agent: pick.agent, options: {} });
+    }),
     markCancelRequested: assign({ cancelRequested: true }),
     // Cancelled before they were launched (during the repository check, probing or worktree
     // creation): they were stopped, not skipped for being unusable.
@@ -266,7 +335,15 @@ export const raceMachine = setup({
       };
     }),
     applyMerge: assign((_, merge: MergeResult) => ({ merge, mergeError: null })),
-    applyMergeError: assign((_, params: { error: unknown }) => ({ mergeError: toErrorInfo(params.error) })),
+    applyMergeError: assign(({ context }, params: { error: unknown }) => {
+      const mergeError = toErrorInfo(params.error);
+      return {
+        mergeError,
+        ...(context.options.autoMerge === 'best' && context.mergeNote === null
+          ? { mergeNote: `--auto-merge best could not merge: ${mergeError.message}` }
+          : {}),
+      };
+    }),
     /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
     applyCleanUp: assign(({ context }, output: CleanUpOutput) => {
       const removed = new Set(output.removed);
@@ -306,6 +383,10 @@ export const raceMachine = setup({
     mergeAttempts: 0,
     cancelRequested: false,
     endedAt: null,
+    baseline: null,
+    checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
+    overBudget: false,
+    mergeNote: null,
   }),
   initial: 'checkingRepo',
   states: {
@@ -366,15 +447,26 @@ export const raceMachine = setup({
       on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
     racing: {
-      entry: 'spawnAgents',
+      entry: ['spawnAgents', 'startBaseline'],
+      // The baseline's checks, on the base commit in a worktree of its own, beside the agents.
+      invoke: {
+        id: 'baseline',
+        src: 'baselineRun',
+        input: ({ context }) => baselineInput(context),
+      },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
         { guard: 'allSettled', target: 'reviewing', actions: 'markEnded' },
       ],
       on: {
         'AGENT.SPAWNED': { actions: 'applySpawned' },
-        'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] },
+        'AGENT.OUTPUT': [
+          { guard: 'raceOverBudget', actions: ['applyOutput', 'emitOutput', 'stopOverBudget'] },
+          { actions: ['applyOutput', 'emitOutput'] },
+        ],
         'AGENT.RESULT': { actions: 'applyResult' },
+        'AGENT.CHECKING': { actions: 'applyChecking' },
+        'BASELINE.DONE': { actions: 'applyBaseline' },
         'AGENT.EXITED': { actions: ['applyExit', 'emitExit'] },
         'AGENT.SETTLED': { actions: 'applySettled' },
         STOP_AGENT: { actions: 'stopAgent' },
@@ -382,6 +474,7 @@ export const raceMachine = setup({
       },
     },
     reviewing: {
+      entry: 'autoMerge',
       on: {
         MERGE: [
           { guard: 'mergeable', target: 'merging', actions: 'acceptMerge' },
@@ -443,6 +536,21 @@ export const raceMachine = setup({
     failed: { type: 'final' },
   },
 });
+
+/** What the baseline's checks need: the base commit, the run's worktree directory, the checks. */
+const baselineInput = (context: RaceContext): BaselineInput => {
+  const repo = checkedRepo(context);
+  return {
+    repoRoot: repo.root,
+    baseRef: repo.baseRef,
+    runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
+    runId: context.runId,
+    checks: context.options.checks ?? [],
+    processes: context.processes,
+    slots: context.checkSlots,
+    graceMs: context.options.killGraceMs,
+  };
+};
 
 /**
  * What ending a race without a merge removes: every worktree (unless kept) and the branches of

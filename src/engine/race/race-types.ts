@@ -5,10 +5,12 @@ import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { ErrorInfo } from '../../adapters/events.js';
+import type { Limiter } from '../checks/index.js';
 import type {
   AgentPlan,
   AgentProbeReport,
   AgentSnapshot,
+  BaselineSnapshot,
   MergeOptions,
   MergeResult,
   RaceOptions,
@@ -94,4 +96,12 @@ export interface RaceContext {
   mergeAttempts: number;
   cancelRequested: boolean;
   endedAt: number | null;
+  /** The checks on the base commit; null when the race has no checks (or before it races). */
+  baseline: BaselineSnapshot | null;
+  /** The race's limit on checks running at once, shared by the baseline and every agent. */
+  checkSlots: Limiter;
+  /** Set once the race's total spend passed race budget (its agents were told once). */
+  overBudget: boolean;
+  /** Why `--auto-merge best` merged nothing, else null. */
+  mergeNote: string | null;
 }

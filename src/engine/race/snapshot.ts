@@ -6,6 +6,7 @@ import type { StateValue } from 'xstate';
 import type { AgentEvent, ErrorInfo } from '../../adapters/events.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
+import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace, summarizeChecks } from '../checks/index.js';
 import type {
   AgentName,
   AgentProbeReport,
@@ -166,7 +167,17 @@ export const applySettled = (
     endedAt: agent.endedAt ?? event.at,
     ...(event.error === null ? {} : { error: event.error }),
     warnings: [...agent.warnings, ...event.warnings.filter((warning) => !agent.warnings.includes(warning))],
+    checks: event.checks,
+    checking: false,
   })),
+});
+
+/** Its result is committed and its checks run: the diff is known already. */
+export const applyChecking = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.CHECKING' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({ ...agent, diff: event.diff, checking: true })),
 });
 
 /** The phase a user sees for a machine state value. */
@@ -195,6 +206,16 @@ export const phaseOf = (value: StateValue): RacePhase => {
   }
 };
 
+/** Phases in which every agent and the baseline have settled: the scores compare final figures. */
+const SCORED_PHASES: readonly RacePhase[] = ['reviewing', 'merging', 'done'];
+
+/** The agents with their scores, once the race is scored; the same numbers as the summary's. */
+const scoredAgents = (context: RaceContext, phase: RacePhase): AgentSnapshot[] => {
+  if (!SCORED_PHASES.includes(phase) || context.launches.length === 0) return context.agents;
+  const summary = buildSummary(context, context.endedAt ?? Date.now());
+  return context.agents.map((agent, index) => ({ ...agent, score: summary.agents[index]?.score ?? null }));
+};
+
 export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: number): RaceSnapshot => ({
   runId: context.runId,
   prompt: context.options.prompt,
@@ -204,10 +225,12 @@ export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: numb
   baseRef: context.repo?.baseRef ?? null,
   startedAt: context.startedAt,
   now,
-  agents: context.agents,
+  agents: scoredAgents(context, phase),
   error: context.error,
   warnings: context.warnings,
   merge: context.merge,
+  baseline: context.baseline,
+  mergeNote: context.mergeNote,
 });
 
 const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
@@ -221,7 +244,55 @@ const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
   }
 };
 
-export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
+/** The summary with each agent's checks (against the baseline), scope and score. */
+export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => {
+  const summary = { ...plainSummary(context, endedAt), ...mergedPart(context) };
+  if (context.launches.length === 0) return summary;
+  const baseline = context.baseline?.checks ?? null;
+  const allowed = context.options.allowedPaths;
+  const agents = summary.agents.map((agent, index): AgentSummary => {
+    const snapshot = context.agents[index];
+    const checks = snapshot?.checks ?? null;
+    const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
+    return {
+      ...agent,
+      ...(context.baseline === null ? {} : { checks: summarizeChecks(checks ?? [], baseline) }),
+      ...(allowed === undefined || allowed.length === 0
+        ? {}
+        : { outsideAllowed: outsideAllowedPaths(files, allowed) }),
+    };
+  });
+  const weights = context.options.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
+  const scores = scoreRace(agents, weights);
+  return {
+    ...summary,
+    agents: agents.map((agent, index) => {
+      const score = scores[index];
+      return score === undefined ? agent : { ...agent, score };
+    }),
+    ...(context.baseline === null ? {} : { baseline: { checks: summarizeChecks(context.baseline.checks, null) } }),
+    scoreWeights: { ...weights },
+  };
+};
+
+/** What was merged (with the agent's branch), or null and why. */
+const mergedPart = (context: RaceContext): Pick<RaceSummary, 'merged' | 'mergeReason'> => {
+  const merge = context.merge;
+  if (merge !== null) {
+    const launch = context.launches.find((item) => item.agent === merge.agent);
+    return { merged: { agent: merge.agent, branch: launch?.branch ?? '', method: merge.method } };
+  }
+  return {
+    merged: null,
+    mergeReason:
+      context.mergeNote ??
+      (context.options.autoMerge === 'best'
+        ? 'the race ended before a result could be merged'
+        : 'no merge was asked for (--auto-merge best merges the top score; or `hydra merge <run> <agent>`)'),
+  };
+};
+
+const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
   runId: context.runId,
   prompt: context.options.prompt,
   baseRef: context.repo?.baseRef ?? null,

@@ -76,6 +76,44 @@ export const metaSchema = z.object({
 /** meta.json as hydra writes it (and reads it back, an older record's `adapter` filled in). */
 export type RunMeta = z.output<typeof metaSchema>;
 
+const checkSummarySchema = z.object({
+  name: z.string(),
+  gate: z.boolean(),
+  status: z.enum(['passed', 'failed', 'timed_out', 'error']),
+  exitCode: z.number().nullable(),
+  durationMs: z.number().finite(),
+  tests: z
+    .object({ passed: z.number().finite(), failed: z.number().finite(), skipped: z.number().finite() })
+    .nullable(),
+  newlyFailing: z.array(z.string()).nullable(),
+  newlyPassing: z.array(z.string()).nullable(),
+  output: z.string(),
+});
+
+const scorePart = z.number().finite().nullable();
+const scoreWeightsSchema = z.object({
+  checks: z.number().finite(),
+  tests: z.number().finite(),
+  diff: z.number().finite(),
+  scope: z.number().finite(),
+  duration: z.number().finite(),
+  cost: z.number().finite(),
+});
+
+const scoreSchema = z.object({
+  total: z.number().finite(),
+  gates: z.object({ passed: z.boolean(), failed: z.array(z.string()) }),
+  parts: z.object({
+    checks: scorePart,
+    tests: scorePart,
+    diff: scorePart,
+    scope: scorePart,
+    duration: scorePart,
+    cost: scorePart,
+  }),
+  disqualified: z.string().nullable(),
+});
+
 const agentSummarySchema: z.ZodType<AgentSummary> = z
   .object({
     agent: agentId,
@@ -92,6 +130,10 @@ const agentSummarySchema: z.ZodType<AgentSummary> = z
     branch: z.string().nullable(),
     worktree: z.string().nullable(),
     error: errorInfoSchema.optional(),
+    warnings: z.array(z.string()).optional(),
+    checks: z.array(checkSummarySchema).optional(),
+    score: scoreSchema.optional(),
+    outsideAllowed: z.array(z.string()).optional(),
   })
   .transform(withAdapter);
 
@@ -104,6 +146,17 @@ export const summarySchema: z.ZodType<RaceSummary> = z.object({
   endedAt: z.number().finite(),
   agents: z.array(agentSummarySchema),
   error: errorInfoSchema.nullable(),
+  baseline: z.object({ checks: z.array(checkSummarySchema) }).optional(),
+  scoreWeights: scoreWeightsSchema.optional(),
+  merged: z
+    .object({
+      agent: agentId,
+      branch: z.string(),
+      method: z.enum(['fast-forward', 'merge-commit', 'squash', 'nothing-to-merge']),
+    })
+    .nullable()
+    .optional(),
+  mergeReason: z.string().optional(),
 });
 
 export const mergeSchema: z.ZodType<MergeResult> = z.object({

@@ -1,0 +1,69 @@
+/**
+ * The baseline: the race's checks run once on the base commit, in a worktree of its own
+ * (`<run dir>/.baseline`, detached, no branch), started with the agents so it is ready when they
+ * are. The worktree is removed as soon as the checks are done (or stopped); it lies in the run's
+ * directory, so `hydra clean` finds it should hydra die meanwhile.
+ */
+import { rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { CheckRun, CheckSpec } from '../types.js';
+import type { ProcessRegistry } from '../process/index.js';
+import { RUN_ID_ENV } from '../process/index.js';
+import { createDetachedWorktree, removeWorktree } from '../git/index.js';
+import type { Limiter } from './limiter.js';
+import { runChecks } from './runner.js';
+
+/** The process marker of the baseline's checks. */
+export const BASELINE_OWNER = 'check:baseline';
+
+export interface BaselineInput {
+  repoRoot: string;
+  baseRef: string;
+  /** The run's worktree directory (`<worktree root>/<repo key>/<run id>`). */
+  runDir: string;
+  runId: string;
+  checks: CheckSpec[];
+  processes: ProcessRegistry;
+  slots: Limiter;
+  graceMs: number;
+}
+
+export interface BaselineOutput {
+  checks: CheckRun[];
+  /** Why the baseline could not run, or null. */
+  error: string | null;
+}
+
+export const baselineWorktreeDir = (runDir: string): string => path.join(runDir, '.baseline');
+
+/** Creates the baseline worktree, runs the checks there, removes it. Never throws. */
+export async function runBaseline(input: BaselineInput, signal: AbortSignal): Promise<BaselineOutput> {
+  const dir = baselineWorktreeDir(input.runDir);
+  try {
+    await createDetachedWorktree(input.repoRoot, dir, input.baseRef, {
+      signal,
+      step: 'git worktree add for the baseline checks',
+      graceMs: input.graceMs,
+      env: { [RUN_ID_ENV]: input.runId },
+      processes: input.processes,
+      owner: input.runId,
+    });
+    const checks = await runChecks(input.checks, {
+      cwd: dir,
+      runId: input.runId,
+      owner: BASELINE_OWNER,
+      processes: input.processes,
+      slots: input.slots,
+      graceMs: input.graceMs,
+      signal,
+    });
+    return { checks, error: null };
+  } catch (error) {
+    return { checks: [], error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
+    // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).
+    for (const empty of [input.runDir, path.dirname(input.runDir)])
+      if (!(await rmdir(empty).then(() => true, () => false))) break;
+  }
+}

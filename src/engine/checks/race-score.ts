@@ -1,0 +1,88 @@
+/**
+ * The score of a race's results from what its summary records (status, checks, diff, scope,
+ * duration, cost), so `hydra show` and a test get the same numbers from the run record as the race
+ * did; and each check's summary, compared with the baseline by test name.
+ */
+import type { AgentSummary, CheckRun, CheckSummary, ScoreSummary } from '../types.js';
+import { DEFAULT_SCORE_WEIGHTS, scoreAgents } from './score.js';
+import type { ScoreInput, ScoreWeights } from './score.js';
+import { compareTests } from './test-counts.js';
+
+/** Each check's result as recorded, with what changed against the baseline's run of the same check. */
+export const summarizeChecks = (runs: readonly CheckRun[], baseline: readonly CheckRun[] | null): CheckSummary[] =>
+  runs.map((run) => {
+    const base = baseline?.find((item) => item.name === run.name) ?? null;
+    const changes = compareTests(base?.tests ?? null, run.tests);
+    return {
+      name: run.name,
+      gate: run.gate,
+      status: run.status,
+      exitCode: run.exitCode,
+      durationMs: run.durationMs,
+      tests:
+        run.tests === null
+          ? null
+          : { passed: run.tests.passed, failed: run.tests.failed, skipped: run.tests.skipped },
+      newlyFailing: changes?.newlyFailing ?? null,
+      newlyPassing: changes?.newlyPassing ?? null,
+      output: run.output,
+    };
+  });
+
+const escapeRegExp = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+
+/** `**` crosses directories, `*` and `?` do not; a pattern without wildcards also covers what is under it. */
+const globMatcher = (pattern: string): ((file: string) => boolean) => {
+  const clean = pattern.replace(/^\.\//, '').replace(/\/+$/, '');
+  if (!/[*?]/.test(clean)) return (file) => file === clean || file.startsWith(`${clean}/`);
+  let source = '';
+  for (let i = 0; i < clean.length; i += 1) {
+    const char = clean.charAt(i);
+    if (char === '*' && clean.charAt(i + 1) === '*') {
+      const slash = clean.charAt(i + 2) === '/';
+      source += slash ? '(?:.*/)?' : '.*';
+      i += slash ? 2 : 1;
+    } else if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else source += escapeRegExp(char);
+  }
+  const regex = new RegExp(`^${source}$`);
+  return (file) => regex.test(file);
+};
+
+/** The changed files no allowed_paths pattern covers. */
+export const outsideAllowedPaths = (files: readonly string[], patterns: readonly string[]): string[] => {
+  const matchers = patterns.map(globMatcher);
+  return files.filter((file) => !matchers.some((matches) => matches(file)));
+};
+
+/** What the score reads of one agent's summary. */
+const scoreInputOf = (agent: AgentSummary): ScoreInput => ({
+  agent: agent.agent,
+  completed: agent.status === 'completed',
+  checks: (agent.checks ?? []).map((check) => ({
+    name: check.name,
+    gate: check.gate,
+    passed: check.status === 'passed',
+    tests: check.tests === null ? null : { passed: check.tests.passed, failed: check.tests.failed },
+  })),
+  diff:
+    agent.status === 'completed'
+      ? { files: agent.diff.filesChanged, lines: agent.diff.insertions + agent.diff.deletions }
+      : null,
+  outsideAllowed: agent.outsideAllowed === undefined ? null : agent.outsideAllowed.length,
+  durationMs: agent.durationMs > 0 ? agent.durationMs : null,
+  costUsd: agent.usage.costUsd,
+});
+
+/** Every agent's score, in the summary's order. */
+export const scoreRace = (
+  agents: readonly AgentSummary[],
+  weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
+): ScoreSummary[] =>
+  scoreAgents(agents.map(scoreInputOf), weights).map((score) => ({
+    total: score.total,
+    gates: score.gates,
+    parts: score.parts,
+    disqualified: score.disqualified,
+  }));

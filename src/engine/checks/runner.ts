@@ -1,0 +1,132 @@
+/**
+ * Runs a race's checks in one worktree, each supervised like an agent (spawnSupervised: its own
+ * process group or PID namespace, registered with the race, nothing it starts outlives it), within
+ * its time limit (SIGTERM, SIGKILL after the grace), one slot of the race's limiter at a time.
+ * Output is kept bounded: enough to read the test counts, and a tail for the run record.
+ */
+import type { CheckRun, CheckSpec, CheckStatus } from '../types.js';
+import type { ProcessRegistry } from '../process/index.js';
+import { spawnSupervised } from '../process/index.js';
+import { checkCommand } from './command.js';
+import type { Limiter } from './limiter.js';
+import { readTestCounts } from './test-counts.js';
+
+/** Output read for test counts: the last 1 MB of lines. */
+const PARSED_OUTPUT_BYTES = 1024 * 1024;
+/** Output kept in the run record: the last 8 KB. */
+export const RECORDED_OUTPUT_CHARS = 8 * 1024;
+/** Test names kept per list (a suite with thousands of failures does not bloat the record). */
+const MAX_NAMES = 200;
+
+export interface CheckPlace {
+  /** The worktree the checks run in (never the user's). */
+  cwd: string;
+  runId: string;
+  /** Marks the processes (HYDRA_AGENT) for the watchdog and `hydra clean`: `check:<agent>` or `check:baseline`. */
+  owner: string;
+  processes: ProcessRegistry;
+  slots: Limiter;
+  /** SIGTERM to SIGKILL. */
+  graceMs: number;
+  signal?: AbortSignal;
+}
+
+/** Keeps the last `maxBytes` of lines. */
+const lineTail = (maxBytes: number): { push(line: string): void; text(): string } => {
+  const lines: string[] = [];
+  let bytes = 0;
+  return {
+    push(line) {
+      lines.push(line);
+      bytes += line.length + 1;
+      while (bytes > maxBytes && lines.length > 1) bytes -= (lines.shift() ?? '').length + 1;
+    },
+    text: () => lines.join('\n'),
+  };
+};
+
+const tailChars = (text: string, max: number): string => (text.length <= max ? text : text.slice(-max));
+
+const statusOf = (exitCode: number | null, timedOut: boolean, spawnError: boolean): CheckStatus => {
+  if (timedOut) return 'timed_out';
+  if (spawnError) return 'error';
+  return exitCode === 0 ? 'passed' : exitCode === null ? 'error' : 'failed';
+};
+
+/** One check in one worktree, once a slot is free. Never throws: a check that cannot run is 'error'. */
+export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> =>
+  place.slots.run(async () => {
+    const started = Date.now();
+    if (place.signal?.aborted === true) return stopped(spec);
+    const command = checkCommand(spec.run);
+    const stdout = lineTail(PARSED_OUTPUT_BYTES);
+    const supervised = spawnSupervised(
+      {
+        file: command.file,
+        args: command.args,
+        cwd: place.cwd,
+        // Plain output, so the counts can be read.
+        env: { NO_COLOR: '1', FORCE_COLOR: '0' },
+        runId: place.runId,
+        agent: place.owner,
+        stderrTailBytes: 64 * 1024,
+      },
+      { onSpawn: () => undefined, onLine: (line) => stdout.push(line), onOversizeLine: () => undefined },
+      place.processes,
+    );
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = (): void => {
+      supervised.terminate();
+      killTimer ??= setTimeout(() => supervised.kill(), place.graceMs);
+    };
+    const limitTimer =
+      spec.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            stop();
+          }, spec.timeoutMs)
+        : undefined;
+    place.signal?.addEventListener('abort', stop, { once: true });
+    const exit = await supervised.exited;
+    clearTimeout(limitTimer);
+    clearTimeout(killTimer);
+    place.signal?.removeEventListener('abort', stop);
+    const text = [stdout.text(), exit.stderrTail].filter((part) => part !== '').join('\n');
+    const counts = readTestCounts(text);
+    const status = statusOf(exit.exitCode, timedOut, exit.spawnError !== undefined);
+    const output = exit.spawnError === undefined ? text : `could not start ${command.file}: ${exit.spawnError}`;
+    return {
+      name: spec.name,
+      gate: spec.gate,
+      status: aborted(place.signal) && !timedOut ? 'error' : status,
+      exitCode: exit.exitCode,
+      durationMs: Date.now() - started,
+      tests:
+        counts === null
+          ? null
+          : {
+              ...counts,
+              failedNames: counts.failedNames.slice(0, MAX_NAMES),
+              passedNames: counts.passedNames.slice(0, MAX_NAMES),
+            },
+      output: tailChars(output, RECORDED_OUTPUT_CHARS),
+    };
+  });
+
+/** Read through a function: TypeScript would keep the narrowing from before the await. */
+const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
+const stopped = (spec: CheckSpec): CheckRun => ({
+  name: spec.name,
+  gate: spec.gate,
+  status: 'error',
+  exitCode: null,
+  durationMs: 0,
+  tests: null,
+  output: 'stopped before it ran (the race was cancelled)',
+});
+
+/** Every check in one worktree; they share the race's slots with the other worktrees' checks. */
+export const runChecks = (specs: readonly CheckSpec[], place: CheckPlace): Promise<CheckRun[]> =>
+  Promise.all(specs.map((spec) => runCheck(spec, place)));
