@@ -8,8 +8,10 @@ import type {
   AgentEventRecord,
   AgentName,
   AgentSummary,
+  CheckSummary,
   RaceSnapshot,
   RaceSummary,
+  ScoreSummary,
 } from '../engine/index.js';
 
 export interface RaceRecordLine {
@@ -43,12 +45,30 @@ export interface SummaryAgentLine {
   worktree: string | null;
   error?: AgentSummary['error'];
   warnings?: string[];
+  /** Only when the race has checks. */
+  checks?: CheckLine[];
+  /** Only when the race has launched agents (it was scored). */
+  score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts'>;
+}
+
+/** One check's result in the summary line. */
+export interface CheckLine {
+  name: string;
+  status: CheckSummary['status'];
+  exitCode: number | null;
+  durationMs: number;
+  tests: CheckSummary['tests'];
 }
 
 export interface SummaryLine {
   type: 'summary';
   runId: string;
   agents: SummaryAgentLine[];
+  /** The checks on the base commit (only when the race has checks). */
+  baseline?: { checks: CheckLine[] };
+  /** What was merged, or null with `mergeReason`. */
+  merged?: RaceSummary['merged'];
+  mergeReason?: string;
   /** Only when the race itself failed (e.g. no usable agent, not a git repository). */
   error?: NonNullable<RaceSummary['error']>;
 }
@@ -103,12 +123,26 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     };
     if (agent.status !== 'completed' && agent.error) line.error = agent.error;
     if (agent.warnings !== undefined && agent.warnings.length > 0) line.warnings = agent.warnings;
+    if (agent.checks !== undefined) line.checks = agent.checks.map(checkLine);
+    if (agent.score !== undefined)
+      line.score = { total: agent.score.total, gates: agent.score.gates, parts: agent.score.parts };
     return line;
   });
-  return summary.error
-    ? { type: 'summary', runId: summary.runId, agents, error: summary.error }
-    : { type: 'summary', runId: summary.runId, agents };
+  const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };
+  if (summary.baseline !== undefined) line.baseline = { checks: summary.baseline.checks.map(checkLine) };
+  if (summary.merged !== undefined) line.merged = summary.merged;
+  if (summary.mergeReason !== undefined) line.mergeReason = summary.mergeReason;
+  if (summary.error) line.error = summary.error;
+  return line;
 }
+
+const checkLine = (check: CheckSummary): CheckLine => ({
+  name: check.name,
+  status: check.status,
+  exitCode: check.exitCode,
+  durationMs: check.durationMs,
+  tests: check.tests,
+});
 
 /** Phases at which the race's base commit and agent set are known. */
 export const raceIsUnderway = (phase: RaceSnapshot['phase']): boolean =>

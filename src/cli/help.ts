@@ -64,6 +64,9 @@ Options:
   --timeout <seconds>              overall limit per agent, 0 = none (default 1800)
   --unsafe                         use the vendors' sandbox-bypass modes (prints a warning)
   --keep-worktrees                 keep every worktree after the race
+  --check "<command>"              a check (a gate) run in every result and on the base; repeatable
+  --max-cost-usd <usd>             stop the agents once the race's estimated spend passes this
+  --auto-merge best                merge the top score if it passed every gate and nobody ties it
   --prompt-file <file>             read the prompt from a file ("-" = stdin)
   --config <file>                  use this config file instead of hydra.toml
   --json                           headless: NDJSON on stdout, messages on stderr
@@ -75,7 +78,8 @@ Headless output (one JSON object per line):
     (warnings only when there are any, e.g. keys of an untrusted hydra.toml that were ignored)
   {"type":"agent_event","agent":"claude","adapter":"claude","event":{"kind":"tool_call",...}}
   {"type":"summary","runId":...,"agents":[{"agent","adapter","status","exitCode","durationMs",
-    "usage","diff","branch","worktree","error"}]}
+    "usage","diff","branch","worktree","error","checks","score"}],"baseline":{"checks":[...]},
+    "merged":{"agent","branch","method"}|null,"mergeReason"}
   ("agent" is the agent's name, e.g. opus or claude-2; "adapter" the CLI it ran)
 Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <run-id> <agent>
 

@@ -38,6 +38,9 @@ const OPTIONS = {
   config: { type: 'string' },
   json: { type: 'boolean' },
   ascii: { type: 'boolean' },
+  check: { type: 'string', multiple: true },
+  'max-cost-usd': { type: 'string' },
+  'auto-merge': { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -85,7 +88,32 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   if (timeout !== undefined) flags.timeoutS = timeout;
   if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
   if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
+  const checks = getStrings(parsed, 'check');
+  for (const check of checks)
+    if (check.trim() === '')
+      throw new UsageError('--check needs a command, e.g. --check "npm test"; see hydra race --help');
+  if (checks.length > 0) flags.checks = checks;
+  const budget = parseUsd('--max-cost-usd', getString(parsed, 'max-cost-usd'));
+  if (budget !== undefined) flags.maxCostUsd = budget;
+  const autoMerge = getString(parsed, 'auto-merge');
+  if (autoMerge !== undefined) {
+    if (autoMerge !== 'best')
+      throw new UsageError(
+        `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it; see hydra race --help`,
+      );
+    flags.autoMerge = 'best';
+  }
   return flags;
+}
+
+/** A positive amount of USD from a flag. */
+function parseUsd(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim().replace(/^\$/, '');
+  const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!(value > 0))
+    throw new UsageError(`${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help`);
+  return value;
 }
 
 /** The prompt: the positional words (joined by spaces), or --prompt-file (`-` = stdin). */

@@ -22,7 +22,11 @@ export interface CheckPlace {
   /** The worktree the checks run in (never the user's). */
   cwd: string;
   runId: string;
-  /** Marks the processes (HYDRA_AGENT) for the watchdog and `hydra clean`: `check:<agent>` or `check:baseline`. */
+  /**
+   * Whose checks: `check:<agent>` or `check:baseline`. Each check's processes are marked
+   * `<owner>:<check name>` (HYDRA_AGENT): the supervisor kills what carries its marker once the
+   * check ends, so two checks running at once must not share one.
+   */
   owner: string;
   processes: ProcessRegistry;
   slots: Limiter;
@@ -68,7 +72,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         // Plain output, so the counts can be read.
         env: { NO_COLOR: '1', FORCE_COLOR: '0' },
         runId: place.runId,
-        agent: place.owner,
+        agent: `${place.owner}:${spec.name}`,
         stderrTailBytes: 64 * 1024,
       },
       { onSpawn: () => undefined, onLine: (line) => stdout.push(line), onOversizeLine: () => undefined },

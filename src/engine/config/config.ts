@@ -16,8 +16,10 @@ import type { ListedAgent } from './agents.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
 import { ConfigError } from './config-error.js';
 import { closest } from './did-you-mean.js';
-import { EXECUTING_KEYS, isTrusted, userConfigDirOf } from './trust.js';
-import type { AgentPlan, RaceOptions } from '../types.js';
+import { EXECUTING_KEYS, TOP_LEVEL_EXECUTING_KEYS, isTrusted, userConfigDirOf } from './trust.js';
+import { DEFAULT_SCORE_WEIGHTS } from '../checks/index.js';
+import type { ScoreWeights } from '../checks/index.js';
+import type { AgentPlan, CheckSpec, RaceOptions } from '../types.js';
 
 const CONFIG_FILE_NAME = 'hydra.toml';
 
@@ -26,6 +28,8 @@ export const CONFIG_DEFAULTS = {
   idleTimeoutS: 300,
   keepWorktrees: false,
   allowExperimentalAdapters: false,
+  /** A check's time limit when `timeout_s` is not given. */
+  checkTimeoutS: 600,
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -48,6 +52,12 @@ const nonNegativeSeconds = z
 const bool = z.boolean({ error: BOOLEAN });
 const nonEmpty = z.string({ error: NON_EMPTY }).trim().min(1, { error: NON_EMPTY });
 const price = z.number({ error: PRICE }).min(0, { error: PRICE }).finite({ error: PRICE });
+const USD = 'must be a number of USD, more than 0';
+const usd = z.number({ error: USD }).positive({ error: USD }).finite({ error: USD });
+const WEIGHT = 'must be a weight, 0 or more';
+const weight = z.number({ error: WEIGHT }).min(0, { error: WEIGHT }).finite({ error: WEIGHT });
+const COUNT = 'must be a whole number, 1 or more';
+const count = z.number({ error: COUNT }).int({ error: COUNT }).min(1, { error: COUNT });
 
 /** `[race]`: `agents` is checked against the adapters and the agent tables when a race is resolved. */
 const raceSchema = () =>
@@ -64,6 +74,8 @@ const raceSchema = () =>
       idle_timeout_s: positiveSeconds.optional(),
       keep_worktrees: bool.optional(),
       allow_experimental_adapters: bool.optional(),
+      max_cost_usd: usd.optional(),
+      check_concurrency: count.optional(),
     },
     { error: 'must be a table of settings: [race] followed by key = value lines' },
   );
@@ -82,8 +94,36 @@ const agentSchema = z.strictObject(
       .record(z.string(), z.string({ error: 'must be a string' }), { error: 'must be a table of strings' })
       .optional(),
     idle_timeout_s: positiveSeconds.optional(),
+    max_cost_usd: usd.optional(),
   },
   { error: 'must be a table of settings: [agents.<name>] followed by key = value lines' },
+);
+
+/** `[[checks]]`: a command run in every completed result and on the base commit. */
+const checkSchema = z.strictObject(
+  {
+    name: nonEmpty.regex(/^[A-Za-z0-9._-]+$/, { error: 'must be a short name: letters, digits, . _ -' }),
+    run: nonEmpty,
+    timeout_s: nonNegativeSeconds.optional(),
+    gate: bool.optional(),
+  },
+  { error: 'must be a table: [[checks]] with name and run (and optional timeout_s, gate)' },
+);
+
+/** `[score]`: the weights of the score's parts, and the paths agents may change. */
+const scoreSchema = z.strictObject(
+  {
+    checks: weight.optional(),
+    tests: weight.optional(),
+    diff: weight.optional(),
+    scope: weight.optional(),
+    duration: weight.optional(),
+    cost: weight.optional(),
+    allowed_paths: z
+      .array(nonEmpty, { error: 'must be a list of path patterns, e.g. ["src/**", "test/**"]' })
+      .optional(),
+  },
+  { error: 'must be a table: [score] with weights (checks, tests, diff, scope, duration, cost) and allowed_paths' },
 );
 
 const priceSchema = z.strictObject(
@@ -110,12 +150,24 @@ const configSchema = () =>
     prices: z
       .record(z.string(), priceSchema, { error: 'must be a table of [prices."<model>"] tables' })
       .optional(),
+    checks: z
+      .array(checkSchema, { error: 'must be a list of [[checks]] tables' })
+      .superRefine((checks, ctx) => {
+        const seen = new Set<string>();
+        for (const [index, check] of checks.entries()) {
+          if (seen.has(check.name))
+            ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `names ${check.name} twice; each check needs its own name` });
+          seen.add(check.name);
+        }
+      })
+      .optional(),
+    score: scoreSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 type AgentConfig = z.infer<typeof agentSchema>;
 
-type KeyTable = 'root' | 'race' | 'agent' | 'price';
+type KeyTable = 'root' | 'race' | 'agent' | 'price' | 'check' | 'score';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -123,6 +175,8 @@ const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, re
   race: Object.keys(schema.shape.race.unwrap().shape),
   agent: Object.keys(agentSchema.shape),
   price: Object.keys(priceSchema.shape),
+  check: Object.keys(checkSchema.shape),
+  score: Object.keys(scoreSchema.shape),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -189,6 +243,8 @@ function knownKeysAt(
   if (first === 'race') return keys.race;
   if (first === 'agents') return keys.agent;
   if (first === 'prices') return keys.price;
+  if (first === 'checks') return keys.check;
+  if (first === 'score') return keys.score;
   return [];
 }
 
@@ -295,15 +351,21 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
 }
 
 /** The config without the keys that execute something, and the key paths that were removed. */
-function withoutExecutingKeys(config: HydraConfig): { config: HydraConfig; ignored: string[] } {
+function withoutExecutingKeys(full: HydraConfig): { config: HydraConfig; ignored: string[] } {
   const ignored: string[] = [];
+  const config: HydraConfig = { ...full };
+  for (const key of TOP_LEVEL_EXECUTING_KEYS) {
+    if (config[key] === undefined) continue;
+    delete config[key];
+    ignored.push(key);
+  }
   if (config.agents === undefined) return { config, ignored };
   const agents: Record<string, AgentConfig | undefined> = {};
   for (const [id, agent] of Object.entries(config.agents as Record<string, AgentConfig | undefined>)) {
     if (agent === undefined) continue;
     const kept: Record<string, unknown> = { ...agent };
     for (const key of EXECUTING_KEYS) {
-      if (kept[key] === undefined) continue;
+      if (kept[key] === undefined || (TOP_LEVEL_EXECUTING_KEYS as readonly string[]).includes(key)) continue;
       delete kept[key];
       ignored.push(`agents.${id}.${key}`);
     }
@@ -419,6 +481,12 @@ export interface RaceFlags {
   timeoutS?: number;
   unsafe?: boolean;
   keepWorktrees?: boolean;
+  /** `--check "<command>"`, repeatable: checks besides hydra.toml's `[[checks]]`. */
+  checks?: string[];
+  /** `--max-cost-usd <n>`: the race's budget. */
+  maxCostUsd?: number;
+  /** `--auto-merge best`. */
+  autoMerge?: 'best';
 }
 
 export interface ResolvedRace {
@@ -428,6 +496,12 @@ export interface ResolvedRace {
   unsafe: boolean;
   keepWorktrees: boolean;
   prices: PriceTable;
+  checks?: CheckSpec[];
+  checkConcurrency?: number;
+  scoreWeights?: ScoreWeights;
+  allowedPaths?: string[];
+  maxCostUsd?: number;
+  autoMerge?: 'best';
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -500,6 +574,7 @@ export function resolveRace(
       env: { ...(agentConfig.env ?? {}) },
       // The --idle-timeout flag overrides per-agent values too.
       idleTimeoutMs: secondsToMs(flags.idleTimeoutS ?? agentConfig.idle_timeout_s ?? idleTimeoutS),
+      ...(agentConfig.max_cost_usd === undefined ? {} : { maxCostUsd: agentConfig.max_cost_usd }),
     };
   });
 
@@ -512,8 +587,58 @@ export function resolveRace(
     unsafe: flags.unsafe ?? false,
     keepWorktrees: flags.keepWorktrees ?? race.keep_worktrees ?? CONFIG_DEFAULTS.keepWorktrees,
     prices: toPriceTable(config.prices),
+    ...checksOf(config, flags),
   };
 }
+
+/** The checks (`[[checks]]`, then each `--check`), the score's settings, the budget, auto-merge. */
+function checksOf(config: HydraConfig, flags: RaceFlags): Partial<ResolvedRace> {
+  const fromConfig = (config.checks ?? []).map(
+    (check): CheckSpec => ({
+      name: check.name,
+      run: check.run,
+      timeoutMs: secondsToMs(check.timeout_s ?? CONFIG_DEFAULTS.checkTimeoutS),
+      gate: check.gate ?? false,
+    }),
+  );
+  const names = new Set(fromConfig.map((check) => check.name));
+  const fromFlags = (flags.checks ?? []).map((run): CheckSpec => {
+    const name = uniqueName(checkName(run), names);
+    names.add(name);
+    // A check given on the command line is what the user wants to hold: a gate.
+    return { name, run, timeoutMs: secondsToMs(CONFIG_DEFAULTS.checkTimeoutS), gate: true };
+  });
+  const checks = [...fromConfig, ...fromFlags];
+  const { allowed_paths: allowedPaths, ...weights } = config.score ?? {};
+  const maxCostUsd = flags.maxCostUsd ?? config.race?.max_cost_usd;
+  return {
+    ...(checks.length === 0 ? {} : { checks }),
+    ...(config.race?.check_concurrency === undefined ? {} : { checkConcurrency: config.race.check_concurrency }),
+    ...(config.score === undefined ? {} : { scoreWeights: { ...DEFAULT_SCORE_WEIGHTS, ...weights } }),
+    ...(allowedPaths === undefined ? {} : { allowedPaths }),
+    ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
+    ...(flags.autoMerge === undefined ? {} : { autoMerge: flags.autoMerge }),
+  };
+}
+
+/** A short name for a `--check` command: the script of `npm test`/`npm run lint`, else the program's name. */
+export function checkName(run: string): string {
+  const words = run.trim().split(/\s+/);
+  const [first = 'check', second, third] = words;
+  const program = first.split('/').pop() ?? first;
+  const script = ['npm', 'pnpm', 'yarn', 'bun'].includes(program)
+    ? second === 'run' ? third : second
+    : undefined;
+  const name = (script ?? program).replace(/[^A-Za-z0-9._-]/g, '');
+  return name === '' ? 'check' : name;
+}
+
+const uniqueName = (name: string, taken: ReadonlySet<string>): string => {
+  if (!taken.has(name)) return name;
+  let n = 2;
+  while (taken.has(`${name}-${n}`)) n += 1;
+  return `${name}-${n}`;
+};
 
 /**
  * `--model <key>=<model>` per agent: a key that is an agent's name sets its model; a key that is the

@@ -11,11 +11,15 @@ import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 
 /**
- * Per-agent keys that execute something or shape what is executed; ignored until trusted, in every
- * `[agents.<name>]` table (a named agent's too; `adapter` only picks a known CLI). A future
- * key or table that runs commands (the checks of issue 11) joins them here and in withoutExecutingKeys.
+ * Keys that execute something or shape what is executed; ignored until trusted. `binary`, `env`
+ * and `extra_args` are per agent, in every `[agents.<name>]` table (a named agent's too; `adapter`
+ * only picks a known CLI); `checks` is the top-level `[[checks]]` list (commands hydra runs in
+ * every result). withoutExecutingKeys removes each where it lives.
  */
-export const EXECUTING_KEYS = ['binary', 'env', 'extra_args'] as const;
+export const EXECUTING_KEYS = ['binary', 'env', 'extra_args', 'checks'] as const;
+
+/** The executing keys that are top-level tables rather than per-agent keys. */
+export const TOP_LEVEL_EXECUTING_KEYS = ['checks'] as const;
 
 const TRUST_STORE_FILE = 'trusted.json';
 const TRUST_STORE_VERSION = 1;

@@ -1,0 +1,132 @@
+/**
+ * Checks in a real race: a temp repository whose `node --test` suite fails on the base commit, and
+ * fake agents that fix it, break more of it, change nothing, and break the build. The checks run in
+ * every result and on the baseline, and the scores order the agents as the README says.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readRun, startRace } from '../../src/engine/index.js';
+import { scoreRace } from '../../src/engine/checks/index.js';
+import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import { extraWorktrees } from '../faults/invariants.js';
+import { git, installAgents, makeSandbox, plan, processesOfRun, raceOptions } from './helpers.js';
+import type { Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let handle: RaceHandle | null = null;
+
+afterEach(async () => {
+  await handle?.cancel();
+  handle = null;
+  sandbox.cleanup();
+});
+
+const BUGGY = 'export const add = (a, b) => a - b;\nexport const mul = (a, b) => a * b;\n';
+const FIXED = 'export const add = (a, b) => a + b;\nexport const mul = (a, b) => a * b;\n';
+const WORSE = 'export const add = (a, b) => a - b;\nexport const mul = (a, b) => a + b;\n';
+const BROKEN = 'export const add = (a, b) => a + b;\nexport const mul = (a, b) => {\n';
+
+const TESTS = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { add, mul } from './lib.js';
+
+test('adds', () => assert.equal(add(2, 3), 5));
+test('multiplies', () => assert.equal(mul(2, 3), 6));
+test('multiplies by zero', () => assert.equal(mul(7, 0), 0));
+`;
+
+/** A repository whose suite has one failing test ('adds') at the base commit. */
+const makeProject = (): void => {
+  writeFileSync(path.join(sandbox.repo, 'package.json'), '{ "type": "module" }\n');
+  writeFileSync(path.join(sandbox.repo, 'lib.js'), BUGGY);
+  writeFileSync(path.join(sandbox.repo, 'lib.test.js'), TESTS);
+  git(sandbox.repo, 'add', '.');
+  git(sandbox.repo, 'commit', '-q', '-m', 'a library with a bug');
+};
+
+const CHECKS: CheckSpec[] = [
+  { name: 'build', run: 'node --check lib.js', timeoutMs: 60_000, gate: true },
+  { name: 'test', run: 'node --test lib.test.js', timeoutMs: 60_000, gate: false },
+];
+
+const edit = (content: string) => ({ edits: [{ path: 'lib.js', content }] });
+
+const agentOf = (summary: RaceSummary, agent: string) => {
+  const found = summary.agents.find((item) => item.agent === agent);
+  if (found === undefined) throw new Error(`no ${agent} in the summary`);
+  return found;
+};
+
+describe('checks in a race', () => {
+  it('runs every check in each result and on the base, and ranks fix > break > no change = broken build', async () => {
+    sandbox = makeSandbox();
+    makeProject();
+    await installAgents(sandbox, {
+      claude: edit(FIXED),
+      codex: edit(WORSE),
+      cursor: { edits: [] },
+      gemini: edit(BROKEN),
+    });
+    handle = startRace(
+      raceOptions(
+        sandbox,
+        ['claude', 'codex', 'cursor', 'gemini'].map((agent) => plan(sandbox, agent)),
+        { checks: CHECKS },
+      ),
+    );
+    const settled = await handle.settled;
+    const runId = handle.runId;
+    const summary = await handle.finish();
+
+    const baseline = summary.baseline?.checks ?? [];
+    expect(baseline.map((check) => [check.name, check.status])).toEqual([
+      ['build', 'passed'],
+      ['test', 'failed'],
+    ]);
+    expect(baseline[1]?.tests).toEqual({ passed: 2, failed: 1, skipped: 0 });
+
+    const fixer = agentOf(summary, 'claude');
+    expect(fixer.checks?.map((check) => check.status)).toEqual(['passed', 'passed']);
+    expect(fixer.checks?.[1]?.tests).toEqual({ passed: 3, failed: 0, skipped: 0 });
+    expect(fixer.checks?.[1]?.newlyPassing).toEqual(['adds']);
+    expect(fixer.checks?.[1]?.newlyFailing).toEqual([]);
+
+    const breaker = agentOf(summary, 'codex');
+    expect(breaker.checks?.map((check) => check.status)).toEqual(['passed', 'failed']);
+    expect(breaker.checks?.[1]?.newlyFailing).toEqual(['multiplies', 'multiplies by zero']);
+
+    const idle = agentOf(summary, 'cursor');
+    expect(idle.score?.disqualified).toBe('changed nothing');
+    const broken = agentOf(summary, 'gemini');
+    expect(broken.checks?.[0]?.status).toBe('failed');
+    expect(broken.score?.gates).toEqual({ passed: false, failed: ['build'] });
+
+    // The README's order: the fix first, then the break; no change and a failed gate score 0.
+    const total = (agent: string): number => agentOf(summary, agent).score?.total ?? -1;
+    expect(total('claude')).toBeGreaterThan(total('codex'));
+    expect(total('codex')).toBeGreaterThan(0);
+    expect(total('cursor')).toBe(0);
+    expect(total('gemini')).toBe(0);
+    expect(settled.agents.map((agent) => agent.score?.total)).toEqual(
+      summary.agents.map((agent) => agent.score?.total),
+    );
+
+    // Reproducible from the run record: the recorded summary gives the same scores.
+    const record = await readRun(sandbox.repo, runId);
+    const recorded = record.summary;
+    expect(recorded?.agents.map((agent) => agent.score?.total)).toEqual(
+      summary.agents.map((agent) => agent.score?.total),
+    );
+    expect(scoreRace(recorded?.agents ?? [], recorded?.scoreWeights).map((score) => score.total)).toEqual(
+      summary.agents.map((agent) => agent.score?.total),
+    );
+    expect(recorded?.baseline?.checks[1]?.output).toContain('not ok');
+
+    // No stray worktree (the baseline's is gone), no process of the run, the user's tree untouched.
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
+    expect(processesOfRun(runId)).toEqual([]);
+    expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(BUGGY);
+    expect(existsSync(path.join(sandbox.worktreeRoot))).toBe(true);
+  }, 60_000);
+});
