@@ -47,8 +47,20 @@ const openai = (input: number, output: number, cachedInput: number): ModelPrice 
   cacheReadPerMTok: cachedInput,
 });
 
-/** OpenAI's prices (USD per million tokens). Codex never reports a cost: hydra estimates it from these. */
+/**
+ * The model Codex runs when nothing names one: gpt-5.5 for the CLI versions hydra records (0.169,
+ * see scripts/vendor-cli.ts). Its stream does not name the model, so this and `model` in Codex's
+ * own config.toml are what hydra prices a run with.
+ */
+export const CODEX_DEFAULT_MODEL = 'gpt-5.5';
+
+/**
+ * OpenAI's prices (USD per million tokens, standard tier, short context). Codex never reports a
+ * cost: hydra estimates it from these.
+ */
 export const CODEX_PRICES: PriceTable = {
+  'gpt-5.5': openai(5, 30, 0.5),
+  'gpt-5.4': openai(2.5, 15, 0.25),
   'gpt-5.2-codex': openai(1.75, 14, 0.175),
   'gpt-5.2': openai(1.75, 14, 0.175),
   'gpt-5.1-codex-max': openai(1.25, 10, 0.125),
@@ -550,6 +562,8 @@ export const codexAdapter: AgentAdapter = {
   installHint: INSTALL_HINT,
   signInHint: SIGN_IN_HINT,
   prices: CODEX_PRICES,
+  modelConfig: { homeEnv: 'CODEX_HOME', homeDir: '.codex', file: 'config.toml', key: 'model' },
+  defaultModel: CODEX_DEFAULT_MODEL,
   demo: { lineDelayMs: 700 },
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),

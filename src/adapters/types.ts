@@ -181,6 +181,14 @@ export interface AgentAdapter {
   readonly signInHint: string;
   /** Default prices of the models it runs, for cost estimates; hydra.toml `[prices]` goes over them. */
   readonly prices: PriceTable;
+  /**
+   * Where the CLI keeps its own choice of model, for pricing a run hydra.toml names no model for:
+   * `<$homeEnv, else ~/homeDir>/file`, a TOML file with a top-level `key` (Codex: CODEX_HOME,
+   * ~/.codex/config.toml, `model`). The engine reads it; the adapter only says where.
+   */
+  readonly modelConfig?: { homeEnv: string; homeDir: string; file: string; key: string };
+  /** The model the CLI runs when neither hydra.toml nor the CLI's own config names one. */
+  readonly defaultModel?: string;
   /** Set when `hydra demo` can simulate it (it needs recorded fixtures). */
   readonly demo?: DemoProfile;
   /** Warnings `hydra doctor` adds for this CLI on this machine (e.g. running as root). */

@@ -130,3 +130,53 @@ describe('checks in a race', () => {
     expect(existsSync(path.join(sandbox.worktreeRoot))).toBe(true);
   }, 60_000);
 });
+
+describe('--auto-merge best', () => {
+  it('merges the agent that fixed the suite', async () => {
+    sandbox = makeSandbox();
+    makeProject();
+    await installAgents(sandbox, { claude: edit(FIXED), codex: edit(WORSE), cursor: { edits: [] } });
+    handle = startRace(
+      raceOptions(
+        sandbox,
+        ['claude', 'codex', 'cursor'].map((agent) => plan(sandbox, agent)),
+        { checks: CHECKS, autoMerge: 'best' },
+      ),
+    );
+    await handle.settled;
+    const summary = await handle.finish();
+
+    expect(summary.merged).toEqual({
+      agent: 'claude',
+      branch: `hydra/${handle.runId}/claude`,
+      method: expect.any(String),
+    });
+    expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(FIXED);
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
+  }, 60_000);
+
+  it('merges nothing when two agents tie, and says so', async () => {
+    sandbox = makeSandbox();
+    makeProject();
+    await installAgents(sandbox, { claude: edit(FIXED), codex: edit(FIXED) });
+    handle = startRace(
+      raceOptions(
+        sandbox,
+        ['claude', 'codex'].map((agent) => plan(sandbox, agent)),
+        {
+          checks: CHECKS,
+          autoMerge: 'best',
+          // Time and cost differ between any two runs: leave them out so the two fixes tie.
+          scoreWeights: { checks: 40, tests: 30, diff: 10, scope: 10, duration: 0, cost: 0 },
+        },
+      ),
+    );
+    await handle.settled;
+    const summary = await handle.finish();
+
+    expect(summary.agents.map((agent) => agent.score?.total)).toEqual([100, 100]);
+    expect(summary.merged).toBeNull();
+    expect(summary.mergeReason).toBe('--auto-merge best merged nothing: claude and codex tie at 100');
+    expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(BUGGY);
+  }, 60_000);
+});

@@ -1,2 +1,3 @@
 /** Probing agent CLIs: finding each binary, running its adapter's probe, and caching the result. */
 export { probeAgents } from './probe.js';
+export { pricingModel } from './pricing-model.js';

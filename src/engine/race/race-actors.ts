@@ -23,7 +23,7 @@ import {
   runRecordDir,
   runWorktreesDir,
 } from '../records/index.js';
-import { probeAgents } from '../probe/index.js';
+import { pricingModel, probeAgents } from '../probe/index.js';
 import { RUN_ID_ENV, processInfo } from '../process/index.js';
 import type {
   CleanUpInput,
@@ -100,6 +100,10 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   }),
 });
 
+/** `{ [key]: value }`, or nothing when the value is undefined (exact optional properties). */
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+
 async function buildWorkspace(
   input: WorkspaceInput,
   signal: AbortSignal,
@@ -167,7 +171,7 @@ async function buildWorkspace(
       command,
       env: plan.env,
       parser: {
-        ...(plan.model === undefined ? {} : { model: plan.model }),
+        ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
         prices: options.prices,
         cwd: worktree,
       },

@@ -554,14 +554,18 @@ const baselineInput = (context: RaceContext): BaselineInput => {
 
 /**
  * What ending a race without a merge removes: every worktree (unless kept) and the branches of
- * agents that did not complete. Branches of completed agents stay, so `hydra merge <run> <agent>`
+ * agents that did not complete (except those stopped for their budget). Branches of completed agents stay, so `hydra merge <run> <agent>`
  * still works after a headless run; `hydra clean` removes them.
  */
 const cleanUpInput = (context: RaceContext): CleanUpInput => ({
   repoRoot: context.repo?.root ?? context.options.repoPath,
   keepWorktrees: context.options.keepWorktrees,
   launches: context.launches,
-  keepBranchesOf: context.agents.filter((agent) => agent.status === 'completed').map((agent) => agent.agent),
+  // A completed result, and the work so far of an agent stopped for its budget (like a time limit, it
+  // did not fail on its own: its branch is kept to look at or to continue from).
+  keepBranchesOf: context.agents
+    .filter((agent) => agent.status === 'completed' || agent.error?.kind === 'BudgetExceeded')
+    .map((agent) => agent.agent),
   keepWorktreesOf: uncommittedAgents(context),
 });
 
