@@ -117,6 +117,9 @@ const agentAt = (agent: AdapterId, events: AgentEvent[], seen: number, now: numb
     inferredFlags: false,
     warnings: [],
     capabilities: null,
+    checks: null,
+    checking: false,
+    score: null,
   };
 };
 
@@ -138,6 +141,8 @@ const snapshotBurst = (count: number, perSnapshot: number): RaceSnapshot[] => {
       error: null,
       warnings: [],
       merge: null,
+      baseline: null,
+      mergeNote: null,
     };
   });
 };

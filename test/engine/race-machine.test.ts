@@ -150,6 +150,7 @@ const settleAgent = (agent: AdapterId, status: 'completed' | 'failed' | 'cancell
     status,
     diff: { filesChanged: 1, insertions: 1, deletions: 0, files: [] },
     commit: 'abc',
+    checks: null,
     warnings: [],
     error: null,
   });

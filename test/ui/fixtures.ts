@@ -86,6 +86,9 @@ export const agentSnapshot = (agent: AdapterId, overrides: Partial<AgentSnapshot
     inferredFlags: false,
     warnings: [],
     capabilities: null,
+    checks: null,
+    checking: false,
+    score: null,
     ...overrides,
   };
 };
@@ -168,6 +171,8 @@ export const raceSnapshot = (
   error: null,
   warnings: [],
   merge: null,
+  baseline: null,
+  mergeNote: null,
   ...overrides,
 });
 
