@@ -183,8 +183,8 @@ export interface AgentSnapshot {
   inferredFlags: boolean;
   warnings: string[];
   capabilities: Capabilities | null;
-  /** Its checks: null until they ran (or when it has none to run); `checking` while they run. */
-  checks: CheckRun[] | null;
+  /** Its checks against the baseline: null until they ran (or when it has none); `checking` while they run. */
+  checks: CheckSummary[] | null;
   checking: boolean;
   /** Set once every agent and the baseline have settled (the score compares them). */
   score: ScoreSummary | null;
@@ -193,7 +193,7 @@ export interface AgentSnapshot {
 /** The checks on the base commit, run once per race in a worktree of their own. */
 export interface BaselineSnapshot {
   status: 'running' | 'done' | 'failed';
-  checks: CheckRun[];
+  checks: CheckSummary[];
   /** Why the baseline could not run (its worktree could not be made), or null. */
   error: string | null;
 }

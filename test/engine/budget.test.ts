@@ -53,10 +53,18 @@ const raceHeavyCodex = async (
   sandbox = makeSandbox();
   // HOME without a Codex config: the run is priced at Codex's default model.
   await installAgents(sandbox, {
-    codex: { lines: heavyCodexStream(), delayMs: LINE_DELAY_MS, edits: [{ path: 'work.txt', content: 'so far\n' }] },
+    codex: {
+      lines: heavyCodexStream(),
+      delayMs: LINE_DELAY_MS,
+      edits: [{ path: 'work.txt', content: 'so far\n' }],
+    },
   });
   handle = startRace(
-    raceOptions(sandbox, [plan(sandbox, 'codex', { env: { CODEX_HOME: sandbox.dir }, ...codexPlan })], options),
+    raceOptions(
+      sandbox,
+      [plan(sandbox, 'codex', { env: { CODEX_HOME: sandbox.dir }, ...codexPlan })],
+      options,
+    ),
   );
   const events: AgentEventRecord[] = [];
   handle.onEvent((record) => events.push(record));

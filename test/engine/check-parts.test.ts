@@ -10,7 +10,11 @@ import { pricingModel } from '../../src/engine/probe/index.js';
 
 describe('checkCommand', () => {
   it('splits a plain command into arguments, without a shell', () => {
-    expect(checkCommand('node --test  test/')).toEqual({ file: 'node', args: ['--test', 'test/'], shell: false });
+    expect(checkCommand('node --test  test/')).toEqual({
+      file: 'node',
+      args: ['--test', 'test/'],
+      shell: false,
+    });
   });
 
   it.each([

@@ -112,7 +112,9 @@ function parseUsd(flag: string, text: string | undefined): number | undefined {
   const trimmed = text.trim().replace(/^\$/, '');
   const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value > 0))
-    throw new UsageError(`${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help`);
+    throw new UsageError(
+      `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help`,
+    );
   return value;
 }
 

@@ -64,6 +64,12 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
     await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
     // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).
     for (const empty of [input.runDir, path.dirname(input.runDir)])
-      if (!(await rmdir(empty).then(() => true, () => false))) break;
+      if (
+        !(await rmdir(empty).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
   }
 }

@@ -18,7 +18,10 @@ export interface CheckCommand {
 }
 
 export const checkCommand = (run: string): CheckCommand => {
-  const words = run.trim().split(/\s+/).filter((word) => word !== '');
+  const words = run
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   const [first, ...rest] = words;
   if (first === undefined || SHELL_SYNTAX.test(run) || ASSIGNMENT.test(first))
     return { file: 'sh', args: ['-c', run], shell: true };

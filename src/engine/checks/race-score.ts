@@ -9,7 +9,10 @@ import type { ScoreInput, ScoreWeights } from './score.js';
 import { compareTests } from './test-counts.js';
 
 /** Each check's result as recorded, with what changed against the baseline's run of the same check. */
-export const summarizeChecks = (runs: readonly CheckRun[], baseline: readonly CheckRun[] | null): CheckSummary[] =>
+export const summarizeChecks = (
+  runs: readonly CheckRun[],
+  baseline: readonly CheckRun[] | null,
+): CheckSummary[] =>
   runs.map((run) => {
     const base = baseline?.find((item) => item.name === run.name) ?? null;
     const changes = compareTests(base?.tests ?? null, run.tests);

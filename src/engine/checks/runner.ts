@@ -99,7 +99,8 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
     const text = [stdout.text(), exit.stderrTail].filter((part) => part !== '').join('\n');
     const counts = readTestCounts(text);
     const status = statusOf(exit.exitCode, timedOut, exit.spawnError !== undefined);
-    const output = exit.spawnError === undefined ? text : `could not start ${command.file}: ${exit.spawnError}`;
+    const output =
+      exit.spawnError === undefined ? text : `could not start ${command.file}: ${exit.spawnError}`;
     return {
       name: spec.name,
       gate: spec.gate,

@@ -123,7 +123,10 @@ const scoreSchema = z.strictObject(
       .array(nonEmpty, { error: 'must be a list of path patterns, e.g. ["src/**", "test/**"]' })
       .optional(),
   },
-  { error: 'must be a table: [score] with weights (checks, tests, diff, scope, duration, cost) and allowed_paths' },
+  {
+    error:
+      'must be a table: [score] with weights (checks, tests, diff, scope, duration, cost) and allowed_paths',
+  },
 );
 
 const priceSchema = z.strictObject(
@@ -156,7 +159,11 @@ const configSchema = () =>
         const seen = new Set<string>();
         for (const [index, check] of checks.entries()) {
           if (seen.has(check.name))
-            ctx.addIssue({ code: 'custom', path: [index, 'name'], message: `names ${check.name} twice; each check needs its own name` });
+            ctx.addIssue({
+              code: 'custom',
+              path: [index, 'name'],
+              message: `names ${check.name} twice; each check needs its own name`,
+            });
           seen.add(check.name);
         }
       })
@@ -593,14 +600,12 @@ export function resolveRace(
 
 /** The checks (`[[checks]]`, then each `--check`), the score's settings, the budget, auto-merge. */
 function checksOf(config: HydraConfig, flags: RaceFlags): Partial<ResolvedRace> {
-  const fromConfig = (config.checks ?? []).map(
-    (check): CheckSpec => ({
-      name: check.name,
-      run: check.run,
-      timeoutMs: secondsToMs(check.timeout_s ?? CONFIG_DEFAULTS.checkTimeoutS),
-      gate: check.gate ?? false,
-    }),
-  );
+  const fromConfig = (config.checks ?? []).map((check): CheckSpec => ({
+    name: check.name,
+    run: check.run,
+    timeoutMs: secondsToMs(check.timeout_s ?? CONFIG_DEFAULTS.checkTimeoutS),
+    gate: check.gate ?? false,
+  }));
   const names = new Set(fromConfig.map((check) => check.name));
   const fromFlags = (flags.checks ?? []).map((run): CheckSpec => {
     const name = uniqueName(checkName(run), names);
@@ -613,7 +618,9 @@ function checksOf(config: HydraConfig, flags: RaceFlags): Partial<ResolvedRace> 
   const maxCostUsd = flags.maxCostUsd ?? config.race?.max_cost_usd;
   return {
     ...(checks.length === 0 ? {} : { checks }),
-    ...(config.race?.check_concurrency === undefined ? {} : { checkConcurrency: config.race.check_concurrency }),
+    ...(config.race?.check_concurrency === undefined
+      ? {}
+      : { checkConcurrency: config.race.check_concurrency }),
     ...(config.score === undefined ? {} : { scoreWeights: { ...DEFAULT_SCORE_WEIGHTS, ...weights } }),
     ...(allowedPaths === undefined ? {} : { allowedPaths }),
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
@@ -627,7 +634,9 @@ export function checkName(run: string): string {
   const [first = 'check', second, third] = words;
   const program = first.split('/').pop() ?? first;
   const script = ['npm', 'pnpm', 'yarn', 'bun'].includes(program)
-    ? second === 'run' ? third : second
+    ? second === 'run'
+      ? third
+      : second
     : undefined;
   const name = (script ?? program).replace(/[^A-Za-z0-9._-]/g, '');
   return name === '' ? 'check' : name;

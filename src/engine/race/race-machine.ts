@@ -37,6 +37,7 @@ import type {
 } from './race-types.js';
 import type { RepoCheck } from '../git/index.js';
 import {
+  applyBaseline,
   applyChecking,
   applyExit,
   applyOutput,
@@ -213,15 +214,9 @@ export const raceMachine = setup({
           ? null
           : { status: 'running' as const, checks: [], error: null },
     })),
-    applyBaseline: assign(({ event }) => {
+    applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');
-      return {
-        baseline: {
-          status: event.error === null ? ('done' as const) : ('failed' as const),
-          checks: event.checks,
-          error: event.error,
-        },
-      };
+      return applyBaseline(context, event);
     }),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
@@ -289,10 +284,13 @@ export const raceMachine = setup({
       const summary = buildSummary(context, context.endedAt ?? Date.now());
       const pick = pickBest(
         summary.agents.flatMap((agent) =>
-          agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
+          agent.score === undefined || agent.status === 'skipped'
+            ? []
+            : [{ agent: agent.agent, ...agent.score }],
         ),
       );
-      if (pick.agent === null) enqueue.assign({ mergeNote: `--auto-merge best merged nothing: ${pick.reason}` });
+      if (pick.agent === null)
+        enqueue.assign({ mergeNote: `--auto-merge best merged nothing: ${pick.reason}` });
       else enqueue.raise({ type: 'MERGE', agent: pick.agent, options: {} });
     }),
     markCancelRequested: assign({ cancelRequested: true }),
@@ -387,6 +385,8 @@ export const raceMachine = setup({
     checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
     overBudget: false,
     mergeNote: null,
+    checkRuns: {},
+    baselineRuns: null,
   }),
   initial: 'checkingRepo',
   states: {

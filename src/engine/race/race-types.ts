@@ -11,6 +11,7 @@ import type {
   AgentProbeReport,
   AgentSnapshot,
   BaselineSnapshot,
+  CheckRun,
   MergeOptions,
   MergeResult,
   RaceOptions,
@@ -104,4 +105,8 @@ export interface RaceContext {
   overBudget: boolean;
   /** Why `--auto-merge best` merged nothing, else null. */
   mergeNote: string | null;
+  /** Each agent's check runs (with test names), kept to compare again once the baseline is in. */
+  checkRuns: Record<AdapterId, CheckRun[]>;
+  /** The baseline's check runs, once done. */
+  baselineRuns: CheckRun[] | null;
 }

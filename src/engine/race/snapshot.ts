@@ -7,6 +7,7 @@ import type { AgentEvent, ErrorInfo } from '../../adapters/events.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
 import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace, summarizeChecks } from '../checks/index.js';
+import type { BaselineOutput } from '../checks/index.js';
 import type {
   AgentName,
   AgentProbeReport,
@@ -167,9 +168,24 @@ export const applySettled = (
     endedAt: agent.endedAt ?? event.at,
     ...(event.error === null ? {} : { error: event.error }),
     warnings: [...agent.warnings, ...event.warnings.filter((warning) => !agent.warnings.includes(warning))],
-    checks: event.checks,
+    checks: event.checks === null ? null : summarizeChecks(event.checks, context.baselineRuns),
     checking: false,
   })),
+  ...(event.checks === null ? {} : { checkRuns: { ...context.checkRuns, [event.agent]: event.checks } }),
+});
+
+/** The baseline's checks are in: every agent's checks are compared with them again. */
+export const applyBaseline = (context: RaceContext, event: BaselineOutput): Partial<RaceContext> => ({
+  baselineRuns: event.checks,
+  baseline: {
+    status: event.error === null ? 'done' : 'failed',
+    checks: summarizeChecks(event.checks, null),
+    error: event.error,
+  },
+  agents: context.agents.map((agent) => {
+    const runs = context.checkRuns[agent.agent];
+    return runs === undefined ? agent : { ...agent, checks: summarizeChecks(runs, event.checks) };
+  }),
 });
 
 /** Its result is committed and its checks run: the diff is known already. */
@@ -177,7 +193,11 @@ export const applyChecking = (
   context: RaceContext,
   event: Extract<AgentReport, { type: 'AGENT.CHECKING' }>,
 ): Partial<RaceContext> => ({
-  agents: updateAgent(context.agents, event.agent, (agent) => ({ ...agent, diff: event.diff, checking: true })),
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...agent,
+    diff: event.diff,
+    checking: true,
+  })),
 });
 
 /** The phase a user sees for a machine state value. */
@@ -248,15 +268,13 @@ const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
 export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => {
   const summary = { ...plainSummary(context, endedAt), ...mergedPart(context) };
   if (context.launches.length === 0) return summary;
-  const baseline = context.baseline?.checks ?? null;
   const allowed = context.options.allowedPaths;
   const agents = summary.agents.map((agent, index): AgentSummary => {
     const snapshot = context.agents[index];
-    const checks = snapshot?.checks ?? null;
     const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
     return {
       ...agent,
-      ...(context.baseline === null ? {} : { checks: summarizeChecks(checks ?? [], baseline) }),
+      ...(context.baseline === null ? {} : { checks: snapshot?.checks ?? [] }),
       ...(allowed === undefined || allowed.length === 0
         ? {}
         : { outsideAllowed: outsideAllowedPaths(files, allowed) }),
@@ -270,7 +288,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
       const score = scores[index];
       return score === undefined ? agent : { ...agent, score };
     }),
-    ...(context.baseline === null ? {} : { baseline: { checks: summarizeChecks(context.baseline.checks, null) } }),
+    ...(context.baseline === null ? {} : { baseline: { checks: context.baseline.checks } }),
     scoreWeights: { ...weights },
   };
 };

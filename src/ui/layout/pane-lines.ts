@@ -5,7 +5,11 @@ import { assertNever } from '../../adapters/events.js';
 import type { AgentSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,
+  checkSymbol,
+  checkTone,
   eventLine,
+  formatCheck,
+  formatScore,
   formatDiff,
   formatDuration,
   formatUsageToFit,
@@ -119,6 +123,30 @@ const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
   }
 };
 
+/** `✔ build  ✘ test 1/3 · 2 newly failing`, `running checks…` while they run, or nothing. */
+const checksLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
+  const { symbols } = theme;
+  if (agent.checking) return [seg(`${symbols.progress} running checks${symbols.ellipsis}`, 'muted')];
+  if (agent.checks === null || agent.checks.length === 0) return null;
+  return agent.checks.flatMap((check, index) => [
+    ...(index === 0 ? [] : [seg('  ')]),
+    seg(`${checkSymbol(check, symbols)} `, checkTone(check), true),
+    seg(formatCheck(check, symbols.dot), checkTone(check) === 'ok' ? null : checkTone(check)),
+  ]);
+};
+
+/** The score, once the race is scored. */
+const scoreLine = (agent: AgentSnapshot, theme: Theme): Line | null =>
+  agent.score === null
+    ? null
+    : [
+        seg(
+          formatScore(agent.score, theme.symbols.dot),
+          agent.score.disqualified === null ? 'accent' : 'muted',
+          true,
+        ),
+      ];
+
 const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [
   seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted'),
 ];
@@ -152,7 +180,11 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
     : [titleLine(agent, options), statusLine(agent, now, theme)];
   const warning = warningLine(agent, theme);
   if (warning !== null) top.push(warning);
-  const bottom: Line[] = [usageLine(agent, theme, width), ...outcomeLines(agent, theme)];
+  const bottom: Line[] = [
+    usageLine(agent, theme, width),
+    ...outcomeLines(agent, theme),
+    ...[checksLine(agent, theme), scoreLine(agent, theme)].filter((line): line is Line => line !== null),
+  ];
   const eventRoom = height - top.length - bottom.length;
   const all = [...top, ...eventLines(agent, eventRoom, theme), ...bottom];
   // When the pane is too short for everything, the title and status matter most.

@@ -6,7 +6,11 @@ import type { AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,
   cachedTokens,
+  checkFigure,
+  checkSymbol,
+  checkTone,
   eventLine,
+  formatScoreTotal,
   formatCost,
   formatCount,
   formatDiff,
@@ -239,6 +243,45 @@ const COLUMNS: Column[] = [
 
 const NAME_WIDTH = 16;
 
+/** The score column: the total, `-` until the race is scored. */
+const SCORE_COLUMN: Column = {
+  title: 'Score',
+  width: 6,
+  align: 'right',
+  priority: 0,
+  cell: (agent) =>
+    agent.score === null
+      ? { text: '-', tone: null }
+      : { text: formatScoreTotal(agent.score), tone: agent.score.disqualified === null ? 'accent' : 'muted' },
+};
+
+/** One column per check of the race (named after the check), its symbol and figure. */
+const checkColumns = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Column[] => {
+  const names = snapshot.baseline?.checks.map((check) => check.name) ?? [];
+  for (const agent of snapshot.agents)
+    for (const check of agent.checks ?? []) if (!names.includes(check.name)) names.push(check.name);
+  return names.map((name): Column => ({
+    title: name,
+    width: Math.max(7, Math.min(12, name.length)),
+    align: 'left',
+    priority: 1,
+    cell: (agent) => {
+      const check = agent.checks?.find((item) => item.name === name);
+      if (check === undefined)
+        return { text: agent.checking ? `${symbols.progress}${symbols.ellipsis}` : '-', tone: 'muted' };
+      return { text: `${checkSymbol(check, symbols)} ${checkFigure(check)}`, tone: checkTone(check) };
+    },
+  }));
+};
+
+/** Once scored, the best first (ties keep the race's order); before that, the race's order. */
+const rowOrder = (snapshot: RaceSnapshot): number[] => {
+  const order = snapshot.agents.map((_, index) => index);
+  if (!snapshot.agents.some((agent) => agent.score !== null)) return order;
+  const total = (index: number): number => snapshot.agents[index]?.score?.total ?? -1;
+  return order.sort((a, b) => total(b) - total(a) || a - b);
+};
+
 export const compareLines = (
   snapshot: RaceSnapshot,
   focus: number,
@@ -247,7 +290,15 @@ export const compareLines = (
   width: number,
 ): Line[] => {
   const { symbols } = theme;
-  const columns = [...COLUMNS];
+  const [status, ...rest] = COLUMNS;
+  // The score once there is one (or checks to wait for); a column per check.
+  const scored = snapshot.baseline !== null || snapshot.agents.some((agent) => agent.score !== null);
+  const columns = [
+    ...(status === undefined ? [] : [status]),
+    ...(scored ? [SCORE_COLUMN] : []),
+    ...checkColumns(snapshot, symbols),
+    ...rest,
+  ];
   const tableWidth = (): number =>
     NAME_WIDTH + 2 + columns.reduce((sum, column) => sum + column.width + 1, 0);
   while (tableWidth() > width && columns.length > 0) {
@@ -264,7 +315,9 @@ export const compareLines = (
     seg(`  ${padEnd('Agent', NAME_WIDTH)}`, null, true),
     ...columns.map((column) => seg(` ${cell(column.title, column)}`, null, true)),
   ]);
-  snapshot.agents.forEach((agent, index) => {
+  for (const index of rowOrder(snapshot)) {
+    const agent = snapshot.agents[index];
+    if (agent === undefined) continue;
     const focused = index === focus;
     lines.push([
       seg(focused ? `${symbols.focus} ` : '  ', 'accent', true),
@@ -278,7 +331,7 @@ export const compareLines = (
         return seg(` ${cell(value.text, column)}`, value.tone);
       }),
     ]);
-  });
+  }
   lines.push([]);
   for (const agent of snapshot.agents) {
     if (agent.diff !== null && agent.diff.files.length > 0) {

@@ -3,6 +3,7 @@
  * colour theme. Pure (no Ink, no React): the CLI's printers use it too, through src/ui/index.ts.
  */
 export { eventLine, eventText, isShownInPane } from './event-line.js';
+export { checkFigure, checkSymbol, checkTone, formatCheck, formatScore, formatScoreTotal } from './checks.js';
 export {
   cachedTokens,
   fileCount,

@@ -1,0 +1,43 @@
+/**
+ * The one formatter per check figure and for the score: a check's result (`test 41/42 · 1 newly
+ * failing`), its symbol and tone, the score (`score 87.5`, or `score 0 · changed nothing`). Pure,
+ * so the panes, the compare view, `hydra show` and the headless notes read the same.
+ */
+import type { CheckSummary, ScoreSummary } from '../../engine/index.js';
+import type { Symbols, Tone } from './theme.js';
+
+export const checkSymbol = (check: Pick<CheckSummary, 'status'>, symbols: Symbols): string =>
+  check.status === 'passed' ? symbols.ok : check.status === 'timed_out' ? symbols.stopped : symbols.fail;
+
+export const checkTone = (check: Pick<CheckSummary, 'status'>): Tone =>
+  check.status === 'passed' ? 'ok' : check.status === 'timed_out' ? 'warn' : 'error';
+
+/** `41/42` when the output gave counts; `timed out` / `error` / `passed` / `failed` otherwise. */
+export const checkFigure = (check: Pick<CheckSummary, 'status' | 'tests'>): string => {
+  if (check.status === 'timed_out') return 'timed out';
+  if (check.status === 'error') return 'error';
+  if (check.tests !== null) return `${check.tests.passed}/${check.tests.passed + check.tests.failed}`;
+  return check.status;
+};
+
+/** `test 41/42 · 1 newly failing` (without the symbol). */
+export const formatCheck = (check: CheckSummary, dot: string): string => {
+  // Without counts, the symbol says passed or failed: the name is enough.
+  const bare = check.tests === null && (check.status === 'passed' || check.status === 'failed');
+  const parts = [bare ? check.name : `${check.name} ${checkFigure(check)}`];
+  const failing = check.newlyFailing?.length ?? 0;
+  const passing = check.newlyPassing?.length ?? 0;
+  if (failing > 0) parts.push(`${failing} newly failing`);
+  if (passing > 0) parts.push(`${passing} newly passing`);
+  return parts.join(` ${dot} `);
+};
+
+/** `87.5`, one decimal at most. */
+export const formatScoreTotal = (score: Pick<ScoreSummary, 'total'>): string =>
+  Number.isInteger(score.total) ? String(score.total) : score.total.toFixed(1);
+
+/** `score 87.5`, or `score 0 · failed gate build`. */
+export const formatScore = (score: ScoreSummary, dot: string): string =>
+  score.disqualified === null
+    ? `score ${formatScoreTotal(score)}`
+    : `score ${formatScoreTotal(score)} ${dot} ${score.disqualified}`;

@@ -1,0 +1,94 @@
+/** Checks and scores on screen: the pane's check and score lines, and the compare view sorted by score. */
+import { describe, expect, it } from 'vitest';
+import { lineText } from '../../src/ui/layout/lines.js';
+import { paneLines } from '../../src/ui/layout/pane-lines.js';
+import { compareLines } from '../../src/ui/layout/view-lines.js';
+import { createTheme } from '../../src/ui/text/theme.js';
+import type { CheckSummary, ScoreSummary } from '../../src/engine/types.js';
+import { completed, raceSnapshot } from './fixtures.js';
+
+const theme = createTheme({ ascii: false, color: false });
+
+const check = (overrides: Partial<CheckSummary>): CheckSummary => ({
+  name: 'test',
+  gate: false,
+  status: 'passed',
+  exitCode: 0,
+  durationMs: 1200,
+  tests: null,
+  newlyFailing: null,
+  newlyPassing: null,
+  output: '',
+  ...overrides,
+});
+
+const score = (total: number, disqualified: string | null = null): ScoreSummary => ({
+  total,
+  gates: { passed: disqualified === null, failed: [] },
+  parts: { checks: null, tests: null, diff: null, scope: null, duration: null, cost: null },
+  disqualified,
+});
+
+const FAILING_ONE = check({
+  status: 'failed',
+  exitCode: 1,
+  tests: { passed: 41, failed: 1, skipped: 0 },
+  newlyFailing: ['adds'],
+  newlyPassing: [],
+});
+
+describe('a pane with checks', () => {
+  it('shows each check with its counts and what newly fails, and the score', () => {
+    const agent = completed('claude', {
+      checks: [check({ name: 'build', gate: true }), FAILING_ONE],
+      score: score(63.5),
+    });
+    const text = paneLines(agent, {
+      index: 0,
+      focused: false,
+      now: 0,
+      theme,
+      width: 80,
+      height: 20,
+      compact: false,
+    }).map(lineText);
+    expect(text).toContain('✔ build  ✘ test 41/42 · 1 newly failing');
+    expect(text).toContain('score 63.5');
+  });
+
+  it('says the checks are running, and why a result scores 0', () => {
+    const running = completed('codex', { checking: true });
+    const out = completed('cursor', { checks: [], score: score(0, 'changed nothing') });
+    const lines = (agent: typeof running): string[] =>
+      paneLines(agent, {
+        index: 0,
+        focused: false,
+        now: 0,
+        theme,
+        width: 80,
+        height: 20,
+        compact: false,
+      }).map(lineText);
+    expect(lines(running)).toContain('· running checks…');
+    expect(lines(out)).toContain('score 0 · changed nothing');
+  });
+});
+
+describe('the compare view with checks', () => {
+  it('sorts by score and has a column per check', () => {
+    const snapshot = raceSnapshot(
+      [
+        completed('claude', { checks: [FAILING_ONE], score: score(40) }),
+        completed('codex', {
+          checks: [check({ tests: { passed: 42, failed: 0, skipped: 0 } })],
+          score: score(91.2),
+        }),
+      ],
+      { baseline: { status: 'done', checks: [FAILING_ONE], error: null } },
+    );
+    const text = compareLines(snapshot, 0, snapshot.now, theme, 120).map(lineText);
+    expect(text[0]).toMatch(/Agent\s+Status\s+Score\s+test\s+Time/);
+    expect(text[1]).toMatch(/2 Codex\s+completed\s+91\.2\s+✔ 42\/42/);
+    expect(text[2]).toMatch(/▸ 1 Claude Code\s+completed\s+40\s+✘ 41\/42/);
+  });
+});
