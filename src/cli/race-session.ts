@@ -9,6 +9,7 @@ import { EXIT, noteError, noteHint, TERMINAL_LOST } from './errors.js';
 import {
   formatCost,
   formatDiff,
+  formatScore,
   formatDuration,
   runDashboard,
   sanitize,
@@ -276,8 +277,17 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   for (const agent of completed) {
     const where = agent.branch ? `branch ${agent.branch}` : 'no branch';
     const tree = agent.worktree !== null ? `, worktree ${agent.worktree}` : '';
-    ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}`);
+    const score = agent.score === undefined ? '' : `, ${formatScore(agent.score, '·')}`;
+    ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}${score}`);
   }
+  if (summary.merged) {
+    ctx.note(
+      `hydra: ${err.green(`merged ${summary.merged.agent}`)} (${summary.merged.branch}, ${summary.merged.method})`,
+    );
+    return;
+  }
+  if (summary.mergeReason?.startsWith('--auto-merge') === true)
+    ctx.note(`hydra: ${sanitize(summary.mergeReason)}`);
   const first = completed[0];
   if (first) {
     if (first.branch && summary.baseRef)

@@ -8,11 +8,14 @@ import type { RaceHandle } from '../engine/index.js';
 import type { DashboardOptions, DashboardResult } from './components/index.js';
 
 export {
+  checkSymbol,
   createTheme,
   detectAscii,
   eventText,
   fileCount,
+  formatCheck,
   formatCost,
+  formatScore,
   formatDiff,
   formatDuration,
   formatTime,

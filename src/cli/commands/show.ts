@@ -5,9 +5,12 @@ import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import {
+  checkSymbol,
   createTheme,
   detectAscii,
   eventText,
+  formatCheck,
+  formatScore,
   formatDiff,
   formatDuration,
   formatTime,
@@ -65,6 +68,14 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
     lines.push(
       `merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${shortRef(record.merge.commit)})`,
     );
+  } else if (summary?.mergeReason !== undefined) {
+    lines.push(`merged  nothing: ${summary.mergeReason}`);
+  }
+  if (summary?.baseline !== undefined) {
+    const checks = summary.baseline.checks.map(
+      (check) => `${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}`,
+    );
+    lines.push(`baseline ${checks.length === 0 ? 'no checks ran' : checks.join('  ')}`);
   }
   const agents: AgentName[] = summary
     ? summary.agents.map((agent) => agent.agent)
@@ -82,8 +93,15 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
       lines.push(
         `${style.bold(agent)}${cliOf(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`,
       );
-      lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)}`);
+      lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)} (cost ${result.usage.costSource})`);
       if (result.branch) lines.push(`  branch  ${result.branch}`);
+      for (const check of result.checks ?? [])
+        lines.push(
+          `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}`,
+        );
+      if (result.outsideAllowed !== undefined && result.outsideAllowed.length > 0)
+        lines.push(`  ${style.yellow('scope')}   outside allowed_paths: ${result.outsideAllowed.join(', ')}`);
+      if (result.score !== undefined) lines.push(`  ${formatScore(result.score, symbols.dot)}`);
       if (result.error)
         lines.push(
           `  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`,
