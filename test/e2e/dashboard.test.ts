@@ -362,4 +362,135 @@ describe('hydra race on a real terminal', () => {
     });
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 120_000);
+
+  it("shows each pane's checks and score, and the compare view sorted by score", async () => {
+    const box = sandbox!;
+    // A suite with one test failing on the base: claude fixes it, codex breaks another test.
+    await writeFile(path.join(box.repo, 'package.json'), '{ "type": "module" }\n');
+    await writeFile(
+      path.join(box.repo, 'lib.js'),
+      'export const add = (a, b) => a - b;\nexport const mul = (a, b) => a * b;\n',
+    );
+    await writeFile(
+      path.join(box.repo, 'lib.test.js'),
+      [
+        "import { test } from 'node:test';",
+        "import assert from 'node:assert/strict';",
+        "import { add, mul } from './lib.js';",
+        "test('adds', () => assert.equal(add(2, 3), 5));",
+        "test('multiplies', () => assert.equal(mul(2, 3), 6));",
+        '',
+      ].join('\n'),
+    );
+    await git(box.repo, ['add', '.']);
+    await git(box.repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a library with a bug']);
+    await installFakeAgents(box.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 100,
+        logArgvTo: log,
+        edits: [{ path: 'claude.txt', content: 'written by claude\n' }],
+        edits: [
+          {
+            path: 'lib.js',
+            content: 'export const add = (a, b) => a + b;\nexport const mul = (a, b) => a * b;\n',
+          },
+        ],
+      },
+      codex: {
+        agent: 'codex',
+        delayMs: 100,
+        edits: [{ path: 'src/codex.ts', content: 'export const winner = "codex";\n' }],
+      },
+    });
+    await startHydra(box, ['--agents', 'claude:opus,claude:sonnet,codex']);
+    expect(await waitForAgentProcesses(box)).toBe(true);
+
+    const panes = await waitForScreen(
+      box,
+      'three agents to complete with a diff',
+      (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 3,
+    );
+    expect(panes.match(/✔ completed \d/g)).toHaveLength(3);
+    // Each named agent's pane: its name, the CLI it runs, its model.
+    expect(panes).toMatch(/\d claude-opus · Claude Code · opus/);
+    expect(panes).toMatch(/\d claude-sonnet · Claude Code · sonnet/);
+    expect(panes).toContain('Codex');
+    expect(panes).toContain('3 done');
+
+    // Each Claude process got its own model, in its own worktree.
+    const runs = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { argv: string[]; cwd: string })
+      .filter((call) => call.argv.includes('--output-format'));
+    expect(
+      Object.fromEntries(
+        runs.map((call) => [path.basename(call.cwd), call.argv[call.argv.indexOf('--model') + 1]]),
+      ),
+    ).toEqual({ 'claude-opus': 'opus', 'claude-sonnet': 'sonnet' });
+
+    // Its number key focuses claude-sonnet; m, y merges it by its name.
+    const sonnetIndex = /(\d) claude-sonnet/.exec(panes)?.[1] ?? '?';
+    await sendKeys(box, sonnetIndex);
+    await waitForScreen(box, 'focus on claude-sonnet', (screen) =>
+      screen.includes(`▸ ${sonnetIndex} claude-sonnet`),
+    );
+    await sendKeys(box, 'm');
+    const confirm = await waitForScreen(box, 'the merge confirmation', (screen) =>
+      screen.includes('y merge'),
+    );
+    expect(confirm).toContain("Merge claude-sonnet's result into main?");
+    await sendKeys(box, 'y');
+    await waitForScreen(box, 'the merge result', (screen) =>
+      screen.includes("Merged claude-sonnet's result"),
+    );
+    expect(await waitForExitCode(box)).toBe('0');
+
+    expect(await git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('written by claude');
+    expect(await git(box.repo, ['log', '-1', '--format=%B'])).toContain('claude-sonnet');
+    expect(existsSync(path.join(box.repo, 'src', 'codex.ts'))).toBe(false);
+    expect(await hydraRefs(box)).toEqual({
+      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
+      branches: '',
+    });
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+        edits: [
+          {
+            path: 'lib.js',
+            content: 'export const add = (a, b) => a - b;\nexport const mul = (a, b) => a + b;\n',
+          },
+        ],
+      },
+    });
+    await startHydra(box, ['--check', 'node --test lib.test.js']);
+
+    const panes = await waitForScreen(
+      box,
+      'both panes scored',
+      (screen) => (screen.match(/score \d/g) ?? []).length >= 2,
+    );
+    expect(panes).toContain('✔ test 2/2 · 1 newly passing');
+    expect(panes).toContain('✘ test 0/2 · 1 newly failing');
+
+    await sendKeys(box, 'c');
+    const compare = await waitForScreen(box, 'the compare view', (screen) => screen.includes('Compare'));
+    const rows = compare.split('\n').filter((line) => /\d (Claude Code|Codex)/.test(line));
+    // Sorted by score: the fix first; a column for the check.
+    expect(compare).toMatch(/Agent\s+Status\s+Score\s+test\s+Time/);
+    expect(rows[0]).toMatch(/Claude Code\s+completed\s+[\d.]+\s+✔ 2\/2/);
+    expect(rows[1]).toMatch(/Codex\s+completed\s+[\d.]+\s+✘ 0\/2/);
+
+    await sendKeys(box, 'Escape');
+    await sendKeys(box, 'q');
+    const ended = await waitForScreen(box, 'hydra to end', (screen) =>
+      /nothing was merged|Quit/.test(screen),
+    );
+    if (ended.includes('y quit')) await sendKeys(box, 'y');
+    expect(await waitForExitCode(box)).toBe('0');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+    expect((await hydraRefs(box)).worktrees).toEqual([
+      `worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`,
+    ]);
+  }, 120_000);
 });

@@ -628,7 +628,10 @@ function checksOf(config: HydraConfig, flags: RaceFlags): Partial<ResolvedRace> 
   };
 }
 
-/** A short name for a `--check` command: the script of `npm test`/`npm run lint`, else the program's name. */
+/**
+ * A short name for a `--check` command: the script of `npm test`/`npm run lint`, `test` for
+ * `node --test`, `go test`, `cargo test`, else the program's name (`pytest`, `make`).
+ */
 export function checkName(run: string): string {
   const words = run.trim().split(/\s+/);
   const [first = 'check', second, third] = words;
@@ -638,7 +641,9 @@ export function checkName(run: string): string {
       ? third
       : second
     : undefined;
-  const name = (script ?? program).replace(/[^A-Za-z0-9._-]/g, '');
+  // `node --test`, `go test ./...`, `cargo test`: a test run.
+  const runsTests = words.slice(1).some((word) => word === 'test' || word === '--test');
+  const name = (script ?? (runsTests ? 'test' : program)).replace(/[^A-Za-z0-9._-]/g, '');
   return name === '' ? 'check' : name;
 }
 
