@@ -110,7 +110,7 @@ describe('hydra.toml.example', () => {
   it('parses with every commented-out key and table enabled', () => {
     const uncommented = example
       .split('\n')
-      .map((line) => (/^# (\[[a-z]|[a-z_]+ = )/.test(line) ? line.slice(2) : line))
+      .map((line) => (/^# (\[\[?[a-z]|[a-z_]+ = )/.test(line) ? line.slice(2) : line))
       .join('\n');
     expect(uncommented).not.toBe(example);
     const config = parseConfigText(uncommented, 'hydra.toml.example');
@@ -118,6 +118,9 @@ describe('hydra.toml.example', () => {
     expect(config.prices?.['gpt-5.5']?.input_per_mtok).toBe(1.25);
     expect(config.agents?.cursor?.idle_timeout_s).toBe(120);
     expect(config.agents?.['opus']).toEqual({ adapter: 'claude', model: 'opus' });
+    expect(config.checks).toEqual([{ name: 'test', run: 'npm test', timeout_s: 600, gate: true }]);
+    expect(config.score?.allowed_paths).toEqual(['src/**', 'test/**']);
+    expect(config.race?.max_cost_usd).toBe(5);
   });
 
   it('documents every key of the schema', () => {
@@ -137,6 +140,18 @@ describe('hydra.toml.example', () => {
       'output_per_mtok',
       'cache_read_per_mtok',
       'cache_write_per_mtok',
+      'max_cost_usd',
+      'check_concurrency',
+      'name',
+      'run',
+      'gate',
+      'checks',
+      'tests',
+      'diff',
+      'scope',
+      'duration',
+      'cost',
+      'allowed_paths',
     ];
     for (const key of keys) expect(example, key).toMatch(new RegExp(`^(# )?${key} = `, 'm'));
   });

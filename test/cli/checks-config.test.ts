@@ -1,0 +1,110 @@
+/** `[[checks]]`, `[score]`, budgets and `--auto-merge` in hydra.toml and on the command line. */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/engine/config/config-error.js';
+import { checkName, loadConfig, parseConfigText, resolveRace } from '../../src/engine/config/config.js';
+import { DEFAULT_SCORE_WEIGHTS } from '../../src/engine/checks/index.js';
+import { createRepo, createSandbox, hydra } from './helpers.js';
+import type { Sandbox } from './helpers.js';
+
+const problemsOf = (text: string): readonly string[] => {
+  try {
+    parseConfigText(text, 'hydra.toml');
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+let sandbox: Sandbox | null = null;
+afterEach(() => {
+  sandbox?.cleanup();
+  sandbox = null;
+});
+
+describe('checks in hydra.toml', () => {
+  it('turns [[checks]] and --check into checks, the flag ones gates named after what they run', () => {
+    const config = parseConfigText(
+      '[[checks]]\nname = "lint"\nrun = "npm run lint"\ntimeout_s = 30\n\n[[checks]]\nname = "test"\nrun = "npm test"\ngate = true\n',
+      'hydra.toml',
+    );
+    const race = resolveRace(config, { checks: ['node --test', 'npm run build'] });
+    expect(race.checks).toEqual([
+      { name: 'lint', run: 'npm run lint', timeoutMs: 30_000, gate: false },
+      { name: 'test', run: 'npm test', timeoutMs: 600_000, gate: true },
+      { name: 'test-2', run: 'node --test', timeoutMs: 600_000, gate: true },
+      { name: 'build', run: 'npm run build', timeoutMs: 600_000, gate: true },
+    ]);
+    expect(resolveRace({}, {}).checks).toBeUndefined();
+  });
+
+  it.each([
+    ['npm test', 'test'],
+    ['pnpm run lint', 'lint'],
+    ['go test ./...', 'test'],
+    ['cargo test', 'test'],
+    ['pytest -q', 'pytest'],
+    ['./scripts/check.sh', 'check.sh'],
+  ])('names --check %j %j', (run, name) => {
+    expect(checkName(run)).toBe(name);
+  });
+
+  it('says what is wrong with a check', () => {
+    expect(problemsOf('[[checks]]\nname = "t"\n')).toEqual([
+      'hydra.toml: checks[0].run is required: it must be a non-empty string',
+    ]);
+    expect(problemsOf('[[checks]]\nname = "t"\nrun = "x"\ngates = true\n')[0]).toContain(
+      'unknown key checks[0].gates (did you mean "gate"?)',
+    );
+    expect(problemsOf('[[checks]]\nname = "t"\nrun = "x"\n[[checks]]\nname = "t"\nrun = "y"\n')[0]).toContain(
+      'names t twice',
+    );
+  });
+
+  it('reads the score weights over the defaults, allowed_paths and the budgets', () => {
+    const config = parseConfigText(
+      '[race]\nmax_cost_usd = 5\n[agents.codex]\nmax_cost_usd = 1.5\n[score]\ncost = 20\nallowed_paths = ["src/**"]\n',
+      'hydra.toml',
+    );
+    const race = resolveRace(config, { agents: ['codex'] });
+    expect(race.scoreWeights).toEqual({ ...DEFAULT_SCORE_WEIGHTS, cost: 20 });
+    expect(race.allowedPaths).toEqual(['src/**']);
+    expect(race.maxCostUsd).toBe(5);
+    expect(race.agents[0]?.maxCostUsd).toBe(1.5);
+    expect(resolveRace(config, { maxCostUsd: 2 }).maxCostUsd).toBe(2);
+    expect(problemsOf('[race]\nmax_cost_usd = 0\n')[0]).toContain(
+      'race.max_cost_usd must be a number of USD, more than 0',
+    );
+    expect(problemsOf('[score]\ndiff = -1\n')[0]).toContain('score.diff must be a weight, 0 or more');
+  });
+
+  it("leaves a repository's untrusted checks out, and says so", async () => {
+    sandbox = createSandbox();
+    const repo = await createRepo(sandbox.dir);
+    writeFileSync(path.join(repo, 'hydra.toml'), '[[checks]]\nname = "test"\nrun = "npm test"\n');
+    const loaded = loadConfig({ cwd: repo, env: sandbox.env });
+    expect(loaded.trusted).toBe(false);
+    expect(loaded.ignored).toEqual(['checks']);
+    expect(loaded.config.checks).toBeUndefined();
+  });
+});
+
+describe('race flags for checks', () => {
+  it('refuses a bad --max-cost-usd, --auto-merge or empty --check with exit 2', async () => {
+    sandbox = createSandbox();
+    const repo = await createRepo(sandbox.dir);
+    const run = (args: string[]) =>
+      hydra(['race', '--json', ...args, 'do it'], { cwd: repo, env: sandbox!.env });
+    const budget = await run(['--max-cost-usd', 'lots']);
+    expect(budget.exitCode).toBe(2);
+    expect(budget.stderr).toContain('--max-cost-usd must be a positive number of USD');
+    const merge = await run(['--auto-merge', 'first']);
+    expect(merge.exitCode).toBe(2);
+    expect(merge.stderr).toContain('--auto-merge must be "best"');
+    const check = await run(['--check', ' ']);
+    expect(check.exitCode).toBe(2);
+    expect(check.stderr).toContain('--check needs a command');
+  });
+});
