@@ -5,7 +5,9 @@
  */
 import type { AgentEvent, ErrorInfo, Usage } from '../adapters/events.js';
 import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
-import type { Score, ScoreWeights, TestCounts } from './checks/index.js';
+// From the pure files themselves, not the folder's index: the index reaches back to this file.
+import type { Score, ScoreWeights } from './checks/score.js';
+import type { TestCounts } from './checks/test-counts.js';
 
 /** One check of a race (`--check`, `[[checks]]`): a command run in every result and on the base. */
 export interface CheckSpec {

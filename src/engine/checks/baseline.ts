@@ -14,7 +14,7 @@ import type { Limiter } from './limiter.js';
 import { runChecks } from './runner.js';
 
 /** The process marker of the baseline's checks. */
-export const BASELINE_OWNER = 'check:baseline';
+const BASELINE_OWNER = 'check:baseline';
 
 export interface BaselineInput {
   repoRoot: string;
@@ -34,7 +34,7 @@ export interface BaselineOutput {
   error: string | null;
 }
 
-export const baselineWorktreeDir = (runDir: string): string => path.join(runDir, '.baseline');
+const baselineWorktreeDir = (runDir: string): string => path.join(runDir, '.baseline');
 
 /** Creates the baseline worktree, runs the checks there, removes it. Never throws. */
 export async function runBaseline(input: BaselineInput, signal: AbortSignal): Promise<BaselineOutput> {

@@ -8,6 +8,6 @@ export { createLimiter } from './limiter.js';
 export type { Limiter } from './limiter.js';
 export { runChecks } from './runner.js';
 export type { CheckPlace } from './runner.js';
-export { BASELINE_OWNER, baselineWorktreeDir, runBaseline } from './baseline.js';
+export { runBaseline } from './baseline.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
 export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';

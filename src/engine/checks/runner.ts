@@ -14,7 +14,7 @@ import { readTestCounts } from './test-counts.js';
 /** Output read for test counts: the last 1 MB of lines. */
 const PARSED_OUTPUT_BYTES = 1024 * 1024;
 /** Output kept in the run record: the last 8 KB. */
-export const RECORDED_OUTPUT_CHARS = 8 * 1024;
+const RECORDED_OUTPUT_CHARS = 8 * 1024;
 /** Test names kept per list (a suite with thousands of failures does not bloat the record). */
 const MAX_NAMES = 200;
 
