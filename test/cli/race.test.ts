@@ -35,6 +35,9 @@ const summaryOf = (lines: Line[]) =>
     runId: string;
     agents: Array<Record<string, unknown>>;
     error?: { kind: string; message: string; hint: string };
+    merged?: unknown;
+    mergeReason?: string;
+    baseline?: unknown;
   };
 
 /** A headless race of two agents that hang after two lines, as a live child process (wrapped: a
@@ -95,6 +98,10 @@ describe('hydra race --json', () => {
     expect(summary.type).toBe('summary');
     expect(summary.runId).toBe((first as { runId: string }).runId);
     expect(summary.agents.map((agent) => agent.agent).sort()).toEqual(['claude', 'codex']);
+    // No --auto-merge: nothing merged, and the summary says so; no checks, so no baseline.
+    expect(summary.merged).toBeNull();
+    expect(summary.mergeReason).toContain('no merge was asked for');
+    expect(summary.baseline).toBeUndefined();
     for (const agent of summary.agents) {
       expect(Object.keys(agent).sort()).toEqual([
         'adapter',
@@ -103,10 +110,12 @@ describe('hydra race --json', () => {
         'diff',
         'durationMs',
         'exitCode',
+        'score',
         'status',
         'usage',
         'worktree',
       ]);
+      expect(Object.keys(agent.score as object).sort()).toEqual(['gates', 'parts', 'total']);
       expect(agent.status).toBe('completed');
       expect(Object.keys(agent.usage as object).sort()).toEqual(
         [

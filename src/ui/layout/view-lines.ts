@@ -10,6 +10,7 @@ import {
   checkSymbol,
   checkTone,
   eventLine,
+  formatCheck,
   formatScoreTotal,
   formatCost,
   formatCount,
@@ -333,6 +334,19 @@ export const compareLines = (
     ]);
   }
   lines.push([]);
+  const baseline = snapshot.baseline;
+  if (baseline !== null) {
+    const state =
+      baseline.status === 'running'
+        ? [seg(`running${symbols.ellipsis}`, 'muted')]
+        : baseline.error !== null
+          ? [seg(`could not run: ${oneLine(baseline.error)}`, 'error')]
+          : baseline.checks.flatMap((check, index) => [
+              seg(`${index === 0 ? '' : '  '}${checkSymbol(check, symbols)} `, checkTone(check)),
+              seg(formatCheck(check, symbols.dot)),
+            ]);
+    lines.push([seg('baseline: ', null, true), ...state]);
+  }
   for (const agent of snapshot.agents) {
     if (agent.diff !== null && agent.diff.files.length > 0) {
       const files = agent.diff.files.map((file) =>

@@ -12,12 +12,12 @@ export const checkSymbol = (check: Pick<CheckSummary, 'status'>, symbols: Symbol
 export const checkTone = (check: Pick<CheckSummary, 'status'>): Tone =>
   check.status === 'passed' ? 'ok' : check.status === 'timed_out' ? 'warn' : 'error';
 
-/** `41/42` when the output gave counts; `timed out` / `error` / `passed` / `failed` otherwise. */
+/** `41/42` when the output gave counts; `timed out` / `error` / `ok` / `fail` otherwise. */
 export const checkFigure = (check: Pick<CheckSummary, 'status' | 'tests'>): string => {
   if (check.status === 'timed_out') return 'timed out';
   if (check.status === 'error') return 'error';
   if (check.tests !== null) return `${check.tests.passed}/${check.tests.passed + check.tests.failed}`;
-  return check.status;
+  return check.status === 'passed' ? 'ok' : 'fail';
 };
 
 /** `test 41/42 · 1 newly failing` (without the symbol). */
