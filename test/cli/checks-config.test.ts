@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/config-error.js';
 import { checkName, loadConfig, parseConfigText, resolveRace } from '../../src/engine/config/config.js';
 import { DEFAULT_SCORE_WEIGHTS } from '../../src/engine/checks/index.js';
-import { createRepo, createSandbox, hydra } from './helpers.js';
+import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
 const problemsOf = (text: string): readonly string[] => {
@@ -107,4 +107,90 @@ describe('race flags for checks', () => {
     expect(check.exitCode).toBe(2);
     expect(check.stderr).toContain('--check needs a command');
   });
+});
+
+describe('hydra race --json with checks', () => {
+  it('prints checks, scores, the baseline and what --auto-merge best merged; hydra show prints them', async () => {
+    sandbox = createSandbox();
+    const repo = await createRepo(sandbox.dir);
+    writeFileSync(path.join(repo, 'package.json'), '{ "type": "module" }\n');
+    writeFileSync(path.join(repo, 'lib.js'), 'export const add = (a, b) => a - b;\n');
+    writeFileSync(
+      path.join(repo, 'lib.test.js'),
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n",
+    );
+    git(repo, ['add', '-A']);
+    git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a bug']);
+    await installFakes(sandbox.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 5,
+        edits: [{ path: 'lib.js', content: 'export const add = (a, b) => a + b;\n' }],
+      },
+      codex: { agent: 'codex', delayMs: 5, edits: [{ path: 'docs/notes.md', content: 'notes\n' }] },
+    });
+    // A --config file is trusted; it limits the paths agents may change.
+    const config = path.join(sandbox.dir, 'hydra.toml');
+    writeFileSync(config, '[score]\nallowed_paths = ["lib.js"]\n');
+    const result = await hydra(
+      [
+        'race',
+        '--json',
+        '--config',
+        config,
+        '--check',
+        `${process.execPath} --test lib.test.js`,
+        '--auto-merge',
+        'best',
+        'fix add',
+      ],
+      { cwd: repo, env: sandbox.env },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    const summary = parseNdjson(result.stdout).at(-1) as {
+      runId: string;
+      agents: Array<{
+        agent: string;
+        checks: unknown[];
+        score: { total: number; gates: unknown; parts: object };
+      }>;
+      baseline: { checks: Array<{ name: string; status: string; tests: unknown }> };
+      merged: unknown;
+    };
+    expect(summary.baseline.checks).toEqual([
+      {
+        name: 'test',
+        status: 'failed',
+        exitCode: 1,
+        durationMs: expect.any(Number),
+        tests: { passed: 0, failed: 1, skipped: 0 },
+      },
+    ]);
+    const claude = summary.agents.find((agent) => agent.agent === 'claude');
+    expect(claude?.checks).toEqual([
+      {
+        name: 'test',
+        status: 'passed',
+        exitCode: 0,
+        durationMs: expect.any(Number),
+        tests: { passed: 1, failed: 0, skipped: 0 },
+      },
+    ]);
+    expect(Object.keys(claude?.score ?? {}).sort()).toEqual(['gates', 'parts', 'total']);
+    expect(summary.merged).toEqual({
+      agent: 'claude',
+      branch: `hydra/${summary.runId}/claude`,
+      method: expect.any(String),
+    });
+    expect(git(repo, ['show', 'HEAD:lib.js'])).toContain('a + b');
+
+    const shown = await hydra(['show', summary.runId], { cwd: repo, env: sandbox.env });
+    // ASCII symbols: TERM=dumb.
+    expect(shown.stdout).toContain('baseline x test 0/1');
+    expect(shown.stdout).toContain('check   + test 1/1 - 1 newly passing (gate)');
+    expect(shown.stdout).toContain('outside allowed_paths: docs/notes.md');
+    expect(shown.stdout).toContain('score 100');
+    expect(shown.stdout).toContain('score 0 - failed gate test');
+    expect(shown.stdout).toContain('(cost estimated)');
+  }, 60_000);
 });
