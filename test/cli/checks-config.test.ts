@@ -191,6 +191,7 @@ describe('hydra race --json with checks', () => {
     expect(shown.stdout).toContain('outside allowed_paths: docs/notes.md');
     expect(shown.stdout).toContain('score 100');
     expect(shown.stdout).toContain('score 0 - failed gate test');
-    expect(shown.stdout).toContain('(cost estimated)');
+    expect(shown.stdout).toContain('cost    estimated from its tokens and the price table');
+    expect(shown.stdout).toContain('cost    reported by the CLI');
   }, 60_000);
 });

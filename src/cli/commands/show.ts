@@ -48,6 +48,13 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   return EXIT.ok;
 }
 
+/** Whether a cost is the CLI's own figure or hydra's estimate. */
+const COST_SOURCE = {
+  reported: 'reported by the CLI',
+  estimated: 'estimated from its tokens and the price table',
+  unknown: 'unknown (no price for its model, or no tokens reported)',
+} as const;
+
 /** Columns an event line takes after its time; `hydra show --json` has the whole text. */
 const EVENT_COLUMNS = 120;
 
@@ -93,7 +100,8 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
       lines.push(
         `${style.bold(agent)}${cliOf(agent)}  ${statusText(result, style)}  ${formatDuration(result.durationMs)}  ${formatDiff(result.diff)}`,
       );
-      lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)} (cost ${result.usage.costSource})`);
+      lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)}`);
+      lines.push(`  cost    ${COST_SOURCE[result.usage.costSource]}`);
       if (result.branch) lines.push(`  branch  ${result.branch}`);
       for (const check of result.checks ?? [])
         lines.push(
