@@ -10,7 +10,15 @@ import { readRun, startRace } from '../../src/engine/index.js';
 import { scoreRace } from '../../src/engine/checks/index.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
 import { extraWorktrees } from '../faults/invariants.js';
-import { git, installAgents, makeSandbox, plan, processesOfRun, raceOptions } from './helpers.js';
+import {
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  processesOfRun,
+  raceOptions,
+  waitForSnapshot,
+} from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
 let sandbox: Sandbox;
@@ -178,5 +186,43 @@ describe('--auto-merge best', () => {
     expect(summary.merged).toBeNull();
     expect(summary.mergeReason).toBe('--auto-merge best merged nothing: claude and codex tie at 100');
     expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(BUGGY);
+  }, 60_000);
+});
+
+describe('supervised checks', () => {
+  it('stops a check at its time limit (timed_out) and leaves nothing running', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: edit(FIXED) });
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        checks: [{ name: 'slow', run: 'sleep 30', timeoutMs: 500, gate: false }],
+      }),
+    );
+    await handle.settled;
+    const summary = await handle.finish();
+
+    expect(summary.baseline?.checks.map((check) => check.status)).toEqual(['timed_out']);
+    expect(summary.agents[0]?.checks?.map((check) => check.status)).toEqual(['timed_out']);
+    expect(processesOfRun(handle.runId)).toEqual([]);
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
+  }, 60_000);
+
+  it('cancelling while checks run stops them and removes the baseline worktree', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: edit(FIXED) });
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        checks: [{ name: 'slow', run: 'sleep 300', timeoutMs: 0, gate: false }],
+      }),
+    );
+    const runId = handle.runId;
+    await waitForSnapshot(handle, (snapshot) => snapshot.agents[0]?.checking === true);
+    expect(processesOfRun(runId).length).toBeGreaterThan(0);
+
+    await handle.cancel();
+
+    expect(handle.getSnapshot().phase).toBe('cancelled');
+    expect(processesOfRun(runId)).toEqual([]);
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
   }, 60_000);
 });
