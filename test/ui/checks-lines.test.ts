@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { paneLines } from '../../src/ui/layout/pane-lines.js';
-import { compareLines } from '../../src/ui/layout/view-lines.js';
+import { compareLines, detailLines } from '../../src/ui/layout/view-lines.js';
 import { createTheme } from '../../src/ui/text/theme.js';
 import type { CheckSummary, ScoreSummary } from '../../src/engine/types.js';
 import { completed, raceSnapshot } from './fixtures.js';
@@ -90,5 +90,19 @@ describe('the compare view with checks', () => {
     expect(text[0]).toMatch(/Agent\s+Status\s+Score\s+test\s+Time/);
     expect(text[1]).toMatch(/2 Codex\s+completed\s+91\.2\s+✔ 42\/42/);
     expect(text[2]).toMatch(/▸ 1 Claude Code\s+completed\s+40\s+✘ 41\/42/);
+  });
+});
+
+describe('the detail view with checks', () => {
+  it('lists each check with the end of its output when it did not pass, and the newly failing tests', () => {
+    const agent = completed('claude', {
+      checks: [{ ...FAILING_ONE, output: 'TAP version 13\nnot ok 1 - adds\n# fail 1' }],
+      score: score(40),
+    });
+    const text = detailLines(agent, 0, theme, 100, 'run-1').map(lineText);
+    expect(text).toContain('score 40');
+    expect(text).toContain('✘ test 41/42 · 1 newly failing · 1s');
+    expect(text).toContain('    not ok 1 - adds');
+    expect(text).toContain('    newly failing: adds');
   });
 });

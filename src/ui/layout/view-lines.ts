@@ -11,6 +11,7 @@ import {
   checkTone,
   eventLine,
   formatCheck,
+  formatScore,
   formatScoreTotal,
   formatCost,
   formatCount,
@@ -68,6 +69,23 @@ export const detailLines = (
       ),
     );
     lines.push(...wrapLines([[seg(`hint: ${agent.error.hint}`, 'warn')]], width));
+  }
+  if (agent.score !== null) lines.push([seg(formatScore(agent.score, symbols.dot), 'accent', true)]);
+  for (const check of agent.checks ?? []) {
+    lines.push([
+      seg(`${checkSymbol(check, symbols)} `, checkTone(check), true),
+      seg(
+        `${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''} ${symbols.dot} ${formatDuration(check.durationMs)}`,
+      ),
+    ]);
+    // What it printed last, when it did not pass (the run record keeps the last 8 KB).
+    if (check.status === 'passed') continue;
+    const output = sanitize(check.output)
+      .split('\n')
+      .filter((text) => text.trim() !== '');
+    for (const text of output.slice(-OUTPUT_LINES)) lines.push([seg(`    ${text}`, 'muted')]);
+    for (const name of check.newlyFailing ?? [])
+      lines.push([seg(`    newly failing: ${sanitize(name)}`, 'error')]);
   }
   const hidden = agent.eventCount - agent.recentEvents.length;
   // The dashboard keeps a bounded window; the run record has every event.
