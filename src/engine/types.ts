@@ -256,7 +256,7 @@ export interface RaceSummary {
   /** The weights the scores were computed with (absent when nothing was scored). */
   scoreWeights?: ScoreWeights;
   /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */
-  merged?: { agent: AdapterId; branch: string; method: MergeResult['method'] } | null;
+  merged?: { agent: AgentName; branch: string; method: MergeResult['method'] } | null;
   mergeReason?: string;
 }
 

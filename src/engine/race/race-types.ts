@@ -106,7 +106,7 @@ export interface RaceContext {
   /** Why `--auto-merge best` merged nothing, else null. */
   mergeNote: string | null;
   /** Each agent's check runs (with test names), kept to compare again once the baseline is in. */
-  checkRuns: Record<AdapterId, CheckRun[]>;
+  checkRuns: Record<AgentName, CheckRun[]>;
   /** The baseline's check runs, once done. */
   baselineRuns: CheckRun[] | null;
 }
