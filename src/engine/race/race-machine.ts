@@ -554,8 +554,9 @@ const baselineInput = (context: RaceContext): BaselineInput => {
 
 /**
  * What ending a race without a merge removes: every worktree (unless kept) and the branches of
- * agents that did not complete (except those stopped for their budget). Branches of completed agents stay, so `hydra merge <run> <agent>`
- * still works after a headless run; `hydra clean` removes them.
+ * agents that did not complete (except those stopped for their budget). Branches of completed
+ * agents stay, so `hydra merge <run> <agent>` still works after a headless run; `hydra clean`
+ * removes them.
  */
 const cleanUpInput = (context: RaceContext): CleanUpInput => ({
   repoRoot: context.repo?.root ?? context.options.repoPath,
