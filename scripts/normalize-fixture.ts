@@ -47,6 +47,14 @@ const GEMINI_TOOL_ID = /("tool_id":"[A-Za-z0-9_]*?[_-])\d{13}([_-])([0-9a-f]+)"/
 /** Gemini CLI 0.2x prints its start-up profile on stderr (`[STARTUP] ... duration: 692.33`). */
 const GEMINI_STARTUP_DURATION = /(\[STARTUP\] Recording metric for phase: \S+ duration: )\d+(?:\.\d+)?/g;
 const GEMINI_REPORT_TIME = /(gemini-client-error-[A-Za-z.-]+?-)\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z/g;
+/** opencode's epoch-millisecond times: `"timestamp"`, and `"start"`/`"end"` of a part's `time`. */
+const EPOCH_MS_FIELD = /"(timestamp|start|end|created|updated|completed)":1\d{12}\b/g;
+/** opencode's ids: a prefix and 26 characters (`ses_…`, `msg_…`, `prt_…`). */
+const OPENCODE_ID = /\b(ses|msg|prt)_[0-9A-Za-z]{26}\b/g;
+/** An HTTP `date` header echoed in an error (opencode's APIError.responseHeaders). */
+const HTTP_DATE = /\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT\b/g;
+/** opencode's log lines: `ERROR 2026-11-23T13:22:10 +1226ms service=models.dev ...`. */
+const LOG_TIME = /\b(ERROR|WARN|INFO|DEBUG) +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \+\d+ms\b/g;
 
 /** Claude Code names per-project folders after the path with every `/` (and `.`) turned into `-`. */
 const slugOf = (path: string): string => path.replace(/[/.]/g, '-');
@@ -86,7 +94,18 @@ export const normalizeText = (text: string, context: NormalizeContext): string =
   );
   out = out.replace(GEMINI_REPORT_TIME, '$12026-11-23T12-00-00-000Z');
   out = out.replace(GEMINI_STARTUP_DURATION, `$1${FIXTURE_DURATION_MS}`);
-  return out.split('\n').map(sortUnorderedLine).join('\n');
+  out = out.replace(EPOCH_MS_FIELD, (_match, key: string) => `"${key}":${FIXTURE_EPOCH_MS}`);
+  out = out.replace(OPENCODE_ID, (id: string, prefix: string) => {
+    let placeholder = context.ids.get(id);
+    if (placeholder === undefined) {
+      placeholder = `${prefix}_fixture${(context.ids.size + 1).toString().padStart(18, '0')}`;
+      context.ids.set(id, placeholder);
+    }
+    return placeholder;
+  });
+  out = out.replace(HTTP_DATE, 'Mon, 23 Nov 2026 12:00:00 GMT');
+  out = out.replace(LOG_TIME, (_match, level: string) => `${level} ${FIXTURE_TIMESTAMP.slice(0, 19)} +100ms`);
+  return out.split('\n').map(sortUnorderedLine).map(sortQwenTools).join('\n');
 };
 
 /**
@@ -101,6 +120,22 @@ const sortUnorderedLine = (line: string): string => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return line;
     const sorted = Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)));
     return JSON.stringify(sorted);
+  } catch {
+    return line;
+  }
+};
+
+/**
+ * Qwen Code lists its tools in its init line in registration order, which varies from run to run
+ * (tools register concurrently): that list is sorted.
+ */
+const sortQwenTools = (line: string): string => {
+  if (!line.startsWith('{"type":"system","subtype":"init"') || !line.includes('"qwen_code_version"'))
+    return line;
+  try {
+    const value = JSON.parse(line) as Record<string, unknown>;
+    if (!Array.isArray(value.tools)) return line;
+    return JSON.stringify({ ...value, tools: [...(value.tools as unknown[])].map(String).sort() });
   } catch {
     return line;
   }

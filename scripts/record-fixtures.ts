@@ -5,8 +5,9 @@
  * meta.json). See fixtures/adapters/README.md for the layout.
  *
  * Options:
- *   --agent <id>           only this agent (repeatable): claude, codex, gemini
+ *   --agent <id>           only this agent (repeatable): claude, codex, gemini, qwen, opencode
  *   --only help|streams    only the help texts, or only the streams
+ *   --scenario <name>      only this stream (repeatable), e.g. auth-failure or success-edit@0.5.2
  *   --out <dir>            write there instead of fixtures/adapters (to diff a re-recording)
  */
 import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -21,7 +22,10 @@ import { startFakeOpenAiServer } from '../test/support/fake-openai-server.js';
 import type { OpenAiScenario } from '../test/support/fake-openai-server.js';
 import { startFakeGeminiServer } from '../test/support/fake-gemini-server.js';
 import type { GeminiScenario } from '../test/support/fake-gemini-server.js';
+import { startFakeOpenAiChatServer } from '../test/support/fake-openai-chat-server.js';
+import type { ChatScenario } from '../test/support/fake-openai-chat-server.js';
 import type { FakeModelServer } from '../test/support/fake-model-server.js';
+import { compareVersions } from '../src/adapters/help-flags.js';
 import { FIXTURE_ROOT, createContext, normalizeArgv, normalizeText } from './normalize-fixture.js';
 import type { NormalizeContext } from './normalize-fixture.js';
 import {
@@ -37,6 +41,10 @@ import {
   initFixtureRepo,
   writeCodexOfflineConfig,
   writeGeminiOfflineSettings,
+  opencodeOfflineEnv,
+  qwenOfflineEnv,
+  writeOpencodeOfflineConfig,
+  writeQwenOfflineSettings,
 } from './vendor-cli.js';
 import type { VendorAgent } from './vendor-cli.js';
 
@@ -53,8 +61,10 @@ interface StreamScenario {
   version?: string;
   /** Stop the run (SIGTERM) after this long: for versions known to hang. */
   stopAfterMs?: number;
-  server: AnthropicScenario | OpenAiScenario | GeminiScenario;
+  server: AnthropicScenario | OpenAiScenario | GeminiScenario | ChatScenario;
   extraArgs?: readonly string[];
+  /** Variables set over the agent's offline environment. */
+  env?: Readonly<Record<string, string>>;
   /**
    * Gemini: how the prompt reaches the CLI, as hydra's adapter sends it to that version: `flag`
    * (`--prompt=<prompt>`) or `stdin` (versions whose -p is deprecated). Default `flag`.
@@ -157,6 +167,8 @@ const SCENARIOS: readonly StreamScenario[] = [
       'config.toml names a model codex has no metadata for: an item of type "error" appears before turn.started, and the run still succeeds (exit 0, turn.completed).',
   },
   ...geminiScenarios(),
+  ...qwenScenarios(),
+  ...opencodeScenarios(),
   ...legacyScenarios('claude', '1.0.59'),
   ...legacyScenarios('claude', '2.0.70'),
   ...legacyScenarios('codex', '0.118.0'),
@@ -337,8 +349,117 @@ function geminiScenarios(): StreamScenario[] {
   ];
 }
 
+/** Qwen Code, run the way hydra runs it (`--approval-mode auto-edit`, the prompt as `--prompt=`). */
+function qwenScenarios(): StreamScenario[] {
+  return [
+    {
+      agent: 'qwen',
+      name: 'success-edit',
+      server: 'success-edit',
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'Turn 1: the model answers with text and a write_file call (absolute file_path, content); turn 2: final text. Qwen Code prints the text and the tool_use as two assistant lines with different ids (the text one with zero usage), then a user line with the tool_result and a result line without a cost. input_tokens include the cached ones.',
+    },
+    {
+      agent: 'qwen',
+      name: 'partial-messages',
+      server: 'success-edit',
+      extraArgs: ['--include-partial-messages'],
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'success-edit with --include-partial-messages: adds stream_event lines carrying Anthropic SSE shapes (message_start, content_block_delta with text_delta or input_json_delta, message_stop), translated by Qwen Code from the OpenAI chunks.',
+    },
+    {
+      agent: 'qwen',
+      name: 'auth-failure',
+      server: 'auth-failure',
+      expectExit: 1,
+      expectEdit: false,
+      notes:
+        'The server answers 401 invalid_api_key. Exit 1 at once (no retry); the error arrives as assistant text "[API Error: 401 ...]" and a result line with subtype "error_during_execution", is_error true and error.message. No status field.',
+    },
+    {
+      agent: 'qwen',
+      name: 'server-error',
+      server: 'server-error',
+      expectExit: 1,
+      expectEdit: false,
+      notes:
+        "The server answers 500 server_error. Qwen Code retries 7 times with backoff (about 80 s, nothing on stdout meanwhile; a 500's retry-after header is not honoured, only a 429's or 503's), then exits 1 with \"[API Error: 500 ...]\" text and an error_during_execution result.",
+    },
+    ...legacyScenarios('qwen', '0.15.10', {
+      exit: 0,
+      notes:
+        'auth-failure (401) as recorded with qwen 0.15.10: it EXITS 0 and its result line says subtype "success", is_error false, with result "[API Error: 401 ...]". Only that text tells the run failed.',
+    }),
+    ...legacyScenarios('qwen', '0.5.2', {
+      exit: 0,
+      notes:
+        'auth-failure (401) as recorded with qwen 0.5.2: like 0.15.10 it EXITS 0 with a "success" result whose text is "[API Error: 401 ...]".',
+    }),
+  ];
+}
+
+/** opencode, run the way hydra runs it: `run --format json`, the prompt on stdin, edits allowed. */
+function opencodeScenarios(): StreamScenario[] {
+  return [
+    {
+      agent: 'opencode',
+      name: 'success-edit',
+      server: 'success-edit',
+      expectExit: 0,
+      expectEdit: true,
+      notes:
+        'Turn 1: text and a write call (filePath, content); turn 2: final text. Lines: step_start, text, tool_use (printed once the tool finished: input, output and status together), step_finish with reason "tool-calls" and tokens, then step_start, text, step_finish with reason "stop". No result line. tokens.input excludes the cached tokens (tokens.cache.read). cost is 0: opencode has no price for the custom model. A title request without tools goes to the server first.',
+    },
+    {
+      agent: 'opencode',
+      name: 'auth-failure',
+      server: 'auth-failure',
+      expectExit: 1,
+      expectEdit: false,
+      notes:
+        'The server answers 401 invalid_api_key. One line: {"type":"error","error":{"name":"APIError","data":{"statusCode":401,"isRetryable":false,...}}}, exit 1, no step at all.',
+    },
+    {
+      agent: 'opencode',
+      name: 'server-error',
+      server: 'server-error',
+      expectExit: 1,
+      expectEdit: false,
+      notes:
+        'The server answers 500 server_error with a retry-after-ms header, which opencode honours: it retries quickly (without the header its backoff takes about 80 s), then prints one error line with statusCode 500 and isRetryable true, exit 1.',
+    },
+    {
+      agent: 'opencode',
+      name: 'permission-rejected',
+      server: 'success-edit',
+      env: { OPENCODE_PERMISSION: JSON.stringify({ edit: 'ask' }) },
+      expectExit: 0,
+      expectEdit: false,
+      notes:
+        'OPENCODE_PERMISSION makes edits "ask": `opencode run` rejects the write on the spot (stderr: "permission requested: edit (hello.txt); auto-rejecting"), the tool_use line has status "error", and the run ends after that step (reason "tool-calls") with exit 0 and no answer.',
+    },
+    ...legacyScenarios('opencode', '1.14.41', {
+      exit: 0,
+      notes:
+        'auth-failure (401) as recorded with opencode 1.14.41: the same single error line as the latest, but the process EXITS 0 (1.18 exits 1). The error line alone says the run failed.',
+    }),
+    ...legacyScenarios('opencode', '1.3.2', {
+      exit: 0,
+      notes: 'auth-failure (401) as recorded with opencode 1.3.2: one error line and exit 0, as in 1.14.41.',
+    }),
+  ];
+}
+
 /** An older version's success and 401 runs, to test the parser against real schema drift. */
-function legacyScenarios(agent: VendorAgent, version: string): StreamScenario[] {
+function legacyScenarios(
+  agent: VendorAgent,
+  version: string,
+  auth: { exit: number; notes?: string } = { exit: 1 },
+): StreamScenario[] {
   return [
     {
       agent,
@@ -354,15 +475,17 @@ function legacyScenarios(agent: VendorAgent, version: string): StreamScenario[] 
       name: 'auth-failure',
       version,
       server: 'auth-failure',
-      expectExit: 1,
+      expectExit: auth.exit,
       expectEdit: false,
-      notes: `auth-failure (401) as recorded with ${agent} ${version} (older output schema).`,
+      notes: auth.notes ?? `auth-failure (401) as recorded with ${agent} ${version} (older output schema).`,
     },
   ];
 }
 
 interface Options {
   agents: VendorAgent[];
+  /** Only the streams of these file names (`auth-failure`, `success-edit@0.5.2`); all when empty. */
+  scenarios: string[];
   help: boolean;
   streams: boolean;
   out: string;
@@ -374,6 +497,7 @@ const parseOptions = (root: string): Options => {
       agent: { type: 'string', multiple: true },
       only: { type: 'string' },
       out: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
     },
   });
   const agents = (values.agent ?? [...VENDOR_AGENTS]).map((agent) => {
@@ -386,6 +510,7 @@ const parseOptions = (root: string): Options => {
   }
   return {
     agents,
+    scenarios: values.scenario ?? [],
     help: values.only !== 'streams',
     streams: values.only !== 'help',
     out: values.out ?? join(root, 'fixtures', 'adapters'),
@@ -410,12 +535,21 @@ const recordHelp = async (root: string, out: string, agent: VendorAgent, version
       ['help.txt', ['--help']],
     ];
     if (agent === 'codex') commands.push(['exec-help.txt', ['exec', '--help']]);
+    if (agent === 'opencode') commands.push(['run-help.txt', ['run', '--help']]);
+    if (agent === 'qwen') await writeQwenOfflineSettings(home);
+    const env = {
+      ...baseEnv(),
+      HOME: home,
+      CODEX_HOME: join(home, '.codex'),
+      // Nothing listens on the discard port: a registry lookup fails at once, on loopback.
+      ...(agent === 'opencode' ? opencodeOfflineEnv('http://127.0.0.1:9', home) : {}),
+    };
     for (const [file, args] of commands) {
       const result = await execa(install.binary, args, {
         reject: false,
         stdin: 'ignore',
         timeout: 60_000,
-        env: { ...baseEnv(), HOME: home, CODEX_HOME: join(home, '.codex') },
+        env,
         extendEnv: false,
       });
       if (result.exitCode !== 0) {
@@ -424,6 +558,10 @@ const recordHelp = async (root: string, out: string, agent: VendorAgent, version
         );
       }
       await writeFile(join(dir, file), ensureNewline(normalizeText(result.stdout, context)));
+      // opencode 1.14 and later print their help on stderr: kept beside it when there is any.
+      const stderrFile = join(dir, file.replace(/\.txt$/, '.stderr.txt'));
+      if ((agent === 'qwen' || agent === 'opencode') && result.stderr.trim() !== '')
+        await writeFile(stderrFile, ensureNewline(normalizeText(result.stderr, context)));
     }
     console.log(`help   ${agent}@${version} → ${dir}`);
   } finally {
@@ -462,6 +600,12 @@ const startServer = (scenario: StreamScenario, repo: string): Promise<FakeModelS
     case 'gemini':
       return startFakeGeminiServer({
         scenario: scenario.server as GeminiScenario,
+        edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+      });
+    case 'qwen':
+    case 'opencode':
+      return startFakeOpenAiChatServer({
+        scenario: scenario.server as ChatScenario,
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
       });
   }
@@ -522,7 +666,29 @@ const runScenario = async (
       }
       break;
     }
+    case 'qwen':
+      await writeQwenOfflineSettings(home);
+      args = [
+        '--output-format',
+        'stream-json',
+        '--approval-mode',
+        'auto-edit',
+        ...extra,
+        `--prompt=${PROMPT}`,
+      ];
+      env = qwenOfflineEnv(server.url, home);
+      break;
+    case 'opencode':
+      env = opencodeOfflineEnv(server.url, home);
+      await writeOpencodeOfflineConfig(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), server.url);
+      args = ['run', '--format', 'json', ...extra];
+      // opencode reads the prompt from stdin (see src/adapters/opencode.ts), as hydra sends it.
+      stdinFile = join(home, 'prompt.txt');
+      await writeFile(stdinFile, PROMPT);
+      env['OPENCODE_PERMISSION'] = JSON.stringify({ edit: 'allow' });
+      break;
   }
+  Object.assign(env, scenario.env ?? {});
   const started = Date.now();
   const result = await execa(binary, args, {
     cwd: repo,
@@ -626,6 +792,15 @@ const logInstall = (agent: VendorAgent, version: string, installed: boolean, ms:
   if (installed) console.log(`install ${agent}@${version}: ${ms} ms`);
 };
 
+/** opencode before 1.18 downloads ripgrep from GitHub when `rg` is not on PATH: refuse instead. */
+const requireRipgrep = async (version: string): Promise<void> => {
+  const found = await execa('rg', ['--version'], { reject: false, stdin: 'ignore' }).catch(() => undefined);
+  if (found?.exitCode !== 0)
+    throw new Error(
+      `opencode ${version} downloads ripgrep from the internet when \`rg\` is not on PATH; install it first (apt-get install ripgrep)`,
+    );
+};
+
 const main = async (): Promise<void> => {
   const root = findProjectRoot();
   const options = parseOptions(root);
@@ -634,8 +809,12 @@ const main = async (): Promise<void> => {
       for (const version of HELP_VERSIONS[agent]) await recordHelp(root, options.out, agent, version);
     }
     if (options.streams) {
-      for (const scenario of SCENARIOS.filter((candidate) => candidate.agent === agent)) {
+      const wanted = (candidate: StreamScenario): boolean =>
+        candidate.agent === agent &&
+        (options.scenarios.length === 0 || options.scenarios.includes(fileNameOf(candidate)));
+      for (const scenario of SCENARIOS.filter(wanted)) {
         const version = scenario.version ?? RECORD_VERSIONS[agent];
+        if (agent === 'opencode' && compareVersions(version, '1.18.0') < 0) await requireRipgrep(version);
         const install = await ensureVendorCli(root, agent, version);
         logInstall(agent, version, install.installed, install.installMs);
         await recordStream(options.out, scenario, install.binary, version);

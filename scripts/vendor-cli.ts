@@ -9,14 +9,29 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
-export type VendorAgent = 'claude' | 'codex' | 'gemini';
+// prettier-ignore
+export type VendorAgent =
+  | 'claude'
+  | 'codex'
+  | 'gemini'
+  | 'qwen'
+  | 'opencode';
 
-export const VENDOR_AGENTS: readonly VendorAgent[] = ['claude', 'codex', 'gemini'];
+// prettier-ignore
+export const VENDOR_AGENTS: readonly VendorAgent[] = [
+  'claude',
+  'codex',
+  'gemini',
+  'qwen',
+  'opencode',
+];
 
 const VENDOR_PACKAGES: Record<VendorAgent, string> = {
   claude: '@anthropic-ai/claude-code',
   codex: '@openai/codex',
   gemini: '@google/gemini-cli',
+  qwen: '@qwen-code/qwen-code',
+  opencode: 'opencode-ai',
 };
 
 /** The versions whose streams are recorded and that the vendor suite runs (the latest at recording time). */
@@ -24,6 +39,8 @@ export const RECORD_VERSIONS: Record<VendorAgent, string> = {
   claude: '2.1.330',
   codex: '0.169.0',
   gemini: '0.61.0',
+  qwen: '0.24.4',
+  opencode: '1.18.33',
 };
 
 /**
@@ -34,6 +51,8 @@ export const HELP_VERSIONS: Record<VendorAgent, readonly string[]> = {
   claude: ['1.0.59', '2.0.70', '2.1.330'],
   codex: ['0.20.0', '0.44.0', '0.118.0', '0.169.0'],
   gemini: ['0.1.1', '0.10.0', '0.11.3', '0.12.0', '0.20.2', '0.30.1', '0.40.1', '0.61.0'],
+  qwen: ['0.1.3', '0.5.2', '0.15.10', '0.24.4'],
+  opencode: ['0.1.174', '1.0.0', '1.3.2', '1.14.41', '1.18.33'],
 };
 
 /** The model name codex knows metadata for (an unknown name adds an `error` item to the stream). */
@@ -214,6 +233,85 @@ export const geminiOfflineEnv = (serverUrl: string, home: string): Record<string
   HOME: home,
   GOOGLE_GEMINI_BASE_URL: serverUrl,
   GEMINI_API_KEY: 'test-gemini-key',
+});
+
+/** The model name the OpenAI-compatible fake server answers as (Qwen Code and opencode). */
+const CHAT_MODEL = 'fake-chat-model';
+
+/**
+ * `<home>/.qwen/settings.json` that keeps Qwen Code on loopback and quiet: no usage statistics (by
+ * default it reports to Alibaba Cloud's RUM service), no telemetry, no update check, no managed
+ * memory (a background sub-agent that adds a model call with tools after the run), and no retries
+ * inside the OpenAI SDK (Qwen Code's own retry loop still retries a 5xx for about 80 s).
+ */
+export const writeQwenOfflineSettings = async (home: string): Promise<void> => {
+  const dir = join(home, '.qwen');
+  await mkdir(dir, { recursive: true });
+  const settings = {
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    general: { disableAutoUpdate: true, disableUpdateNudge: true },
+    memory: { enableManagedAutoMemory: false },
+    model: { generationConfig: { maxRetries: 0 } },
+  };
+  await writeFile(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
+};
+
+/** Qwen Code's OpenAI-compatible provider, from its environment. */
+export const qwenOfflineEnv = (serverUrl: string, home: string): Record<string, string> => ({
+  HOME: home,
+  OPENAI_BASE_URL: `${serverUrl}/v1`,
+  OPENAI_API_KEY: 'sk-test',
+  OPENAI_MODEL: CHAT_MODEL,
+});
+
+/** The provider/model opencode is told to use (its config names the fake provider `fake`). */
+const OPENCODE_MODEL = `fake/${CHAT_MODEL}`;
+
+/**
+ * `<configHome>/opencode/opencode.json` with a custom OpenAI-compatible provider `fake` pointing at
+ * the fake server, its model as the default, no auto-update and no sharing. A config file rather
+ * than flags keeps the recorded argv what hydra runs.
+ */
+export const writeOpencodeOfflineConfig = async (configHome: string, serverUrl: string): Promise<void> => {
+  const dir = join(configHome, 'opencode');
+  await mkdir(dir, { recursive: true });
+  const config = {
+    $schema: 'https://opencode.ai/config.json',
+    autoupdate: false,
+    share: 'disabled',
+    model: OPENCODE_MODEL,
+    provider: {
+      fake: {
+        npm: '@ai-sdk/openai-compatible',
+        name: 'Fake',
+        options: { baseURL: `${serverUrl}/v1`, apiKey: 'sk-test' },
+        models: { [CHAT_MODEL]: { name: 'Fake chat model' } },
+      },
+    },
+  };
+  await writeFile(join(dir, 'opencode.json'), `${JSON.stringify(config, null, 2)}\n`);
+};
+
+/**
+ * opencode's directories under `home` and the switches that keep it on loopback: no model
+ * catalogue fetch (models.dev), no auto-update, no default plugins or LSP downloads, no sharing.
+ * It also installs its plugin package into every config directory in the background with its own
+ * npm client: the registry is pointed at the fake server, which answers 404, so that fails at once.
+ * Releases before 1.18 download ripgrep from GitHub when `rg` is not on PATH.
+ */
+export const opencodeOfflineEnv = (serverUrl: string, home: string): Record<string, string> => ({
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, '.config'),
+  XDG_DATA_HOME: join(home, '.local', 'share'),
+  XDG_CACHE_HOME: join(home, '.cache'),
+  XDG_STATE_HOME: join(home, '.local', 'state'),
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
+  OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+  OPENCODE_DISABLE_SHARE: '1',
+  npm_config_registry: `${serverUrl}/npm/`,
 });
 
 /** A minimal environment for a vendor CLI: PATH and locale from the parent, nothing else. */

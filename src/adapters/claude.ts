@@ -9,6 +9,7 @@
  * refuses that mode when running as root.
  */
 import { z } from 'zod';
+import { assistantBlockEvents, partialMessageEvents, userContentEvents } from './anthropic-stream.js';
 import type { AdapterError } from './errors.js';
 import { addCounts, emptyUsage, ev } from './events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
@@ -21,16 +22,7 @@ import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import {
-  asString,
-  clip,
-  compactJson,
-  firstLine,
-  MESSAGE_CHARS,
-  oneLine,
-  OUTPUT_CHARS,
-  relativePath,
-} from './text.js';
+import { asString, clip, compactJson, MESSAGE_CHARS, oneLine, relativePath } from './text.js';
 import type {
   AgentAdapter,
   BuiltCommand,
@@ -209,21 +201,6 @@ const UsageSchema = z.looseObject({
   cache_read_input_tokens: nullableNumber,
 });
 
-const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
-const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
-const ToolUseBlock = z.looseObject({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown().optional(),
-});
-const ToolResultBlock = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  content: z.unknown().optional(),
-  is_error: z.boolean().nullish(),
-});
-
 const MessageSchema = z.looseObject({
   id: z.string().nullish(),
   model: z.string().nullish(),
@@ -266,16 +243,6 @@ const ResultLine = z.looseObject({
   api_error_status: nullableNumber,
   session_id: z.string().nullish(),
   errors: z.array(z.unknown()).nullish(),
-});
-
-const StreamEventLine = z.looseObject({
-  type: z.literal('stream_event'),
-  event: z.looseObject({
-    type: z.string(),
-    delta: z
-      .looseObject({ type: z.string().nullish(), text: z.string().nullish(), thinking: z.string().nullish() })
-      .nullish(),
-  }),
 });
 
 const RateLimitLine = z.looseObject({
@@ -328,21 +295,6 @@ const toolSummary = (name: string, input: unknown, cwd: string | undefined): str
     default:
       return oneLine(`${name} ${compactJson(input)}`);
   }
-};
-
-/** Text of a tool_result's content: a string, or an array of text blocks. */
-const resultText = (content: unknown): string => {
-  if (typeof content === 'string') return content;
-  if (!Array.isArray(content))
-    return content === undefined || content === null ? '' : compactJson(content, OUTPUT_CHARS);
-  return content
-    .map((block) =>
-      typeof block === 'object' && block !== null && typeof (block as { text?: unknown }).text === 'string'
-        ? (block as { text: string }).text
-        : '',
-    )
-    .filter((text) => text !== '')
-    .join('\n');
 };
 
 /** Adds (sign 1) or removes (sign -1) one message's API usage from running totals. */
@@ -398,7 +350,7 @@ class ClaudeParser extends JsonLineParser {
       case 'result':
         return this.result(value);
       case 'stream_event':
-        return this.streamEvent(value);
+        return partialMessageEvents(value);
       case 'rate_limit_event':
         return RateLimitLine.safeParse(value).success
           ? [ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(value['rate_limit_info']) })]
@@ -482,34 +434,13 @@ class ClaudeParser extends JsonLineParser {
   }
 
   private assistantBlock(block: unknown): AgentEvent[] {
-    const text = TextBlock.safeParse(block);
-    if (text.success) {
-      if (text.data.text.trim() === '') return [];
-      this.state.lastText = clip(text.data.text, MESSAGE_CHARS);
-      return [ev({ kind: 'message', role: 'assistant', text: clip(text.data.text, MESSAGE_CHARS) })];
-    }
-    const thinking = ThinkingBlock.safeParse(block);
-    if (thinking.success) {
-      return thinking.data.thinking.trim() === ''
-        ? []
-        : [
-            ev({
-              kind: 'message',
-              role: 'assistant',
-              text: clip(thinking.data.thinking, MESSAGE_CHARS),
-              thinking: true,
-            }),
-          ];
-    }
-    const toolUse = ToolUseBlock.safeParse(block);
-    if (toolUse.success) {
-      const { id, name, input } = toolUse.data;
-      this.toolNames.set(id, name);
-      return [ev({ kind: 'tool_call', id, name, summary: toolSummary(name, input, this.cwd), input })];
-    }
-    const type =
-      typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
-    return [ev({ kind: 'unknown', type: `assistant.${type ?? 'block'}`, raw: block })];
+    const { events, text } = assistantBlockEvents(
+      block,
+      (name, input) => toolSummary(name, input, this.cwd),
+      this.toolNames,
+    );
+    if (text !== undefined) this.state.lastText = text;
+    return events;
   }
 
   /** Records one assistant message's usage (de-duplicated by message id) and returns the new total. */
@@ -532,44 +463,7 @@ class ClaudeParser extends JsonLineParser {
   private user(value: Record<string, unknown>): AgentEvent[] | null {
     const line = UserLine.safeParse(value);
     if (!line.success) return null;
-    const content = line.data.message.content;
-    if (typeof content === 'string')
-      return content === ''
-        ? []
-        : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
-    const events: AgentEvent[] = [];
-    for (const block of content ?? []) {
-      const toolResult = ToolResultBlock.safeParse(block);
-      if (toolResult.success) {
-        const { tool_use_id: id, content: output, is_error: isError } = toolResult.data;
-        const text = resultText(output);
-        const name = this.toolNames.get(id);
-        const ok = isError !== true;
-        const summary = firstLine(text) || (ok ? 'done' : 'failed');
-        events.push(
-          ev({
-            kind: 'tool_result',
-            id,
-            ...(name === undefined ? {} : { name }),
-            ok,
-            summary,
-            output: clip(text, OUTPUT_CHARS),
-          }),
-        );
-        continue;
-      }
-      const text = TextBlock.safeParse(block);
-      if (text.success) {
-        events.push(ev({ kind: 'message', role: 'user', text: clip(text.data.text, MESSAGE_CHARS) }));
-        continue;
-      }
-      const type =
-        typeof block === 'object' && block !== null
-          ? asString((block as { type?: unknown }).type)
-          : undefined;
-      events.push(ev({ kind: 'unknown', type: `user.${type ?? 'block'}`, raw: block }));
-    }
-    return events;
+    return userContentEvents(line.data.message.content, this.toolNames);
   }
 
   private result(value: Record<string, unknown>): AgentEvent[] | null {
@@ -640,29 +534,6 @@ class ClaudeParser extends JsonLineParser {
       message: `${DISPLAY_NAME} reported an error (${data.subtype ?? 'error'})${detail}`,
       hint: "See the run record for the agent's output.",
     };
-  }
-
-  private streamEvent(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = StreamEventLine.safeParse(value);
-    if (!line.success) return null;
-    const delta = line.data.event.delta;
-    if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
-    if (delta.type === 'text_delta' && delta.text)
-      return [
-        ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true }),
-      ];
-    if (delta.type === 'thinking_delta' && delta.thinking)
-      return [
-        ev({
-          kind: 'message',
-          role: 'assistant',
-          text: clip(delta.thinking, MESSAGE_CHARS),
-          partial: true,
-          thinking: true,
-        }),
-      ];
-    // Tool-input JSON fragments and signatures: the complete assistant line follows.
-    return [];
   }
 }
 

@@ -7,6 +7,8 @@ import { claudeAdapter } from './claude.js';
 import { codexAdapter } from './codex.js';
 import { cursorAdapter } from './cursor.js';
 import { geminiAdapter } from './gemini.js';
+import { opencodeAdapter } from './opencode.js';
+import { qwenAdapter } from './qwen.js';
 import type { AdapterId, AgentAdapter } from './types.js';
 
 /** The CLIs hydra ships with, in display order: tier-1 first. */
@@ -15,6 +17,8 @@ const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [
   codexAdapter,
   cursorAdapter,
   geminiAdapter,
+  qwenAdapter,
+  opencodeAdapter,
 ];
 
 /** Ids that can name a branch, a directory and a `[agents.<id>]` table without quoting. */

@@ -19,8 +19,8 @@ Usage:
   hydra <command> [options]
 
 Commands:
-  race "<prompt>"        race Claude Code, Codex (and, opt-in, Cursor Agent and Gemini CLI)
-                         in git worktrees
+  race "<prompt>"        race Claude Code, Codex (and, opt-in, Cursor Agent, Gemini CLI, Qwen Code,
+                         opencode) in git worktrees
   doctor                 check git, the repository and every agent CLI
   merge <run> <agent>    merge one agent's result into the branch the race started from
   runs                   list past races
@@ -52,12 +52,12 @@ Your working tree, index and uncommitted changes are never touched. On a termina
 dashboard; with --json, or when stdout is not a terminal, it runs headless and prints NDJSON.
 
 Options:
-  --agents <list>                  comma-separated: claude,codex,cursor,gemini (repeatable)
+  --agents <list>                  comma-separated: claude,codex,cursor,gemini,qwen,opencode (repeatable)
                                    (default: every usable tier-1 agent); also a named agent of
                                    hydra.toml ([agents.opus] adapter = "claude"), <cli>:<model>
                                    (claude:opus races as claude-opus), <agent>*<n> (n copies)
   --repeat <n>                     race each agent n times: claude-1 ... claude-<n> (1-9)
-  --allow-experimental-adapters    allow experimental agents (cursor, gemini)
+  --allow-experimental-adapters    allow experimental agents (cursor, gemini, qwen, opencode)
   --model <agent>=<model>          model for one agent (or every copy of it); repeatable
                                    (--model claude=opus, --model claude-2=sonnet)
   --idle-timeout <seconds>         stop an agent after this long without output (default 300)
@@ -178,9 +178,9 @@ Review the file before trusting it: hydra will run what it names.`,
   hydra demo [--json] [--ascii]
 
 Creates a throwaway git repository in a temp directory, installs simulated agent CLIs (claude,
-codex, plus the experimental cursor and gemini) that replay recorded streams and really edit files,
-and runs a real race through the same adapters and engine: the dashboard on a terminal, NDJSON
-otherwise.
+codex, plus the experimental cursor, gemini, qwen and opencode) that replay recorded streams and
+really edit files, and runs a real race through the same adapters and engine: the dashboard on a
+terminal, NDJSON otherwise.
 No agent CLI or API key needed. The repository is kept and its path printed, so you can look at
 the branches and merge a result there.
 

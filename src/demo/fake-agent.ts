@@ -87,18 +87,36 @@ const recorded = (agent: string, file: string): string | null => {
 const unrecorded = (agent: string, file: string): never =>
   fail(`no recorded ${file} for ${agent} under ${path.join(fixturesDir(agent), 'help')}`);
 
-/** `--help`, or `<subcommand> --help` when that subcommand's help was recorded (Codex's `exec`). */
-const helpText = (scenario: FakeScenario, args: string[]): string => {
+/** What a help command printed: stdout, and stderr when the CLI wrote there too (`<name>.stderr.txt`). */
+interface Printed {
+  stdout: string;
+  stderr: string;
+}
+
+const recordedPrinted = (agent: string, file: string): Printed | null => {
+  const stdout = recorded(agent, file);
+  return stdout === null
+    ? null
+    : { stdout, stderr: recorded(agent, file.replace(/\.txt$/, '.stderr.txt')) ?? '' };
+};
+
+/**
+ * `--help`, or `<subcommand> --help` when that subcommand's help was recorded (Codex's `exec`,
+ * opencode's `run`), each with the stderr it was recorded with (opencode prints help there).
+ */
+const helpText = (scenario: FakeScenario, args: string[]): Printed => {
   const [first] = args;
   if (first !== undefined && !first.startsWith('-')) {
-    const text = readIfExists(scenario.subcommandHelpFile) ?? recorded(scenario.agent, `${first}-help.txt`);
+    const configured = readIfExists(scenario.subcommandHelpFile);
+    const text =
+      configured === null
+        ? recordedPrinted(scenario.agent, `${first}-help.txt`)
+        : { stdout: configured, stderr: '' };
     if (text !== null) return text;
   }
-  return (
-    readIfExists(scenario.helpFile) ??
-    recorded(scenario.agent, 'help.txt') ??
-    unrecorded(scenario.agent, 'help.txt')
-  );
+  const configured = readIfExists(scenario.helpFile);
+  if (configured !== null) return { stdout: configured, stderr: '' };
+  return recordedPrinted(scenario.agent, 'help.txt') ?? unrecorded(scenario.agent, 'help.txt');
 };
 
 const versionText = (scenario: FakeScenario): string =>
@@ -382,7 +400,9 @@ async function main(): Promise<void> {
     return;
   }
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(helpText(scenario, args));
+    const help = helpText(scenario, args);
+    process.stdout.write(help.stdout);
+    process.stderr.write(help.stderr);
     return;
   }
   const code = await run(invocation);

@@ -25,6 +25,8 @@ const SCENARIOS: Record<AdapterId, { success: string; failure: string; auth: str
   codex: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
   cursor: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
   gemini: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
+  qwen: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
+  opencode: { success: 'success-edit', failure: 'server-error', auth: 'auth-failure' },
 };
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -86,11 +88,13 @@ const request = (prompt: string, overrides: Partial<SpawnRequest> = {}): SpawnRe
 
 describe('registry', () => {
   it('holds every adapter under its own id, tier-1 first', () => {
-    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor', 'gemini']);
+    expect(adapterIds()).toEqual(['claude', 'codex', 'cursor', 'gemini', 'qwen', 'opencode']);
     for (const id of adapterIds()) expect(adapterOf(id).id).toBe(id);
     expect(adapterIds().map((id) => adapterOf(id).tier)).toEqual([
       'tier1',
       'tier1',
+      'experimental',
+      'experimental',
       'experimental',
       'experimental',
     ]);

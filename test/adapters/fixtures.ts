@@ -21,6 +21,8 @@ export const FIXTURE_AGENT: Record<string, string> = {
   codex: 'codex',
   cursor: 'cursor',
   gemini: 'gemini',
+  qwen: 'qwen',
+  opencode: 'opencode',
 };
 
 export interface StreamMeta {

@@ -11,7 +11,7 @@ import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { endOf, loadStream, replay, streamNames } from './fixtures.js';
 
-const RECORDED: AdapterId[] = ['claude', 'codex', 'gemini'];
+const RECORDED: AdapterId[] = ['claude', 'codex', 'gemini', 'qwen', 'opencode'];
 
 /** Scenarios that are failures whatever the exit code. */
 const FAILING = ['auth-failure', 'server-error', 'permission-rejected', 'empty-response'];

@@ -23,7 +23,9 @@ describe('hydra demo --json', () => {
     const simulated = listAdapters()
       .filter((adapter) => adapter.demo !== undefined)
       .map((adapter) => adapter.id);
-    expect(simulated).toEqual(expect.arrayContaining(['claude', 'codex', 'cursor', 'gemini']));
+    expect(simulated).toEqual(
+      expect.arrayContaining(['claude', 'codex', 'cursor', 'gemini', 'qwen', 'opencode']),
+    );
     expect(lines[0]).toMatchObject({ type: 'race', agents: simulated });
     const summary = lines.at(-1) as {
       type: string;

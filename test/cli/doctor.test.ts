@@ -67,7 +67,14 @@ describe('hydra doctor --json', () => {
       dirtyFiles: 0,
     });
     expect(report.git.version).toMatch(/^\d+\.\d+/);
-    expect(report.adapters.map((adapter) => adapter.id)).toEqual(['claude', 'codex', 'cursor', 'gemini']);
+    expect(report.adapters.map((adapter) => adapter.id)).toEqual([
+      'claude',
+      'codex',
+      'cursor',
+      'gemini',
+      'qwen',
+      'opencode',
+    ]);
     for (const adapter of report.adapters) {
       expect(Object.keys(adapter).sort()).toEqual([
         'binary',

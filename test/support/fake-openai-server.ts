@@ -65,7 +65,7 @@ const OPENAI_TURN_USAGE: readonly ResponsesUsage[] = [usage(2100, 0, 60, 16), us
 
 const DEFAULT_CODEX_FINAL_TEXT = 'Created hello.txt with a greeting.';
 
-const OPENAI_AUTH_ERROR = {
+export const OPENAI_AUTH_ERROR = {
   error: {
     message:
       'Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com/account/api-keys.',
@@ -75,7 +75,7 @@ const OPENAI_AUTH_ERROR = {
   },
 };
 
-const OPENAI_SERVER_ERROR = {
+export const OPENAI_SERVER_ERROR = {
   error: {
     message: 'The server had an error while processing your request. Sorry about that!',
     type: 'server_error',

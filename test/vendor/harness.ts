@@ -20,6 +20,8 @@ import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
 import type { OpenAiScenario } from '../support/fake-openai-server.js';
 import { startFakeGeminiServer, userTexts as geminiUserTexts } from '../support/fake-gemini-server.js';
 import type { GeminiScenario } from '../support/fake-gemini-server.js';
+import { startFakeOpenAiChatServer } from '../support/fake-openai-chat-server.js';
+import type { ChatScenario } from '../support/fake-openai-chat-server.js';
 import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
 import {
   baseEnv,
@@ -28,9 +30,13 @@ import {
   findProjectRoot,
   geminiOfflineEnv,
   initFixtureRepo,
+  opencodeOfflineEnv,
+  qwenOfflineEnv,
   vendorBinary,
   writeCodexOfflineConfig,
   writeGeminiOfflineSettings,
+  writeOpencodeOfflineConfig,
+  writeQwenOfflineSettings,
 } from '../../scripts/vendor-cli.js';
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 
@@ -39,10 +45,11 @@ export const PROJECT_ROOT = findProjectRoot();
 export const EDIT_FILE = 'hello.txt';
 export const EDIT_CONTENT = 'hello from the fake model\n';
 export const FINAL_TEXT = 'Created hello.txt with a greeting.';
-// Gemini CLI takes 10-30 s to start on a loaded machine, and its 0.1x releases retry a failure.
+// Gemini CLI takes 10-30 s to start on a loaded machine, and its 0.1x releases retry a failure;
+// Qwen Code retries a 500 for about 80 s before it gives up.
 const RUN_TIMEOUT_MS = 150_000;
 
-export type VendorScenario = AnthropicScenario | OpenAiScenario | GeminiScenario;
+export type VendorScenario = AnthropicScenario | OpenAiScenario | GeminiScenario | ChatScenario;
 
 export interface VendorRunOptions {
   agent: VendorAgent;
@@ -108,6 +115,13 @@ const startServer = (options: VendorRunOptions, repo: string): Promise<FakeModel
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
         finalText: FINAL_TEXT,
       });
+    case 'qwen':
+    case 'opencode':
+      return startFakeOpenAiChatServer({
+        scenario: options.scenario as ChatScenario,
+        edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+        finalText: FINAL_TEXT,
+      });
   }
 };
 
@@ -126,14 +140,26 @@ const offlineEnv = async (agent: VendorAgent, serverUrl: string, home: string): 
       await writeGeminiOfflineSettings(home);
       // Its error reports go to the temp directory: keep them in the run's HOME.
       return { ...geminiOfflineEnv(serverUrl, home), TMPDIR: home };
+    case 'qwen':
+      await writeQwenOfflineSettings(home);
+      return qwenOfflineEnv(serverUrl, home);
+    case 'opencode': {
+      const env = opencodeOfflineEnv(serverUrl, home);
+      await writeOpencodeOfflineConfig(env['XDG_CONFIG_HOME'] ?? join(home, '.config'), serverUrl);
+      return env;
+    }
   }
 };
 
-/** What the probe runs with: the run's throwaway HOME. */
+/**
+ * What the probe runs with: the run's throwaway HOME (and opencode's directories under it; nothing
+ * listens on the discard port its plugin install would try).
+ */
 export const probeEnv = (home: string): Record<string, string> => ({
   ...baseEnv(),
   HOME: home,
   CODEX_HOME: join(home, '.codex'),
+  ...opencodeOfflineEnv('http://127.0.0.1:9', home),
 });
 
 /** Probes the pinned binary through the adapter, with the same throwaway HOME as the run. */
@@ -227,7 +253,11 @@ const runPass = async (
   });
   const stdout = typeof result.stdout === 'string' ? result.stdout : '';
   const stderr = typeof result.stderr === 'string' ? result.stderr : '';
-  const parser = adapter.createParser(options.model === undefined ? {} : { model: options.model });
+  // As the engine does: the model asked for and the working directory, for relative paths.
+  const parser = adapter.createParser({
+    cwd: request.cwd,
+    ...(options.model === undefined ? {} : { model: options.model }),
+  });
   const events = splitLines(stdout).flatMap((line) => parser.parseLine(line));
   const lastMessage =
     built.lastMessageFile !== undefined && existsSync(built.lastMessageFile)

@@ -11,13 +11,17 @@ import { runVendor, userTexts } from './harness.js';
 const HOSTILE_PROMPT = `-v --help fix it "double" 'single' \\back\nsecond line\n$(rm -rf /) \`id\` $HOME ünï 🙂 --\n`;
 /** Over Linux's 128 KiB limit for one argument (MAX_ARG_STRLEN). */
 const HUGE_PROMPT = `${'0123456789abcdef'.repeat(200 * 64)}\nEND OF A 200 KiB PROMPT`;
-/** yargs reads a number here in a positional prompt (it would arrive as "16"). */
+/** yargs reads a number here in a positional prompt (Qwen Code's turned it into "16"). */
 const NUMERIC_PROMPT = '0x10';
 
-const AGENTS: VendorAgent[] = ['claude', 'codex', 'gemini'];
+const AGENTS: VendorAgent[] = ['claude', 'codex', 'gemini', 'qwen', 'opencode'];
 
-/** Every delivery of the latest versions is exact. */
-const received = (_agent: VendorAgent, texts: string[]): string[] => texts;
+/**
+ * Qwen Code appends two newlines to a prompt it reads from stdin (`<stdin>\n\n`); every other
+ * delivery of the latest versions is exact.
+ */
+const received = (agent: VendorAgent, texts: string[]): string[] =>
+  agent === 'qwen' ? texts.map((text) => text.replace(/\n\n$/, '')) : texts;
 
 describe.each(AGENTS)('%s prompt delivery', (agent) => {
   const version = RECORD_VERSIONS[agent];

@@ -178,6 +178,8 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
         runId: summary.runId,
         baseRef: headBefore,
         agents: ['claude', 'codex'],
+        // The sandbox holds uncommitted user work on purpose: hydra says the agents will not see it.
+        warnings: [expect.stringContaining('You have 2 uncommitted changes')],
       });
       const middle = lines.slice(1, -1);
       expect(middle.length).toBeGreaterThan(0);
@@ -558,6 +560,8 @@ const ALL_AGENTS: VendorAgent[] = [
   'claude',
   'codex',
   'gemini',
+  'qwen',
+  'opencode',
 ];
 
 describe('hydra race --json with every vendor CLI together', () => {
@@ -571,6 +575,8 @@ describe('hydra race --json with every vendor CLI together', () => {
       claude: 'success-edit',
       codex: 'success-edit',
       gemini: 'success-edit',
+      qwen: 'success-edit',
+      opencode: 'success-edit',
     });
     doctor = await sandbox.hydra(['doctor', '--json', '--allow-experimental-adapters']);
     race = await sandbox.hydra([

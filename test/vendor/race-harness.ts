@@ -19,6 +19,8 @@ import { startFakeOpenAiServer } from '../support/fake-openai-server.js';
 import type { OpenAiScenario } from '../support/fake-openai-server.js';
 import { startFakeGeminiServer } from '../support/fake-gemini-server.js';
 import type { GeminiScenario } from '../support/fake-gemini-server.js';
+import { startFakeOpenAiChatServer } from '../support/fake-openai-chat-server.js';
+import type { ChatScenario } from '../support/fake-openai-chat-server.js';
 import type { FakeModelServer, RecordedRequest } from '../support/fake-model-server.js';
 import {
   CODEX_MODEL,
@@ -27,10 +29,14 @@ import {
   claudeOfflineEnv,
   codexOfflineEnv,
   geminiOfflineEnv,
+  opencodeOfflineEnv,
+  qwenOfflineEnv,
   VENDOR_AGENTS,
   vendorBinary,
   writeCodexOfflineConfig,
   writeGeminiOfflineSettings,
+  writeOpencodeOfflineConfig,
+  writeQwenOfflineSettings,
 } from '../../scripts/vendor-cli.js';
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 import { EDIT_CONTENT, EDIT_FILE, FINAL_TEXT, PROJECT_ROOT } from './harness.js';
@@ -51,6 +57,8 @@ export interface RaceScenarios {
   claude: AnthropicScenario | 'hang';
   codex: OpenAiScenario | 'hang';
   gemini?: GeminiScenario | 'hang';
+  qwen?: ChatScenario | 'hang';
+  opencode?: ChatScenario | 'hang';
 }
 
 /**
@@ -189,7 +197,22 @@ const startServers = async (scenarios: RaceScenarios): Promise<Record<VendorAgen
           edit: { path: EDIT_FILE, content: EDIT_CONTENT },
           finalText: FINAL_TEXT,
         });
-  return { claude, codex, gemini };
+  // Qwen Code and opencode name theirs too, and speak the same Chat Completions API.
+  const chat = (scenario: ChatScenario | 'hang' | undefined): Promise<FakeModelServer> =>
+    scenario === 'hang'
+      ? startHangingServer()
+      : startFakeOpenAiChatServer({
+          scenario: scenario ?? 'success-edit',
+          edit: { path: EDIT_FILE, content: EDIT_CONTENT },
+          finalText: FINAL_TEXT,
+        });
+  return {
+    claude,
+    codex,
+    gemini,
+    qwen: await chat(scenarios.qwen),
+    opencode: await chat(scenarios.opencode),
+  };
 };
 
 const closeServers = (servers: Record<VendorAgent, FakeModelServer>): Promise<unknown> =>
@@ -306,6 +329,13 @@ export const createRaceSandbox = async (
         Object.assign(env, claudeEnv, codexOfflineEnv(home));
         await writeGeminiOfflineSettings(home);
         Object.assign(env, geminiOfflineEnv(servers.gemini.url, home), { HOME: home });
+        await writeQwenOfflineSettings(home);
+        Object.assign(env, qwenOfflineEnv(servers.qwen.url, home));
+        Object.assign(env, opencodeOfflineEnv(servers.opencode.url, home));
+        await writeOpencodeOfflineConfig(
+          env['XDG_CONFIG_HOME'] ?? join(home, '.config'),
+          servers.opencode.url,
+        );
         break;
       case 'hydra-toml':
         configPath = join(dir, 'hydra-config.toml');

@@ -1,0 +1,163 @@
+/**
+ * The parts of Claude Code's stream-json that Qwen Code copied: assistant and user messages made
+ * of Anthropic content blocks (`text`, `thinking`, `tool_use`, `tool_result`), and the
+ * `stream_event` lines of `--include-partial-messages` carrying Anthropic SSE deltas. Both parsers
+ * read these shapes here; what differs (usage semantics, the result line, tool names) stays in
+ * claude.ts and qwen.ts.
+ */
+import { z } from 'zod';
+import { ev } from './events.js';
+import type { AgentEvent } from './events.js';
+import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, OUTPUT_CHARS } from './text.js';
+
+const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
+const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
+const ToolUseBlock = z.looseObject({
+  type: z.literal('tool_use'),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown().optional(),
+});
+const ToolResultBlock = z.looseObject({
+  type: z.literal('tool_result'),
+  tool_use_id: z.string(),
+  content: z.unknown().optional(),
+  is_error: z.boolean().nullish(),
+});
+
+const StreamEventLine = z.looseObject({
+  type: z.literal('stream_event'),
+  event: z.looseObject({
+    type: z.string(),
+    delta: z
+      .looseObject({ type: z.string().nullish(), text: z.string().nullish(), thinking: z.string().nullish() })
+      .nullish(),
+  }),
+});
+
+/** One line for a tool call, from the tool's name and input. */
+export type ToolSummarizer = (name: string, input: unknown) => string;
+
+/** The `type` of a block that is not one of the known ones, for an `unknown` event. */
+const blockType = (block: unknown): string | undefined =>
+  typeof block === 'object' && block !== null ? asString((block as { type?: unknown }).type) : undefined;
+
+/** Text of a tool_result's content: a string, or an array of text blocks. */
+const resultText = (content: unknown): string => {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? '' : compactJson(content, OUTPUT_CHARS);
+  return content
+    .map((block) =>
+      typeof block === 'object' && block !== null && typeof (block as { text?: unknown }).text === 'string'
+        ? (block as { text: string }).text
+        : '',
+    )
+    .filter((text) => text !== '')
+    .join('\n');
+};
+
+/** What one assistant content block means; `text` is set for answer text (the run's last words). */
+export interface AssistantBlock {
+  events: AgentEvent[];
+  text?: string;
+}
+
+/**
+ * Events for one assistant content block. Tool calls are remembered in `toolNames` so their
+ * results can name the tool.
+ */
+export const assistantBlockEvents = (
+  block: unknown,
+  summarize: ToolSummarizer,
+  toolNames: Map<string, string>,
+): AssistantBlock => {
+  const text = TextBlock.safeParse(block);
+  if (text.success) {
+    if (text.data.text.trim() === '') return { events: [] };
+    const clipped = clip(text.data.text, MESSAGE_CHARS);
+    return { events: [ev({ kind: 'message', role: 'assistant', text: clipped })], text: clipped };
+  }
+  const thinking = ThinkingBlock.safeParse(block);
+  if (thinking.success) {
+    return {
+      events:
+        thinking.data.thinking.trim() === ''
+          ? []
+          : [
+              ev({
+                kind: 'message',
+                role: 'assistant',
+                text: clip(thinking.data.thinking, MESSAGE_CHARS),
+                thinking: true,
+              }),
+            ],
+    };
+  }
+  const toolUse = ToolUseBlock.safeParse(block);
+  if (toolUse.success) {
+    const { id, name, input } = toolUse.data;
+    toolNames.set(id, name);
+    return { events: [ev({ kind: 'tool_call', id, name, summary: summarize(name, input), input })] };
+  }
+  return { events: [ev({ kind: 'unknown', type: `assistant.${blockType(block) ?? 'block'}`, raw: block })] };
+};
+
+/** Events for a user message's content: tool results, user text, anything else kept as unknown. */
+export const userContentEvents = (content: unknown, toolNames: ReadonlyMap<string, string>): AgentEvent[] => {
+  if (typeof content === 'string')
+    return content === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
+  const events: AgentEvent[] = [];
+  for (const block of Array.isArray(content) ? content : []) {
+    const toolResult = ToolResultBlock.safeParse(block);
+    if (toolResult.success) {
+      const { tool_use_id: id, content: output, is_error: isError } = toolResult.data;
+      const text = resultText(output);
+      const name = toolNames.get(id);
+      const ok = isError !== true;
+      events.push(
+        ev({
+          kind: 'tool_result',
+          id,
+          ...(name === undefined ? {} : { name }),
+          ok,
+          summary: firstLine(text) || (ok ? 'done' : 'failed'),
+          output: clip(text, OUTPUT_CHARS),
+        }),
+      );
+      continue;
+    }
+    const text = TextBlock.safeParse(block);
+    if (text.success) {
+      events.push(ev({ kind: 'message', role: 'user', text: clip(text.data.text, MESSAGE_CHARS) }));
+      continue;
+    }
+    events.push(ev({ kind: 'unknown', type: `user.${blockType(block) ?? 'block'}`, raw: block }));
+  }
+  return events;
+};
+
+/**
+ * A `stream_event` line: text and thinking deltas become partial messages (the complete assistant
+ * line follows); other SSE events (block starts and stops, tool-input JSON fragments) add nothing.
+ * Null when the line is not a stream_event of the expected shape.
+ */
+export const partialMessageEvents = (value: Record<string, unknown>): AgentEvent[] | null => {
+  const line = StreamEventLine.safeParse(value);
+  if (!line.success) return null;
+  const delta = line.data.event.delta;
+  if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
+  if (delta.type === 'text_delta' && delta.text)
+    return [ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true })];
+  if (delta.type === 'thinking_delta' && delta.thinking)
+    return [
+      ev({
+        kind: 'message',
+        role: 'assistant',
+        text: clip(delta.thinking, MESSAGE_CHARS),
+        partial: true,
+        thinking: true,
+      }),
+    ];
+  return [];
+};
