@@ -320,10 +320,6 @@ export const createRaceSandbox = async (
       XDG_CONFIG_HOME: join(dir, 'xdg-config'),
       XDG_CACHE_HOME: join(dir, 'xdg-cache'),
       HYDRA_WORKTREE_ROOT: worktreeRoot,
-      // HYDRA_CONTAINMENT=group in the suite's environment races the agents without PID namespaces.
-      ...(process.env.HYDRA_CONTAINMENT === undefined
-        ? {}
-        : { HYDRA_CONTAINMENT: process.env.HYDRA_CONTAINMENT }),
     };
     let configPath: string | null = null;
     switch (setup) {
