@@ -72,7 +72,7 @@ interface StreamScenario {
   promptVia?: 'flag' | 'stdin';
   /** Gemini: the version has `--skip-trust` (0.40 and later refuse an untrusted folder without it). */
   skipTrust?: boolean;
-  /** Run as a user who never signed in: no API key, no base URL, no auth method in the settings. */
+  /** Run as a user who never signed in: no API key, no base URL, no auth method in the settings (Gemini, Qwen Code). */
   signedOut?: boolean;
   /** Codex: the model in config.toml (default: one codex knows). */
   model?: string;
@@ -389,6 +389,27 @@ function qwenScenarios(): StreamScenario[] {
       notes:
         "The server answers 500 server_error. Qwen Code retries 7 times with backoff (about 80 s, nothing on stdout meanwhile; a 500's retry-after header is not honoured, only a 429's or 503's), then exits 1 with \"[API Error: 500 ...]\" text and an error_during_execution result.",
     },
+    {
+      agent: 'qwen',
+      name: 'not-signed-in',
+      server: 'success-edit',
+      signedOut: true,
+      expectExit: 1,
+      expectEdit: false,
+      notes:
+        'No OPENAI_* variables and no auth type in settings.json (a user who installed Qwen Code and never signed in): one result line, subtype "error_during_execution", error.message "No auth type is selected. Please configure an auth type (e.g. via settings or `--auth-type`) ...", exit 1 after start-up. No request is made (also checked in a network namespace without interfaces).',
+    },
+    {
+      agent: 'qwen',
+      name: 'not-signed-in',
+      version: '0.5.2',
+      server: 'success-edit',
+      signedOut: true,
+      expectExit: 1,
+      expectEdit: false,
+      notes:
+        'not-signed-in as recorded with qwen 0.5.2: the same result line with another message, "Please set an Auth method in your <HOME>/.qwen/settings.json or specify one of the following environment variables before running: QWEN_OAUTH, OPENAI_API_KEY".',
+    },
     ...legacyScenarios('qwen', '0.15.10', {
       exit: 0,
       notes:
@@ -676,7 +697,7 @@ const runScenario = async (
         ...extra,
         `--prompt=${PROMPT}`,
       ];
-      env = qwenOfflineEnv(server.url, home);
+      env = scenario.signedOut === true ? { HOME: home } : qwenOfflineEnv(server.url, home);
       break;
     case 'opencode':
       env = opencodeOfflineEnv(server.url, home);

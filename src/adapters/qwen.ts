@@ -47,7 +47,7 @@ const ID = 'qwen';
 const DISPLAY_NAME = 'Qwen Code';
 const INSTALL_HINT = 'npm install -g @qwen-code/qwen-code';
 const SIGN_IN_HINT =
-  'Set OPENAI_API_KEY (with OPENAI_BASE_URL and OPENAI_MODEL for your provider) in the environment or in hydra.toml [agents.qwen.env], or configure a provider in ~/.qwen/settings.json.';
+  'Run `qwen` once and choose how to sign in (/auth), or set OPENAI_API_KEY (with OPENAI_BASE_URL and OPENAI_MODEL for your provider) in the environment or in hydra.toml [agents.qwen.env].';
 
 const qwenPrice = (input: number, output: number): ModelPrice => ({
   inputPerMTok: input,
@@ -235,6 +235,12 @@ type ApiUsage = z.infer<typeof UsageSchema>;
 
 /** How Qwen Code reports a failed model call, as assistant text: `[API Error: 401 Incorrect ...]`. */
 const API_ERROR = /^\s*\[API Error:\s*(?:(\d{3})\b)?/;
+
+/**
+ * What Qwen Code says when no provider is set up at all (a user who never signed in): 0.5.x
+ * "Please set an Auth method in your .../settings.json ...", 0.15 on "No auth type is selected".
+ */
+const NOT_SIGNED_IN = /no auth type is selected|please set an auth method/i;
 
 const statusOf = (text: string): number | undefined => {
   const status = API_ERROR.exec(text)?.[1];
@@ -479,6 +485,12 @@ class QwenParser extends JsonLineParser {
   private classify(reason: string, subtype?: string): ErrorInfo {
     const status = statusOf(reason);
     const detail = reason === '' ? '' : `: ${oneLine(reason, 240)}`;
+    if (NOT_SIGNED_IN.test(reason))
+      return {
+        kind: 'AuthMissing',
+        message: `${DISPLAY_NAME} is not signed in to any model provider${detail}`,
+        hint: SIGN_IN_HINT,
+      };
     if (status === 401 || status === 403 || looksLikeAuthFailure(reason))
       return {
         kind: 'AuthMissing',

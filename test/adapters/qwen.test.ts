@@ -221,6 +221,23 @@ describe('qwen parser on recorded streams', () => {
     },
   );
 
+  it.each(['not-signed-in', 'not-signed-in@0.5.2'])(
+    'reports %s (no provider set up at all) as AuthMissing with the sign-in hint',
+    (name) => {
+      const fixture = loadStream('qwen', name);
+      const { final } = replay(qwenAdapter, fixture.lines, endOf(fixture.meta));
+      expect(final).toMatchObject({
+        kind: 'failed',
+        exitCode: 1,
+        error: { kind: 'AuthMissing', hint: qwenAdapter.signInHint },
+      });
+      expect(final.kind === 'failed' && final.error.message).toMatch(
+        /not signed in.*(auth type|Auth method)/,
+      );
+      expect(qwenAdapter.signInHint).toMatch(/\/auth.*OPENAI_API_KEY/);
+    },
+  );
+
   it('reports a 500 as a server error with a hint', () => {
     const fixture = loadStream('qwen', 'server-error');
     const { final } = replay(qwenAdapter, fixture.lines, endOf(fixture.meta));

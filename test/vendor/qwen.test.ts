@@ -48,6 +48,19 @@ describe(`qwen ${LATEST} beyond the happy path`, () => {
     expect(run.requests.filter((request) => request.method === 'POST').length).toBeGreaterThan(1);
   }, 180_000);
 
+  it('reports a user who never set up a provider as AuthMissing before any request is made', async () => {
+    const run = await runVendor({
+      agent: 'qwen',
+      version: LATEST,
+      scenario: 'success-edit',
+      env: { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', OPENAI_MODEL: '' },
+    });
+
+    expect(run.exitCode).toBe(1);
+    expect(run.requests).toEqual([]);
+    expect(run.terminal).toMatchObject({ kind: 'failed', error: { kind: 'AuthMissing' } });
+  });
+
   it('runs yolo only for --unsafe races, and still completes', async () => {
     const run = await runVendor({ agent: 'qwen', version: LATEST, scenario: 'success-edit', unsafe: true });
 
