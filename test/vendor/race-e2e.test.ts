@@ -187,6 +187,8 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
         expect(line).toEqual({
           type: 'agent_event',
           agent: expect.stringMatching(/^(claude|codex)$/),
+          // Named agents (main): each line also says which CLI the agent runs; here the same name.
+          adapter: line.agent,
           event: expect.anything(),
         });
         expect(typeof (line.event as { kind?: unknown }).kind).toBe('string');
@@ -303,7 +305,11 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
         state: 'finished',
         prompt: PROMPT,
         merged: { agent: 'claude', commit: await sandbox.git(['rev-parse', 'HEAD']) },
-        totalCostUsd: summaryAgent(summary, 'claude').usage.costUsd,
+        // Every agent's cost, Codex's estimated from the price table (main counts both now).
+        totalCostUsd: expect.closeTo(
+          AGENTS.reduce((sum, agent) => sum + (summaryAgent(summary, agent).usage.costUsd ?? 0), 0),
+          6,
+        ),
       });
       expect((entry?.agents as Array<{ status: string }>).map((agent) => agent.status)).toEqual([
         'completed',
