@@ -18,7 +18,7 @@ afterEach(() => {
  * as git does when another `git worktree add` took the name at the same moment: it has made the
  * branch, then stops with git's own message. Every other command is the real git.
  */
-const gitThatLosesTheRace = (times: number): string => {
+const gitThatLosesTheRace = (times: number, message = COLLIDED): string => {
   const bin = path.join(sandbox.dir, 'bin');
   mkdirSync(bin);
   const counter = path.join(sandbox.dir, 'lost');
@@ -31,7 +31,7 @@ if [ -n "$wt" ] && [ "$(cat '${counter}' 2>/dev/null | wc -c)" -lt ${times} ]; t
   printf x >> '${counter}'
   while [ "$1" != "-b" ]; do shift; done
   '${realGit}' branch "$2" "$4"
-  echo "fatal: could not create directory of '.git/worktrees/claude': File exists" >&2
+  echo "${message}" >&2
   exit 128
 fi
 exec '${realGit}' "$@"
@@ -41,10 +41,17 @@ exec '${realGit}' "$@"
   return bin;
 };
 
+/** What git 2.39 says when it lost the race, in the two ways seen. */
+const COLLIDED = "fatal: could not create directory of '.git/worktrees/claude': File exists";
+const HALF_MADE = 'fatal: failed to read .git/worktrees/claude/commondir: Success';
+
 describe('git worktree add', () => {
-  it('tries again when another worktree took the same administrative directory at that moment', async () => {
+  it.each([
+    ['took the same administrative directory', COLLIDED],
+    ['had not finished writing its administrative directory', HALF_MADE],
+  ])('tries again when another worktree %s at that moment', async (_case, message) => {
     sandbox = makeSandbox();
-    process.env.PATH = `${gitThatLosesTheRace(2)}:${realPath}`;
+    process.env.PATH = `${gitThatLosesTheRace(2, message)}:${realPath}`;
     const dir = path.join(sandbox.worktreeRoot, 'run1', 'claude');
 
     await createWorktree(sandbox.repo, dir, 'hydra/run1/claude', 'HEAD');

@@ -72,13 +72,15 @@ const ADMIN_DIR_ATTEMPTS = 4;
 /**
  * git names a worktree's administrative directory (`.git/worktrees/<name>`) after the worktree's
  * folder, numbering it when the name is taken; two `git worktree add`s at the same moment (two
- * races in one repository) can pick the same number, and the loser stops before making anything
- * but the branch. Such a failure is worth another try.
+ * races in one repository) can pick the same number ("could not create directory of"), or one can
+ * read the other's directory before git has written it ("failed to read
+ * .git/worktrees/<name>/commondir"); the loser stops before making anything but the branch (git
+ * removes its own half-made directories when it dies). Such a failure is worth another try.
  */
 const lostAdminDirRace = (error: unknown): boolean =>
   error instanceof GitCommandError &&
   error.failure === 'failed' &&
-  /could not create directory of '[^']*worktrees[/\\]/.test(error.result.stderr);
+  /(could not create directory of|failed to read) '?[^']*worktrees[/\\]/.test(error.result.stderr);
 
 /** A worktree at the base commit with no branch (the checks' baseline), without the user's hooks. */
 export async function createDetachedWorktree(
