@@ -42,8 +42,9 @@ const INSTALL_HINT = 'npm install -g @anthropic-ai/claude-code';
 const SIGN_IN_HINT = 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.';
 
 const ROOT_WARNING =
-  'running as root: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1; hydra sets it only for ' +
-  '--unsafe races (normal races use acceptEdits). Prefer running hydra as a normal user outside a disposable container';
+  'running as root with --unsafe: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1, which hydra ' +
+  "sets for --unsafe races, so the agent runs with root's powers. Race --unsafe as root only in a disposable " +
+  'container; otherwise run hydra as a normal user';
 
 const anthropic = (input: number, output: number): ModelPrice => ({
   inputPerMTok: input,
@@ -549,7 +550,8 @@ export const claudeAdapter: AgentAdapter = {
   demo: { lineDelayMs: 1100 },
   // As root, Claude Code refuses bypassPermissions (used by --unsafe) unless IS_SANDBOX=1. hydra
   // sets it for --unsafe runs; doctor says so, because it also means the agent runs with root's powers.
-  doctorWarnings: ({ isRoot }) => (isRoot ? [ROOT_WARNING] : []),
+  // A normal race (acceptEdits) is not affected.
+  doctorWarnings: ({ isRoot, unsafe }) => (isRoot && unsafe ? [ROOT_WARNING] : []),
   probe,
   validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,

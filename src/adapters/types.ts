@@ -153,6 +153,8 @@ export interface LineParser {
 export interface DoctorContext {
   /** hydra runs as root (uid 0). */
   isRoot: boolean;
+  /** Whether the race doctor checks for would use the vendors' bypass modes (`--unsafe`). */
+  unsafe: boolean;
 }
 
 /** How `hydra demo` simulates a CLI: the fake agent (src/demo) replays fixtures/adapters/<id>/. */

@@ -2,7 +2,7 @@
 import type { ErrorInfo } from '../adapters/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
-import { describeContainment } from '../engine/index.js';
+import { blocksRace, describeContainment } from '../engine/index.js';
 import type { AdapterStatus, AgentProbeReport, Containment, RepoInfo } from '../engine/index.js';
 import { shortRef } from '../ui/index.js';
 import { shellJoin } from './shell-quote.js';
@@ -103,7 +103,7 @@ export function renderDoctor(
     lines.push(...renderAdapter(report, heads[index] ?? report.adapterId, style));
   });
   lines.push('');
-  lines.push(...renderVerdict(adapters, style));
+  lines.push(...renderVerdict(repo, adapters, style));
   return lines;
 }
 
@@ -192,17 +192,42 @@ function fallbackHint(report: AgentProbeReport): string {
   }
 }
 
-function renderVerdict(adapters: readonly AgentProbeReport[], style: Style): string[] {
+/** What to do about a tier-1 agent that is not ready: install, upgrade or enable it. */
+const remedy = (report: AgentProbeReport): string | null => {
+  const hint = adapterOf(report.adapterId).installHint;
+  switch (report.status) {
+    case 'missing':
+      return `install ${report.displayName} (${hint})`;
+    case 'unsupported':
+      return `upgrade ${report.displayName}${report.version === null ? '' : ` (found ${report.version})`}`;
+    case 'disabled':
+      return `enable ${report.adapterId} (agents.${report.adapterId}.enabled = true in hydra.toml)`;
+    case 'needs-opt-in':
+      return `opt in to ${report.adapterId} (--allow-experimental-adapters)`;
+    case 'ready':
+      return null;
+  }
+};
+
+/** The last lines: whether a race can run here, agreeing with what was found above. */
+function renderVerdict(repo: RepoInfo, adapters: readonly AgentProbeReport[], style: Style): string[] {
   const ready = adapters.filter((report) => report.status === 'ready').map((report) => report.adapterId);
+  const stopper = repo.problems.find(blocksRace);
   if (doctorPasses(adapters)) {
+    if (stopper !== undefined)
+      return [
+        style.yellow(`agents ready (${ready.join(', ')}), but hydra cannot race here: ${stopper.message}`),
+        style.dim(`next: ${stopper.hint}`),
+      ];
     return [style.green(`ready to race: ${ready.join(', ')}`), style.dim('next: hydra race "<prompt>"')];
   }
-  const installs = adapters
+  const remedies = adapters
     .filter((report) => report.tier === 'tier1')
-    .map((report) => `${report.displayName} (${adapterOf(report.adapterId).installHint})`);
+    .map(remedy)
+    .filter((text): text is string => text !== null);
   return [
     style.red('no tier-1 agent is ready: hydra race would have nothing to run'),
-    ...(installs.length === 0 ? [] : [style.dim(`install ${installs.join(' or ')},`)]),
+    ...(remedies.length === 0 ? [] : [style.dim(`${remedies.join(', or ')};`)]),
     style.dim('or try hydra with simulated agents: hydra demo'),
   ];
 }

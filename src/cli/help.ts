@@ -86,7 +86,7 @@ Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <ru
 ${EXIT_CODES}`,
 
   doctor: `Usage:
-  hydra doctor [--json] [--config <file>] [--allow-experimental-adapters]
+  hydra doctor [--json] [--config <file>] [--allow-experimental-adapters] [--unsafe]
 
 Checks git, the repository, and every agent CLI: where the binary is, its version, tier, status
 (ready, missing, unsupported, disabled, needs-opt-in), capabilities, the exact command a race
@@ -96,22 +96,31 @@ Options:
   --json                           print one JSON object instead of text
   --config <file>                  use this config file instead of hydra.toml
   --allow-experimental-adapters    check experimental agents as if opted in
+  --unsafe                         check for a race with --unsafe (warnings about bypass modes)
   -h, --help                       this help
 
 Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage or config errors.`,
 
   merge: `Usage:
-  hydra merge <run> <agent> [--squash] [--keep-worktrees]
+  hydra merge <run> <agent> [--squash] [--keep-worktrees | --discard-others]
+  hydra merge <run> <agent> --only <path>...
 
 Merges one completed agent's branch (hydra/<run-id>/<agent>, <agent> being its name in that
 run: claude, opus, claude-2) into the branch the race started from: a fast-forward when possible, else a merge commit, or a squash with --squash. It checks for
 conflicts first and changes nothing when the merge would conflict or when your uncommitted
-changes touch the same files. Afterwards the race's other worktrees and branches are removed.
+changes touch the same files. Afterwards the merged agent's worktree and branch are removed; the
+other results stay (merge another one, or remove them with hydra clean <run>).
 
 Options:
+  --only <path>...   merge only these files or folders of the result (relative to where you
+                     are, inside the repository), as one new commit; the agent's branch stays
   --squash           squash the agent's changes into one new commit
-  --keep-worktrees   keep the race's worktrees and branches
+  --discard-others   also remove the other agents' worktrees and branches
+  --keep-worktrees   keep every worktree and branch of the race, the merged one's too
   -h, --help         this help
+
+A race that started on a detached HEAD has no branch to merge into: create one at its commit
+(git switch -c <branch> <commit>) and merge the agent's branch there yourself.
 
 <run> is a run id, a unique prefix of one, or last (the newest run); hydra runs lists them.
 Exit codes: 0 merged, 1 refused or failed, 2 usage error.`,

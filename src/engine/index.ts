@@ -5,7 +5,7 @@
 export { startRace } from './race/index.js';
 export { cleanRuns, mergeRun } from './results/index.js';
 export { defaultCacheDir, LAST_RUN, listRuns, readRun, resolveRunName } from './records/index.js';
-export { ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
+export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';

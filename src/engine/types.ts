@@ -262,7 +262,19 @@ export interface RaceSummary {
 
 export interface MergeOptions {
   squash?: boolean;
+  /** Keep every worktree and branch of the race, the merged agent's too. */
   keepWorktrees?: boolean;
+  /**
+   * Also remove the other agents' worktrees and branches (hydra's behaviour before a merge kept
+   * the choice open). By default only the merged agent's worktree (and, after a whole merge, its
+   * branch) go; the other results stay until `hydra clean`.
+   */
+  discardOthers?: boolean;
+  /**
+   * Merge only these paths (files or folders, relative to the repository root) of the agent's
+   * result, as one new commit on the user's branch; the agent's branch stays.
+   */
+  only?: string[];
 }
 
 export interface MergeResult {
@@ -276,6 +288,10 @@ export interface MergeResult {
   filesChanged: number;
   /** Worktrees and branches removed afterwards. */
   removed: string[];
+  /** The paths merged, when only some were (`--only`); absent for a whole merge. */
+  only?: string[];
+  /** The merges of this run before this one (a merge keeps the choice open: another may follow). */
+  earlier?: MergeResult[];
 }
 
 /** Streamed to headless consumers for every normalized event, as it happens. */

@@ -81,11 +81,12 @@ describe('built-in adapters', () => {
     expect(adapter.demo?.lineDelayMs).toBeGreaterThan(0);
   });
 
-  it('only Claude Code warns about running as root', () => {
+  it('only Claude Code warns about running as root, and only for a race in bypass mode', () => {
     const warned = adapterIds().filter(
-      (id) => (adapterOf(id).doctorWarnings?.({ isRoot: true }) ?? []).length > 0,
+      (id) => (adapterOf(id).doctorWarnings?.({ isRoot: true, unsafe: true }) ?? []).length > 0,
     );
     expect(warned).toEqual(['claude']);
-    expect(adapterOf('claude').doctorWarnings?.({ isRoot: false })).toEqual([]);
+    expect(adapterOf('claude').doctorWarnings?.({ isRoot: false, unsafe: true })).toEqual([]);
+    expect(adapterOf('claude').doctorWarnings?.({ isRoot: true, unsafe: false })).toEqual([]);
   });
 });

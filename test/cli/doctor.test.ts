@@ -167,6 +167,45 @@ describe('hydra doctor --json', () => {
   });
 });
 
+describe("hydra doctor's last line agrees with what it found", () => {
+  it('does not say ready to race outside a repository, and says what to do instead', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    const outside = path.join(sandbox.dir, 'plain');
+    mkdirSync(outside);
+    const result = await hydra(['doctor'], { cwd: outside, env: sandbox.env });
+    const last = result.stdout.trimEnd().split('\n').slice(-2);
+    expect(result.stdout).not.toContain('ready to race');
+    expect(last[0]).toContain('agents ready (codex), but hydra cannot race here');
+    expect(last[0]).toContain('not inside a git repository');
+    expect(last[1]).toContain('git init');
+  });
+
+  it('says ready to race on a detached HEAD (only the merge needs a branch)', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    git(repo, ['checkout', '--quiet', '--detach']);
+    const result = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+    expect(result.stdout).toContain('ready to race: codex');
+    expect(result.stdout).toContain('a result can only be merged into a branch');
+  });
+
+  it('says upgrade, not install, for an agent whose version is not supported', async () => {
+    const help = path.join(sandbox.dir, 'old-claude-help.txt');
+    writeFileSync(
+      help,
+      'Usage: claude [options] [prompt]\n\nOptions:\n  -p, --print   Print response and exit\n',
+    );
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', helpFile: help, version: '0.2.0 (Claude Code)' },
+    });
+    const result = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+    expect(result.stdout).toMatch(/claude\s+unsupported/);
+    const verdict = result.stdout.trimEnd().split('\n').slice(-3).join('\n');
+    expect(verdict).toContain('upgrade Claude Code (found 0.2.0');
+    expect(verdict).not.toContain('install Claude Code');
+    expect(verdict).toContain('install Codex');
+  });
+});
+
 describe('hydra doctor (text)', () => {
   it('shows each agent with status, binary, command and a recovery hint for every problem', async () => {
     await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
@@ -219,19 +258,23 @@ describe('the running-as-root warning', () => {
     cached: false,
   });
 
-  it('is given for an installed Claude Code when hydra runs as root', () => {
-    expect(withDoctorWarnings(report('ready'), { isRoot: true }).warnings.join(' ')).toContain(
+  it('is given for an installed Claude Code when hydra runs as root and the race would be --unsafe', () => {
+    expect(withDoctorWarnings(report('ready'), { isRoot: true, unsafe: true }).warnings.join(' ')).toContain(
       'running as root',
     );
   });
 
+  it('is not given as root when the race would not use bypass mode', () => {
+    expect(withDoctorWarnings(report('ready'), { isRoot: true, unsafe: false }).warnings).toEqual([]);
+  });
+
   it('is only given for the adapters that declare it', () => {
     const codex: AgentProbeReport = { ...report('ready'), adapterId: 'codex', displayName: 'Codex' };
-    expect(withDoctorWarnings(codex, { isRoot: true }).warnings).toEqual([]);
+    expect(withDoctorWarnings(codex, { isRoot: true, unsafe: true }).warnings).toEqual([]);
   });
 
   it('is not given when Claude Code is missing, or hydra is not root', () => {
-    expect(withDoctorWarnings(report('missing'), { isRoot: true }).warnings).toEqual([]);
-    expect(withDoctorWarnings(report('ready'), { isRoot: false }).warnings).toEqual([]);
+    expect(withDoctorWarnings(report('missing'), { isRoot: true, unsafe: true }).warnings).toEqual([]);
+    expect(withDoctorWarnings(report('ready'), { isRoot: false, unsafe: true }).warnings).toEqual([]);
   });
 });

@@ -111,10 +111,11 @@ describe('merging a result', () => {
     return started;
   };
 
-  it('fast-forwards when the branch has not moved, and removes the other worktrees and branches', async () => {
+  it('fast-forwards when the branch has not moved, and keeps the other results', async () => {
     sandbox = makeSandbox();
     handle = await raceTwo();
     const base = git(sandbox.repo, 'rev-parse', 'HEAD').trim();
+    const codexWorktree = handle.getSnapshot().agents.find((agent) => agent.agent === 'codex')?.worktree;
 
     const result = await handle.merge('claude');
 
@@ -124,14 +125,35 @@ describe('merging a result', () => {
     expect(git(sandbox.repo, 'rev-parse', 'HEAD~1').trim()).toBe(base);
     expect(readFileSync(path.join(sandbox.repo, 'hello.txt'), 'utf8')).toBe('from claude\n');
     expect(existsSync(path.join(sandbox.repo, 'other.txt'))).toBe(false);
-    expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim()).toBe('');
-    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    // The merged result's branch and worktree go; codex's stay until hydra clean.
+    expect(git(sandbox.repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/hydra/').trim()).toBe(
+      `hydra/${handle.runId}/codex`,
+    );
+    expect(codexWorktree).toBeTruthy();
+    expect(existsSync(codexWorktree ?? '')).toBe(true);
+    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(2);
+    expect(result.removed).not.toContain(codexWorktree);
+    expect(handle.getSnapshot().agents.find((agent) => agent.agent === 'codex')?.worktree).toBe(
+      codexWorktree,
+    );
+    expect(handle.getSnapshot().agents.find((agent) => agent.agent === 'claude')?.worktree).toBeNull();
     expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');
     expect(handle.getSnapshot().phase).toBe('done');
     expect((await readRun(sandbox.repo, handle.runId)).merge).toMatchObject({
       agent: 'claude',
       method: 'fast-forward',
     });
+  });
+
+  it('removes every other worktree and branch with discardOthers', async () => {
+    sandbox = makeSandbox();
+    handle = await raceTwo();
+
+    const result = await handle.merge('claude', { discardOthers: true });
+
+    expect(result.method).toBe('fast-forward');
+    expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim()).toBe('');
+    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
   });
 
   it('makes a merge commit when the branch moved on', async () => {

@@ -44,15 +44,26 @@ describe('checking the repository', () => {
     expect(git(sandbox.repo, 'branch', '--list').trim()).toBe('');
   });
 
-  it('refuses a detached HEAD and says how to check out a branch', async () => {
+  it('races on a detached HEAD with a warning, and refuses only the merge, saying how to make a branch', async () => {
     sandbox = makeSandbox();
     git(sandbox.repo, 'switch', '-q', '--detach', 'HEAD');
+    const head = git(sandbox.repo, 'rev-parse', 'HEAD').trim();
     await installAgents(sandbox, { claude: {} });
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')]));
     const summary = await handle.settled;
-    expect(summary.error?.message).toMatch(/HEAD is detached/);
-    expect(summary.error?.hint).toMatch(/git switch/);
-    untouched();
+    expect(summary.error ?? null).toBeNull();
+    expect(summary.agents[0]?.status).toBe('completed');
+    expect(handle.getSnapshot().baseBranch).toBeNull();
+    expect(handle.getSnapshot().warnings.join('\n')).toMatch(
+      /HEAD is detached.*only be merged into a branch/,
+    );
+
+    await expect(handle.merge('claude')).rejects.toThrow(/started on a detached HEAD/);
+    await expect(handle.merge('claude')).rejects.toMatchObject({
+      hint: expect.stringContaining(`git switch -c <new-branch> ${head.slice(0, 12)}`) as unknown,
+    });
+    expect(git(sandbox.repo, 'rev-parse', 'HEAD').trim()).toBe(head);
+    expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim()).not.toBe('');
   });
 
   it('warns about uncommitted changes, which the agents do not see, and races anyway', async () => {

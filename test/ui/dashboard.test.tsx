@@ -362,8 +362,9 @@ describe('dashboard keys and views', () => {
       'Merges branch hydra/run-1/codex (2 files +42 -7) into main (started at 1a2b3c4)',
     );
     expect(frame).toContain('fast-forward');
-    expect(frame).toContain("removes this race's worktrees and branches (Claude Code and Codex)");
+    expect(frame).toContain("Then removes Codex's worktree and branch; the other results (Claude Code)");
     expect(frame).toContain('y merge');
+    expect(frame).toContain('d merge, drop the others');
     await press(rendered, 'n');
     await vi.waitFor(() => expect(frameOf(rendered)).not.toContain("Merge Codex's result"));
     expect(handle.calls.filter((call) => call.kind === 'merge')).toEqual([]);
@@ -377,7 +378,7 @@ describe('dashboard keys and views', () => {
     await waitForFrame(rendered, 'y merge');
     await press(rendered, 'y');
     const frame = await waitForFrame(rendered, 'Merged Codex');
-    expect(handle.calls).toContainEqual({ kind: 'merge', agent: 'codex', options: undefined });
+    expect(handle.calls).toContainEqual({ kind: 'merge', agent: 'codex', options: { discardOthers: false } });
     expect(frame).toContain(
       "Merged Codex's result (hydra/run-1/codex) into main: fast-forward, 2 files, now at abcdef0.",
     );
@@ -385,6 +386,17 @@ describe('dashboard keys and views', () => {
     expect(frame).toContain('merged · 0 running · 2 done');
     expect(frame).toContain('/tmp/hydra-worktrees/run-1/claude');
     expect(rendered.outcomes).toEqual([expect.objectContaining({ kind: 'merged' })]);
+  });
+
+  it('merges and removes the other results on d in the merge dialog', async () => {
+    const handle = new FakeHandle(raceSnapshot([completed('claude'), completed('codex')]));
+    const rendered = track(renderApp(handle));
+    await waitForFrame(rendered, 'Codex');
+    await press(rendered, '2', 'm');
+    await waitForFrame(rendered, 'd merge, drop the others');
+    await press(rendered, 'd');
+    await waitForFrame(rendered, 'Merged Codex');
+    expect(handle.calls).toContainEqual({ kind: 'merge', agent: 'codex', options: { discardOthers: true } });
   });
 
   it('says the worktrees are kept when the race keeps them', async () => {

@@ -56,7 +56,9 @@ describe('footer hints from the key table', () => {
   });
 
   it("names a dialog's answers after what it asks", () => {
-    expect(text(dialogHints({ kind: 'merge', agent: 'codex' }, unicode))).toBe('y merge  n/Esc cancel');
+    expect(text(dialogHints({ kind: 'merge', agent: 'codex' }, unicode))).toBe(
+      'y merge  d merge, drop the others  n/Esc cancel',
+    );
     expect(text(dialogHints({ kind: 'quit' }, unicode))).toBe('y quit  n/Esc cancel');
   });
 });

@@ -79,9 +79,10 @@ describe('keymap in the scrollable views', () => {
 describe('keymap with a dialog open or while busy', () => {
   const dialog: ViewState = { ...panes, dialog: { kind: 'merge', agent: 'codex' } };
 
-  it('answers the dialog with y, n or Esc and ignores everything else', () => {
+  it('answers the dialog with y, d, n or Esc and ignores everything else', () => {
     expect(keymap(dialog, 'y', noKey)).toEqual({ type: 'confirm' });
     expect(keymap(dialog, 'Y', noKey)).toEqual({ type: 'confirm' });
+    expect(keymap(dialog, 'd', noKey)).toEqual({ type: 'confirm', discardOthers: true });
     expect(keymap(dialog, 'n', noKey)).toEqual({ type: 'decline' });
     expect(keymap(dialog, '', key({ escape: true }))).toEqual({ type: 'decline' });
     expect(keymap(dialog, 'q', noKey)).toEqual({ type: 'none' });

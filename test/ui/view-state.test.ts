@@ -147,7 +147,39 @@ describe('stopping and merging', () => {
       context(),
     );
     expect(transition.state).toMatchObject({ dialog: null, busy: { kind: 'merging', agent: 'codex' } });
-    expect(transition.effect).toEqual({ kind: 'merge', agent: 'codex', stopFirst: ['claude'] });
+    expect(transition.effect).toEqual({
+      kind: 'merge',
+      agent: 'codex',
+      stopFirst: ['claude'],
+      discardOthers: false,
+    });
+  });
+
+  it('merges and discards the other results on the second yes of the merge dialog only', () => {
+    const merge = reduce(
+      at({ focus: 1, dialog: { kind: 'merge', agent: 'codex' } }),
+      { type: 'confirm', discardOthers: true },
+      context(),
+    );
+    expect(merge.effect).toMatchObject({ kind: 'merge', agent: 'codex', discardOthers: true });
+    const quit = reduce(
+      at({ dialog: { kind: 'quit' } }),
+      { type: 'confirm', discardOthers: true },
+      context(),
+    );
+    expect(quit.effect).toBeNull();
+    expect(quit.state.dialog).toEqual({ kind: 'quit' });
+  });
+
+  it('says at merge time that a race on a detached HEAD has no branch to merge into, and how to make one', () => {
+    const transition = reduce(
+      at({ focus: 1 }),
+      { type: 'merge' },
+      { ...context(), detachedAt: 'abcdef0123456789' },
+    );
+    expect(transition.state.dialog).toBeNull();
+    expect(transition.state.notice?.text).toContain('detached HEAD (abcdef012345)');
+    expect(transition.state.notice?.text).toContain('git switch -c <branch> abcdef012345');
   });
 
   it('keeps racing when the merge is declined', () => {

@@ -22,6 +22,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   config: { type: 'string' },
   'allow-experimental-adapters': { type: 'boolean' },
+  unsafe: { type: 'boolean' },
 } as const;
 
 export async function doctorCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -44,7 +45,10 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   // The probe cache lives in <repo>/.cache/hydra: keep it out of the user's `git status`.
   if (repo.root !== null) await ensureExcluded(repo.root, HYDRA_EXCLUDES).catch(() => undefined);
   const plans = adapterIds().map((id) => planForDoctor(loaded.config, id));
-  const machine: DoctorContext = { isRoot: typeof process.getuid === 'function' && process.getuid() === 0 };
+  const machine: DoctorContext = {
+    isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
+    unsafe: getBoolean(parsed, 'unsafe') ?? false,
+  };
   const reports = (
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
   ).map((report) => withDoctorWarnings(report, machine));

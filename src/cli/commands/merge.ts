@@ -1,6 +1,9 @@
-/** `hydra merge <run> <agent> [--squash] [--keep-worktrees]`: the engine's safe merge. */
+/** `hydra merge <run> <agent> [--squash] [--keep-worktrees] [--discard-others] [--only <path>...]`. */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { mergeRun, resolveRunName } from '../../engine/index.js';
-import { getBoolean, parseCommandArgs } from '../args.js';
+import type { MergeResult } from '../../engine/index.js';
+import { getBoolean, getStrings, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { fileCount, mergeMethodLabel, sanitize, shortRef } from '../../ui/index.js';
@@ -9,6 +12,8 @@ import { requireRepo } from '../run-ids.js';
 const OPTIONS = {
   squash: { type: 'boolean' },
   'keep-worktrees': { type: 'boolean' },
+  'discard-others': { type: 'boolean' },
+  only: { type: 'string', multiple: true },
 } as const;
 
 export async function mergeCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -20,33 +25,72 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
       'list run ids with: hydra runs',
     );
   }
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
+  // `--only a b c`: the words after the first path are paths too.
+  const onlyGiven = getStrings(parsed, 'only');
+  if (extra.length > 0 && onlyGiven.length === 0)
+    throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
   // Names are lowercase letters, digits and dashes; an adapter's alias in any case still names its agent.
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(agent))
     throw new UsageError(
       `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`,
       "hydra show <run> lists the run's agents",
     );
+  const keepWorktrees = getBoolean(parsed, 'keep-worktrees') ?? false;
+  const discardOthers = getBoolean(parsed, 'discard-others') ?? false;
+  if (keepWorktrees && discardOthers)
+    throw new UsageError('--keep-worktrees and --discard-others contradict each other; pick one');
 
   const root = requireRepo(ctx.cwd);
+  const only = onlyGiven.length === 0 ? undefined : repoPaths(root, ctx.cwd, [...onlyGiven, ...extra]);
   const run = await resolveRunName(root, runId);
   // The agent's name in that run (`opus`, `claude-2`); the engine says which ones there are.
   const result = await mergeRun(root, run.runId, agent, {
     squash: getBoolean(parsed, 'squash') ?? false,
-    keepWorktrees: getBoolean(parsed, 'keep-worktrees') ?? false,
+    keepWorktrees,
+    discardOthers,
+    ...(only === undefined ? {} : { only }),
   });
-  const { out } = ctx;
-  if (result.method === 'nothing-to-merge') {
+  for (const line of mergeLines(ctx, result)) ctx.print(line);
+  if (!discardOthers && !keepWorktrees && run.agentIds.length > 1)
     ctx.print(
-      `${sanitize(result.agent)} made no changes in run ${run.runId}: nothing to merge into ${result.into}`,
+      ctx.out.dim(`the other results stay (branches hydra/${run.runId}/*) until: hydra clean ${run.runId}`),
+    );
+  return EXIT.ok;
+}
+
+/**
+ * Paths given relative to where the user is, as paths relative to the repository root (the engine
+ * refuses any that leave it). A path outside the repository is kept as `../...` for that refusal.
+ */
+const repoPaths = (root: string, cwd: string, given: readonly string[]): string[] => {
+  let here = cwd;
+  try {
+    here = realpathSync(cwd);
+  } catch {
+    // The real path only matters when cwd is reached through a symbolic link.
+  }
+  return given.map((item) => {
+    if (item.trim() === '') throw new UsageError('--only needs a path, not an empty string');
+    const relative = path.relative(root, path.resolve(here, item));
+    return relative === '' ? '.' : relative;
+  });
+};
+
+const mergeLines = (ctx: CliContext, result: MergeResult): string[] => {
+  const { out } = ctx;
+  const lines: string[] = [];
+  if (result.method === 'nothing-to-merge') {
+    lines.push(
+      `${sanitize(result.agent)} ${result.only ? `made no change to ${sanitize(result.only.join(', '))} that is not` : 'made no changes that are not'} already in ${result.into} (run ${result.runId}): nothing to merge`,
     );
   } else {
     const files = fileCount(result.filesChanged);
-    ctx.print(
-      `${out.green('merged')} ${sanitize(result.agent)} (run ${run.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
+    const what = result.only ? ` (only ${sanitize(result.only.join(', '))})` : '';
+    lines.push(
+      `${out.green('merged')} ${sanitize(result.agent)}${what} (run ${result.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
   // Paths from the run record, which anyone who can write the repository can forge.
-  if (result.removed.length > 0) ctx.print(out.dim(`removed: ${sanitize(result.removed.join(', '))}`));
-  return EXIT.ok;
-}
+  if (result.removed.length > 0) lines.push(out.dim(`removed: ${sanitize(result.removed.join(', '))}`));
+  return lines;
+};

@@ -15,6 +15,7 @@ export {
   dirtyPaths,
   ensureExcluded,
   findRepoRoot,
+  blocksRace,
   inspectRepo,
 } from './repo.js';
 export type { RepoCheck } from './repo.js';

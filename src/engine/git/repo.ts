@@ -15,11 +15,14 @@ const problem = (message: string, hint: string): ErrorInfo => ({ kind: 'Refused'
 
 /** Problems that do not stop a race (they only stop a merge). */
 const nonBlocking = new WeakSet<ErrorInfo>();
-const gitTooOld = (message: string, hint: string): ErrorInfo => {
+const mergeProblem = (message: string, hint: string): ErrorInfo => {
   const info = problem(message, hint);
   nonBlocking.add(info);
   return info;
 };
+
+/** Whether a problem inspectRepo found stops a race (the others only stop a merge). */
+export const blocksRace = (info: ErrorInfo): boolean => !nonBlocking.has(info);
 
 /** The repository's top-level directory (real path), or null when `dir` is not in a git work tree. */
 export async function findRepoRoot(dir: string): Promise<string | null> {
@@ -65,7 +68,7 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
   }
   if (!versionAtLeast(version, 2, 38)) {
     info.problems.push(
-      gitTooOld(
+      mergeProblem(
         `git ${version} is too old for hydra's conflict check (git merge-tree --write-tree needs 2.38).`,
         'Upgrade git to 2.38 or newer; races still run, but merging will be refused.',
       ),
@@ -99,10 +102,11 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
       ),
     );
   } else if (info.detached) {
+    // A race needs only a commit; the merge needs a branch, and refuses without one.
     info.problems.push(
-      problem(
-        `HEAD is detached (at ${info.head?.slice(0, 12) ?? 'unknown'}), so there is no branch to merge the winner into.`,
-        'Check out a branch first: `git switch <branch>` (or `git switch -c <new-branch>` to keep this commit).',
+      mergeProblem(
+        `HEAD is detached (at ${info.head?.slice(0, 12) ?? 'unknown'}): races run, but a result can only be merged into a branch.`,
+        'To merge here later, create a branch first: `git switch -c <new-branch>` (or `git switch <branch>`).',
       ),
     );
   }
@@ -113,19 +117,21 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
 export interface RepoCheck {
   root: string;
   baseRef: string;
-  baseBranch: string;
+  /** The branch HEAD is on; null on a detached HEAD (the race runs, its merge is refused). */
+  baseBranch: string | null;
   gitVersion: string | null;
   warnings: string[];
 }
 
 /**
- * Refuses a race on a repository it cannot safely run in (not a repo, no commits, detached HEAD);
- * warns about uncommitted changes, which hydra never touches and the agents never see.
+ * Refuses a race on a repository it cannot safely run in (not a repo, no commits); warns about a
+ * detached HEAD (nothing to merge into) and uncommitted changes, which hydra never touches and the
+ * agents never see.
  */
 export async function checkRepoForRace(repoPath: string): Promise<RepoCheck> {
   const info = await inspectRepo(repoPath);
   const blocking = info.problems.find((item) => !nonBlocking.has(item));
-  if (blocking !== undefined || info.root === null || info.head === null || info.branch === null) {
+  if (blocking !== undefined || info.root === null || info.head === null) {
     const first =
       blocking ?? problem('The repository could not be read.', 'Run `git status` to see what is wrong.');
     throw new EngineError(first.kind, first.message, first.hint);

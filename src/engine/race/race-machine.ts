@@ -332,7 +332,12 @@ export const raceMachine = setup({
         },
       };
     }),
-    applyMerge: assign((_, merge: MergeResult) => ({ merge, mergeError: null })),
+    /** Records the merge and forgets what it removed (by default only the merged agent's worktree). */
+    applyMerge: assign(({ context }, merge: MergeResult) => ({
+      merge,
+      mergeError: null,
+      agents: forgetRemoved(context.agents, merge.removed),
+    })),
     applyMergeError: assign(({ context }, params: { error: unknown }) => {
       const mergeError = toErrorInfo(params.error);
       return {
@@ -343,17 +348,9 @@ export const raceMachine = setup({
       };
     }),
     /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
-    applyCleanUp: assign(({ context }, output: CleanUpOutput) => {
-      const removed = new Set(output.removed);
-      if (removed.size === 0) return {};
-      return {
-        agents: context.agents.map((agent) => ({
-          ...agent,
-          branch: agent.branch !== null && removed.has(agent.branch) ? null : agent.branch,
-          worktree: agent.worktree !== null && removed.has(agent.worktree) ? null : agent.worktree,
-        })),
-      };
-    }),
+    applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
+      agents: forgetRemoved(context.agents, output.removed),
+    })),
     warnCleanUp: assign(({ context }, params: { error: unknown }) => ({
       warnings: [
         ...context.warnings,
@@ -552,6 +549,17 @@ const baselineInput = (context: RaceContext): BaselineInput => {
   };
 };
 
+/** The agents with the worktrees and branches in `removed` no longer named. */
+const forgetRemoved = (agents: AgentSnapshot[], removed: readonly string[]): AgentSnapshot[] => {
+  const gone = new Set(removed);
+  if (gone.size === 0) return agents;
+  return agents.map((agent) => ({
+    ...agent,
+    branch: agent.branch !== null && gone.has(agent.branch) ? null : agent.branch,
+    worktree: agent.worktree !== null && gone.has(agent.worktree) ? null : agent.worktree,
+  }));
+};
+
 /**
  * What ending a race without a merge removes: every worktree (unless kept) and the branches of
  * agents that did not complete (except those stopped for their budget). Branches of completed
@@ -589,10 +597,14 @@ const mergeInput = (context: RaceContext, request: MergeRequestEvent): MergeInpu
     agent: request.agent,
     prompt: context.options.prompt,
     baseBranch: repo.baseBranch,
+    baseRef: repo.baseRef,
     worktrees: context.launches
       .filter((launch) => !uncommittedAgents(context).includes(launch.agent))
       .map((launch) => launch.worktree),
     branches: context.launches.map((launch) => launch.branch),
+    agentWorktree: uncommittedAgents(context).includes(request.agent)
+      ? null
+      : (context.launches.find((launch) => launch.agent === request.agent)?.worktree ?? null),
     options: {
       ...request.options,
       keepWorktrees: request.options.keepWorktrees ?? context.options.keepWorktrees,

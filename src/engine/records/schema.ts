@@ -159,7 +159,7 @@ export const summarySchema: z.ZodType<RaceSummary> = z.object({
   mergeReason: z.string().optional(),
 });
 
-export const mergeSchema: z.ZodType<MergeResult> = z.object({
+const oneMergeSchema = z.object({
   runId,
   agent: agentId,
   into: z.string(),
@@ -167,6 +167,12 @@ export const mergeSchema: z.ZodType<MergeResult> = z.object({
   commit: z.string().regex(/^[0-9a-f]{4,64}$/, 'is not a commit id'),
   filesChanged: z.number().finite(),
   removed: z.array(z.string()),
+  only: z.array(z.string()).optional(),
+});
+
+/** merge.json: the latest merge of a run, with the ones before it (one level deep). */
+export const mergeSchema: z.ZodType<MergeResult> = oneMergeSchema.extend({
+  earlier: z.array(oneMergeSchema).optional(),
 });
 
 export const pidRecordSchema = z.object({

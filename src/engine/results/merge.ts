@@ -29,6 +29,7 @@ import { loadRun, trackedRunIds, writeMergeRecord } from '../records/index.js';
 import { checkRecordedWorktree, listWorktrees, runArea } from './run-targets.js';
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
 import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
+import { checkOnlyPaths, onlyCommit } from './partial-merge.js';
 import { assertRoomFor, planRestore, restoreTree, treeChanges, withSignalsHeld } from './tree-guard.js';
 import type { RestorePlan } from './tree-guard.js';
 
@@ -37,13 +38,20 @@ export interface MergeRequest {
   runId: string;
   agent: AgentName;
   prompt: string;
-  baseBranch: string;
+  /** The branch the race started from; null when it started on a detached HEAD (then refused). */
+  baseBranch: string | null;
+  /** The commit the race started from. */
+  baseRef: string;
   /**
-   * Every worktree and branch of the run, removed after the merge unless kept. Only hydra's own:
-   * the race's, or those of a record that passed checkRecordedWorktree.
+   * Every worktree and branch of the run, removed after the merge with `discardOthers`. Only
+   * hydra's own: the race's, or those of a record that passed checkRecordedWorktree.
    */
   worktrees: string[];
   branches: string[];
+  /** The merged agent's own worktree among `worktrees` (null when gone or not hydra's). */
+  agentWorktree: string | null;
+  /** The run's merges before this one, kept in its record. */
+  earlier?: MergeResult[];
   options: MergeOptions;
 }
 
@@ -145,8 +153,10 @@ async function overlappingChanges(root: string, head: string, tree: string): Pro
   return overlap;
 }
 
-const commitMessage = (request: MergeRequest, squash: boolean): string => {
+const commitMessage = (request: MergeRequest, squash: boolean, only: readonly string[] | null): string => {
   const subject = commitSubject(request.prompt);
+  if (only !== null)
+    return `${request.agent}: ${subject}\n\nPart of the result of hydra run ${request.runId} (agent ${request.agent}): ${only.join(', ')}.\n`;
   return squash
     ? `${request.agent}: ${subject}\n\nSquashed result of hydra run ${request.runId} (agent ${request.agent}).\n`
     : `Merge hydra run ${request.runId} (${request.agent}): ${subject}\n`;
@@ -196,16 +206,27 @@ async function commitTree(
   }
 }
 
-async function cleanUpAfterMerge(request: MergeRequest): Promise<string[]> {
+/**
+ * What a merge removes: with `discardOthers`, every worktree and branch of the run; otherwise only
+ * the merged agent's worktree, and its branch when the whole result was merged (after `--only` the
+ * rest of it is still on that branch). The other results stay until `hydra clean`.
+ */
+async function cleanUpAfterMerge(request: MergeRequest, whole: boolean): Promise<string[]> {
   if (request.options.keepWorktrees === true) return [];
+  const own = branchName(request.runId, request.agent);
+  const discard = request.options.discardOthers === true;
+  const worktrees = discard
+    ? request.worktrees
+    : request.worktrees.filter((dir) => dir === request.agentWorktree);
+  const branches = discard ? request.branches : request.branches.filter((branch) => whole && branch === own);
   const removed: string[] = [];
-  for (const dir of request.worktrees) {
+  for (const dir of worktrees) {
     if (existsSync(dir)) {
       await removeWorktree(request.root, dir, path.dirname(dir));
       removed.push(dir);
     }
   }
-  for (const branch of request.branches) {
+  for (const branch of branches) {
     if (await deleteBranch(request.root, branch)) removed.push(branch);
   }
   return removed;
@@ -242,8 +263,16 @@ async function failedMidway(
   );
 }
 
+/** The refusal of a merge into a detached HEAD, with the command that gives the commit a branch. */
+const refuseDetached = (request: MergeRequest): never =>
+  refuse(
+    `Run ${request.runId} started on a detached HEAD (${request.baseRef.slice(0, 12)}), so there is no branch to merge ${request.agent}'s result into.`,
+    `Create a branch at that commit and merge into it: \`git switch -c <new-branch> ${request.baseRef.slice(0, 12)}\`, then \`git merge ${branchName(request.runId, request.agent)}\` (or merge that branch into any branch you like).`,
+  );
+
 export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResult> {
-  const { root, baseBranch } = request;
+  const { root } = request;
+  const baseBranch = request.baseBranch ?? refuseDetached(request);
   if (!versionAtLeast(await gitVersion(), 2, 38)) {
     refuse(
       'Merging needs git 2.38 or newer (for its conflict dry run).',
@@ -260,15 +289,27 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   await assertNothingInProgress(root);
   await assertOnBaseBranch(root, baseBranch);
   const head = await gitLine(root, ['rev-parse', 'HEAD']);
-  const tip = await gitLine(root, ['rev-parse', `refs/heads/${branch}`]);
-  const squash = request.options.squash === true;
+  const branchTip = await gitLine(root, ['rev-parse', `refs/heads/${branch}`]);
+  const only = request.options.only === undefined ? null : checkOnlyPaths(request.options.only);
+  // Some files only: a commit of just those changes, merged as one new commit.
+  const tip =
+    only === null
+      ? branchTip
+      : await onlyCommit(
+          root,
+          request.agent,
+          await gitLine(root, ['merge-base', head, branchTip]),
+          branchTip,
+          only,
+        );
+  const squash = request.options.squash === true || only !== null;
 
   const finishWith = async (
     method: MergeResult['method'],
     commit: string,
     filesChanged: number,
   ): Promise<MergeResult> => {
-    const removed = await cleanUpAfterMerge(request);
+    const removed = await cleanUpAfterMerge(request, only === null);
     const result: MergeResult = {
       runId: request.runId,
       agent: request.agent,
@@ -277,6 +318,8 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
       commit,
       filesChanged,
       removed,
+      ...(only === null ? {} : { only }),
+      ...(request.earlier === undefined || request.earlier.length === 0 ? {} : { earlier: request.earlier }),
     };
     writeMergeRecord(runRecordDir(root, request.runId), result);
     return result;
@@ -312,7 +355,7 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
   const fastForward = !squash && !sign && (await isAncestor(root, head, tip));
   const target = fastForward
     ? tip
-    : await commitTree(root, tree, squash ? [head] : [head, tip], commitMessage(request, squash), sign);
+    : await commitTree(root, tree, squash ? [head] : [head, tip], commitMessage(request, squash, only), sign);
   const touched = splitZ(
     (await runGit(root, ['diff', '--name-only', '-z', '--no-renames', head, target])).stdout,
   );
@@ -387,12 +430,9 @@ export async function mergeRun(
     );
   }
   const { record } = loaded;
-  if (record.merge !== null) {
-    refuse(
-      `Run ${runId} was already merged (${record.merge.agent}, commit ${record.merge.commit.slice(0, 12)}).`,
-      'Nothing to do.',
-    );
-  }
+  // A merge keeps the choice open: another result (or more files of one) may be merged after it.
+  const earlier =
+    record.merge === null ? [] : [...(record.merge.earlier ?? []), { ...record.merge, earlier: undefined }];
   const agent = agentInRun(record.meta.agents, agentWord);
   const planned = record.meta.agents.find((entry) => entry.agent === agent);
   if (planned === undefined) {
@@ -414,21 +454,21 @@ export async function mergeRun(
       'Only a completed agent can be merged; pick another one.',
     );
   }
-  if (record.meta.baseBranch === null)
-    refuse(`Run ${runId} did not start from a branch.`, 'Merge its branch yourself.');
   // The record's paths are data: only hydra's own worktrees of this run are removed afterwards.
   const area = runArea(where.worktreeRoot ?? defaultWorktreeRoot(), root, runId);
   const worktrees = await listWorktrees(root);
+  const ours = (dir: string): boolean => checkRecordedWorktree(dir, area, worktrees).ok === true;
   return mergeAgentBranch({
     root: root,
     runId,
     agent,
     prompt: record.meta.prompt,
     baseBranch: record.meta.baseBranch,
-    worktrees: record.meta.agents
-      .map((entry) => entry.worktree)
-      .filter((dir) => checkRecordedWorktree(dir, area, worktrees).ok === true),
+    baseRef: record.meta.baseRef,
+    worktrees: record.meta.agents.map((entry) => entry.worktree).filter(ours),
     branches: record.meta.agents.map((entry) => branchName(runId, entry.agent)),
+    agentWorktree: ours(planned.worktree) ? planned.worktree : null,
+    earlier,
     options,
   });
 }

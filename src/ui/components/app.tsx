@@ -130,6 +130,7 @@ export const App = ({
     contentLines: screen.scroll.contentLines,
     pageLines: screen.scroll.pageLines,
     fileStarts: screen.scroll.fileStarts,
+    detachedAt: snapshot.baseBranch === null ? snapshot.baseRef : null,
   };
   const contextRef = useRef(context);
   contextRef.current = context;
@@ -171,7 +172,7 @@ export const App = ({
             if (effect.stopFirst.length > 0 || handle.getSnapshot().phase === 'racing') await handle.settled;
             const result = await handle.merge(
               effect.agent,
-              keepWorktrees ? { keepWorktrees: true } : undefined,
+              keepWorktrees ? { keepWorktrees: true } : { discardOthers: effect.discardOthers },
             );
             dispatch({ type: 'merge-succeeded', result });
           };

@@ -165,11 +165,13 @@ const dialogText = (
         `Nothing changes if the merge would conflict or touch files with uncommitted changes; your uncommitted work is left as it is.`,
       ];
       if (running.length > 0) body.push(`First stops ${names(running)}, still running.`);
-      body.push(
-        options.keepWorktrees
-          ? `All worktrees and branches of this race are kept (--keep-worktrees).`
-          : `Then removes this race's worktrees and branches${others.length > 0 ? ` (${names(snapshot.agents)})` : ''}.`,
-      );
+      if (options.keepWorktrees)
+        body.push(`All worktrees and branches of this race are kept (--keep-worktrees).`);
+      else if (others.length === 0) body.push(`Then removes ${name}'s worktree and branch.`);
+      else
+        body.push(
+          `Then removes ${name}'s worktree and branch; the other results (${names(others)}) stay until hydra clean ${snapshot.runId}, unless you answer d to remove them now.`,
+        );
       return { title: `Merge ${name}'s result into ${base}?`, body };
     }
     case 'quit': {
@@ -260,6 +262,15 @@ export const mergedLines = (
     ]);
     for (const removed of result.removed) lines.push([seg(`  ${symbols.dot} ${removed}`, 'muted')]);
   }
+  // A merge keeps the choice open: what is left of the other results, and how to use or remove it.
+  const kept = snapshot.agents.filter((agent) => agent.agent !== result.agent && agent.branch !== null);
+  if (kept.length > 0)
+    lines.push([
+      seg(
+        `Kept: ${names(kept)}'s result${kept.length === 1 ? '' : 's'}; merge another with hydra merge ${result.runId} <agent>, remove ${kept.length === 1 ? 'it' : 'them'} with hydra clean ${result.runId}.`,
+        'muted',
+      ),
+    ]);
   return wrapLines(lines, width);
 };
 

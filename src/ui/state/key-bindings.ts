@@ -105,6 +105,22 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     ],
   },
   {
+    command: 'confirm-discard',
+    description: "Merge, and remove the other agents' worktrees and branches too",
+    when: 'dialog',
+    keys: [
+      { press: text('d'), action: { type: 'confirm', discardOthers: true } },
+      { press: text('D'), action: { type: 'confirm', discardOthers: true } },
+    ],
+    hints: [
+      {
+        in: 'dialog',
+        keys: ({ dialog }) => (dialog?.kind === 'merge' ? 'd' : null),
+        label: 'merge, drop the others',
+      },
+    ],
+  },
+  {
     command: 'decline',
     description: 'Close the open dialog without doing anything',
     when: 'dialog',

@@ -58,6 +58,8 @@ export interface ViewContext {
   pageLines: number;
   /** Line offsets where each file starts in the diff view. */
   fileStarts: readonly number[];
+  /** The commit the race started from, when that was a detached HEAD (nothing to merge into). */
+  detachedAt?: string | null;
 }
 
 export type Action =
@@ -77,7 +79,8 @@ export type Action =
   | { type: 'merge' }
   | { type: 'quit' }
   | { type: 'cancel' }
-  | { type: 'confirm' }
+  /** Yes to the open dialog; in the merge dialog, `discardOthers` also removes the other results. */
+  | { type: 'confirm'; discardOthers?: boolean }
   | { type: 'decline' }
   | { type: 'merge-succeeded'; result: MergeResult }
   | { type: 'merge-failed'; message: string }
@@ -88,8 +91,11 @@ export type Action =
 
 export type Effect =
   | { kind: 'stop'; agent: AgentName }
-  /** Stop `stopFirst` (still running), wait for the race to settle, then merge `agent`. */
-  | { kind: 'merge'; agent: AgentName; stopFirst: AgentName[] }
+  /**
+   * Stop `stopFirst` (still running), wait for the race to settle, then merge `agent`; the other
+   * results stay unless `discardOthers`.
+   */
+  | { kind: 'merge'; agent: AgentName; stopFirst: AgentName[]; discardOthers: boolean }
   /** Cancel the race when agents still run, then finish it (clean-up) and exit. */
   | { kind: 'quit'; cancel: boolean }
   | { kind: 'load-patch'; agent: AgentName };
@@ -148,6 +154,11 @@ const requestMerge = (state: ViewState, context: ViewContext): Transition => {
     const text = `${agent.displayName} cannot be merged: it is ${statusLabel(agent.status)}, only a completed agent's result can be merged.`;
     return to({ ...state, notice: { text, tone: 'warn' } });
   }
+  if (typeof context.detachedAt === 'string') {
+    const at = context.detachedAt.slice(0, 12);
+    const text = `This race started on a detached HEAD (${at}): there is no branch to merge into. Quit, create one with \`git switch -c <branch> ${at}\`, then \`hydra merge last ${agent.agent}\` there.`;
+    return to({ ...state, notice: { text, tone: 'warn' } });
+  }
   return to({ ...state, dialog: { kind: 'merge', agent: agent.agent }, notice: null });
 };
 
@@ -191,7 +202,7 @@ const cancel = (state: ViewState, context: ViewContext): Transition => {
   );
 };
 
-const confirm = (state: ViewState, context: ViewContext): Transition => {
+const confirm = (state: ViewState, context: ViewContext, discardOthers: boolean): Transition => {
   const dialog = state.dialog;
   if (dialog === null) return stay(state);
   switch (dialog.kind) {
@@ -199,10 +210,12 @@ const confirm = (state: ViewState, context: ViewContext): Transition => {
       const stopFirst = runningAgents(context).filter((agent) => agent !== dialog.agent);
       return to(
         { ...state, dialog: null, busy: { kind: 'merging', agent: dialog.agent }, notice: null },
-        { kind: 'merge', agent: dialog.agent, stopFirst },
+        { kind: 'merge', agent: dialog.agent, stopFirst, discardOthers },
       );
     }
     case 'quit': {
+      // Only the merge dialog has a second yes.
+      if (discardOthers) return stay(state);
       const cancelling = runningAgents(context).length > 0;
       return to(
         { ...state, dialog: null, busy: { kind: 'quitting', cancelling } },
@@ -282,7 +295,7 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
     case 'cancel':
       return cancel(state, context);
     case 'confirm':
-      return confirm(state, context);
+      return confirm(state, context, action.discardOthers === true);
     case 'decline':
       return to({ ...state, dialog: null });
     case 'merge-succeeded':
