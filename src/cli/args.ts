@@ -154,3 +154,17 @@ export function parseSeconds(
   }
   return value;
 }
+
+const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** A whole number with a unit (`30m`, `12h`, `7d`, `2w`) in milliseconds; anything else is a UsageError. */
+export function parseDuration(flag: string, text: string, command: string): number {
+  const match = /^(\d{1,6})([mhdw])$/.exec(text.trim());
+  const value = match === null ? 0 : Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0);
+  if (value <= 0) {
+    throw new UsageError(
+      `${flag} needs a whole number and a unit: 30m, 12h, 7d or 2w (got "${text}"); see ${helpFor(command)}`,
+    );
+  }
+  return value;
+}

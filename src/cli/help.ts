@@ -26,6 +26,7 @@ Commands:
   runs                   list past races
   show <run>             one race's summary and per-agent events
   clean [<run>...]       remove worktrees, branches and records of finished or dead races
+                         (--merged, --older-than 7d, --keep-results)
   demo                   race simulated agents in a throwaway repository (no CLI or API key needed)
   trust                  let this repository's hydra.toml choose the programs hydra runs
 
@@ -146,19 +147,27 @@ Options:
   -h, --help   this help`,
 
   clean: `Usage:
-  hydra clean [<run>...] [--dry-run]
+  hydra clean [<run>...] [--merged] [--older-than <age>] [--keep-results] [--forget-merged]
+              [--dry-run]
 
-Removes the worktrees, hydra/<run-id>/* branches and records of finished or dead races (only
-the runs named, each a run id, a unique prefix of one, or last, when any are given), and
-stops agent processes left behind by a race that died. Running races are left alone. Nothing
+Removes the worktrees, hydra/<run-id>/* branches and records of finished or dead races, and
+stops agent processes left behind by a race that died. Running races are left alone. The record
+of a merged race is kept, so hydra runs still lists it (--forget-merged removes it). Nothing
 hydra did not create is touched: a record is data, so a path or process it names that is not
 the run's own (outside hydra's worktree directory for the run, not a git worktree, or a process
 without the run's marker) is refused and listed with the reason; a record committed to the
 repository is not hydra's and is kept.
 
+Scope (together they narrow it; without them every run):
+  <run>...             only these runs: a run id, a unique prefix of one, or last
+  --merged             only races that were merged
+  --older-than <age>   only races started at least this long ago: 30m, 12h, 7d or 2w
+
 Options:
-  --dry-run    say what would be removed and what would be refused, change nothing
-  -h, --help   this help`,
+  --keep-results       remove the worktrees only; the branches (the results) and records stay
+  --forget-merged      also remove the records of merged races (their history in hydra runs)
+  --dry-run            say what would be removed and what would be refused, change nothing
+  -h, --help           this help`,
 
   trust: `Usage:
   hydra trust [<file>]

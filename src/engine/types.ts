@@ -427,4 +427,9 @@ export interface CleanReport {
   skipped: Array<{ runId: string; reason: string }>;
   /** What a record named but hydra refused to touch (a path or process that is not the run's), and why. */
   refused: Array<{ runId: string; target: string; reason: string }>;
+  /**
+   * Merged runs cleaned this time whose record was kept, so `hydra runs` still lists them (the
+   * history); `forgetMerged` removes those records too.
+   */
+  keptHistory?: string[];
 }

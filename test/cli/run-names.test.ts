@@ -98,8 +98,13 @@ describe('run names', () => {
     expect(existsSync(path.join(repo, '.hydra', 'runs', older))).toBe(false);
     expect(existsSync(path.join(repo, '.hydra', 'runs', newer))).toBe(true);
 
+    // The newest run was merged: clean last removes its results but keeps its record as history.
     const lastCleaned = await run(['clean', 'last']);
     expect(lastCleaned.exitCode, lastCleaned.stderr).toBe(0);
+    expect(git(repo, ['branch', '--list', `hydra/${newer}/*`])).toBe('');
+    expect(existsSync(path.join(repo, '.hydra', 'runs', newer))).toBe(true);
+    const forgotten = await run(['clean', 'last', '--forget-merged']);
+    expect(forgotten.exitCode, forgotten.stderr).toBe(0);
     expect(existsSync(path.join(repo, '.hydra', 'runs', newer))).toBe(false);
   }, 120_000);
 

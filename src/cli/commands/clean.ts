@@ -1,20 +1,43 @@
-/** `hydra clean [<run>...] [--dry-run]`: worktrees, branches and records of finished or dead races. */
+/**
+ * `hydra clean [<run>...] [--merged] [--older-than <age>] [--keep-results] [--forget-merged]
+ * [--dry-run]`: worktrees, branches and records of finished or dead races, in the scope asked for.
+ */
 import { cleanRuns, resolveRunName } from '../../engine/index.js';
 import { sanitizeStrings } from '../../ui/index.js';
 import type { CleanReport } from '../../engine/index.js';
-import { getBoolean, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, parseCommandArgs, parseDuration } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { requireRepo } from '../run-ids.js';
 
+const OPTIONS = {
+  'dry-run': { type: 'boolean' },
+  merged: { type: 'boolean' },
+  'older-than': { type: 'string' },
+  'keep-results': { type: 'boolean' },
+  'forget-merged': { type: 'boolean' },
+} as const;
+
 export async function cleanCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const parsed = parseCommandArgs('clean', args, { 'dry-run': { type: 'boolean' } });
+  const parsed = parseCommandArgs('clean', args, OPTIONS);
+  const olderThan = getString(parsed, 'older-than');
+  const olderThanMs = olderThan === undefined ? undefined : parseDuration('--older-than', olderThan, 'clean');
+  const keepResults = getBoolean(parsed, 'keep-results') ?? false;
+  const forgetMerged = getBoolean(parsed, 'forget-merged') ?? false;
+  if (keepResults && forgetMerged)
+    throw new UsageError(
+      '--keep-results keeps every record, so --forget-merged has nothing to do with it; pick one',
+    );
   const root = requireRepo(ctx.cwd);
   // Named runs (ids, unique prefixes, `last`) are all resolved before anything is removed.
   const named = await Promise.all(parsed.positionals.map((given) => resolveRunName(root, given)));
   const report = await cleanRuns(root, {
     dryRun: getBoolean(parsed, 'dry-run') ?? false,
     ...(named.length > 0 ? { runIds: named.map((run) => run.runId) } : {}),
+    merged: getBoolean(parsed, 'merged') ?? false,
+    ...(olderThanMs === undefined ? {} : { olderThanMs }),
+    keepResults,
+    forgetMerged,
   });
   // Paths and reasons come from run records, which anyone who can write the repository can forge.
   for (const line of renderClean(sanitizeStrings(report))) ctx.print(line);
@@ -44,6 +67,11 @@ export function renderClean(report: CleanReport): string[] {
     for (const item of report.refused) lines.push(`  ${item.target} (run ${item.runId}): ${item.reason}`);
   }
   for (const skipped of report.skipped) lines.push(`kept ${skipped.runId}: ${skipped.reason}`);
+  const history = report.keptHistory ?? [];
+  if (history.length > 0)
+    lines.push(
+      `kept the record of merged run${history.length === 1 ? '' : 's'} ${history.join(', ')} for hydra runs (hydra clean --forget-merged removes it)`,
+    );
   const nothing =
     report.removedWorktrees.length +
       report.removedBranches.length +

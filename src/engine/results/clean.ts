@@ -36,6 +36,16 @@ export interface CleanOptions {
   dryRun: boolean;
   /** Only these runs (ids as recorded); every run when absent. */
   runIds?: readonly string[];
+  /** Only runs that were merged. */
+  merged?: boolean;
+  /** Only runs that started at least this long ago (milliseconds before `now`). */
+  olderThanMs?: number;
+  /** The clock `olderThanMs` counts from (default: Date.now()). */
+  now?: number;
+  /** Remove the worktrees only: the branches (the results) and the record stay. */
+  keepResults?: boolean;
+  /** Also remove the records of merged runs, which are otherwise kept as `hydra runs` history. */
+  forgetMerged?: boolean;
   /** The worktree root the races used; defaults to HYDRA_WORKTREE_ROOT or ~/.cache/hydra/worktrees. */
   worktreeRoot?: string;
 }
@@ -59,6 +69,10 @@ interface RunToClean {
   meta: RunMeta | null;
   area: RunArea;
   dryRun: boolean;
+  /** Worktrees only (--keep-results). */
+  keepResults: boolean;
+  /** Keep the record (a merged run's history in `hydra runs`). */
+  keepRecord: boolean;
   report: CleanReport;
 }
 
@@ -151,6 +165,8 @@ async function cleanRun(run: RunToClean): Promise<void> {
   const worktrees = await listWorktrees(root);
   refuseRecordedWorktrees(run, worktrees);
   await removeRunWorktrees(run, worktrees);
+  // The results (branches) and the record that finds them again stay.
+  if (run.keepResults) return;
   const held = await removeRunBranches(
     run,
     worktrees.filter((entry) => !reallyInside(run.area.runDir, entry.real)),
@@ -163,9 +179,26 @@ async function cleanRun(run: RunToClean): Promise<void> {
     });
     return;
   }
+  if (run.keepRecord) return;
   if (!dryRun) await rm(runRecordDir(root, runId), { recursive: true, force: true });
   report.removedRecords.push(runRecordDir(root, runId));
 }
+
+/** Whether a run is in the scope the options give (the runs named, merged ones, older ones). */
+function inScope(loaded: LoadedRun, runId: string, options: CleanOptions): boolean {
+  if (options.runIds !== undefined && !options.runIds.includes(runId)) return false;
+  if (options.merged === true && (loaded.kind !== 'ok' || loaded.record.merge === null)) return false;
+  if (options.olderThanMs !== undefined) {
+    const meta = loaded.kind === 'ok' ? loaded.record.meta : loaded.kind === 'damaged' ? loaded.meta : null;
+    const startedAt = meta?.startedAt ?? runIdTime(runId);
+    if ((options.now ?? Date.now()) - startedAt < options.olderThanMs) return false;
+  }
+  return true;
+}
+
+/** How much of a report lists removals, to tell whether cleaning one run removed anything. */
+const removals = (report: CleanReport): number =>
+  report.removedWorktrees.length + report.removedBranches.length + report.killedProcesses.length;
 
 /** Why a run is left alone, or null when it can be cleaned. */
 function reasonToKeep(loaded: LoadedRun, runId: string): string | null {
@@ -209,26 +242,32 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
     killedProcesses: [],
     skipped: [],
     refused: [],
+    keptHistory: [],
   };
   const worktreeRoot = options.worktreeRoot ?? defaultWorktreeRoot();
   const tracked = await trackedRunIds(root);
-  const chosen = options.runIds === undefined ? null : new Set(options.runIds);
-  for (const runId of recordedRunIds(root).filter((id) => chosen === null || chosen.has(id))) {
+  for (const runId of recordedRunIds(root)) {
     const loaded = loadRun(root, runId, tracked, false);
+    if (!inScope(loaded, runId, options)) continue;
     const keep = reasonToKeep(loaded, runId);
     if (keep !== null) {
       report.skipped.push({ runId, reason: keep });
       continue;
     }
     const meta = loaded.kind === 'ok' ? loaded.record.meta : loaded.kind === 'damaged' ? loaded.meta : null;
+    const history = loaded.kind === 'ok' && loaded.record.merge !== null && options.forgetMerged !== true;
+    const before = removals(report);
     await cleanRun({
       root,
       runId,
       meta,
       area: runArea(worktreeRoot, root, runId),
       dryRun: options.dryRun,
+      keepResults: options.keepResults === true,
+      keepRecord: history,
       report,
     });
+    if (history && options.keepResults !== true && removals(report) > before) report.keptHistory?.push(runId);
   }
   if (!options.dryRun) {
     await runGit(root, ['worktree', 'prune']);
