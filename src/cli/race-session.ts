@@ -2,6 +2,8 @@
  * Runs one race to the end, either with the dashboard (a terminal) or headless (NDJSON on stdout,
  * messages on stderr). Shared by `hydra race` and `hydra demo`.
  */
+import { openSync } from 'node:fs';
+import tty from 'node:tty';
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
 import type { CliContext } from './context.js';
@@ -26,6 +28,11 @@ export interface SessionOptions {
   ascii: boolean;
   /** How to spell the hydra command in printed suggestions (the demo adds `cd <repo> &&`). */
   commandPrefix?: string;
+  /**
+   * stdin was used up (the prompt was piped in): the dashboard reads its keys from the
+   * controlling terminal (/dev/tty), so the race still ends in the review step.
+   */
+  keysFromTerminal?: boolean;
 }
 
 /** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
@@ -80,20 +87,34 @@ async function runWithDashboard(
   session: SessionOptions,
   keepWorktrees: boolean,
 ): Promise<number> {
+  const terminal = session.keysFromTerminal === true ? openTerminalInput(ctx) : null;
   // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
   const result = await runDashboard(handle, {
     ...(session.ascii ? { ascii: true } : {}),
     noColor: !ctx.out.enabled,
-    stdin: ctx.stdin,
+    stdin: terminal ?? ctx.stdin,
     stdout: ctx.stdout,
     keepWorktrees,
     env: ctx.env,
-  });
+  }).finally(() => terminal?.destroy());
   // The race was cancelled and cleaned up like on Ctrl-C; there is no terminal to say more on.
   if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
   return result.exitCode;
+}
+
+/** The controlling terminal as key input, or null (with a note) when there is none. */
+function openTerminalInput(ctx: CliContext): tty.ReadStream | null {
+  try {
+    const input = new tty.ReadStream(openSync('/dev/tty', 'r'));
+    if (input.isTTY) return input;
+    input.destroy();
+  } catch {
+    // No controlling terminal (a detached session): the dashboard runs without keys.
+  }
+  ctx.note('hydra: no terminal to read keys from; the race ends when every agent has settled');
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------

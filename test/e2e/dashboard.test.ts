@@ -73,8 +73,15 @@ const fakeAgentProcesses = async (binDir: string): Promise<string[]> => {
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
-/** Starts `hydra race [args]` in a new tmux session (160×45) in the sandbox repository. */
-const startHydra = async (box: Sandbox, args: string[] = []): Promise<void> => {
+/**
+ * Starts `hydra race [args]` in a new tmux session (160×45) in the sandbox repository; with
+ * `promptOnStdin`, the prompt is piped in (`--prompt-file -`).
+ */
+const startHydra = async (
+  box: Sandbox,
+  args: string[] = [],
+  options: { promptOnStdin?: boolean } = {},
+): Promise<void> => {
   const env: Record<string, string> = {
     PATH: `${box.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: path.join(box.dir, 'home'),
@@ -88,7 +95,13 @@ const startHydra = async (box: Sandbox, args: string[] = []): Promise<void> => {
     .map(([key, value]) => `${key}=${shellQuote(value)}`)
     .join(' ');
   // `env -u CI`: Ink draws nothing live when it thinks it runs in CI.
-  const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)} race ${args.map(shellQuote).join(' ')} ${shellQuote('Add a greeting file')}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
+  const hydra = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)}`;
+  const flags = args.map(shellQuote).join(' ');
+  const race =
+    options.promptOnStdin === true
+      ? `printf %s ${shellQuote('Add a greeting file')} | ${hydra} race ${flags} --prompt-file -`
+      : `${hydra} race ${flags} ${shellQuote('Add a greeting file')}`;
+  const command = `${race}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
   await tmux(box.socket, [
     'new-session',
     '-d',
@@ -218,7 +231,9 @@ describe('hydra race on a real terminal', () => {
     );
     expect(diff).toMatch(new RegExp(`${ESC}\\[32m\\+export const winner = "codex";`));
     await sendKeys(box, 'Escape');
-    await waitForScreen(box, 'the panes again', (screen) => screen.includes('x stop'));
+    // Nothing runs any more: stopping is not offered.
+    const again = await waitForScreen(box, 'the panes again', (screen) => screen.includes('m merge'));
+    expect(again).not.toContain('x stop');
 
     // Merge it: the confirmation says what will happen, y does it.
     await sendKeys(box, 'm');
@@ -243,12 +258,38 @@ describe('hydra race on a real terminal', () => {
     expect(existsSync(path.join(box.repo, 'claude.txt'))).toBe(false);
     expect(await readFile(path.join(box.repo, 'notes.txt'), 'utf8')).toBe('uncommitted work must survive\n');
 
-    // No worktree, no hydra branch, no agent process is left.
-    expect(await hydraRefs(box)).toEqual({
-      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
-      branches: '',
-    });
+    // The merge keeps the choice open: Claude Code's result stays (branch and worktree); Codex's went.
+    const refs = await hydraRefs(box);
+    expect(refs.worktrees).toHaveLength(2);
+    expect(refs.worktrees[1]).toMatch(/\/claude$/);
+    expect(refs.branches).toMatch(/^\+? *hydra\/[^/]+\/claude$/);
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 120_000);
+
+  it('with the prompt piped in, still ends in the review step and reads keys from the terminal', async () => {
+    const box = sandbox!;
+    await installFakeAgents(box.bin, {
+      claude: { agent: 'claude', delayMs: 50, edits: [{ path: 'claude.txt', content: 'claude\n' }] },
+      codex: { agent: 'codex', delayMs: 50, edits: [{ path: 'codex.txt', content: 'codex\n' }] },
+    });
+    await startHydra(box, [], { promptOnStdin: true });
+    const review = await waitForScreen(
+      box,
+      'both agents to complete',
+      (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2,
+    );
+    expect(review).toContain('"Add a greeting file"');
+    // The dashboard waits for the user (it did not finish on its own), and takes keys.
+    expect(existsSync(box.exitFile)).toBe(false);
+    await sendKeys(box, 'q');
+    await waitForScreen(box, 'the quit confirmation', (screen) => screen.includes('y quit'));
+    await sendKeys(box, 'y');
+    const ended = await waitForScreen(box, 'the advice after the race', (screen) =>
+      screen.includes('merge one later with'),
+    );
+    expect(await waitForExitCode(box)).toBe('0');
+    // The advice to merge later is given once.
+    expect(ended.match(/later/g)).toHaveLength(1);
   }, 120_000);
 
   it('asks before quitting while agents run, and cancels cleanly on Ctrl-C', async () => {

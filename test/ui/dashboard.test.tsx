@@ -7,6 +7,8 @@ vi.hoisted(() => {
 import { ev } from '../../src/adapters/events.js';
 import { EngineError } from '../../src/engine/index.js';
 import { displayWidth } from '../../src/ui/text/text.js';
+import { createTheme } from '../../src/ui/text/theme.js';
+import { noticeLines } from '../../src/ui/layout/chrome-lines.js';
 import {
   agentSnapshot,
   completed,
@@ -263,19 +265,38 @@ describe('dashboard keys and views', () => {
     const rendered = track(renderAppAt(handle, { columns: 100, rows: 24 }));
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, KEYS.enter);
-    let frame = await waitForFrame(rendered, 'detail');
-    expect(frame).toContain('step 59');
-    expect(frame).not.toContain('step 10\n');
-    await press(rendered, 'g');
-    frame = await waitForFrame(rendered, 'branch   hydra/run-1/claude');
+    // It opens at the top: branch, worktree, usage and diff summary first.
+    let frame = await waitForFrame(rendered, 'branch   hydra/run-1/claude');
     expect(frame).toContain('usage    in 12.3k');
     expect(frame).toContain('latest 60 of 75 events (all: hydra show run-1)');
     expect(frame).not.toContain('step 59');
+    await press(rendered, 'G');
+    frame = await waitForFrame(rendered, 'step 59');
+    expect(frame).not.toContain('step 10\n');
+    await press(rendered, 'g');
+    await waitForFrame(rendered, 'branch   hydra/run-1/claude');
     await press(rendered, KEYS.down, KEYS.down);
     frame = await waitForFrame(rendered, /3-\d+ of \d+/);
     await press(rendered, KEYS.escape);
     frame = await waitForFrame(rendered, 'x stop');
     expect(frame).not.toContain('latest 60 of 75 events');
+  });
+
+  it('folds per-message usage lines into the usage line at the top of the detail view', async () => {
+    const events = [
+      ev({ kind: 'tool_call', id: '1', name: 'Write', summary: 'hello.txt' }),
+      ev({ kind: 'usage', usage: usage({ inputTokens: 100 }) }),
+      ev({ kind: 'message', role: 'assistant', text: 'Done writing.' }),
+      ev({ kind: 'usage', usage: usage({ inputTokens: 200 }) }),
+    ];
+    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { recentEvents: events })]));
+    const rendered = track(renderApp(handle));
+    await waitForFrame(rendered, 'Claude Code');
+    await press(rendered, KEYS.enter);
+    const frame = await waitForFrame(rendered, 'Done writing.');
+    expect(frame).toContain('usage    in ');
+    expect(frame).not.toMatch(/· usage in/);
+    expect(frame.match(/usage/g)).toHaveLength(1);
   });
 
   it('shows tool output and the error hint in the detail view', async () => {
@@ -334,13 +355,54 @@ describe('dashboard keys and views', () => {
     expect(frame).toContain('$0.0123');
   });
 
-  it('stops the focused agent with x', async () => {
+  it('asks before x stops the focused agent, then stops it and clears the Stopping line', async () => {
     const handle = threeAgents();
     const rendered = track(renderApp(handle));
     await waitForFrame(rendered, 'Claude Code');
     await press(rendered, 'x');
-    expect(handle.calls).toContainEqual({ kind: 'stopAgent', agent: 'claude' });
+    const dialog = await waitForFrame(rendered, 'Stop Claude Code?');
+    expect(dialog).toContain('Its work so far is discarded');
+    expect(dialog).toContain('y stop');
+    expect(handle.calls.filter((call) => call.kind === 'stopAgent')).toEqual([]);
+    await press(rendered, 'n');
+    await vi.waitFor(() => expect(frameOf(rendered)).not.toContain('Stop Claude Code?'));
+    expect(handle.calls.filter((call) => call.kind === 'stopAgent')).toEqual([]);
+
+    await press(rendered, 'x', 'y');
+    await vi.waitFor(() => expect(handle.calls).toContainEqual({ kind: 'stopAgent', agent: 'claude' }));
     await waitForFrame(rendered, '■ stopped');
+    await vi.waitFor(() => expect(frameOf(rendered)).not.toContain('Stopping Claude Code'));
+  });
+
+  it('offers x stop only while an agent runs', async () => {
+    const handle = new FakeHandle(raceSnapshot([completed('claude'), completed('codex')]));
+    const rendered = track(renderApp(handle));
+    const frame = await waitForFrame(rendered, 'm merge');
+    expect(frame).not.toContain('x stop');
+  });
+
+  it('keeps the clock running through the review, when no agent runs any more', async () => {
+    const handle = new FakeHandle(raceSnapshot([completed('claude')], { now: T0 + 59_000 }));
+    const rendered = track(renderApp(handle));
+    await waitForFrame(rendered, '· 59s');
+    await waitForFrame(rendered, '· 1m00s');
+  });
+
+  it('spells the ellipsis ... in ASCII mode, in notices and event lines too', async () => {
+    const events = [ev({ kind: 'message', role: 'assistant', text: 'thinking about it… (×3)' })];
+    const handle = new FakeHandle(raceSnapshot([agentSnapshot('claude', { recentEvents: events })]));
+    const rendered = track(renderApp(handle, { ascii: true }));
+    const frame = await waitForFrame(rendered, 'thinking about it... (x3)');
+    expect(frame).not.toContain('…');
+    const ascii = createTheme({ ascii: true, color: false });
+    const notice = noticeLines(
+      { text: 'Stopping Claude Code…', tone: 'info', whileRunning: 'claude' },
+      null,
+      handle.getSnapshot(),
+      ascii,
+      80,
+    );
+    expect(notice.map((line) => line.map((part) => part.text).join(''))).toEqual(['Stopping Claude Code...']);
   });
 
   it('refuses to merge an agent that has not completed', async () => {

@@ -43,9 +43,9 @@ describe('focus', () => {
 });
 
 describe('views and scrolling', () => {
-  it('opens the detail view following the end of the log', () => {
+  it('opens the detail view at its top (branch, worktree, diff summary)', () => {
     const transition = reduce(start, { type: 'open-detail' }, context());
-    expect(transition.state).toMatchObject({ view: 'detail', scroll: 'end' });
+    expect(transition.state).toMatchObject({ view: 'detail', scroll: 0 });
     expect(transition.effect).toBeNull();
   });
 
@@ -109,8 +109,27 @@ describe('views and scrolling', () => {
 });
 
 describe('stopping and merging', () => {
-  it('stops a running agent', () => {
-    expect(reduce(start, { type: 'stop' }, context()).effect).toEqual({ kind: 'stop', agent: 'claude' });
+  it('asks before stopping a running agent, and stops it on yes', () => {
+    const asked = reduce(start, { type: 'stop' }, context());
+    expect(asked.effect).toBeNull();
+    expect(asked.state.dialog).toEqual({ kind: 'stop', agent: 'claude' });
+    const stopped = reduce(asked.state, { type: 'confirm' }, context());
+    expect(stopped.effect).toEqual({ kind: 'stop', agent: 'claude' });
+    expect(stopped.state.notice).toMatchObject({ text: 'Stopping Claude Code…', whileRunning: 'claude' });
+    const declined = reduce(asked.state, { type: 'decline' }, context());
+    expect(declined.effect).toBeNull();
+    expect(declined.state.dialog).toBeNull();
+  });
+
+  it('clears the Stopping line once the agent has stopped, not before', () => {
+    const stopping = reduce(reduce(start, { type: 'stop' }, context()).state, { type: 'confirm' }, context());
+    const still = reduce(stopping.state, { type: 'agents-changed' }, context());
+    expect(still.state.notice?.text).toBe('Stopping Claude Code…');
+    const agents = context().agents.map((agent) =>
+      agent.agent === 'claude' ? { ...agent, status: 'cancelled' as const } : agent,
+    );
+    const gone = reduce(stopping.state, { type: 'agents-changed' }, context({ agents }));
+    expect(gone.state.notice).toBeNull();
   });
 
   it('explains why a settled agent cannot be stopped', () => {

@@ -68,6 +68,8 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   return runRaceSession(ctx, options, {
     mode: chooseMode(ctx, json),
     ascii: getBoolean(parsed, 'ascii') ?? false,
+    // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
+    keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
   });
 }
 

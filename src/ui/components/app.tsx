@@ -17,7 +17,6 @@ import {
 import { assertNever } from '../../adapters/events.js';
 import { errorText } from '../../adapters/hydra-error.js';
 import type { AgentName, RaceHandle } from '../../engine/index.js';
-import { isRunning } from '../text/index.js';
 import { keymap } from '../state/index.js';
 import { buildScreen } from '../layout/index.js';
 import { ScreenView } from './screen-view.js';
@@ -111,8 +110,8 @@ export const App = ({
   const received =
     state.outcome === null ? throttled : { snapshot: handle.getSnapshot(), receivedAt: throttled.receivedAt };
   const snapshot = received.snapshot;
-  const running = snapshot.agents.some((agent) => isRunning(agent.status));
-  const now = useDisplayNow(received, running);
+  // The clock keeps running through the review, until the final screen.
+  const now = useDisplayNow(received, state.outcome === null);
   const [patches, setPatches] = useState<Partial<Record<AgentName, PatchState>>>({});
   const mounted = useRef(true);
   useEffect(
@@ -220,6 +219,12 @@ export const App = ({
   useInput((input, key) => dispatch(keymap(stateRef.current, input, key)), { isActive: interactive });
 
   useEffect(() => controls?.onCancel(() => dispatch({ type: 'cancel' })), [controls, dispatch]);
+
+  // A notice that lasts while an agent stops ("Stopping Codex...") goes once it has stopped.
+  const statuses = snapshot.agents.map((agent) => agent.status).join(',');
+  useEffect(() => {
+    dispatch({ type: 'agents-changed' });
+  }, [statuses, dispatch]);
 
   // The race can end without us: a race-level failure, or a cancel from outside.
   const phase = snapshot.phase;

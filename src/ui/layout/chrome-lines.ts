@@ -15,7 +15,7 @@ import {
 } from '../text/index.js';
 import { fitLine, lineText, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
-import { displayWidth, oneLine, wrap } from '../text/index.js';
+import { displayWidth, oneLine, plainEllipsis, wrap } from '../text/index.js';
 import { dialogHints, footerHints } from '../state/index.js';
 import type { Busy, Dialog, KeyHint, Notice, View } from '../state/index.js';
 
@@ -89,8 +89,9 @@ export const footerLine = (
   width: number,
   agentCount: number,
   position: string | null,
+  anyRunning = true,
 ): Line => {
-  let hints = footerHints(view, theme.symbols, agentCount);
+  let hints = footerHints(view, theme.symbols, agentCount, anyRunning);
   const room = width - (position === null ? 0 : displayWidth(position) + 1);
   // Too narrow: drop the lesser hints (the key table ranks them) until the rest fits.
   const ranks = [...new Set(hints.flatMap((hint) => hint.dropOrder ?? []))].sort((a, b) => a - b);
@@ -112,7 +113,13 @@ export const noticeLines = (
 ): Line[] => {
   const lines: Line[] = [];
   if (busy !== null) lines.push([seg(busyText(busy, snapshot, theme), 'accent', true)]);
-  if (notice !== null) lines.push([seg(notice.text, notice.tone === 'info' ? 'accent' : notice.tone)]);
+  if (notice !== null)
+    lines.push([
+      seg(
+        plainEllipsis(notice.text, theme.symbols.ellipsis),
+        notice.tone === 'info' ? 'accent' : notice.tone,
+      ),
+    ]);
   return lines.map((line) => fitLine(line, width, theme.symbols.ellipsis));
 };
 
@@ -173,6 +180,19 @@ const dialogText = (
           `Then removes ${name}'s worktree and branch; the other results (${names(others)}) stay until hydra clean ${snapshot.runId}, unless you answer d to remove them now.`,
         );
       return { title: `Merge ${name}'s result into ${base}?`, body };
+    }
+    case 'stop': {
+      const agent = snapshot.agents.find((candidate) => candidate.agent === dialog.agent);
+      const name = agent?.displayName ?? dialog.agent;
+      return {
+        title: `Stop ${name}?`,
+        body: [
+          `Ends ${name}'s process (SIGTERM, then SIGKILL after a grace period) and everything it started.`,
+          options.keepWorktrees
+            ? `Its work so far is discarded as a result (a stopped agent cannot be merged); its worktree is kept (--keep-worktrees).`
+            : `Its work so far is discarded: a stopped agent cannot be merged, and its worktree and branch are removed when the race ends (or by hydra clean).`,
+        ],
+      };
     }
     case 'quit': {
       const running = snapshot.agents.filter((agent) => isRunning(agent.status));
@@ -302,8 +322,7 @@ export const endedLines = (
       true,
     ),
   ]);
-  if (counts.done > 0)
-    lines.push([seg(`Merge a completed result later with: hydra merge ${snapshot.runId} <agent>`, 'muted')]);
+  // How to merge later is said once, under this screen, by the command that ran the dashboard.
   if (keepWorktrees)
     lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
   // A race stopped before any agent started has no run record to show. (Branches are no test:

@@ -105,7 +105,7 @@ const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
       return [
         [
           seg(`${symbols.ok} `, 'ok'),
-          seg(agent.diff === null ? 'computing diff…' : formatDiff(agent.diff), 'ok', true),
+          seg(agent.diff === null ? `computing diff${symbols.ellipsis}` : formatDiff(agent.diff), 'ok', true),
         ],
       ];
     case 'failed':
@@ -161,7 +161,7 @@ const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] =
   if (shown.length === 0) {
     const text =
       agent.status === 'pending' || agent.status === 'spawning' || agent.status === 'running'
-        ? 'waiting for output…'
+        ? `waiting for output${theme.symbols.ellipsis}`
         : 'no events';
     return [[seg(text, 'muted')]];
   }

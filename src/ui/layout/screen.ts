@@ -345,6 +345,7 @@ export const buildScreen = (input: ScreenInput): Screen => {
       body = assertNever(state.view);
   }
   if (body.kind === 'scroll') body = { ...body, title: fitLine(body.title, columns, theme.symbols.ellipsis) };
-  const footer = footerLine(state.view, theme, columns, snapshot.agents.length, position);
+  const anyRunning = snapshot.agents.some((agent) => isRunning(agent.status));
+  const footer = footerLine(state.view, theme, columns, snapshot.agents.length, position, anyRunning);
   return { columns, height, header, body, dialog, notices, footer, scroll };
 };

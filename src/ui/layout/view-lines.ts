@@ -98,6 +98,8 @@ export const detailLines = (
   ]);
   for (const event of agent.recentEvents) {
     if (event.kind === 'message' && event.partial === true) continue;
+    // Per-message usage is folded into the usage line at the top.
+    if (event.kind === 'usage') continue;
     const line = eventLine(event, symbols);
     const full = event.kind === 'message' ? sanitize(event.text).trim() : line.text;
     const wrapped = wrap(full, Math.max(10, width - 2));

@@ -54,6 +54,8 @@ export interface HintContext {
   symbols: Theme['symbols'];
   agentCount: number;
   dialog: Dialog | null;
+  /** Whether any agent still runs (stopping is offered only then). */
+  anyRunning: boolean;
 }
 
 export interface KeyHintSpec {
@@ -100,9 +102,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
       { press: text('y'), action: { type: 'confirm' } },
       { press: text('Y'), action: { type: 'confirm' } },
     ],
-    hints: [
-      { in: 'dialog', keys: 'y', label: ({ dialog }) => (dialog?.kind === 'merge' ? 'merge' : 'quit') },
-    ],
+    hints: [{ in: 'dialog', keys: 'y', label: ({ dialog }) => dialog?.kind ?? 'yes' }],
   },
   {
     command: 'confirm-discard',
@@ -247,7 +247,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     description: 'Stop the focused agent',
     when: ALL_VIEWS,
     keys: [{ press: text('x'), action: { type: 'stop' } }],
-    hints: [{ in: ['panes'], keys: 'x', label: 'stop' }],
+    hints: [{ in: ['panes'], keys: ({ anyRunning }) => (anyRunning ? 'x' : null), label: 'stop' }],
   },
   {
     command: 'merge',
@@ -307,9 +307,19 @@ const hintsWhere = (where: (spec: KeyHintSpec) => boolean, context: HintContext)
     .filter((hint): hint is KeyHint => hint !== null);
 
 /** The footer's hints for a view, in table order. */
-export const footerHints = (view: View, symbols: Theme['symbols'], agentCount: number): KeyHint[] =>
-  hintsWhere((spec) => spec.in !== 'dialog' && spec.in.includes(view), { symbols, agentCount, dialog: null });
+export const footerHints = (
+  view: View,
+  symbols: Theme['symbols'],
+  agentCount: number,
+  anyRunning = true,
+): KeyHint[] =>
+  hintsWhere((spec) => spec.in !== 'dialog' && spec.in.includes(view), {
+    symbols,
+    agentCount,
+    dialog: null,
+    anyRunning,
+  });
 
 /** The answers a dialog offers. */
 export const dialogHints = (dialog: Dialog, symbols: Theme['symbols']): KeyHint[] =>
-  hintsWhere((spec) => spec.in === 'dialog', { symbols, agentCount: 0, dialog });
+  hintsWhere((spec) => spec.in === 'dialog', { symbols, agentCount: 0, dialog, anyRunning: false });

@@ -10,13 +10,16 @@ import { isRunning, statusLabel } from '../text/index.js';
 
 export type View = 'panes' | 'detail' | 'diff' | 'compare';
 
-export type Dialog = { kind: 'merge'; agent: AgentName } | { kind: 'quit' };
+export type Dialog =
+  { kind: 'merge'; agent: AgentName } | { kind: 'stop'; agent: AgentName } | { kind: 'quit' };
 
 export type Busy = { kind: 'merging'; agent: AgentName } | { kind: 'quitting'; cancelling: boolean };
 
 export interface Notice {
   text: string;
   tone: 'info' | 'warn' | 'error';
+  /** Shown while this agent still runs ("Stopping Codex..."), cleared once it has stopped. */
+  whileRunning?: AgentName;
 }
 
 /** How the dashboard ended; once set, the app exits. */
@@ -86,6 +89,8 @@ export type Action =
   | { type: 'merge-failed'; message: string }
   | { type: 'quit-finished'; cancelled: boolean; problem?: string }
   | { type: 'race-ended' }
+  /** The agents' statuses changed (the app sends it with each new snapshot). */
+  | { type: 'agents-changed' }
   /** Ends a settled race without asking (no keyboard to ask with). */
   | { type: 'finish' };
 
@@ -133,7 +138,8 @@ const runningAgents = (context: ViewContext): AgentName[] =>
 /** Entering a view or moving focus inside one resets its scroll; the diff view loads its patch. */
 const enter = (state: ViewState, view: View, focus: number, context: ViewContext): Transition => {
   const agent = context.agents[focus];
-  const next: ViewState = { ...state, view, focus, scroll: view === 'detail' ? 'end' : 0, notice: null };
+  // The detail view opens at its top: status, branch, worktree and diff summary first.
+  const next: ViewState = { ...state, view, focus, scroll: 0, notice: keepNotice(state.notice) };
   if (view === 'diff' && agent !== undefined) return to(next, { kind: 'load-patch', agent: agent.agent });
   return to(next);
 };
@@ -142,8 +148,12 @@ const moveFocus = (state: ViewState, focus: number, context: ViewContext): Trans
   if (context.agents.length === 0) return stay(state);
   const wrapped = ((focus % context.agents.length) + context.agents.length) % context.agents.length;
   if (state.view === 'detail' || state.view === 'diff') return enter(state, state.view, wrapped, context);
-  return to({ ...state, focus: wrapped, notice: null });
+  return to({ ...state, focus: wrapped, notice: keepNotice(state.notice) });
 };
+
+/** Moving around clears a notice, except one that lasts while an agent stops. */
+const keepNotice = (notice: Notice | null): Notice | null =>
+  notice?.whileRunning === undefined ? null : notice;
 
 const requestMerge = (state: ViewState, context: ViewContext): Transition => {
   const agent = focusedAgent(state, context);
@@ -171,10 +181,30 @@ const requestStop = (state: ViewState, context: ViewContext): Transition => {
       notice: { text: `${agent.displayName} is not running (${statusLabel(agent.status)}).`, tone: 'warn' },
     });
   }
+  // Stopping discards what the agent did so far: ask first.
+  return to({ ...state, dialog: { kind: 'stop', agent: agent.agent }, notice: null });
+};
+
+/** The stop, once confirmed: the notice stays until the agent has stopped. */
+const stopConfirmed = (state: ViewState, agent: AgentName, context: ViewContext): Transition => {
+  const target = context.agents.find((candidate) => candidate.agent === agent);
+  if (target === undefined || !isRunning(target.status)) return to({ ...state, dialog: null });
   return to(
-    { ...state, notice: { text: `Stopping ${agent.displayName}…`, tone: 'info' } },
-    { kind: 'stop', agent: agent.agent },
+    {
+      ...state,
+      dialog: null,
+      notice: { text: `Stopping ${target.displayName}…`, tone: 'info', whileRunning: agent },
+    },
+    { kind: 'stop', agent },
   );
+};
+
+/** Clears a notice that lasts while an agent runs, once that agent has stopped. */
+const agentsChanged = (state: ViewState, context: ViewContext): Transition => {
+  const watched = state.notice?.whileRunning;
+  if (watched === undefined) return stay(state);
+  const agent = context.agents.find((candidate) => candidate.agent === watched);
+  return agent !== undefined && isRunning(agent.status) ? stay(state) : to({ ...state, notice: null });
 };
 
 const requestQuit = (state: ViewState, context: ViewContext): Transition => {
@@ -213,6 +243,8 @@ const confirm = (state: ViewState, context: ViewContext, discardOthers: boolean)
         { kind: 'merge', agent: dialog.agent, stopFirst, discardOthers },
       );
     }
+    case 'stop':
+      return discardOthers ? stay(state) : stopConfirmed(state, dialog.agent, context);
     case 'quit': {
       // Only the merge dialog has a second yes.
       if (discardOthers) return stay(state);
@@ -318,6 +350,8 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
         { ...state, dialog: null, busy: { kind: 'quitting', cancelling: false } },
         { kind: 'quit', cancel: false },
       );
+    case 'agents-changed':
+      return agentsChanged(state, context);
     case 'race-ended':
       return state.busy === null
         ? to({ ...state, dialog: null, outcome: { kind: 'race-ended' } })

@@ -5,7 +5,7 @@
 import { assertNever, type AgentEvent } from '../../adapters/events.js';
 import { formatUsage } from './format.js';
 import type { Symbols, Tone } from './theme.js';
-import { oneLine, truncate } from './text.js';
+import { oneLine, plainEllipsis, truncate } from './text.js';
 
 export interface EventLine {
   symbol: string;
@@ -36,8 +36,17 @@ export const isShownInPane = (event: AgentEvent): boolean => {
 /** " (×12)" for an event that stands for a run of lines, else nothing. */
 const times = (lines: number | undefined): string => ((lines ?? 1) > 1 ? ` (×${lines})` : '');
 
-/** One event as one terminal line (before cutting to width). */
+/**
+ * One event as one terminal line (before cutting to width). In ASCII mode the `…` and `×` that
+ * hydra and agents write into event text are spelled `...` and `x`.
+ */
 export const eventLine = (event: AgentEvent, symbols: Symbols): EventLine => {
+  const line = eventLineText(event, symbols);
+  if (symbols.ellipsis === '…') return line;
+  return { ...line, text: plainEllipsis(line.text, symbols.ellipsis).replaceAll('×', 'x') };
+};
+
+const eventLineText = (event: AgentEvent, symbols: Symbols): EventLine => {
   switch (event.kind) {
     case 'message':
       if (event.thinking === true)

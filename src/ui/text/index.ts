@@ -33,6 +33,7 @@ export {
   oneLine,
   padEnd,
   padStart,
+  plainEllipsis,
   sanitize,
   sanitizeStrings,
   terminalSafeJson,

@@ -185,3 +185,7 @@ export const wrap = (text: string, width: number): string[] => {
   }
   return lines;
 };
+
+/** Text with the Unicode ellipsis spelled as the theme spells it (`...` in ASCII mode). */
+export const plainEllipsis = (text: string, ellipsis: string): string =>
+  ellipsis === '…' ? text : text.replaceAll('…', ellipsis);
