@@ -11,6 +11,9 @@ import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
 
 export type CommandRunner = (ctx: CliContext, args: string[]) => Promise<number>;
 
+/** The options hydra takes before a command. */
+const TOP_OPTIONS = ['version', 'help'];
+
 function hydraVersion(): string {
   const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
@@ -30,9 +33,10 @@ export async function runCli(
 
 async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<number> {
   const [first, ...rest] = argv;
+  // Bare `hydra` is asking what hydra does: the overview, on stdout, and success.
   if (first === undefined) {
-    ctx.note(MAIN_HELP);
-    return EXIT.usage;
+    ctx.print(MAIN_HELP);
+    return EXIT.ok;
   }
   if (first === '--version' || first === '-V' || first === 'version') {
     ctx.print(hydraVersion());
@@ -44,8 +48,11 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
   }
   if (first === 'help') return helpCommand(ctx, rest);
   if (first.startsWith('-')) {
+    // `--versoin`, `-help`: the nearest of hydra's own options, when one is close.
+    const { closest } = await import('../engine/index.js');
+    const suggestion = closest(first.replace(/^-+/, ''), TOP_OPTIONS);
     throw new UsageError(
-      `unknown option ${first}; see hydra --help`,
+      `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}; see hydra --help`,
       'put the command first: hydra race --json "..."',
     );
   }

@@ -150,24 +150,48 @@ const loadStream = (scenario: FakeScenario): Stream => {
 
 const CONTENT_KEYS = ['content', 'fileText', 'contents', 'file_text'];
 const PATH_KEYS = ['file_path', 'path', 'filePath'];
+const OLD_KEYS = ['oldString', 'old_string'];
+const NEW_KEYS = ['newString', 'new_string'];
 
-/** Finds file writes in a stream line: {file_path|path, content|fileText} objects and codex file_change paths. */
-const collectWrites = (value: unknown, agent: string, found: Map<string, string>): void => {
+const stringKey = (record: Record<string, unknown>, keys: readonly string[]): string | undefined => {
+  const key = keys.find((candidate) => typeof record[candidate] === 'string');
+  return key === undefined ? undefined : (record[key] as string);
+};
+
+/**
+ * Finds file writes and edits in a stream line: {path, content|fileText} objects, {path, oldString,
+ * newString} edit calls, and codex file_change paths. A call repeated (started, then completed) is
+ * one edit, keyed by path and what it does.
+ */
+const collectWrites = (value: unknown, agent: string, found: Map<string, FakeEdit>): void => {
   if (Array.isArray(value)) {
     for (const item of value) collectWrites(item, agent, found);
     return;
   }
   if (value === null || typeof value !== 'object') return;
   const record = value as Record<string, unknown>;
-  const pathKey = PATH_KEYS.find((key) => typeof record[key] === 'string');
-  const contentKey = CONTENT_KEYS.find((key) => typeof record[key] === 'string');
-  if (pathKey !== undefined && contentKey !== undefined) {
-    found.set(record[pathKey] as string, record[contentKey] as string);
-  }
+  const file = stringKey(record, PATH_KEYS);
+  const content = stringKey(record, CONTENT_KEYS);
+  const before = stringKey(record, OLD_KEYS);
+  const after = stringKey(record, NEW_KEYS);
+  if (file !== undefined && content !== undefined) found.set(`write\0${file}`, { path: file, content });
+  if (file !== undefined && before !== undefined && after !== undefined)
+    found.set(`edit\0${file}\0${before}\0${after}`, {
+      path: file,
+      content: '',
+      replace: { old: before, new: after },
+    });
   if (record.type === 'file_change' && Array.isArray(record.changes)) {
     for (const change of record.changes as Array<Record<string, unknown>>) {
-      if (typeof change.path === 'string' && change.kind !== 'delete' && !found.has(change.path)) {
-        found.set(change.path, `written by the ${agent} fake agent\n`);
+      if (
+        typeof change.path === 'string' &&
+        change.kind !== 'delete' &&
+        !found.has(`write\0${change.path}`)
+      ) {
+        found.set(`write\0${change.path}`, {
+          path: change.path,
+          content: `written by the ${agent} fake agent\n`,
+        });
       }
     }
   }
@@ -175,7 +199,7 @@ const collectWrites = (value: unknown, agent: string, found: Map<string, string>
 };
 
 const deriveEdits = (lines: string[], agent: string): FakeEdit[] => {
-  const found = new Map<string, string>();
+  const found = new Map<string, FakeEdit>();
   for (const line of lines) {
     try {
       collectWrites(JSON.parse(line) as unknown, agent, found);
@@ -183,7 +207,14 @@ const deriveEdits = (lines: string[], agent: string): FakeEdit[] => {
       // Not JSON: nothing to derive.
     }
   }
-  return [...found.entries()].map(([file, content]) => ({ path: file, content }));
+  return [...found.values()];
+};
+
+/** The file's text after an edit call: the replacement, or what the edit adds when `old` is not there. */
+const replaced = (current: string, replace: { old: string; new: string }): string | null => {
+  if (replace.old !== '' && current.includes(replace.old)) return current.replace(replace.old, replace.new);
+  if (replace.new.startsWith(replace.old)) return current + replace.new.slice(replace.old.length);
+  return null;
 };
 
 /** Maps a recorded path onto the working directory; refuses anything outside it. */
@@ -201,6 +232,11 @@ const applyEdits = (cwd: string, edits: FakeEdit[]): void => {
     if (target === null) continue;
     if (edit.remove === true) {
       rmSync(target, { force: true });
+      continue;
+    }
+    if (edit.replace !== undefined) {
+      const next = replaced(readIfExists(target) ?? '', edit.replace);
+      if (next !== null) writeFileSync(target, next);
       continue;
     }
     mkdirSync(path.dirname(target), { recursive: true });

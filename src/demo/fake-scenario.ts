@@ -12,6 +12,12 @@ export interface FakeEdit {
   content: string;
   /** Deletes the file instead of writing it (content is then ignored). */
   remove?: boolean;
+  /**
+   * Replaces `old` with `new` in the file instead of writing it (an edit tool call). When the file
+   * does not hold `old` (it was recorded in another repository), a `new` that only adds to `old`
+   * adds that part at the end, as the edit would have.
+   */
+  replace?: { old: string; new: string };
 }
 
 /** What a fake agent does when run. Every field is optional except `agent`. */

@@ -54,11 +54,21 @@ describe('hydra --version and --help', () => {
     expect(a.stdout).toBe(b.stdout);
   });
 
-  it('with no command prints the overview to stderr and exits 2', async () => {
+  it('with no command prints the overview (as --help does) and exits 0', async () => {
     const result = await run([]);
-    expect(result.exitCode).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('Commands:');
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe((await run(['--help'])).stdout);
+  });
+
+  it('suggests the nearest option for a mistyped --version or --help', async () => {
+    const version = await run(['--versoin']);
+    expect(version.exitCode).toBe(2);
+    expect(version.stderr).toContain('unknown option --versoin (did you mean --version?); see hydra --help');
+    const help = await run(['--hlep']);
+    expect(help.stderr).toContain('(did you mean --help?)');
+    const far = await run(['--frobnicate']);
+    expect(far.stderr).toContain('unknown option --frobnicate; see hydra --help');
   });
 });
 

@@ -1,10 +1,12 @@
 /** `hydra demo`: a real race of simulated agents in a throwaway repository, needing nothing installed. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execa } from 'execa';
+import { shellQuote } from '../../src/cli/shell-quote.js';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listAdapters } from '../../src/adapters/registry.js';
 import type { Sandbox } from './helpers.js';
-import { createSandbox, git, hydra, parseNdjson } from './helpers.js';
+import { createSandbox, git, hydra, MAIN, parseNdjson, ROOT } from './helpers.js';
 
 let sandbox: Sandbox;
 
@@ -13,6 +15,27 @@ beforeEach(() => {
 });
 
 afterEach(() => sandbox.cleanup());
+
+describe("the demo's last line", () => {
+  it('names hydra itself when it is on PATH, and npx hydra inside the checkout when it is not', async () => {
+    symlinkSync(MAIN, path.join(sandbox.bin, 'hydra'));
+    const installed = await hydra(['demo', '--json'], {
+      cwd: sandbox.dir,
+      env: sandbox.env,
+      timeoutMs: 90_000,
+    });
+    expect(installed.exitCode, installed.stderr).toBe(0);
+    expect(installed.stderr).toMatch(/merge one with: cd \S+ && hydra merge /);
+    expect(installed.stderr.trimEnd().split('\n').at(-1)).toContain('hydra doctor, then hydra race');
+
+    rmSync(path.join(sandbox.bin, 'hydra'));
+    const checkout = await hydra(['demo', '--json'], { cwd: ROOT, env: sandbox.env, timeoutMs: 90_000 });
+    expect(checkout.exitCode, checkout.stderr).toBe(0);
+    expect(checkout.stderr.trimEnd().split('\n').at(-1)).toBe(
+      'hydra demo: hydra is not on your PATH; from this checkout run npx hydra doctor, or install it with: npm install -g .',
+    );
+  }, 120_000);
+});
 
 describe('hydra demo --json', () => {
   it('races a fake of every adapter with a demo profile in a temp repository and says where it is', async () => {
@@ -48,7 +71,20 @@ describe('hydra demo --json', () => {
     expect(repo?.startsWith(sandbox.env.TMPDIR ?? '')).toBe(true);
     expect(existsSync(path.join(repo ?? '', '.git'))).toBe(true);
     expect(git(repo ?? '', ['branch', '--list', `hydra/${summary.runId}/*`])).toContain('claude');
-    expect(result.stderr).toContain(`hydra merge ${summary.runId} `);
+    // hydra is not on PATH here: the suggestion runs this hydra by its path, and works as printed.
+    const suggested = /merge one with: (.+)$/m.exec(result.stderr)?.[1] ?? '';
+    expect(suggested).toContain(`node ${shellQuote(MAIN)} merge ${summary.runId} `);
+    const merged = await execa('sh', ['-c', suggested], {
+      env: sandbox.env,
+      extendEnv: false,
+      reject: false,
+    });
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+      `hydra demo: hydra is not on your PATH; install it with: npm install -g ${shellQuote(ROOT)} (then hydra doctor)`,
+    );
+    // Cursor's recorded edit call changed README.md besides writing hello.txt.
+    expect(summary.agents.find((item) => item.agent === 'cursor')?.diff.filesChanged).toBe(2);
 
     // Cursor reports no usage: null in the JSON, n/a in hydra show; Claude's counts are numbers.
     const usageOf = (agent: string) => summary.agents.find((item) => item.agent === agent)?.usage;

@@ -3,7 +3,7 @@
  * it prints must reach hydra whole, even when hydra reads its pipe late.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -57,5 +57,41 @@ describe('fake agent', () => {
       expect(lines, `attempt ${attempt + 1}`).toHaveLength(71);
       expect(lines.at(-1)).toBe(result);
     }
+  });
+});
+
+describe('the fake agent applies the edit calls it replays', () => {
+  const runIn = async (cwd: string, agent: string): Promise<void> => {
+    const scenarioFile = path.join(cwd, '..', `${agent}.scenario.json`);
+    writeFileSync(scenarioFile, JSON.stringify({ agent, delayMs: 0 }));
+    await execFileAsync(process.execPath, [FAKE_AGENT, '--scenario', scenarioFile, '--', '-p', 'x'], {
+      cwd,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  };
+
+  const workdir = (readme: string): string => {
+    dir ??= mkdtempSync(path.join(tmpdir(), 'hydra-fake-agent-'));
+    const cwd = mkdtempSync(path.join(dir, 'work-'));
+    writeFileSync(path.join(cwd, 'README.md'), readme);
+    return cwd;
+  };
+
+  it("Cursor's recorded edit of README.md really changes it, besides the file it writes", async () => {
+    const cwd = workdir('# greeter\n\nA tiny project.\n');
+    await runIn(cwd, 'cursor');
+    expect(readFileSync(path.join(cwd, 'hello.txt'), 'utf8')).toBe('hello from the fake model\n');
+    // The recorded old text is not in this README: what the edit adds is added.
+    expect(readFileSync(path.join(cwd, 'README.md'), 'utf8')).toBe(
+      '# greeter\n\nA tiny project.\n\nSee hello.txt.\n',
+    );
+  });
+
+  it('replaces the old text where the file holds it', async () => {
+    const cwd = workdir('# fixture repo\nmore\n');
+    await runIn(cwd, 'cursor');
+    expect(readFileSync(path.join(cwd, 'README.md'), 'utf8')).toBe(
+      '# fixture repo\n\nSee hello.txt.\nmore\n',
+    );
   });
 });

@@ -12,6 +12,7 @@ import type { AgentPlan, RaceOptions } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
+import { hydraCommand, nextStepLine } from '../hydra-command.js';
 import { shellQuote } from '../shell-quote.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 
@@ -53,14 +54,17 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
     worktreeRoot: path.join(base, 'worktrees'),
   };
   const json = getBoolean(parsed, 'json') ?? false;
+  // Suggestions name a hydra that runs from anywhere: `hydra` once installed, else this one by path.
+  const hydra = hydraCommand(ctx.env).command;
   const code = await runRaceSession(ctx, options, {
     mode: chooseMode(ctx, json),
     ascii: getBoolean(parsed, 'ascii') ?? false,
-    commandPrefix: `cd ${shellQuote(repo)} && hydra`,
+    commandPrefix: `cd ${shellQuote(repo)} && ${hydra}`,
   });
   ctx.note(
     `hydra demo: the repository is at ${repo} (look around with git log --all; remove it with rm -rf ${shellQuote(base)})`,
   );
+  ctx.note(nextStepLine(ctx.env, ctx.cwd));
   return code;
 }
 
