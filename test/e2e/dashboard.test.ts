@@ -176,7 +176,7 @@ afterEach(async () => {
 });
 
 describe('hydra race on a real terminal', () => {
-  it('shows the panes, moves focus, opens a diff, merges the chosen agent and cleans up', async () => {
+  it('shows the panes, moves focus, opens a diff, merges the chosen agent and keeps the other result', async () => {
     const box = sandbox!;
     await installFakeAgents(box.bin, {
       claude: {
@@ -388,7 +388,9 @@ describe('hydra race on a real terminal', () => {
       screen.includes('y merge'),
     );
     expect(confirm).toContain("Merge claude-sonnet's result into main?");
-    await sendKeys(box, 'y');
+    expect(confirm).toContain('d merge, drop the others');
+    // d: merge, and remove the other results too (y would keep them).
+    await sendKeys(box, 'd');
     await waitForScreen(box, 'the merge result', (screen) =>
       screen.includes("Merged claude-sonnet's result"),
     );
