@@ -130,7 +130,8 @@ Exit codes: 0 merged, 1 refused or failed, 2 usage error.`,
   hydra runs [--json]
 
 Lists past races in this repository, newest first: run id, state, agents with their status,
-cost, and what was merged.
+cost, and what was merged. A merged race stays listed after hydra clean (its history);
+hydra clean --forget-merged removes it.
 
 Options:
   --json       print one JSON object {"runs":[...]} instead of a table

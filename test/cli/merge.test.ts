@@ -98,6 +98,10 @@ describe('hydra merge --only', () => {
     expect(more.exitCode, more.stderr).toBe(0);
     expect(readFileSync(path.join(repo, 'src', 'b.txt'), 'utf8')).toBe('b from claude\n');
     expect(mergeRecord(runId)).toMatchObject({ only: ['src/b.txt'], earlier: [{ only: ['a.txt'] }] });
+    const shown = await run(['show', runId]);
+    expect(shown.stdout).toMatch(
+      /merged {2}claude into main \(squash, \w+, only a\.txt\)\nmerged {2}claude into main \(squash, \w+, only src\/b\.txt\)/,
+    );
   }, 120_000);
 
   it('takes several paths after one --only, folders too', async () => {

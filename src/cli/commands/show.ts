@@ -71,13 +71,15 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
   if (!summary)
     lines.push(style.yellow('no summary: the race is still running, or hydra stopped before it ended'));
   if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);
-  if (record.merge) {
+  // Every merge of the run, oldest first (a merge keeps the choice open: more may follow).
+  for (const merge of record.merge ? [...(record.merge.earlier ?? []), record.merge] : []) {
+    const only = merge.only ? `, only ${merge.only.join(', ')}` : '';
     lines.push(
-      `merged  ${record.merge.agent} into ${record.merge.into} (${record.merge.method}, ${shortRef(record.merge.commit)})`,
+      `merged  ${merge.agent} into ${merge.into} (${merge.method}, ${shortRef(merge.commit)}${only})`,
     );
-  } else if (summary?.mergeReason !== undefined) {
-    lines.push(`merged  nothing: ${summary.mergeReason}`);
   }
+  if (record.merge === null && summary?.mergeReason !== undefined)
+    lines.push(`merged  nothing: ${summary.mergeReason}`);
   if (summary?.baseline !== undefined) {
     const checks = summary.baseline.checks.map(
       (check) => `${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}`,
