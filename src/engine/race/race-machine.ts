@@ -291,7 +291,8 @@ export const raceMachine = setup({
       );
       if (pick.agent === null)
         enqueue.assign({ mergeNote: `--auto-merge best merged nothing: ${pick.reason}` });
-      else enqueue.raise({ type: 'MERGE', agent: pick.agent, options: {} });
+      // Unattended, nobody is there to choose again: the merge cleans up as before (discardOthers).
+      else enqueue.raise({ type: 'MERGE', agent: pick.agent, options: { discardOthers: true } });
     }),
     markCancelRequested: assign({ cancelRequested: true }),
     // Cancelled before they were launched (during the repository check, probing or worktree
