@@ -5,6 +5,9 @@
  */
 import { TERMINAL_LOST } from './errors.js';
 import { runCli } from './run.js';
+import { trace } from '../trace.js';
+
+trace('cli: entry modules loaded');
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
@@ -14,6 +17,7 @@ const code = await runCli(process.argv.slice(2), {
   stderr: process.stderr,
 });
 
+trace('cli: command done');
 await Promise.all([flush(process.stdout), flush(process.stderr)]);
 if (code === TERMINAL_LOST) {
   // The terminal is gone and the race was cleaned up: end as a hangup ends a program.

@@ -8,6 +8,7 @@ import { createContext } from './context.js';
 import { EXIT, noteError, UsageError } from './errors.js';
 import type { CommandName } from './help.js';
 import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
+import { trace } from '../trace.js';
 
 export type CommandRunner = (ctx: CliContext, args: string[]) => Promise<number>;
 
@@ -68,6 +69,7 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     return EXIT.ok;
   }
   const runner = await loadCommand(first);
+  trace(`cli: ${first} command loaded`);
   return runner(ctx, rest);
 }
 

@@ -24,6 +24,7 @@ import {
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
+import { trace } from '../../trace.js';
 
 const OPTIONS = {
   agents: { type: 'string', multiple: true },
@@ -61,6 +62,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     ...(configName === undefined ? {} : { configName }),
   });
   checkConfiguredBinaries(options.agents, ctx.env, configName);
+  trace('cli: config and flags read');
   // An untrusted repository config: the race says which keys it ignored (pane, stderr and NDJSON).
   const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
   if (untrusted !== null) options.warnings = [untrusted];

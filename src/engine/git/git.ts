@@ -1,13 +1,12 @@
 /**
- * Running git: argument arrays through execa, never a shell. Every git command hydra runs has a
+ * Running git: argument arrays (startChild), never a shell. Every git command hydra runs has a
  * time limit and can be cancelled; it runs as the leader of its own process group, so a time limit,
  * a cancel or hydra's own exit ends git together with whatever it started (hooks, filters, their
  * children). A non-zero exit is a failure unless the caller says it is an answer (merge-tree's 1).
  */
-import { execa } from 'execa';
 import type { ErrorKind } from '../../adapters/events.js';
 import { HydraError } from '../../adapters/hydra-error.js';
-import { signalGroup } from '../process/index.js';
+import { signalGroup, startChild } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 
 /** hydra's own identity for the commits it makes on its branches (works with no git identity). */
@@ -173,20 +172,15 @@ export async function runGit(
   if (options.signal?.aborted === true)
     throw new GitCommandError(args, { stdout: '', stderr: '', exitCode: -1 }, 'interrupted', context);
   const detached = options.processes !== undefined || options.uninterruptible === true;
-  const subprocess = execa('git', args, {
+  const child = startChild('git', args, {
     cwd,
-    env: { ...GIT_ENV, ...options.env },
-    extendEnv: true,
-    reject: false,
-    stripFinalNewline: false,
+    env: { ...process.env, ...GIT_ENV, ...options.env },
     detached,
-    cleanup: false,
-    forceKillAfterDelay: false,
-    ...(options.input === undefined ? { stdin: 'ignore' as const } : { input: options.input }),
-    maxBuffer: 256 * 1024 * 1024,
+    stdin: options.input === undefined ? 'ignore' : { input: options.input },
   });
+  const subprocess = child.process;
   // In its own group, git's process id is the group's; in hydra's, only git itself is signalled.
-  const pgid = detached ? subprocess.pid : undefined;
+  const pgid = detached ? child.pid : undefined;
   const registry = options.uninterruptible === true ? undefined : options.processes;
   if (pgid !== undefined) registry?.registerGroup(pgid, { runId: options.owner ?? 'git' });
   let failure: GitFailure | null = null;
@@ -218,7 +212,7 @@ export async function runGit(
   subprocess.once('exit', () => {
     if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
   });
-  const done = await Promise.race([subprocess, abandoned]).finally(() => {
+  const done = await Promise.race([child.result, abandoned]).finally(() => {
     clearTimeout(limit);
     clearTimeout(forceKill);
     clearTimeout(giveUp);
@@ -229,12 +223,12 @@ export async function runGit(
     }
   });
   const result: GitResult = {
-    stdout: typeof done?.stdout === 'string' ? done.stdout : '',
-    stderr: typeof done?.stderr === 'string' ? done.stderr : '',
+    stdout: done?.stdout ?? '',
+    stderr: done?.stderr ?? '',
     exitCode: done?.exitCode ?? -1,
   };
   if (failure !== null) throw new GitCommandError(args, result, failure, context);
-  if (done?.exitCode === undefined && done?.code === 'ENOENT') {
+  if (done?.spawnError?.code === 'ENOENT') {
     throw new GitCommandError(
       args,
       { ...result, stderr: 'git is not installed or not on PATH' },

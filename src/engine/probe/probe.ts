@@ -14,7 +14,6 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { execa } from 'execa';
 import { AdapterError } from '../../adapters/errors.js';
 import type { ErrorInfo } from '../../adapters/events.js';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
@@ -27,7 +26,7 @@ import type {
   ProbeRunner,
   SpawnRequest,
 } from '../../adapters/types.js';
-import { createProcessRegistry, PROBE_OWNER, signalGroup } from '../process/index.js';
+import { createProcessRegistry, PROBE_OWNER, signalGroup, startChild } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactValue } from '../records/index.js';
 import type { AgentPlan, AgentProbeReport } from '../types.js';
@@ -54,19 +53,9 @@ export const createProbeRunner =
   (env: NodeJS.ProcessEnv = process.env, processes?: ProcessRegistry): ProbeRunner =>
   async (file, args, { timeoutMs }) => {
     try {
-      const subprocess = execa(file, [...args], {
-        stdin: 'ignore',
-        env,
-        extendEnv: false,
-        reject: false,
-        detached: true,
-        cleanup: false,
-        forceKillAfterDelay: false,
-        maxBuffer: PROBE_MAX_BUFFER,
-        stripFinalNewline: false,
-        windowsHide: true,
-      });
-      const pgid = subprocess.pid;
+      const child = startChild(file, args, { env, detached: true, maxBuffer: PROBE_MAX_BUFFER });
+      const subprocess = child.process;
+      const pgid = child.pid;
       const registry = processes ?? createProcessRegistry();
       if (pgid !== undefined) registry.registerGroup(pgid, { runId: PROBE_OWNER });
       let timedOut = false;
@@ -83,7 +72,7 @@ export const createProbeRunner =
       subprocess.once('exit', () => {
         if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
       });
-      const result = await subprocess.finally(() => {
+      const result = await child.result.finally(() => {
         clearTimeout(limit);
         clearTimeout(forceKill);
         if (pgid !== undefined) {
@@ -94,13 +83,12 @@ export const createProbeRunner =
       });
       const output: ProbeOutput = {
         exitCode: result.exitCode ?? null,
-        stdout: typeof result.stdout === 'string' ? result.stdout : '',
-        stderr: typeof result.stderr === 'string' ? result.stderr : '',
+        stdout: result.stdout,
+        stderr: result.stderr,
         timedOut,
       };
-      const neverStarted =
-        result.failed && result.exitCode === undefined && !timedOut && result.signal === undefined;
-      if (neverStarted) output.spawnError = `${result.code ?? 'spawn failed'}: ${result.shortMessage}`;
+      if (result.spawnError !== undefined && !timedOut)
+        output.spawnError = `${result.spawnError.code}: ${result.spawnError.message}`;
       return output;
     } catch (error) {
       return {

@@ -10,13 +10,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import type { AgentName } from '../types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 import { activeContainment, containedCommand } from './containment.js';
 import type { Containment } from './containment.js';
 import type { InitStatus } from './contain-init.js';
 import type { ProcessRegistry } from './process-registry.js';
+import { startChild } from './child.js';
+import { trace } from '../../trace.js';
 import { AGENT_ENV, RUN_ID_ENV, groupRunning, processesOfRun, signalGroup } from './process-table.js';
 
 export interface SpawnSpec {
@@ -99,25 +100,21 @@ export function spawnSupervised(
   processes: ProcessRegistry,
   containment: Containment = activeContainment(),
 ): Supervised {
+  trace(`agent ${spec.agent}: spawning (${containment.kind})`);
   const statusFile = statusFileFor(containment);
   const command =
     statusFile === null
       ? { file: spec.file, args: [...spec.args] }
       : containedCommand(containment, spec.file, spec.args, statusFile);
-  const subprocess = execa(command.file, command.args, {
+  const child = startChild(command.file, command.args, {
     cwd: spec.cwd,
-    env: { ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent },
-    extendEnv: true,
+    env: { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent },
     stdin: spec.stdinFile === undefined ? 'ignore' : { file: spec.stdinFile },
-    stdout: 'pipe',
-    stderr: 'pipe',
+    capture: false,
     detached: true,
-    buffer: false,
-    reject: false,
-    cleanup: false,
-    forceKillAfterDelay: false,
   });
-  const pgid = subprocess.pid;
+  const subprocess = child.process;
+  const pgid = child.pid;
   let exited = false;
   let terminateRequested = false;
   const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
@@ -132,10 +129,16 @@ export function spawnSupervised(
   if (pgid !== undefined) processes.registerGroup(pgid, { runId: spec.runId, agent: spec.agent });
   subprocess.once('spawn', () => {
     if (pgid === undefined) return;
+    trace(`agent ${spec.agent}: spawned`);
     callbacks.onSpawn(pgid);
     if (terminateRequested) signalGroup(pgid, 'SIGTERM');
   });
-  subprocess.stdout?.on('data', (chunk: Buffer) => splitter.push(chunk));
+  let firstOutput = true;
+  subprocess.stdout?.on('data', (chunk: Buffer) => {
+    if (firstOutput) trace(`agent ${spec.agent}: first output`);
+    firstOutput = false;
+    splitter.push(chunk);
+  });
   subprocess.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
 
   let closeTimer: NodeJS.Timeout | undefined;
@@ -150,7 +153,8 @@ export function spawnSupervised(
   });
 
   const done = (async (): Promise<ProcessExit> => {
-    const result = await subprocess;
+    const result = await child.result;
+    trace(`agent ${spec.agent}: exited`);
     exited = true;
     if (closeTimer !== undefined) clearTimeout(closeTimer);
     splitter.end();
@@ -170,12 +174,13 @@ export function spawnSupervised(
         ...(init.spawnError === undefined ? {} : { spawnError: init.spawnError }),
       };
     }
-    const spawnFailed = result.exitCode === undefined && result.signal === undefined;
     return {
       exitCode: result.exitCode ?? null,
       signal: result.signal ?? null,
       stderrTail: stderr.text(),
-      ...(spawnFailed ? { spawnError: result.shortMessage ?? result.message } : {}),
+      ...(result.spawnError === undefined
+        ? {}
+        : { spawnError: `${result.spawnError.code}: ${result.spawnError.message}` }),
     };
   })();
 

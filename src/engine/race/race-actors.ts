@@ -40,6 +40,7 @@ import type { RepoCheck } from '../git/index.js';
 import type { AgentProbeReport, MergeResult } from '../types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
+import { trace } from '../../trace.js';
 import {
   assertWorktreeFree,
   branchExists,
@@ -49,20 +50,25 @@ import {
   removeWorktree,
 } from '../git/index.js';
 
-export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) =>
-  checkRepoForRace(input.repoPath),
-);
+export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) => {
+  trace('race: checking the repository');
+  const check = await checkRepoForRace(input.repoPath);
+  trace('race: repository checked');
+  return check;
+});
 
 export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(async ({ input }) => {
   const cacheDir = input.cacheDir ?? defaultCacheDir(input.repoRoot);
   // The default cache lives in the repository: keep it out of `git status`.
   if (input.cacheDir === null) await ensureExcluded(input.repoRoot, HYDRA_EXCLUDES);
-  return probeAgents(input.plans, {
+  const reports = await probeAgents(input.plans, {
     cacheDir,
     allowExperimental: input.allowExperimental,
     unsafe: input.unsafe,
     processes: input.processes,
   });
+  trace('race: agents probed');
+  return reports;
 });
 
 const interrupted = (): EngineError =>
@@ -124,7 +130,9 @@ async function buildWorkspace(
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
   // The user's refs before any agent runs: each agent's settling puts back what it changed.
+  trace('race: run record started');
   const refsAtStart = await snapshotRefs(repo.root, options.runId);
+  trace('race: refs snapshotted');
   const launches: AgentLaunch[] = [];
   for (const report of input.reports) {
     if (signal.aborted) throw interrupted();
@@ -148,6 +156,7 @@ async function buildWorkspace(
       processes: input.processes,
       owner: options.runId,
     });
+    trace(`race: worktree for ${report.agent} created`);
     const scratchDir = agentScratchDir(runDir, report.agent);
     await mkdir(scratchDir, { recursive: true });
     const command = adapter.buildCommand(
@@ -194,6 +203,7 @@ async function buildWorkspace(
   }
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
+  trace('race: workspace ready');
   return { recordDir, launches };
 }
 

@@ -12,6 +12,7 @@ import { raceMachine } from './race-machine.js';
 import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
 import { createRaceRecords } from './race-records.js';
 import type { RaceRecords } from './race-records.js';
+import { trace } from '../../trace.js';
 import { cancelRace, finishRace, isOver, mergeResult, patchOf } from './race-run.js';
 import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
 import { buildSummary, phaseOf, toRaceSnapshot } from './snapshot.js';
@@ -63,6 +64,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   };
   wireRace(run, { listeners, records, settle: settled.resolve, end });
   run.actor.start();
+  trace('race: machine started');
   return raceHandle(run, listeners, settled.promise);
 }
 
@@ -83,6 +85,7 @@ function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): Race
 function guardRace(run: RaceRun, killGraceMs: number): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
   const stopWatchdog = startWatchdog(run.runId, killGraceMs);
+  trace('race: watchdog started');
   let released = false;
   return () => {
     if (released) return;
@@ -159,7 +162,10 @@ function onState(state: RaceState, seen: Seen | null, wiring: Wiring): Seen {
   const { context } = state;
   const changed = context !== seen?.context || phase !== seen.phase;
   if (changed) {
-    if (SETTLED_PHASES.includes(phase)) wiring.settle(wiring.records.persistSummary(context));
+    if (SETTLED_PHASES.includes(phase)) {
+      trace(`race: settled (${phase})`);
+      wiring.settle(wiring.records.persistSummary(context));
+    }
     wiring.listeners.publish(toRaceSnapshot(context, phase, Date.now()));
   }
   if (isOver(state)) wiring.end();
