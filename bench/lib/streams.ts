@@ -50,3 +50,47 @@ export const writeSyntheticStream = (dir: string, agent: AdapterId, count: numbe
   writeFileSync(file, `${syntheticStream(fixtureStream(agent), count).join('\n')}\n`);
   return file;
 };
+
+/**
+ * A Claude Code stream of `count` lines that is mostly partial-message deltas (what
+ * `--include-partial-messages` prints while a model writes): turns of `message_start`, a text
+ * block's start, a run of `content_block_delta` lines, the assistant message, the block's and the
+ * message's end; the recorded session start first and its result line last.
+ */
+export const partialMessageFlood = (count: number, deltasPerTurn = 1_000): string[] => {
+  const fixture = fixtureStream('claude', 'partial-messages');
+  const head = fixture[0];
+  const tail = fixture.at(-1);
+  const find = (test: (value: Record<string, unknown>) => boolean): string => {
+    const line = fixture.find((candidate) => test(JSON.parse(candidate) as Record<string, unknown>));
+    if (line === undefined)
+      throw new Error('bench: the partial-messages fixture lacks a line the flood needs');
+    return line;
+  };
+  const eventType = (type: string) => (value: Record<string, unknown>) =>
+    value.type === 'stream_event' && (value.event as { type?: string } | undefined)?.type === type;
+  const start = find(eventType('message_start'));
+  const blockStart = find(eventType('content_block_start'));
+  const delta = find(
+    (value) =>
+      eventType('content_block_delta')(value) &&
+      (value.event as { delta?: { type?: string } }).delta?.type === 'text_delta',
+  );
+  const assistant = find((value) => value.type === 'assistant');
+  const blockStop = find(eventType('content_block_stop'));
+  const messageDelta = find(eventType('message_delta'));
+  const messageStop = find(eventType('message_stop'));
+  if (head === undefined || tail === undefined) throw new Error('bench: empty partial-messages fixture');
+  const out: string[] = [head];
+  for (let turn = 0; out.length < count - 1; turn += 1) {
+    const turnLines = [withFreshIds(start, turn), withFreshIds(blockStart, turn)];
+    for (let index = 0; index < deltasPerTurn; index += 1) turnLines.push(withFreshIds(delta, turn));
+    turnLines.push(withFreshIds(assistant, turn), blockStop, messageDelta, messageStop);
+    for (const line of turnLines) {
+      if (out.length >= count - 1) break;
+      out.push(line);
+    }
+  }
+  out.push(tail);
+  return out;
+};

@@ -132,8 +132,17 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     void handle.cancel();
   };
   ctx.stdout.on('error', onStdoutError);
+  // The lines of one batch of events go out in one write (a microtask later), not one per event.
+  let pending: string[] = [];
+  const flush = (): void => {
+    const text = pending.join('');
+    pending = [];
+    if (!readerGone && text !== '') ctx.stdout.write(text);
+  };
   const write = (line: HeadlessLine): void => {
-    if (!readerGone) ctx.stdout.write(`${terminalSafeJson(line)}\n`);
+    if (readerGone) return;
+    if (pending.length === 0) queueMicrotask(flush);
+    pending.push(`${terminalSafeJson(line)}\n`);
   };
   let announced = false;
   const announce = (snapshot: RaceSnapshot, settledSummary?: RaceSummary): void => {
@@ -193,6 +202,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     process.off('SIGHUP', onSigint);
   }
   write(summaryLine(summary));
+  flush();
   if (hungUp) return TERMINAL_LOST;
   if (readerGone) return EXIT.failed;
 

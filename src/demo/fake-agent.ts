@@ -362,6 +362,39 @@ const procShowsOwnChild = (): { ok: boolean; pid: number | undefined } => {
   }
 };
 
+/** A replay with no per-line behaviour: it can be written in large pieces. */
+const plainReplay = (scenario: FakeScenario): boolean =>
+  scenario.hangAfterLines === undefined &&
+  scenario.crashAfterLines === undefined &&
+  scenario.signalAfterLines === undefined &&
+  scenario.garbage !== true &&
+  scenario.noiseBytes === undefined;
+
+/** Pieces of a replay without pauses: about a pipe's worth each, as a fast CLI fills the pipe. */
+const BATCH_CHARS = 64 * 1024;
+
+/** Writes every line, as few writes as fit, and runs `edit` once line `editAt` is out. */
+async function replayInBatches(lines: string[], editAt: number, edit: () => void): Promise<void> {
+  let pending: string[] = [];
+  let size = 0;
+  let edited = false;
+  for (const [index, line] of lines.entries()) {
+    pending.push(line);
+    size += line.length + 1;
+    const last = index === lines.length - 1;
+    if (size >= BATCH_CHARS || last || (!edited && index >= editAt)) {
+      await write(`${pending.join('\n')}\n`);
+      pending = [];
+      size = 0;
+    }
+    if (!edited && index >= editAt) {
+      edit();
+      edited = true;
+    }
+  }
+  if (!edited) edit();
+}
+
 const garbageFor = (line: string, index: number): string =>
   index % 2 === 0
     ? 'fake-agent: this line is not JSON {'
@@ -401,7 +434,11 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   const delayMs = scenario.delayMs ?? 120;
   let editsDone = false;
 
-  for (const [index, line] of lines.entries()) {
+  if (delayMs === 0 && plainReplay(scenario)) {
+    await replayInBatches(lines, editAt, () => applyEdits(cwd, edits));
+    editsDone = true;
+  }
+  for (const [index, line] of editsDone ? [] : lines.entries()) {
     if (scenario.hangAfterLines !== undefined && index >= scenario.hangAfterLines) return hangForever();
     if (scenario.crashAfterLines !== undefined && index >= scenario.crashAfterLines) return 139;
     if (scenario.signalAfterLines !== undefined && index >= scenario.signalAfterLines.lines) {

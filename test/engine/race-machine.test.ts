@@ -121,7 +121,7 @@ let mergeCall: Deferred<MergeResult>;
 let mergeInputs: MergeInput[];
 let cleanUps: CleanUpInput[];
 let agents: Map<AdapterId, FakeAgent>;
-let emitted: RaceEmitted[];
+let emitted: RaceEmitted['records'];
 let actor: Actor<typeof raceMachine>;
 let errors: unknown[];
 
@@ -191,7 +191,7 @@ beforeEach(() => {
     },
   });
   actor = createActor(machine, { input: { options, startedAt: 1, processes: createProcessRegistry() } });
-  actor.on('agentEvent', (event) => emitted.push(event));
+  actor.on('agentEvents', (event) => emitted.push(...event.records));
   actor.subscribe({ error: (error) => errors.push(error) });
   actor.start();
 });
@@ -262,7 +262,7 @@ describe('race machine: the happy path', () => {
     await flush();
     expect(phase()).toBe('reviewing');
     expect(actor.getSnapshot().context.agents.map((agent) => agent.status)).toEqual(['completed', 'failed']);
-    expect(emitted.map((item) => `${item.record.agent}:${item.record.event.kind}`)).toEqual([
+    expect(emitted.map((item) => `${item.agent}:${item.event.kind}`)).toEqual([
       'claude:message',
       'claude:usage',
       'claude:completed',

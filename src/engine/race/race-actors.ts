@@ -36,8 +36,9 @@ import type {
 import type { RunMeta } from '../records/index.js';
 import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
 import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded, snapshotRefs } from '../git/index.js';
-import type { RepoCheck } from '../git/index.js';
-import type { AgentProbeReport, MergeResult } from '../types.js';
+import type { RefSnapshot, RepoCheck } from '../git/index.js';
+import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
+import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
 import { trace } from '../../trace.js';
@@ -133,78 +134,111 @@ async function buildWorkspace(
   trace('race: run record started');
   const refsAtStart = await snapshotRefs(repo.root, options.runId);
   trace('race: refs snapshotted');
-  const launches: AgentLaunch[] = [];
-  for (const report of input.reports) {
-    if (signal.aborted) throw interrupted();
-    const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
-    if (plan === undefined || report.capabilities === null) continue;
-    // The CLI is the plan's adapter; the name only names things.
-    const adapter = adapterOf(plan.adapterId);
-    const worktree = agentWorktreeDir(runDir, report.agent);
-    const branch = branchName(options.runId, report.agent);
-    // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
-    await assertWorktreeFree(repo.root, worktree, branch);
-    // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
-    // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
-    created.push({ worktree, branch });
-    await createWorktree(repo.root, worktree, branch, repo.baseRef, {
-      signal,
-      step: `git worktree add for ${report.agent}`,
-      graceMs: options.killGraceMs,
-      // The run's marker: if hydra dies meanwhile, its watchdog and `hydra clean` find git and its filters.
-      env: { [RUN_ID_ENV]: options.runId },
-      processes: input.processes,
-      owner: options.runId,
-    });
-    trace(`race: worktree for ${report.agent} created`);
-    const scratchDir = agentScratchDir(runDir, report.agent);
-    await mkdir(scratchDir, { recursive: true });
-    const command = adapter.buildCommand(
-      {
-        prompt: options.prompt,
-        cwd: worktree,
-        scratchDir,
-        ...(plan.model === undefined ? {} : { model: plan.model }),
-        unsafe: options.unsafe,
-        ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
-        extraArgs: plan.extraArgs,
-        env: plan.env,
-      },
-      report.capabilities,
-    );
-    launches.push({
-      runId: options.runId,
-      agent: report.agent,
-      adapter: adapter.id,
-      displayName: adapter.displayName,
-      command,
-      env: plan.env,
-      parser: {
-        ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
-        prices: options.prices,
-        cwd: worktree,
-      },
-      repoRoot: repo.root,
-      recordDir,
-      worktree,
-      scratchDir,
-      branch,
-      baseRef: repo.baseRef,
-      prompt: options.prompt,
-      idleTimeoutMs: plan.idleTimeoutMs,
-      timeoutMs: options.timeoutMs,
-      graceMs: options.killGraceMs,
-      refsAtStart,
-      ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
-      ...(options.checks === undefined ? {} : { checks: options.checks }),
-      ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
-      ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
-    });
-  }
+  // The agents are prepared together (git's `worktree add` itself runs one at a time, see
+  // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
+  const prepared = await Promise.allSettled(
+    input.reports.map(async (report): Promise<AgentLaunch | null> => {
+      if (signal.aborted) throw interrupted();
+      const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
+      if (plan === undefined || report.capabilities === null) return null;
+      return prepareAgent(
+        { input, signal, created, recordDir, runDir, refsAtStart },
+        report,
+        plan,
+        report.capabilities,
+      );
+    }),
+  );
+  const failed = prepared.find((item) => item.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  const launches = prepared.flatMap((item) =>
+    item.status === 'fulfilled' && item.value !== null ? [item.value] : [],
+  );
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
   trace('race: workspace ready');
   return { recordDir, launches };
+}
+
+interface PrepareContext {
+  input: WorkspaceInput;
+  signal: AbortSignal;
+  created: Array<{ worktree: string; branch: string }>;
+  recordDir: string;
+  runDir: string;
+  refsAtStart: RefSnapshot;
+}
+
+/** One agent's worktree, branch, scratch directory and command. */
+async function prepareAgent(
+  { input, signal, created, recordDir, runDir, refsAtStart }: PrepareContext,
+  report: AgentProbeReport,
+  plan: AgentPlan,
+  capabilities: Capabilities,
+): Promise<AgentLaunch> {
+  const { options, repo } = input;
+  // The CLI is the plan's adapter; the name only names things.
+  const adapter = adapterOf(plan.adapterId);
+  const worktree = agentWorktreeDir(runDir, report.agent);
+  const branch = branchName(options.runId, report.agent);
+  // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
+  await assertWorktreeFree(repo.root, worktree, branch);
+  // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
+  // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
+  created.push({ worktree, branch });
+  await createWorktree(repo.root, worktree, branch, repo.baseRef, {
+    signal,
+    step: `git worktree add for ${report.agent}`,
+    graceMs: options.killGraceMs,
+    // The run's marker: if hydra dies meanwhile, its watchdog and `hydra clean` find git and its filters.
+    env: { [RUN_ID_ENV]: options.runId },
+    processes: input.processes,
+    owner: options.runId,
+  });
+  trace(`race: worktree for ${report.agent} created`);
+  const scratchDir = agentScratchDir(runDir, report.agent);
+  await mkdir(scratchDir, { recursive: true });
+  const command = adapter.buildCommand(
+    {
+      prompt: options.prompt,
+      cwd: worktree,
+      scratchDir,
+      ...(plan.model === undefined ? {} : { model: plan.model }),
+      unsafe: options.unsafe,
+      ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
+      extraArgs: plan.extraArgs,
+      env: plan.env,
+    },
+    capabilities,
+  );
+  return {
+    runId: options.runId,
+    agent: report.agent,
+    adapter: adapter.id,
+    displayName: adapter.displayName,
+    command,
+    env: plan.env,
+    parser: {
+      ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
+      prices: options.prices,
+      cwd: worktree,
+    },
+    repoRoot: repo.root,
+    recordDir,
+    worktree,
+    scratchDir,
+    branch,
+    baseRef: repo.baseRef,
+    prompt: options.prompt,
+    idleTimeoutMs: plan.idleTimeoutMs,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.killGraceMs,
+    refsAtStart,
+    ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
+    ...(options.checks === undefined ? {} : { checks: options.checks }),
+    ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
+    ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
+  };
 }
 
 /** Removes what a failed workspace made; true when nothing of it is left. */

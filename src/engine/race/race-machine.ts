@@ -7,7 +7,7 @@
  *
  * Every side effect is a named actor (`checkRepo`, `probeAgents`, `createWorkspace`, `agentRun`,
  * `mergeAgent`, `cleanUp`), so tests replace them with `machine.provide({ actors })`. The context
- * holds the snapshot a UI renders; each agent event is also emitted as `agentEvent`.
+ * holds the snapshot a UI renders; each batch of agent events is also emitted as `agentEvents`.
  *
  * Types do the checking: a named action narrows its event with `assertEvent`, and what an invoked
  * actor returned (or threw) reaches its action as typed `params`, never through a cast.
@@ -67,9 +67,10 @@ export type RaceEvent =
   | { type: 'FINISH' }
   | ({ type: 'BASELINE.DONE' } & BaselineOutput);
 
+/** The events of one batch of an agent's output (or its final event), in order. */
 export interface RaceEmitted {
-  type: 'agentEvent';
-  record: AgentEventRecord;
+  type: 'agentEvents';
+  records: AgentEventRecord[];
 }
 
 const childId = (agent: AgentName): string => `agent:${agent}`;
@@ -244,8 +245,11 @@ export const raceMachine = setup({
     }),
     emitOutput: enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'AGENT.OUTPUT');
-      for (const item of event.events)
-        enqueue.emit({ type: 'agentEvent', record: { agent: event.agent, at: event.at, event: item } });
+      if (event.events.length === 0) return;
+      enqueue.emit({
+        type: 'agentEvents',
+        records: event.events.map((item) => ({ agent: event.agent, at: event.at, event: item })),
+      });
     }),
     applyExit: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.EXITED');
@@ -254,8 +258,8 @@ export const raceMachine = setup({
     emitExit: emit(({ event }) => {
       assertEvent(event, 'AGENT.EXITED');
       return {
-        type: 'agentEvent' as const,
-        record: { agent: event.agent, at: event.at, event: event.terminal },
+        type: 'agentEvents' as const,
+        records: [{ agent: event.agent, at: event.at, event: event.terminal }],
       };
     }),
     applySettled: assign(({ context, event }) => {

@@ -9,8 +9,11 @@ import type { RaceContext } from './race-types.js';
 import { buildSummary } from './snapshot.js';
 
 export interface RaceRecords {
-  /** Appends an agent event to the log (opened on the first event once `recordDir` is known). */
-  appendEvent(recordDir: string | null, record: AgentEventRecord): void;
+  /**
+   * Appends a batch of agent events to the log with one write (the log is opened on the first
+   * event once `recordDir` is known).
+   */
+  appendEvents(recordDir: string | null, records: readonly AgentEventRecord[]): void;
   /** The summary of a settled race, written to disk once per context. */
   persistSummary(context: RaceContext): RaceSummary;
   /** The race is over: the log is closed and not opened again. */
@@ -34,9 +37,9 @@ export function createRaceRecords(): RaceRecords {
   };
 
   return {
-    appendEvent(recordDir, record) {
+    appendEvents(recordDir, records) {
       try {
-        openLog(recordDir)?.append(record);
+        openLog(recordDir)?.appendBatch(records);
       } catch {
         // Disk full or similar: the race goes on; the record is incomplete.
       }

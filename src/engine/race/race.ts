@@ -144,9 +144,9 @@ interface Seen {
 /** Connects the actor to the outside: events to the log and listeners, states to snapshots. */
 function wireRace(run: RaceRun, wiring: Wiring): void {
   let seen: Seen | null = null;
-  run.actor.on('agentEvent', ({ record }) => {
-    wiring.records.appendEvent(run.actor.getSnapshot().context.recordDir, record);
-    wiring.listeners.emitEvent(record);
+  run.actor.on('agentEvents', ({ records }) => {
+    wiring.records.appendEvents(run.actor.getSnapshot().context.recordDir, records);
+    for (const record of records) wiring.listeners.emitEvent(record);
   });
   run.actor.subscribe({
     next: (state) => {

@@ -234,7 +234,8 @@ const size = (bytes: number): string =>
   bytes >= MB ? `${(bytes / MB).toFixed(1)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 
 /**
- * Appends events to events.jsonl, one synchronous write per event, so a crash keeps them. Bounded
+ * Appends events to events.jsonl, one synchronous write per batch (`appendBatch`: the events of one
+ * chunk of an agent's output), so a crash loses at most the batch being handled. Bounded
  * per agent: the first `headBytes` of an agent's events are written as they come; after that only
  * the latest `tailBytes` are held, and written (after a note saying how much was dropped) when the
  * agent's final event arrives or the log closes. An agent that floods its output cannot grow the
@@ -260,8 +261,24 @@ export class EventLog {
     );
   }
 
+  /** Lines written by `write` since the last flush: one writeSync per batch, not per event. */
+  private pending: string[] = [];
+
   append(record: AgentEventRecord): void {
+    this.appendBatch([record]);
+  }
+
+  /** Appends the events and writes them with one system call before returning. */
+  appendBatch(records: readonly AgentEventRecord[]): void {
     if (this.fd === null) return;
+    try {
+      for (const record of records) this.add(record);
+    } finally {
+      this.flush();
+    }
+  }
+
+  private add(record: AgentEventRecord): void {
     const line = `${JSON.stringify(record)}\n`;
     const bytes = Buffer.byteLength(line);
     const final = record.event.kind === 'completed' || record.event.kind === 'failed';
@@ -276,15 +293,27 @@ export class EventLog {
 
   close(): void {
     if (this.fd === null) return;
-    for (const agent of [...this.tails.keys()]) this.flushTail(agent);
-    closeSync(this.fd);
-    this.fd = null;
+    try {
+      for (const agent of [...this.tails.keys()]) this.flushTail(agent);
+      this.flush();
+    } finally {
+      const fd = this.fd;
+      this.fd = null;
+      closeSync(fd);
+    }
   }
 
   private write(agent: AgentName, line: string, bytes = Buffer.byteLength(line)): void {
     if (this.fd === null) return;
-    writeSync(this.fd, line);
+    this.pending.push(line);
     this.written.set(agent, (this.written.get(agent) ?? 0) + bytes);
+  }
+
+  private flush(): void {
+    if (this.fd === null || this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    writeSync(this.fd, text);
   }
 
   private keepInTail(agent: AgentName, held: { line: string; bytes: number; at: number }): void {
