@@ -4,7 +4,8 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: overhead, parallel, startup, memory, parsers, dashboard; memory needs overhead).
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard; memory needs
+ * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,8 +26,9 @@ import {
   type ParallelResult,
 } from './suites/races.js';
 import { benchStartup, type StartupResult } from './suites/startup.js';
+import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/targets.js';
 
-const SUITES = ['overhead', 'parallel', 'startup', 'memory', 'parsers', 'dashboard'] as const;
+const SUITES = ['targets', 'overhead', 'parallel', 'startup', 'memory', 'parsers', 'dashboard'] as const;
 type SuiteName = (typeof SUITES)[number];
 
 interface Plan {
@@ -40,9 +42,11 @@ interface Plan {
   startupRepeats: number;
   parserLines: number;
   dashboardSnapshots: number;
+  targets: TargetsPlan;
 }
 
 interface Results {
+  targets?: TargetsResult;
   overhead?: OverheadResult;
   parallel?: ParallelResult;
   startup?: StartupResult;
@@ -95,10 +99,79 @@ const parsePlan = (argv: string[]): Plan => {
     startupRepeats: quick ? 2 : Math.max(5, repeats),
     parserLines: quick ? 5_000 : 20_000,
     dashboardSnapshots: quick ? 40 : 150,
+    targets: {
+      repeats: quick ? 1 : Math.max(5, repeats),
+      floodLines: quick ? 20_000 : 100_000,
+      agentSeconds: 1.8,
+      largeRepoFiles: quick ? 2_000 : 20_000,
+      scaling: quick ? [1, 2] : [1, 2, 4],
+    },
   };
 };
 
 const r = round;
+
+const yesNo = (met: boolean): string => (met ? 'yes' : 'NO');
+
+const printTargets = (result: TargetsResult): string =>
+  [
+    table(
+      `0. Issue 12's table: hydra beside a bare baseline from the same run (median of ${result.repeats})`,
+      ['what', 'unit', 'baseline', 'hydra', 'added', 'ratio', 'target', 'met'],
+      result.rows.map((row) => [
+        row.what,
+        row.unit,
+        row.baseline ?? '—',
+        row.hydra,
+        row.added ?? '—',
+        row.ratio === null ? '—' : `${r(row.ratio, 2)}x`,
+        row.target,
+        yesNo(row.met),
+      ]),
+    ),
+    `   flood: ${result.floodLines.toLocaleString('en-US')} lines, ${r(result.floodBytes / 1024 / 1024)} MB of partial-message deltas`,
+    '',
+    table(
+      '0a. Where the time to the first spawn goes (HYDRA_TRACE=1, ms since hydra started, median)',
+      ['phase', 'at ms'],
+      result.trace.map((phase) => [phase.phase, phase.atMs]),
+    ),
+    '',
+    table(
+      '0b. Scaling: agents of ~1 s each, hydra vs the same agents run in parallel (median)',
+      ['agents', 'baseline wall ms', 'hydra wall ms', 'added wall ms', 'hydra CPU ms', 'hydra peak RSS MiB'],
+      result.scaling.map((row) => [
+        row.agents,
+        row.baselineWallMs,
+        row.hydraWallMs,
+        row.addedWallMs,
+        row.hydraCpuMs,
+        row.hydraMaxRssKb / 1024,
+      ]),
+    ),
+    ...(result.largeRepo === null
+      ? []
+      : [
+          '',
+          table(
+            `0c. A repository of ${result.largeRepo.files.toLocaleString('en-US')} files, two agents (median)`,
+            [
+              'git worktree add x2 ms',
+              'hydra first agent running ms',
+              'hydra all agents running ms',
+              'disk per worktree MiB',
+            ],
+            [
+              [
+                result.largeRepo.worktreeAddMs,
+                result.largeRepo.hydraFirstSpawnMs,
+                result.largeRepo.hydraAllRunningMs,
+                result.largeRepo.worktreeDiskKb / 1024,
+              ],
+            ],
+          ),
+        ]),
+  ].join('\n');
 
 const printOverhead = (result: OverheadResult): string =>
   [
@@ -246,6 +319,8 @@ const step = async <T>(name: string, run: () => Promise<T> | T): Promise<T> => {
 
 const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
   const results: Results = {};
+  if (plan.suites.has('targets'))
+    results.targets = await step('targets', () => benchTargets(ws, plan.targets));
   if (plan.suites.has('overhead'))
     results.overhead = await step('overhead', () => benchOverhead(ws, plan.overheadLines, plan.repeats));
   if (plan.suites.has('parallel'))
@@ -269,6 +344,7 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
 
 const report = (results: Results): string =>
   [
+    results.targets && printTargets(results.targets),
     results.overhead && printOverhead(results.overhead),
     results.parallel && printParallel(results.parallel),
     results.startup && printStartup(results.startup),

@@ -8,6 +8,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 /** What the probe preload writes for every Node process it ran in (see probe-preload.ts). */
@@ -17,9 +18,13 @@ export interface NodeProcessReport {
   script: string;
   maxRssKb: number;
   cpuMs: number;
+  /** When the process started (epoch ms, sub-millisecond). */
+  startedAt: number;
 }
 
 export interface ProcessSample {
+  /** When the command was started (epoch ms, the same clock as NodeProcessReport.startedAt). */
+  startedAt: number;
   wallMs: number;
   /** CPU of the command and its waited-for descendants (user + system), 10 ms resolution. */
   cpuMs: number;
@@ -45,7 +50,7 @@ export interface RunOptions {
 const WRAPPER =
   '"$@" </dev/null >/dev/null; code=$?; read -r stat </proc/$$/stat; printf "%s %s\\n" "$code" "$stat"';
 
-const STDERR_TAIL_BYTES = 4000;
+const STDERR_TAIL_BYTES = 32_000;
 
 let clockTicks: number | null = null;
 
@@ -100,6 +105,7 @@ export async function measureCommand(argv: string[], options: RunOptions): Promi
     env.HYDRA_BENCH_PROBE_DIR = options.probeDir;
     env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${probePreload()}`].filter(Boolean).join(' ');
   }
+  const startedAt = performance.timeOrigin + performance.now();
   const started = process.hrtime.bigint();
   const child = spawn('/bin/sh', ['-c', WRAPPER, 'bench', ...argv], {
     cwd: options.cwd,
@@ -125,7 +131,7 @@ export async function measureCommand(argv: string[], options: RunOptions): Promi
   }
   const { exitCode, cpuMs } = parseWrapperLine(stdout.trim());
   const nodeProcesses = options.probeDir === undefined ? [] : readProbeReports(options.probeDir);
-  return { wallMs, cpuMs, exitCode, stderrTail: stderr, nodeProcesses };
+  return { startedAt, wallMs, cpuMs, exitCode, stderrTail: stderr, nodeProcesses };
 }
 
 /** Throws with the command's stderr when it did not exit as expected. */

@@ -1,9 +1,10 @@
 /**
  * Loaded into every Node process of a measured command (NODE_OPTIONS=--import=...): at exit it
- * writes the process's own peak RSS and CPU time to $HYDRA_BENCH_PROBE_DIR/<pid>.json.
+ * writes the process's own peak RSS, CPU time and start time (epoch ms) to $HYDRA_BENCH_PROBE_DIR/<pid>.json.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 const dir = process.env.HYDRA_BENCH_PROBE_DIR;
 
@@ -15,6 +16,7 @@ if (dir !== undefined && dir !== '') {
       script: process.argv[1] ?? '',
       maxRssKb: usage.maxRSS,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+      startedAt: performance.timeOrigin,
     };
     try {
       writeFileSync(path.join(dir, `${process.pid}.json`), JSON.stringify(report));
