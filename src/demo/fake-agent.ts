@@ -201,6 +201,8 @@ const collectWrites = (value: unknown, agent: string, found: Map<string, FakeEdi
 const deriveEdits = (lines: string[], agent: string): FakeEdit[] => {
   const found = new Map<string, FakeEdit>();
   for (const line of lines) {
+    // Every write names its file under one of the path keys: other lines are not parsed at all.
+    if (!PATH_KEYS.some((key) => line.includes(`"${key}"`))) continue;
     try {
       collectWrites(JSON.parse(line) as unknown, agent, found);
     } catch {

@@ -73,7 +73,8 @@ async function headOf(root: string): Promise<string | null> {
 
 /** The user's refs, stash and checkout, taken before any agent starts. */
 export async function snapshotRefs(root: string, runId: string): Promise<RefSnapshot> {
-  return { runId, refs: await listRefs(root, runId), stash: await listStash(root), head: await headOf(root) };
+  const [refs, stash, head] = await Promise.all([listRefs(root, runId), listStash(root), headOf(root)]);
+  return { runId, refs, stash, head };
 }
 
 /**

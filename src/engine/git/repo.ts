@@ -50,7 +50,8 @@ export async function dirtyPaths(root: string): Promise<string[]> {
 }
 
 export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
-  const version = await gitVersion();
+  // Independent questions go to git at once: a race's start waits for the slowest, not the sum.
+  const [version, root] = await Promise.all([gitVersion(), findRepoRoot(path.resolve(repoPath))]);
   const info: RepoInfo = {
     gitVersion: version,
     isRepo: false,
@@ -74,7 +75,6 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
       ),
     );
   }
-  const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
     info.problems.push(
       problem(
@@ -86,12 +86,13 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
   }
   info.isRepo = true;
   info.root = root;
-  const head = await runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], {
-    okExitCodes: [1, 128],
-  });
+  const [head, branch, dirty] = await Promise.all([
+    runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okExitCodes: [1, 128] }),
+    runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] }),
+    dirtyPaths(root),
+  ]);
   info.hasCommits = head.exitCode === 0;
   info.head = info.hasCommits ? head.stdout.trim() : null;
-  const branch = await runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] });
   info.branch = branch.exitCode === 0 ? branch.stdout.trim() : null;
   info.detached = branch.exitCode !== 0;
   if (!info.hasCommits) {
@@ -110,7 +111,7 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
       ),
     );
   }
-  info.dirtyFiles = (await dirtyPaths(root)).length;
+  info.dirtyFiles = dirty.length;
   return info;
 }
 

@@ -127,12 +127,15 @@ async function buildWorkspace(
       'Set HYDRA_WORKTREE_ROOT to a directory outside the repository (or unset it for ~/.cache/hydra/worktrees).',
     );
   }
+  // The user's refs before any agent runs: each agent's settling puts back what it changed. Read
+  // while the exclude file and the record are written.
+  const refsRead = snapshotRefs(repo.root, options.runId);
+  refsRead.catch(() => undefined);
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
-  // The user's refs before any agent runs: each agent's settling puts back what it changed.
   trace('race: run record started');
-  const refsAtStart = await snapshotRefs(repo.root, options.runId);
+  const refsAtStart = await refsRead;
   trace('race: refs snapshotted');
   // The agents are prepared together (git's `worktree add` itself runs one at a time, see
   // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
