@@ -1,8 +1,9 @@
 /**
  * Loaded into every Node process of a measured command (NODE_OPTIONS=--import=...): at exit it
- * writes the process's own peak RSS, CPU time and start time (epoch ms) to $HYDRA_BENCH_PROBE_DIR/<pid>.json.
+ * writes the process's own peak RSS, CPU time and start time (epoch ms) to $HYDRA_BENCH_PROBE_DIR/<pid>-<uuid>.json.
  */
-import { writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -19,7 +20,10 @@ if (dir !== undefined && dir !== '') {
       startedAt: performance.timeOrigin,
     };
     try {
-      writeFileSync(path.join(dir, `${process.pid}.json`), JSON.stringify(report));
+      // Agents in PID namespaces of their own share small pids: the name needs more than the pid.
+      const name = `${process.pid}-${randomUUID()}`;
+      writeFileSync(path.join(dir, `${name}.tmp`), JSON.stringify(report));
+      renameSync(path.join(dir, `${name}.tmp`), path.join(dir, `${name}.json`));
     } catch {
       // The bench reports a missing figure rather than break the measured process.
     }

@@ -25,6 +25,9 @@ import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../r
 import { spawnSupervised } from '../process/index.js';
 import type { Supervised } from '../process/index.js';
 
+/** The shortest time between two batches of one agent's events while it floods its output. */
+const BATCH_INTERVAL_MS = 25;
+
 const seconds = (ms: number): string => (ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`);
 
 /**
@@ -146,18 +149,27 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
 
     // Lines are parsed as they come, but reported once per chunk of output (a microtask after the
     // first line of a chunk), with runs of noise merged: the machines, the snapshot and the record
-    // then cost per chunk, not per line, and a flood of short lines cannot fall behind.
+    // then cost per chunk, not per line, and a flood of short lines cannot fall behind. In a flood,
+    // batches are at least BATCH_INTERVAL_MS apart (the chunks in between join the next batch);
+    // output after a quiet spell is reported at once.
     let batch: AgentEvent[] | null = null;
+    let lastFlush = 0;
+    let batchTimer: NodeJS.Timeout | null = null;
     const flush = (): void => {
+      if (batchTimer !== null) clearTimeout(batchTimer);
+      batchTimer = null;
       if (batch === null) return;
       const events = batch;
       batch = null;
+      lastFlush = Date.now();
       forward(coalesceEvents(events));
     };
     const collect = (events: AgentEvent[]): void => {
       if (batch === null) {
         batch = [];
-        queueMicrotask(flush);
+        const wait = lastFlush + BATCH_INTERVAL_MS - Date.now();
+        if (wait <= 0) queueMicrotask(flush);
+        else batchTimer = setTimeout(flush, wait);
       }
       for (const event of events) batch.push(event);
     };
@@ -262,6 +274,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     });
 
     return () => {
+      if (batchTimer !== null) clearTimeout(batchTimer);
+      batchTimer = null;
       if (supervised.hasExited()) return;
       // Stopped from outside (race torn down): stop the group, with the usual grace.
       stoppedBy ??= 'cancel';
