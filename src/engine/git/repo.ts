@@ -174,6 +174,17 @@ const withExcludes = (current: string, patterns: readonly string[]): string | nu
 /** One update of the exclude file at a time in this process (a probe and a race may both ask). */
 let excludeQueue: Promise<void> = Promise.resolve();
 
+/** Where each repository's exclude file is, asked of git once per process (a race asks twice). */
+const excludeFiles = new Map<string, string>();
+
+const excludeFileOf = async (root: string): Promise<string> => {
+  const known = excludeFiles.get(root);
+  if (known !== undefined) return known;
+  const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'info/exclude']));
+  excludeFiles.set(root, file);
+  return file;
+};
+
 /**
  * Adds lines to `.git/info/exclude` (shared by all worktrees) unless already there, under one
  * comment line. The file is replaced whole (a temp file, then a rename), so two hydras updating it at
@@ -181,7 +192,7 @@ let excludeQueue: Promise<void> = Promise.resolve();
  */
 export function ensureExcluded(root: string, patterns: readonly string[] = HYDRA_EXCLUDES): Promise<void> {
   const update = excludeQueue.then(async () => {
-    const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'info/exclude']));
+    const file = await excludeFileOf(root);
     await mkdir(path.dirname(file), { recursive: true });
     const stat = await lstat(file).catch(() => null);
     const current = stat === null ? '' : await readFile(file, 'utf8');

@@ -42,7 +42,9 @@ export async function assertWorktreeFree(root: string, dir: string, branch: stri
 /**
  * Creates the agent's worktree and branch from the base commit, without the user's hooks (see
  * NO_HOOKS). A failure names the step; the caller removes whatever git left (a failed checkout
- * keeps the new branch, a killed one can keep a half-made worktree).
+ * keeps the new branch, a killed one can keep a half-made worktree). The caller checks first with
+ * assertWorktreeFree (it must know what existed before, so as not to roll back someone else's);
+ * `git worktree add -b` itself still refuses an existing branch or a non-empty directory.
  */
 export async function createWorktree(
   root: string,
@@ -51,7 +53,6 @@ export async function createWorktree(
   baseRef: string,
   options: WorktreeGitOptions = {},
 ): Promise<void> {
-  await assertWorktreeFree(root, dir, branch);
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   for (let attempt = 1; ; attempt += 1) {
     try {
