@@ -141,17 +141,23 @@ const runHydra = async (
   return expectExit(sample, 0, `hydra race --agents ${agents.join(',')}`);
 };
 
-const runScript = async (ws: Workspace, cwd: string, script: string): Promise<ProcessSample> =>
-  expectExit(
-    await measureCommand(['/bin/sh', '-c', script], {
+/**
+ * A bare-git baseline. Two `git worktree add` at once can fail in git itself (one reads the other's
+ * half-made .git/worktrees entry): such a run is repeated, up to three times.
+ */
+const runScript = async (ws: Workspace, cwd: string, script: string): Promise<ProcessSample> => {
+  for (let attempt = 1; ; attempt += 1) {
+    const sample = await measureCommand(['/bin/sh', '-c', script], {
       cwd,
       env: process.env,
       probeDir: probeDir(ws),
       timeoutMs: 600_000,
-    }),
-    0,
-    'baseline script',
-  );
+    });
+    if (sample.exitCode === 0 || attempt === 3) return expectExit(sample, 0, 'baseline script');
+    process.stderr.write(`bench: baseline failed (attempt ${attempt}), again: ${sample.stderrTail.trim()}\n`);
+    cleanBare(cwd);
+  }
+};
 
 const agentCommand = (binDir: string, agent: AdapterId): string =>
   [path.join(binDir, fakeBinaryName(agent)), ...(FAKE_ARGS[agent] ?? [])].map(shellQuote).join(' ');

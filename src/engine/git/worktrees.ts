@@ -56,7 +56,12 @@ export async function createWorktree(
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options);
+      // Two `git worktree add` at once in one repository can also fail ("failed to read
+      // .git/worktrees/<other>/commondir": one reads the other's half-made entry): in this process
+      // they run one at a time.
+      await oneAtATime(root, () =>
+        runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options),
+      );
       return;
     } catch (error) {
       if (attempt >= ADMIN_DIR_ATTEMPTS || !lostAdminDirRace(error)) throw error;
@@ -93,7 +98,9 @@ export async function createDetachedWorktree(
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '--detach', dir, baseRef], options);
+      await oneAtATime(root, () =>
+        runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '--detach', dir, baseRef], options),
+      );
       return;
     } catch (error) {
       // Another race's `git worktree add` took the same administrative directory: try again.
@@ -102,6 +109,20 @@ export async function createDetachedWorktree(
     }
   }
 }
+
+/** The `git worktree add` queue of each repository in this process. */
+const worktreeQueues = new Map<string, Promise<unknown>>();
+
+const oneAtATime = <T>(root: string, work: () => Promise<T>): Promise<T> => {
+  const previous = worktreeQueues.get(root) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  const settled = next.catch(() => undefined);
+  worktreeQueues.set(root, settled);
+  void settled.then(() => {
+    if (worktreeQueues.get(root) === settled) worktreeQueues.delete(root);
+  });
+  return next;
+};
 
 const inside = (parent: string, child: string): boolean => {
   const relative = path.relative(parent, child);
