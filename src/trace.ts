@@ -14,6 +14,3 @@ export const trace = (phase: string): void => {
   if (!enabled) return;
   process.stderr.write(`hydra trace ${performance.now().toFixed(1)} ${phase}\n`);
 };
-
-/** True when tracing is on (to skip building a phase name that costs something). */
-export const tracing = (): boolean => enabled;
