@@ -56,9 +56,8 @@ export async function createWorktree(
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   for (let attempt = 1; ; attempt += 1) {
     try {
-      // Two `git worktree add` at once in one repository can also fail ("failed to read
-      // .git/worktrees/<other>/commondir": one reads the other's half-made entry): in this process
-      // they run one at a time.
+      // In this process they run one at a time (the agents of a race are prepared together);
+      // another process's (another race's) is what the retry below is for.
       await oneAtATime(root, () =>
         runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options),
       );
