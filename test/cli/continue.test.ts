@@ -102,6 +102,31 @@ describe('hydra continue', () => {
     expect(text).toMatch(/round 2 in .+: Now add docs/);
   });
 
+  it('continues a named agent with the settings it raced with (its model), by its name', async () => {
+    await installFakes(sandbox.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 5,
+        logArgvTo: argvLog('claude'),
+        edits: [{ path: 'first.txt', content: 'round 1\n' }],
+        resumedEdits: [{ path: 'second.txt', content: 'round 2\n' }],
+      },
+    });
+    const raced = await run(['race', '--json', '--agents', 'claude:opus', 'Add a hello.txt file']);
+    expect(raced.exitCode, raced.stderr).toBe(0);
+
+    const result = await run(['continue', 'last', 'claude-opus', 'Go on', '--json']);
+
+    expect(result.exitCode, result.stderr).toBe(0);
+    const argv = runs('claude').at(-1) ?? [];
+    expect(argv.slice(argv.indexOf('--model'), argv.indexOf('--model') + 2)).toEqual(['--model', 'opus']);
+    expect(argv.slice(argv.indexOf('--resume'), argv.indexOf('--resume') + 2)).toEqual(['--resume', SESSION]);
+    const runId = String(parseNdjson(result.stdout)[0]?.['runId']);
+    expect(filesOn(`hydra/${runId}/claude-opus`)).toEqual(
+      expect.arrayContaining(['first.txt', 'second.txt']),
+    );
+  });
+
   it('names the agents of the run when asked for one it does not have', async () => {
     const runId = await raceOnce();
     const result = await run(['continue', runId, 'gemini', 'more', '--json']);
