@@ -171,6 +171,22 @@ describe('a follow-up round', () => {
     ).toBe(true);
   });
 
+  it('leaves out of a reopened race an agent whose recorded adapter this hydra does not have', async () => {
+    sandbox = makeSandbox();
+    await installRecordingAgents();
+    const first = start(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    await first.settled;
+    await first.finish();
+    const metaFile = path.join(sandbox.repo, '.hydra', 'runs', first.runId, 'meta.json');
+    const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as { agents: Array<{ adapter?: string }> };
+    meta.agents[1]!.adapter = 'nosuchcli';
+    writeFileSync(metaFile, JSON.stringify(meta));
+
+    const reopen = reopenFromRecord(await readRun(sandbox.repo, first.runId));
+
+    expect(reopen.agents.map((agent) => agent.agent)).toEqual(['claude']);
+  });
+
   it('refuses a session id of the wrong shape in a record', async () => {
     sandbox = makeSandbox();
     await installRecordingAgents();

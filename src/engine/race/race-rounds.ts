@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { fromPromise } from 'xstate';
 import { emptyUsage, ev } from '../../adapters/events.js';
 import type { AgentEvent, ProgressEvent } from '../../adapters/events.js';
-import { adapterOf } from '../../adapters/registry.js';
+import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import { isSessionId } from '../../adapters/types.js';
 import type { AdapterId, Capabilities } from '../../adapters/types.js';
 import { oneLine } from '../../adapters/text.js';
@@ -59,15 +59,20 @@ const planNameOf = (agent: Pick<AgentSnapshot, 'agent' | 'rerunOf'>): AgentName 
  */
 export const reopenFromRecord = (record: RunRecord, round?: RoundRequest): ReopenRun => {
   const recorded = record.summary?.agents ?? [];
-  const agents = record.meta.agents.map((meta): AgentSummary => {
-    const summary = recorded.find((item) => item.agent === meta.agent);
-    const { sessionId, ...rest } = summary ?? unfinishedSummary(meta.agent, meta.adapter);
-    return {
-      ...rest,
-      branch: branchName(record.runId, meta.agent),
-      ...(isSessionId(sessionId) ? { sessionId } : {}),
-    };
-  });
+  // An adapter this hydra does not have (a record from elsewhere, or forged) cannot run again.
+  const known = new Set(adapterIds());
+  const agents = record.meta.agents
+    .filter((meta) => known.has(meta.adapter))
+    .map((meta): AgentSummary => {
+      const summary = recorded.find((item) => item.agent === meta.agent);
+      const { sessionId, ...rest } = summary ?? unfinishedSummary(meta.agent, meta.adapter);
+      return {
+        ...rest,
+        adapter: meta.adapter,
+        branch: branchName(record.runId, meta.agent),
+        ...(isSessionId(sessionId) ? { sessionId } : {}),
+      };
+    });
   return {
     runId: record.runId,
     startedAt: record.meta.startedAt,
