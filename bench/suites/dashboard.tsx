@@ -10,7 +10,13 @@ import type { AgentEvent, Usage } from '../../src/adapters/events.js';
 import { emptyUsage } from '../../src/adapters/events.js';
 import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
-import type { AgentSnapshot, RaceHandle, RaceSnapshot, RaceSummary } from '../../src/engine/index.js';
+import type {
+  AgentSnapshot,
+  RaceHandle,
+  RaceSnapshot,
+  RaceSummary,
+  ShellResult,
+} from '../../src/engine/index.js';
 import { App } from '../../src/ui/components/app.js';
 import { createTheme } from '../../src/ui/text/theme.js';
 import { median, ratio } from '../lib/stats.js';
@@ -179,6 +185,8 @@ class BurstHandle implements RaceHandle {
     error: null,
   });
   getPatch = async (): Promise<string> => '';
+  startRound = async (): Promise<RaceSummary> => this.finish();
+  runShell = async (): Promise<ShellResult> => ({ worktree: '', exitCode: 0, diff: null });
 }
 
 interface Timed {

@@ -88,6 +88,8 @@ const claudeFeatures = (flags: readonly string[], version: string | null) => ({
   // Accepted by current versions but missing from their help: only trusted when listed.
   maxTurns: hasFlag(flags, '--max-turns'),
   partialMessages: hasFlag(flags, '--include-partial-messages'),
+  // `-r, --resume [sessionId]`: a follow-up continues the session its init line named.
+  resume: hasFlag(flags, '-r', '--resume'),
   versionKnown: version !== null,
 });
 
@@ -173,6 +175,8 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltC
   args.push(...permissionArgs(request.unsafe, features));
   if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
   if (request.maxTurns !== undefined) args.push('--max-turns', String(request.maxTurns));
+  if (request.resumeSessionId !== undefined && features['resume'] === true)
+    args.push('--resume', request.resumeSessionId);
   args.push(...request.extraArgs);
   // `claude -p` reads the prompt from stdin when no prompt argument is given.
   const prompt = deliverPrompt(request.prompt, request.scratchDir, { stdinArgs: [] });

@@ -93,6 +93,8 @@ const codexFeatures = (execFlags: readonly string[], execHelp: string) => ({
   model: hasFlag(execFlags, '-m', '--model'),
   // "If not provided as an argument (or if `-` is used), instructions are read from stdin."
   stdinPrompt: /read from stdin/i.test(execHelp),
+  // "resume  Resume a previous session by id" in exec's Commands (0.44 and later).
+  resume: /^\s+resume\s+Resume\b/m.test(execHelp),
 });
 
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
@@ -212,6 +214,10 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltC
   }
   if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
   args.push(...request.extraArgs);
+  // A follow-up: `codex exec [OPTIONS] resume <thread_id> [PROMPT]`; exec's options go before the
+  // subcommand (clap reads them there), the prompt after the thread id.
+  if (request.resumeSessionId !== undefined && features['resume'] === true)
+    args.push('resume', request.resumeSessionId);
   // A prompt of exactly "-" would mean "read stdin" as an argument, so it travels through stdin too.
   const prompt = deliverPrompt(request.prompt, request.scratchDir, {
     stdinArgs: ['-'],

@@ -56,6 +56,8 @@ const cursorFeatures = (flags: readonly string[]) => ({
   model: hasFlag(flags, '-m', '--model'),
   // "Trust the workspace without prompting (headless mode only)": a fresh worktree is untrusted.
   trust: hasFlag(flags, '--trust'),
+  // `--resume [chatId]`: a follow-up continues the chat its init line named.
+  resume: hasFlag(flags, '--resume'),
 });
 
 const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
@@ -128,6 +130,8 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltC
   if (capabilities.features['force'] !== false) args.push('--force');
   if (capabilities.features['trust'] === true) args.push('--trust');
   if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
+  if (request.resumeSessionId !== undefined && capabilities.features['resume'] === true)
+    args.push('--resume', request.resumeSessionId);
   args.push(...request.extraArgs);
   // Inferred: with no prompt argument, print mode reads the prompt from stdin like other CLIs.
   const prompt = deliverPrompt(request.prompt, request.scratchDir, { stdinArgs: [] });

@@ -71,10 +71,20 @@ export interface SpawnRequest {
   /**
    * Continue this earlier session of the CLI (a follow-up prompt) instead of starting a new one:
    * the id its stream reported (the `sessionId` of its `init` progress event). Honoured only when
-   * the probe saw the CLI's resume flag (capability feature `resume`); ignored otherwise.
+   * the probe saw the CLI's resume flag (capability feature `resume`); ignored otherwise. The
+   * engine passes only ids of SESSION_ID_PATTERN's shape (it reads them from untrusted records).
    */
   resumeSessionId?: string;
 }
+
+/**
+ * What a session or thread id may look like before it goes into argv: a UUID-like word, never
+ * dash-led (it could read as a flag), no spaces or shell or path characters.
+ */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export const isSessionId = (value: unknown): value is string =>
+  typeof value === 'string' && SESSION_ID_PATTERN.test(value);
 
 /** A file the engine must write before spawning (the adapter itself writes nothing). */
 export interface FileToWrite {

@@ -4,7 +4,19 @@
  * against the registry.
  */
 
-export const COMMANDS = ['race', 'doctor', 'merge', 'runs', 'show', 'clean', 'demo', 'trust'] as const;
+export const COMMANDS = [
+  'race',
+  'doctor',
+  'merge',
+  'runs',
+  'show',
+  'clean',
+  'demo',
+  'trust',
+  'continue',
+  'rerun',
+  'open',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 const EXIT_CODES = `Exit codes:
@@ -23,6 +35,10 @@ Commands:
                          opencode) in git worktrees
   doctor                 check git, the repository and every agent CLI
   merge <run> <agent>    merge one agent's result into the branch the race started from
+  continue <run> <agent> "<prompt>"
+                         a follow-up: the agent goes on in its own session, on its branch
+  rerun <run> <agent>    race a fresh attempt of one agent, on a new branch <agent>-2
+  open <run> <agent>     print the agent's worktree path (made again from its branch if removed)
   runs                   list past races
   show <run>             one race's summary and per-agent events
   clean [<run>...]       remove worktrees, branches and records of finished or dead races
@@ -72,6 +88,7 @@ Options:
   --config <file>                  use this config file instead of hydra.toml
   --json                           headless: NDJSON on stdout, messages on stderr
   --ascii                          ASCII-only dashboard (default when the locale is not UTF-8)
+  --resume-dashboard <run>         open the dashboard on a finished race (review, follow-ups, merge)
   -h, --help                       this help
 
 Headless output (one JSON object per line):
@@ -138,14 +155,52 @@ Options:
   -h, --help   this help`,
 
   show: `Usage:
-  hydra show <run> [--json]
+  hydra show <run> [--json | --tui]
 
 Prints one race's summary, then every agent's events from its record, one line each.
 <run> is a run id, a unique prefix of one, or last (the newest run).
 
 Options:
   --json       print the run record as one JSON object
+  --tui        open the dashboard on the race instead (review, follow-ups, merge)
   -h, --help   this help`,
+
+  continue: `Usage:
+  hydra continue <run> <agent> "<prompt>" [--json] [--config <file>] [--unsafe] [--ascii]
+
+A follow-up for one agent of a race: it continues the agent's own session (Claude Code --resume
+<session>, Codex exec resume <thread>, Cursor Agent and Gemini CLI --resume <session>) in its
+worktree (made again from its branch when the race removed it), and its new work is committed on
+the same branch as a new commit. A CLI version that cannot resume starts a new session there, and
+hydra says so. Shown like a race: the dashboard on a terminal, NDJSON with --json (the same lines
+as hydra race --json). Usage and cost add up across rounds; each round's is kept in the record.
+<run> is a run id, a unique prefix of one, or last (the newest run).
+
+Options:
+  --config <file>   use this config file (default: the one the race ran with, trusted as before)
+  --unsafe          the vendors' sandbox-bypass modes (never taken from the record: give it again)
+  --json            headless: NDJSON on stdout, messages on stderr
+  --ascii           ASCII-only dashboard
+  -h, --help        this help
+
+Exit codes: 0 when the agent completed the round, 1 otherwise, 2 on usage or config errors.`,
+
+  rerun: `Usage:
+  hydra rerun <run> <agent> [--json] [--config <file>] [--unsafe] [--ascii]
+
+Runs one agent of a race again from the race's base commit with the race's prompt, as a new agent
+<agent>-2 (then -3, ...) on a new branch hydra/<run-id>/<agent>-2, beside the other results.
+Options as for hydra continue. Exit codes: 0 when the new attempt completed, 1 otherwise.`,
+
+  open: `Usage:
+  hydra open <run> <agent> [--config <file>]
+
+Prints the path of the agent's worktree, for an editor or a shell (cd "$(hydra open <run> claude)").
+When the race removed it, it is made again from the agent's branch; hydra clean removes it.
+
+Options:
+  --config <file>   accepted like race's (the worktree root comes from HYDRA_WORKTREE_ROOT)
+  -h, --help        this help`,
 
   clean: `Usage:
   hydra clean [<run>...] [--merged] [--older-than <age>] [--keep-results] [--forget-merged]

@@ -33,6 +33,10 @@ export interface SessionOptions {
    * controlling terminal (/dev/tty), so the race still ends in the review step.
    */
   keysFromTerminal?: boolean;
+  /** A headless run's exit code from its summary (a follow-up: whether its agent completed). */
+  exitCode?: (summary: RaceSummary) => number;
+  /** A recorded race opened again for another round: its settled agents are not news. */
+  reopened?: boolean;
 }
 
 /** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
@@ -155,11 +159,11 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
         .filter((agent) => agent.status !== 'skipped')
         .map((agent) => agent.agent);
     write(line);
-    if (snapshot.baseRef !== null) noteStart(ctx, snapshot, warned);
+    if (snapshot.baseRef !== null) noteStart(ctx, snapshot, warned, session.reopened === true);
   };
 
   const warned = new Set<string>();
-  const progress = createProgressNotes(ctx, warned);
+  const progress = createProgressNotes(ctx, warned, session.reopened === true);
   const unsubscribeSnapshots = handle.subscribe((snapshot) => {
     if (raceIsUnderway(snapshot.phase) && snapshot.phase !== 'failed') announce(snapshot);
     progress(snapshot);
@@ -208,14 +212,16 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
 
   noteResults(ctx, summary, session);
   if (interrupted) return EXIT.interrupted;
+  if (session.exitCode !== undefined) return session.exitCode(summary);
   return summary.agents.some((agent) => agent.status === 'completed') ? EXIT.ok : EXIT.failed;
 }
 
-function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>): void {
+function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>, reopened: boolean): void {
   const racing = snapshot.agents.filter((agent) => agent.status !== 'skipped').map((agent) => agent.agent);
   const base = snapshot.baseBranch ?? 'HEAD';
   const sha = snapshot.baseRef ? `@${shortRef(snapshot.baseRef)}` : '';
-  if (racing.length > 0)
+  // A reopened race says which agent runs again as it starts (createProgressNotes).
+  if (racing.length > 0 && !reopened)
     ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
   // The engine's warnings already say which agents will not race and why.
   for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${sanitize(warning)}`));
@@ -228,9 +234,28 @@ function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>)
 }
 
 /** One stderr line whenever an agent settles, so a human watching a headless run sees progress. */
-function createProgressNotes(ctx: CliContext, warned: Set<string>): (snapshot: RaceSnapshot) => void {
+function createProgressNotes(
+  ctx: CliContext,
+  warned: Set<string>,
+  reopened: boolean,
+): (snapshot: RaceSnapshot) => void {
   const reported = new Set<string>();
+  // A reopened race's agents settled in an earlier session: only an agent seen running is news.
+  const live = new Set<string>();
+  let first = true;
   return (snapshot) => {
+    if (first && reopened) {
+      for (const agent of snapshot.agents)
+        for (const warning of agent.warnings) warned.add(`${agent.agent}\0${warning}`);
+    }
+    first = false;
+    if (reopened) {
+      for (const agent of snapshot.agents) {
+        if (isSettled(agent) || agent.status === 'skipped' || live.has(agent.agent)) continue;
+        live.add(agent.agent);
+        ctx.note(`hydra: run ${snapshot.runId}: another round for ${agent.agent}`);
+      }
+    }
     for (const agent of snapshot.agents) {
       // Warnings that come with the end of an agent (e.g. its work could not be committed).
       if (isSettled(agent)) {
@@ -241,7 +266,7 @@ function createProgressNotes(ctx: CliContext, warned: Set<string>): (snapshot: R
           ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${sanitize(warning)}`));
         }
       }
-      if (reported.has(agent.agent) || !isSettled(agent)) continue;
+      if (reported.has(agent.agent) || !isSettled(agent) || (reopened && !live.has(agent.agent))) continue;
       // A completed agent's diff arrives once hydra has committed its work: wait for it.
       if (agent.status === 'completed' && agent.diff === null) continue;
       reported.add(agent.agent);

@@ -113,6 +113,12 @@ async function loadCommand(name: CommandName): Promise<CommandRunner> {
       return (await import('./commands/demo.js')).demoCommand;
     case 'trust':
       return (await import('./commands/trust.js')).trustCommand;
+    case 'continue':
+      return (await import('./commands/continue.js')).continueCommand;
+    case 'rerun':
+      return (await import('./commands/continue.js')).rerunCommand;
+    case 'open':
+      return (await import('./commands/open.js')).openCommand;
   }
 }
 

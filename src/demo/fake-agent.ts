@@ -228,6 +228,9 @@ const targetPath = (cwd: string, file: string): string | null => {
   return target.startsWith(`${cwd}${path.sep}`) ? target : null;
 };
 
+/** A follow-up: Claude Code, Cursor and Gemini CLI take `--resume <id>`, Codex `exec ... resume <id>`. */
+const isResumed = (args: readonly string[]): boolean => args.includes('--resume') || args.includes('resume');
+
 const applyEdits = (cwd: string, edits: FakeEdit[]): void => {
   for (const edit of edits) {
     const target = targetPath(cwd, edit.path);
@@ -430,7 +433,10 @@ async function run({ scenario, args }: Invocation): Promise<number> {
 
   const stream = loadStream(scenario);
   const lines = stream.lines.map((line) => line.split(FIXTURE_REPO).join(cwd));
-  const edits = scenario.edits ?? deriveEdits(stream.lines, scenario.agent);
+  const edits =
+    (isResumed(args) ? scenario.resumedEdits : undefined) ??
+    scenario.edits ??
+    deriveEdits(stream.lines, scenario.agent);
   const firstTool = lines.findIndex(isToolLine);
   const editAt = firstTool >= 0 ? firstTool : Math.floor(lines.length / 2);
   const delayMs = scenario.delayMs ?? 120;

@@ -44,6 +44,8 @@ export interface FakeScenario {
    * absent, edits are derived from the stream's own write tool calls so a replay really edits files.
    */
   edits?: FakeEdit[];
+  /** The edits of a follow-up (argv with `--resume` or Codex's `resume`), instead of `edits`. */
+  resumedEdits?: FakeEdit[];
   /** After this many lines, stop writing and sleep forever (an idle agent). */
   hangAfterLines?: number;
   /** Exit code at the end (default: the stream's recorded exit code, else 0). */

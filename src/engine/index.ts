@@ -2,8 +2,8 @@
  * The engine's entry: the only module the CLI and the dashboard import from the engine. Each folder
  * beside it has an index of its own (see ARCHITECTURE.md for what lives where).
  */
-export { startRace } from './race/index.js';
-export { cleanRuns, mergeRun } from './results/index.js';
+export { reopenFromRecord, ROUND_STAGE, startRace } from './race/index.js';
+export { cleanRuns, mergeRun, openWorktree } from './results/index.js';
 export { defaultCacheDir, LAST_RUN, listRuns, readRun, resolveRunName } from './records/index.js';
 export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';

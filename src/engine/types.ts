@@ -105,6 +105,11 @@ export interface RaceOptions {
    * $XDG_CACHE_HOME/hydra/worktrees, else ~/.cache/hydra/worktrees.
    */
   worktreeRoot?: string;
+  /**
+   * Reopens a recorded run instead of starting one: its agents come back settled, as recorded, for
+   * review, follow-ups and merging (`hydra continue`, `hydra rerun`, `--resume-dashboard`).
+   */
+  reopen?: ReopenRun;
   /** Time between SIGTERM and SIGKILL when stopping an agent, in milliseconds (default 5000). */
   killGraceMs?: number;
   /**
@@ -124,6 +129,34 @@ export interface RaceOptions {
   maxCostUsd?: number;
   /** `--auto-merge best`: once every agent settled, merge the top score if it passed every gate and nobody ties it. */
   autoMerge?: 'best';
+}
+
+/** A recorded run as a reopened race starts from (built from a checked record: reopenFromRecord). */
+export interface ReopenRun {
+  runId: string;
+  startedAt: number;
+  baseRef: string;
+  baseBranch: string | null;
+  /** The agents as they settled (their summaries), with the branch each result is on. */
+  agents: AgentSummary[];
+  merge: MergeResult | null;
+  /** A round to start at once, before anything else (the CLI's `continue` and `rerun`). */
+  round?: RoundRequest;
+}
+
+/**
+ * Another round for one settled agent: a follow-up prompt continuing its session on its branch, or
+ * a rerun (a fresh attempt from the base, on a new branch, as a new agent `<agent>-2`).
+ */
+export type RoundRequest =
+  { kind: 'follow_up'; agent: AgentName; prompt: string } | { kind: 'rerun'; agent: AgentName };
+
+/** One round of an agent: the race's prompt, then each follow-up; its own usage and time. */
+export interface AgentRound {
+  prompt: string;
+  usage: Usage;
+  startedAt: number | null;
+  endedAt: number | null;
 }
 
 export type RacePhase =
@@ -190,6 +223,12 @@ export interface AgentSnapshot {
   checking: boolean;
   /** Set once every agent and the baseline have settled (the score compares them). */
   score: ScoreSummary | null;
+  /** The CLI's session (thread) id from its stream: what a follow-up continues. */
+  sessionId?: string;
+  /** Set once the agent has had a follow-up: every round, the last one current; `usage` is their sum. */
+  rounds?: AgentRound[];
+  /** For a rerun (`claude-2`): the agent it reruns, whose configuration it runs with. */
+  rerunOf?: AgentName;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -240,6 +279,12 @@ export interface AgentSummary {
   score?: ScoreSummary;
   /** Changed files outside allowed_paths (only when allowed_paths is configured). */
   outsideAllowed?: string[];
+  /** The CLI's session (thread) id, kept so a follow-up can continue it. */
+  sessionId?: string;
+  /** Each round's prompt and usage, once there was a follow-up. */
+  rounds?: AgentRound[];
+  /** For a rerun (`claude-2`): the agent it reruns, whose configuration it runs with. */
+  rerunOf?: AgentName;
 }
 
 export interface RaceSummary {
@@ -324,6 +369,32 @@ export interface RaceHandle {
   finish(): Promise<RaceSummary>;
   /** The full patch of one agent's result against the base. */
   getPatch(agent: AgentName): Promise<string>;
+  /**
+   * Starts another round for a settled agent (a follow-up or a rerun) while the race is reviewing;
+   * resolves with the summary once that round has settled, rejects when it cannot start.
+   */
+  startRound(request: RoundRequest): Promise<RaceSummary>;
+  /**
+   * Runs the user's shell in a settled agent's worktree (made again from its branch if removed),
+   * on this terminal; afterwards commits what was changed there on the agent's branch.
+   */
+  runShell(request: ShellRequest): Promise<ShellResult>;
+}
+
+export interface ShellRequest {
+  agent: AgentName;
+  /** The program to run ($SHELL). */
+  shell: string;
+  env: NodeJS.ProcessEnv;
+  /** Called with the worktree just before the shell starts, once Ctrl-C is the shell's. */
+  onStart?: (worktree: string) => void;
+}
+
+export interface ShellResult {
+  worktree: string;
+  exitCode: number | null;
+  /** The agent's result against the base, with what the shell changed; null when it could not be taken. */
+  diff: DiffSummary | null;
 }
 
 /** Doctor's and the probing phase's view of one adapter. */

@@ -16,6 +16,7 @@ export {
   formatCheck,
   formatCost,
   formatScore,
+  formatRoundCosts,
   formatDiff,
   formatDuration,
   formatTime,

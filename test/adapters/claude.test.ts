@@ -116,6 +116,30 @@ describe('claude probe across recorded versions', () => {
   });
 });
 
+describe('claude follow-up', () => {
+  it('continues the session with --resume <session_id> before the prompt, on every recorded version', async () => {
+    for (const version of helpVersions('claude')) {
+      const capabilities = await capabilitiesOf(version);
+      expect(capabilities.features['resume']).toBe(true);
+      const built = claudeAdapter.buildCommand(
+        request({ prompt: 'Now add a test', resumeSessionId: '00000000-0000-4000-8000-000000000001' }),
+        capabilities,
+      );
+      const resume = built.args.indexOf('--resume');
+      expect(built.args.slice(resume, resume + 2)).toEqual([
+        '--resume',
+        '00000000-0000-4000-8000-000000000001',
+      ]);
+      expect(built.args.at(-1)).toBe('Now add a test');
+    }
+  });
+
+  it('leaves --resume out of a first round', async () => {
+    const built = claudeAdapter.buildCommand(request(), await capabilitiesOf(helpVersions('claude').at(-1)!));
+    expect(built.args).not.toContain('--resume');
+  });
+});
+
 describe('claude command', () => {
   it('runs headless stream-json with acceptEdits by default and CLAUDECODE emptied', async () => {
     const built = claudeAdapter.buildCommand(request(), await capabilitiesOf(helpVersions('claude').at(-1)!));

@@ -152,6 +152,46 @@ describe('codex command', () => {
   });
 });
 
+describe('codex follow-up', () => {
+  it('resumes the thread with `exec [OPTIONS] resume <thread_id> <prompt>` on every version that lists resume', async () => {
+    for (const version of supported) {
+      const capabilities = await capabilitiesOf(version);
+      expect(capabilities.features['resume']).toBe(true);
+      const built = codexAdapter.buildCommand(
+        request({ prompt: 'Now add docs', resumeSessionId: '00000000-0000-4000-8000-000000000001' }),
+        capabilities,
+      );
+      const resume = built.args.indexOf('resume');
+      expect(built.args.slice(resume)).toEqual([
+        'resume',
+        '00000000-0000-4000-8000-000000000001',
+        '--',
+        'Now add docs',
+      ]);
+      // exec's own options come before the subcommand, where clap reads them.
+      expect(built.args.indexOf('--json')).toBeLessThan(resume);
+      expect(built.args.indexOf('-C')).toBeLessThan(resume);
+    }
+  });
+
+  it('starts a new thread when the version has no resume subcommand', () => {
+    const capabilities: Capabilities = {
+      adapterId: 'codex',
+      binary: '/bin/codex',
+      version: '0.44.0',
+      flags: ['--json'],
+      features: { json: true, sandbox: true, resume: false },
+      confidence: 'verified',
+      warnings: [],
+    };
+    const built = codexAdapter.buildCommand(
+      request({ resumeSessionId: '00000000-0000-4000-8000-000000000001' }),
+      capabilities,
+    );
+    expect(built.args).not.toContain('resume');
+  });
+});
+
 describe('codex stream', () => {
   it('takes usage from turn.completed, cached input apart, and estimates cost from the price table', () => {
     const fixture = loadStream('codex', 'success-edit');

@@ -67,6 +67,24 @@ describe('cursor probe', () => {
   });
 });
 
+describe('cursor follow-up', () => {
+  it('continues the chat with --resume <chatId>, which its documented help lists', async () => {
+    const result = await cursorAdapter.probe('/bin/cursor-agent', fixtureRunner('cursor', documented));
+    if (!result.ok) throw result.error;
+    expect(result.capabilities.features['resume']).toBe(true);
+    const built = cursorAdapter.buildCommand(
+      request({ prompt: 'Now add a test', resumeSessionId: '00000000-0000-4000-8000-000000000001' }),
+      result.capabilities,
+    );
+    const resume = built.args.indexOf('--resume');
+    expect(built.args.slice(resume, resume + 2)).toEqual([
+      '--resume',
+      '00000000-0000-4000-8000-000000000001',
+    ]);
+    expect(built.args.at(-1)).toBe('Now add a test');
+  });
+});
+
 describe('cursor command', () => {
   it('runs print mode with stream-json, --force and --trust, the prompt after --', async () => {
     const result = await cursorAdapter.probe('/bin/cursor-agent', fixtureRunner('cursor', documented));

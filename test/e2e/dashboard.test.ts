@@ -80,7 +80,7 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'
 const startHydra = async (
   box: Sandbox,
   args: string[] = [],
-  options: { promptOnStdin?: boolean } = {},
+  options: { promptOnStdin?: boolean; command?: string[] } = {},
 ): Promise<void> => {
   const env: Record<string, string> = {
     PATH: `${box.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
@@ -89,6 +89,8 @@ const startHydra = async (
     HYDRA_WORKTREE_ROOT: path.join(box.dir, 'worktrees'),
     LANG: 'C.UTF-8',
     TERM: 'xterm-256color',
+    // The dashboard's `s` opens this shell.
+    SHELL: '/bin/sh',
     ...GIT_ENV,
   };
   const assignments = Object.entries(env)
@@ -98,9 +100,11 @@ const startHydra = async (
   const hydra = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)}`;
   const flags = args.map(shellQuote).join(' ');
   const race =
-    options.promptOnStdin === true
-      ? `printf %s ${shellQuote('Add a greeting file')} | ${hydra} race ${flags} --prompt-file -`
-      : `${hydra} race ${flags} ${shellQuote('Add a greeting file')}`;
+    options.command !== undefined
+      ? `${hydra} ${options.command.map(shellQuote).join(' ')}`
+      : options.promptOnStdin === true
+        ? `printf %s ${shellQuote('Add a greeting file')} | ${hydra} race ${flags} --prompt-file -`
+        : `${hydra} race ${flags} ${shellQuote('Add a greeting file')}`;
   const command = `${race}; echo $? > ${shellQuote(box.exitFile)}; sleep 120`;
   await tmux(box.socket, [
     'new-session',
@@ -479,4 +483,111 @@ describe('hydra race on a real terminal', () => {
       `worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`,
     ]);
   }, 120_000);
+
+  it('sends a follow-up with f, opens a shell with s, and merges a result that has both', async () => {
+    const box = sandbox!;
+    await installFakeAgents(box.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 60,
+        edits: [{ path: 'claude.txt', content: 'round 1\n' }],
+        resumedEdits: [{ path: 'follow-up.txt', content: 'round 2\n' }],
+      },
+      codex: { agent: 'codex', delayMs: 60, edits: [{ path: 'codex.txt', content: 'codex\n' }] },
+    });
+    await startHydra(box);
+    const panes = await waitForScreen(
+      box,
+      'both agents to complete with a diff',
+      (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2,
+    );
+    const claudeIndex = panes.includes('▸ 1 Claude Code') || panes.includes('1 Claude Code') ? 1 : 2;
+    await sendKeys(box, String(claudeIndex));
+    await waitForScreen(box, 'focus on Claude Code', (screen) =>
+      screen.includes(`▸ ${claudeIndex} Claude Code`),
+    );
+
+    // f: a prompt line; what is typed shows in it (y and q are text here, not answers).
+    await sendKeys(box, 'f');
+    await waitForScreen(box, 'the follow-up prompt', (screen) =>
+      screen.includes('Follow-up for Claude Code'),
+    );
+    await sendKeys(box, '-l', 'Add a test, quickly');
+    await waitForScreen(box, 'the typed prompt', (screen) => screen.includes('> Add a test, quickly_'));
+    await sendKeys(box, 'Enter');
+
+    // The second round runs in the pane, after a divider, and completes with both rounds' files.
+    const second = await waitForScreen(
+      box,
+      'the second round to complete',
+      (screen) => screen.includes('-- round 2: Add a test, quickly --') && /✔ 2 files \+2 -0/.test(screen),
+    );
+    expect(second).toContain('Claude Code');
+    // Usage is the sum of the rounds; each round's cost is shown beside it.
+    expect(second).toMatch(/rounds 1 (~?\$\d+\.\d+|n\/a) · 2 (~?\$\d+\.\d+|n\/a)/);
+
+    // s: the dashboard gives the terminal to a shell in the worktree; a file made there joins the result.
+    await sendKeys(box, 's');
+    await waitForScreen(box, 'the shell', (screen) => screen.includes("a shell in Claude Code's worktree"));
+    // Ctrl-C in the shell is the shell's: the race goes on.
+    await sendKeys(box, 'C-c');
+    await sendKeys(box, '-l', 'echo from-the-shell > shell.txt && exit');
+    await sendKeys(box, 'Enter');
+    await waitForScreen(
+      box,
+      'the dashboard after the shell',
+      (screen) => screen.includes('Back from the shell') && /✔ 3 files \+3 -0/.test(screen),
+    );
+
+    await sendKeys(box, 'm');
+    await waitForScreen(box, 'the merge confirmation', (screen) => screen.includes('y merge'));
+    await sendKeys(box, 'y');
+    await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Claude Code's result"));
+    expect(await waitForExitCode(box)).toBe('0');
+
+    expect(await git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('round 1');
+    expect(await git(box.repo, ['show', 'HEAD:follow-up.txt'])).toBe('round 2');
+    expect(await git(box.repo, ['show', 'HEAD:shell.txt'])).toBe('from-the-shell');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 150_000);
+
+  it('comes back to a finished race with show last --tui and merges a result there', async () => {
+    const box = sandbox!;
+    await installFakeAgents(box.bin, {
+      claude: { agent: 'claude', delayMs: 40, edits: [{ path: 'claude.txt', content: 'claude\n' }] },
+      codex: { agent: 'codex', delayMs: 40, edits: [{ path: 'codex.txt', content: 'codex\n' }] },
+    });
+    await startHydra(box);
+    await waitForScreen(
+      box,
+      'both agents to complete with a diff',
+      (screen) => (screen.match(/✔ \d+ files? \+\d+ -\d+/g) ?? []).length >= 2,
+    );
+    // Quit without merging: the results stay on their branches.
+    await sendKeys(box, 'q');
+    await waitForScreen(box, 'the quit confirmation', (screen) => screen.includes('y quit'));
+    await sendKeys(box, 'y');
+    await waitForScreen(box, 'the race to end', (screen) =>
+      screen.includes('Race ended; nothing was merged.'),
+    );
+    expect(await waitForExitCode(box)).toBe('0');
+    await rm(box.exitFile);
+    await tmux(box.socket, ['kill-session', '-t', 'e2e']);
+
+    await startHydra(box, [], { command: ['show', 'last', '--tui'] });
+    const reopened = await waitForScreen(
+      box,
+      'the reopened race',
+      (screen) => (screen.match(/✔ completed/g) ?? []).length >= 2 && screen.includes('m merge'),
+    );
+    const codexIndex = reopened.includes('1 Codex') ? 1 : 2;
+    await sendKeys(box, String(codexIndex));
+    await waitForScreen(box, 'focus on Codex', (screen) => screen.includes(`▸ ${codexIndex} Codex`));
+    await sendKeys(box, 'm');
+    await waitForScreen(box, 'the merge confirmation', (screen) => screen.includes('y merge'));
+    await sendKeys(box, 'y');
+    await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Codex's result"));
+    expect(await waitForExitCode(box)).toBe('0');
+    expect(await git(box.repo, ['show', 'HEAD:codex.txt'])).toBe('codex');
+  }, 150_000);
 });

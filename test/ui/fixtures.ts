@@ -13,6 +13,9 @@ import type {
   RaceHandle,
   RaceSnapshot,
   RaceSummary,
+  RoundRequest,
+  ShellRequest,
+  ShellResult,
 } from '../../src/engine/types.js';
 
 export const T0 = Date.UTC(2025, 0, 15, 10, 0, 0);
@@ -201,7 +204,9 @@ type Call =
   | { kind: 'cancel' }
   | { kind: 'merge'; agent: AdapterId; options: MergeOptions | undefined }
   | { kind: 'finish' }
-  | { kind: 'getPatch'; agent: AdapterId };
+  | { kind: 'getPatch'; agent: AdapterId }
+  | { kind: 'startRound'; request: RoundRequest }
+  | { kind: 'runShell'; agent: AdapterId };
 
 /** An in-memory RaceHandle: tests set snapshots and read back the commands the dashboard sent. */
 export class FakeHandle implements RaceHandle {
@@ -315,5 +320,15 @@ export class FakeHandle implements RaceHandle {
   async getPatch(agent: AdapterId): Promise<string> {
     this.calls.push({ kind: 'getPatch', agent });
     return this.patches[agent] ?? '';
+  }
+
+  async startRound(request: RoundRequest): Promise<RaceSummary> {
+    this.calls.push({ kind: 'startRound', request });
+    return this.summary();
+  }
+
+  async runShell(request: ShellRequest): Promise<ShellResult> {
+    this.calls.push({ kind: 'runShell', agent: request.agent });
+    return { worktree: `/worktrees/${request.agent}`, exitCode: 0, diff: null };
   }
 }

@@ -27,18 +27,20 @@ const pressFor = (spec: KeySpec): [string, KeyPress] =>
     ? ['', { ...noKey, [spec.key]: true, shift: spec.shift ?? false }]
     : [typeof spec.input === 'string' ? spec.input : '1', { ...noKey, ctrl: spec.ctrl ?? false }];
 
-const stateFor = (scope: View | 'dialog'): ViewState =>
+const stateFor = (scope: View | 'dialog' | 'prompt'): ViewState =>
   scope === 'dialog'
     ? { ...initialViewState(), dialog: { kind: 'merge', agent: 'codex' } }
-    : { ...initialViewState(), view: scope };
+    : scope === 'prompt'
+      ? { ...initialViewState(), dialog: { kind: 'follow-up', agent: 'codex', text: '' } }
+      : { ...initialViewState(), view: scope };
 
 describe('footer hints from the key table', () => {
   it('shows each view its own keys, in order', () => {
     expect(text(footerHints('panes', unicode, 3))).toBe(
-      '←/→/Tab focus  1-3 jump  ⏎ detail  d diff  c compare  x stop  m merge  q quit',
+      '←/→/Tab focus  1-3 jump  ⏎ detail  d diff  c compare  x stop  m merge  f follow-up  r rerun  s shell  q quit',
     );
     expect(text(footerHints('detail', unicode, 3))).toBe(
-      '↑/↓ scroll  PgUp/PgDn page  ←/→ agent  d diff  m merge  Esc back  q quit',
+      '↑/↓ scroll  PgUp/PgDn page  ←/→ agent  d diff  m merge  f follow-up  s shell  Esc back  q quit',
     );
     expect(text(footerHints('diff', unicode, 3))).toBe(
       '↑/↓ scroll  PgUp/PgDn page  n/p file  ←/→ agent  m merge  Esc back  q quit',
@@ -50,7 +52,7 @@ describe('footer hints from the key table', () => {
 
   it('spells the keys in ASCII and leaves out the jump with one agent', () => {
     expect(text(footerHints('panes', ascii, 1))).toBe(
-      '<-/->/Tab focus  Enter detail  d diff  c compare  x stop  m merge  q quit',
+      '<-/->/Tab focus  Enter detail  d diff  c compare  x stop  m merge  f follow-up  r rerun  s shell  q quit',
     );
     expect(text(footerHints('panes', ascii, 12))).toContain('1-9 jump');
   });
@@ -60,6 +62,9 @@ describe('footer hints from the key table', () => {
       'y merge  d merge, drop the others  n/Esc cancel',
     );
     expect(text(dialogHints({ kind: 'quit' }, unicode))).toBe('y quit  n/Esc cancel');
+    expect(text(dialogHints({ kind: 'follow-up', agent: 'codex', text: '' }, unicode))).toBe(
+      '⏎ send  Esc cancel',
+    );
   });
 });
 
@@ -67,7 +72,7 @@ describe('the key table and keymap agree', () => {
   it('every hinted key does what its binding says in the view that shows it', () => {
     for (const binding of KEY_BINDINGS) {
       for (const hint of binding.hints ?? []) {
-        const scopes = hint.in === 'dialog' ? (['dialog'] as const) : hint.in;
+        const scopes = hint.in === 'dialog' || hint.in === 'prompt' ? [hint.in] : hint.in;
         for (const scope of scopes) {
           const state = stateFor(scope);
           const acted = binding.keys.some(({ press, action }) => {
@@ -84,7 +89,11 @@ describe('the key table and keymap agree', () => {
   it('no key of a binding is taken by an earlier binding where both work', () => {
     for (const binding of KEY_BINDINGS) {
       const scopes =
-        binding.when === 'always' ? VIEWS : binding.when === 'dialog' ? (['dialog'] as const) : binding.when;
+        binding.when === 'always'
+          ? VIEWS
+          : binding.when === 'dialog' || binding.when === 'prompt'
+            ? [binding.when]
+            : binding.when;
       for (const scope of scopes) {
         for (const { press, action } of binding.keys) {
           const [input, key] = pressFor(press);
@@ -100,5 +109,14 @@ describe('the key table and keymap agree', () => {
     expect(keymap(detail, 'b', { ...noKey, ctrl: true })).toEqual({ type: 'scroll-page', direction: -1 });
     expect(keymap(detail, 'j', { ...noKey, ctrl: true })).toEqual({ type: 'none' });
     expect(keymap(stateFor('dialog'), 'y', { ...noKey, ctrl: true })).toEqual({ type: 'none' });
+  });
+
+  it('gives every letter to the prompt line while it is open (y, q and m are text there)', () => {
+    const prompt = stateFor('prompt');
+    for (const letter of ['y', 'q', 'm', 'f', 'n'])
+      expect(keymap(prompt, letter, noKey)).toEqual({ type: 'prompt-type', text: letter });
+    expect(keymap(prompt, '', { ...noKey, backspace: true })).toEqual({ type: 'prompt-erase' });
+    expect(keymap(prompt, '', { ...noKey, return: true })).toEqual({ type: 'confirm' });
+    expect(keymap(prompt, 'c', { ...noKey, ctrl: true })).toEqual({ type: 'cancel' });
   });
 });

@@ -301,3 +301,59 @@ describe('quitting and cancelling', () => {
     expect(reduce(done, { type: 'focus-next' }, context()).state).toBe(done);
   });
 });
+
+describe('more rounds: follow-up, rerun, shell', () => {
+  const settled = (overrides: Partial<ViewContext> = {}): ViewContext =>
+    context({
+      agents: [
+        { agent: 'claude', displayName: 'Claude Code', status: 'completed', branch: 'hydra/r/claude' },
+        { agent: 'codex', displayName: 'Codex', status: 'skipped', branch: null },
+      ],
+      ...overrides,
+    });
+
+  it('opens a prompt line on f, takes what is typed, and sends it as a follow-up on Enter', () => {
+    let state = reduce(start, { type: 'follow-up' }, settled()).state;
+    expect(state.dialog).toEqual({ kind: 'follow-up', agent: 'claude', text: '' });
+    state = reduce(state, { type: 'prompt-type', text: 'Add a tesx' }, settled()).state;
+    state = reduce(state, { type: 'prompt-erase' }, settled()).state;
+    state = reduce(state, { type: 'prompt-type', text: 't\nnow' }, settled()).state;
+    expect(state.dialog).toEqual({ kind: 'follow-up', agent: 'claude', text: 'Add a test now' });
+
+    const sent = reduce(state, { type: 'confirm' }, settled());
+
+    expect(sent.state.dialog).toBeNull();
+    expect(sent.effect).toEqual({
+      kind: 'round',
+      request: { kind: 'follow_up', agent: 'claude', prompt: 'Add a test now' },
+    });
+  });
+
+  it('sends nothing for an empty prompt line', () => {
+    const open = at({ dialog: { kind: 'follow-up', agent: 'claude', text: '   ' } });
+    expect(reduce(open, { type: 'confirm' }, settled())).toEqual({ state: open, effect: null });
+  });
+
+  it('refuses a follow-up while an agent still runs, and for an agent without a branch', () => {
+    const running = reduce(start, { type: 'follow-up' }, context());
+    expect(running.state.dialog).toBeNull();
+    expect(running.state.notice?.text).toBe('A follow-up starts once every agent has settled.');
+    const noBranch = reduce(at({ focus: 1 }), { type: 'rerun' }, settled());
+    expect(noBranch.effect).toBeNull();
+    expect(noBranch.state.notice?.text).toContain('Codex has no branch to work on');
+  });
+
+  it('refuses every round once a result is merged', () => {
+    const merged = reduce(start, { type: 'shell' }, settled({ merged: true }));
+    expect(merged.effect).toBeNull();
+    expect(merged.state.notice?.tone).toBe('warn');
+  });
+
+  it('reruns the focused agent on r and opens its shell on s', () => {
+    expect(reduce(start, { type: 'rerun' }, settled()).effect).toEqual({
+      kind: 'round',
+      request: { kind: 'rerun', agent: 'claude' },
+    });
+    expect(reduce(start, { type: 'shell' }, settled()).effect).toEqual({ kind: 'shell', agent: 'claude' });
+  });
+});

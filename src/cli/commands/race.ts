@@ -24,6 +24,7 @@ import {
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
+import { reviewInDashboard } from '../reopen.js';
 import { trace } from '../../trace.js';
 
 const OPTIONS = {
@@ -42,10 +43,21 @@ const OPTIONS = {
   check: { type: 'string', multiple: true },
   'max-cost-usd': { type: 'string' },
   'auto-merge': { type: 'string' },
+  'resume-dashboard': { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('race', args, OPTIONS);
+  const resume = getString(parsed, 'resume-dashboard');
+  if (resume !== undefined) {
+    if (parsed.positionals.length > 0)
+      throw new UsageError('--resume-dashboard opens a finished race: give no prompt with it');
+    const config = getString(parsed, 'config');
+    return reviewInDashboard(ctx, resume, {
+      ascii: getBoolean(parsed, 'ascii') ?? false,
+      ...(config === undefined ? {} : { configPath: config }),
+    });
+  }
   const flags = raceFlags(parsed);
   const prompt = await readPrompt(ctx, parsed);
   const configPath = getString(parsed, 'config');

@@ -1,7 +1,7 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
 import { readRun, resolveRunName } from '../../engine/index.js';
 import type { AgentEventRecord, AgentName, RunRecord } from '../../engine/index.js';
-import { getBoolean, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import {
@@ -26,7 +26,12 @@ import type { Style } from '../style.js';
 import { statusText } from './runs.js';
 
 export async function showCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const parsed = parseCommandArgs('show', args, { json: { type: 'boolean' } });
+  const parsed = parseCommandArgs('show', args, {
+    json: { type: 'boolean' },
+    tui: { type: 'boolean' },
+    config: { type: 'string' },
+    ascii: { type: 'boolean' },
+  });
   const [given, ...extra] = parsed.positionals;
   if (given === undefined)
     throw new UsageError(
@@ -34,6 +39,15 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
       'list run ids with: hydra runs',
     );
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra show --help`);
+  if (getBoolean(parsed, 'tui')) {
+    const config = getString(parsed, 'config');
+    // Loaded only here: `hydra show` as text never loads the engine's race or Ink.
+    const { reviewInDashboard } = await import('../reopen.js');
+    return reviewInDashboard(ctx, given, {
+      ascii: getBoolean(parsed, 'ascii') ?? false,
+      ...(config === undefined ? {} : { configPath: config }),
+    });
+  }
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, given);
   const record = await readRun(root, entry.runId);
@@ -104,6 +118,11 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
       );
       lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)}`);
       lines.push(`  cost    ${COST_SOURCE[result.usage.costSource]}`);
+      // After follow-ups: the usage above is the sum of the rounds listed here.
+      for (const [index, round] of (result.rounds ?? []).entries())
+        lines.push(
+          `  round ${index + 1} ${formatUsage(round.usage, symbols.dot)}: ${oneLine(round.prompt, 80)}`,
+        );
       if (result.branch) lines.push(`  branch  ${result.branch}`);
       for (const check of result.checks ?? [])
         lines.push(

@@ -42,7 +42,7 @@ import type { PinnedWorktree } from '../git/index.js';
  * back whatever the agent changed in the user's refs and stash, then commits its result on its own
  * branch and diffs it against the base.
  */
-const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
+export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput> {
   let pinned: PinnedWorktree | null = null;
   let failure: ErrorInfo | undefined;
   let switchedTo: string | null = null;
@@ -72,7 +72,9 @@ const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(async ({ 
     diff: await diffSummary(input.repoRoot, input.baseRef, result.commit),
     warnings: [...result.warnings, ...warnings],
   };
-});
+}
+
+const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 
 /** The agent's checks, in its worktree, once its result is committed. */
 const runChecksLogic = fromPromise<CheckRun[], { launch: AgentLaunch; place: Omit<CheckPlace, 'signal'> }>(
@@ -139,7 +141,8 @@ const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   const subject = commitSubject(launch.prompt);
   // A named agent says which CLI it ran: `agent opus (claude)`.
   const cli = launch.adapter === launch.agent ? '' : ` (${launch.adapter})`;
-  return `hydra: ${launch.agent} result (${status}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}${cli}, status ${status}.\n`;
+  const round = launch.round === undefined || launch.round === 1 ? '' : `, round ${launch.round}`;
+  return `hydra: ${launch.agent} result (${status}${round}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}${cli}${round}, status ${status}.\n`;
 };
 
 /** Only reached through checksDue, which requires the slots. */

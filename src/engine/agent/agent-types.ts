@@ -20,6 +20,8 @@ export interface AgentLaunch {
   agent: AgentName;
   /** The CLI it runs: its parser reads the output. */
   adapter: AdapterId;
+  /** Which round this launch is: 1 for the race, 2 and on for follow-ups (absent = 1). */
+  round?: number;
   displayName: string;
   command: BuiltCommand;
   /** Extra environment from the plan (hydra.toml `env`), over the command's own. */

@@ -1,3 +1,3 @@
 /** One agent's lifetime: the agent machine, its process actor, and the shapes they share. */
-export { agentMachine } from './agent-machine.js';
+export { agentMachine, finalizeWork } from './agent-machine.js';
 export type { AgentLaunch, AgentReport } from './agent-types.js';

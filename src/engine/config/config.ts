@@ -300,6 +300,11 @@ export interface LoadConfigOptions {
   cwd: string;
   /** `--config <file>`: must exist. */
   explicitPath?: string;
+  /**
+   * The file a run record says its race used (`hydra continue` without --config). A record is
+   * data: this file is trusted as a repository's is (`hydra trust`), unless it is the user's own.
+   */
+  recordedPath?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -324,6 +329,7 @@ export function userConfigPath(env: NodeJS.ProcessEnv = process.env): string {
 /** The config file that applies: `--config`, else `<repo root>/hydra.toml`, else the user-level one. */
 export function locateConfig(options: LoadConfigOptions): string | null {
   if (options.explicitPath !== undefined) return resolve(options.cwd, options.explicitPath);
+  if (options.recordedPath !== undefined) return resolve(options.cwd, options.recordedPath);
   const root = findRepoRoot(options.cwd);
   if (root !== null) {
     const inRepo = join(root, CONFIG_FILE_NAME);

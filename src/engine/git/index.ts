@@ -32,6 +32,7 @@ export {
   pinWorktree,
   removeRunDirIfEmpty,
   removeWorktree,
+  reopenWorktree,
 } from './worktrees.js';
 export type { PinnedWorktree } from './worktrees.js';
 export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';

@@ -123,6 +123,36 @@ const oneAtATime = <T>(root: string, work: () => Promise<T>): Promise<T> => {
   return next;
 };
 
+/**
+ * Makes an agent's worktree again from its existing branch (a follow-up or a shell after the race
+ * removed it). The branch must exist; the directory must not.
+ */
+export async function reopenWorktree(
+  root: string,
+  dir: string,
+  branch: string,
+  options: WorktreeGitOptions = {},
+): Promise<void> {
+  if (!(await branchExists(root, branch))) {
+    throw new EngineError(
+      'Refused',
+      `Branch ${branch} is gone, so its result cannot be reopened.`,
+      'It was merged or cleaned; start a new race (or `hydra rerun` another agent of the run).',
+    );
+  }
+  if (existsSync(dir)) {
+    throw new EngineError(
+      'SpawnFailed',
+      `${dir} exists but is not the worktree of ${branch}.`,
+      'Move that directory away (or run `hydra clean`), then try again.',
+    );
+  }
+  await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  await oneAtATime(root, () =>
+    runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', dir, branch], options),
+  );
+}
+
 const inside = (parent: string, child: string): boolean => {
   const relative = path.relative(parent, child);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);

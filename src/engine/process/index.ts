@@ -17,3 +17,4 @@ export { activeContainment, describeContainment } from './containment.js';
 export type { Containment } from './containment.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
+export { runInteractive } from './interactive.js';

@@ -57,6 +57,11 @@ export interface ProcessRegistry {
   dispose(): void;
   /** Whether the exit and signal handlers are installed (tests). */
   handlersInstalled(): boolean;
+  /**
+   * While an interactive program of the user's has the terminal (the dashboard's shell), Ctrl-C is
+   * its, not a cancel of the race: SIGINT is ignored until the returned function is called.
+   */
+  holdInterrupts(): () => void;
 }
 
 export function createProcessRegistry(options: ProcessRegistryOptions = {}): ProcessRegistry {
@@ -67,6 +72,7 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
   const races = new Map<string, () => Promise<void>>();
   let installed = false;
   let signalsReceived = 0;
+  let interruptHolds = 0;
 
   // SIGKILL to every live group, for when hydra can wait no longer.
   const killAllGroups = (): void => {
@@ -90,6 +96,7 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
   };
 
   const onSignal = (signal: HandledSignal): void => {
+    if (signal === 'SIGINT' && interruptHolds > 0) return;
     signalsReceived += 1;
     const reraises = !handledByCaller.has(signal);
     if (signalsReceived > 1) {
@@ -161,5 +168,14 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
       sync();
     },
     handlersInstalled: () => installed,
+    holdInterrupts() {
+      interruptHolds += 1;
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        interruptHolds -= 1;
+      };
+    },
   };
 }

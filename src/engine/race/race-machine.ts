@@ -5,6 +5,9 @@
  *                                                                    ↘ finishing → done
  *   CANCEL from any state → cancelled (agents stopped first, worktrees cleaned); errors → failed.
  *
+ * More rounds (race-rounds.ts): reviewing → preparingRound → racing → reviewing, for a follow-up or
+ * a rerun of one settled agent; a recorded run reopens as probing → reopening → reviewing.
+ *
  * Every side effect is a named actor (`checkRepo`, `probeAgents`, `createWorkspace`, `agentRun`,
  * `mergeAgent`, `cleanUp`), so tests replace them with `machine.provide({ actors })`. The context
  * holds the snapshot a UI renders; each batch of agent events is also emitted as `agentEvents`.
@@ -23,6 +26,9 @@ import { availableParallelism } from 'node:os';
 import { createLimiter, pickBest } from '../checks/index.js';
 import type { BaselineInput, BaselineOutput } from '../checks/index.js';
 import { runWorktreesDir } from '../records/index.js';
+import { existsSync } from 'node:fs';
+import type { ErrorInfo } from '../../adapters/events.js';
+import { EngineError } from '../errors.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -49,7 +55,17 @@ import {
   noUsableAgentError,
   updateAgent,
 } from './snapshot.js';
-import type { AgentEventRecord, AgentName, AgentProbeReport, AgentSnapshot, MergeResult } from '../types.js';
+import type {
+  AgentEventRecord,
+  AgentName,
+  AgentProbeReport,
+  AgentSnapshot,
+  DiffSummary,
+  MergeResult,
+  RoundRequest,
+} from '../types.js';
+import { prepareRoundLogic, reopenedAgent, reopenWorkspaceLogic } from './race-rounds.js';
+import type { ReopenInput, RoundInput, RoundStart } from './race-rounds.js';
 import {
   baselineLogic,
   cleanUpLogic,
@@ -65,7 +81,9 @@ export type RaceEvent =
   | { type: 'CANCEL' }
   | ({ type: 'MERGE' } & MergeRequestEvent)
   | { type: 'FINISH' }
-  | ({ type: 'BASELINE.DONE' } & BaselineOutput);
+  | ({ type: 'BASELINE.DONE' } & BaselineOutput)
+  | { type: 'ROUND'; request: RoundRequest }
+  | { type: 'SHELL_DONE'; agent: AgentName; worktree: string; diff: DiffSummary | null; warnings: string[] };
 
 /** The events of one batch of an agent's output (or its final event), in order. */
 export interface RaceEmitted {
@@ -73,7 +91,12 @@ export interface RaceEmitted {
   records: AgentEventRecord[];
 }
 
-const childId = (agent: AgentName): string => `agent:${agent}`;
+/** A round after the first is a new child: the one before it may not have been removed yet. */
+const childId = (agent: AgentName, round = 1): string =>
+  round > 1 ? `agent:${agent}:${round}` : `agent:${agent}`;
+
+const launchChildId = (context: RaceContext, agent: AgentName): string =>
+  childId(agent, context.launches.find((launch) => launch.agent === agent)?.round);
 
 const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {
   const adapter = adapterOf(plan.adapterId);
@@ -126,6 +149,8 @@ export const raceMachine = setup({
     checkRepo: checkRepoLogic,
     probeAgents: probeAgentsLogic,
     createWorkspace: createWorkspaceLogic,
+    reopenWorkspace: reopenWorkspaceLogic,
+    prepareRound: prepareRoundLogic,
     agentRun: agentMachine,
     baselineRun: baselineLogic,
     mergeAgent: mergeAgentLogic,
@@ -159,6 +184,15 @@ export const raceMachine = setup({
     },
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
+    reopening: ({ context }) => context.options.reopen !== undefined,
+    hasPendingRound: ({ context }) => context.pendingRound !== null,
+    roundFromOptions: ({ context }) =>
+      context.options.reopen?.round !== undefined && context.roundAttempts === 0,
+    // A round is for an agent that settled with a branch to work on, and not while a merge is done.
+    roundPossible: ({ context, event }) => {
+      assertEvent(event, 'ROUND');
+      return roundProblem(context, event.request) === null;
+    },
   },
   actions: {
     applyRepo: assign(({ context }, params: { repo: RepoCheck }) => ({
@@ -202,12 +236,15 @@ export const raceMachine = setup({
       }
       return { launches: workspace.launches, recordDir: workspace.recordDir, agents };
     }),
+    // Every launched agent that has not settled: all of them in a race, the one of a new round after.
     spawnAgents: enqueueActions(({ context, enqueue }) => {
-      for (const launch of context.launches)
+      for (const launch of context.launches) {
+        if (context.settled.includes(launch.agent)) continue;
         enqueue.spawnChild('agentRun', {
-          id: childId(launch.agent),
+          id: childId(launch.agent, launch.round),
           input: { launch, processes: context.processes, checkSlots: context.checkSlots },
         });
+      }
     }),
     startBaseline: assign(({ context }) => ({
       baseline:
@@ -227,10 +264,92 @@ export const raceMachine = setup({
     stopOverBudget: enqueueActions(({ context, enqueue, self }) => {
       enqueue.assign({ overBudget: true });
       for (const launch of context.launches) {
-        if (isLive(context, launch.agent) && self.getSnapshot().children[childId(launch.agent)] !== undefined)
-          enqueue.sendTo(childId(launch.agent), { type: 'OVER_BUDGET' });
+        if (
+          isLive(context, launch.agent) &&
+          self.getSnapshot().children[childId(launch.agent, launch.round)] !== undefined
+        )
+          enqueue.sendTo(childId(launch.agent, launch.round), { type: 'OVER_BUDGET' });
       }
     }),
+    applyReopenProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) => ({
+      reports: params.reports,
+      agents: context.agents.map((agent) => {
+        const report = params.reports.find((item) => item.agent === (agent.rerunOf ?? agent.agent));
+        return report === undefined ? agent : { ...agent, capabilities: report.capabilities };
+      }),
+    })),
+    applyReopened: assign(({ context }, workspace: Workspace) => ({
+      launches: workspace.launches,
+      recordDir: workspace.recordDir,
+      settled: context.agents.map((agent) => agent.agent),
+      agents: context.agents.map((agent) => {
+        const launch = workspace.launches.find((item) => item.agent === agent.agent);
+        if (launch === undefined) return { ...agent, branch: null, worktree: null };
+        return { ...agent, worktree: existsSync(launch.worktree) ? launch.worktree : null };
+      }),
+      pendingRound: context.options.reopen?.round ?? null,
+    })),
+    applyShell: assign(({ context, event }) => {
+      assertEvent(event, 'SHELL_DONE');
+      return {
+        agents: updateAgent(context.agents, event.agent, (agent) => ({
+          ...agent,
+          worktree: event.worktree,
+          diff: event.diff ?? agent.diff,
+          warnings: [
+            ...agent.warnings,
+            ...event.warnings.filter((warning) => !agent.warnings.includes(warning)),
+          ],
+        })),
+      };
+    }),
+    acceptRound: assign(({ event }) => {
+      assertEvent(event, 'ROUND');
+      return { pendingRound: event.request };
+    }),
+    rejectRound: assign(({ context, event }) => {
+      assertEvent(event, 'ROUND');
+      return {
+        roundAttempts: context.roundAttempts + 1,
+        roundError: roundProblem(context, event.request),
+      };
+    }),
+    applyRound: enqueueActions(({ context, enqueue }, start: RoundStart) => {
+      const known = context.agents.some((agent) => agent.agent === start.agent.agent);
+      enqueue.assign({
+        roundAttempts: context.roundAttempts + 1,
+        roundError: null,
+        pendingRound: null,
+        launches: [...context.launches.filter((launch) => launch.agent !== start.launch.agent), start.launch],
+        settled: context.settled.filter((agent) => agent !== start.launch.agent),
+        agents: known
+          ? updateAgent(context.agents, start.agent.agent, () => ({
+              ...start.agent,
+              recentEvents: [...start.agent.recentEvents, start.divider],
+              eventCount: start.agent.eventCount + 1,
+            }))
+          : [...context.agents, { ...start.agent, recentEvents: [start.divider], eventCount: 1 }],
+      });
+      enqueue.emit({
+        type: 'agentEvents',
+        records: [{ agent: start.agent.agent, at: Date.now(), event: start.divider }],
+      });
+    }),
+    applyRoundError: assign(({ context }, params: { error: unknown }) => {
+      const error = toErrorInfo(params.error);
+      return {
+        roundAttempts: context.roundAttempts + 1,
+        roundError: error,
+        pendingRound: null,
+        warnings: [...context.warnings, `${error.message} ${error.hint}`],
+      };
+    }),
+    failRound: assign(({ context }, params: { error: unknown }) => ({
+      roundAttempts: context.roundAttempts + 1,
+      roundError: toErrorInfo(params.error),
+      pendingRound: null,
+      error: toErrorInfo(params.error),
+    })),
     applySpawned: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SPAWNED');
       return applySpawned(context, event);
@@ -268,17 +387,16 @@ export const raceMachine = setup({
     }),
     stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
       assertEvent(event, 'STOP_AGENT');
-      if (isLive(context, event.agent) && self.getSnapshot().children[childId(event.agent)] !== undefined) {
-        enqueue.sendTo(childId(event.agent), { type: 'STOP' });
+      const id = launchChildId(context, event.agent);
+      if (isLive(context, event.agent) && self.getSnapshot().children[id] !== undefined) {
+        enqueue.sendTo(id, { type: 'STOP' });
       }
     }),
     stopAllAgents: enqueueActions(({ context, enqueue, self }) => {
       for (const launch of context.launches) {
-        if (
-          isLive(context, launch.agent) &&
-          self.getSnapshot().children[childId(launch.agent)] !== undefined
-        ) {
-          enqueue.sendTo(childId(launch.agent), { type: 'STOP' });
+        const id = childId(launch.agent, launch.round);
+        if (isLive(context, launch.agent) && self.getSnapshot().children[id] !== undefined) {
+          enqueue.sendTo(id, { type: 'STOP' });
         }
       }
     }),
@@ -368,17 +486,21 @@ export const raceMachine = setup({
   context: ({ input }) => ({
     options: input.options,
     runId: input.options.runId,
-    startedAt: input.startedAt,
+    startedAt: input.options.reopen?.startedAt ?? input.startedAt,
     processes: input.processes,
     repo: null,
     reports: [],
-    agents: input.options.agents.map(initialAgent),
+    agents:
+      input.options.reopen === undefined
+        ? input.options.agents.map(initialAgent)
+        : input.options.reopen.agents.map((agent) =>
+            reopenedAgent(agent, input.options.reopen?.startedAt ?? input.startedAt),
+          ),
     launches: [],
     recordDir: null,
     settled: [],
     warnings: [],
     error: null,
-    merge: null,
     mergeError: null,
     mergeAttempts: 0,
     cancelRequested: false,
@@ -389,6 +511,10 @@ export const raceMachine = setup({
     mergeNote: null,
     checkRuns: {},
     baselineRuns: null,
+    merge: input.options.reopen?.merge ?? null,
+    pendingRound: null,
+    roundAttempts: 0,
+    roundError: null,
   }),
   initial: 'checkingRepo',
   states: {
@@ -416,6 +542,11 @@ export const raceMachine = setup({
           processes: context.processes,
         }),
         onDone: [
+          {
+            guard: 'reopening',
+            target: 'reopening',
+            actions: { type: 'applyReopenProbe', params: ({ event }) => ({ reports: event.output }) },
+          },
           {
             guard: { type: 'hasUsableAgent', params: ({ event }) => ({ reports: event.output }) },
             target: 'creatingWorktrees',
@@ -445,6 +576,46 @@ export const raceMachine = setup({
           actions: { type: 'applyWorkspace', params: ({ event }) => event.output },
         },
         onError: { target: 'failed', actions: { type: 'failWorkspace', params: ({ event }) => event } },
+      },
+      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
+    },
+    // A recorded run, reopened: its agents are settled already.
+    reopening: {
+      invoke: {
+        src: 'reopenWorkspace',
+        input: ({ context }): ReopenInput => ({
+          options: context.options,
+          repo: checkedRepo(context),
+          reports: context.reports,
+          reopen: reopenOf(context),
+        }),
+        onDone: [
+          {
+            guard: ({ context }) => context.options.reopen?.round !== undefined,
+            target: 'preparingRound',
+            actions: { type: 'applyReopened', params: ({ event }) => event.output },
+          },
+          { target: 'reviewing', actions: { type: 'applyReopened', params: ({ event }) => event.output } },
+        ],
+        onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
+      },
+      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
+    },
+    // Another round for one agent: its worktree made (again) and its command built, then it races.
+    preparingRound: {
+      invoke: {
+        src: 'prepareRound',
+        input: ({ context }): RoundInput => roundInput(context),
+        onDone: { target: 'racing', actions: { type: 'applyRound', params: ({ event }) => event.output } },
+        onError: [
+          // `hydra continue` asked for this round and nothing else: its failure is the run's.
+          {
+            guard: 'roundFromOptions',
+            target: 'reviewing',
+            actions: { type: 'failRound', params: ({ event }) => event },
+          },
+          { target: 'reviewing', actions: { type: 'applyRoundError', params: ({ event }) => event } },
+        ],
       },
       on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
@@ -484,6 +655,11 @@ export const raceMachine = setup({
         ],
         FINISH: { target: 'finishing' },
         CANCEL: { target: 'cancelled', actions: 'markCancelRequested' },
+        SHELL_DONE: { actions: 'applyShell' },
+        ROUND: [
+          { guard: 'roundPossible', target: 'preparingRound', actions: 'acceptRound' },
+          { actions: 'rejectRound' },
+        ],
       },
     },
     merging: {
@@ -563,6 +739,57 @@ const forgetRemoved = (agents: AgentSnapshot[], removed: readonly string[]): Age
     branch: agent.branch !== null && gone.has(agent.branch) ? null : agent.branch,
     worktree: agent.worktree !== null && gone.has(agent.worktree) ? null : agent.worktree,
   }));
+};
+
+const reopenOf = (context: RaceContext) => {
+  if (context.options.reopen !== undefined) return context.options.reopen;
+  throw new Error(`Run ${context.runId} is being reopened without a record to reopen.`);
+};
+
+/** Why a round cannot start for this agent now, or null when it can. */
+const roundProblem = (context: RaceContext, request: RoundRequest): ErrorInfo | null => {
+  const agent = context.agents.find((item) => item.agent === request.agent);
+  const launch = context.launches.find((item) => item.agent === request.agent);
+  if (agent === undefined || launch === undefined)
+    return {
+      kind: 'Refused',
+      message: `${request.agent} has no result in run ${context.runId} to work on.`,
+      hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+    };
+  if (!context.settled.includes(request.agent))
+    return {
+      kind: 'Refused',
+      message: `${agent.displayName} is still running.`,
+      hint: 'Wait for it to settle.',
+    };
+  if (context.merge !== null && request.kind === 'follow_up' && context.merge.agent === request.agent)
+    return {
+      kind: 'Refused',
+      message: `${agent.displayName}'s result was merged already.`,
+      hint: 'Start a new race from the merged branch.',
+    };
+  return null;
+};
+
+/** What preparing the pending round needs: the agent, its launch, the race's options and probe. */
+const roundInput = (context: RaceContext): RoundInput => {
+  const request = context.pendingRound;
+  if (request === null) throw new Error(`Run ${context.runId} prepares a round nobody asked for.`);
+  const problem = roundProblem({ ...context, settled: context.settled }, request);
+  if (problem !== null) throw new EngineError(problem.kind, problem.message, problem.hint);
+  const agent = context.agents.find((item) => item.agent === request.agent);
+  const launch = context.launches.find((item) => item.agent === request.agent);
+  if (agent === undefined || launch === undefined) throw new Error('unreachable: roundProblem checked it');
+  return {
+    request,
+    options: context.options,
+    repo: checkedRepo(context),
+    reports: context.reports,
+    agent,
+    launch,
+    taken: context.agents.map((item) => item.agent),
+    processes: context.processes,
+  };
 };
 
 /**

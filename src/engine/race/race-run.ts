@@ -7,9 +7,20 @@ import { waitFor } from 'xstate';
 import type { Actor, SnapshotFrom } from 'xstate';
 import type { AgentName } from '../types.js';
 import { EngineError } from '../errors.js';
-import { fullPatch } from '../git/index.js';
+import { existsSync } from 'node:fs';
+import { finalizeWork } from '../agent/index.js';
+import { fullPatch, reopenWorktree, snapshotRefs } from '../git/index.js';
+import { RUN_ID_ENV, runInteractive } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { MergeOptions, MergeResult, RaceSnapshot, RaceSummary } from '../types.js';
+import type {
+  MergeOptions,
+  MergeResult,
+  RaceSnapshot,
+  RaceSummary,
+  RoundRequest,
+  ShellRequest,
+  ShellResult,
+} from '../types.js';
 import type { raceMachine } from './race-machine.js';
 import { buildSummary, phaseOf } from './snapshot.js';
 import { waitForWork } from './work-tracker.js';
@@ -130,4 +141,92 @@ export const patchOf = async (run: RaceRun, agent: AgentName): Promise<string> =
       { cause: error },
     );
   }
+};
+
+/**
+ * Another round for one settled agent (a follow-up or a rerun): refused unless the race is
+ * reviewing; resolves with the summary once the round has settled and the race reviews again.
+ */
+export const startRound = async (run: RaceRun, request: RoundRequest): Promise<RaceSummary> => {
+  const state = await afterMerging(run);
+  if (!state.matches('reviewing')) {
+    const phase = phaseOf(state.value);
+    throw new EngineError(
+      'Refused',
+      phase === 'racing'
+        ? 'Another round can start once every agent has settled.'
+        : `The race is ${phase}; no round can start.`,
+      phase === 'racing'
+        ? 'Wait for the agents, or stop the ones still running.'
+        : 'Reopen it with `hydra show <run> --tui`.',
+    );
+  }
+  const attempts = state.context.roundAttempts;
+  run.actor.send({ type: 'ROUND', request });
+  const started = await waitUntil(run, (next) => next.context.roundAttempts > attempts);
+  if (started.context.roundError !== null) {
+    const info = started.context.roundError;
+    throw new EngineError(info.kind, info.message, info.hint);
+  }
+  const after = await waitUntil(run, (next) => next.matches('reviewing'));
+  const { context } = after;
+  return buildSummary(context, context.endedAt ?? Date.now());
+};
+
+/**
+ * A shell of the user's in an agent's worktree (made again from its branch if it was removed),
+ * while the race reviews. What was changed there is committed on the agent's branch as its work
+ * is, and becomes part of its result.
+ */
+export const runShell = async (run: RaceRun, request: ShellRequest): Promise<ShellResult> => {
+  const state = await afterMerging(run);
+  const { context } = state;
+  const launch = context.launches.find((item) => item.agent === request.agent);
+  if (!state.matches('reviewing') || launch === undefined || context.repo === null) {
+    throw new EngineError(
+      'Refused',
+      launch === undefined
+        ? `${request.agent} has no branch to open a shell on.`
+        : 'A shell opens once every agent has settled.',
+      launch === undefined
+        ? 'Pick an agent that ran.'
+        : 'Wait for the agents, or stop the ones still running.',
+    );
+  }
+  const root = context.repo.root;
+  if (!existsSync(launch.worktree)) {
+    await reopenWorktree(root, launch.worktree, launch.branch, {
+      env: { [RUN_ID_ENV]: run.runId },
+      processes: run.processes,
+      owner: run.runId,
+      step: `git worktree add for a shell in ${request.agent}`,
+    });
+  }
+  const refsAtStart = await snapshotRefs(root, run.runId);
+  const exitCode = await runInteractive({
+    file: request.shell,
+    args: [],
+    cwd: launch.worktree,
+    env: request.env,
+    runId: run.runId,
+    processes: run.processes,
+    ...(request.onStart === undefined ? {} : { onStart: () => request.onStart?.(launch.worktree) }),
+  });
+  const work = await finalizeWork({
+    repoRoot: root,
+    worktree: launch.worktree,
+    branch: launch.branch,
+    baseRef: launch.baseRef,
+    message: `hydra: ${request.agent} result (changed in a shell)\n\nRun ${run.runId}, agent ${request.agent}: changes made in hydra's shell.\n`,
+    agent: request.agent,
+    refsAtStart,
+  });
+  run.actor.send({
+    type: 'SHELL_DONE',
+    agent: request.agent,
+    worktree: launch.worktree,
+    diff: work.diff,
+    warnings: [...(work.warnings ?? []), ...(work.failure === undefined ? [] : [work.failure.message])],
+  });
+  return { worktree: launch.worktree, exitCode, diff: work.diff };
 };

@@ -15,6 +15,7 @@ import type {
   MergeOptions,
   MergeResult,
   RaceOptions,
+  RoundRequest,
 } from '../types.js';
 
 /** RaceOptions with every default filled in. */
@@ -109,4 +110,10 @@ export interface RaceContext {
   checkRuns: Record<AgentName, CheckRun[]>;
   /** The baseline's check runs, once done. */
   baselineRuns: CheckRun[] | null;
+  /** The round asked for and not yet started (a follow-up or rerun); null otherwise. */
+  pendingRound: RoundRequest | null;
+  /** Counts round requests so a caller can tell which one an error belongs to. */
+  roundAttempts: number;
+  /** Why the last round asked for could not start; null when it started. */
+  roundError: ErrorInfo | null;
 }

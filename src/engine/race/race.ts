@@ -13,7 +13,7 @@ import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
 import { createRaceRecords } from './race-records.js';
 import type { RaceRecords } from './race-records.js';
 import { trace } from '../../trace.js';
-import { cancelRace, finishRace, isOver, mergeResult, patchOf } from './race-run.js';
+import { cancelRace, finishRace, isOver, mergeResult, patchOf, runShell, startRound } from './race-run.js';
 import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
 import { buildSummary, phaseOf, toRaceSnapshot } from './snapshot.js';
 import type {
@@ -201,6 +201,8 @@ function raceHandle(run: RaceRun, listeners: Listeners, settled: Promise<RaceSum
     merge: (agent, mergeOptions = {}) => mergeResult(run, agent, mergeOptions),
     finish: () => finishRace(run),
     getPatch: (agent) => patchOf(run, agent),
+    startRound: (request) => startRound(run, request),
+    runShell: (request) => runShell(run, request),
   };
 }
 

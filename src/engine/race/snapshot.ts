@@ -3,7 +3,8 @@
  * can compare by identity; recent events are bounded per agent.
  */
 import type { StateValue } from 'xstate';
-import type { AgentEvent, ErrorInfo } from '../../adapters/events.js';
+import { addCounts, emptyUsage } from '../../adapters/events.js';
+import type { AgentEvent, ErrorInfo, Usage } from '../../adapters/events.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
 import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace, summarizeChecks } from '../checks/index.js';
@@ -11,6 +12,7 @@ import type { BaselineOutput } from '../checks/index.js';
 import type {
   AgentName,
   AgentProbeReport,
+  AgentRound,
   AgentSnapshot,
   AgentSummary,
   RacePhase,
@@ -33,14 +35,55 @@ const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): Agen
     combined <= RECENT_EVENTS_LIMIT
       ? [...agent.recentEvents, ...events]
       : [...agent.recentEvents, ...events].slice(combined - RECENT_EVENTS_LIMIT);
-  let { usage, model } = agent;
+  let { usage, model, sessionId } = agent;
   for (const event of events) {
     if (event.kind === 'usage') usage = event.usage;
     if ((event.kind === 'completed' || event.kind === 'failed') && event.usage !== undefined)
       usage = event.usage;
     if (event.kind === 'progress' && event.model !== undefined && model === null) model = event.model;
+    if (event.kind === 'progress' && event.sessionId !== undefined) sessionId = event.sessionId;
   }
-  return { ...agent, recentEvents, eventCount: agent.eventCount + events.length, usage, model };
+  const next = { ...agent, recentEvents, eventCount: agent.eventCount + events.length, model };
+  if (sessionId !== undefined) next.sessionId = sessionId;
+  // A CLI reports its usage for the process it runs: in a later round, that is this round's.
+  return agent.rounds === undefined ? { ...next, usage } : withRoundUsage(next, agent.rounds, usage);
+};
+
+/** The current (last) round's usage replaced, and the agent's usage the sum of every round's. */
+const withRoundUsage = (
+  agent: AgentSnapshot,
+  rounds: readonly AgentRound[],
+  current: Usage,
+): AgentSnapshot => {
+  const updated = rounds.map((round, index) =>
+    index === rounds.length - 1 ? { ...round, usage: current } : round,
+  );
+  return { ...agent, rounds: updated, usage: sumUsage(updated.map((round) => round.usage)) };
+};
+
+/**
+ * Usage added up over rounds: token counts as far as reported; the cost only when every round that
+ * used anything has one (an unknown part makes the total unknown, never smaller).
+ */
+export const sumUsage = (usages: readonly Usage[]): Usage => {
+  const used = usages.filter((usage) => usage.costSource !== 'unknown' || usage.inputTokens !== null);
+  const costKnown = used.length > 0 && used.every((usage) => usage.costUsd !== null);
+  return usages.reduce<Usage>(
+    (total, usage) => ({
+      inputTokens: addCounts(total.inputTokens, usage.inputTokens),
+      outputTokens: addCounts(total.outputTokens, usage.outputTokens),
+      cacheReadTokens: addCounts(total.cacheReadTokens, usage.cacheReadTokens),
+      cacheWriteTokens: addCounts(total.cacheWriteTokens, usage.cacheWriteTokens),
+      turns: addCounts(total.turns, usage.turns),
+      costUsd: costKnown ? (total.costUsd ?? 0) + (usage.costUsd ?? 0) : null,
+      costSource: !costKnown
+        ? 'unknown'
+        : total.costSource === 'estimated' || usage.costSource === 'estimated'
+          ? 'estimated'
+          : 'reported',
+    }),
+    { ...emptyUsage(), costSource: costKnown ? 'reported' : 'unknown' },
+  );
 };
 
 /** Ends a message with a full stop unless it already ends a sentence. */
@@ -211,7 +254,10 @@ export const phaseOf = (value: StateValue): RacePhase => {
     case 'creatingWorktrees':
       return 'creating_worktrees';
     case 'racing':
+    case 'preparingRound':
       return 'racing';
+    case 'reopening':
+      return 'creating_worktrees';
     case 'reviewing':
       return 'reviewing';
     case 'merging':
@@ -333,6 +379,9 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     worktree: agent.worktree,
     ...(agent.error === null ? {} : { error: agent.error }),
     ...(agent.warnings.length === 0 ? {} : { warnings: agent.warnings }),
+    ...(agent.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
+    ...(agent.rounds === undefined ? {} : { rounds: agent.rounds }),
+    ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
   })),
   error: context.error,
 });

@@ -18,6 +18,7 @@ export {
   loadRun,
   ownerAlive,
   readPidRecords,
+  readRecordDir,
   readRun,
   recordedRunIds,
   runIdTime,

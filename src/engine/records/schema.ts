@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AgentEvent, ErrorInfo, ErrorKind, Usage } from '../../adapters/events.js';
+import { SESSION_ID_PATTERN } from '../../adapters/types.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentEventRecord, AgentSummary, MergeResult, RaceSummary } from '../types.js';
 import { RUN_ID_PATTERN, branchName } from './paths.js';
@@ -134,6 +135,19 @@ const agentSummarySchema: z.ZodType<AgentSummary> = z
     checks: z.array(checkSummarySchema).optional(),
     score: scoreSchema.optional(),
     outsideAllowed: z.array(z.string()).optional(),
+    // It goes into a command line (a follow-up's --resume): only a session id's shape is accepted.
+    sessionId: z.string().regex(SESSION_ID_PATTERN, 'is not a session id').optional(),
+    rounds: z
+      .array(
+        z.object({
+          prompt: z.string(),
+          usage: usageSchema,
+          startedAt: z.number().finite().nullable(),
+          endedAt: z.number().finite().nullable(),
+        }),
+      )
+      .optional(),
+    rerunOf: agentId.optional(),
   })
   .transform(withAdapter);
 

@@ -2,3 +2,4 @@
 export { cleanRuns } from './clean.js';
 export { mergeAgentBranch, mergeRun } from './merge.js';
 export type { MergeRequest } from './merge.js';
+export { openWorktree } from './open.js';

@@ -51,6 +51,14 @@ export interface AppProps {
   throttleMs?: number;
   controls?: DashboardControls;
   onExit?: (outcome: Outcome) => void;
+  /**
+   * The user asked for a shell in an agent's worktree: the app hands over its view state and
+   * unmounts, so the caller can give the terminal to the shell and draw the dashboard again after.
+   * Without it, `s` says a shell cannot be opened here.
+   */
+  onShell?: (agent: AgentName, state: ViewState) => void;
+  /** The view state to start from (the dashboard drawn again after a shell). */
+  initialState?: ViewState;
 }
 
 /** The race snapshot, throttled, via useSyncExternalStore. */
@@ -98,12 +106,14 @@ export const App = ({
   throttleMs = DEFAULT_THROTTLE_MS,
   controls,
   onExit,
+  onShell,
+  initialState,
 }: AppProps): ReactElement => {
   const throttled = useRaceSnapshot(handle, throttleMs);
   const { columns, rows } = useTerminalSize();
   const { exit } = useApp();
 
-  const [state, setState] = useState<ViewState>(initialViewState);
+  const [state, setState] = useState<ViewState>(initialState ?? initialViewState);
   const stateRef = useRef(state);
   // The final screen is drawn once, just before exit: from the race's latest snapshot, since the
   // throttled one can lag behind the cancel or merge that just ended the race.
@@ -180,6 +190,19 @@ export const App = ({
           );
           return;
         }
+        case 'round':
+          handle
+            .startRound(effect.request)
+            .catch((error: unknown) => dispatch({ type: 'round-failed', message: errorText(error) }));
+          return;
+        case 'shell':
+          if (onShell === undefined) {
+            dispatch({ type: 'round-failed', message: 'A shell cannot be opened from this dashboard.' });
+            return;
+          }
+          onShell(effect.agent, stateRef.current);
+          exit();
+          return;
         case 'quit': {
           const quit = async (): Promise<string | undefined> => {
             let problem: string | undefined;
@@ -200,7 +223,7 @@ export const App = ({
           assertNever(effect);
       }
     },
-    [handle, keepWorktrees],
+    [handle, keepWorktrees, onShell, exit],
   );
 
   const dispatch = useCallback(

@@ -12,11 +12,13 @@
  * Exit code: see exit-code.ts.
  */
 import { render } from 'ink';
+import { errorText } from '../../adapters/hydra-error.js';
+import type { AdapterId } from '../../adapters/types.js';
 import type { MergeResult, RaceHandle } from '../../engine/index.js';
 import { App, type DashboardControls } from './app.js';
 import { dashboardExitCode } from '../state/index.js';
-import { createTheme, resolveDisplayOptions } from '../text/index.js';
-import type { Outcome } from '../state/index.js';
+import { createTheme, formatDiff, resolveDisplayOptions } from '../text/index.js';
+import type { Outcome, ViewState } from '../state/index.js';
 
 export interface DashboardOptions {
   ascii?: boolean;
@@ -105,31 +107,84 @@ export async function runDashboard(
   const theme = createTheme({ ascii: display.ascii, color: !display.noColor });
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
-  const { controls, terminalLost, dispose } = cancelSources(stdin, stdout);
   let outcome: Outcome | null = null;
-  try {
-    const instance = render(
-      <App
-        handle={handle}
-        theme={theme}
-        keepWorktrees={options.keepWorktrees ?? false}
-        interactive={stdin.isTTY === true}
-        controls={controls}
-        onExit={(value) => {
-          outcome = value;
-        }}
-      />,
-      { stdin, stdout, exitOnCtrlC: false, patchConsole: options.patchConsole ?? true, maxFps: 30 },
-    );
-    await instance.waitUntilExit();
-  } finally {
-    dispose();
+  let lost = false;
+  let resumeWith: ViewState | undefined;
+  // Drawn again after each shell the user opens (`s`), from the view state it left.
+  for (;;) {
+    let shell: { agent: AdapterId; state: ViewState } | null = null;
+    const { controls, terminalLost, dispose } = cancelSources(stdin, stdout);
+    try {
+      const instance = render(
+        <App
+          handle={handle}
+          theme={theme}
+          keepWorktrees={options.keepWorktrees ?? false}
+          interactive={stdin.isTTY === true}
+          controls={controls}
+          onExit={(value) => {
+            outcome = value;
+          }}
+          onShell={(agent, state) => {
+            shell = { agent, state };
+          }}
+          {...(resumeWith === undefined ? {} : { initialState: resumeWith })}
+        />,
+        { stdin, stdout, exitOnCtrlC: false, patchConsole: options.patchConsole ?? true, maxFps: 30 },
+      );
+      await instance.waitUntilExit();
+    } finally {
+      lost = terminalLost();
+      dispose();
+    }
+    const asked = shell as { agent: AdapterId; state: ViewState } | null;
+    if (asked === null || lost || outcome !== null) break;
+    resumeWith = await shellIn(handle, asked, stdin, stdout, options.env ?? process.env);
   }
   const finalOutcome = outcome as Outcome | null;
   const merged = finalOutcome?.kind === 'merged' ? finalOutcome.result : handle.getSnapshot().merge;
   return {
     exitCode: dashboardExitCode(handle.getSnapshot(), merged),
     merged,
-    terminalLost: terminalLost(),
+    terminalLost: lost,
   };
+}
+
+/**
+ * The terminal is the shell's until it exits (Ink has let go of it: raw mode off, input paused),
+ * then the dashboard comes back, saying what the shell changed.
+ */
+async function shellIn(
+  handle: RaceHandle,
+  asked: { agent: AdapterId; state: ViewState },
+  stdin: NodeJS.ReadStream,
+  stdout: NodeJS.WriteStream,
+  env: NodeJS.ProcessEnv,
+): Promise<ViewState> {
+  if (stdin.isTTY === true) stdin.setRawMode(false);
+  stdin.pause();
+  const shell = env.SHELL !== undefined && env.SHELL !== '' ? env.SHELL : '/bin/sh';
+  const name =
+    handle.getSnapshot().agents.find((agent) => agent.agent === asked.agent)?.displayName ?? asked.agent;
+  let notice: ViewState['notice'];
+  try {
+    const result = await handle.runShell({
+      agent: asked.agent,
+      shell,
+      env,
+      onStart: (worktree) =>
+        stdout.write(
+          `\nhydra: a shell in ${name}'s worktree (${worktree}); exit it to return to the dashboard.\n`,
+        ),
+    });
+    stdout.write(`hydra: back from the shell in ${result.worktree}\n`);
+    const diff =
+      result.diff === null
+        ? 'its work could not be committed'
+        : `its result is now ${formatDiff(result.diff)}`;
+    notice = { text: `Back from the shell: ${name}'s changes are on its branch; ${diff}.`, tone: 'info' };
+  } catch (error) {
+    notice = { text: `No shell: ${errorText(error)}`, tone: 'error' };
+  }
+  return { ...asked.state, notice };
 }

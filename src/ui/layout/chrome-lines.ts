@@ -15,7 +15,7 @@ import {
 } from '../text/index.js';
 import { fitLine, lineText, lineWidth, seg, spread, wrapLines, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
-import { displayWidth, oneLine, plainEllipsis, wrap } from '../text/index.js';
+import { displayWidth, oneLine, plainEllipsis, sanitize, wrap } from '../text/index.js';
 import { dialogHints, footerHints } from '../state/index.js';
 import type { Busy, Dialog, KeyHint, Notice, View } from '../state/index.js';
 
@@ -214,6 +214,19 @@ const dialogText = (
       return {
         title: running.length > 0 ? 'Quit and stop the running agents?' : 'Quit without merging?',
         body,
+      };
+    }
+    case 'follow-up': {
+      const agent = snapshot.agents.find((item) => item.agent === dialog.agent);
+      const name = agent?.displayName ?? dialog.agent;
+      const branch = agent?.branch ?? `hydra/${snapshot.runId}/${dialog.agent}`;
+      return {
+        title: `Follow-up for ${name}`,
+        body: [
+          `It goes on in its own session, in its worktree; its new work is committed on ${branch} as a new commit.`,
+          // The typed text with a cursor; sanitized like anything shown that hydra did not write.
+          `> ${sanitize(dialog.text)}_`,
+        ],
       };
     }
     default:

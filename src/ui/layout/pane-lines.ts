@@ -12,6 +12,7 @@ import {
   formatScore,
   formatDiff,
   formatDuration,
+  formatRoundCosts,
   formatUsageToFit,
   idleLabel,
   isShownInPane,
@@ -151,6 +152,10 @@ const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [
   seg(formatUsageToFit(agent.usage, width, theme.symbols.dot), 'muted'),
 ];
 
+/** After a follow-up: what each round cost (the usage line above is their sum). */
+const roundsLines = (agent: AgentSnapshot, theme: Theme): Line[] =>
+  agent.rounds === undefined ? [] : [[seg(formatRoundCosts(agent.rounds, theme.symbols.dot), 'muted')]];
+
 /** The latest `count` displayable events, one line each. */
 const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] => {
   if (count <= 0) return [];
@@ -182,6 +187,7 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
   if (warning !== null) top.push(warning);
   const bottom: Line[] = [
     usageLine(agent, theme, width),
+    ...roundsLines(agent, theme),
     ...outcomeLines(agent, theme),
     ...[checksLine(agent, theme), scoreLine(agent, theme)].filter((line): line is Line => line !== null),
   ];

@@ -22,6 +22,9 @@ export interface KeyPress {
   ctrl: boolean;
   shift: boolean;
   tab: boolean;
+  /** Ink reports these too; optional so a test's key needs only the keys it presses. */
+  backspace?: boolean;
+  delete?: boolean;
 }
 
 type NamedKey = Exclude<keyof KeyPress, 'ctrl' | 'shift'>;
@@ -38,6 +41,8 @@ const NAMED_KEYS: readonly NamedKey[] = [
   'return',
   'escape',
   'tab',
+  'backspace',
+  'delete',
 ];
 
 /**
@@ -46,8 +51,11 @@ const NAMED_KEYS: readonly NamedKey[] = [
  */
 export type KeySpec = { key: NamedKey; shift?: boolean } | { input: string | RegExp; ctrl?: boolean };
 
-/** When a binding works. Bindings of views work only while no dialog is open. */
-export type KeyScope = 'always' | 'dialog' | readonly View[];
+/**
+ * When a binding works. Bindings of views work only while no dialog is open; 'dialog' bindings in
+ * a yes/no dialog, 'prompt' bindings while a prompt line (a follow-up) takes the typing.
+ */
+export type KeyScope = 'always' | 'dialog' | 'prompt' | readonly View[];
 
 /** What hints are worded from. */
 export interface HintContext {
@@ -59,8 +67,8 @@ export interface HintContext {
 }
 
 export interface KeyHintSpec {
-  /** Where the hint is shown: in these views' footer, or in a dialog. */
-  in: readonly View[] | 'dialog';
+  /** Where the hint is shown: in these views' footer, in a yes/no dialog, or under a prompt line. */
+  in: readonly View[] | 'dialog' | 'prompt';
   /** The keys as shown; null leaves the hint out. */
   keys: string | ((context: HintContext) => string | null);
   label: string | ((context: HintContext) => string);
@@ -130,6 +138,42 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
       { press: named('escape'), action: { type: 'decline' } },
     ],
     hints: [{ in: 'dialog', keys: 'n/Esc', label: 'cancel' }],
+  },
+  {
+    command: 'prompt-send',
+    description: 'Send the follow-up prompt typed so far',
+    when: 'prompt',
+    keys: [{ press: named('return'), action: { type: 'confirm' } }],
+    hints: [{ in: 'prompt', keys: ({ symbols }) => symbols.enter, label: 'send' }],
+  },
+  {
+    command: 'prompt-cancel',
+    description: 'Close the prompt line without sending',
+    when: 'prompt',
+    keys: [{ press: named('escape'), action: { type: 'decline' } }],
+    hints: [{ in: 'prompt', keys: 'Esc', label: 'cancel' }],
+  },
+  {
+    command: 'prompt-erase',
+    description: 'Erase the last character of the prompt line',
+    when: 'prompt',
+    keys: [
+      { press: named('backspace'), action: { type: 'prompt-erase' } },
+      { press: named('delete'), action: { type: 'prompt-erase' } },
+    ],
+  },
+  {
+    command: 'prompt-type',
+    description: 'Type into the prompt line',
+    when: 'prompt',
+    keys: [
+      {
+        // Printable text only (typed or pasted); control keys are the named bindings above.
+        // eslint-disable-next-line no-control-regex
+        press: text(/^[^\u0000-\u001f\u007f]+$/u),
+        action: (input) => ({ type: 'prompt-type', text: input }),
+      },
+    ],
   },
   {
     command: 'scroll',
@@ -257,6 +301,27 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     hints: [{ in: ALL_VIEWS, keys: 'm', label: 'merge' }],
   },
   {
+    command: 'follow-up',
+    description: 'Send the focused agent a follow-up prompt: it goes on in its session, on its branch',
+    when: ALL_VIEWS,
+    keys: [{ press: text('f'), action: { type: 'follow-up' } }],
+    hints: [{ in: ['panes', 'detail'], keys: 'f', label: 'follow-up', dropOrder: 8 }],
+  },
+  {
+    command: 'rerun',
+    description: 'Run the focused agent again from the base, on a new branch <agent>-2',
+    when: ALL_VIEWS,
+    keys: [{ press: text('r'), action: { type: 'rerun' } }],
+    hints: [{ in: ['panes'], keys: 'r', label: 'rerun', dropOrder: 9 }],
+  },
+  {
+    command: 'shell',
+    description: "Open a shell in the focused agent's worktree; what you change there joins its result",
+    when: ALL_VIEWS,
+    keys: [{ press: text('s'), action: { type: 'shell' } }],
+    hints: [{ in: ['panes', 'detail'], keys: 's', label: 'shell', dropOrder: 10 }],
+  },
+  {
     command: 'back',
     description: 'Back to the panes',
     when: ALL_VIEWS,
@@ -274,15 +339,19 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
 
 /** Whether one key spec matches the press. */
 export const matches = (spec: KeySpec, input: string, key: KeyPress): boolean => {
-  if ('key' in spec) return key[spec.key] && (spec.shift === undefined || key.shift === spec.shift);
-  if (key.ctrl !== (spec.ctrl ?? false) || NAMED_KEYS.some((name) => key[name])) return false;
+  if ('key' in spec) return key[spec.key] === true && (spec.shift === undefined || key.shift === spec.shift);
+  if (key.ctrl !== (spec.ctrl ?? false) || NAMED_KEYS.some((name) => key[name] === true)) return false;
   return typeof spec.input === 'string' ? input === spec.input : spec.input.test(input);
 };
 
-/** Whether a binding works now: in a dialog, in a view with no dialog open, or always. */
-export const inScope = (scope: KeyScope, view: View, dialogOpen: boolean): boolean => {
+/**
+ * Whether a binding works now: in a yes/no dialog, in a prompt line, in a view with no dialog
+ * open, or always.
+ */
+export const inScope = (scope: KeyScope, view: View, dialogOpen: boolean, prompting = false): boolean => {
   if (scope === 'always') return true;
-  if (scope === 'dialog') return dialogOpen;
+  if (scope === 'dialog') return dialogOpen && !prompting;
+  if (scope === 'prompt') return prompting;
   return !dialogOpen && scope.includes(view);
 };
 
@@ -313,13 +382,18 @@ export const footerHints = (
   agentCount: number,
   anyRunning = true,
 ): KeyHint[] =>
-  hintsWhere((spec) => spec.in !== 'dialog' && spec.in.includes(view), {
+  hintsWhere((spec) => typeof spec.in !== 'string' && spec.in.includes(view), {
     symbols,
     agentCount,
     dialog: null,
     anyRunning,
   });
 
-/** The answers a dialog offers. */
+/** The answers a dialog offers (a prompt line: send or cancel). */
 export const dialogHints = (dialog: Dialog, symbols: Theme['symbols']): KeyHint[] =>
-  hintsWhere((spec) => spec.in === 'dialog', { symbols, agentCount: 0, dialog, anyRunning: false });
+  hintsWhere((spec) => spec.in === (dialog.kind === 'follow-up' ? 'prompt' : 'dialog'), {
+    symbols,
+    agentCount: 0,
+    dialog,
+    anyRunning: false,
+  });

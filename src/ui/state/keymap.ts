@@ -31,9 +31,11 @@ const NONE: Action = { type: 'none' };
 export const keymap = (state: ViewState, input: string, key: KeyPress): Action => {
   // While a merge or the quit runs, and once the dashboard has its outcome, only Ctrl-C counts.
   const waiting = state.outcome !== null || state.busy !== null;
+  const prompting = state.dialog?.kind === 'follow-up';
   for (const binding of KEY_BINDINGS) {
     const active =
-      binding.when === 'always' || (!waiting && inScope(binding.when, state.view, state.dialog !== null));
+      binding.when === 'always' ||
+      (!waiting && inScope(binding.when, state.view, state.dialog !== null, prompting));
     if (!active) continue;
     for (const { press, action } of binding.keys)
       if (matches(press, input, key)) return typeof action === 'function' ? action(input) : action;

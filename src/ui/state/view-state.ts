@@ -5,13 +5,17 @@
  * outcome comes back as another action.
  */
 import { assertNever } from '../../adapters/events.js';
-import type { AgentName, AgentStatus, MergeResult } from '../../engine/index.js';
+import type { AgentName, AgentStatus, MergeResult, RoundRequest } from '../../engine/index.js';
 import { isRunning, statusLabel } from '../text/index.js';
 
 export type View = 'panes' | 'detail' | 'diff' | 'compare';
 
 export type Dialog =
-  { kind: 'merge'; agent: AgentName } | { kind: 'stop'; agent: AgentName } | { kind: 'quit' };
+  | { kind: 'merge'; agent: AgentName }
+  | { kind: 'stop'; agent: AgentName }
+  | { kind: 'quit' }
+  /** The prompt line of a follow-up (`f`): what has been typed so far. */
+  | { kind: 'follow-up'; agent: AgentName; text: string };
 
 export type Busy = { kind: 'merging'; agent: AgentName } | { kind: 'quitting'; cancelling: boolean };
 
@@ -53,7 +57,13 @@ export const initialViewState = (): ViewState => ({
 
 /** What the reducer needs to know about the race and the current screen. */
 export interface ViewContext {
-  agents: ReadonlyArray<{ agent: AgentName; displayName: string; status: AgentStatus }>;
+  agents: ReadonlyArray<{
+    agent: AgentName;
+    displayName: string;
+    status: AgentStatus;
+    /** The agent's branch; null when it has none to continue or open (never made, or removed). */
+    branch?: string | null;
+  }>;
   /** Whether a merge already happened (then quitting needs no confirmation). */
   merged: boolean;
   /** Lines in the current scrollable view (detail, diff) and how many are visible at once. */
@@ -92,7 +102,14 @@ export type Action =
   /** The agents' statuses changed (the app sends it with each new snapshot). */
   | { type: 'agents-changed' }
   /** Ends a settled race without asking (no keyboard to ask with). */
-  | { type: 'finish' };
+  | { type: 'finish' }
+  | { type: 'follow-up' }
+  | { type: 'prompt-type'; text: string }
+  | { type: 'prompt-erase' }
+  | { type: 'rerun' }
+  | { type: 'shell' }
+  | { type: 'round-failed'; message: string }
+  | { type: 'shell-finished'; message: string; tone: Notice['tone'] };
 
 export type Effect =
   | { kind: 'stop'; agent: AgentName }
@@ -103,7 +120,11 @@ export type Effect =
   | { kind: 'merge'; agent: AgentName; stopFirst: AgentName[]; discardOthers: boolean }
   /** Cancel the race when agents still run, then finish it (clean-up) and exit. */
   | { kind: 'quit'; cancel: boolean }
-  | { kind: 'load-patch'; agent: AgentName };
+  | { kind: 'load-patch'; agent: AgentName }
+  /** Another round for a settled agent: a follow-up prompt or a rerun. */
+  | { kind: 'round'; request: RoundRequest }
+  /** Suspend the dashboard and open the user's shell in the agent's worktree. */
+  | { kind: 'shell'; agent: AgentName };
 
 export interface Transition {
   state: ViewState;
@@ -207,6 +228,63 @@ const agentsChanged = (state: ViewState, context: ViewContext): Transition => {
   return agent !== undefined && isRunning(agent.status) ? stay(state) : to({ ...state, notice: null });
 };
 
+/**
+ * Why another round (or a shell) cannot start for the focused agent now, or null. Rounds start once
+ * every agent has settled, on an agent with a branch, before a merge.
+ */
+const roundRefusal = (
+  context: ViewContext,
+  agent: ViewContext['agents'][number],
+  what: string,
+): string | null => {
+  if (context.merged) return `A result was already merged in this race: no ${what} now.`;
+  if (runningAgents(context).length > 0) return `A ${what} starts once every agent has settled.`;
+  if (agent.status === 'skipped' || agent.branch === null)
+    return `${agent.displayName} has no branch to work on (${statusLabel(agent.status)}).`;
+  return null;
+};
+
+const requestRound = (
+  state: ViewState,
+  context: ViewContext,
+  kind: 'follow-up' | 'rerun' | 'shell',
+): Transition => {
+  const agent = focusedAgent(state, context);
+  if (agent === undefined) return stay(state);
+  const what = kind === 'follow-up' ? 'follow-up' : kind === 'rerun' ? 'rerun' : 'shell';
+  const refusal = roundRefusal(context, agent, what);
+  if (refusal !== null) return to({ ...state, notice: { text: refusal, tone: 'warn' } });
+  switch (kind) {
+    case 'follow-up':
+      return to({ ...state, dialog: { kind: 'follow-up', agent: agent.agent, text: '' }, notice: null });
+    case 'rerun':
+      return to(
+        { ...state, notice: { text: `Running ${agent.displayName} again from the base…`, tone: 'info' } },
+        { kind: 'round', request: { kind: 'rerun', agent: agent.agent } },
+      );
+    case 'shell':
+      return to({ ...state, notice: null }, { kind: 'shell', agent: agent.agent });
+    default:
+      return assertNever(kind);
+  }
+};
+
+/** What was typed into the prompt line: printable text only (a pasted newline becomes a space). */
+const typed = (state: ViewState, text: string): Transition => {
+  const dialog = state.dialog;
+  if (dialog?.kind !== 'follow-up') return stay(state);
+  // eslint-disable-next-line no-control-regex
+  const clean = text.replace(/[\r\n\t]/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
+  if (clean === '') return stay(state);
+  return to({ ...state, dialog: { ...dialog, text: dialog.text + clean } });
+};
+
+const erased = (state: ViewState): Transition => {
+  const dialog = state.dialog;
+  if (dialog?.kind !== 'follow-up' || dialog.text === '') return stay(state);
+  return to({ ...state, dialog: { ...dialog, text: [...dialog.text].slice(0, -1).join('') } });
+};
+
 const requestQuit = (state: ViewState, context: ViewContext): Transition => {
   const running = runningAgents(context).length > 0;
   const unmergedResults = !context.merged && context.agents.some((agent) => agent.status === 'completed');
@@ -252,6 +330,15 @@ const confirm = (state: ViewState, context: ViewContext, discardOthers: boolean)
       return to(
         { ...state, dialog: null, busy: { kind: 'quitting', cancelling } },
         { kind: 'quit', cancel: cancelling },
+      );
+    }
+    case 'follow-up': {
+      const prompt = dialog.text.trim();
+      if (prompt === '') return stay(state);
+      const name = context.agents.find((agent) => agent.agent === dialog.agent)?.displayName ?? dialog.agent;
+      return to(
+        { ...state, dialog: null, notice: { text: `Follow-up sent to ${name}.`, tone: 'info' } },
+        { kind: 'round', request: { kind: 'follow_up', agent: dialog.agent, prompt } },
       );
     }
     default:
@@ -352,6 +439,20 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
       );
     case 'agents-changed':
       return agentsChanged(state, context);
+    case 'follow-up':
+      return requestRound(state, context, 'follow-up');
+    case 'rerun':
+      return requestRound(state, context, 'rerun');
+    case 'shell':
+      return requestRound(state, context, 'shell');
+    case 'prompt-type':
+      return typed(state, action.text);
+    case 'prompt-erase':
+      return erased(state);
+    case 'round-failed':
+      return to({ ...state, notice: { text: action.message, tone: 'error' } });
+    case 'shell-finished':
+      return to({ ...state, notice: { text: action.message, tone: action.tone } });
     case 'race-ended':
       return state.busy === null
         ? to({ ...state, dialog: null, outcome: { kind: 'race-ended' } })

@@ -68,6 +68,13 @@ const eventLineText = (event: AgentEvent, symbols: Symbols): EventLine => {
         ? { symbol: symbols.ok, text: `ok ${oneLine(event.summary)}`.trim(), tone: 'ok' }
         : { symbol: symbols.fail, text: `error ${oneLine(event.summary)}`.trim(), tone: 'error' };
     case 'progress': {
+      // The divider a follow-up or a rerun puts between an agent's rounds (engine ROUND_STAGE).
+      if (event.stage === 'round')
+        return {
+          symbol: symbols.focus,
+          text: `-- ${oneLine(event.detail ?? 'next round')} --`,
+          tone: 'accent',
+        };
       const detail = event.detail === undefined ? '' : ` ${oneLine(event.detail)}`;
       const model = event.model === undefined ? '' : ` (${oneLine(event.model)})`;
       return { symbol: symbols.progress, text: `${oneLine(event.stage)}${detail}${model}`, tone: 'muted' };

@@ -49,6 +49,10 @@ export const formatCost = (usage: Pick<Usage, 'costUsd' | 'costSource'>): string
   return usage.costSource === 'estimated' ? `~$${amount}` : `$${amount}`;
 };
 
+/** Each round's cost, for an agent that had follow-ups: `rounds 1 $0.0120 · 2 ~$0.0040`. */
+export const formatRoundCosts = (rounds: ReadonlyArray<{ usage: Usage }>, dot: string): string =>
+  `rounds ${rounds.map((round, index) => `${index + 1} ${formatCost(round.usage)}`).join(` ${dot} `)}`;
+
 /** Nothing reported at all (Cursor reports no usage; other agents before their first usage). */
 const hasNoUsage = (usage: Usage): boolean =>
   !hasTokenCounts(usage) && usage.turns === null && usage.costUsd === null;

@@ -9,6 +9,7 @@ export {
   fileCount,
   mergeMethodLabel,
   formatCost,
+  formatRoundCosts,
   formatCount,
   formatDiff,
   formatDuration,

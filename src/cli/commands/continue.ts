@@ -1,0 +1,75 @@
+/**
+ * `hydra continue <run> <agent> "<prompt>"`: a follow-up round for one agent of a finished race,
+ * continuing its session on its branch; `hydra rerun <run> <agent>`: a fresh attempt from the base
+ * on a new branch. Both reopen the run and show the round like a race (dashboard or NDJSON).
+ */
+import type { RaceSummary, RoundRequest } from '../../engine/index.js';
+import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import type { CliContext } from '../context.js';
+import { EXIT, UsageError } from '../errors.js';
+import { reopenRun } from '../reopen.js';
+import { chooseMode, runRaceSession } from '../race-session.js';
+
+const OPTIONS = {
+  config: { type: 'string' },
+  unsafe: { type: 'boolean' },
+  json: { type: 'boolean' },
+  ascii: { type: 'boolean' },
+} as const;
+
+export async function continueCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('continue', args, OPTIONS);
+  const [run, agent, ...words] = parsed.positionals;
+  const prompt = words.join(' ');
+  if (run === undefined || agent === undefined || prompt.trim() === '') {
+    throw new UsageError(
+      'hydra continue needs a run, an agent and a prompt: hydra continue <run-id> <agent> "<prompt>"',
+      'list runs with: hydra runs',
+    );
+  }
+  return runRound(ctx, parsed, run, { kind: 'follow_up', agent, prompt });
+}
+
+export async function rerunCommand(ctx: CliContext, args: string[]): Promise<number> {
+  const parsed = parseCommandArgs('rerun', args, OPTIONS);
+  const [run, agent, ...extra] = parsed.positionals;
+  if (run === undefined || agent === undefined) {
+    throw new UsageError(
+      'hydra rerun needs a run and an agent: hydra rerun <run-id> <agent>',
+      'list runs with: hydra runs',
+    );
+  }
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra rerun --help`);
+  return runRound(ctx, parsed, run, { kind: 'rerun', agent });
+}
+
+async function runRound(
+  ctx: CliContext,
+  parsed: ReturnType<typeof parseCommandArgs>,
+  run: string,
+  round: RoundRequest,
+): Promise<number> {
+  const configPath = getString(parsed, 'config');
+  const { options } = await reopenRun(ctx, {
+    run,
+    round,
+    ...(configPath === undefined ? {} : { configPath }),
+    unsafe: getBoolean(parsed, 'unsafe') ?? false,
+  });
+  return runRaceSession(ctx, options, {
+    mode: chooseMode(ctx, getBoolean(parsed, 'json') ?? false),
+    ascii: getBoolean(parsed, 'ascii') ?? false,
+    exitCode: (summary) => roundExitCode(summary, round),
+    reopened: true,
+  });
+}
+
+/** 0 when the round's agent completed (for a rerun: the new agent, the last one listed). */
+const roundExitCode = (summary: RaceSummary, round: RoundRequest): number => {
+  if (summary.error !== null) return EXIT.failed;
+  const agent =
+    round.kind === 'follow_up'
+      ? summary.agents.find((item) => item.agent === round.agent)
+      : summary.agents.at(-1);
+  return agent?.status === 'completed' ? EXIT.ok : EXIT.failed;
+};

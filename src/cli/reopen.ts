@@ -1,0 +1,152 @@
+/**
+ * A recorded race, opened again (`hydra continue`, `hydra rerun`, `hydra race --resume-dashboard`,
+ * `hydra show --tui`): its record read and checked, the config it ran with (or --config) loaded
+ * again under the same trust rules, and the RaceOptions that reopen it.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import {
+  buildRaceOptions,
+  checkConfiguredBinaries,
+  displayPath,
+  loadConfig,
+  readRun,
+  reopenFromRecord,
+  resolveRunName,
+  untrustedConfigWarning,
+} from '../engine/index.js';
+import type { RaceFlags, RaceOptions, RoundRequest, RunRecord } from '../engine/index.js';
+import type { CliContext } from './context.js';
+import { requireRepo } from './run-ids.js';
+import { CommandError, UsageError } from './errors.js';
+import { chooseMode, runRaceSession } from './race-session.js';
+
+/**
+ * The flags a race recorded (meta.json `config.flags`), as far as a later round may use them. A
+ * record is data: `unsafe` is never taken from it (give --unsafe again), the rest is checked.
+ */
+const recordedFlagsSchema = z.object({
+  agents: z.array(z.string()).optional(),
+  repeat: z.number().int().positive().optional(),
+  models: z.record(z.string(), z.string()).optional(),
+  idleTimeoutS: z.number().finite().nonnegative().optional(),
+  timeoutS: z.number().finite().nonnegative().optional(),
+  allowExperimental: z.boolean().optional(),
+  keepWorktrees: z.boolean().optional(),
+});
+
+const recordedConfigSchema = z.object({
+  file: z.string().nullable().optional(),
+  flags: z.unknown().optional(),
+});
+
+export interface ReopenRequest {
+  /** The run id (or a unique prefix) as the user gave it. */
+  run: string;
+  /** `--config <file>`, which replaces the config the race ran with. */
+  configPath?: string;
+  /** `--unsafe`, given again: never taken from a record. */
+  unsafe?: boolean;
+  round?: RoundRequest;
+}
+
+export interface Reopened {
+  options: RaceOptions;
+  record: RunRecord;
+}
+
+/** The options that reopen a recorded run, with what the CLI tells the user about its config. */
+export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promise<Reopened> {
+  const root = requireRepo(ctx.cwd);
+  const entry = await resolveRunName(root, request.run);
+  if (entry.state === 'running') {
+    throw new CommandError(
+      `run ${entry.runId} is still in use by another hydra`,
+      'wait for it to end (or finish it there), then try again',
+    );
+  }
+  const record = await readRun(root, entry.runId);
+  if (request.round !== undefined) assertAgentOf(record, request.round.agent);
+  const recorded = recordedConfigSchema.safeParse(record.meta.config);
+  const recordedFile = recorded.success ? recorded.data.file : null;
+  const loaded = loadConfig({
+    cwd: ctx.cwd,
+    env: ctx.env,
+    ...(request.configPath !== undefined
+      ? { explicitPath: request.configPath }
+      : usableRecordedFile(recordedFile)
+        ? { recordedPath: recordedFile }
+        : {}),
+  });
+  const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
+  const flags = recordedFlags(recorded.success ? recorded.data.flags : undefined, record);
+  if (request.unsafe === true) flags.unsafe = true;
+  const options = buildRaceOptions(loaded.config, flags, {
+    repoPath: root,
+    prompt: record.meta.prompt,
+    configPath: loaded.path,
+    ...(configName === undefined ? {} : { configName }),
+  });
+  checkConfiguredBinaries(options.agents, ctx.env, configName);
+  options.runId = record.runId;
+  options.reopen = reopenFromRecord(record, request.round);
+  const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
+  if (untrusted !== null) options.warnings = [untrusted];
+  return { options, record };
+}
+
+/** A recorded config path is used only when it is an absolute path to a file that is still there. */
+const usableRecordedFile = (file: string | null | undefined): file is string =>
+  typeof file === 'string' && isAbsolute(file) && existsSync(file);
+
+/**
+ * The race's recorded flags that still apply. Its `--agents` as typed make the same named agents
+ * again; without them, the run's own agents (the ones a rerun did not add) are the list.
+ */
+function recordedFlags(raw: unknown, record: RunRecord): RaceFlags {
+  const parsed = recordedFlagsSchema.safeParse(raw ?? {});
+  const flags: RaceFlags = parsed.success ? { ...parsed.data } : {};
+  if (flags.agents === undefined) {
+    const reruns = new Set(
+      (record.summary?.agents ?? [])
+        .filter((agent) => agent.rerunOf !== undefined)
+        .map((agent) => agent.agent),
+    );
+    flags.agents = record.meta.agents.map((agent) => agent.agent).filter((agent) => !reruns.has(agent));
+  }
+  // Reopening the run of an experimental agent is the opt-in it already gave.
+  flags.allowExperimental = true;
+  return flags;
+}
+
+function assertAgentOf(record: RunRecord, agent: string): void {
+  if (record.meta.agents.some((item) => item.agent === agent)) return;
+  const names = record.meta.agents.map((item) => item.agent).join(', ');
+  throw new UsageError(
+    `run ${record.runId} has no agent "${agent}"; its agents: ${names}`,
+    `see the run with: hydra show ${record.runId}`,
+  );
+}
+
+/**
+ * `hydra race --resume-dashboard <run>` and `hydra show <run> --tui`: the dashboard on a finished
+ * race, for review, follow-ups and merging. It needs a terminal.
+ */
+export async function reviewInDashboard(
+  ctx: CliContext,
+  run: string,
+  flags: { configPath?: string; ascii: boolean },
+): Promise<number> {
+  if (chooseMode(ctx, false) !== 'dashboard') {
+    throw new UsageError(
+      'the dashboard needs a terminal (stdout is not one, or this is CI)',
+      `see the run as text with: hydra show ${run}`,
+    );
+  }
+  const { options } = await reopenRun(ctx, {
+    run,
+    ...(flags.configPath === undefined ? {} : { configPath: flags.configPath }),
+  });
+  return runRaceSession(ctx, options, { mode: 'dashboard', ascii: flags.ascii });
+}

@@ -1,0 +1,422 @@
+/**
+ * More rounds in a race: reopening a recorded run (its agents come back settled, as recorded), and
+ * starting another round for one settled agent: a follow-up that continues its session on its
+ * branch, or a rerun from the base on a new branch `hydra/<run>/<agent>-2`. Both are named actors
+ * of the race machine (`reopenWorkspace`, `prepareRound`): they make the worktree and build the
+ * launch; the race machine runs it like any other agent.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { fromPromise } from 'xstate';
+import { emptyUsage, ev } from '../../adapters/events.js';
+import type { AgentEvent, ProgressEvent } from '../../adapters/events.js';
+import { adapterIds, adapterOf } from '../../adapters/registry.js';
+import { isSessionId } from '../../adapters/types.js';
+import type { AdapterId, Capabilities } from '../../adapters/types.js';
+import { oneLine } from '../../adapters/text.js';
+import type { AgentLaunch } from '../agent/index.js';
+import { agentNameOf } from '../agent-name.js';
+import { EngineError } from '../errors.js';
+import { branchExists, createWorktree, reopenWorktree, snapshotRefs } from '../git/index.js';
+import type { RepoCheck } from '../git/index.js';
+import type { ProcessRegistry } from '../process/index.js';
+import { processInfo, RUN_ID_ENV } from '../process/index.js';
+import {
+  agentScratchDir,
+  agentWorktreeDir,
+  branchName,
+  readRecordDir,
+  runRecordDir,
+  runWorktreesDir,
+  writeMeta,
+} from '../records/index.js';
+import type {
+  AgentName,
+  AgentProbeReport,
+  AgentRound,
+  AgentSnapshot,
+  AgentSummary,
+  RoundRequest,
+  ReopenRun,
+  RunRecord,
+} from '../types.js';
+import type { ResolvedRaceOptions, Workspace } from './race-types.js';
+
+/** The stage of the `progress` event that divides one round of an agent's events from the next. */
+export const ROUND_STAGE = 'round';
+
+/** The configured agent whose settings (plan, probe) an agent runs with: a rerun's original's. */
+const planNameOf = (agent: Pick<AgentSnapshot, 'agent' | 'rerunOf'>): AgentName =>
+  agent.rerunOf ?? agent.agent;
+
+// ---------------------------------------------------------------------------------------------
+// Reopening a recorded run
+
+/**
+ * A checked run record as a race to reopen. The record is untrusted: branches are this run's own
+ * names (never what the record says), and a session id is kept only when it has a session id's
+ * shape (it goes into a command line).
+ */
+export const reopenFromRecord = (record: RunRecord, round?: RoundRequest): ReopenRun => {
+  const recorded = record.summary?.agents ?? [];
+  // An adapter this hydra does not have (a record from elsewhere, or forged) cannot run again.
+  const known = new Set(adapterIds());
+  const agents = record.meta.agents
+    .filter((meta) => known.has(meta.adapter))
+    .map((meta): AgentSummary => {
+      const summary = recorded.find((item) => item.agent === meta.agent);
+      const { sessionId, ...rest } = summary ?? unfinishedSummary(meta.agent, meta.adapter);
+      return {
+        ...rest,
+        adapter: meta.adapter,
+        branch: branchName(record.runId, meta.agent),
+        ...(isSessionId(sessionId) ? { sessionId } : {}),
+      };
+    });
+  return {
+    runId: record.runId,
+    startedAt: record.meta.startedAt,
+    baseRef: record.meta.baseRef,
+    baseBranch: record.meta.baseBranch,
+    agents,
+    merge: record.merge,
+    ...(round === undefined ? {} : { round }),
+  };
+};
+
+/** An agent of a run that never wrote its summary (hydra was killed): what is left is its branch. */
+const unfinishedSummary = (agent: AgentName, adapter: AdapterId): AgentSummary => ({
+  agent,
+  adapter,
+  status: 'cancelled',
+  exitCode: null,
+  durationMs: 0,
+  usage: emptyUsage(),
+  diff: { filesChanged: 0, insertions: 0, deletions: 0 },
+  branch: null,
+  worktree: null,
+});
+
+/** A recorded agent as the dashboard shows it: settled, with its recorded figures. */
+export const reopenedAgent = (summary: AgentSummary, startedAt: number): AgentSnapshot => {
+  const adapter = adapterOf(summary.adapter);
+  return {
+    agent: summary.agent,
+    adapter: adapter.id,
+    displayName: summary.agent === adapter.id ? adapter.displayName : summary.agent,
+    adapterName: adapter.displayName,
+    tier: adapter.tier,
+    model: null,
+    status: summary.status,
+    startedAt: summary.durationMs > 0 ? startedAt : null,
+    endedAt: summary.durationMs > 0 ? startedAt + summary.durationMs : null,
+    lastOutputAt: null,
+    recentEvents: [],
+    eventCount: 0,
+    usage: summary.usage,
+    diff: { ...summary.diff, files: [] },
+    error: summary.error ?? null,
+    exitCode: summary.exitCode,
+    branch: summary.branch,
+    worktree: null,
+    inferredFlags: false,
+    warnings: summary.warnings ?? [],
+    capabilities: null,
+    checks: summary.checks ?? null,
+    checking: false,
+    score: summary.score ?? null,
+    ...(summary.sessionId === undefined ? {} : { sessionId: summary.sessionId }),
+    ...(summary.rounds === undefined ? {} : { rounds: summary.rounds }),
+    ...(summary.rerunOf === undefined ? {} : { rerunOf: summary.rerunOf }),
+  };
+};
+
+export interface ReopenInput {
+  options: ResolvedRaceOptions;
+  repo: RepoCheck;
+  reports: AgentProbeReport[];
+  reopen: ReopenRun;
+}
+
+/** Launches for the recorded agents whose branch is still there (nothing is started or made). */
+export const reopenWorkspaceLogic = fromPromise<Workspace, ReopenInput>(async ({ input }) => {
+  const { options, repo, reopen } = input;
+  const launches: AgentLaunch[] = [];
+  for (const agent of reopen.agents) {
+    const branch = branchName(reopen.runId, agent.agent);
+    if (!(await branchExists(repo.root, branch))) continue;
+    const planName = planNameOf(agent);
+    const report = input.reports.find((item) => item.agent === planName && item.status === 'ready');
+    if (report?.capabilities === null || report === undefined) continue;
+    launches.push(
+      await launchFor(input.options, repo, agent.agent, planName, report.capabilities, {
+        prompt: options.prompt,
+      }),
+    );
+  }
+  // This hydra is the run's owner now: `hydra clean` leaves the run alone while it lives.
+  claimRecord(repo.root, reopen.runId);
+  return { recordDir: runRecordDir(repo.root, reopen.runId), launches };
+});
+
+/** Writes this process as the run's owner into meta.json (what `hydra clean` and `hydra runs` check). */
+function claimRecord(root: string, runId: string): void {
+  const dir = runRecordDir(root, runId);
+  const loaded = readRecordDir(dir, runId, false);
+  if (loaded.kind !== 'ok') {
+    throw new EngineError(
+      'Refused',
+      `The record of run ${runId} cannot be reopened: ${loaded.problem}.`,
+      '`hydra clean` removes the run; start a new race.',
+    );
+  }
+  writeMeta(dir, {
+    ...loaded.record.meta,
+    pid: process.pid,
+    pidStartTime: processInfo(process.pid)?.startTime ?? null,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Another round
+
+export interface RoundInput {
+  request: RoundRequest;
+  options: ResolvedRaceOptions;
+  repo: RepoCheck;
+  reports: AgentProbeReport[];
+  /** The agent the round is for, and its current launch. */
+  agent: AgentSnapshot;
+  launch: AgentLaunch;
+  /** Every agent id in the race (a rerun takes the next free `<agent>-N`). */
+  taken: AdapterId[];
+  processes: ProcessRegistry;
+}
+
+export interface RoundStart {
+  launch: AgentLaunch;
+  /** The agent's snapshot as the round starts (a rerun's is new). */
+  agent: AgentSnapshot;
+  /** The line that divides this round's events from the last ones'. */
+  divider: AgentEvent;
+}
+
+export const prepareRoundLogic = fromPromise<RoundStart, RoundInput>(async ({ input, signal }) =>
+  input.request.kind === 'follow_up' ? followUp(input, input.request.prompt, signal) : rerun(input, signal),
+);
+
+const readyCapabilities = (input: RoundInput, planName: AgentName): Capabilities => {
+  const report = input.reports.find((item) => item.agent === planName);
+  if (report?.status === 'ready' && report.capabilities !== null) return report.capabilities;
+  throw new EngineError(
+    'Refused',
+    `${input.agent.displayName} cannot run now: ${report?.error?.message ?? 'it was not probed as ready'}`,
+    report?.error?.hint ?? 'Run `hydra doctor` to see what is missing.',
+  );
+};
+
+/** A follow-up: the same branch and worktree (made again if it was removed), the session continued. */
+async function followUp(input: RoundInput, prompt: string, signal: AbortSignal): Promise<RoundStart> {
+  const { agent, launch, options, repo } = input;
+  const planName = planNameOf(agent);
+  const capabilities = readyCapabilities(input, planName);
+  if (!existsSync(launch.worktree))
+    await reopenWorktree(repo.root, launch.worktree, launch.branch, gitOptions(input, signal, 'reopen'));
+  const resume =
+    capabilities.features['resume'] === true && isSessionId(agent.sessionId) ? agent.sessionId : undefined;
+  const round = (agent.rounds?.length ?? 1) + 1;
+  const next = await launchFor(options, repo, agent.agent, planName, capabilities, {
+    prompt,
+    ...(resume === undefined ? {} : { resumeSessionId: resume }),
+  });
+  const warnings =
+    resume !== undefined
+      ? []
+      : [
+          `${agent.displayName} ${capabilities.features['resume'] === true ? 'reported no session id' : `${capabilities.version ?? ''} cannot resume a session`.replace('  ', ' ')}: round ${round} starts a new session on the same branch.`,
+        ];
+  const rounds: AgentRound[] = [
+    ...(agent.rounds ?? [
+      { prompt: options.prompt, usage: agent.usage, startedAt: agent.startedAt, endedAt: agent.endedAt },
+    ]),
+    { prompt, usage: emptyUsage(), startedAt: null, endedAt: null },
+  ];
+  return {
+    launch: { ...next, round, refsAtStart: await snapshotRefs(repo.root, options.runId) },
+    agent: {
+      ...agent,
+      status: 'spawning',
+      startedAt: null,
+      endedAt: null,
+      exitCode: null,
+      error: null,
+      worktree: launch.worktree,
+      capabilities,
+      // Checked and scored again once the round's work is in.
+      checks: null,
+      checking: false,
+      score: null,
+      rounds,
+      warnings: [...agent.warnings, ...warnings.filter((warning) => !agent.warnings.includes(warning))],
+    },
+    divider: divider(round, prompt, resume),
+  };
+}
+
+/** A rerun: a new agent `<agent>-N` on a new branch from the base, with the race's prompt. */
+async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart> {
+  const { options, repo } = input;
+  // The new agent keeps nothing of the old one's session or rounds.
+  const { sessionId: _session, rounds: _rounds, ...agent } = input.agent;
+  const planName = planNameOf(agent);
+  const capabilities = readyCapabilities(input, planName);
+  const name = nextName(planName, input.taken);
+  const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  const worktree = agentWorktreeDir(runDir, name);
+  const branch = branchName(options.runId, name);
+  const launch = await launchFor(options, repo, name, planName, capabilities, { prompt: options.prompt });
+  // Named in meta.json before git runs, so `hydra clean` finds it whatever happens next.
+  recordAgent(repo.root, options.runId, launch, capabilities);
+  await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions(input, signal, 'add'));
+  return {
+    launch: { ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) },
+    agent: {
+      ...agent,
+      agent: name,
+      rerunOf: planName,
+      displayName: name,
+      status: 'spawning',
+      startedAt: null,
+      endedAt: null,
+      lastOutputAt: null,
+      recentEvents: [],
+      eventCount: 0,
+      usage: emptyUsage(),
+      diff: null,
+      error: null,
+      exitCode: null,
+      branch,
+      worktree,
+      capabilities,
+      warnings: [],
+      checks: null,
+      checking: false,
+      score: null,
+    },
+    divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),
+  };
+}
+
+/** `claude` → `claude-2`, then `claude-3` (a rerun of `claude-2` reruns `claude`: `claude-3`). */
+export const nextName = (base: AgentName, taken: readonly AgentName[]): AgentName => {
+  for (let n = 2; ; n += 1) {
+    const name = `${base}-${n}`;
+    if (!taken.includes(name)) return name;
+  }
+};
+
+const divider = (round: number, prompt: string, resumed: string | undefined): ProgressEvent =>
+  ev({
+    kind: 'progress',
+    stage: ROUND_STAGE,
+    detail: `round ${round}${resumed === undefined ? ' (new session)' : ''}: ${oneLine(prompt)}`,
+  });
+
+const gitOptions = (input: RoundInput, signal: AbortSignal, what: string) => ({
+  signal,
+  step: `git worktree ${what} for ${input.agent.agent}`,
+  graceMs: input.options.killGraceMs,
+  env: { [RUN_ID_ENV]: input.options.runId },
+  processes: input.processes,
+  owner: input.options.runId,
+});
+
+/** Adds a rerun's agent to meta.json (its branch and worktree), so clean and merge know it. */
+function recordAgent(root: string, runId: string, launch: AgentLaunch, capabilities: Capabilities): void {
+  const dir = runRecordDir(root, runId);
+  const loaded = readRecordDir(dir, runId, false);
+  if (loaded.kind !== 'ok') {
+    throw new EngineError(
+      'Refused',
+      `The record of run ${runId} cannot be updated: ${loaded.problem}.`,
+      '`hydra clean` removes the run; start a new race.',
+    );
+  }
+  const { meta } = loaded.record;
+  writeMeta(dir, {
+    ...meta,
+    agents: [
+      ...meta.agents.filter((item) => item.agent !== launch.agent),
+      {
+        agent: launch.agent,
+        adapter: launch.adapter,
+        branch: launch.branch,
+        worktree: launch.worktree,
+        version: capabilities.version,
+        capabilities,
+        command: [launch.command.file, ...launch.command.args],
+      },
+    ],
+  });
+}
+
+/** One agent's launch: its command built for the prompt (and session), in its own worktree. */
+async function launchFor(
+  options: ResolvedRaceOptions,
+  repo: RepoCheck,
+  agent: AgentName,
+  planName: AgentName,
+  capabilities: Capabilities,
+  ask: { prompt: string; resumeSessionId?: string },
+): Promise<AgentLaunch> {
+  const plan = options.agents.find((item) => agentNameOf(item) === planName);
+  if (plan === undefined)
+    throw new EngineError(
+      'Refused',
+      `${planName} is not among the agents of the config this race was opened with.`,
+      'Give the config it raced with: --config <file>.',
+    );
+  const adapter = adapterOf(plan.adapterId);
+  const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  const worktree = agentWorktreeDir(runDir, agent);
+  const scratchDir = agentScratchDir(runDir, agent);
+  await mkdir(scratchDir, { recursive: true });
+  const command = adapter.buildCommand(
+    {
+      prompt: ask.prompt,
+      cwd: worktree,
+      scratchDir,
+      ...(plan.model === undefined ? {} : { model: plan.model }),
+      unsafe: options.unsafe,
+      ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
+      extraArgs: plan.extraArgs,
+      env: plan.env,
+      ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
+    },
+    capabilities,
+  );
+  return {
+    runId: options.runId,
+    agent,
+    adapter: adapter.id,
+    displayName: adapter.displayName,
+    command,
+    env: plan.env,
+    parser: {
+      ...(plan.model === undefined ? {} : { model: plan.model }),
+      prices: options.prices,
+      cwd: worktree,
+    },
+    repoRoot: repo.root,
+    recordDir: runRecordDir(repo.root, options.runId),
+    worktree,
+    scratchDir,
+    branch: branchName(options.runId, agent),
+    baseRef: repo.baseRef,
+    prompt: ask.prompt,
+    idleTimeoutMs: plan.idleTimeoutMs,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.killGraceMs,
+    ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
+  };
+}
