@@ -242,3 +242,24 @@ describe('a rerun', () => {
     expect(git(sandbox.repo, 'branch', '--list', `hydra/${runId}/*`).trim()).toBe('');
   });
 });
+
+describe('a follow-up round with checks', () => {
+  it('runs the checks again in the agent’s worktree but not on the baseline, which the first round already checked', async () => {
+    sandbox = makeSandbox();
+    await installRecordingAgents();
+    const log = path.join(sandbox.dir, 'check-cwds.log');
+    const handle = start(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        checks: [{ name: 'where', run: `pwd >> '${log}'`, timeoutMs: 30_000, gate: false }],
+      }),
+    );
+    await handle.settled;
+    const summary = await handle.startRound({ kind: 'follow_up', agent: 'claude', prompt: 'Now add a test' });
+
+    const cwds = readFileSync(log, 'utf8').trim().split('\n');
+    expect(cwds.filter((cwd) => cwd.endsWith('.baseline'))).toHaveLength(1);
+    expect(cwds.filter((cwd) => cwd.endsWith('/claude'))).toHaveLength(2);
+    expect(summary.baseline?.checks.map((check) => check.status)).toEqual(['passed']);
+    expect(summary.agents[0]?.checks?.map((check) => check.status)).toEqual(['passed']);
+  }, 60_000);
+});

@@ -246,11 +246,14 @@ export const raceMachine = setup({
         });
       }
     }),
+    // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run.
     startBaseline: assign(({ context }) => ({
       baseline:
-        (context.options.checks ?? []).length === 0
-          ? null
-          : { status: 'running' as const, checks: [], error: null },
+        context.baseline !== null
+          ? context.baseline
+          : (context.options.checks ?? []).length === 0
+            ? null
+            : { status: 'running' as const, checks: [], error: null },
     })),
     applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');
@@ -723,7 +726,8 @@ const baselineInput = (context: RaceContext): BaselineInput => {
     baseRef: repo.baseRef,
     runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
     runId: context.runId,
-    checks: context.options.checks ?? [],
+    // Nothing to run when the baseline is not (or no longer) running: a later round reuses it.
+    checks: context.baseline?.status === 'running' ? (context.options.checks ?? []) : [],
     processes: context.processes,
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,

@@ -20,6 +20,7 @@ import { EngineError } from '../errors.js';
 import { branchExists, createWorktree, reopenWorktree, snapshotRefs } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
+import { pricingModel } from '../probe/index.js';
 import { processInfo, RUN_ID_ENV } from '../process/index.js';
 import {
   agentScratchDir,
@@ -403,7 +404,8 @@ async function launchFor(
     command,
     env: plan.env,
     parser: {
-      ...(plan.model === undefined ? {} : { model: plan.model }),
+      // Priced as the first round was: the configured model, else the CLI's own choice.
+      ...optionalModel(pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
       prices: options.prices,
       cwd: worktree,
     },
@@ -418,5 +420,12 @@ async function launchFor(
     timeoutMs: options.timeoutMs,
     graceMs: options.killGraceMs,
     ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
+    // Every round is checked and kept to its budget as the first was.
+    ...(options.checks === undefined ? {} : { checks: options.checks }),
+    ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
+    ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
   };
 }
+
+const optionalModel = (model: string | undefined): { model?: string } =>
+  model === undefined ? {} : { model };
