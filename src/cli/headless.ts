@@ -65,7 +65,7 @@ export interface SummaryLine {
   runId: string;
   agents: SummaryAgentLine[];
   /** The checks on the base commit (only when the race has checks). */
-  baseline?: { checks: CheckLine[] };
+  baseline?: { status?: NonNullable<RaceSummary['baseline']>['status']; error?: string; checks: CheckLine[] };
   /** What was merged, or null with `mergeReason`. */
   merged?: RaceSummary['merged'];
   mergeReason?: string;
@@ -129,7 +129,12 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };
-  if (summary.baseline !== undefined) line.baseline = { checks: summary.baseline.checks.map(checkLine) };
+  if (summary.baseline !== undefined)
+    line.baseline = {
+      ...(summary.baseline.status === undefined ? {} : { status: summary.baseline.status }),
+      ...(summary.baseline.error === undefined ? {} : { error: summary.baseline.error }),
+      checks: summary.baseline.checks.map(checkLine),
+    };
   if (summary.merged !== undefined) line.merged = summary.merged;
   if (summary.mergeReason !== undefined) line.mergeReason = summary.mergeReason;
   if (summary.error) line.error = summary.error;

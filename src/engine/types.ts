@@ -233,9 +233,10 @@ export interface AgentSnapshot {
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
 export interface BaselineSnapshot {
-  status: 'running' | 'done' | 'failed';
+  /** `cancelled`: the race was cancelled before the baseline's checks finished. */
+  status: 'running' | 'done' | 'failed' | 'cancelled';
   checks: CheckSummary[];
-  /** Why the baseline could not run (its worktree could not be made), or null. */
+  /** Why the baseline could not run (its worktree could not be made, the race was cancelled), or null. */
   error: string | null;
 }
 
@@ -296,8 +297,11 @@ export interface RaceSummary {
   endedAt: number;
   agents: AgentSummary[];
   error: ErrorInfo | null;
-  /** The baseline's checks (absent when the race has no checks). */
-  baseline?: { checks: CheckSummary[] };
+  /**
+   * The baseline's checks (absent when the race has no checks); its status and why it did not run
+   * (records written before the status have none).
+   */
+  baseline?: { status?: BaselineSnapshot['status']; error?: string; checks: CheckSummary[] };
   /** The weights the scores were computed with (absent when nothing was scored). */
   scoreWeights?: ScoreWeights;
   /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */

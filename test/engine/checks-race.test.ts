@@ -3,7 +3,7 @@
  * fake agents that fix it, break more of it, change nothing, and break the build. The checks run in
  * every result and on the baseline, and the scores order the agents as the README says.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../src/engine/index.js';
@@ -11,6 +11,7 @@ import { scoreRace } from '../../src/engine/checks/index.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import {
+  eventually,
   git,
   installAgents,
   makeSandbox,
@@ -225,4 +226,43 @@ describe('supervised checks', () => {
     expect(processesOfRun(runId)).toEqual([]);
     expect(extraWorktrees(sandbox.repo)).toEqual([]);
   }, 60_000);
+
+  it('a cancel while the baseline\'s check runs ends the baseline as cancelled, in the snapshot and the summary', async () => {
+    sandbox = makeSandbox();
+    // The agent hangs, so only the baseline's check is running when the race is cancelled.
+    await installAgents(sandbox, { claude: { ...edit(FIXED), hangAfterLines: 1 } });
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        checks: [{ name: 'slow', run: 'sleep 300', timeoutMs: 0, gate: false }],
+      }),
+    );
+    const runId = handle.runId;
+    await eventually(() => baselineCheckRunning(runId), 20_000, "the baseline's check");
+
+    await handle.cancel();
+    const summary = await handle.finish();
+
+    const baseline = handle.getSnapshot().baseline;
+    expect(baseline?.status).toBe('cancelled');
+    expect(baseline?.error).toMatch(/cancelled/);
+    expect(summary.baseline?.status).toBe('cancelled');
+    expect(summary.agents[0]?.status).toBe('cancelled');
+    const recorded = (await readRun(sandbox.repo, runId)).summary;
+    expect(recorded?.baseline?.status).toBe('cancelled');
+    expect(processesOfRun(runId)).toEqual([]);
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
+  }, 60_000);
 });
+
+/** A process of this run marked as the baseline's check is alive. */
+const baselineCheckRunning = (runId: string): boolean =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .some((pid) => {
+      try {
+        const env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+        return env.includes(`HYDRA_RUN_ID=${runId}`) && env.includes('HYDRA_AGENT=check:baseline:slow');
+      } catch {
+        return false;
+      }
+    });

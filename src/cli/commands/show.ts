@@ -98,7 +98,8 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
     const checks = summary.baseline.checks.map(
       (check) => `${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}`,
     );
-    lines.push(`baseline ${checks.length === 0 ? 'no checks ran' : checks.join('  ')}`);
+    const why = summary.baseline.error ?? 'no checks ran';
+    lines.push(`baseline ${checks.length === 0 ? why : checks.join('  ')}`);
   }
   const agents: AgentName[] = summary
     ? summary.agents.map((agent) => agent.agent)

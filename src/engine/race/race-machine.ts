@@ -420,6 +420,18 @@ export const raceMachine = setup({
       else enqueue.raise({ type: 'MERGE', agent: pick.agent, options: { discardOthers: true } });
     }),
     markCancelRequested: assign({ cancelRequested: true }),
+    // The race was cancelled before the baseline's checks finished: they were stopped, with the race.
+    cancelBaseline: assign(({ context }) =>
+      context.baseline?.status === 'running'
+        ? {
+            baseline: {
+              status: 'cancelled' as const,
+              checks: [],
+              error: "The race was cancelled before the baseline's checks finished.",
+            },
+          }
+        : {},
+    ),
     // Cancelled before they were launched (during the repository check, probing or worktree
     // creation): they were stopped, not skipped for being unusable.
     cancelUnstarted: assign(({ context }) => ({
@@ -696,7 +708,7 @@ export const raceMachine = setup({
     },
     done: { type: 'final' },
     cancelled: {
-      entry: 'cancelUnstarted',
+      entry: ['cancelUnstarted', 'cancelBaseline'],
       initial: 'checking',
       states: {
         checking: { always: [{ guard: 'hasWorkspace', target: 'cleaning' }, { target: 'over' }] },

@@ -15,6 +15,7 @@ import type {
   AgentRound,
   AgentSnapshot,
   AgentSummary,
+  BaselineSnapshot,
   RacePhase,
   RaceSnapshot,
   RaceSummary,
@@ -334,10 +335,16 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
       const score = scores[index];
       return score === undefined ? agent : { ...agent, score };
     }),
-    ...(context.baseline === null ? {} : { baseline: { checks: context.baseline.checks } }),
+    ...(context.baseline === null ? {} : { baseline: baselineSummary(context.baseline) }),
     scoreWeights: { ...weights },
   };
 };
+
+const baselineSummary = (baseline: BaselineSnapshot): NonNullable<RaceSummary['baseline']> => ({
+  status: baseline.status,
+  ...(baseline.error === null ? {} : { error: baseline.error }),
+  checks: baseline.checks,
+});
 
 /** What was merged (with the agent's branch), or null and why. */
 const mergedPart = (context: RaceContext): Pick<RaceSummary, 'merged' | 'mergeReason'> => {

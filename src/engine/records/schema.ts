@@ -160,7 +160,13 @@ export const summarySchema: z.ZodType<RaceSummary> = z.object({
   endedAt: z.number().finite(),
   agents: z.array(agentSummarySchema),
   error: errorInfoSchema.nullable(),
-  baseline: z.object({ checks: z.array(checkSummarySchema) }).optional(),
+  baseline: z
+    .object({
+      status: z.enum(['running', 'done', 'failed', 'cancelled']).optional(),
+      error: z.string().optional(),
+      checks: z.array(checkSummarySchema),
+    })
+    .optional(),
   scoreWeights: scoreWeightsSchema.optional(),
   merged: z
     .object({

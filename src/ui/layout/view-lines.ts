@@ -359,12 +359,14 @@ export const compareLines = (
     const state =
       baseline.status === 'running'
         ? [seg(`running${symbols.ellipsis}`, 'muted')]
-        : baseline.error !== null
-          ? [seg(`could not run: ${oneLine(baseline.error)}`, 'error')]
-          : baseline.checks.flatMap((check, index) => [
-              seg(`${index === 0 ? '' : '  '}${checkSymbol(check, symbols)} `, checkTone(check)),
-              seg(formatCheck(check, symbols.dot)),
-            ]);
+        : baseline.status === 'cancelled'
+          ? [seg('cancelled before its checks finished', 'muted')]
+          : baseline.error !== null
+            ? [seg(`could not run: ${oneLine(baseline.error)}`, 'error')]
+            : baseline.checks.flatMap((check, index) => [
+                seg(`${index === 0 ? '' : '  '}${checkSymbol(check, symbols)} `, checkTone(check)),
+                seg(formatCheck(check, symbols.dot)),
+              ]);
     lines.push([seg('baseline: ', null, true), ...state]);
   }
   for (const agent of snapshot.agents) {
