@@ -25,6 +25,8 @@ export type CheckStatus = 'passed' | 'failed' | 'timed_out' | 'error';
 /** One check's run in one worktree (an agent's or the baseline's). */
 export interface CheckRun {
   name: string;
+  /** The command it ran (an agent's override may differ from the baseline's). */
+  run: string;
   gate: boolean;
   status: CheckStatus;
   exitCode: number | null;
@@ -78,7 +80,11 @@ export interface AgentPlan {
   /** False when the config disables this agent: probeAgents reports it as 'disabled' without probing. */
   enabled?: boolean;
   /** Stop the agent once its estimated spend passes this many USD (`max_cost_usd`). */
-  maxCostUsd?: number;
+  maxCostUsd?: number; /**
+   * Its checks, when they differ from the race's (`[[agents.<name>.checks]]`): the race-wide ones
+   * with its overrides, then its own. Absent: the race's checks.
+   */
+  checks?: CheckSpec[];
 }
 
 export interface RaceOptions {

@@ -8,13 +8,14 @@ import { DEFAULT_SCORE_WEIGHTS, scoreAgents } from './score.js';
 import type { ScoreInput, ScoreWeights } from './score.js';
 import { compareTests } from './test-counts.js';
 
-/** Each check's result as recorded, with what changed against the baseline's run of the same check. */
+/** Each check's result as recorded, with what changed against the baseline's run of the same check (name and command). */
 export const summarizeChecks = (
   runs: readonly CheckRun[],
   baseline: readonly CheckRun[] | null,
 ): CheckSummary[] =>
   runs.map((run) => {
-    const base = baseline?.find((item) => item.name === run.name) ?? null;
+    // The same check: its name and its command (an agent's own command is not the baseline's run).
+    const base = baseline?.find((item) => item.name === run.name && item.run === run.run) ?? null;
     const changes = compareTests(base?.tests ?? null, run.tests);
     return {
       name: run.name,

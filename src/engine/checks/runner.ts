@@ -103,6 +103,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
       exit.spawnError === undefined ? text : `could not start ${command.file}: ${exit.spawnError}`;
     return {
       name: spec.name,
+      run: spec.run,
       gate: spec.gate,
       status: aborted(place.signal) && !timedOut ? 'error' : status,
       exitCode: exit.exitCode,
@@ -124,6 +125,7 @@ const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted ==
 
 const stopped = (spec: CheckSpec): CheckRun => ({
   name: spec.name,
+  run: spec.run,
   gate: spec.gate,
   status: 'error',
   exitCode: null,

@@ -12,6 +12,7 @@ import { parse as parseToml, TomlError } from 'smol-toml';
 import { z } from 'zod';
 import { adapterIds, adapterOf, getAdapter } from '../../adapters/registry.js';
 import { agentTableProblems, expandAgentList, tableAdapter } from './agents.js';
+import { agentCheckProblems, checksOfAgent } from './agent-checks.js';
 import type { ListedAgent } from './agents.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
 import { ConfigError } from './config-error.js';
@@ -80,6 +81,28 @@ const raceSchema = () =>
     { error: 'must be a table of settings: [race] followed by key = value lines' },
   );
 
+/** `[[checks]]`: a command run in every completed result and on the base commit. */
+const checkNameSchema = nonEmpty.regex(/^[A-Za-z0-9._-]+$/, {
+  error: 'must be a short name: letters, digits, . _ -',
+});
+
+/**
+ * `[[agents.<name>.checks]]`: the fields of `[[checks]]`; `run` may be left out when the name is a
+ * race-wide check's (then only its timeout_s or gate changes). See agent-checks.ts.
+ */
+const agentCheckSchema = z.strictObject(
+  {
+    name: checkNameSchema,
+    run: nonEmpty.optional(),
+    timeout_s: nonNegativeSeconds.optional(),
+    gate: bool.optional(),
+  },
+  {
+    error:
+      "must be a table: [[agents.<name>.checks]] with name, and run (optional for a race-wide check's name), timeout_s, gate",
+  },
+);
+
 const agentSchema = z.strictObject(
   {
     /** The CLI a named agent runs; without it the table's name is the adapter's id (or alias). */
@@ -95,14 +118,17 @@ const agentSchema = z.strictObject(
       .optional(),
     idle_timeout_s: positiveSeconds.optional(),
     max_cost_usd: usd.optional(),
+    /** This agent's checks: overrides of race-wide ones (by name) and its own. */
+    checks: z
+      .array(agentCheckSchema, { error: 'must be a list of [[agents.<name>.checks]] tables' })
+      .optional(),
   },
   { error: 'must be a table of settings: [agents.<name>] followed by key = value lines' },
 );
 
-/** `[[checks]]`: a command run in every completed result and on the base commit. */
 const checkSchema = z.strictObject(
   {
-    name: nonEmpty.regex(/^[A-Za-z0-9._-]+$/, { error: 'must be a short name: letters, digits, . _ -' }),
+    name: checkNameSchema,
     run: nonEmpty,
     timeout_s: nonNegativeSeconds.optional(),
     gate: bool.optional(),
@@ -174,13 +200,14 @@ const configSchema = () =>
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 type AgentConfig = z.infer<typeof agentSchema>;
 
-type KeyTable = 'root' | 'race' | 'agent' | 'price' | 'check' | 'score';
+type KeyTable = 'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
   root: Object.keys(schema.shape),
   race: Object.keys(schema.shape.race.unwrap().shape),
   agent: Object.keys(agentSchema.shape),
+  agentCheck: Object.keys(agentCheckSchema.shape),
   price: Object.keys(priceSchema.shape),
   check: Object.keys(checkSchema.shape),
   score: Object.keys(scoreSchema.shape),
@@ -205,7 +232,13 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
   const result = schema.safeParse(raw, { reportInput: true });
   if (result.success) {
     const tables = result.data.agents ?? {};
-    const problems = agentTableProblems(tables, displayName);
+    const problems = [
+      ...agentTableProblems(tables, displayName),
+      ...agentChecksProblems(tables, checkSpecsOf(result.data), {
+        file: displayName,
+        raceChecks: '[[checks]]',
+      }),
+    ];
     // race.agents is checked now too, so a bad entry is found by `hydra doctor`, not only by a race.
     if (problems.length === 0 && result.data.race?.agents !== undefined)
       problems.push(
@@ -218,6 +251,16 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
   const keys = knownKeys(schema);
   throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)));
 }
+
+/** The problems of every agent's `[[agents.<name>.checks]]` against the race-wide checks. */
+const agentChecksProblems = (
+  tables: NonNullable<HydraConfig['agents']>,
+  raceChecks: readonly CheckSpec[],
+  where: { file: string; raceChecks: string },
+): string[] =>
+  Object.entries(tables).flatMap(([name, table]) =>
+    agentCheckProblems(name, table.checks ?? [], raceChecks, where),
+  );
 
 function describeIssue(
   issue: z.core.$ZodIssue,
@@ -248,7 +291,7 @@ function knownKeysAt(
   const [first] = path;
   if (path.length === 0) return keys.root;
   if (first === 'race') return keys.race;
-  if (first === 'agents') return keys.agent;
+  if (first === 'agents') return path[2] === 'checks' ? keys.agentCheck : keys.agent;
   if (first === 'prices') return keys.price;
   if (first === 'checks') return keys.check;
   if (first === 'score') return keys.score;
@@ -378,7 +421,7 @@ function withoutExecutingKeys(full: HydraConfig): { config: HydraConfig; ignored
     if (agent === undefined) continue;
     const kept: Record<string, unknown> = { ...agent };
     for (const key of EXECUTING_KEYS) {
-      if (kept[key] === undefined || (TOP_LEVEL_EXECUTING_KEYS as readonly string[]).includes(key)) continue;
+      if (kept[key] === undefined) continue;
       delete kept[key];
       ignored.push(`agents.${id}.${key}`);
     }
@@ -561,10 +604,24 @@ export function resolveRace(
 
   const models = modelFlagsByAgent(flags.models ?? {}, listed.agents);
   const problems = [...models.problems];
+  const raceChecks = [...checkSpecsOf(config), ...flagChecks(config, flags)];
   const agents = listed.agents.map((agent): AgentPlan => {
     const agentConfig = tables[agent.table] ?? {};
     const flagged = models.of(agent);
     const model = flagged?.model ?? agent.model ?? agentConfig.model;
+    // --check gates too: an agent's checks cannot weaken them (the file's own were checked on reading).
+    const ownChecks = (own: AgentConfig['checks']): Pick<AgentPlan, 'checks'> => {
+      if (own === undefined || own.length === 0) return {};
+      problems.push(
+        ...agentCheckProblems(agent.table, own, raceChecks, {
+          file: configName,
+          raceChecks: '[[checks]] or --check',
+        }),
+      );
+      return {
+        checks: checksOfAgent(raceChecks, own, secondsToMs, CONFIG_DEFAULTS.checkTimeoutS),
+      };
+    };
     const invalid = adapterOf(agent.adapterId).validateModel(model);
     if (invalid) {
       const where =
@@ -588,6 +645,7 @@ export function resolveRace(
       // The --idle-timeout flag overrides per-agent values too.
       idleTimeoutMs: secondsToMs(flags.idleTimeoutS ?? agentConfig.idle_timeout_s ?? idleTimeoutS),
       ...(agentConfig.max_cost_usd === undefined ? {} : { maxCostUsd: agentConfig.max_cost_usd }),
+      ...ownChecks(agentConfig.checks),
     };
   });
 
@@ -600,26 +658,32 @@ export function resolveRace(
     unsafe: flags.unsafe ?? false,
     keepWorktrees: flags.keepWorktrees ?? race.keep_worktrees ?? CONFIG_DEFAULTS.keepWorktrees,
     prices: toPriceTable(config.prices),
-    ...checksOf(config, flags),
+    ...checksOf(config, raceChecks, flags),
   };
 }
 
-/** The checks (`[[checks]]`, then each `--check`), the score's settings, the budget, auto-merge. */
-function checksOf(config: HydraConfig, flags: RaceFlags): Partial<ResolvedRace> {
-  const fromConfig = (config.checks ?? []).map((check): CheckSpec => ({
+/** `[[checks]]` as check specs. */
+const checkSpecsOf = (config: HydraConfig): CheckSpec[] =>
+  (config.checks ?? []).map((check) => ({
     name: check.name,
     run: check.run,
     timeoutMs: secondsToMs(check.timeout_s ?? CONFIG_DEFAULTS.checkTimeoutS),
     gate: check.gate ?? false,
   }));
-  const names = new Set(fromConfig.map((check) => check.name));
-  const fromFlags = (flags.checks ?? []).map((run): CheckSpec => {
+
+/** Each `--check`, named after what it runs (unique beside `[[checks]]`). */
+function flagChecks(config: HydraConfig, flags: RaceFlags): CheckSpec[] {
+  const names = new Set((config.checks ?? []).map((check) => check.name));
+  return (flags.checks ?? []).map((run): CheckSpec => {
     const name = uniqueName(checkName(run), names);
     names.add(name);
     // A check given on the command line is what the user wants to hold: a gate.
     return { name, run, timeoutMs: secondsToMs(CONFIG_DEFAULTS.checkTimeoutS), gate: true };
   });
-  const checks = [...fromConfig, ...fromFlags];
+}
+
+/** The race-wide checks (`[[checks]]`, then each `--check`), the score's settings, the budget, auto-merge. */
+function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): Partial<ResolvedRace> {
   const { allowed_paths: allowedPaths, ...weights } = config.score ?? {};
   const maxCostUsd = flags.maxCostUsd ?? config.race?.max_cost_usd;
   return {

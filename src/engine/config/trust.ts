@@ -11,14 +11,14 @@ import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, w
 import { dirname, join } from 'node:path';
 
 /**
- * Keys that execute something or shape what is executed; ignored until trusted. `binary`, `env`
- * and `extra_args` are per agent, in every `[agents.<name>]` table (a named agent's too; `adapter`
- * only picks a known CLI); `checks` is the top-level `[[checks]]` list (commands hydra runs in
- * every result). withoutExecutingKeys removes each where it lives.
+ * Keys that execute something or shape what is executed; ignored until trusted. `binary`, `env`,
+ * `extra_args` and `checks` are per agent, in every `[agents.<name>]` table (a named agent's too;
+ * `adapter` only picks a known CLI); `checks` is also the top-level `[[checks]]` list (commands
+ * hydra runs in every result). withoutExecutingKeys removes each where it lives.
  */
 export const EXECUTING_KEYS = ['binary', 'env', 'extra_args', 'checks'] as const;
 
-/** The executing keys that are top-level tables rather than per-agent keys. */
+/** The executing keys that are also top-level tables, besides per-agent keys. */
 export const TOP_LEVEL_EXECUTING_KEYS = ['checks'] as const;
 
 const TRUST_STORE_FILE = 'trusted.json';

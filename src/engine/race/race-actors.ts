@@ -30,6 +30,7 @@ import type {
   CleanUpOutput,
   MergeInput,
   ProbeInput,
+  ResolvedRaceOptions,
   Workspace,
   WorkspaceInput,
 } from './race-types.js';
@@ -37,7 +38,7 @@ import type { RunMeta } from '../records/index.js';
 import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
 import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded, snapshotRefs } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
-import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentPlan, AgentProbeReport, CheckSpec, MergeResult } from '../types.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
@@ -238,11 +239,15 @@ async function prepareAgent(
     graceMs: options.killGraceMs,
     refsAtStart,
     ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
-    ...(options.checks === undefined ? {} : { checks: options.checks }),
+    ...optional('checks', checksOf(plan, options)),
     ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
     ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
   };
 }
+
+/** An agent's checks: its own (overrides and additions, `[[agents.<name>.checks]]`), else the race's. */
+const checksOf = (plan: AgentPlan, options: ResolvedRaceOptions): CheckSpec[] | undefined =>
+  plan.checks ?? options.checks;
 
 /** Removes what a failed workspace made; true when nothing of it is left. */
 async function rollBackWorkspace(

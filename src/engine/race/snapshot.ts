@@ -316,12 +316,15 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
   const summary = { ...plainSummary(context, endedAt), ...mergedPart(context) };
   if (context.launches.length === 0) return summary;
   const allowed = context.options.allowedPaths;
+  // Race-wide checks (run on the baseline too), or an agent's own.
+  const hasChecks =
+    context.baseline !== null || context.options.agents.some((plan) => (plan.checks ?? []).length > 0);
   const agents = summary.agents.map((agent, index): AgentSummary => {
     const snapshot = context.agents[index];
     const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
     return {
       ...agent,
-      ...(context.baseline === null ? {} : { checks: snapshot?.checks ?? [] }),
+      ...(hasChecks ? { checks: snapshot?.checks ?? [] } : {}),
       ...(allowed === undefined || allowed.length === 0
         ? {}
         : { outsideAllowed: outsideAllowedPaths(files, allowed) }),
