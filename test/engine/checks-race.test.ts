@@ -227,7 +227,7 @@ describe('supervised checks', () => {
     expect(extraWorktrees(sandbox.repo)).toEqual([]);
   }, 60_000);
 
-  it('a cancel while the baseline\'s check runs ends the baseline as cancelled, in the snapshot and the summary', async () => {
+  it("a cancel while the baseline's check runs ends the baseline as cancelled, in the snapshot and the summary", async () => {
     sandbox = makeSandbox();
     // The agent hangs, so only the baseline's check is running when the race is cancelled.
     await installAgents(sandbox, { claude: { ...edit(FIXED), hangAfterLines: 1 } });

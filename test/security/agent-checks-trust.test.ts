@@ -57,7 +57,10 @@ describe("a repository's per-agent checks", () => {
     expect(summary.agents[0]?.checks).toBeUndefined();
     expectNoProcessOfRun(summary.runId);
 
-    expect((await run(['trust'])).exitCode).toBe(0);
+    const trust = await run(['trust']);
+    expect(trust.exitCode).toBe(0);
+    // hydra trust shows what the file would run.
+    expect(trust.stdout).toContain('agents.claude.checks[0] own runs "./check.sh own"');
     const trusted = await run(['race', '--json', 'Add a hello.txt file']);
     expect(trusted.exitCode, trusted.stderr).toBe(0);
     expect(trusted.stderr).not.toContain('not trusted');

@@ -1,6 +1,6 @@
 /**
  * `hydra trust [<file>] [--revoke | --list]`: consent for a repository's hydra.toml. Until its
- * current content is trusted, the keys that run programs (binary, env, extra_args) are ignored.
+ * current content is trusted, the keys that run programs (binary, env, extra_args, checks) are ignored.
  * No --json: consent is a human's act, and `hydra doctor --json` reports whether a file is trusted.
  */
 import { readFileSync } from 'node:fs';
@@ -102,6 +102,11 @@ function executingLines(config: ReturnType<typeof parseConfigText>): string[] {
     if (agent.extra_args !== undefined)
       lines.push(`agents.${id}.extra_args = ${JSON.stringify(agent.extra_args)}`);
     if (agent.env !== undefined) lines.push(`agents.${id}.env sets ${Object.keys(agent.env).join(', ')}`);
+    for (const [index, check] of (agent.checks ?? []).entries())
+      if (check.run !== undefined)
+        lines.push(`agents.${id}.checks[${index}] ${check.name} runs ${JSON.stringify(check.run)}`);
   }
+  for (const [index, check] of (config.checks ?? []).entries())
+    lines.push(`checks[${index}] ${check.name} runs ${JSON.stringify(check.run)}`);
   return lines;
 }
