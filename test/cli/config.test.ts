@@ -119,6 +119,10 @@ describe('hydra.toml.example', () => {
     expect(config.agents?.cursor?.idle_timeout_s).toBe(120);
     expect(config.agents?.['opus']).toEqual({ adapter: 'claude', model: 'opus' });
     expect(config.checks).toEqual([{ name: 'test', run: 'npm test', timeout_s: 600, gate: true }]);
+    expect(config.agents?.['py']?.checks).toEqual([
+      { name: 'test', run: 'pytest -q' },
+      { name: 'types', run: 'mypy .', gate: true },
+    ]);
     expect(config.score?.allowed_paths).toEqual(['src/**', 'test/**']);
     expect(config.race?.max_cost_usd).toBe(5);
   });
