@@ -91,6 +91,18 @@ describe('the compare view with checks', () => {
     expect(text[1]).toMatch(/2 Codex\s+completed\s+91\.2\s+✔ 42\/42/);
     expect(text[2]).toMatch(/▸ 1 Claude Code\s+completed\s+40\s+✘ 41\/42/);
   });
+
+  it('says the baseline was cancelled when the race was cancelled before its checks finished', () => {
+    const snapshot = raceSnapshot([completed('claude', { checks: [FAILING_ONE] })], {
+      baseline: {
+        status: 'cancelled',
+        checks: [],
+        error: "The race was cancelled before the baseline's checks finished.",
+      },
+    });
+    const text = compareLines(snapshot, 0, snapshot.now, theme, 120).map(lineText);
+    expect(text).toContain('baseline: cancelled before its checks finished');
+  });
 });
 
 describe('the detail view with checks', () => {
