@@ -420,8 +420,8 @@ async function launchFor(
     timeoutMs: options.timeoutMs,
     graceMs: options.killGraceMs,
     ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
-    // Every round is checked and kept to its budget as the first was.
-    ...(options.checks === undefined ? {} : { checks: options.checks }),
+    // Every round is checked (the agent's own checks, else the race's) and kept to its budget as the first was.
+    ...((plan.checks ?? options.checks) === undefined ? {} : { checks: plan.checks ?? options.checks }),
     ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
     ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
   };
