@@ -1,5 +1,5 @@
 /**
- * Gemini CLI (`gemini`, experimental): headless runs with `--output-format stream-json`.
+ * Gemini CLI (`gemini`, tier 1, raced when named): headless runs with `--output-format stream-json`.
  *
  * Everything is read from the probed help, because the flags drifted: stream-json appeared in
  * 0.11; `-p/--prompt` was deprecated in favour of a positional prompt from 0.5 to 0.2x and became
@@ -606,7 +606,8 @@ class GeminiParser extends JsonLineParser {
 export const geminiAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
-  tier: 'experimental',
+  tier: 'tier1',
+  inDefaultRace: false,
   aliases: ['gemini-cli'],
   binaries: ['gemini'],
   installHint: INSTALL_HINT,

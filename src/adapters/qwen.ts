@@ -514,7 +514,8 @@ class QwenParser extends JsonLineParser {
 export const qwenAdapter: AgentAdapter = {
   id: ID,
   displayName: DISPLAY_NAME,
-  tier: 'experimental',
+  tier: 'tier1',
+  inDefaultRace: false,
   aliases: ['qwen-code'],
   binaries: ['qwen'],
   installHint: INSTALL_HINT,

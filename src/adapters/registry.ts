@@ -11,7 +11,7 @@ import { opencodeAdapter } from './opencode.js';
 import { qwenAdapter } from './qwen.js';
 import type { AdapterId, AgentAdapter } from './types.js';
 
-/** The CLIs hydra ships with, in display order: tier-1 first. */
+/** The CLIs hydra ships with, in display order: the default race's first (claude, codex), then by age. */
 const BUILT_IN_ADAPTERS: readonly AgentAdapter[] = [
   claudeAdapter,
   codexAdapter,

@@ -183,6 +183,12 @@ export interface AgentAdapter {
   readonly id: AdapterId;
   readonly displayName: string;
   readonly tier: Tier;
+  /**
+   * Whether a race that names no agents includes it (default true). A tier-1 CLI fewer users have
+   * (Gemini CLI, Qwen Code) races when named (`--agents`, `race.agents`) or enabled in its table,
+   * so a default race does not show a skipped pane for every CLI the user never installed.
+   */
+  readonly inDefaultRace?: boolean;
   /** Other names users type for it (`cursor-agent` for cursor), case-insensitively. */
   readonly aliases: readonly string[];
   /** Binary names looked up on PATH, in order, after a configured binary. */

@@ -212,6 +212,9 @@ const remedy = (report: AgentProbeReport): string | null => {
 /** The last lines: whether a race can run here, agreeing with what was found above. */
 function renderVerdict(repo: RepoInfo, adapters: readonly AgentProbeReport[], style: Style): string[] {
   const ready = adapters.filter((report) => report.status === 'ready').map((report) => report.adapterId);
+  // Ready CLIs outside the default race (Gemini CLI, Qwen Code) race only when named.
+  const byDefault = ready.filter((id) => adapterOf(id).inDefaultRace !== false);
+  const whenNamed = ready.filter((id) => adapterOf(id).inDefaultRace === false);
   const stopper = repo.problems.find(blocksRace);
   if (doctorPasses(adapters)) {
     if (stopper !== undefined)
@@ -219,7 +222,17 @@ function renderVerdict(repo: RepoInfo, adapters: readonly AgentProbeReport[], st
         style.yellow(`agents ready (${ready.join(', ')}), but hydra cannot race here: ${stopper.message}`),
         style.dim(`next: ${stopper.hint}`),
       ];
-    return [style.green(`ready to race: ${ready.join(', ')}`), style.dim('next: hydra race "<prompt>"')];
+    const named =
+      whenNamed.length === 0 ? '' : ` (${whenNamed.join(', ')} when named: --agents ${ready.join(',')})`;
+    if (byDefault.length === 0)
+      return [
+        style.green(`ready to race with --agents ${whenNamed.join(',')}`),
+        style.dim(`next: hydra race --agents ${whenNamed.join(',')} "<prompt>"`),
+      ];
+    return [
+      style.green(`ready to race: ${byDefault.join(', ')}${named}`),
+      style.dim('next: hydra race "<prompt>"'),
+    ];
   }
   const remedies = adapters
     .filter((report) => report.tier === 'tier1')

@@ -74,7 +74,7 @@ Options:
                                    hydra.toml ([agents.opus] adapter = "claude"), <cli>:<model>
                                    (claude:opus races as claude-opus), <agent>*<n> (n copies)
   --repeat <n>                     race each agent n times: claude-1 ... claude-<n> (1-9)
-  --allow-experimental-adapters    allow experimental agents (cursor, gemini, qwen, opencode)
+  --allow-experimental-adapters    allow experimental agents (cursor, opencode)
   --model <agent>=<model>          model for one agent (or every copy of it); repeatable
                                    (--model claude=opus, --model claude-2=sonnet)
   --idle-timeout <seconds>         stop an agent after this long without output (default 300)
@@ -252,7 +252,7 @@ Review the file before trusting it: hydra will run what it names.`,
   hydra demo [--json] [--ascii]
 
 Creates a throwaway git repository in a temp directory, installs simulated agent CLIs (claude,
-codex, plus the experimental cursor, gemini, qwen and opencode) that replay recorded streams and
+codex, gemini and qwen, plus the experimental cursor and opencode) that replay recorded streams and
 really edit files, and runs a real race through the same adapters and engine: the dashboard on a
 terminal, NDJSON otherwise.
 No agent CLI or API key needed. The repository is kept and its path printed, so you can look at

@@ -87,17 +87,19 @@ const request = (prompt: string, overrides: Partial<SpawnRequest> = {}): SpawnRe
 });
 
 describe('registry', () => {
-  it('holds every adapter under its own id, tier-1 first', () => {
+  it('holds every adapter under its own id, the default race first', () => {
     expect(adapterIds()).toEqual(['claude', 'codex', 'cursor', 'gemini', 'qwen', 'opencode']);
     for (const id of adapterIds()) expect(adapterOf(id).id).toBe(id);
     expect(adapterIds().map((id) => adapterOf(id).tier)).toEqual([
       'tier1',
       'tier1',
       'experimental',
-      'experimental',
-      'experimental',
+      'tier1',
+      'tier1',
       'experimental',
     ]);
+    // Tier 1 but raced only when named: a default race shows no pane for a CLI never installed.
+    expect(adapterIds().filter((id) => adapterOf(id).inDefaultRace === false)).toEqual(['gemini', 'qwen']);
   });
 
   it('finds adapters by id, case-insensitively, and cursor-agent as cursor', () => {

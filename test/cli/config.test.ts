@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex.js';
-import { adapterIds, registerAdapter } from '../../src/adapters/registry.js';
+import { adapterIds, adapterOf, registerAdapter } from '../../src/adapters/registry.js';
 import { ConfigError } from '../../src/engine/config/config-error.js';
 import {
   buildRaceOptions,
@@ -207,8 +207,23 @@ describe('merging config and flags', () => {
       'hydra.toml',
     );
     expect(resolveRace(config, {}).agents.map((plan) => plan.adapterId)).toEqual(
-      adapterIds().filter((id) => id !== 'codex'),
+      adapterIds().filter((id) => id !== 'codex' && adapterOf(id).inDefaultRace !== false),
     );
+  });
+
+  it('races gemini and qwen (tier 1, outside the default race) when named or enabled in their table', () => {
+    const plain = parseConfigText('', 'hydra.toml');
+    expect(resolveRace(plain, {}).agents.map((plan) => plan.adapterId)).toEqual(['claude', 'codex']);
+    expect(resolveRace(plain, { agents: ['gemini', 'qwen'] }).agents.map((plan) => plan.adapterId)).toEqual([
+      'gemini',
+      'qwen',
+    ]);
+    const enabled = parseConfigText('[agents.gemini]\nenabled = true\n', 'hydra.toml');
+    expect(resolveRace(enabled, {}).agents.map((plan) => plan.adapterId)).toEqual([
+      'claude',
+      'codex',
+      'gemini',
+    ]);
   });
 
   it('carries binary, extra_args, env and prices into the race options', () => {

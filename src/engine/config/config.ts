@@ -753,11 +753,19 @@ function modelFlagsByAgent(
   return { of: (agent) => byName.get(agent.name) ?? byBase.get(agent.base), problems };
 }
 
-/** Every adapter not disabled in the config (experimental ones only when allowed), then every named agent enabled there. */
+/**
+ * Every adapter in the default race not disabled in the config (one outside it, such as Gemini CLI,
+ * only when its table says `enabled = true`; experimental ones only when allowed), then every named
+ * agent enabled there.
+ */
 function defaultAgentNames(config: HydraConfig, allowExperimental: boolean): string[] {
   const tables = config.agents ?? {};
   const adapters = adapterIds().filter(
-    (id) => tables[id]?.enabled !== false && (allowExperimental || !isExperimental(id)),
+    (id) =>
+      (adapterOf(id).inDefaultRace !== false
+        ? tables[id]?.enabled !== false
+        : tables[id]?.enabled === true) &&
+      (allowExperimental || !isExperimental(id)),
   );
   const named = Object.entries(tables)
     .filter(([name, table]) => !adapterIds().includes(name) && table.enabled === true)
