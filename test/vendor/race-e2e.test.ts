@@ -270,9 +270,13 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
 
   describe('hydra merge <run-id> claude, then hydra clean', () => {
     let merge: HydraResult;
+    let afterMerge: string[];
+    let clean: HydraResult;
 
     beforeAll(async () => {
       merge = await sandbox.hydra(['merge', summary.runId, 'claude']);
+      afterMerge = worktreePaths(await sandbox.git(['worktree', 'list', '--porcelain']));
+      clean = await sandbox.hydra(['clean', summary.runId]);
     }, 120_000);
 
     it("lands claude's file on the base branch and keeps the user's uncommitted work", async () => {
@@ -286,7 +290,13 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       await expectUserWorkIntact(sandbox);
     });
 
-    it('removes every race worktree (git worktree list shows only the repository)', async () => {
+    it("keeps codex's result after the merge, so the choice stays open until hydra clean", () => {
+      expect(afterMerge).toHaveLength(2);
+      expect(afterMerge[1]).toMatch(/\/codex$/);
+    });
+
+    it('hydra clean removes every race worktree (git worktree list shows only the repository)', async () => {
+      expect(clean.exitCode, explain(clean)).toBe(0);
       expect(worktreePaths(await sandbox.git(['worktree', 'list', '--porcelain']))).toEqual([sandbox.repo]);
       expect(await hydraBranches(sandbox), 'codex lost, so its branch goes').not.toContain(
         `hydra/${summary.runId}/codex`,
