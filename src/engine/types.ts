@@ -127,6 +127,11 @@ export interface RaceOptions {
   checks?: CheckSpec[];
   /** How many checks may run at once across the race (default: the number of cores). */
   checkConcurrency?: number;
+  /**
+   * Worktrees kept between races (`[race] worktree_pool`): a race takes its agents' worktrees from
+   * the pool and gives them back at clean-up; 0 or absent: made and removed per race.
+   */
+  worktreePool?: number;
   /** The score's weights (hydra.toml `[score]`); defaults to DEFAULT_SCORE_WEIGHTS. */
   scoreWeights?: ScoreWeights;
   /** Glob patterns of the paths agents may change; a changed file outside them is flagged (scope). */

@@ -146,6 +146,7 @@ describe('hydra.toml.example', () => {
       'cache_write_per_mtok',
       'max_cost_usd',
       'check_concurrency',
+      'worktree_pool',
       'name',
       'run',
       'gate',

@@ -1,7 +1,8 @@
 /**
  * The invariants every fault test checks after the fault: the user's repository exactly as before
  * (working tree, index, stash, refs), no process of the race alive, nothing left that `hydra clean`
- * cannot remove, and records that still read.
+ * cannot remove, and records that still read. Worktrees of the warm pool are the one documented
+ * exception to "no worktree left": kept on purpose, and removed by `hydra clean`.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,13 +51,25 @@ export const expectNoProcessOfRun = (runId: string): void => {
   expect(processesOfRun(runId)).toEqual([]);
 };
 
-/** Worktrees git knows about, other than the main one. */
-export const extraWorktrees = (repo: string): string[] =>
+const listedWorktrees = (repo: string): string[] =>
   git(repo, 'worktree', 'list', '--porcelain')
     .split('\n')
     .filter((line) => line.startsWith('worktree '))
     .map((line) => line.slice('worktree '.length))
     .filter((dir) => path.resolve(dir) !== path.resolve(repo));
+
+/** In the warm worktree pool (`<worktree root>/<repo key>/.pool/`, see worktreePoolDir). */
+const inPool = (dir: string): boolean => path.basename(path.dirname(dir)) === '.pool';
+
+/**
+ * Worktrees git knows about, other than the main one and the pool's. The documented exception:
+ * with `worktree_pool` set, idle worktrees (detached, on no branch) stay in the pool between races
+ * by design; `hydra clean` removes them (see poolWorktrees).
+ */
+export const extraWorktrees = (repo: string): string[] => listedWorktrees(repo).filter((dir) => !inPool(dir));
+
+/** The idle worktrees of the warm worktree pool. */
+export const poolWorktrees = (repo: string): string[] => listedWorktrees(repo).filter(inPool);
 
 /** Branches hydra made (`hydra/...`). */
 export const hydraBranches = (repo: string): string[] =>

@@ -59,6 +59,13 @@ const WEIGHT = 'must be a weight, 0 or more';
 const weight = z.number({ error: WEIGHT }).min(0, { error: WEIGHT }).finite({ error: WEIGHT });
 const COUNT = 'must be a whole number, 1 or more';
 const count = z.number({ error: COUNT }).int({ error: COUNT }).min(1, { error: COUNT });
+const POOL =
+  'must be how many worktrees to keep between races: a whole number from 0 (no pool) to 64, e.g. worktree_pool = 4';
+const poolSize = z
+  .number({ error: POOL })
+  .int({ error: POOL })
+  .min(0, { error: POOL })
+  .max(64, { error: POOL });
 
 /** `[race]`: `agents` is checked against the adapters and the agent tables when a race is resolved. */
 const raceSchema = () =>
@@ -77,6 +84,7 @@ const raceSchema = () =>
       allow_experimental_adapters: bool.optional(),
       max_cost_usd: usd.optional(),
       check_concurrency: count.optional(),
+      worktree_pool: poolSize.optional(),
     },
     { error: 'must be a table of settings: [race] followed by key = value lines' },
   );
@@ -554,6 +562,8 @@ export interface ResolvedRace {
   prices: PriceTable;
   checks?: CheckSpec[];
   checkConcurrency?: number;
+  /** `worktree_pool`: worktrees kept between races (0 or absent: none). */
+  worktreePool?: number;
   scoreWeights?: ScoreWeights;
   allowedPaths?: string[];
   maxCostUsd?: number;
@@ -658,6 +668,7 @@ export function resolveRace(
     unsafe: flags.unsafe ?? false,
     keepWorktrees: flags.keepWorktrees ?? race.keep_worktrees ?? CONFIG_DEFAULTS.keepWorktrees,
     prices: toPriceTable(config.prices),
+    ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
     ...checksOf(config, raceChecks, flags),
   };
 }

@@ -30,9 +30,12 @@ export {
   diffSummary,
   fullPatch,
   pinWorktree,
+  pooledWorktrees,
   removeRunDirIfEmpty,
   removeWorktree,
   reopenWorktree,
+  returnToPool,
+  takePooledWorktree,
 } from './worktrees.js';
 export type { PinnedWorktree } from './worktrees.js';
 export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';

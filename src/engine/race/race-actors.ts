@@ -22,6 +22,7 @@ import {
   isInside,
   runRecordDir,
   runWorktreesDir,
+  worktreePoolDir,
 } from '../records/index.js';
 import { pricingModel, probeAgents } from '../probe/index.js';
 import { RUN_ID_ENV, processInfo } from '../process/index.js';
@@ -50,6 +51,8 @@ import {
   deleteBranch,
   removeRunDirIfEmpty,
   removeWorktree,
+  returnToPool,
+  takePooledWorktree,
 } from '../git/index.js';
 
 export const checkRepoLogic = fromPromise<RepoCheck, { repoPath: string }>(async ({ input }) => {
@@ -190,7 +193,7 @@ async function prepareAgent(
   // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
   // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
   created.push({ worktree, branch });
-  await createWorktree(repo.root, worktree, branch, repo.baseRef, {
+  const gitOptions = {
     signal,
     step: `git worktree add for ${report.agent}`,
     graceMs: options.killGraceMs,
@@ -198,8 +201,19 @@ async function prepareAgent(
     env: { [RUN_ID_ENV]: options.runId },
     processes: input.processes,
     owner: options.runId,
-  });
-  trace(`race: worktree for ${report.agent} created`);
+  };
+  const pooled =
+    (options.worktreePool ?? 0) > 0 &&
+    (await takePooledWorktree(
+      repo.root,
+      worktreePoolDir(options.worktreeRoot, repo.root),
+      worktree,
+      branch,
+      repo.baseRef,
+      { ...gitOptions, step: `reset of a pooled worktree for ${report.agent}` },
+    ));
+  if (!pooled) await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions);
+  trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
   const scratchDir = agentScratchDir(runDir, report.agent);
   await mkdir(scratchDir, { recursive: true });
   const command = adapter.buildCommand(
@@ -297,7 +311,11 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   for (const launch of input.launches) {
     if (input.keepWorktreesOf.includes(launch.agent)) continue;
     if (existsSync(launch.worktree)) {
-      await removeWorktree(input.repoRoot, launch.worktree, path.dirname(launch.worktree));
+      // Up to the pool's size, a worktree goes back to the pool instead (detached, on no branch).
+      const pooled =
+        input.pool !== undefined &&
+        (await returnToPool(input.repoRoot, launch.worktree, input.pool.dir, input.pool.size));
+      if (!pooled) await removeWorktree(input.repoRoot, launch.worktree, path.dirname(launch.worktree));
       removed.push(launch.worktree);
     }
     if (!input.keepBranchesOf.includes(launch.agent) && (await deleteBranch(input.repoRoot, launch.branch)))

@@ -25,7 +25,7 @@ import { toErrorInfo } from '../errors.js';
 import { availableParallelism } from 'node:os';
 import { createLimiter, pickBest } from '../checks/index.js';
 import type { BaselineInput, BaselineOutput } from '../checks/index.js';
-import { runWorktreesDir } from '../records/index.js';
+import { runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import { existsSync } from 'node:fs';
 import type { ErrorInfo } from '../../adapters/events.js';
 import { EngineError } from '../errors.js';
@@ -824,6 +824,14 @@ const cleanUpInput = (context: RaceContext): CleanUpInput => ({
     .filter((agent) => agent.status === 'completed' || agent.error?.kind === 'BudgetExceeded')
     .map((agent) => agent.agent),
   keepWorktreesOf: uncommittedAgents(context),
+  ...((context.options.worktreePool ?? 0) > 0
+    ? {
+        pool: {
+          dir: worktreePoolDir(context.options.worktreeRoot, context.repo?.root ?? context.options.repoPath),
+          size: context.options.worktreePool ?? 0,
+        },
+      }
+    : {}),
 });
 
 /**

@@ -59,6 +59,8 @@ export interface CleanUpInput {
   keepBranchesOf: AgentName[];
   /** Worktrees of these agents are kept: their work could not be committed, so it lives only there. */
   keepWorktreesOf: AgentName[];
+  /** The warm worktree pool (`worktree_pool`): worktrees go back there, up to `size`. */
+  pool?: { dir: string; size: number };
 }
 
 export interface CleanUpOutput {

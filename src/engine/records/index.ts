@@ -11,6 +11,7 @@ export {
   repoKey,
   runRecordDir,
   runWorktreesDir,
+  worktreePoolDir,
 } from './paths.js';
 export {
   EventLog,

@@ -23,6 +23,13 @@ export const repoKey = (repoRoot: string): string =>
 export const runWorktreesDir = (worktreeRoot: string, repoRoot: string, runId: string): string =>
   path.join(worktreeRoot, repoKey(repoRoot), runId);
 
+/**
+ * The warm worktree pool of a repository (`[race] worktree_pool`): idle worktrees, detached and on
+ * no branch, kept between races. A name no run id can take (run ids never start with a dot).
+ */
+export const worktreePoolDir = (worktreeRoot: string, repoRoot: string): string =>
+  path.join(worktreeRoot, repoKey(repoRoot), '.pool');
+
 export const agentWorktreeDir = (runDir: string, agent: AgentName): string => path.join(runDir, agent);
 
 /** Private scratch space per agent (prompt files, last message), outside its worktree. */

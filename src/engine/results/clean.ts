@@ -24,11 +24,12 @@ import {
   runIdTime,
   runRecordDir,
   trackedRunIds,
+  worktreePoolDir,
 } from '../records/index.js';
 import type { LoadedRun, RunMeta } from '../records/index.js';
 import { groupMembers, signallableProcessesOfRun } from '../process/index.js';
 import { findRepoRoot } from '../git/index.js';
-import { removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
+import { pooledWorktrees, removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
 import { checkRecordedWorktree, listWorktrees, reallyInside, realOrSelf, runArea } from './run-targets.js';
 import type { RunArea, WorktreeEntry } from './run-targets.js';
 
@@ -269,9 +270,29 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
     });
     if (history && options.keepResults !== true && removals(report) > before) report.keptHistory?.push(runId);
   }
+  // A clean of every run (no run named) also empties the warm worktree pool (`worktree_pool`).
+  if (options.runIds === undefined) await cleanPool(root, worktreeRoot, options.dryRun, report);
   if (!options.dryRun) {
     await runGit(root, ['worktree', 'prune']);
     await removeEmptyRecordDirs(root);
   }
   return report;
+}
+
+/**
+ * Removes the idle worktrees of the repository's pool (detached, on no branch; a race holding one
+ * has moved it into its own run's directory), then the pool's directory.
+ */
+async function cleanPool(
+  root: string,
+  worktreeRoot: string,
+  dryRun: boolean,
+  report: CleanReport,
+): Promise<void> {
+  const pool = worktreePoolDir(worktreeRoot, root);
+  for (const dir of await pooledWorktrees(pool)) {
+    if (!dryRun) await removeWorktree(root, dir, pool);
+    report.removedWorktrees.push(dir);
+  }
+  if (!dryRun) await removeRunDirIfEmpty(pool);
 }

@@ -1,0 +1,158 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanRuns, startRace } from '../../src/engine/index.js';
+import { worktreePoolDir } from '../../src/engine/records/index.js';
+import { buildRaceOptions, parseConfigText } from '../../src/engine/config/index.js';
+import type { RaceHandle } from '../../src/engine/types.js';
+import { extraWorktrees, hydraBranches, poolWorktrees } from '../faults/invariants.js';
+import { git, installAgents, makeSandbox, plan, raceOptions, repoState } from './helpers.js';
+import type { Sandbox } from './helpers.js';
+
+let sandbox: Sandbox;
+let handle: RaceHandle | null = null;
+
+afterEach(async () => {
+  await handle?.cancel();
+  handle = null;
+  sandbox.cleanup();
+});
+
+const edit = (file: string, content: string) => ({ edits: [{ path: file, content }] });
+
+const poolOf = (): string => worktreePoolDir(sandbox.worktreeRoot, sandbox.repo);
+const pooled = (): string[] => (existsSync(poolOf()) ? readdirSync(poolOf()) : []);
+
+/** One headless race that ends without a merge (finish): its worktrees go back to the pool. */
+async function race(pool: number): Promise<{ runId: string; worktrees: string[] }> {
+  handle = startRace(
+    raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')], { worktreePool: pool }),
+  );
+  const summary = await handle.settled;
+  expect(summary.agents.map((agent) => agent.status)).toEqual(['completed', 'completed']);
+  const worktrees = handle.getSnapshot().agents.map((agent) => agent.worktree!);
+  const runId = handle.runId;
+  await handle.finish();
+  handle = null;
+  return { runId, worktrees };
+}
+
+describe('the warm worktree pool (worktree_pool)', () => {
+  it('keeps worktrees between races, resets them to the new base, and hydra clean removes them', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, {
+      claude: { delayMs: 10, ...edit('claude.txt', 'from claude\n') },
+      codex: { delayMs: 10, ...edit('codex.txt', 'from codex\n') },
+    });
+    const before = repoState(sandbox.repo);
+
+    const first = await race(2);
+
+    // Both worktrees went to the pool: detached, on no branch, outside the run's directory.
+    expect(pooled()).toHaveLength(2);
+    for (const dir of first.worktrees) expect(existsSync(dir)).toBe(false);
+    expect(poolWorktrees(sandbox.repo)).toHaveLength(2);
+    expect(poolWorktrees(sandbox.repo).every((dir) => dir.startsWith(poolOf()))).toBe(true);
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
+    expect(git(sandbox.repo, 'worktree', 'list', '--porcelain')).not.toContain(
+      `branch refs/heads/hydra/${first.runId}/`,
+    );
+    // The completed results' branches stay, as without a pool.
+    expect(hydraBranches(sandbox.repo).sort()).toEqual([
+      `hydra/${first.runId}/claude`,
+      `hydra/${first.runId}/codex`,
+    ]);
+
+    // The user moves main on; an ignored left-over sits in a pooled worktree.
+    writeFileSync(path.join(sandbox.repo, 'app.txt'), 'line 1\nline 2\nline 3\n');
+    git(sandbox.repo, 'commit', '-q', '-am', 'second');
+    const idle = path.join(poolOf(), pooled()[0]!);
+    writeFileSync(path.join(idle, 'stray.log'), 'left over\n');
+    const userBefore = repoState(sandbox.repo);
+
+    const second = await race(2);
+
+    // The second race ran in the pooled worktrees (the pool did not grow), each at the new base.
+    expect(pooled()).toHaveLength(2);
+    for (const agent of ['claude', 'codex']) {
+      const branch = `hydra/${second.runId}/${agent}`;
+      expect(git(sandbox.repo, 'rev-parse', `${branch}~1`).trim()).toBe(
+        git(sandbox.repo, 'rev-parse', 'main').trim(),
+      );
+      const files = git(sandbox.repo, 'ls-tree', '-r', '--name-only', branch).split('\n').filter(Boolean);
+      // Only the base's files and this agent's own: nothing of the first race, no stray file.
+      expect(files.sort()).toEqual(['README.md', 'app.txt', `${agent}.txt`]);
+    }
+    for (const dir of readdirSync(poolOf())) {
+      const tree = path.join(poolOf(), dir);
+      expect(existsSync(path.join(tree, 'stray.log'))).toBe(false);
+      expect(readFileSync(path.join(tree, 'app.txt'), 'utf8')).toContain('line 3');
+    }
+    expect(repoState(sandbox.repo)).toEqual(userBefore);
+
+    const report = await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot });
+
+    expect(report.removedWorktrees.filter((dir) => dir.startsWith(poolOf()))).toHaveLength(2);
+    expect(existsSync(poolOf())).toBe(false);
+    expect(poolWorktrees(sandbox.repo)).toEqual([]);
+    // The runs themselves are this (live) process's, so clean skips them; the pool is no run's.
+    expect(report.skipped.map((item) => item.runId).sort()).toEqual([first.runId, second.runId].sort());
+    expect(repoState(sandbox.repo)).toEqual(userBefore);
+    expect(before).not.toEqual(userBefore);
+  });
+
+  it('keeps no more than the pool size, and makes new worktrees when the pool is empty', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: {} });
+
+    await race(1);
+    expect(pooled()).toHaveLength(1);
+    // One worktree comes from the pool, the other is made: the pool is back to one.
+    await race(1);
+    expect(pooled()).toHaveLength(1);
+    expect(poolWorktrees(sandbox.repo)).toHaveLength(1);
+    expect(extraWorktrees(sandbox.repo)).toEqual([]);
+  });
+
+  it('removes a pooled worktree whose .git was broken instead of racing in it', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: {} });
+    await race(2);
+    const [broken, sound] = pooled().map((name) => path.join(poolOf(), name));
+    writeFileSync(path.join(broken!, '.git'), 'gitdir: /nowhere\n');
+
+    const second = await race(2);
+
+    expect(existsSync(broken!)).toBe(false);
+    expect(existsSync(sound!)).toBe(false);
+    expect(hydraBranches(sandbox.repo)).toContain(`hydra/${second.runId}/codex`);
+    expect(poolWorktrees(sandbox.repo)).toHaveLength(2);
+  });
+
+  it('a clean of named runs leaves the pool alone', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: {} });
+    const { runId } = await race(2);
+
+    await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot, runIds: [runId] });
+
+    expect(pooled()).toHaveLength(2);
+    expect(poolWorktrees(sandbox.repo)).toHaveLength(2);
+  });
+});
+
+describe('worktree_pool in hydra.toml', () => {
+  it.each(['-1', '2.5', '"4"', '65'])('refuses %s with what it must be', (value) => {
+    expect(() => parseConfigText(`[race]\nworktree_pool = ${value}\n`, 'hydra.toml')).toThrow(
+      /worktree_pool.*whole number from 0 \(no pool\) to 64/s,
+    );
+  });
+
+  it('reaches the race options', () => {
+    const config = parseConfigText('[race]\nworktree_pool = 4\n', 'hydra.toml');
+    expect(buildRaceOptions(config, {}, { repoPath: '.', prompt: 'p' }).worktreePool).toBe(4);
+    expect(
+      buildRaceOptions(parseConfigText('', 'hydra.toml'), {}, { repoPath: '.', prompt: 'p' }).worktreePool,
+    ).toBe(undefined);
+  });
+});
