@@ -104,7 +104,7 @@ const parsePlan = (argv: string[]): Plan => {
       floodLines: quick ? 20_000 : 100_000,
       agentSeconds: 1.8,
       largeRepoFiles: quick ? 2_000 : 20_000,
-      scaling: quick ? [1, 2] : [1, 2, 4],
+      scaling: quick ? [1, 2, 8, 16] : [1, 2, 4, 8, 16],
     },
   };
 };
@@ -156,17 +156,29 @@ const printTargets = (result: TargetsResult): string =>
           table(
             `0c. A repository of ${result.largeRepo.files.toLocaleString('en-US')} files, two agents (median)`,
             [
+              'start',
               'git worktree add x2 ms',
               'hydra first agent running ms',
               'hydra all agents running ms',
               'disk per worktree MiB',
+              'disk kept between races MiB',
             ],
             [
               [
+                'new worktrees (no pool)',
                 result.largeRepo.worktreeAddMs,
                 result.largeRepo.hydraFirstSpawnMs,
                 result.largeRepo.hydraAllRunningMs,
                 result.largeRepo.worktreeDiskKb / 1024,
+                0,
+              ],
+              [
+                'worktree_pool = 2, base moved 1 file',
+                '—',
+                result.largeRepo.pooledFirstSpawnMs,
+                result.largeRepo.pooledAllRunningMs,
+                result.largeRepo.worktreeDiskKb / 1024,
+                result.largeRepo.poolDiskKb / 1024,
               ],
             ],
           ),

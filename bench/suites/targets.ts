@@ -16,7 +16,7 @@
  * and a repository of 20,000 files.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AdapterId } from '../../src/adapters/types.js';
 import type { FakeScenario } from '../../src/demo/fake-bin.js';
@@ -63,6 +63,11 @@ export interface LargeRepoResult {
   hydraFirstSpawnMs: number;
   /** Disk used by one worktree (du -sk), KiB. */
   worktreeDiskKb: number;
+  /** With `worktree_pool = 2` and one file changed on the base since the last race. */
+  pooledFirstSpawnMs: number;
+  pooledAllRunningMs: number;
+  /** Disk the pool keeps between races (du -sk of its directory), KiB; 0 without a pool. */
+  poolDiskKb: number;
 }
 
 export interface TargetsResult {
@@ -97,17 +102,27 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'
 const git = (cwd: string, args: string[]): string =>
   execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 
-const raceArgv = (ws: Workspace, agents: AdapterId[]): string[] => [
+/**
+ * `hydra race --json --agents a,b`; the same adapter listed N times in a row is `name*N` (named
+ * agents: claude-1 … claude-N). `extra` goes before the prompt (e.g. `--config <file>`).
+ */
+const raceArgv = (ws: Workspace, agents: AdapterId[], extra: string[] = []): string[] => [
   ...ws.hydra,
   'race',
   '--json',
   '--agents',
-  agents.join(','),
+  agentsArg(agents),
   ...(agents.some((agent) => agent === 'cursor' || agent === 'gemini')
     ? ['--allow-experimental-adapters']
     : []),
+  ...extra,
   'bench prompt',
 ];
+
+const agentsArg = (agents: AdapterId[]): string =>
+  agents.length > 1 && agents.every((agent) => agent === agents[0])
+    ? `${agents[0]}*${agents.length}`
+    : agents.join(',');
 
 const probeDir = (ws: Workspace): string => path.join(ws.root, 'probe');
 
@@ -131,14 +146,15 @@ const runHydra = async (
   binDir: string,
   agents: AdapterId[],
   extraEnv: NodeJS.ProcessEnv = {},
+  extraArgs: string[] = [],
 ): Promise<ProcessSample> => {
-  const sample = await measureCommand(raceArgv(ws, agents), {
+  const sample = await measureCommand(raceArgv(ws, agents, extraArgs), {
     cwd: repo,
     env: { ...ws.env(binDir), HYDRA_WORKTREE_ROOT: path.join(ws.root, 'worktrees'), ...extraEnv },
     probeDir: probeDir(ws),
     timeoutMs: 600_000,
   });
-  return expectExit(sample, 0, `hydra race --agents ${agents.join(',')}`);
+  return expectExit(sample, 0, `hydra race --agents ${agentsArg(agents)}`);
 };
 
 /**
@@ -409,8 +425,12 @@ async function scaling(
 ): Promise<ScalingRow[]> {
   const rows: ScalingRow[] = [];
   for (const count of counts) {
-    const agents = SCALING_AGENTS.slice(0, count);
-    const binDir = await installAgents(ws, `scaling-${count}`, agents, (agent) =>
+    // Up to four distinct adapters; beyond that one adapter N times (`claude*8`, named agents).
+    const agents =
+      count <= SCALING_AGENTS.length
+        ? SCALING_AGENTS.slice(0, count)
+        : Array.from({ length: count }, (): AdapterId => 'claude');
+    const binDir = await installAgents(ws, `scaling-${count}`, [...new Set(agents)], (agent) =>
       pacedScenario(agent, seconds),
     );
     const parallel = `${agents.map((agent) => `(cd ${shellQuote(ws.root)} && ${agentCommand(binDir, agent)} >/dev/null) &`).join(' ')} wait`;
@@ -476,6 +496,32 @@ async function largeRepo(ws: Workspace, repeats: number, files: number): Promise
     all.push(starts.at(-1) ?? Number.NaN);
     cleanHydraBranches(repo);
   }
+  // The warm pool: a first race fills it; before each timed one the base moves by one file.
+  const config = path.join(ws.root, 'pool.toml');
+  writeFileSync(config, '[race]\nworktree_pool = 2\n');
+  const poolArgs = ['--config', config];
+  await runHydra(ws, repo, binDir, agents, {}, poolArgs);
+  cleanHydraBranches(repo);
+  const pooledFirst: number[] = [];
+  const pooledAll: number[] = [];
+  for (let index = 0; index < repeats; index += 1) {
+    writeFileSync(path.join(repo, 'src', 'changed.ts'), `export const round = ${index};\n`);
+    git(repo, ['add', '-A']);
+    git(repo, ['-c', 'user.name=b', '-c', 'user.email=b@b.invalid', 'commit', '-q', '-m', `round ${index}`]);
+    const sample = await runHydra(ws, repo, binDir, agents, {}, poolArgs);
+    const starts = agentStarts(sample);
+    pooledFirst.push(starts[0] ?? Number.NaN);
+    pooledAll.push(starts.at(-1) ?? Number.NaN);
+    cleanHydraBranches(repo);
+  }
+  const poolDir = path.join(
+    ws.worktrees,
+    readdirSync(ws.worktrees).find((name) => name.startsWith('large-')) ?? '',
+    '.pool',
+  );
+  const poolDiskKb = Number.parseInt(execFileSync('du', ['-sk', poolDir], { encoding: 'utf8' }), 10);
+  for (const name of readdirSync(poolDir))
+    git(repo, ['worktree', 'remove', '--force', path.join(poolDir, name)]);
   const probe = path.join(ws.worktrees, 'du-probe');
   git(repo, ['worktree', 'add', '-q', '--detach', probe, 'HEAD']);
   const diskKb = Number.parseInt(execFileSync('du', ['-sk', probe], { encoding: 'utf8' }), 10);
@@ -487,6 +533,9 @@ async function largeRepo(ws: Workspace, repeats: number, files: number): Promise
     hydraFirstSpawnMs: median(first),
     hydraAllRunningMs: median(all),
     worktreeDiskKb: diskKb,
+    pooledFirstSpawnMs: median(pooledFirst),
+    pooledAllRunningMs: median(pooledAll),
+    poolDiskKb,
   };
 }
 
