@@ -4,7 +4,7 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard; memory needs
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood; memory needs
  * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { PACKAGE_ROOT } from './lib/streams.js';
 import { table } from './lib/table.js';
 import { createWorkspace, type Workspace } from './lib/workspace.js';
 import { benchDashboard, type DashboardResult } from './suites/dashboard.js';
+import { benchDashboardFlood, type DashboardFloodResult } from './suites/dashboard-flood.js';
 import { benchParsers, type ParserResult } from './suites/parsers.js';
 import {
   benchMemory,
@@ -28,7 +29,16 @@ import {
 import { benchStartup, type StartupResult } from './suites/startup.js';
 import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/targets.js';
 
-const SUITES = ['targets', 'overhead', 'parallel', 'startup', 'memory', 'parsers', 'dashboard'] as const;
+const SUITES = [
+  'targets',
+  'overhead',
+  'parallel',
+  'startup',
+  'memory',
+  'parsers',
+  'dashboard',
+  'dashboard-flood',
+] as const;
 type SuiteName = (typeof SUITES)[number];
 
 interface Plan {
@@ -42,6 +52,7 @@ interface Plan {
   startupRepeats: number;
   parserLines: number;
   dashboardSnapshots: number;
+  dashboardFlood: { events: number; seconds: number; repeats: number };
   targets: TargetsPlan;
 }
 
@@ -53,6 +64,7 @@ interface Results {
   memory?: MemoryResult;
   parsers?: ParserResult;
   dashboard?: DashboardResult;
+  dashboardFlood?: DashboardFloodResult;
 }
 
 const usageError = (message: string): never => {
@@ -99,6 +111,7 @@ const parsePlan = (argv: string[]): Plan => {
     startupRepeats: quick ? 2 : Math.max(5, repeats),
     parserLines: quick ? 5_000 : 20_000,
     dashboardSnapshots: quick ? 40 : 150,
+    dashboardFlood: { events: 20_000, seconds: 5, repeats: quick ? 1 : repeats },
     targets: {
       repeats: quick ? 1 : Math.max(5, repeats),
       floodLines: quick ? 20_000 : 100_000,
@@ -313,6 +326,41 @@ const printDashboard = (result: DashboardResult): string =>
     ],
   );
 
+const printDashboardFlood = (result: DashboardFloodResult): string =>
+  table(
+    `7. Dashboard under a flood: ${result.agents} agents x ${result.eventsPerAgent.toLocaleString('en-US')} events in ${result.seconds} s, tmux 160x45 (median of ${result.repeats})`,
+    ['what', 'hydra', 'target', 'met'],
+    [
+      [
+        'CPU ms per 10,000 events',
+        result.cpuMsPer10kEvents,
+        '< 1,000',
+        yesNo(result.cpuMsPer10kEvents < 1000),
+      ],
+      ['hydra CPU ms (whole race)', result.hydraCpuMs, '—', '—'],
+      ['peak RSS MiB', result.hydraMaxRssKb / 1024, '< 200', yesNo(result.hydraMaxRssKb / 1024 < 200)],
+      ['frames drawn (whole race)', result.frames, '—', '—'],
+      [
+        'frames a second while agents ran',
+        result.framesPerSecond,
+        '≤ 30',
+        yesNo(result.framesPerSecond <= 30),
+      ],
+      [
+        'most frames in any second',
+        result.peakFramesInASecond,
+        '≤ 30',
+        yesNo(result.peakFramesInASecond <= 30),
+      ],
+      [
+        'last event to next frame ms',
+        result.lastEventToFrameMs,
+        '≤ 250',
+        yesNo(result.lastEventToFrameMs <= 250),
+      ],
+    ],
+  );
+
 const machine = (): Record<string, unknown> => ({
   node: process.version,
   platform: `${os.platform()} ${os.release()}`,
@@ -351,6 +399,10 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
     results.dashboard = await step('dashboard', () =>
       benchDashboard({ snapshots: plan.dashboardSnapshots, repeats: plan.repeats }),
     );
+  if (plan.suites.has('dashboard-flood'))
+    results.dashboardFlood = await step('dashboard-flood', () =>
+      benchDashboardFlood(ws, plan.dashboardFlood),
+    );
   return results;
 };
 
@@ -363,6 +415,7 @@ const report = (results: Results): string =>
     results.memory && printMemory(results.memory),
     results.parsers && printParsers(results.parsers),
     results.dashboard && printDashboard(results.dashboard),
+    results.dashboardFlood && printDashboardFlood(results.dashboardFlood),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

@@ -20,6 +20,8 @@ export interface NodeProcessReport {
   cpuMs: number;
   /** When the process started (epoch ms, sub-millisecond). */
   startedAt: number;
+  /** When it exited (epoch ms). */
+  endedAt?: number;
 }
 
 export interface ProcessSample {
@@ -73,7 +75,7 @@ export const assertLinux = (): void => {
   }
 };
 
-const probePreload = (): string =>
+export const probePreload = (): string =>
   path.join(path.dirname(fileURLToPath(import.meta.url)), 'probe-preload.js');
 
 /** Parses `<exit code> <pid> (<comm>) <state> ...`: returns the exit code and children's CPU in ms. */
@@ -92,7 +94,7 @@ const parseWrapperLine = (line: string): { exitCode: number; cpuMs: number } => 
   return { exitCode: code, cpuMs: ((cutime + cstime) * 1000) / ticksPerSecond() };
 };
 
-const readProbeReports = (dir: string): NodeProcessReport[] =>
+export const readProbeReports = (dir: string): NodeProcessReport[] =>
   readdirSync(dir)
     .filter((name) => name.endsWith('.json'))
     .map((name) => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as NodeProcessReport);

@@ -1,6 +1,6 @@
 /**
  * Loaded into every Node process of a measured command (NODE_OPTIONS=--import=...): at exit it
- * writes the process's own peak RSS, CPU time and start time (epoch ms) to $HYDRA_BENCH_PROBE_DIR/<pid>-<uuid>.json.
+ * writes the process's own peak RSS, CPU time, start and exit time (epoch ms) to $HYDRA_BENCH_PROBE_DIR/<pid>-<uuid>.json.
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ if (dir !== undefined && dir !== '') {
       maxRssKb: usage.maxRSS,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
       startedAt: performance.timeOrigin,
+      endedAt: performance.timeOrigin + performance.now(),
     };
     try {
       // Agents in PID namespaces of their own share small pids: the name needs more than the pid.

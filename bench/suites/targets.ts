@@ -104,7 +104,7 @@ const git = (cwd: string, args: string[]): string =>
 
 /**
  * `hydra race --json --agents a,b`; the same adapter listed N times in a row is `name*N` (named
- * agents: claude-1 … claude-N). `extra` goes before the prompt (e.g. `--config <file>`).
+ * agents: claude-1 … claude-N; N at most 9). `extra` goes before the prompt (e.g. `--config <file>`).
  */
 const raceArgv = (ws: Workspace, agents: AdapterId[], extra: string[] = []): string[] => [
   ...ws.hydra,
@@ -119,10 +119,15 @@ const raceArgv = (ws: Workspace, agents: AdapterId[], extra: string[] = []): str
   'bench prompt',
 ];
 
-const agentsArg = (agents: AdapterId[]): string =>
-  agents.length > 1 && agents.every((agent) => agent === agents[0])
-    ? `${agents[0]}*${agents.length}`
-    : agents.join(',');
+const agentsArg = (agents: AdapterId[]): string => {
+  const runs: Array<{ agent: AdapterId; count: number }> = [];
+  for (const agent of agents) {
+    const last = runs.at(-1);
+    if (last?.agent === agent) last.count += 1;
+    else runs.push({ agent, count: 1 });
+  }
+  return runs.map(({ agent, count }) => (count === 1 ? agent : `${agent}*${count}`)).join(',');
+};
 
 const probeDir = (ws: Workspace): string => path.join(ws.root, 'probe');
 
@@ -425,11 +430,12 @@ async function scaling(
 ): Promise<ScalingRow[]> {
   const rows: ScalingRow[] = [];
   for (const count of counts) {
-    // Up to four distinct adapters; beyond that one adapter N times (`claude*8`, named agents).
+    // Up to four distinct adapters; beyond that two adapters N/2 times each (`claude*8,codex*8`:
+    // named agents, at most 9 of one).
     const agents =
       count <= SCALING_AGENTS.length
         ? SCALING_AGENTS.slice(0, count)
-        : Array.from({ length: count }, (): AdapterId => 'claude');
+        : Array.from({ length: count }, (_, index): AdapterId => (index < count / 2 ? 'claude' : 'codex'));
     const binDir = await installAgents(ws, `scaling-${count}`, [...new Set(agents)], (agent) =>
       pacedScenario(agent, seconds),
     );

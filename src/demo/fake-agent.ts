@@ -378,6 +378,30 @@ const plainReplay = (scenario: FakeScenario): boolean =>
 /** Pieces of a replay without pauses: about a pipe's worth each, as a fast CLI fills the pipe. */
 const BATCH_CHARS = 64 * 1024;
 
+/** Every line over about `durationMs`: each 10 ms tick writes the lines due by then, in one write. */
+async function replayPaced(
+  lines: string[],
+  durationMs: number,
+  editAt: number,
+  edit: () => void,
+): Promise<void> {
+  const start = Date.now();
+  let next = 0;
+  let edited = false;
+  while (next < lines.length) {
+    const elapsed = Date.now() - start;
+    const due = Math.min(lines.length, Math.max(next + 1, Math.ceil((elapsed / durationMs) * lines.length)));
+    await write(`${lines.slice(next, due).join('\n')}\n`);
+    next = due;
+    if (!edited && next > editAt) {
+      edit();
+      edited = true;
+    }
+    if (next < lines.length) await sleep(10);
+  }
+  if (!edited) edit();
+}
+
 /** Writes every line, as few writes as fit, and runs `edit` once line `editAt` is out. */
 async function replayInBatches(lines: string[], editAt: number, edit: () => void): Promise<void> {
   let pending: string[] = [];
@@ -442,7 +466,10 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   const delayMs = scenario.delayMs ?? 120;
   let editsDone = false;
 
-  if (delayMs === 0 && plainReplay(scenario)) {
+  if (scenario.durationMs !== undefined && plainReplay(scenario)) {
+    await replayPaced(lines, scenario.durationMs, editAt, () => applyEdits(cwd, edits));
+    editsDone = true;
+  } else if (delayMs === 0 && plainReplay(scenario)) {
     await replayInBatches(lines, editAt, () => applyEdits(cwd, edits));
     editsDone = true;
   }

@@ -40,6 +40,11 @@ export interface FakeScenario {
   /** Pause between lines, in milliseconds (default 120, which looks real in the demo). */
   delayMs?: number;
   /**
+   * Spread the whole replay evenly over about this many milliseconds instead (the lines due are
+   * written every 10 ms): a steady flood, e.g. 20,000 lines in 5 s. Overrides `delayMs`.
+   */
+  durationMs?: number;
+  /**
    * Files written into the working directory after the first tool-call line (or halfway). When
    * absent, edits are derived from the stream's own write tool calls so a replay really edits files.
    */

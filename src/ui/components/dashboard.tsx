@@ -11,6 +11,7 @@
  * does the same, and says so in its result (`terminalLost`) so the caller writes nothing more.
  * Exit code: see exit-code.ts.
  */
+import { appendFileSync } from 'node:fs';
 import { render } from 'ink';
 import { errorText } from '../../adapters/hydra-error.js';
 import type { AdapterId } from '../../adapters/types.js';
@@ -99,6 +100,23 @@ const cancelSources = (stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream): Ca
   };
 };
 
+/**
+ * `HYDRA_FRAME_STATS=<file>`: appends one line per frame Ink draws (`<epoch ms> <render ms>`), so
+ * the bench can count frames and time the last one. Off (no callback at all) when unset.
+ */
+const frameStats = (file: string | undefined): { onRender?: (metrics: { renderTime: number }) => void } =>
+  file === undefined || file === ''
+    ? {}
+    : {
+        onRender: ({ renderTime }) => {
+          try {
+            appendFileSync(file, `${Date.now()} ${renderTime.toFixed(2)}\n`);
+          } catch {
+            // a statistic, never a reason to stop the dashboard
+          }
+        },
+      };
+
 export async function runDashboard(
   handle: RaceHandle,
   options: DashboardOptions = {},
@@ -130,7 +148,14 @@ export async function runDashboard(
           }}
           {...(resumeWith === undefined ? {} : { initialState: resumeWith })}
         />,
-        { stdin, stdout, exitOnCtrlC: false, patchConsole: options.patchConsole ?? true, maxFps: 30 },
+        {
+          stdin,
+          stdout,
+          exitOnCtrlC: false,
+          patchConsole: options.patchConsole ?? true,
+          maxFps: 30,
+          ...frameStats((options.env ?? process.env).HYDRA_FRAME_STATS),
+        },
       );
       await instance.waitUntilExit();
     } finally {
