@@ -69,7 +69,7 @@ interface Results {
 
 const usageError = (message: string): never => {
   process.stderr.write(
-    `bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--only ${SUITES.join(',')}]\n`,
+    `bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--large-repo-files <n>] [--only ${SUITES.join(',')}]\n`,
   );
   process.exit(2);
 };
@@ -79,10 +79,17 @@ const isSuite = (name: string): name is SuiteName => (SUITES as readonly string[
 const parsePlan = (argv: string[]): Plan => {
   const quick = argv.includes('--quick');
   let repeats = quick ? 1 : 3;
+  let largeRepoFiles = quick ? 2_000 : 20_000;
   let suites = new Set<SuiteName>(SUITES);
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
     if (arg === '--quick') continue;
+    if (arg === '--large-repo-files') {
+      largeRepoFiles = Number.parseInt(argv[(index += 1)] ?? '', 10);
+      if (!Number.isInteger(largeRepoFiles) || largeRepoFiles < 0)
+        usageError('--large-repo-files takes a whole number (0 skips the large repository)');
+      continue;
+    }
     if (arg === '--repeats') {
       repeats = Number.parseInt(argv[(index += 1)] ?? '', 10);
       if (!Number.isInteger(repeats) || repeats < 1)
@@ -116,7 +123,7 @@ const parsePlan = (argv: string[]): Plan => {
       repeats: quick ? 1 : Math.max(5, repeats),
       floodLines: quick ? 20_000 : 100_000,
       agentSeconds: 1.8,
-      largeRepoFiles: quick ? 2_000 : 20_000,
+      largeRepoFiles,
       scaling: quick ? [1, 2, 8, 16] : [1, 2, 4, 8, 16],
     },
   };

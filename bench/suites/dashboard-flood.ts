@@ -66,7 +66,10 @@ async function once(ws: Workspace, binDir: string, round: number): Promise<Sampl
   const command = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${hydra} race --agents 'claude*3' 'bench prompt'; echo $? > ${shellQuote(exitFile)}`;
   const socket = `hydra-bench-${process.pid}-${round}`;
   const tmux = (args: string[]): string =>
-    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   tmux(['new-session', '-d', '-x', '160', '-y', '45', '-s', 'bench', '-c', ws.repo, command]);
   try {
     const agentsDone = (): number =>
@@ -75,7 +78,7 @@ async function once(ws: Workspace, binDir: string, round: number): Promise<Sampl
     while (agentsDone() < 3 && Date.now() < deadline) await sleep(200);
     // The review screen; then quit (q, y) and wait for hydra's own report.
     const screen = () => tmux(['capture-pane', '-p', '-t', 'bench']);
-    while (!/(✔|ok) \d+ files?/.test(screen()) && Date.now() < deadline) await sleep(200);
+    while (!/reviewing · 0 running/.test(screen()) && Date.now() < deadline) await sleep(200);
     tmux(['send-keys', '-t', 'bench', 'q']);
     await sleep(500);
     tmux(['send-keys', '-t', 'bench', 'y']);
