@@ -40,6 +40,18 @@ const runWithLateReader = async (scenario: object, lateMs: number): Promise<stri
 const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'`;
 
 describe('fake agent', () => {
+  it('spreads a replay over durationMs: every line once, in order, and the edits applied', async () => {
+    const lines = Array.from({ length: 500 }, (_, n) =>
+      JSON.stringify({ type: 'system', subtype: 'status', n }),
+    );
+    const output = await runWithLateReader(
+      { agent: 'claude', durationMs: 200, edits: [{ path: 'paced.txt', content: 'paced\n' }], lines },
+      0,
+    );
+    expect(output.split('\n').filter((line) => line !== '')).toEqual(lines);
+    expect(readFileSync(path.join(dir!, 'paced.txt'), 'utf8')).toBe('paced\n');
+  });
+
   it('delivers every line, the last one too, to a reader that starts draining the pipe late', async () => {
     // 64 x 1 KiB fill the 64 KiB pipe; the rest (under the 16 KiB high-water mark) is only buffered: an
     // exit that does not wait for them loses the end of the stream, the result line included.
