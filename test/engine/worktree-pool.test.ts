@@ -68,6 +68,11 @@ describe('the warm worktree pool (worktree_pool)', () => {
     git(sandbox.repo, 'commit', '-q', '-am', 'second');
     const idle = path.join(poolOf(), pooled()[0]!);
     writeFileSync(path.join(idle, 'stray.log'), 'left over\n');
+    // A setting the last agent made for its worktree alone does not carry over.
+    const adminDir = readFileSync(path.join(idle, '.git'), 'utf8')
+      .replace(/^gitdir: /, '')
+      .trim();
+    writeFileSync(path.join(adminDir, 'config.worktree'), '[core]\n\tfsmonitor = false\n');
     const userBefore = repoState(sandbox.repo);
 
     const second = await race(2);
@@ -89,6 +94,7 @@ describe('the warm worktree pool (worktree_pool)', () => {
       expect(readFileSync(path.join(tree, 'app.txt'), 'utf8')).toContain('line 3');
     }
     expect(repoState(sandbox.repo)).toEqual(userBefore);
+    expect(existsSync(path.join(adminDir, 'config.worktree'))).toBe(false);
 
     const report = await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot });
 

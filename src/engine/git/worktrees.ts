@@ -146,6 +146,8 @@ export async function takePooledWorktree(
       await removeWorktree(root, dir, path.dirname(dir));
       continue;
     }
+    // Nothing the last race's agent set for this worktree alone (`git config --worktree`) carries over.
+    await rm(path.join(pinned.gitDir, 'config.worktree'), { force: true });
     await runPinned(pinned, ['checkout', '-q', '--force', '-b', branch, baseRef], options);
     await runPinned(pinned, ['clean', '-ffdxq'], options);
     return true;
