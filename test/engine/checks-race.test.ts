@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../src/engine/index.js';
 import { scoreRace } from '../../src/engine/checks/index.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import { installFakeAgents } from '../../src/demo/fake-bin.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import {
   eventually,
@@ -162,6 +163,40 @@ describe('--auto-merge best', () => {
     });
     expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(FIXED);
     expect(extraWorktrees(sandbox.repo)).toEqual([]);
+  }, 60_000);
+
+  it('works across repeats of one CLI: best of two Claude Code runs merges the one that fixed the suite', async () => {
+    sandbox = makeSandbox();
+    makeProject();
+    // Two copies of one CLI that answer differently, as two runs of a real agent can.
+    await installFakeAgents(sandbox.bin, {
+      'claude-a': { agent: 'claude', delayMs: 10, ...edit(WORSE) },
+      'claude-b': { agent: 'claude', delayMs: 10, ...edit(FIXED) },
+    });
+    const copy = (name: string, binary: string) =>
+      plan(sandbox, 'claude', { name, binary: path.join(sandbox.bin, binary) });
+    handle = startRace(
+      raceOptions(sandbox, [copy('claude-1', 'claude-a'), copy('claude-2', 'claude-b')], {
+        checks: CHECKS,
+        autoMerge: 'best',
+      }),
+    );
+    await handle.settled;
+    const summary = await handle.finish();
+
+    expect(summary.agents.map((agent) => [agent.agent, agent.adapter])).toEqual([
+      ['claude-1', 'claude'],
+      ['claude-2', 'claude'],
+    ]);
+    expect(agentOf(summary, 'claude-2').score?.total).toBeGreaterThan(
+      agentOf(summary, 'claude-1').score?.total ?? 0,
+    );
+    expect(summary.merged).toEqual({
+      agent: 'claude-2',
+      branch: `hydra/${handle.runId}/claude-2`,
+      method: expect.any(String),
+    });
+    expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(FIXED);
   }, 60_000);
 
   it('merges nothing when two agents tie, and says so', async () => {
