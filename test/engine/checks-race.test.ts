@@ -262,6 +262,28 @@ describe('supervised checks', () => {
     expect(extraWorktrees(sandbox.repo)).toEqual([]);
   }, 60_000);
 
+  it('a cancel while a gate runs records that gate as not run (error), so the summary does not score it as passed', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: edit(FIXED) });
+    handle = startRace(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        checks: [{ name: 'slow', run: 'sleep 300', timeoutMs: 0, gate: true }],
+      }),
+    );
+    await waitForSnapshot(handle, (snapshot) => snapshot.agents[0]?.checking === true);
+
+    await handle.cancel();
+    const summary = await handle.settled;
+
+    const claude = agentOf(summary, 'claude');
+    expect(claude.status).toBe('completed');
+    expect(claude.checks?.map((check) => [check.name, check.status, check.gate])).toEqual([
+      ['slow', 'error', true],
+    ]);
+    expect(claude.checks?.[0]?.output).toMatch(/cancelled/);
+    expect(claude.score?.total ?? 0).toBe(0);
+  }, 60_000);
+
   it("a cancel while the baseline's check runs ends the baseline as cancelled, in the snapshot and the summary", async () => {
     sandbox = makeSandbox();
     // The agent hangs, so only the baseline's check is running when the race is cancelled.

@@ -7,6 +7,7 @@ import { addCounts, emptyUsage } from '../../adapters/events.js';
 import type { AgentEvent, ErrorInfo, Usage } from '../../adapters/events.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
+import { agentNameOf } from '../agent-name.js';
 import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace, summarizeChecks } from '../checks/index.js';
 import type { BaselineOutput } from '../checks/index.js';
 import type {
@@ -16,6 +17,7 @@ import type {
   AgentSnapshot,
   AgentSummary,
   BaselineSnapshot,
+  CheckSummary,
   RacePhase,
   RaceSnapshot,
   RaceSummary,
@@ -311,6 +313,33 @@ const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
   }
 };
 
+/**
+ * A completed agent's checks, with each one it should have run but did not (the race was cancelled
+ * while they waited or ran) recorded as `error`: an interrupted gate must not score as passed.
+ */
+const withUnrunChecks = (context: RaceContext, index: number, ran: CheckSummary[]): CheckSummary[] => {
+  const agent = context.agents[index];
+  // Only a cancel leaves a completed agent's checks unfinished: every other race waits for them.
+  if (!context.cancelRequested || agent?.status !== 'completed') return ran;
+  const plan = context.options.agents.find((item) => agentNameOf(item) === agent.agent);
+  const expected = plan?.checks ?? context.options.checks ?? [];
+  const missing = expected.filter((check) => !ran.some((item) => item.name === check.name));
+  return [
+    ...ran,
+    ...missing.map((check): CheckSummary => ({
+      name: check.name,
+      gate: check.gate,
+      status: 'error',
+      exitCode: null,
+      durationMs: 0,
+      tests: null,
+      newlyFailing: null,
+      newlyPassing: null,
+      output: 'not run: the race was cancelled before this check finished',
+    })),
+  ];
+};
+
 /** The summary with each agent's checks (against the baseline), scope and score. */
 export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => {
   const summary = { ...plainSummary(context, endedAt), ...mergedPart(context) };
@@ -324,7 +353,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
     return {
       ...agent,
-      ...(hasChecks ? { checks: snapshot?.checks ?? [] } : {}),
+      ...(hasChecks ? { checks: withUnrunChecks(context, index, snapshot?.checks ?? []) } : {}),
       ...(allowed === undefined || allowed.length === 0
         ? {}
         : { outsideAllowed: outsideAllowedPaths(files, allowed) }),
