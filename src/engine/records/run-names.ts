@@ -20,7 +20,14 @@ const LIST_HINT = 'Run `hydra runs` to list the recorded runs.';
 export async function resolveRunName(repoPath: string, given: string): Promise<RunListEntry> {
   const runs = await listRuns(repoPath);
   if (given === LAST_RUN) {
-    const newest = runs.find((run) => run.state !== 'foreign');
+    // By start time: ids order runs by the second they started only (two in one second are
+    // ordered by their random part).
+    const newest = runs
+      .filter((run) => run.state !== 'foreign')
+      .reduce<RunListEntry | undefined>(
+        (best, run) => (best === undefined || run.startedAt > best.startedAt ? run : best),
+        undefined,
+      );
     if (newest !== undefined) return newest;
     throw new EngineError(
       'Refused',
