@@ -9,7 +9,6 @@ import path from 'node:path';
 import { fromCallback, fromPromise } from 'xstate';
 import { runBaseline } from '../checks/index.js';
 import type { BaselineInput, BaselineOutput } from '../checks/index.js';
-import { adapterOf } from '../../adapters/registry.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';
@@ -24,14 +23,13 @@ import {
   runWorktreesDir,
   worktreePoolDir,
 } from '../records/index.js';
-import { pricingModel, probeAgents } from '../probe/index.js';
+import { probeAgents } from '../probe/index.js';
 import { RUN_ID_ENV, processInfo } from '../process/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
   MergeInput,
   ProbeInput,
-  ResolvedRaceOptions,
   Workspace,
   WorkspaceInput,
 } from './race-types.js';
@@ -39,10 +37,11 @@ import type { RunMeta } from '../records/index.js';
 import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
 import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded, snapshotRefs } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
-import type { AgentPlan, AgentProbeReport, CheckSpec, MergeResult } from '../types.js';
+import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
+import { buildLaunch } from './agent-launch.js';
 import { trace } from '../../trace.js';
 import {
   assertWorktreeFree,
@@ -112,9 +111,6 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
 });
 
 /** `{ [key]: value }`, or nothing when the value is undefined (exact optional properties). */
-const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
-  value === undefined ? {} : ({ [key]: value } as Record<K, V>);
-
 async function buildWorkspace(
   input: WorkspaceInput,
   signal: AbortSignal,
@@ -178,14 +174,12 @@ interface PrepareContext {
 
 /** One agent's worktree, branch, scratch directory and command. */
 async function prepareAgent(
-  { input, signal, created, recordDir, runDir, refsAtStart }: PrepareContext,
+  { input, signal, created, runDir, refsAtStart }: PrepareContext,
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
 ): Promise<AgentLaunch> {
   const { options, repo } = input;
-  // The CLI is the plan's adapter; the name only names things.
-  const adapter = adapterOf(plan.adapterId);
   const worktree = agentWorktreeDir(runDir, report.agent);
   const branch = branchName(options.runId, report.agent);
   // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
@@ -214,54 +208,12 @@ async function prepareAgent(
     ));
   if (!pooled) await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions);
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
-  const scratchDir = agentScratchDir(runDir, report.agent);
-  await mkdir(scratchDir, { recursive: true });
-  const command = adapter.buildCommand(
-    {
-      prompt: options.prompt,
-      cwd: worktree,
-      scratchDir,
-      ...(plan.model === undefined ? {} : { model: plan.model }),
-      unsafe: options.unsafe,
-      ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
-      extraArgs: plan.extraArgs,
-      env: plan.env,
-    },
-    capabilities,
-  );
+  await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
   return {
-    runId: options.runId,
-    agent: report.agent,
-    adapter: adapter.id,
-    displayName: adapter.displayName,
-    command,
-    env: plan.env,
-    parser: {
-      ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
-      prices: options.prices,
-      cwd: worktree,
-    },
-    repoRoot: repo.root,
-    recordDir,
-    worktree,
-    scratchDir,
-    branch,
-    baseRef: repo.baseRef,
-    prompt: options.prompt,
-    idleTimeoutMs: plan.idleTimeoutMs,
-    timeoutMs: options.timeoutMs,
-    graceMs: options.killGraceMs,
+    ...buildLaunch({ options, repo, plan, agent: report.agent, capabilities, prompt: options.prompt }),
     refsAtStart,
-    ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
-    ...optional('checks', checksOf(plan, options)),
-    ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
-    ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
   };
 }
-
-/** An agent's checks: its own (overrides and additions, `[[agents.<name>.checks]]`), else the race's. */
-const checksOf = (plan: AgentPlan, options: ResolvedRaceOptions): CheckSpec[] | undefined =>
-  plan.checks ?? options.checks;
 
 /** Removes what a failed workspace made; true when nothing of it is left. */
 async function rollBackWorkspace(

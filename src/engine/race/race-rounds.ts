@@ -20,7 +20,6 @@ import { EngineError } from '../errors.js';
 import { branchExists, createWorktree, reopenWorktree, snapshotRefs } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import { pricingModel } from '../probe/index.js';
 import { processInfo, RUN_ID_ENV } from '../process/index.js';
 import {
   agentScratchDir,
@@ -42,6 +41,7 @@ import type {
   RunRecord,
 } from '../types.js';
 import type { ResolvedRaceOptions, Workspace } from './race-types.js';
+import { buildLaunch } from './agent-launch.js';
 
 /** The stage of the `progress` event that divides one round of an agent's events from the next. */
 export const ROUND_STAGE = 'round';
@@ -377,55 +377,15 @@ async function launchFor(
       `${planName} is not among the agents of the config this race was opened with.`,
       'Give the config it raced with: --config <file>.',
     );
-  const adapter = adapterOf(plan.adapterId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
-  const worktree = agentWorktreeDir(runDir, agent);
-  const scratchDir = agentScratchDir(runDir, agent);
-  await mkdir(scratchDir, { recursive: true });
-  const command = adapter.buildCommand(
-    {
-      prompt: ask.prompt,
-      cwd: worktree,
-      scratchDir,
-      ...(plan.model === undefined ? {} : { model: plan.model }),
-      unsafe: options.unsafe,
-      ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
-      extraArgs: plan.extraArgs,
-      env: plan.env,
-      ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
-    },
-    capabilities,
-  );
-  return {
-    runId: options.runId,
+  await mkdir(agentScratchDir(runDir, agent), { recursive: true });
+  return buildLaunch({
+    options,
+    repo,
+    plan,
     agent,
-    adapter: adapter.id,
-    displayName: adapter.displayName,
-    command,
-    env: plan.env,
-    parser: {
-      // Priced as the first round was: the configured model, else the CLI's own choice.
-      ...optionalModel(pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
-      prices: options.prices,
-      cwd: worktree,
-    },
-    repoRoot: repo.root,
-    recordDir: runRecordDir(repo.root, options.runId),
-    worktree,
-    scratchDir,
-    branch: branchName(options.runId, agent),
-    baseRef: repo.baseRef,
+    capabilities,
     prompt: ask.prompt,
-    idleTimeoutMs: plan.idleTimeoutMs,
-    timeoutMs: options.timeoutMs,
-    graceMs: options.killGraceMs,
-    ...(options.resultGraceMs === undefined ? {} : { resultGraceMs: options.resultGraceMs }),
-    // Every round is checked (the agent's own checks, else the race's) and kept to its budget as the first was.
-    ...((plan.checks ?? options.checks) === undefined ? {} : { checks: plan.checks ?? options.checks }),
-    ...(plan.maxCostUsd === undefined ? {} : { maxCostUsd: plan.maxCostUsd }),
-    ...(options.maxCostUsd === undefined ? {} : { raceMaxCostUsd: options.maxCostUsd }),
-  };
+    ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
+  });
 }
-
-const optionalModel = (model: string | undefined): { model?: string } =>
-  model === undefined ? {} : { model };

@@ -1,0 +1,87 @@
+/**
+ * One agent's launch: its command built by its adapter for a prompt (and, for a follow-up, the
+ * session to resume), in its own worktree, with the timeouts, checks and budgets it runs under.
+ * The first round (race-actors.ts) and every later one (race-rounds.ts) build it here, so a round
+ * runs under the same rules as the first.
+ */
+import { adapterOf } from '../../adapters/registry.js';
+import type { Capabilities } from '../../adapters/types.js';
+import type { AgentLaunch } from '../agent/index.js';
+import type { RepoCheck } from '../git/index.js';
+import { pricingModel } from '../probe/index.js';
+import {
+  agentScratchDir,
+  agentWorktreeDir,
+  branchName,
+  runRecordDir,
+  runWorktreesDir,
+} from '../records/index.js';
+import type { AgentName, AgentPlan } from '../types.js';
+import type { ResolvedRaceOptions } from './race-types.js';
+
+export interface LaunchRequest {
+  options: ResolvedRaceOptions;
+  repo: RepoCheck;
+  plan: AgentPlan;
+  /** The agent's name (a rerun's is `<name>-2`): its worktree, branch and scratch directory. */
+  agent: AgentName;
+  capabilities: Capabilities;
+  prompt: string;
+  resumeSessionId?: string;
+}
+
+const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+
+/** The launch, without the refs snapshot the caller takes just before the agent starts. */
+export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtStart'> {
+  const { options, repo, plan, agent, capabilities, prompt } = request;
+  // The CLI is the plan's adapter; the name only names things.
+  const adapter = adapterOf(plan.adapterId);
+  const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  const worktree = agentWorktreeDir(runDir, agent);
+  const scratchDir = agentScratchDir(runDir, agent);
+  const command = adapter.buildCommand(
+    {
+      prompt,
+      cwd: worktree,
+      scratchDir,
+      ...optional('model', plan.model),
+      unsafe: options.unsafe,
+      ...optional('maxTurns', plan.maxTurns),
+      extraArgs: plan.extraArgs,
+      env: plan.env,
+      ...optional('resumeSessionId', request.resumeSessionId),
+    },
+    capabilities,
+  );
+  return {
+    runId: options.runId,
+    agent,
+    adapter: adapter.id,
+    displayName: adapter.displayName,
+    command,
+    env: plan.env,
+    parser: {
+      // The configured model, else the CLI's own choice (Codex's config.toml), for pricing.
+      ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
+      prices: options.prices,
+      cwd: worktree,
+    },
+    repoRoot: repo.root,
+    recordDir: runRecordDir(repo.root, options.runId),
+    worktree,
+    scratchDir,
+    branch: branchName(options.runId, agent),
+    baseRef: repo.baseRef,
+    prompt,
+    idleTimeoutMs: plan.idleTimeoutMs,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.killGraceMs,
+    ...optional('resultGraceMs', options.resultGraceMs),
+    // The agent's own checks (overrides and additions, `[[agents.<name>.checks]]`), else the race's.
+    ...optional('checks', plan.checks ?? options.checks),
+    ...optional('maxCostUsd', plan.maxCostUsd),
+    ...optional('raceMaxCostUsd', options.maxCostUsd),
+  };
+}
