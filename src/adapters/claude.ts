@@ -19,7 +19,7 @@ import { hasFlag, parseHelpFlags } from './help-flags.js';
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
-import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import { asString, clip, compactJson, MESSAGE_CHARS, oneLine, relativePath } from './text.js';
@@ -109,15 +109,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   const version = versionOf(versionStep);
   const flags = parseHelpFlags(helpStep.text);
   const features = claudeFeatures(flags, version);
-  const capabilities: Capabilities = {
-    adapterId: ID,
-    binary,
-    version,
-    flags,
-    features,
-    confidence: 'verified',
-    warnings: [],
-  };
+  const capabilities = verifiedCapabilities(ID, binary, version, flags, features);
   if (version === null)
     return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   const missing = [!features.print && '-p/--print', !features.outputFormat && '--output-format'].filter(

@@ -14,7 +14,7 @@ import { compareVersions, hasFlag, parseHelpFlags } from './help-flags.js';
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
-import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
@@ -125,15 +125,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   const version = versionOf(versionStep);
   const flags = parseHelpFlags(execStep.text);
   const features = codexFeatures(flags, execStep.text);
-  const capabilities: Capabilities = {
-    adapterId: ID,
-    binary,
-    version,
-    flags,
-    features,
-    confidence: 'verified',
-    warnings: [],
-  };
+  const capabilities = verifiedCapabilities(ID, binary, version, flags, features);
   if (version === null)
     return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   if (compareVersions(version, CODEX_MIN_JSON_VERSION) < 0) {

@@ -27,7 +27,7 @@ import { compareVersions, hasFlag, optionText, parseHelpFlags } from './help-fla
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { estimateCost, mergePrices, priceFor, withEstimatedCost } from './prices.js';
-import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import {
@@ -133,15 +133,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   const version = versionLine(versionStep.output.stdout) ?? versionOf(versionStep);
   const flags = parseHelpFlags(helpStep.text);
   const features = geminiFeatures(flags, helpStep.text, version);
-  const capabilities: Capabilities = {
-    adapterId: ID,
-    binary,
-    version,
-    flags,
-    features,
-    confidence: 'verified',
-    warnings: [],
-  };
+  const capabilities = verifiedCapabilities(ID, binary, version, flags, features);
   if (version === null)
     return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   const missing = [

@@ -26,7 +26,7 @@ import { hasFlag, optionText, parseHelpFlags, parseVersion } from './help-flags.
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, priceFor, withEstimatedCost } from './prices.js';
-import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext, StepResult } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
 import { QWEN_PRICES } from './qwen.js';
@@ -111,15 +111,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   // Help goes to stdout in some releases and to stderr in others: runStep reads both.
   const flags = parseHelpFlags(runStepResult.text);
   const features = opencodeFeatures(flags, runStepResult.text);
-  const capabilities: Capabilities = {
-    adapterId: ID,
-    binary,
-    version,
-    flags,
-    features,
-    confidence: 'verified',
-    warnings: [],
-  };
+  const capabilities = verifiedCapabilities(ID, binary, version, flags, features);
   if (version === null)
     return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   if (!features.jsonFormat) {

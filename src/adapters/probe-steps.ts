@@ -5,7 +5,7 @@
 import { AdapterError, tail } from './errors.js';
 import type { ErrorKind } from './events.js';
 import { parseVersion } from './help-flags.js';
-import type { ProbeOutput, ProbeRunner } from './types.js';
+import type { AdapterId, Capabilities, ProbeOutput, ProbeRunner } from './types.js';
 
 /** Time limit for one probe command. Version and help print instantly; 15 s covers cold starts. */
 const PROBE_TIMEOUT_MS = 15_000;
@@ -125,3 +125,12 @@ export const unreadableVersion = (context: ProbeContext, output: ProbeOutput): A
     ['--version'],
     output,
   );
+
+/** What a probe learned from the CLI's own `--version` and help texts (so `verified`, no warnings yet). */
+export const verifiedCapabilities = (
+  adapterId: AdapterId,
+  binary: string,
+  version: string | null,
+  flags: string[],
+  features: Record<string, boolean>,
+): Capabilities => ({ adapterId, binary, version, flags, features, confidence: 'verified', warnings: [] });

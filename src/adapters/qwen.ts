@@ -26,7 +26,7 @@ import { hasFlag, optionText, parseHelpFlags } from './help-flags.js';
 import { JsonLineParser } from './json-line-parser.js';
 import { checkModelName, isDefaultModel } from './model-name.js';
 import { mergePrices, withEstimatedCost } from './prices.js';
-import { probeError, runStep, unreadableVersion, versionOf } from './probe-steps.js';
+import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt, fitsInArgv } from './prompt-delivery.js';
 import { asString, clip, compactJson, MESSAGE_CHARS, oneLine, relativePath } from './text.js';
@@ -106,15 +106,7 @@ const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => 
   const version = versionOf(versionStep);
   const flags = parseHelpFlags(helpStep.text);
   const features = qwenFeatures(flags, helpStep.text);
-  const capabilities: Capabilities = {
-    adapterId: ID,
-    binary,
-    version,
-    flags,
-    features,
-    confidence: 'verified',
-    warnings: [],
-  };
+  const capabilities = verifiedCapabilities(ID, binary, version, flags, features);
   if (version === null)
     return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
   const refuse = (message: string): ProbeResult => ({
