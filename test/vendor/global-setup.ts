@@ -26,8 +26,7 @@ export default async function setup(): Promise<void> {
 }
 
 const buildHydra = async (root: string): Promise<void> => {
-  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = await execa(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  const result = await execa(process.execPath, [join(root, 'scripts', 'build.mjs')], {
     cwd: root,
     reject: false,
     stdin: 'ignore',

@@ -13,8 +13,7 @@ import path from 'node:path';
 import type { AgentName } from '../types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 import { activeContainment, containedCommand } from './containment.js';
-import type { Containment } from './containment.js';
-import type { InitStatus } from './contain-init.js';
+import type { Containment, InitStatus } from './containment.js';
 import type { ProcessRegistry } from './process-registry.js';
 import { startChild } from './child.js';
 import { trace } from '../../trace.js';
@@ -102,13 +101,14 @@ export function spawnSupervised(
 ): Supervised {
   trace(`agent ${spec.agent}: spawning (${containment.kind})`);
   const statusFile = statusFileFor(containment);
+  const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent };
   const command =
     statusFile === null
       ? { file: spec.file, args: [...spec.args] }
-      : containedCommand(containment, spec.file, spec.args, statusFile);
+      : containedCommand(containment, spec.file, spec.args, statusFile, env);
   const child = startChild(command.file, command.args, {
     cwd: spec.cwd,
-    env: { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent },
+    env,
     stdin: spec.stdinFile === undefined ? 'ignore' : { file: spec.stdinFile },
     capture: false,
     detached: true,
@@ -171,7 +171,7 @@ export function spawnSupervised(
         exitCode: init.exitCode,
         signal: init.signal,
         stderrTail: stderr.text(),
-        ...(init.spawnError === undefined ? {} : { spawnError: init.spawnError }),
+        ...(init.spawnError === undefined ? {} : { spawnError: `spawn ${spec.file} ${init.spawnError}` }),
       };
     }
     return {

@@ -14,13 +14,15 @@ import { AGENT_ENV, processInfo, RUN_ID_ENV } from './process-table.js';
 /** HYDRA_WATCHDOG=0 turns it off (tests of `hydra clean`'s own recovery use that). */
 const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
-/** The compiled entry script; tests run the engine from src/, the watchdog always from dist/. */
+/**
+ * The built entry script, dist/engine/process/watchdog-main.js below the package root (the folder
+ * with package.json above this module, which is src/engine/process in tests and a chunk of the
+ * bundle in dist/ otherwise).
+ */
 const entryScript = (): string => {
-  const here = fileURLToPath(import.meta.url);
-  const beside = path.join(path.dirname(here), 'watchdog-main.js');
-  return here.endsWith('.ts')
-    ? path.resolve(path.dirname(here), '../../../dist/engine/process/watchdog-main.js')
-    : beside;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'dist', 'engine', 'process', 'watchdog-main.js');
 };
 
 /**
