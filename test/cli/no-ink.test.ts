@@ -67,15 +67,28 @@ describe('the CLI without the dashboard', () => {
   });
 });
 
-/** Refuses the engine's entry and its heavy dependencies: what --version and --help must not load. */
+/**
+ * Refuses the engine and its heavy dependencies: what --version and --help must not load. dist/ is
+ * a bundle (zod, xstate and smol-toml are inside hydra's chunks, not separate packages), so the
+ * load hook looks into each module's source for what defines them; Ink, React and execa stay
+ * packages and are refused by name.
+ */
 const FORBID_ENGINE = `
 import { register } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
 if (isMainThread) register(import.meta.url);
 export async function resolve(specifier, context, next) {
-  if (/^(xstate|zod|execa|simple-git|smol-toml|ink|react)(\\/|$)/.test(specifier) || /\\/engine\\/index\\.js$/.test(specifier))
+  if (/^(xstate|zod|execa|smol-toml|ink|react)(\\/|$)/.test(specifier))
     throw new Error('loaded ' + specifier + ' from ' + context.parentURL);
   return next(specifier, context);
+}
+const HEAVY = [/\\bfunction startRace\\b/, /\\bfunction createMachine\\b/, /\\$ZodType\\b/, /\\bclass TomlError\\b/];
+export async function load(url, context, next) {
+  const result = await next(url, context);
+  const source = result.source === undefined || result.source === null ? '' : String(result.source);
+  const heavy = HEAVY.find((pattern) => pattern.test(source));
+  if (heavy !== undefined) throw new Error('loaded ' + url + ', which defines ' + heavy.source);
+  return result;
 }
 `;
 

@@ -22,7 +22,9 @@ const running = (token: string): number[] =>
       try {
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${token}\0`;
+        // In a PID namespace the init runs the check by its path on PATH (/usr/bin/sleep).
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return /^(\S*\/)?sleep\0/.test(cmdline) && cmdline.endsWith(`\0${token}\0`);
       } catch {
         return false;
       }
