@@ -6,7 +6,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { activeContainment, createProcessRegistry, spawnSupervised } from '../../src/engine/process/index.js';
 import type { Containment } from '../../src/engine/process/index.js';
 
@@ -142,5 +142,18 @@ describe('the namespace init reports what a plain spawn reports', () => {
       });
       expect(outcome.spawnError).toContain(file());
     }
+  });
+});
+
+describe('the containment check', () => {
+  it('decides the same without blocking (a race starts it early) as on first use', async () => {
+    vi.resetModules();
+    const early = await import('../../src/engine/process/containment.js');
+    const prepared = await early.prepareContainment();
+    expect(early.activeContainment()).toBe(prepared);
+    vi.resetModules();
+    const onFirstUse = await import('../../src/engine/process/containment.js');
+    expect(onFirstUse.activeContainment()).toEqual(prepared);
+    expect(prepared.kind).toBe('pid-namespace');
   });
 });

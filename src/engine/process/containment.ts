@@ -28,6 +28,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { startChild } from './child.js';
 
 const CONTAINMENT_ENV = 'HYDRA_CONTAINMENT';
 
@@ -92,8 +93,11 @@ const findOnPath = (name: string, env: NodeJS.ProcessEnv): string | null => {
 
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
 
-/** Works out which containment this machine allows (no cache: see activeContainment). */
-const detectContainment = (env: NodeJS.ProcessEnv = process.env): Containment => {
+/** A PID namespace to try (the command that checks it), or the fallback already decided. */
+type Candidate =
+  { kind: 'try'; unshare: string; flags: string[] } | Extract<Containment, { kind: 'process-group' }>;
+
+const candidate = (env: NodeJS.ProcessEnv): Candidate => {
   if (process.platform !== 'linux') return { kind: 'process-group', reason: 'PID namespaces are Linux only' };
   if (env[CONTAINMENT_ENV] === 'group')
     return { kind: 'process-group', reason: `${CONTAINMENT_ENV}=group is set` };
@@ -105,24 +109,66 @@ const detectContainment = (env: NodeJS.ProcessEnv = process.env): Containment =>
     ...(isRoot() ? [] : ['--user', '--map-current-user']),
     ...['--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave'],
   ];
-  const check = spawnSync(unshare, [...flags, '--', 'true'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    timeout: 5000,
-    encoding: 'utf8',
-  });
-  if (check.status !== 0) {
-    const why = check.stderr?.trim().split('\n').at(-1) ?? check.error?.message ?? `exit ${check.status}`;
-    return { kind: 'process-group', reason: `\`unshare ${flags.join(' ')}\` is not allowed here: ${why}` };
-  }
-  return { kind: 'pid-namespace', unshare, flags };
+  return { kind: 'try', unshare, flags };
 };
 
-let cached: Containment | null = null;
+/** The verdict of `unshare <flags> -- true`: its exit status and the last line of its stderr. */
+const verdict = (
+  tried: { unshare: string; flags: string[] },
+  status: number | null,
+  stderr: string,
+  error: string | undefined,
+): Containment => {
+  if (status === 0) return { kind: 'pid-namespace', unshare: tried.unshare, flags: tried.flags };
+  const why = stderr.trim().split('\n').at(-1) || error || `exit ${String(status)}`;
+  return {
+    kind: 'process-group',
+    reason: `\`unshare ${tried.flags.join(' ')}\` is not allowed here: ${why}`,
+  };
+};
 
-/** The containment agents run in, checked on first use. */
+/** How long the check of the namespace may take. */
+const CHECK_TIMEOUT_MS = 5000;
+
+let cached: Containment | null = null;
+let pending: Promise<Containment> | null = null;
+
+/**
+ * The containment agents run in, checked on first use. The check runs `unshare` once and waits for
+ * it; a race starts it early with prepareContainment, so spawning an agent does not wait.
+ */
 export const activeContainment = (): Containment => {
-  cached ??= detectContainment();
+  if (cached !== null) return cached;
+  const tried = candidate(process.env);
+  if (tried.kind !== 'try') return (cached = tried);
+  const check = spawnSync(tried.unshare, [...tried.flags, '--', 'true'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: CHECK_TIMEOUT_MS,
+    encoding: 'utf8',
+  });
+  cached = verdict(tried, check.status, check.stderr ?? '', check.error?.message);
   return cached;
+};
+
+/** activeContainment without blocking: the check runs beside the race's other start-up work. */
+export const prepareContainment = (): Promise<Containment> => {
+  if (cached !== null) return Promise.resolve(cached);
+  const tried = candidate(process.env);
+  if (tried.kind !== 'try') return Promise.resolve((cached = tried));
+  pending ??= (async () => {
+    const check = startChild(tried.unshare, [...tried.flags, '--', 'true'], { env: process.env });
+    const timer = setTimeout(() => check.process.kill('SIGKILL'), CHECK_TIMEOUT_MS);
+    const result = await check.result;
+    clearTimeout(timer);
+    cached ??= verdict(
+      tried,
+      result.exitCode ?? null,
+      result.stderr,
+      result.spawnError?.message ?? (result.signal === undefined ? undefined : `ended by ${result.signal}`),
+    );
+    return cached;
+  })();
+  return pending;
 };
 
 /** One line for `hydra doctor`. */

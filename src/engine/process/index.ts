@@ -13,7 +13,7 @@ export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
 export { startChild } from './child.js';
-export { activeContainment, describeContainment } from './containment.js';
+export { activeContainment, describeContainment, prepareContainment } from './containment.js';
 export type { Containment } from './containment.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';

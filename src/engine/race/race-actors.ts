@@ -24,7 +24,7 @@ import {
   worktreePoolDir,
 } from '../records/index.js';
 import { probeAgents } from '../probe/index.js';
-import { RUN_ID_ENV, processInfo } from '../process/index.js';
+import { RUN_ID_ENV, prepareContainment, processInfo } from '../process/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -159,6 +159,8 @@ async function buildWorkspace(
   );
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
+  // Started with the race (guardRace): the agents spawn in what it found.
+  await prepareContainment();
   trace('race: workspace ready');
   return { recordDir, launches };
 }

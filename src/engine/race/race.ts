@@ -6,7 +6,7 @@
 import { createActor } from 'xstate';
 import type { AgentName } from '../types.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
-import { createProcessRegistry, startWatchdog } from '../process/index.js';
+import { createProcessRegistry, prepareContainment, startWatchdog } from '../process/index.js';
 import type { HandledSignal } from '../process/index.js';
 import { raceMachine } from './race-machine.js';
 import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
@@ -84,6 +84,8 @@ function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): Race
  */
 function guardRace(run: RaceRun, killGraceMs: number): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
+  // Checked while the repository is (the agents' spawns wait for it in buildWorkspace).
+  void prepareContainment();
   const stopWatchdog = startWatchdog(run.runId, killGraceMs);
   trace('race: watchdog started');
   let released = false;
