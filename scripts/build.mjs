@@ -26,7 +26,12 @@ const dist = path.join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts', 'src/engine/process/watchdog-main.ts', 'src/demo/fake-agent.ts'],
+  entryPoints: [
+    'src/cli/main.ts',
+    'src/engine/index.ts',
+    'src/engine/process/watchdog-main.ts',
+    'src/demo/fake-agent.ts',
+  ],
   outbase: 'src',
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',

@@ -33,6 +33,8 @@ beforeAll(() => {
     chmodSync(path.join(bin, name), mode);
   };
   script('exit-3', 'echo out; exit 3');
+  // What a wrapper script returns when the program it ran crashed (128 + SIGSEGV).
+  script('exit-139', 'echo out; exit 139');
   script('args', 'for a in "$@"; do printf "<%s>\\n" "$a"; done');
   // A program on the agent's PATH named like a shell builtin: the init must run the program.
   script('echo', 'printf "the echo on PATH: %s\\n" "$*"');
@@ -98,6 +100,7 @@ describe('the namespace init reports what a plain spawn reports', () => {
 
   it.each([
     ['an exit code', 'exit-3', [] as string[]],
+    ['an exit code above 128 that no signal of hydra caused', 'exit-139', [] as string[]],
     [
       'arguments with quotes, a leading dash, $(...), a newline and an empty one',
       'args',
@@ -111,6 +114,7 @@ describe('the namespace init reports what a plain spawn reports', () => {
     expect(outcomes[0]).toEqual(outcomes[1]);
     expect(outcomes[0]?.spawnError).toBeUndefined();
     if (name === 'exit-3') expect(outcomes[0]).toMatchObject({ exitCode: 3, signal: null, lines: ['out'] });
+    if (name === 'exit-139') expect(outcomes[0]).toMatchObject({ exitCode: 139, signal: null });
     if (name === 'echo') expect(outcomes[0]?.lines).toEqual(['the echo on PATH: hello']);
     if (name === 'args')
       expect(outcomes[0]?.lines.join('\n')).toBe(

@@ -60,8 +60,9 @@ export interface InitStatus {
  * not a Node process: it starts in ~1 ms instead of ~40 and costs no CPU while the agent runs.
  *
  * `file` is a path (containedCommand resolves bare names on PATH), so `"$@"` never runs a shell
- * builtin or function in the agent's place. A shell reports a death by signal N as status 128+N:
- * an agent that exits with such a code itself is reported as that signal (`kill -l` names it).
+ * builtin or function in the agent's place. A shell sees a death by signal N as status 128+N, the
+ * same as an exit with that code: the init writes the status, and the supervisor, which knows
+ * whether it signalled the agent, reads it (initExit).
  */
 const INIT_SCRIPT = [
   'status=$1; shift',
@@ -70,11 +71,7 @@ const INIT_SCRIPT = [
   'if [ -d "$1" ] || [ ! -x "$1" ]; then printf \'{"exitCode":null,"signal":null,"spawnError":"EACCES"}\' >"$status"; exit 126; fi',
   '"$@"',
   'code=$?',
-  'if [ "$code" -gt 128 ] && name=$(kill -l "$code" 2>/dev/null) && [ -n "$name" ]; then',
-  '  printf \'{"exitCode":null,"signal":"SIG%s"}\' "${name#SIG}" >"$status"',
-  'else',
-  '  printf \'{"exitCode":%d,"signal":null}\' "$code" >"$status"',
-  'fi',
+  'printf \'{"exitCode":%d,"signal":null}\' "$code" >"$status"',
   'exit "$code"',
 ].join('\n');
 

@@ -90,6 +90,24 @@ const readInitStatus = (statusFile: string | null): InitStatus | null => {
 };
 
 /**
+ * How the agent ended, from the init's status (containment.ts). A shell reports a death by signal N
+ * as 128+N, which an exit with that code also is: after hydra signalled the agent it is read as
+ * the signal (what a process-group spawn reports then); otherwise as the exit code the agent
+ * returned (a crash by SIGSEGV reads `exited with code 139`).
+ */
+const initExit = (
+  init: InitStatus,
+  signalled: boolean,
+): { exitCode: number | null; signal: string | null } => {
+  const code = typeof init.exitCode === 'number' ? init.exitCode : null;
+  if (signalled && code !== null && code > 128) {
+    const name = Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0];
+    if (name !== undefined) return { exitCode: null, signal: name };
+  }
+  return { exitCode: code, signal: typeof init.signal === 'string' ? init.signal : null };
+};
+
+/**
  * `processes` is the registry of the race the agent belongs to: it kills the group if hydra goes
  * away. `containment` defaults to what this machine allows (activeContainment).
  */
@@ -117,6 +135,7 @@ export function spawnSupervised(
   const pgid = child.pid;
   let exited = false;
   let terminateRequested = false;
+  let killRequested = false;
   const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
   const splitter = new LineSplitter(
     {
@@ -168,8 +187,7 @@ export function spawnSupervised(
     const init = readInitStatus(statusFile);
     if (init !== null) {
       return {
-        exitCode: init.exitCode,
-        signal: init.signal,
+        ...initExit(init, terminateRequested || killRequested),
         stderrTail: stderr.text(),
         ...(init.spawnError === undefined ? {} : { spawnError: `spawn ${spec.file} ${init.spawnError}` }),
       };
@@ -191,6 +209,7 @@ export function spawnSupervised(
       if (pgid !== undefined && !exited) signalGroup(pgid, 'SIGTERM');
     },
     kill: () => {
+      killRequested = true;
       if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
     },
     hasExited: () => exited,
