@@ -105,29 +105,40 @@ const watchdogsOf = (runId: string): number[] =>
     .map(Number);
 
 describe('a hydra killed outright (SIGKILL)', () => {
-  it('has its watchdog stop every agent, SIGKILL for one that ignores SIGTERM, and then the watchdog ends', async () => {
-    sandbox = makeSandbox();
-    await installAgents(sandbox, {
-      claude: { hangAfterLines: 1 },
-      codex: { hangAfterLines: 1, spawnGrandchild: true, ignoreSigterm: true },
+  // In PID namespaces (the default here) each namespace's init stops its agent and no watchdog
+  // process is started; in process groups (the fallback) the watchdog process does it.
+  for (const containment of ['pid-namespace', 'process-group'] as const) {
+    const env =
+      containment === 'process-group' ? { ...process.env, HYDRA_CONTAINMENT: 'group' } : process.env;
+    const stopper = containment === 'process-group' ? 'the watchdog' : 'the namespace init';
+
+    it(`${containment}: has ${stopper} stop every agent, SIGKILL for one that ignores SIGTERM, and then nothing of the run is left`, async () => {
+      sandbox = makeSandbox();
+      await installAgents(sandbox, {
+        claude: { hangAfterLines: 1 },
+        codex: { hangAfterLines: 1, spawnGrandchild: true, ignoreSigterm: true },
+      });
+      const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]), env);
+      const runId = await hydra.running;
+      runIds.push(runId);
+      expect(processesOfRun(runId).length).toBeGreaterThanOrEqual(3);
+      expect(watchdogsOf(runId)).toHaveLength(containment === 'process-group' ? 1 : 0);
+
+      hydra.process.kill('SIGKILL');
+      await hydra.exited;
+
+      await eventually(() => processesOfRun(runId).length === 0, 10_000, `${stopper} to stop every agent`);
+      await eventually(() => watchdogsOf(runId).length === 0, 5000, 'the watchdog to end');
     });
-    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
-    const runId = await hydra.running;
-    runIds.push(runId);
-    expect(processesOfRun(runId).length).toBeGreaterThanOrEqual(3);
-    expect(watchdogsOf(runId)).toHaveLength(1);
-
-    hydra.process.kill('SIGKILL');
-    await hydra.exited;
-
-    await eventually(() => processesOfRun(runId).length === 0, 10_000, 'the watchdog to stop every agent');
-    await eventually(() => watchdogsOf(runId).length === 0, 5000, 'the watchdog to end');
-  });
+  }
 
   it('ends the watchdog with the race when hydra finishes normally', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
-    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude')]));
+    const hydra = spawnHydra(raceOptions(sandbox, [plan(sandbox, 'claude')]), {
+      ...process.env,
+      HYDRA_CONTAINMENT: 'group',
+    });
     const runId = await hydra.running;
     runIds.push(runId);
     await hydra.exited;

@@ -183,6 +183,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
         runId: launch.runId,
         agent: launch.agent,
+        graceMs: launch.graceMs,
       },
       {
         onSpawn: (pid) => {

@@ -74,6 +74,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         runId: place.runId,
         agent: `${place.owner}:${spec.name}`,
         stderrTailBytes: 64 * 1024,
+        graceMs: place.graceMs,
       },
       { onSpawn: () => undefined, onLine: (line) => stdout.push(line), onOversizeLine: () => undefined },
       place.processes,

@@ -19,6 +19,11 @@ export interface ChildOptions {
   capture?: boolean;
   /** Captured output beyond this many characters per stream is dropped. Default 256 MiB. */
   maxBuffer?: number;
+  /**
+   * A pipe as the child's fd 3 that hydra never writes to and keeps open until the child ends: the
+   * child reads end of file from it only once hydra is gone (the namespace init's watchdog).
+   */
+  lifeline?: boolean;
 }
 
 export interface ChildResult {
@@ -61,10 +66,13 @@ export function startChild(file: string, args: readonly string[], options: Child
       typeof fd === 'number' ? fd : stdin === 'ignore' || fd !== null ? 'ignore' : 'pipe',
       'pipe',
       'pipe',
+      ...(options.lifeline === true ? (['pipe'] as const) : []),
     ],
     windowsHide: true,
   });
   if (typeof fd === 'number') closeSync(fd);
+  // Read (nothing comes) so its end is seen and the child's 'close' is not held up by it.
+  if (options.lifeline === true) (child.stdio[3] as NodeJS.ReadableStream | null | undefined)?.resume();
   // An unreadable stdin file: the command must not run without its input; reported as not started.
   if (fd instanceof Error) child.kill('SIGKILL');
   if (typeof stdin === 'object' && 'input' in stdin && child.stdin !== null) {

@@ -51,13 +51,21 @@ export interface InitStatus {
 }
 
 /**
- * PID 1 of an agent's namespace: `sh -c INIT_SCRIPT hydra-init <status file> <file> <args...>`.
- * Runs the agent in the foreground, so it stays in the same process group with the same stdio and
- * signals to the group reach it as they would without a namespace (the init itself has no
- * handlers, and a namespace's PID 1 drops the signals it has no handler for). When the agent ends,
- * it writes how to the status file (a namespace's init cannot die of a signal, so its own exit
- * code could not say) and exits; the kernel then kills whatever is left in the namespace. A shell,
- * not a Node process: it starts in ~1 ms instead of ~40 and costs no CPU while the agent runs.
+ * PID 1 of an agent's namespace: `sh -c INIT_SCRIPT hydra-init <status file> <grace s> <file>
+ * <args...>`. Runs the agent in the foreground, so it stays in the same process group with the
+ * same stdio and signals to the group reach it as they would without a namespace (the init itself
+ * has no handlers, and a namespace's PID 1 drops the signals it has no handler for). When the agent
+ * ends, it writes how to the status file (a namespace's init cannot die of a signal, so its own
+ * exit code could not say) and exits; the kernel then kills whatever is left in the namespace. A
+ * shell, not a Node process: it starts in ~1 ms instead of ~40 and costs no CPU while the agent
+ * runs.
+ *
+ * It is also the namespace's watchdog. hydra holds the other end of the init's fd 3 (the agent
+ * does not get it); a background subshell waits on it at no cost, and reads end of file only when
+ * hydra is gone without ending the agent (killed outright, no code of its own ran). It then sends
+ * SIGTERM to every process of the namespace but the init and itself (`kill -1`), and SIGKILL after
+ * the grace; the agent's end ends the init, the namespace and the subshell with it. It ignores the
+ * signals hydra sends the group, so a hydra killed after a SIGTERM still has its SIGKILL sent.
  *
  * `file` is a path (containedCommand resolves bare names on PATH), so `"$@"` never runs a shell
  * builtin or function in the agent's place. A shell sees a death by signal N as status 128+N, the
@@ -65,11 +73,12 @@ export interface InitStatus {
  * whether it signalled the agent, reads it (initExit).
  */
 const INIT_SCRIPT = [
-  'status=$1; shift',
+  'status=$1; grace=$2; shift 2',
   'case $1 in */*) ;; *) printf \'{"exitCode":null,"signal":null,"spawnError":"ENOENT"}\' >"$status"; exit 127;; esac',
   'if [ ! -e "$1" ]; then printf \'{"exitCode":null,"signal":null,"spawnError":"ENOENT"}\' >"$status"; exit 127; fi',
   'if [ -d "$1" ] || [ ! -x "$1" ]; then printf \'{"exitCode":null,"signal":null,"spawnError":"EACCES"}\' >"$status"; exit 126; fi',
-  '"$@"',
+  'if [ "$grace" != off ]; then (trap "" TERM INT HUP QUIT; read -r _ <&3; kill -TERM -1; sleep "$grace"; kill -KILL -1) & fi',
+  '"$@" 3<&-',
   'code=$?',
   'printf \'{"exitCode":%d,"signal":null}\' "$code" >"$status"',
   'exit "$code"',
@@ -194,8 +203,10 @@ const resolveOnPath = (file: string, env: NodeJS.ProcessEnv): string | null => {
 };
 
 /**
- * `unshare <flags> -- /bin/sh -c <init> hydra-init <status file> <file> <args>`, or the command
- * itself. `env` is the agent's environment: its PATH finds `file`.
+ * `unshare <flags> -- /bin/sh -c <init> hydra-init <status file> <grace s> <file> <args>`, or the
+ * command itself. `env` is the agent's environment: its PATH finds `file`. With a `graceMs`, the
+ * spawn must give the init a pipe as fd 3 and keep its other end open while hydra runs (see
+ * INIT_SCRIPT); null leaves the init without its watchdog (HYDRA_WATCHDOG=0).
  */
 export const containedCommand = (
   containment: Containment,
@@ -203,6 +214,7 @@ export const containedCommand = (
   args: readonly string[],
   statusFile: string,
   env: NodeJS.ProcessEnv,
+  graceMs: number | null,
 ): ContainedCommand =>
   containment.kind === 'pid-namespace'
     ? {
@@ -215,6 +227,7 @@ export const containedCommand = (
           INIT_SCRIPT,
           'hydra-init',
           statusFile,
+          graceMs === null ? 'off' : String(Math.max(0, graceMs) / 1000),
           resolveOnPath(file, env) ?? file,
           ...args,
         ],

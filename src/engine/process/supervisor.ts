@@ -16,6 +16,7 @@ import { activeContainment, containedCommand } from './containment.js';
 import type { Containment, InitStatus } from './containment.js';
 import type { ProcessRegistry } from './process-registry.js';
 import { startChild } from './child.js';
+import { watchdogWanted } from './watchdog.js';
 import { trace } from '../../trace.js';
 import { AGENT_ENV, RUN_ID_ENV, groupRunning, processesOfRun, signalGroup } from './process-table.js';
 
@@ -29,6 +30,8 @@ export interface SpawnSpec {
   agent: AgentName;
   maxLineBytes?: number;
   stderrTailBytes?: number;
+  /** Between SIGTERM and SIGKILL when the namespace's init stops the agent after hydra died. */
+  graceMs?: number;
 }
 
 export interface SupervisorCallbacks {
@@ -119,17 +122,28 @@ export function spawnSupervised(
 ): Supervised {
   trace(`agent ${spec.agent}: spawning (${containment.kind})`);
   const statusFile = statusFileFor(containment);
+  // The namespace's init stops the agent if hydra dies (HYDRA_WATCHDOG=0 turns it off, as it does
+  // the watchdog process of the process-group fallback).
+  const lifeline = statusFile !== null && watchdogWanted();
   const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent };
   const command =
     statusFile === null
       ? { file: spec.file, args: [...spec.args] }
-      : containedCommand(containment, spec.file, spec.args, statusFile, env);
+      : containedCommand(
+          containment,
+          spec.file,
+          spec.args,
+          statusFile,
+          env,
+          lifeline ? (spec.graceMs ?? 5000) : null,
+        );
   const child = startChild(command.file, command.args, {
     cwd: spec.cwd,
     env,
     stdin: spec.stdinFile === undefined ? 'ignore' : { file: spec.stdinFile },
     capture: false,
     detached: true,
+    lifeline,
   });
   const subprocess = child.process;
   const pgid = child.pid;

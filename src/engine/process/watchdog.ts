@@ -11,8 +11,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AGENT_ENV, processInfo, RUN_ID_ENV } from './process-table.js';
 
-/** HYDRA_WATCHDOG=0 turns it off (tests of `hydra clean`'s own recovery use that). */
+/**
+ * HYDRA_WATCHDOG=0 turns it off, and the namespace init's own (containment.ts): tests of `hydra
+ * clean`'s own recovery use that.
+ */
 const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
+
+export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
 
 /**
  * The built entry script, dist/engine/process/watchdog-main.js below the package root (the folder
@@ -36,7 +41,7 @@ export const startWatchdog = (
 ): (() => void) => {
   const self = processInfo(process.pid);
   const script = entryScript();
-  if (env[WATCHDOG_ENV] === '0' || self === null || !existsSync(script)) return () => undefined;
+  if (!watchdogWanted(env) || self === null || !existsSync(script)) return () => undefined;
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
   delete childEnv[AGENT_ENV];
