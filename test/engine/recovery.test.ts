@@ -132,6 +132,37 @@ describe('a hydra killed outright (SIGKILL)', () => {
     });
   }
 
+  it('has a watchdog stop the shell of `s` too (it runs outside any namespace), then end', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {} });
+    const token = `hydra-shell-${String(process.pid)}-${String(Date.now())}`;
+    const shell = path.join(sandbox.dir, 'fake-shell');
+    writeFileSync(shell, `#!/bin/sh\necho "${token}"\nexec sleep 600\n`, { mode: 0o755 });
+    const script = path.join(sandbox.dir, 'hydra-with-shell.mjs');
+    writeFileSync(
+      script,
+      `import { startRace } from ${JSON.stringify(ENGINE)};
+const handle = startRace(${JSON.stringify(raceOptions(sandbox, [plan(sandbox, 'claude')]))});
+await handle.settled;
+console.log(JSON.stringify({ runId: handle.runId }));
+await handle.runShell({ agent: 'claude', shell: ${JSON.stringify(shell)}, env: process.env });
+`,
+    );
+    const proc = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child = proc;
+    let output = '';
+    proc.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await eventually(() => output.includes(token), 20_000, 'the shell to start');
+    const runId = /"runId":"([^"]+)"/.exec(output)?.[1] ?? '';
+    runIds.push(runId);
+    expect(processesOfRun(runId)).toHaveLength(1);
+    expect(watchdogsOf(runId)).toHaveLength(1);
+
+    proc.kill('SIGKILL');
+    await eventually(() => processesOfRun(runId).length === 0, 10_000, 'the watchdog to stop the shell');
+    await eventually(() => watchdogsOf(runId).length === 0, 5000, 'the watchdog to end');
+  });
+
   it('ends the watchdog with the race when hydra finishes normally', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
