@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createWorktree } from '../../src/engine/git/worktrees.js';
+import { createWorktree, largeCheckout } from '../../src/engine/git/worktrees.js';
 import { git, makeSandbox } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -71,5 +72,50 @@ describe('git worktree add', () => {
       /could not create directory of/,
     );
     expect(existsSync(dir)).toBe(false);
+  });
+});
+
+describe('a large repository', () => {
+  /** A commit of `count` files in 100 folders, one with the execute bit and one a symlink. */
+  const commitFiles = (count: number): void => {
+    for (let index = 0; index < count; index += 1) {
+      const dir = path.join(sandbox.repo, `d${String(index % 100)}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, `f${String(index)}.txt`), `file ${String(index)}\n`);
+    }
+    writeFileSync(path.join(sandbox.repo, 'run.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+    git(sandbox.repo, 'add', '-A');
+    git(sandbox.repo, 'commit', '-q', '-m', 'many files');
+  };
+
+  it('is told apart from a small one by the size of its index', async () => {
+    sandbox = makeSandbox();
+    expect(await largeCheckout(sandbox.repo)).toBe(false);
+    // 8,000 entries in the index (one blob under 8,000 names), without writing 8,000 files.
+    const blob = git(sandbox.repo, 'hash-object', '-w', '--stdin').trim();
+    const entries = Array.from({ length: 8000 }, (_, index) => `100644 ${blob}\tmany/f${String(index)}.txt`);
+    execFileSync('git', ['update-index', '--index-info'], {
+      cwd: sandbox.repo,
+      input: `${entries.join('\n')}\n`,
+    });
+    expect(await largeCheckout(sandbox.repo)).toBe(true);
+  });
+
+  it('gets worktrees whose files are checked out after `worktree add`, the same as in one step', async () => {
+    sandbox = makeSandbox();
+    commitFiles(300);
+    const separate = path.join(sandbox.worktreeRoot, 'run1', 'claude');
+    const together = path.join(sandbox.worktreeRoot, 'run1', 'codex');
+
+    await createWorktree(sandbox.repo, separate, 'hydra/run1/claude', 'HEAD', { separateCheckout: true });
+    await createWorktree(sandbox.repo, together, 'hydra/run1/codex', 'HEAD');
+
+    for (const dir of [separate, together]) expect(git(dir, 'status', '--porcelain')).toBe('');
+    const files = (dir: string): string[] => git(dir, 'ls-files', '-s').trim().split('\n');
+    expect(files(separate)).toEqual(files(together));
+    expect(files(separate).length).toBeGreaterThan(300);
+    expect(readFileSync(path.join(separate, 'd7', 'f207.txt'), 'utf8')).toBe('file 207\n');
+    expect(git(separate, 'rev-parse', 'HEAD')).toBe(git(sandbox.repo, 'rev-parse', 'HEAD'));
+    expect(git(separate, 'symbolic-ref', '--short', 'HEAD').trim()).toBe('hydra/run1/claude');
   });
 });

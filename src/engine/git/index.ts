@@ -25,6 +25,7 @@ export {
   commitAgentResult,
   createDetachedWorktree,
   createWorktree,
+  largeCheckout,
   deleteBranch,
   detachFromForeignBranch,
   diffSummary,

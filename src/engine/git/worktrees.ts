@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
-import { lstat, mkdir, readFile, readdir, realpath, rm, rmdir } from 'node:fs/promises';
+import { lstat, mkdir, readFile, readdir, realpath, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DiffSummary, FileStat } from '../types.js';
@@ -46,23 +46,44 @@ export async function assertWorktreeFree(root: string, dir: string, branch: stri
  * keeps the new branch, a killed one can keep a half-made worktree). The caller checks first with
  * assertWorktreeFree (it must know what existed before, so as not to roll back someone else's);
  * `git worktree add -b` itself still refuses an existing branch or a non-empty directory.
+ *
+ * `git worktree add` runs one at a time per repository (see below), and its checkout is most of
+ * its time in a large repository. With `separateCheckout`, the worktree is added without its files
+ * (`--no-checkout`, milliseconds) and they are checked out after, outside the queue, so the agents
+ * of a race check theirs out at once (`read-tree -m -u HEAD`: the index and files of HEAD, as
+ * `worktree add` does, filters included).
  */
 export async function createWorktree(
   root: string,
   dir: string,
   branch: string,
   baseRef: string,
-  options: WorktreeGitOptions = {},
+  options: WorktreeGitOptions & { separateCheckout?: boolean } = {},
 ): Promise<void> {
+  const { separateCheckout = false, ...gitOptions } = options;
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   for (let attempt = 1; ; attempt += 1) {
     try {
       // In this process they run one at a time (the agents of a race are prepared together);
       // another process's (another race's) is what the retry below is for.
       await oneAtATime(root, () =>
-        runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '-b', branch, dir, baseRef], options),
+        runGit(
+          root,
+          [
+            ...NO_HOOKS,
+            'worktree',
+            'add',
+            '--quiet',
+            ...(separateCheckout ? ['--no-checkout'] : []),
+            '-b',
+            branch,
+            dir,
+            baseRef,
+          ],
+          gitOptions,
+        ),
       );
-      return;
+      break;
     } catch (error) {
       if (attempt >= ADMIN_DIR_ATTEMPTS || !lostAdminDirRace(error)) throw error;
       // git made the branch before it lost the race; it is this run's, so it goes before the retry.
@@ -70,7 +91,24 @@ export async function createWorktree(
       await sleep(25 * attempt);
     }
   }
+  if (separateCheckout) await runGit(dir, [...NO_HOOKS, 'read-tree', '-m', '-u', 'HEAD'], gitOptions);
 }
+
+/**
+ * Whether a repository is large enough for its agents' checkouts to run at once (createWorktree's
+ * `separateCheckout`): its index (the base's files, ~80 bytes each) is over 512 KiB, some 6,000
+ * files, where a checkout takes long enough to be worth a second git process per agent.
+ */
+export async function largeCheckout(root: string): Promise<boolean> {
+  try {
+    return (await stat(path.join(root, '.git', 'index'))).size > LARGE_INDEX_BYTES;
+  } catch {
+    // A repository whose .git is a file (a linked worktree, a submodule): checked out as usual.
+    return false;
+  }
+}
+
+const LARGE_INDEX_BYTES = 512 * 1024;
 
 /** Tries of `git worktree add` when another one took the same administrative directory. */
 const ADMIN_DIR_ATTEMPTS = 4;

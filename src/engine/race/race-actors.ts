@@ -35,7 +35,13 @@ import type {
 } from './race-types.js';
 import type { RunMeta } from '../records/index.js';
 import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
-import { HYDRA_EXCLUDES, checkRepoForRace, ensureExcluded, snapshotRefs } from '../git/index.js';
+import {
+  HYDRA_EXCLUDES,
+  checkRepoForRace,
+  ensureExcluded,
+  largeCheckout,
+  snapshotRefs,
+} from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
 import type { Capabilities } from '../../adapters/types.js';
@@ -137,6 +143,8 @@ async function buildWorkspace(
   trace('race: run record started');
   const refsAtStart = await refsRead;
   trace('race: refs snapshotted');
+  // In a large repository the agents' checkouts run at once (createWorktree).
+  const separateCheckout = input.reports.length > 1 && (await largeCheckout(repo.root));
   // The agents are prepared together (git's `worktree add` itself runs one at a time, see
   // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
   const prepared = await Promise.allSettled(
@@ -145,7 +153,7 @@ async function buildWorkspace(
       const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
       if (plan === undefined || report.capabilities === null) return null;
       return prepareAgent(
-        { input, signal, created, recordDir, runDir, refsAtStart },
+        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout },
         report,
         plan,
         report.capabilities,
@@ -172,11 +180,13 @@ interface PrepareContext {
   recordDir: string;
   runDir: string;
   refsAtStart: RefSnapshot;
+  /** Check the worktree's files out after `worktree add`, beside the other agents' (createWorktree). */
+  separateCheckout: boolean;
 }
 
 /** One agent's worktree, branch, scratch directory and command. */
 async function prepareAgent(
-  { input, signal, created, runDir, refsAtStart }: PrepareContext,
+  { input, signal, created, runDir, refsAtStart, separateCheckout }: PrepareContext,
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
@@ -208,7 +218,11 @@ async function prepareAgent(
       repo.baseRef,
       { ...gitOptions, step: `reset of a pooled worktree for ${report.agent}` },
     ));
-  if (!pooled) await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions);
+  if (!pooled)
+    await createWorktree(repo.root, worktree, branch, repo.baseRef, {
+      ...gitOptions,
+      separateCheckout,
+    });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
   await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
   return {
