@@ -9,11 +9,11 @@
  * them, and Ink is run as its authors ship it.
  *
  * Entries (paths the code and the tests rely on): dist/cli/main.js (the `hydra` binary),
- * dist/engine/process/watchdog-main.js (the race's watchdog process), dist/demo/fake-agent.js (the
- * simulated agent CLIs of the demo and the tests). Code shared between them and the commands loaded
- * on demand go to dist/chunks/. A chunk is two folders below the package root, as every entry is
- * except the watchdog, so `new URL('../../package.json', import.meta.url)` finds package.json from
- * either.
+ * dist/engine/index.js (the engine, for tests that run it as a process of its own),
+ * dist/demo/fake-agent.js (the simulated agent CLIs of the demo and the tests). Code shared between
+ * them and the commands loaded on demand go to dist/chunks/. A chunk is two folders below the
+ * package root, as every entry is, so `new URL('../../package.json', import.meta.url)` finds
+ * package.json from either.
  */
 import { build } from 'esbuild';
 import { chmodSync, rmSync } from 'node:fs';
@@ -26,12 +26,7 @@ const dist = path.join(root, 'dist');
 rmSync(dist, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: [
-    'src/cli/main.ts',
-    'src/engine/index.ts',
-    'src/engine/process/watchdog-main.ts',
-    'src/demo/fake-agent.ts',
-  ],
+  entryPoints: ['src/cli/main.ts', 'src/engine/index.ts', 'src/demo/fake-agent.ts'],
   outbase: 'src',
   outdir: 'dist',
   chunkNames: 'chunks/[name]-[hash]',

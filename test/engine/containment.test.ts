@@ -3,11 +3,17 @@
  * as a process-group spawn does: the same exit code, the same signal, the same spawn errors, the
  * same arguments, the same program. Each case runs under both containments and compares.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { activeContainment, createProcessRegistry, spawnSupervised } from '../../src/engine/process/index.js';
+import {
+  activeContainment,
+  createProcessRegistry,
+  spawnSupervised,
+  startChild,
+} from '../../src/engine/process/index.js';
+import { containedCommand } from '../../src/engine/process/containment.js';
 import type { Containment } from '../../src/engine/process/index.js';
 
 let dir: string;
@@ -35,11 +41,13 @@ beforeAll(() => {
   script('exit-3', 'echo out; exit 3');
   // What a wrapper script returns when the program it ran crashed (128 + SIGSEGV).
   script('exit-139', 'echo out; exit 139');
+  script('segfault', 'echo out; kill -SEGV $$');
   script('args', 'for a in "$@"; do printf "<%s>\\n" "$a"; done');
   // A program on the agent's PATH named like a shell builtin: the init must run the program.
   script('echo', 'printf "the echo on PATH: %s\\n" "$*"');
   script('not-executable', 'exit 0', 0o644);
   script('hang', 'echo ready; while :; do sleep 1; done');
+  script('hang-no-term', 'trap "" TERM; echo ready; while :; do sleep 1; done');
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,7 +108,7 @@ describe('the namespace init reports what a plain spawn reports', () => {
 
   it.each([
     ['an exit code', 'exit-3', [] as string[]],
-    ['an exit code above 128 that no signal of hydra caused', 'exit-139', [] as string[]],
+    ['a death by a signal hydra did not send (a crash)', 'segfault', [] as string[]],
     [
       'arguments with quotes, a leading dash, $(...), a newline and an empty one',
       'args',
@@ -114,12 +122,21 @@ describe('the namespace init reports what a plain spawn reports', () => {
     expect(outcomes[0]).toEqual(outcomes[1]);
     expect(outcomes[0]?.spawnError).toBeUndefined();
     if (name === 'exit-3') expect(outcomes[0]).toMatchObject({ exitCode: 3, signal: null, lines: ['out'] });
-    if (name === 'exit-139') expect(outcomes[0]).toMatchObject({ exitCode: 139, signal: null });
+    if (name === 'segfault') expect(outcomes[0]).toMatchObject({ exitCode: null, signal: 'SIGSEGV' });
     if (name === 'echo') expect(outcomes[0]?.lines).toEqual(['the echo on PATH: hello']);
     if (name === 'args')
       expect(outcomes[0]?.lines.join('\n')).toBe(
         '<--flag>\n<it\'s "quoted">\n<$(touch pwned)>\n<two\nlines>\n<>\n<->',
       );
+  });
+
+  it('an exit with 128+N, which a shell cannot tell from a death by signal N: read as the signal', async () => {
+    const [namespace, group] = containments();
+    expect(await run(namespace![1], path.join(bin, 'exit-139'))).toMatchObject({
+      exitCode: null,
+      signal: 'SIGSEGV',
+    });
+    expect(await run(group![1], path.join(bin, 'exit-139'))).toMatchObject({ exitCode: 139, signal: null });
   });
 
   it.each(['terminate', 'kill'] as const)('a death by signal (%s)', async (stop) => {
@@ -160,4 +177,51 @@ describe('the containment check', () => {
     expect(onFirstUse.activeContainment()).toEqual(prepared);
     expect(prepared.kind).toBe('pid-namespace');
   });
+});
+
+describe('the namespace init as a watchdog', () => {
+  /** Processes whose command line holds `token` (the agents below, by the folder they run from). */
+  const running = (token: string): number[] =>
+    readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(token);
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+
+  it.each(['hang', 'hang-no-term'])(
+    'stops the agent (%s) once the other end of its lifeline is gone, as when hydra is killed -9',
+    async (name) => {
+      const containment = activeContainment();
+      const statusDir = mkdtempSync(path.join(os.tmpdir(), 'hydra-lifeline-'));
+      const command = containedCommand(
+        containment,
+        path.join(bin, name),
+        [],
+        path.join(statusDir, 'exit.json'),
+        process.env,
+        300,
+      );
+      const child = startChild(command.file, command.args, {
+        env: process.env,
+        detached: true,
+        lifeline: true,
+      });
+      await new Promise<void>((resolve) => child.process.stdout?.once('data', () => resolve()));
+      expect(running(path.join(bin, name))).not.toEqual([]);
+
+      // What the kernel does when hydra dies: its end of the pipe is closed.
+      child.process.stdio[3]?.destroy();
+      const ended = await child.result;
+      expect(ended.exitCode).toBe(name === 'hang' ? 143 : 137);
+      expect(running(path.join(bin, name))).toEqual([]);
+      rmSync(statusDir, { recursive: true, force: true });
+    },
+  );
 });

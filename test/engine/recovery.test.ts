@@ -97,7 +97,7 @@ const watchdogsOf = (runId: string): number[] =>
     .filter((pid) => {
       try {
         const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return args.some((arg) => arg.endsWith('watchdog-main.js')) && args.includes(runId);
+        return args.includes('hydra-watchdog') && args.includes(runId);
       } catch {
         return false;
       }
@@ -105,12 +105,11 @@ const watchdogsOf = (runId: string): number[] =>
     .map(Number);
 
 describe('a hydra killed outright (SIGKILL)', () => {
-  // In PID namespaces (the default here) each namespace's init stops its agent and no watchdog
-  // process is started; in process groups (the fallback) the watchdog process does it.
+  // The watchdog stops them; in PID namespaces (the default here) each namespace's init does too.
   for (const containment of ['pid-namespace', 'process-group'] as const) {
     const env =
       containment === 'process-group' ? { ...process.env, HYDRA_CONTAINMENT: 'group' } : process.env;
-    const stopper = containment === 'process-group' ? 'the watchdog' : 'the namespace init';
+    const stopper = containment === 'process-group' ? 'the watchdog' : 'the watchdog and the namespace init';
 
     it(`${containment}: has ${stopper} stop every agent, SIGKILL for one that ignores SIGTERM, and then nothing of the run is left`, async () => {
       sandbox = makeSandbox();
@@ -122,7 +121,7 @@ describe('a hydra killed outright (SIGKILL)', () => {
       const runId = await hydra.running;
       runIds.push(runId);
       expect(processesOfRun(runId).length).toBeGreaterThanOrEqual(3);
-      expect(watchdogsOf(runId)).toHaveLength(containment === 'process-group' ? 1 : 0);
+      expect(watchdogsOf(runId)).toHaveLength(1);
 
       hydra.process.kill('SIGKILL');
       await hydra.exited;
@@ -132,7 +131,7 @@ describe('a hydra killed outright (SIGKILL)', () => {
     });
   }
 
-  it('has a watchdog stop the shell of `s` too (it runs outside any namespace), then end', async () => {
+  it('has the watchdog stop the shell of `s` too (it runs outside any namespace), then end', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
     const token = `hydra-shell-${String(process.pid)}-${String(Date.now())}`;

@@ -69,8 +69,8 @@ export interface InitStatus {
  *
  * `file` is a path (containedCommand resolves bare names on PATH), so `"$@"` never runs a shell
  * builtin or function in the agent's place. A shell sees a death by signal N as status 128+N, the
- * same as an exit with that code: the init writes the status, and the supervisor, which knows
- * whether it signalled the agent, reads it (initExit).
+ * same as an exit with that code: the init writes the status and the supervisor reads it
+ * (initExit in supervisor.ts).
  */
 const INIT_SCRIPT = [
   'status=$1; grace=$2; shift 2',

@@ -1,16 +1,12 @@
 /**
  * An interactive program on the user's terminal (the dashboard's shell in a worktree): stdin,
  * stdout and stderr inherited, in hydra's process group so it can use the terminal, marked with the
- * run's id so the watchdog and `hydra clean` find it should hydra die. It runs in no PID namespace
- * (it needs the terminal's job control): where agents run in namespaces, whose inits stop them
- * instead of a watchdog process, one is started for as long as the program runs. While it runs,
- * Ctrl-C and Ctrl-Z are its own: hydra neither cancels the race nor stops.
+ * run's id so the watchdog and `hydra clean` find it should hydra die. While it runs, Ctrl-C and
+ * Ctrl-Z are its own: hydra neither cancels the race nor stops.
  */
 import { spawn } from 'node:child_process';
-import { activeContainment } from './containment.js';
 import type { ProcessRegistry } from './process-registry.js';
 import { RUN_ID_ENV } from './process-table.js';
-import { startWatchdog } from './watchdog.js';
 
 export interface InteractiveSpec {
   file: string;
@@ -21,8 +17,6 @@ export interface InteractiveSpec {
   processes: ProcessRegistry;
   /** Called once Ctrl-C is held, just before the program starts (to tell the user). */
   onStart?: () => void;
-  /** Between the watchdog's SIGTERM and SIGKILL. Default 5 s. */
-  graceMs?: number;
 }
 
 const ignore = (): void => undefined;
@@ -33,14 +27,9 @@ export function runInteractive(spec: InteractiveSpec): Promise<number | null> {
   // Without a listener, SIGINT or SIGTSTP from the terminal would end or stop hydra itself.
   process.on('SIGINT', ignore);
   process.on('SIGTSTP', ignore);
-  const stopWatchdog =
-    activeContainment().kind === 'pid-namespace'
-      ? startWatchdog(spec.runId, spec.graceMs ?? 5000)
-      : (): void => undefined;
   const done = (): void => {
     process.off('SIGINT', ignore);
     process.off('SIGTSTP', ignore);
-    stopWatchdog();
     release();
   };
   try {

@@ -94,16 +94,13 @@ const readInitStatus = (statusFile: string | null): InitStatus | null => {
 
 /**
  * How the agent ended, from the init's status (containment.ts). A shell reports a death by signal N
- * as 128+N, which an exit with that code also is: after hydra signalled the agent it is read as
- * the signal (what a process-group spawn reports then); otherwise as the exit code the agent
- * returned (a crash by SIGSEGV reads `exited with code 139`).
+ * as 128+N, which an exit with that code also is; it is read as the signal (a crash, the OOM
+ * killer, hydra's own stop all end that way, and a user wants the signal named). An agent that
+ * exits 128+N itself, as a wrapper script does after what it ran died of signal N, reads the same.
  */
-const initExit = (
-  init: InitStatus,
-  signalled: boolean,
-): { exitCode: number | null; signal: string | null } => {
+const initExit = (init: InitStatus): { exitCode: number | null; signal: string | null } => {
   const code = typeof init.exitCode === 'number' ? init.exitCode : null;
-  if (signalled && code !== null && code > 128) {
+  if (code !== null && code > 128) {
     const name = Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0];
     if (name !== undefined) return { exitCode: null, signal: name };
   }
@@ -149,7 +146,6 @@ export function spawnSupervised(
   const pgid = child.pid;
   let exited = false;
   let terminateRequested = false;
-  let killRequested = false;
   const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
   const splitter = new LineSplitter(
     {
@@ -201,7 +197,7 @@ export function spawnSupervised(
     const init = readInitStatus(statusFile);
     if (init !== null) {
       return {
-        ...initExit(init, terminateRequested || killRequested),
+        ...initExit(init),
         stderrTail: stderr.text(),
         ...(init.spawnError === undefined ? {} : { spawnError: `spawn ${spec.file} ${init.spawnError}` }),
       };
@@ -223,7 +219,6 @@ export function spawnSupervised(
       if (pgid !== undefined && !exited) signalGroup(pgid, 'SIGTERM');
     },
     kill: () => {
-      killRequested = true;
       if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
     },
     hasExited: () => exited,

@@ -3,13 +3,18 @@
  * (SIGKILL, OOM killer), and then stops every process of the race: SIGTERM, then SIGKILL after the
  * grace period. Signals and normal exits are handled inside hydra itself; this covers the case where
  * hydra gets no chance to run any code. It only touches processes that carry the race's
- * HYDRA_RUN_ID marker, and it ends with the race when hydra stops it.
+ * HYDRA_RUN_ID marker (agents and their namespaces' inits, checks, git and what git runs, the
+ * dashboard's shell), and it ends with the race when hydra stops it.
+ *
+ * It is a few lines of /bin/sh that cost nothing while they wait: hydra holds the other end of the
+ * watchdog's stdin, writes `done` to it when the race is over, and the kernel closes it when hydra
+ * dies, however it dies, so the watchdog reads end of file only then (no polling, and no pid that
+ * could be reused). It finds the run's processes by their environment in /proc (`grep -z`).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { AGENT_ENV, processInfo, RUN_ID_ENV } from './process-table.js';
+import type { Writable } from 'node:stream';
+import { AGENT_ENV, RUN_ID_ENV } from './process-table.js';
 
 /**
  * HYDRA_WATCHDOG=0 turns it off, and the namespace init's own (containment.ts): tests of `hydra
@@ -19,16 +24,22 @@ const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
 export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
 
-/**
- * The built entry script, dist/engine/process/watchdog-main.js below the package root (the folder
- * with package.json above this module, which is src/engine/process in tests and a chunk of the
- * bundle in dist/ otherwise).
- */
-const entryScript = (): string => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'dist', 'engine', 'process', 'watchdog-main.js');
-};
+const SHELL = '/bin/sh';
+
+/** `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second>`, stdin from hydra. */
+const WATCHDOG_SCRIPT = [
+  'run=$1; tenths=$2',
+  // Blocks until hydra says the race is over, or is gone (end of file).
+  'IFS= read -r line',
+  '[ "$line" = done ] && exit 0',
+  `pids() { grep -lzx "${RUN_ID_ENV}=$run" /proc/[0-9]*/environ 2>/dev/null | sed 's#^/proc/##; s#/environ$##'; }`,
+  'list=$(pids); [ -n "$list" ] || exit 0',
+  'kill -TERM $list 2>/dev/null',
+  'waited=0',
+  'while [ "$waited" -lt "$tenths" ] && [ -n "$(pids)" ]; do sleep 0.1; waited=$((waited + 1)); done',
+  'list=$(pids); [ -z "$list" ] || kill -KILL $list 2>/dev/null',
+  'exit 0',
+].join('\n');
 
 /**
  * Starts the watchdog for a race run by this process. Returns a function that stops it (call it
@@ -39,30 +50,27 @@ export const startWatchdog = (
   graceMs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): (() => void) => {
-  const self = processInfo(process.pid);
-  const script = entryScript();
-  if (!watchdogWanted(env) || self === null || !existsSync(script)) return () => undefined;
+  if (!watchdogWanted(env) || process.platform !== 'linux' || !existsSync(SHELL)) return () => undefined;
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
   delete childEnv[AGENT_ENV];
   try {
     const child = spawn(
-      process.execPath,
-      [script, String(process.pid), self.startTime, runId, String(graceMs)],
-      {
-        detached: true,
-        stdio: 'ignore',
-        env: childEnv,
-      },
+      SHELL,
+      ['-c', WATCHDOG_SCRIPT, 'hydra-watchdog', runId, String(Math.max(0, Math.round(graceMs / 100)))],
+      { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: childEnv },
     );
     child.on('error', () => undefined);
+    const lifeline = child.stdin as (Writable & { unref?: () => void }) | null;
+    lifeline?.on('error', () => undefined);
+    // Neither the watchdog nor the pipe keeps hydra running.
     child.unref();
+    lifeline?.unref?.();
+    let stopped = false;
     return () => {
-      try {
-        child.kill('SIGTERM');
-      } catch {
-        // Already gone.
-      }
+      if (stopped) return;
+      stopped = true;
+      lifeline?.end('done\n');
     };
   } catch {
     return () => undefined;

@@ -78,23 +78,18 @@ function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): Race
 }
 
 /**
- * From here until the race is over, a signal cancels it (its registry's handlers), and its agents
- * are stopped should this process be killed outright, when no handler of ours can run: in PID
- * namespaces by each namespace's init (containment.ts), in process groups by a watchdog process
- * (watchdog.ts), started once the containment is known. Returns the function that releases both,
- * idempotent.
+ * From here until the race is over, a signal cancels it (its registry's handlers), and its
+ * processes are stopped should this process be killed outright, when no handler of ours can run:
+ * by the watchdog (watchdog.ts), and agents in PID namespaces by their namespace's init too
+ * (containment.ts). Returns the function that releases both, idempotent.
  */
 function guardRace(run: RaceRun, killGraceMs: number): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
+  // Checked while the repository is; the agents' spawns wait for it (buildWorkspace).
+  void prepareContainment();
+  const stopWatchdog = startWatchdog(run.runId, killGraceMs);
+  trace('race: watchdog started');
   let released = false;
-  let stopWatchdog = (): void => undefined;
-  // Checked while the repository is; the agents' spawns wait for it (buildWorkspace), and this
-  // reaction, registered first, runs before them.
-  void prepareContainment().then((containment) => {
-    if (released || containment.kind === 'pid-namespace') return;
-    stopWatchdog = startWatchdog(run.runId, killGraceMs);
-    trace('race: watchdog started');
-  });
   return () => {
     if (released) return;
     released = true;
