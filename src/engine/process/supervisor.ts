@@ -119,8 +119,8 @@ export function spawnSupervised(
 ): Supervised {
   trace(`agent ${spec.agent}: spawning (${containment.kind})`);
   const statusFile = statusFileFor(containment);
-  // The namespace's init stops the agent if hydra dies (HYDRA_WATCHDOG=0 turns it off, as it does
-  // the watchdog process of the process-group fallback).
+  // The namespace's init stops the agent if hydra dies, as the race's watchdog does
+  // (HYDRA_WATCHDOG=0 turns off both).
   const lifeline = statusFile !== null && watchdogWanted();
   const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent };
   const command =
