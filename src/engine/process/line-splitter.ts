@@ -7,6 +7,7 @@
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 const HEAD_BYTES = 200;
 
 export interface LineSink {
@@ -14,10 +15,9 @@ export interface LineSink {
   oversize(bytes: number, head: string): void;
 }
 
-const decode = (bytes: Buffer): string => {
-  const text = bytes.toString('utf8');
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
-};
+/** The text of `bytes[start, end)`, without the CR of a CRLF. */
+const decode = (bytes: Buffer, start = 0, end = bytes.length): string =>
+  bytes.toString('utf8', start, end > start && bytes[end - 1] === CR ? end - 1 : end);
 
 export class LineSplitter {
   private pending: Buffer[] = [];
@@ -35,6 +35,12 @@ export class LineSplitter {
     let start = 0;
     while (start < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, start);
+      // A whole line inside the chunk (the common case) is decoded where it lies: no copy.
+      if (newline !== -1 && this.pendingBytes === 0 && this.skipped < 0 && newline - start <= this.maxBytes) {
+        this.sink.line(decode(chunk, start, newline));
+        start = newline + 1;
+        continue;
+      }
       const end = newline === -1 ? chunk.length : newline;
       this.take(chunk.subarray(start, end));
       if (newline === -1) return;
