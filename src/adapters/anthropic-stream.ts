@@ -137,16 +137,32 @@ export const userContentEvents = (content: unknown, toolNames: ReadonlyMap<strin
   return events;
 };
 
+type Delta = { type?: string | null; text?: string | null; thinking?: string | null };
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const nullishString = (value: unknown): boolean =>
+  value === undefined || value === null || typeof value === 'string';
+
 /**
- * A `stream_event` line: text and thinking deltas become partial messages (the complete assistant
- * line follows); other SSE events (block starts and stops, tool-input JSON fragments) add nothing.
- * Null when the line is not a stream_event of the expected shape.
+ * The delta of a `content_block_delta` line, checked by hand: nearly every line of a streamed turn
+ * is one, and zod's parse of it cost more than the JSON.parse before it. It accepts exactly what
+ * StreamEventLine accepts for these lines; anything else (other SSE events, an odd shape) is
+ * undefined and goes through the schema.
  */
-export const partialMessageEvents = (value: Record<string, unknown>): AgentEvent[] | null => {
-  const line = StreamEventLine.safeParse(value);
-  if (!line.success) return null;
-  const delta = line.data.event.delta;
-  if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
+const blockDelta = (value: Record<string, unknown>): Delta | undefined => {
+  const event = value['event'];
+  if (!isObject(event) || event['type'] !== 'content_block_delta') return undefined;
+  const delta = event['delta'];
+  if (!isObject(delta)) return undefined;
+  return typeof delta['type'] === 'string' && nullishString(delta['text']) && nullishString(delta['thinking'])
+    ? (delta as Delta)
+    : undefined;
+};
+
+/** A text or thinking delta as a partial message; other deltas (tool-input JSON) add nothing. */
+const deltaEvents = (delta: Delta): AgentEvent[] => {
   if (delta.type === 'text_delta' && delta.text)
     return [ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true })];
   if (delta.type === 'thinking_delta' && delta.thinking)
@@ -160,4 +176,19 @@ export const partialMessageEvents = (value: Record<string, unknown>): AgentEvent
       }),
     ];
   return [];
+};
+
+/**
+ * A `stream_event` line: text and thinking deltas become partial messages (the complete assistant
+ * line follows); other SSE events (block starts and stops, tool-input JSON fragments) add nothing.
+ * Null when the line is not a stream_event of the expected shape.
+ */
+export const partialMessageEvents = (value: Record<string, unknown>): AgentEvent[] | null => {
+  const hot = blockDelta(value);
+  if (hot !== undefined) return deltaEvents(hot);
+  const line = StreamEventLine.safeParse(value);
+  if (!line.success) return null;
+  const delta = line.data.event.delta;
+  if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
+  return deltaEvents(delta);
 };
