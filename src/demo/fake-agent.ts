@@ -150,6 +150,7 @@ const loadStream = (scenario: FakeScenario): Stream => {
 
 const CONTENT_KEYS = ['content', 'fileText', 'contents', 'file_text'];
 const PATH_KEYS = ['file_path', 'path', 'filePath'];
+const QUOTED_PATH_KEYS = PATH_KEYS.map((key) => `"${key}"`);
 const OLD_KEYS = ['oldString', 'old_string'];
 const NEW_KEYS = ['newString', 'new_string'];
 
@@ -202,7 +203,7 @@ const deriveEdits = (lines: string[], agent: string): FakeEdit[] => {
   const found = new Map<string, FakeEdit>();
   for (const line of lines) {
     // Every write names its file under one of the path keys: other lines are not parsed at all.
-    if (!PATH_KEYS.some((key) => line.includes(`"${key}"`))) continue;
+    if (!QUOTED_PATH_KEYS.some((key) => line.includes(key))) continue;
     try {
       collectWrites(JSON.parse(line) as unknown, agent, found);
     } catch {
@@ -456,7 +457,9 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   if (scenario.floodLines !== undefined) await flood(scenario.floodLines, scenario.floodLine);
 
   const stream = loadStream(scenario);
-  const lines = stream.lines.map((line) => line.split(FIXTURE_REPO).join(cwd));
+  const lines = stream.lines.map((line) =>
+    line.includes(FIXTURE_REPO) ? line.split(FIXTURE_REPO).join(cwd) : line,
+  );
   const edits =
     (isResumed(args) ? scenario.resumedEdits : undefined) ??
     scenario.edits ??
@@ -494,7 +497,9 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   if (scenario.crashAfterLines !== undefined) return 139;
   if (scenario.hugeLineBytes !== undefined) await hugeLine(scenario.hugeLineBytes);
   const lastMessageFile = flagValue(args, ['-o', '--output-last-message']);
-  const message = lastMessage(lines);
+  // Only a CLI asked for it (codex -o) reads the stream again: a replay of 100,000 lines would
+  // otherwise parse every line once more before exiting, and hydra waits for that exit.
+  const message = lastMessageFile === undefined ? null : lastMessage(lines);
   if (lastMessageFile !== undefined && message !== null)
     writeFileSync(path.resolve(cwd, lastMessageFile), message);
   return scenario.exitCode ?? stream.recordedExitCode ?? 0;
