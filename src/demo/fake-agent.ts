@@ -460,20 +460,23 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   const lines = stream.lines.map((line) =>
     line.includes(FIXTURE_REPO) ? line.split(FIXTURE_REPO).join(cwd) : line,
   );
-  const edits =
-    (isResumed(args) ? scenario.resumedEdits : undefined) ??
-    scenario.edits ??
-    deriveEdits(stream.lines, scenario.agent);
+  // Derived when they are due (a long replay's first lines are out by then), not before the first line.
+  let derived: FakeEdit[] | undefined;
+  const edits = (): FakeEdit[] =>
+    (derived ??=
+      (isResumed(args) ? scenario.resumedEdits : undefined) ??
+      scenario.edits ??
+      deriveEdits(stream.lines, scenario.agent));
   const firstTool = lines.findIndex(isToolLine);
   const editAt = firstTool >= 0 ? firstTool : Math.floor(lines.length / 2);
   const delayMs = scenario.delayMs ?? 120;
   let editsDone = false;
 
   if (scenario.durationMs !== undefined && plainReplay(scenario)) {
-    await replayPaced(lines, scenario.durationMs, editAt, () => applyEdits(cwd, edits));
+    await replayPaced(lines, scenario.durationMs, editAt, () => applyEdits(cwd, edits()));
     editsDone = true;
   } else if (delayMs === 0 && plainReplay(scenario)) {
-    await replayInBatches(lines, editAt, () => applyEdits(cwd, edits));
+    await replayInBatches(lines, editAt, () => applyEdits(cwd, edits()));
     editsDone = true;
   }
   for (const [index, line] of editsDone ? [] : lines.entries()) {
@@ -488,11 +491,11 @@ async function run({ scenario, args }: Invocation): Promise<number> {
     if (scenario.noiseBytes !== undefined) await writeBytes(noise(scenario.noiseBytes, index));
     await write(`${line}\n`);
     if (!editsDone && index >= editAt) {
-      applyEdits(cwd, edits);
+      applyEdits(cwd, edits());
       editsDone = true;
     }
   }
-  if (!editsDone) applyEdits(cwd, edits);
+  if (!editsDone) applyEdits(cwd, edits());
   if (scenario.hangAfterLines !== undefined) return hangForever();
   if (scenario.crashAfterLines !== undefined) return 139;
   if (scenario.hugeLineBytes !== undefined) await hugeLine(scenario.hugeLineBytes);
