@@ -6,7 +6,7 @@
  * claude.ts and qwen.ts.
  */
 import { z } from 'zod';
-import { ev } from './events.js';
+import { EVENT_SCHEMA_VERSION, ev } from './events.js';
 import type { AgentEvent } from './events.js';
 import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, OUTPUT_CHARS } from './text.js';
 
@@ -161,19 +161,31 @@ const blockDelta = (value: Record<string, unknown>): Delta | undefined => {
     : undefined;
 };
 
-/** A text or thinking delta as a partial message; other deltas (tool-input JSON) add nothing. */
+/**
+ * A text or thinking delta as a partial message; other deltas (tool-input JSON) add nothing. The
+ * event is written out whole (what `ev` returns) rather than through `ev`: one object per line.
+ */
 const deltaEvents = (delta: Delta): AgentEvent[] => {
   if (delta.type === 'text_delta' && delta.text)
-    return [ev({ kind: 'message', role: 'assistant', text: clip(delta.text, MESSAGE_CHARS), partial: true })];
+    return [
+      {
+        v: EVENT_SCHEMA_VERSION,
+        kind: 'message',
+        role: 'assistant',
+        text: clip(delta.text, MESSAGE_CHARS),
+        partial: true,
+      },
+    ];
   if (delta.type === 'thinking_delta' && delta.thinking)
     return [
-      ev({
+      {
+        v: EVENT_SCHEMA_VERSION,
         kind: 'message',
         role: 'assistant',
         text: clip(delta.thinking, MESSAGE_CHARS),
         partial: true,
         thinking: true,
-      }),
+      },
     ];
   return [];
 };
