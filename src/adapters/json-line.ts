@@ -29,8 +29,12 @@ export const shorten = (text: string, maxChars: number = MAX_RAW_CHARS): string 
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
+/** Any surrogate at all: a cheap first test, since most text has none. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
 /** Replaces lone UTF-16 surrogates (from invalid UTF-8 or broken escapes) with U+FFFD. */
-export const wellFormed = (text: string): string => text.replace(LONE_SURROGATE, '\uFFFD');
+export const wellFormed = (text: string): string =>
+  SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\uFFFD') : text;
 
 export type JsonLine =
   | { ok: true; value: Record<string, unknown>; length: number }

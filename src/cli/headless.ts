@@ -13,6 +13,8 @@ import type {
   RaceSummary,
   ScoreSummary,
 } from '../engine/index.js';
+import { eventJson } from '../engine/index.js';
+import { terminalSafeJson } from '../ui/index.js';
 
 export interface RaceRecordLine {
   type: 'race';
@@ -90,6 +92,14 @@ export function raceLine(snapshot: RaceSnapshot): RaceRecordLine {
 /** An event line; `adapter` is the agent's CLI (from the race's snapshot). */
 export function eventLine(record: AgentEventRecord, adapter: AdapterId): AgentEventLine {
   return { type: 'agent_event', agent: record.agent, adapter, event: record.event };
+}
+
+/**
+ * The text of `eventLine(record, adapter)` as terminalSafeJson writes it, around the event's JSON
+ * the run record already made (eventJson): each event is serialized once, not once per use.
+ */
+export function eventLineJson(record: AgentEventRecord, adapter: AdapterId): string {
+  return `{"type":"agent_event","agent":${terminalSafeJson(record.agent)},"adapter":${terminalSafeJson(adapter)},"event":${eventJson(record.event)}}`;
 }
 
 /** Each agent's CLI, by name, as the snapshot says. */

@@ -20,7 +20,7 @@ import {
 } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import type { HeadlessLine } from './headless.js';
-import { adaptersOf, eventLine, raceIsUnderway, raceLine, summaryLine } from './headless.js';
+import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
 export interface SessionOptions {
   /** Dashboard (terminal) or NDJSON (headless). */
@@ -143,10 +143,10 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     pending = [];
     if (!readerGone && text !== '') ctx.stdout.write(text);
   };
-  const write = (line: HeadlessLine): void => {
+  const write = (line: HeadlessLine | string): void => {
     if (readerGone) return;
     if (pending.length === 0) queueMicrotask(flush);
-    pending.push(`${terminalSafeJson(line)}\n`);
+    pending.push(`${typeof line === 'string' ? line : terminalSafeJson(line)}\n`);
   };
   let announced = false;
   const announce = (snapshot: RaceSnapshot, settledSummary?: RaceSummary): void => {
@@ -172,7 +172,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   const unsubscribeEvents = handle.onEvent((record) => {
     announce(handle.getSnapshot());
     if (!adapters.has(record.agent)) adapters = adaptersOf(handle.getSnapshot());
-    write(eventLine(record, adapters.get(record.agent) ?? record.agent));
+    write(eventLineJson(record, adapters.get(record.agent) ?? record.agent));
   });
 
   let interrupted = false;

@@ -150,6 +150,7 @@ const loadStream = (scenario: FakeScenario): Stream => {
 
 const CONTENT_KEYS = ['content', 'fileText', 'contents', 'file_text'];
 const PATH_KEYS = ['file_path', 'path', 'filePath'];
+const QUOTED_PATH_KEYS = PATH_KEYS.map((key) => `"${key}"`);
 const OLD_KEYS = ['oldString', 'old_string'];
 const NEW_KEYS = ['newString', 'new_string'];
 
@@ -202,7 +203,7 @@ const deriveEdits = (lines: string[], agent: string): FakeEdit[] => {
   const found = new Map<string, FakeEdit>();
   for (const line of lines) {
     // Every write names its file under one of the path keys: other lines are not parsed at all.
-    if (!PATH_KEYS.some((key) => line.includes(`"${key}"`))) continue;
+    if (!QUOTED_PATH_KEYS.some((key) => line.includes(key))) continue;
     try {
       collectWrites(JSON.parse(line) as unknown, agent, found);
     } catch {
@@ -456,21 +457,26 @@ async function run({ scenario, args }: Invocation): Promise<number> {
   if (scenario.floodLines !== undefined) await flood(scenario.floodLines, scenario.floodLine);
 
   const stream = loadStream(scenario);
-  const lines = stream.lines.map((line) => line.split(FIXTURE_REPO).join(cwd));
-  const edits =
-    (isResumed(args) ? scenario.resumedEdits : undefined) ??
-    scenario.edits ??
-    deriveEdits(stream.lines, scenario.agent);
+  const lines = stream.lines.map((line) =>
+    line.includes(FIXTURE_REPO) ? line.split(FIXTURE_REPO).join(cwd) : line,
+  );
+  // Derived when they are due (a long replay's first lines are out by then), not before the first line.
+  let derived: FakeEdit[] | undefined;
+  const edits = (): FakeEdit[] =>
+    (derived ??=
+      (isResumed(args) ? scenario.resumedEdits : undefined) ??
+      scenario.edits ??
+      deriveEdits(stream.lines, scenario.agent));
   const firstTool = lines.findIndex(isToolLine);
   const editAt = firstTool >= 0 ? firstTool : Math.floor(lines.length / 2);
   const delayMs = scenario.delayMs ?? 120;
   let editsDone = false;
 
   if (scenario.durationMs !== undefined && plainReplay(scenario)) {
-    await replayPaced(lines, scenario.durationMs, editAt, () => applyEdits(cwd, edits));
+    await replayPaced(lines, scenario.durationMs, editAt, () => applyEdits(cwd, edits()));
     editsDone = true;
   } else if (delayMs === 0 && plainReplay(scenario)) {
-    await replayInBatches(lines, editAt, () => applyEdits(cwd, edits));
+    await replayInBatches(lines, editAt, () => applyEdits(cwd, edits()));
     editsDone = true;
   }
   for (const [index, line] of editsDone ? [] : lines.entries()) {
@@ -485,16 +491,18 @@ async function run({ scenario, args }: Invocation): Promise<number> {
     if (scenario.noiseBytes !== undefined) await writeBytes(noise(scenario.noiseBytes, index));
     await write(`${line}\n`);
     if (!editsDone && index >= editAt) {
-      applyEdits(cwd, edits);
+      applyEdits(cwd, edits());
       editsDone = true;
     }
   }
-  if (!editsDone) applyEdits(cwd, edits);
+  if (!editsDone) applyEdits(cwd, edits());
   if (scenario.hangAfterLines !== undefined) return hangForever();
   if (scenario.crashAfterLines !== undefined) return 139;
   if (scenario.hugeLineBytes !== undefined) await hugeLine(scenario.hugeLineBytes);
   const lastMessageFile = flagValue(args, ['-o', '--output-last-message']);
-  const message = lastMessage(lines);
+  // Only a CLI asked for it (codex -o) reads the stream again: a replay of 100,000 lines would
+  // otherwise parse every line once more before exiting, and hydra waits for that exit.
+  const message = lastMessageFile === undefined ? null : lastMessage(lines);
   if (lastMessageFile !== undefined && message !== null)
     writeFileSync(path.resolve(cwd, lastMessageFile), message);
   return scenario.exitCode ?? stream.recordedExitCode ?? 0;

@@ -285,6 +285,34 @@ describe('claude stream', () => {
     expect(withPartials.events.filter((event) => event.kind === 'unknown')).toEqual([]);
   });
 
+  it('reads every shape of a content_block_delta line as the stream schema does', () => {
+    const recorded = loadStream('claude', 'partial-messages').lines.find((line) =>
+      line.includes('"text_delta"'),
+    )!;
+    const withDelta = (delta: unknown, event: Record<string, unknown> = {}): string => {
+      const value = JSON.parse(recorded) as { event: Record<string, unknown> };
+      value.event = { ...value.event, delta, ...event };
+      return JSON.stringify(value);
+    };
+    const parse = (line: string): AgentEvent[] => claudeAdapter.createParser().parseLine(line);
+    const partial = (text: string, thinking = false) => [
+      { v: 1, kind: 'message', role: 'assistant', text, partial: true, ...(thinking ? { thinking } : {}) },
+    ];
+    const unknown = [expect.objectContaining({ kind: 'unknown', type: 'stream_event' })];
+
+    expect(parse(withDelta({ type: 'text_delta', text: 'Hello' }))).toEqual(partial('Hello'));
+    expect(parse(withDelta({ type: 'thinking_delta', thinking: 'Hmm' }))).toEqual(partial('Hmm', true));
+    expect(parse(withDelta({ type: 'text_delta', text: 'a\uD800b' }))).toEqual(partial('a\uFFFDb'));
+    expect(parse(withDelta({ type: 'input_json_delta', partial_json: '{"a' }))).toEqual([]);
+    expect(parse(withDelta({ type: 'text_delta', text: '' }))).toEqual([]);
+    expect(parse(withDelta({ text: 'no type' }))).toEqual([]);
+    expect(parse(withDelta(null))).toEqual([]);
+    expect(parse(withDelta({ type: 'text_delta', text: 5 }))).toEqual(unknown);
+    expect(parse(withDelta({ type: 'text_delta', text: 'x', thinking: 7 }))).toEqual(unknown);
+    expect(parse(withDelta(['text_delta']))).toEqual(unknown);
+    expect(parse(withDelta({ type: 'text_delta', text: 'x' }, { type: 7 }))).toEqual(unknown);
+  });
+
   it('treats subtype "success" with is_error true as a failure (the 401 trap)', () => {
     const fixture = loadStream('claude', 'auth-failure');
     const resultLine = fixture.lines.find((line) => line.includes('"type":"result"'))!;

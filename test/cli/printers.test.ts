@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { emptyUsage, ev, type AgentEvent, type Usage } from '../../src/adapters/events.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { renderRun } from '../../src/cli/commands/show.js';
-import { summaryLine } from '../../src/cli/headless.js';
+import { eventLine, eventLineJson, summaryLine } from '../../src/cli/headless.js';
 import { createStyle } from '../../src/cli/style.js';
 import type { AgentSnapshot, RaceSummary, RunRecord } from '../../src/engine/types.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { paneLines } from '../../src/ui/layout/pane-lines.js';
 import { compareLines, detailLines } from '../../src/ui/layout/view-lines.js';
+import { terminalSafeJson } from '../../src/ui/text/text.js';
 import { createTheme } from '../../src/ui/text/theme.js';
 import { T0, agentSnapshot, completed, raceSnapshot, runningEvents, usage } from '../ui/fixtures.js';
 
@@ -88,6 +89,36 @@ const usageOfShow = (lines: string[]): string | undefined =>
 
 const usageOfDetail = (lines: string[]): string | undefined =>
   lines.find((line) => line.startsWith('usage    '))?.slice('usage    '.length);
+
+describe('headless event lines', () => {
+  it('are the event line serialized whole, built around the JSON the record already made', () => {
+    const events: AgentEvent[] = [
+      ev({
+        kind: 'message',
+        role: 'assistant',
+        text: 'say "hi"\n\u009b31m red \u007f ☃ \ud83d\ude00 \ud800',
+        partial: true,
+      }),
+      ev({
+        kind: 'tool_call',
+        id: 't1',
+        name: 'Bash',
+        summary: '$ ls',
+        input: { command: 'ls', n: [1, null] },
+      }),
+      ev({ kind: 'completed', result: 'done', usage: emptyUsage(), exitCode: 0 }),
+    ];
+    for (const event of events) {
+      const record = { agent: 'claude-2', at: T0, event };
+
+      const line = eventLineJson(record, 'claude');
+
+      expect(line).toBe(terminalSafeJson(eventLine(record, 'claude')));
+      expect(line).not.toMatch(/[\u007f-\u009f]/);
+      expect(JSON.parse(line)).toEqual({ type: 'agent_event', agent: 'claude-2', adapter: 'claude', event });
+    }
+  });
+});
 
 describe('one figure, one format', () => {
   it('prints 1,234,567 tokens as 1.2M in hydra show, the detail view, the compare view and the pane', () => {

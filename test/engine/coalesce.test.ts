@@ -2,12 +2,18 @@
 import { describe, expect, it } from 'vitest';
 import { TEXT_OUTPUT_STAGE, ev } from '../../src/adapters/events.js';
 import type { AgentEvent } from '../../src/adapters/events.js';
+import { MESSAGE_CHARS } from '../../src/adapters/text.js';
 import { MERGED_TEXT_CHARS, coalesceEvents } from '../../src/engine/agent/coalesce.js';
 
 const garbage = (raw: string): AgentEvent =>
   ev({ kind: 'parse_error', raw, reason: 'not JSON: starts with "f"' });
 const text = (line: string): AgentEvent => ev({ kind: 'progress', stage: TEXT_OUTPUT_STAGE, detail: line });
 const message = ev({ kind: 'message', role: 'assistant', text: 'working' });
+const delta = (part: string, thinking = false): AgentEvent =>
+  ev({ kind: 'message', role: 'assistant', text: part, partial: true, ...(thinking ? { thinking } : {}) });
+/** The texts of a batch's message events, in order. */
+const texts = (events: AgentEvent[]): string[] =>
+  events.map((event) => (event.kind === 'message' ? event.text : `<${event.kind}>`));
 
 describe('coalesceEvents', () => {
   it('merges consecutive parse errors into one that counts them and keeps the first as its example', () => {
@@ -50,5 +56,43 @@ describe('coalesceEvents', () => {
 
     expect(coalesceEvents(events)).toEqual(events);
     expect(coalesceEvents([])).toEqual([]);
+  });
+
+  it('joins consecutive fragments of a streamed message into one fragment that keeps all their text', () => {
+    const parts = Array.from({ length: 1000 }, (_, i) => `w${i} `);
+
+    const merged = coalesceEvents(parts.map((part) => delta(part)));
+
+    expect(merged).toEqual([delta(parts.join(''))]);
+  });
+
+  it('keeps answer and thinking fragments, and whole messages, apart and in order', () => {
+    const events = [
+      delta('I will ', true),
+      delta('think.', true),
+      delta('Hello, '),
+      delta('world'),
+      message,
+      delta('!'),
+      ev({ kind: 'message', role: 'user', text: 'echo', partial: true }),
+    ];
+
+    const merged = coalesceEvents(events);
+
+    expect(texts(merged)).toEqual(['I will think.', 'Hello, world', 'working', '!', 'echo']);
+    expect(merged[0]).toEqual(delta('I will think.', true));
+    expect(merged[1]).toEqual(delta('Hello, world'));
+  });
+
+  it('starts a new fragment where the joined text would pass MESSAGE_CHARS, losing nothing', () => {
+    const part = 'x'.repeat(1000);
+    const count = Math.ceil((MESSAGE_CHARS * 2.5) / part.length);
+
+    const merged = coalesceEvents(Array.from({ length: count }, () => delta(part)));
+
+    expect(merged).toHaveLength(3);
+    expect(texts(merged).join('')).toBe(part.repeat(count));
+    for (const event of merged)
+      expect(event.kind === 'message' && event.text.length).toBeLessThanOrEqual(MESSAGE_CHARS);
   });
 });

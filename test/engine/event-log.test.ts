@@ -31,6 +31,22 @@ const readEvents = (from: string): AgentEventRecord[] =>
 const limits = { headBytes: 10_000, tailBytes: 2_000 };
 
 describe('EventLog', () => {
+  it('writes each record as one JSON line that reads back as the record, control characters escaped', () => {
+    const log = new EventLog(dir, limits);
+    const record: AgentEventRecord = {
+      agent: 'claude',
+      at: 1_700_000_000_123,
+      event: ev({ kind: 'message', role: 'assistant', text: 'a "quote"\n\u009b2J\u0085 ☃', partial: true }),
+    };
+    log.append(record);
+    log.close();
+
+    const text = readFileSync(path.join(dir, 'events.jsonl'), 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text).not.toMatch(/[\u007f-\u009f]/);
+    expect(readEvents(dir)).toEqual([record]);
+  });
+
   it("keeps an agent's first events and its last ones around a note saying how much was left out", () => {
     const log = new EventLog(dir, limits);
     for (let i = 0; i < 10_000; i += 1) log.append(say('claude', i));

@@ -38,6 +38,55 @@ describe('LineSplitter', () => {
   });
 });
 
+/** What the splitter must report for `bytes`, line by line, whatever the chunks. */
+const expectedLines = (bytes: Buffer, maxBytes: number) => {
+  const lines: string[] = [];
+  const oversize: Array<{ bytes: number; head: string }> = [];
+  let start = 0;
+  while (start < bytes.length) {
+    const newline = bytes.indexOf(0x0a, start);
+    const line = bytes.subarray(start, newline === -1 ? bytes.length : newline);
+    if (line.length > maxBytes)
+      oversize.push({ bytes: line.length, head: line.subarray(0, 200).toString('utf8') });
+    else lines.push(line.toString('utf8').replace(/\r$/, ''));
+    if (newline === -1) break;
+    start = newline + 1;
+  }
+  return { lines, oversize };
+};
+
+describe('LineSplitter on any chunking', () => {
+  it('reports the same lines as splitting the whole stream at once', () => {
+    let seed = 12345;
+    const random = (below: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % below;
+    };
+    const pieces = ['{"a":1}', 'plain', '☃ snow', '\r', '', 'x'.repeat(250), 'é'.repeat(200), '\ud83d\ude00'];
+    for (let round = 0; round < 200; round += 1) {
+      const parts: Buffer[] = [];
+      for (let line = random(12); line >= 0; line -= 1) {
+        for (let piece = random(4); piece >= 0; piece -= 1)
+          parts.push(Buffer.from(pieces[random(pieces.length)]!));
+        if (random(10) === 0) parts.push(Buffer.from([0xff, 0xe2, 0x98]));
+        parts.push(Buffer.from(random(5) === 0 ? '\r\n' : '\n'));
+      }
+      if (random(2) === 0) parts.pop();
+      const stream = Buffer.concat(parts);
+      const { splitter, lines, oversize } = collect(300);
+
+      for (let at = 0; at < stream.length;) {
+        const size = 1 + random(random(3) === 0 ? 900 : 40);
+        splitter.push(stream.subarray(at, at + size));
+        at += size;
+      }
+      splitter.end();
+
+      expect({ lines, oversize }, `round ${round}`).toEqual(expectedLines(stream, 300));
+    }
+  });
+});
+
 describe('TailBuffer', () => {
   it('keeps only the last bytes', () => {
     const tail = new TailBuffer(8);

@@ -24,6 +24,25 @@ export function claudeStreamSaying(message: string, result: string): string[] {
   });
 }
 
+const PARTIAL = path.join(ROOT, 'fixtures', 'adapters', 'claude', 'streams', 'partial-messages.jsonl');
+
+/**
+ * The recorded Claude stream with partial messages, its first text streamed as `deltas` (one
+ * text_delta line each) instead of the recorded one.
+ */
+export function claudeStreamStreaming(deltas: readonly string[]): string[] {
+  const lines = readFileSync(PARTIAL, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
+  const first = lines.findIndex((line) => line.includes('"text_delta"'));
+  const template = JSON.parse(lines[first] ?? '{}') as { event: { delta: { text: string } } };
+  const streamed = deltas.map((text) => {
+    template.event.delta.text = text;
+    return JSON.stringify(template);
+  });
+  return [...lines.slice(0, first), ...streamed, ...lines.slice(first + 1)];
+}
+
 /** An executable sh script at `file` with `body` (no shebang needed). */
 export function writeScript(file: string, body: string): string {
   writeFileSync(file, `#!/bin/sh\n${body}\n`);

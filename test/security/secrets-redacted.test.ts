@@ -6,7 +6,14 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { knownSecrets, recordableConfig, redactSecrets } from '../../src/engine/records/redact.js';
+import { ev } from '../../src/adapters/events.js';
+import { coalesceEvents } from '../../src/engine/agent/coalesce.js';
+import {
+  knownSecrets,
+  recordableConfig,
+  redactSecrets,
+  redactValue,
+} from '../../src/engine/records/redact.js';
 import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import type { Sandbox } from '../cli/helpers.js';
 import {
@@ -15,7 +22,7 @@ import {
   expectRecordsReadable,
   expectUserStateUnchanged,
 } from '../faults/invariants.js';
-import { claudeStreamSaying } from './helpers.js';
+import { claudeStreamSaying, claudeStreamStreaming } from './helpers.js';
 
 const ANTHROPIC = `sk-ant-api03-${'Q'.repeat(40)}`;
 const OPENAI = `sk-proj-${'x1'.repeat(24)}`;
@@ -78,6 +85,96 @@ describe('redactSecrets', () => {
         },
       },
     });
+  });
+});
+
+describe('redactValue', () => {
+  const delta = (text: string) => ev({ kind: 'message', role: 'assistant', text, partial: true });
+
+  it('returns an event with nothing to redact as it is, without copying it', () => {
+    const events = [
+      delta('Hello, world'),
+      ev({ kind: 'tool_call', id: 't1', name: 'Bash', summary: '$ ls', input: { command: 'ls' } }),
+    ];
+
+    expect(redactValue(events, knownSecrets({ MY_SERVICE_TOKEN: PLAIN }))).toBe(events);
+  });
+
+  it('redacts a nested string in a copy and leaves the original alone', () => {
+    const call = ev({
+      kind: 'tool_call',
+      id: 't1',
+      name: 'Bash',
+      summary: '$ env',
+      input: { env: [`KEY=${AWS}`, 'x'] },
+    });
+
+    const redacted = redactValue([call], []);
+
+    expect(redacted[0]).toEqual({ ...call, input: { env: ['KEY=[redacted: aws access key]', 'x'] } });
+    expect(call.input).toEqual({ env: [`KEY=${AWS}`, 'x'] });
+  });
+
+  it('catches a key split over two streamed fragments of one batch, once they are joined', () => {
+    const batch = coalesceEvents([
+      delta('the key '),
+      delta(ANTHROPIC.slice(0, 10)),
+      delta(`${ANTHROPIC.slice(10)} ok`),
+    ]);
+
+    expect(redactValue(batch, [])).toEqual([delta('the key [redacted: anthropic key] ok')]);
+  });
+});
+
+describe('a race whose agent streams secrets in partial messages', () => {
+  let sandbox: Sandbox;
+  let repo: string;
+
+  beforeEach(async () => {
+    sandbox = createSandbox();
+    repo = await createRepo(sandbox.dir);
+    await installFakes(sandbox.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 2,
+        lines: claudeStreamStreaming([
+          `The key is ${ANTHROPIC}`,
+          ' and the token ',
+          PLAIN,
+          `, also ${GITHUB}.`,
+        ]),
+      },
+    });
+  });
+
+  afterEach(() => sandbox.cleanup());
+
+  it('redacts them in the record and in the headless output', async () => {
+    const config = path.join(sandbox.dir, 'hydra.toml');
+    writeFileSync(
+      config,
+      `[race]\nagents = ["claude"]\n[agents.claude]\nenv = { MY_SERVICE_TOKEN = "${PLAIN}" }\n`,
+    );
+    const result = await hydra(['race', '--json', '--config', config, 'Add a hello.txt file'], {
+      cwd: repo,
+      env: sandbox.env,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const runId = (parseNdjson(result.stdout)[0] as { runId: string }).runId;
+    const events = readFileSync(path.join(repo, '.hydra', 'runs', runId, 'events.jsonl'), 'utf8');
+
+    for (const [where, text] of Object.entries({ events, stdout: result.stdout })) {
+      for (const secret of [ANTHROPIC, PLAIN, GITHUB])
+        expect(text.includes(secret), `${where} holds ${secret}`).toBe(false);
+      const partials = parseNdjson(text)
+        .map((line) => line['event'] as { kind?: string; partial?: boolean; text?: string } | undefined)
+        .filter((event) => event?.kind === 'message' && event.partial === true)
+        .map((event) => event?.text ?? '')
+        .join('');
+      expect(partials, where).toContain('The key is [redacted: anthropic key]');
+      expect(partials, where).toContain('[redacted: env MY_SERVICE_TOKEN]');
+      expect(partials, where).toContain('[redacted: github token]');
+    }
   });
 });
 

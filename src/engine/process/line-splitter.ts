@@ -7,6 +7,7 @@
 export const DEFAULT_MAX_LINE_BYTES = 1024 * 1024;
 
 const NEWLINE = 0x0a;
+const CR = 0x0d;
 const HEAD_BYTES = 200;
 
 export interface LineSink {
@@ -33,13 +34,49 @@ export class LineSplitter {
 
   push(chunk: Buffer): void {
     let start = 0;
-    while (start < chunk.length) {
-      const newline = chunk.indexOf(NEWLINE, start);
-      const end = newline === -1 ? chunk.length : newline;
-      this.take(chunk.subarray(start, end));
+    // A line begun in an earlier chunk is finished first, from its kept bytes.
+    if (this.pendingBytes > 0 || this.skipped >= 0) {
+      const newline = chunk.indexOf(NEWLINE);
+      this.take(chunk.subarray(0, newline === -1 ? chunk.length : newline));
       if (newline === -1) return;
       this.endLine();
       start = newline + 1;
+    }
+    const last = chunk.lastIndexOf(NEWLINE);
+    if (last >= start) {
+      if (last - start <= this.maxBytes) this.wholeLines(chunk, start, last);
+      else this.eachLine(chunk, start, last);
+      start = last + 1;
+    }
+    if (start < chunk.length) this.take(chunk.subarray(start));
+  }
+
+  /**
+   * The lines of `chunk[start, end)`, which ends at a newline and is no longer than a line may
+   * be: decoded with one call, then cut at each "\n" (a byte 0x0a is always a newline in UTF-8,
+   * and never part of a replaced invalid sequence). A flood of short lines costs one decode per
+   * chunk instead of one per line.
+   */
+  private wholeLines(chunk: Buffer, start: number, end: number): void {
+    const text = chunk.toString('utf8', start, end);
+    let from = 0;
+    for (;;) {
+      const newline = text.indexOf('\n', from);
+      const to = newline === -1 ? text.length : newline;
+      this.sink.line(text.slice(from, to > from && text.charCodeAt(to - 1) === CR ? to - 1 : to));
+      if (newline === -1) return;
+      from = newline + 1;
+    }
+  }
+
+  /** The lines of `chunk[start, end]` one at a time, so an oversize one is skipped, not decoded. */
+  private eachLine(chunk: Buffer, start: number, end: number): void {
+    let from = start;
+    while (from <= end) {
+      const newline = chunk.indexOf(NEWLINE, from);
+      this.take(chunk.subarray(from, newline));
+      this.endLine();
+      from = newline + 1;
     }
   }
 

@@ -33,3 +33,4 @@ export {
 export type { LoadedRun, RunMeta } from './records.js';
 export { LAST_RUN, resolveRunName } from './run-names.js';
 export { knownSecrets, recordableConfig, redactValue } from './redact.js';
+export { eventJson } from './event-json.js';

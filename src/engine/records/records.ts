@@ -25,6 +25,7 @@ import { emptyUsage, ev, type Usage } from '../../adapters/events.js';
 import type { AgentName } from '../types.js';
 import type { AgentEventRecord, MergeResult, RaceSummary, RunListEntry, RunRecord } from '../types.js';
 import { EngineError } from '../errors.js';
+import { eventJson } from './event-json.js';
 import { RUN_ID_PATTERN, recordsRoot, runRecordDir } from './paths.js';
 import {
   describeProblem,
@@ -279,7 +280,8 @@ export class EventLog {
   }
 
   private add(record: AgentEventRecord): void {
-    const line = `${JSON.stringify(record)}\n`;
+    // The event's JSON is shared with the headless printer (eventJson): serialized once.
+    const line = `{"agent":${JSON.stringify(record.agent)},"at":${JSON.stringify(record.at)},"event":${eventJson(record.event)}}\n`;
     const bytes = Buffer.byteLength(line);
     const final = record.event.kind === 'completed' || record.event.kind === 'failed';
     const written = this.written.get(record.agent) ?? 0;

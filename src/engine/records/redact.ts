@@ -61,14 +61,33 @@ export const redactSecrets = (text: string, known: readonly KnownSecret[] = []):
   );
 };
 
-/** A copy of a JSON-like value (an event, an argv) with every string redacted. */
+/**
+ * A JSON-like value (an event, an argv) with every string redacted. Copied only where a string
+ * changed: a value with nothing to redact (nearly every event) comes back as it is, so the hot
+ * path allocates nothing; one with a secret gets new objects on the path to each changed string.
+ */
 export const redactValue = <T>(value: T, known: readonly KnownSecret[] = []): T => {
   if (typeof value === 'string') return redactSecrets(value, known) as T;
-  if (Array.isArray(value)) return value.map((item: unknown) => redactValue(item, known)) as T;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
+      const redacted = redactValue(item, known);
+      if (redacted !== item) copy ??= value.slice();
+      if (copy !== null) copy[index] = redacted;
+    }
+    return (copy ?? value) as T;
+  }
   if (value !== null && typeof value === 'object') {
-    const copy: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) copy[key] = redactValue(item, known);
-    return copy as T;
+    let copy: Record<string, unknown> | null = null;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item: unknown = (value as Record<string, unknown>)[key];
+      const redacted = redactValue(item, known);
+      if (redacted !== item) copy ??= { ...(value as Record<string, unknown>) };
+      if (copy !== null) copy[key] = redacted;
+    }
+    return (copy ?? value) as T;
   }
   return value;
 };
