@@ -3,7 +3,7 @@
  * as a process-group spawn does: the same exit code, the same signal, the same spawn errors, the
  * same arguments, the same program. Each case runs under both containments and compares.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -15,6 +15,7 @@ import {
 } from '../../src/engine/process/index.js';
 import { containedCommand } from '../../src/engine/process/containment.js';
 import type { Containment } from '../../src/engine/process/index.js';
+import { liveProcesses } from './helpers.js';
 
 let dir: string;
 let bin: string;
@@ -181,19 +182,7 @@ describe('the containment check', () => {
 
 describe('the namespace init as a watchdog', () => {
   /** Processes whose command line holds `token` (the agents below, by the folder they run from). */
-  const running = (token: string): number[] =>
-    readdirSync('/proc')
-      .filter((name) => /^\d+$/.test(name))
-      .filter((pid) => {
-        try {
-          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-          if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-          return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(token);
-        } catch {
-          return false;
-        }
-      })
-      .map(Number);
+  const running = (token: string): number[] => liveProcesses((cmdline) => cmdline.includes(token));
 
   it.each(['hang', 'hang-no-term'])(
     'stops the agent (%s) once the other end of its lifeline is gone, as when hydra is killed -9',

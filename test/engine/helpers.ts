@@ -198,3 +198,18 @@ export const repoState = (
     files,
   };
 };
+
+/** Live processes (zombies left out) whose command line, argv joined by NUL, passes `matches`. */
+export const liveProcesses = (matches: (cmdline: string) => boolean): number[] =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
+        return matches(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);

@@ -3,10 +3,9 @@
  * run for minutes ends with hydra's watchdog, or with `hydra clean` when there is no watchdog; the
  * baseline worktree is found and removed like the agents' (it lies in the run's directory).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { eventually } from '../engine/helpers.js';
+import { eventually, liveProcesses } from '../engine/helpers.js';
 import { createRepo, createSandbox, hydra, installFakes, MAIN } from '../cli/helpers.js';
 import type { Sandbox } from '../cli/helpers.js';
 import { extraWorktrees, hydraBranches } from './invariants.js';
@@ -15,21 +14,9 @@ import { extraWorktrees, hydraBranches } from './invariants.js';
 const uniqueSleep = (): string => `2000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 
 /** Live `sleep <token>` processes (hydra's own command line holds the token too: not counted). */
+// In a PID namespace the init runs the check by its path on PATH (/usr/bin/sleep).
 const running = (token: string): number[] =>
-  readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-        // In a PID namespace the init runs the check by its path on PATH (/usr/bin/sleep).
-        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return /^(\S*\/)?sleep\0/.test(cmdline) && cmdline.endsWith(`\0${token}\0`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  liveProcesses((cmdline) => /^(\S*\/)?sleep\0/.test(cmdline) && cmdline.endsWith(`\0${token}\0`));
 
 const leftovers: string[] = [];
 let sandbox: Sandbox;

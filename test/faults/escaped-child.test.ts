@@ -5,13 +5,19 @@
  * and after `hydra clean`. Each agent runs in a PID namespace where the machine allows it
  * (containment.ts); this suite records which containment it had.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
 import { activeContainment, describeContainment } from '../../src/engine/process/containment.js';
 import type { RaceHandle } from '../../src/engine/types.js';
-import { eventually, installAgents, makeSandbox, plan, raceOptions } from '../engine/helpers.js';
+import {
+  eventually,
+  installAgents,
+  liveProcesses,
+  makeSandbox,
+  plan,
+  raceOptions,
+} from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { createRepo, createSandbox, hydra, installFakes, MAIN } from '../cli/helpers.js';
 import type { Sandbox as CliSandbox } from '../cli/helpers.js';
@@ -30,19 +36,7 @@ const containment = activeContainment();
 const uniqueSleep = (): string => `1000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
 
 /** Processes whose command line is the escapee's (`sh -c '… sleep X'` and `sleep X`). */
-const escapees = (token: string): number[] =>
-  readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(token);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+const escapees = (token: string): number[] => liveProcesses((cmdline) => cmdline.includes(token));
 
 const leftovers: string[] = [];
 
