@@ -34,44 +34,52 @@ import {
   snapshotTips,
 } from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
-import type { PinnedWorktree } from '../git/index.js';
+import type { PinnedWorktree, WorktreeHead } from '../git/index.js';
+import { trace } from '../../trace.js';
 
 /**
  * Takes the agent's work: checks that its worktree is still linked to the repository (else the
- * agent fails and nothing is committed anywhere), lets go of any branch the agent switched to, puts
- * back whatever the agent changed in the user's refs and stash, then commits its result on its own
- * branch and diffs it against the base.
+ * agent fails and nothing is committed anywhere), lets go of any branch the agent switched to, then
+ * puts back whatever the agent changed in the user's refs and stash while it commits its result on
+ * its own branch (the two touch different refs: they run at once), and diffs it against the base.
  */
 export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput> {
+  trace(`agent ${input.agent}: finalizing`);
   let pinned: PinnedWorktree | null = null;
   let failure: ErrorInfo | undefined;
-  let switchedTo: string | null = null;
+  let head: WorktreeHead | undefined;
   try {
     pinned = await pinWorktree(input.repoRoot, input.worktree);
-    switchedTo = await detachFromForeignBranch(pinned, input.branch);
+    head = await detachFromForeignBranch(pinned, input.branch);
   } catch (error) {
     if (!(error instanceof EngineError)) throw error;
     failure = error.toInfo();
   }
-  const warnings =
+  const restored =
     input.refsAtStart === undefined
-      ? []
-      : await restoreUserRefs({
+      ? Promise.resolve([])
+      : restoreUserRefs({
           root: input.repoRoot,
           snapshot: input.refsAtStart,
           agent: input.agent,
           runDir: path.dirname(input.worktree),
         });
-  if (pinned === null) return { commit: null, diff: null, warnings, ...(failure ? { failure } : {}) };
-  const result = await commitAgentResult(pinned, input.branch, input.message, {
-    switchedTo,
+  if (pinned === null) {
+    const warnings = await restored;
+    return { commit: null, diff: null, warnings, ...(failure ? { failure } : {}) };
+  }
+  const committed = commitAgentResult(pinned, input.branch, input.message, {
+    ...(head === undefined ? {} : { head }),
     tipsAtStart: input.refsAtStart === undefined ? [] : snapshotTips(input.refsAtStart),
   });
-  return {
-    commit: result.commit,
-    diff: await diffSummary(input.repoRoot, input.baseRef, result.commit),
-    warnings: [...result.warnings, ...warnings],
-  };
+  // Both run to their end before either's failure is reported (nothing is left running behind).
+  const [restoredOutcome, committedOutcome] = await Promise.allSettled([restored, committed]);
+  if (restoredOutcome.status === 'rejected') throw restoredOutcome.reason;
+  if (committedOutcome.status === 'rejected') throw committedOutcome.reason;
+  const result = committedOutcome.value;
+  const diff = await diffSummary(input.repoRoot, input.baseRef, result.commit);
+  trace(`agent ${input.agent}: finalized`);
+  return { commit: result.commit, diff, warnings: [...result.warnings, ...restoredOutcome.value] };
 }
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));

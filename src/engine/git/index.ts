@@ -27,6 +27,7 @@ export {
   createWorktree,
   largeCheckout,
   deleteBranch,
+  deleteBranches,
   detachFromForeignBranch,
   diffSummary,
   fullPatch,
@@ -34,10 +35,11 @@ export {
   pooledWorktrees,
   removeRunDirIfEmpty,
   removeWorktree,
+  removeWorktrees,
   reopenWorktree,
   returnToPool,
   takePooledWorktree,
 } from './worktrees.js';
-export type { PinnedWorktree } from './worktrees.js';
+export type { PinnedWorktree, WorktreeHead } from './worktrees.js';
 export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
 export type { RefSnapshot } from './refs.js';

@@ -39,21 +39,75 @@ const describeHead = (head: string | null): string =>
       ? shortRef(head)
       : `a detached HEAD at ${short(head)}`;
 
-async function listRefs(root: string, runId: string): Promise<Record<string, string>> {
-  const { stdout } = await runGit(root, ['for-each-ref', '--format=%(refname)%00%(objectname)']);
-  const refs: Record<string, string> = {};
-  for (const line of stdout.split('\n')) {
+/**
+ * What one read of the repository's refs says: every ref with its object, where each branch is
+ * checked out, and the branch the checkout's HEAD names. One `for-each-ref` (`%(worktreepath)`,
+ * git 2.23) answers what took four git processes before (refs, `worktree list`, whether a stash
+ * exists, HEAD); older git gets the same answers from those.
+ */
+interface RefState {
+  /** Every ref (refname → object), `refs/stash` and this run's branches included. */
+  refs: Map<string, string>;
+  /** Branch → the worktree it is checked out in (absolute path, as git recorded it). */
+  checkedOut: Map<string, string>;
+  /** What the checkout at `root` names: `refs/heads/<branch>`, a commit when detached, null for none. */
+  head: string | null;
+}
+
+const STATE_FORMAT = '--format=%(refname)%00%(objectname)%00%(HEAD)%00%(worktreepath)%00';
+
+async function readRefState(root: string): Promise<RefState> {
+  const result = await runGit(root, ['for-each-ref', STATE_FORMAT], { okExitCodes: [128] });
+  if (result.exitCode !== 0) return readRefStateSlowly(root);
+  const refs = new Map<string, string>();
+  const checkedOut = new Map<string, string>();
+  let head: string | null = null;
+  // Each record ends with NUL and git's newline; a worktree path may hold a newline, never a NUL.
+  for (const record of result.stdout.split('\0\n')) {
+    const [ref, sha, current, worktree] = record.split('\0');
+    if (ref === undefined || ref === '' || sha === undefined) continue;
+    refs.set(ref, sha);
+    if (current === '*') head = ref;
+    if (worktree !== undefined && worktree !== '') checkedOut.set(ref, worktree);
+  }
+  // No existing branch is checked out at the root: HEAD is detached, or on a branch not yet born.
+  return { refs, checkedOut, head: head ?? (await headOf(root)) };
+}
+
+/** The same answers from git older than 2.23, which has no `%(worktreepath)`. */
+async function readRefStateSlowly(root: string): Promise<RefState> {
+  const [list, worktrees, head] = await Promise.all([
+    runGit(root, ['for-each-ref', '--format=%(refname)%00%(objectname)']),
+    runGit(root, ['worktree', 'list', '--porcelain']),
+    headOf(root),
+  ]);
+  const refs = new Map<string, string>();
+  for (const line of list.stdout.split('\n')) {
     const [ref, sha] = line.split('\0');
-    if (ref === undefined || sha === undefined || ref === 'refs/stash') continue;
-    if (ref.startsWith(`refs/heads/hydra/${runId}/`)) continue;
+    if (ref !== undefined && ref !== '' && sha !== undefined) refs.set(ref, sha);
+  }
+  const checkedOut = new Map<string, string>();
+  let dir = '';
+  for (const line of worktrees.stdout.split('\n')) {
+    if (line.startsWith('worktree ')) dir = line.slice('worktree '.length);
+    if (line.startsWith('branch ')) checkedOut.set(line.slice('branch '.length), dir);
+  }
+  return { refs, checkedOut, head };
+}
+
+/** The user's refs of a state: every ref but `refs/stash` and this run's branches. */
+function userRefs(state: RefState, runId: string): Record<string, string> {
+  const refs: Record<string, string> = {};
+  for (const [ref, sha] of state.refs) {
+    if (ref === 'refs/stash' || ref.startsWith(`refs/heads/hydra/${runId}/`)) continue;
     refs[ref] = sha;
   }
   return refs;
 }
 
-async function listStash(root: string): Promise<StashEntry[]> {
-  const exists = await runGit(root, ['rev-parse', '--verify', '-q', 'refs/stash'], { okExitCodes: [1] });
-  if (exists.exitCode !== 0) return [];
+/** `git stash list` as entries; no git process when the state has no stash. */
+async function listStash(root: string, state: RefState): Promise<StashEntry[]> {
+  if (!state.refs.has('refs/stash')) return [];
   const { stdout } = await runGit(root, ['reflog', 'show', '--format=%H%x00%gs', 'refs/stash', '--']);
   return stdout
     .split('\n')
@@ -73,26 +127,18 @@ async function headOf(root: string): Promise<string | null> {
 
 /** The user's refs, stash and checkout, taken before any agent starts. */
 export async function snapshotRefs(root: string, runId: string): Promise<RefSnapshot> {
-  const [refs, stash, head] = await Promise.all([listRefs(root, runId), listStash(root), headOf(root)]);
-  return { runId, refs, stash, head };
+  const state = await readRefState(root);
+  return { runId, refs: userRefs(state, runId), stash: await listStash(root, state), head: state.head };
 }
 
 /**
  * Branches checked out somewhere, by where: in the user's own worktrees, and in this run's (another
  * agent still on it; that agent's own settling handles it once it has let go of it).
  */
-async function checkouts(
-  root: string,
-  runDir: string | null,
-): Promise<{ user: Map<string, string>; run: Set<string> }> {
-  const { stdout } = await runGit(root, ['worktree', 'list', '--porcelain']);
+function checkouts(state: RefState, runDir: string | null): { user: Map<string, string>; run: Set<string> } {
   const user = new Map<string, string>();
   const run = new Set<string>();
-  let dir = '';
-  for (const line of stdout.split('\n')) {
-    if (line.startsWith('worktree ')) dir = line.slice('worktree '.length);
-    if (!line.startsWith('branch ')) continue;
-    const ref = line.slice('branch '.length);
+  for (const [ref, dir] of state.checkedOut) {
     if (runDir !== null && path.resolve(path.dirname(dir)) === path.resolve(runDir)) run.add(ref);
     else user.set(ref, dir);
   }
@@ -146,8 +192,9 @@ async function restore({ root, snapshot, agent, runDir }: RestoreInput): Promise
     warnings.push(text);
   };
   const found = `during the race (found when ${agent} settled)`;
-  const current = await listRefs(root, snapshot.runId);
-  const checkedOutIn = await checkouts(root, runDir);
+  const state = await readRefState(root);
+  const current = userRefs(state, snapshot.runId);
+  const checkedOutIn = checkouts(state, runDir);
   const names = new Set([...Object.keys(snapshot.refs), ...Object.keys(current)]);
   for (const ref of [...names].sort()) {
     if (!isGuarded(snapshot, ref)) continue;
@@ -192,8 +239,8 @@ async function restore({ root, snapshot, agent, runDir }: RestoreInput): Promise
       );
     }
   }
-  await restoreStash(root, snapshot, found, say);
-  const head = await headOf(root);
+  await restoreStash(root, snapshot, await listStash(root, state), found, say);
+  const head = state.head;
   const switched =
     head !== snapshot.head &&
     (head?.startsWith('refs/') === true || snapshot.head?.startsWith('refs/') === true);
@@ -213,10 +260,10 @@ async function restore({ root, snapshot, agent, runDir }: RestoreInput): Promise
 async function restoreStash(
   root: string,
   snapshot: RefSnapshot,
+  now: StashEntry[],
   found: string,
   say: (key: string, text: string) => void,
 ): Promise<void> {
-  const now = await listStash(root);
   if (sameStash(now, snapshot.stash)) return;
   const added = now.filter((entry) => !snapshot.stash.some((old) => old.commit === entry.commit));
   await runGit(root, ['update-ref', '-d', 'refs/stash'], { okExitCodes: [1] }).catch(() => undefined);

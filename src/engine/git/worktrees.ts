@@ -269,21 +269,45 @@ const inside = (parent: string, child: string): boolean => {
 };
 
 /**
- * Removes a worktree (even with changes in it) and prunes git's bookkeeping. Missing is fine. When
- * git cannot remove it, the directory is deleted only if it really lies inside `area` (hydra's
- * directory for the run): never anything outside hydra's worktree root.
+ * Removes a worktree (even with changes in it). Missing is fine. When git cannot remove it, the
+ * directory is deleted only if it really lies inside `area` (hydra's directory for the run): never
+ * anything outside hydra's worktree root. See removeWorktrees.
  */
 export async function removeWorktree(root: string, dir: string, area: string): Promise<void> {
-  if (existsSync(dir)) {
-    try {
-      await runGit(root, ['worktree', 'remove', '--force', '--force', dir]);
-    } catch (error) {
-      // Not (or no longer) a registered worktree: remove the directory itself, if it is hydra's.
-      if (!inside(area, dir) || !inside(realpathSync(area), realpathSync(dir))) throw error;
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
-  await runGit(root, ['worktree', 'prune']);
+  await removeWorktrees(root, [{ dir, area }]);
+}
+
+/**
+ * Removes worktrees all at once (`git worktree remove` of different worktrees do not share a lock
+ * or a file: each deletes its own directory and its own entry in `.git/worktrees`), then prunes
+ * git's bookkeeping once, and only when an entry can be left over: a worktree that was already
+ * gone, or one git could not remove (its directory is deleted instead, if it really lies inside
+ * its `area`). Every removal is tried; the first failure is thrown after the others are done.
+ */
+export async function removeWorktrees(
+  root: string,
+  worktrees: ReadonlyArray<{ dir: string; area: string }>,
+): Promise<void> {
+  let prune = false;
+  const removals = await Promise.allSettled(
+    worktrees.map(async ({ dir, area }) => {
+      if (!existsSync(dir)) {
+        prune = true;
+        return;
+      }
+      try {
+        await runGit(root, ['worktree', 'remove', '--force', '--force', dir]);
+      } catch (error) {
+        // Not (or no longer) a registered worktree: remove the directory itself, if it is hydra's.
+        prune = true;
+        if (!inside(area, dir) || !inside(realpathSync(area), realpathSync(dir))) throw error;
+        await rm(dir, { recursive: true, force: true });
+      }
+    }),
+  );
+  if (prune) await runGit(root, ['worktree', 'prune']);
+  const failed = removals.find((removal) => removal.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
 }
 
 export async function branchExists(root: string, branch: string): Promise<boolean> {
@@ -300,6 +324,34 @@ export async function deleteBranch(root: string, branch: string): Promise<boolea
 }
 
 /**
+ * Deletes those of `branches` that exist, in one `git branch -D` (one update of packed-refs, where
+ * several at once would wait on each other's lock); returns the ones deleted. When git refuses one
+ * (checked out somewhere), they are deleted one by one, so the others still go and the failure is
+ * the refused branch's.
+ */
+export async function deleteBranches(root: string, branches: readonly string[]): Promise<string[]> {
+  if (branches.length === 0) return [];
+  const wanted = new Set(branches.map((branch) => `refs/heads/${branch}`));
+  const { stdout } = await runGit(root, ['for-each-ref', '--format=%(refname)', ...wanted]);
+  const found = new Set(stdout.split('\n'));
+  const existing = [...new Set(branches)].filter((branch) => found.has(`refs/heads/${branch}`));
+  if (existing.length === 0) return [];
+  const all = await runGit(root, [...NO_HOOKS, 'branch', '-D', ...existing], { okExitCodes: [1] });
+  if (all.exitCode === 0) return existing;
+  const deleted: string[] = [];
+  let refused: unknown = null;
+  for (const branch of existing) {
+    try {
+      if (await deleteBranch(root, branch)) deleted.push(branch);
+    } catch (error) {
+      refused ??= error;
+    }
+  }
+  if (refused !== null) throw refused;
+  return deleted;
+}
+
+/**
  * An agent's worktree pinned to the repository hydra made it in: every git command hydra runs there
  * names the worktree's git directory (`<repo>/.git/worktrees/<id>`) and the work tree explicitly,
  * so nothing the agent did to the worktree's `.git` (deleted it, `git init` a repository of its
@@ -311,6 +363,21 @@ export interface PinnedWorktree {
   /** The worktree's entry in the repository's git directory. */
   gitDir: string;
 }
+
+/**
+ * The repository's common git directory, asked of git once per repository in this process (every
+ * agent of a race settles in the same one); a failed answer is asked again next time.
+ */
+const commonDirs = new Map<string, Promise<string>>();
+
+const commonDirOf = (root: string): Promise<string> => {
+  const known = commonDirs.get(root);
+  if (known !== undefined) return known;
+  const asked = gitLine(root, ['rev-parse', '--git-common-dir']).then((dir) => path.resolve(root, dir));
+  commonDirs.set(root, asked);
+  asked.catch(() => commonDirs.delete(root));
+  return asked;
+};
 
 const realOrResolved = async (file: string): Promise<string> =>
   realpath(file).catch(() => path.resolve(file));
@@ -327,7 +394,7 @@ const brokenWorktree = (root: string, worktree: string, detail: string): EngineE
  * for it, and that the entry points back; then every later command can name both explicitly.
  */
 export async function pinWorktree(root: string, worktree: string): Promise<PinnedWorktree> {
-  const commonDir = path.resolve(root, await gitLine(root, ['rev-parse', '--git-common-dir']));
+  const commonDir = await commonDirOf(root);
   const entries = path.join(commonDir, 'worktrees');
   const realWorktree = await realOrResolved(worktree);
   let gitDir: string | null = null;
@@ -364,12 +431,17 @@ const runPinned = (
   pinned: PinnedWorktree,
   args: readonly string[],
   options: RunGitOptions = {},
-): Promise<GitResult> =>
-  runGit(
-    pinned.worktree,
-    ['--git-dir', pinned.gitDir, '--work-tree', pinned.worktree, '-c', 'core.hooksPath=/dev/null', ...args],
-    options,
-  );
+): Promise<GitResult> => runGit(pinned.worktree, pinnedArgs(pinned, args), options);
+
+const pinnedArgs = (pinned: PinnedWorktree, args: readonly string[]): string[] => [
+  '--git-dir',
+  pinned.gitDir,
+  '--work-tree',
+  pinned.worktree,
+  '-c',
+  'core.hooksPath=/dev/null',
+  ...args,
+];
 
 const pinnedLine = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string> =>
   (await runPinned(pinned, args)).stdout.trim();
@@ -380,19 +452,25 @@ async function worktreeBranch(pinned: PinnedWorktree): Promise<string | null> {
   return current.exitCode === 0 ? current.stdout.trim() : null;
 }
 
+/** Where an agent left its worktree's HEAD, once hydra has let go of any branch not its own. */
+export interface WorktreeHead {
+  /** HEAD is on the agent's own branch: a commit there moves the branch, so its tip is HEAD. */
+  onOwnBranch: boolean;
+  /** The branch the agent had switched to (now detached from), or null. */
+  switchedTo: string | null;
+}
+
 /**
  * Detaches the worktree's HEAD (keeping every file as it is) when the agent switched it to a branch
- * other than its own, possibly one of the user's: from here on no branch but hydra's moves. Returns
- * the branch the agent had switched to, or null.
+ * other than its own, possibly one of the user's: from here on no branch but hydra's moves. Says
+ * where HEAD was.
  */
-export async function detachFromForeignBranch(
-  pinned: PinnedWorktree,
-  branch: string,
-): Promise<string | null> {
+export async function detachFromForeignBranch(pinned: PinnedWorktree, branch: string): Promise<WorktreeHead> {
   const current = await worktreeBranch(pinned);
-  if (current === null || current === `refs/heads/${branch}`) return null;
+  if (current === null) return { onOwnBranch: false, switchedTo: null };
+  if (current === `refs/heads/${branch}`) return { onOwnBranch: true, switchedTo: null };
   await runPinned(pinned, ['checkout', '-q', '--detach']);
-  return current;
+  return { onOwnBranch: false, switchedTo: current };
 }
 
 const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string[]> =>
@@ -422,23 +500,23 @@ export async function commitAgentResult(
   options: {
     /** Every ref's commit when the race started. */
     tipsAtStart?: readonly string[];
-    /** The branch the agent had switched to, when the caller already detached from it. */
-    switchedTo?: string | null;
+    /** Where HEAD was, when the caller already let go of a foreign branch (detachFromForeignBranch). */
+    head?: WorktreeHead;
   } = {},
 ): Promise<AgentResult> {
   const tipsAtStart = options.tipsAtStart ?? [];
-  const switchedTo = (await detachFromForeignBranch(pinned, branch)) ?? options.switchedTo ?? null;
+  const { onOwnBranch, switchedTo } = options.head ?? (await detachFromForeignBranch(pinned, branch));
   await runPinned(pinned, ['add', '-A']);
-  const staged = await runPinned(pinned, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
-  if (staged.exitCode === 1) {
-    await runPinned(pinned, [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message], {
-      env: { ...HYDRA_IDENTITY },
-    });
-  }
+  await commitIndex(pinned, message);
   const head = await pinnedLine(pinned, ['rev-parse', 'HEAD']);
-  const tip = (
-    await runPinned(pinned, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { okExitCodes: [1] })
-  ).stdout.trim();
+  // On its own branch, the branch is HEAD (the commit moved it); else the branch is asked for.
+  const tip = onOwnBranch
+    ? head
+    : (
+        await runPinned(pinned, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], {
+          okExitCodes: [1],
+        })
+      ).stdout.trim();
   const warnings: string[] = [];
   let result = head;
   if (switchedTo !== null && tip !== '' && tip !== head) {
@@ -463,6 +541,20 @@ export async function commitAgentResult(
     await runPinned(pinned, ['update-ref', '-m', 'hydra: agent result', `refs/heads/${branch}`, result]);
   }
   return { commit: result, warnings };
+}
+
+/**
+ * Commits the index (as hydra, no hooks, no signing). git's exit 1 is "nothing to commit" (its
+ * other failures exit 128), which one look at the index confirms: then there is no commit, and the
+ * result is HEAD as it is.
+ */
+async function commitIndex(pinned: PinnedWorktree, message: string): Promise<void> {
+  const args = [...COMMIT_FLAGS, 'commit', '--no-verify', '--quiet', '-m', message];
+  const commit = await runPinned(pinned, args, { env: { ...HYDRA_IDENTITY }, okExitCodes: [1] });
+  if (commit.exitCode === 0) return;
+  const staged = await runPinned(pinned, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
+  if (staged.exitCode === 1)
+    throw new GitCommandError(pinnedArgs(pinned, args), commit, 'failed', { cwd: pinned.worktree });
 }
 
 /** Cherry-picks `commits` onto `onto` in the worktree (detached); null when they do not apply. */
@@ -513,6 +605,7 @@ const parseNumstat = (text: string): DiffSummary => {
 };
 
 export async function diffSummary(root: string, base: string, commit: string): Promise<DiffSummary> {
+  if (commit === base) return parseNumstat('');
   const { stdout } = await runGit(root, [
     'diff',
     '--numstat',

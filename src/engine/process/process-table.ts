@@ -74,14 +74,33 @@ const procPids = (): number[] => {
 
 /**
  * Whether any process of the group can still run. Zombies do not count: they are dead and wait
- * only for their parent (often init, slow under load) to reap them. Without /proc, asks the kernel.
+ * only for their parent (often init, slow under load) to reap them. The kernel is asked first (one
+ * `kill(-pgid, 0)`: no member at all, not even a zombie, is the usual answer once an agent is
+ * gone); only a group that still has members is looked up in /proc, which tells zombies apart.
  */
-export const groupRunning = (pgid: number): boolean => {
-  if (procPids().length === 0) return groupAlive(pgid);
-  return procPids().some((pid) => {
+const groupRunning = (pgid: number): boolean => {
+  if (!groupAlive(pgid)) return false;
+  const pids = procPids();
+  if (pids.length === 0) return true;
+  return pids.some((pid) => {
     const info = processInfo(pid);
     return info !== null && info.pgid === pgid && info.state !== 'Z';
   });
+};
+
+/**
+ * Resolves once nothing in the group can run any more (true), or after `limitMs` (false). The
+ * kernel tells no one but the parent when a process ends, so this looks: at once, then after 1, 2,
+ * 4, 8 and 16 ms, then every 20 ms; a group that is already gone costs one `kill(-pgid, 0)`.
+ */
+export const waitForGroupExit = async (pgid: number, limitMs: number): Promise<boolean> => {
+  let waited = 0;
+  for (let step = 1; groupRunning(pgid); step = Math.min(step * 2, 20)) {
+    if (waited >= limitMs) return false;
+    await new Promise((resolve) => setTimeout(resolve, step));
+    waited += step;
+  }
+  return true;
 };
 
 /** Members of a process group, from /proc (empty when /proc is unavailable). */

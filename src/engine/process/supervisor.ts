@@ -18,7 +18,7 @@ import type { ProcessRegistry } from './process-registry.js';
 import { startChild } from './child.js';
 import { watchdogWanted } from './watchdog.js';
 import { trace } from '../../trace.js';
-import { AGENT_ENV, RUN_ID_ENV, groupRunning, processesOfRun, signalGroup } from './process-table.js';
+import { AGENT_ENV, RUN_ID_ENV, processesOfRun, signalGroup, waitForGroupExit } from './process-table.js';
 
 export interface SpawnSpec {
   file: string;
@@ -60,8 +60,8 @@ export interface Supervised {
 
 /** How long to wait for stdout/stderr to close once the group is dead before giving up on them. */
 const STREAM_CLOSE_TIMEOUT_MS = 2000;
-/** How long (in 20 ms polls) to wait for a killed group to have nothing left running: 3 s. */
-const GROUP_EXIT_POLLS = 150;
+/** How long to wait for a killed group to have nothing left running. */
+const GROUP_EXIT_LIMIT_MS = 3000;
 
 const killStragglers = (spec: SpawnSpec, pgid: number | undefined): void => {
   if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
@@ -190,10 +190,10 @@ export function spawnSupervised(
     killStragglers(spec, pgid);
     if (pgid !== undefined) {
       // The group is dead (or dying from SIGKILL): forget it once nothing in it can run any more.
-      for (let i = 0; i < GROUP_EXIT_POLLS && groupRunning(pgid); i += 1)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitForGroupExit(pgid, GROUP_EXIT_LIMIT_MS);
       processes.unregisterGroup(pgid);
     }
+    trace(`agent ${spec.agent}: group gone`);
     const init = readInitStatus(statusFile);
     if (init !== null) {
       return {

@@ -54,8 +54,10 @@ import {
   branchExists,
   createWorktree,
   deleteBranch,
+  deleteBranches,
   removeRunDirIfEmpty,
   removeWorktree,
+  removeWorktrees,
   returnToPool,
   takePooledWorktree,
 } from '../git/index.js';
@@ -274,23 +276,32 @@ export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async ({ inp
 });
 
 async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
+  trace('race: cleaning up');
   const removed: string[] = [];
   if (input.keepWorktrees) return { removed };
-  for (const launch of input.launches) {
-    if (input.keepWorktreesOf.includes(launch.agent)) continue;
-    if (existsSync(launch.worktree)) {
-      // Up to the pool's size, a worktree goes back to the pool instead (detached, on no branch).
-      const pooled =
-        input.pool !== undefined &&
-        (await returnToPool(input.repoRoot, launch.worktree, input.pool.dir, input.pool.size));
-      if (!pooled) await removeWorktree(input.repoRoot, launch.worktree, path.dirname(launch.worktree));
-      removed.push(launch.worktree);
-    }
-    if (!input.keepBranchesOf.includes(launch.agent) && (await deleteBranch(input.repoRoot, launch.branch)))
-      removed.push(launch.branch);
+  const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
+  const toRemove: Array<{ dir: string; area: string }> = [];
+  for (const launch of launches) {
+    if (!existsSync(launch.worktree)) continue;
+    // Up to the pool's size, a worktree goes back to the pool instead (detached, on no branch).
+    const pooled =
+      input.pool !== undefined &&
+      (await returnToPool(input.repoRoot, launch.worktree, input.pool.dir, input.pool.size));
+    if (!pooled) toRemove.push({ dir: launch.worktree, area: path.dirname(launch.worktree) });
+    removed.push(launch.worktree);
   }
+  // All at once, and git's bookkeeping pruned once for the race (removeWorktrees).
+  await removeWorktrees(input.repoRoot, toRemove);
+  const branches = launches.filter((launch) => !input.keepBranchesOf.includes(launch.agent));
+  removed.push(
+    ...(await deleteBranches(
+      input.repoRoot,
+      branches.map((launch) => launch.branch),
+    )),
+  );
   for (const dir of new Set(input.launches.map((launch) => path.dirname(launch.worktree))))
     await removeRunDirIfEmpty(dir);
+  trace('race: cleaned up');
   return { removed };
 }
 
