@@ -62,25 +62,32 @@ const loggingGit = (
         ? readFileSync(log, 'utf8')
             .split('\n')
             .filter((line) => line !== '')
-            // A pinned command's own arguments: what follows hydra's --git-dir/--work-tree/-c prefix.
-            .map((line) => line.replace(/^--git-dir \S+ --work-tree \S+ -c core\.hooksPath=\/dev\/null /, ''))
         : [],
   };
 };
 
-/** The commands logged from the first one of an agent's settling (pinning its worktree) on. */
+/** hydra's prefix of a command on an agent's worktree (pinned to its git directory). */
+const PINNED = /^--git-dir \S+ --work-tree \S+ -c core\.hooksPath=\/dev\/null /;
+
+/**
+ * The commands of the agents' settling and the clean-up: from the first one on an agent's pinned
+ * worktree on, each without hydra's pinning prefix.
+ */
 const fromSettling = (commands: string[]): string[] =>
-  commands.slice(commands.findIndex((command) => command.startsWith('rev-parse --git-common-dir')));
+  commands
+    .slice(commands.findIndex((command) => PINNED.test(command)))
+    .map((command) => command.replace(PINNED, ''));
 
 describe('taking an agent’s result', () => {
-  it('costs one commit and a few reads: no index check, no second HEAD check, no branch lookup, no prune', async () => {
+  it('costs six git processes: no index check, no second HEAD check, no branch lookup, no prune', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {} });
     const logged = loggingGit();
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude')]));
     const summary = await handle.settled;
-    const settling = fromSettling(logged.commands());
-    const marked = logged.commands().length;
+    const all = logged.commands();
+    const settling = fromSettling(all);
+    const marked = all.length;
     await handle.finish();
     const cleaning = logged.commands().slice(marked);
     expect(summary.agents[0]?.status).toBe('completed');
@@ -91,7 +98,9 @@ describe('taking an agent’s result', () => {
     expect(summary.agents[0]?.diff.filesChanged).toBe(changed.length);
 
     const named = (prefix: string): string[] => settling.filter((command) => command.startsWith(prefix));
-    expect(named('rev-parse --git-common-dir')).toHaveLength(1);
+    // What git says of the repository was asked while the agent ran, once.
+    expect(all.filter((command) => command.startsWith('rev-parse --git-common-dir'))).toHaveLength(1);
+    expect(named('rev-parse --git-common-dir')).toEqual([]);
     expect(named('symbolic-ref -q HEAD')).toHaveLength(1);
     expect(named('add -A')).toHaveLength(1);
     expect(settling.filter((command) => / commit --no-verify /.test(` ${command}`))).toHaveLength(1);
@@ -101,7 +110,8 @@ describe('taking an agent’s result', () => {
     expect(named('for-each-ref')).toHaveLength(1);
     expect(named('worktree list')).toEqual([]);
     expect(named('diff --numstat')).toHaveLength(1);
-    expect(settling).toHaveLength(7);
+    expect(named('rev-parse HEAD')).toHaveLength(1);
+    expect(settling).toHaveLength(6);
     // Clean-up: git removes the worktree and its entry; nothing is left to prune.
     expect(cleaning).toHaveLength(1);
     expect(cleaning[0]).toMatch(/^worktree remove /);
@@ -109,16 +119,17 @@ describe('taking an agent’s result', () => {
     expect(git(sandbox.repo, 'worktree', 'prune', '--dry-run', '-v')).toBe('');
   });
 
-  it('two agents: the repository’s git directory is asked for once, both worktrees go at once, no prune', async () => {
+  it('two agents: the repository’s git directory is asked for once per race, both worktrees go at once, no prune', async () => {
     sandbox = makeSandbox();
     await installAgents(sandbox, { claude: {}, codex: {} });
     const logged = loggingGit();
     handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
     const summary = await handle.settled;
     await handle.finish();
-    const settling = fromSettling(logged.commands());
+    const all = logged.commands();
+    const settling = fromSettling(all);
     expect(summary.agents.map((agent) => agent.status)).toEqual(['completed', 'completed']);
-    expect(settling.filter((command) => command.startsWith('rev-parse --git-common-dir'))).toHaveLength(1);
+    expect(all.filter((command) => command.startsWith('rev-parse --git-common-dir'))).toHaveLength(1);
     expect(settling.filter((command) => command.startsWith('worktree remove'))).toHaveLength(2);
     expect(settling.filter((command) => command.startsWith('worktree prune'))).toEqual([]);
     expect(git(sandbox.repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);

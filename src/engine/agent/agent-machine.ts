@@ -29,9 +29,11 @@ import { EngineError } from '../errors.js';
 import {
   commitSubject,
   detachFromForeignBranch,
+  knowRepository,
   pinWorktree,
   restoreUserRefs,
   snapshotTips,
+  stageChanges,
 } from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
 import type { PinnedWorktree, WorktreeHead } from '../git/index.js';
@@ -39,19 +41,25 @@ import { trace } from '../../trace.js';
 
 /**
  * Takes the agent's work: checks that its worktree is still linked to the repository (else the
- * agent fails and nothing is committed anywhere), lets go of any branch the agent switched to, then
- * puts back whatever the agent changed in the user's refs and stash while it commits its result on
- * its own branch (the two touch different refs: they run at once), and diffs it against the base.
+ * agent fails and nothing is committed anywhere), stages its changes while it looks where HEAD is
+ * and lets go of any branch the agent switched to, then puts back whatever the agent changed in
+ * the user's refs and stash while it commits the result on the agent's own branch (the two touch
+ * different refs), and diffs it against the base.
  */
 export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput> {
   trace(`agent ${input.agent}: finalizing`);
   let pinned: PinnedWorktree | null = null;
   let failure: ErrorInfo | undefined;
   let head: WorktreeHead | undefined;
+  let staged: Promise<void> | undefined;
   try {
     pinned = await pinWorktree(input.repoRoot, input.worktree);
-    head = await detachFromForeignBranch(pinned, input.branch);
+    // A failed staging is the commit's failure, reported once the user's refs are put back.
+    staged = stageChanges(pinned);
+    staged.catch(() => undefined);
+    head = await detachFromForeignBranch(pinned, input.branch, staged);
   } catch (error) {
+    await staged?.catch(() => undefined);
     if (!(error instanceof EngineError)) throw error;
     failure = error.toInfo();
   }
@@ -70,14 +78,16 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
   }
   const committed = commitAgentResult(pinned, input.branch, input.message, {
     ...(head === undefined ? {} : { head }),
+    ...(staged === undefined ? {} : { staged }),
     tipsAtStart: input.refsAtStart === undefined ? [] : snapshotTips(input.refsAtStart),
+    diffBase: input.baseRef,
   });
   // Both run to their end before either's failure is reported (nothing is left running behind).
   const [restoredOutcome, committedOutcome] = await Promise.allSettled([restored, committed]);
   if (restoredOutcome.status === 'rejected') throw restoredOutcome.reason;
   if (committedOutcome.status === 'rejected') throw committedOutcome.reason;
   const result = committedOutcome.value;
-  const diff = await diffSummary(input.repoRoot, input.baseRef, result.commit);
+  const diff = result.diff ?? (await diffSummary(input.repoRoot, input.baseRef, result.commit));
   trace(`agent ${input.agent}: finalized`);
   return { commit: result.commit, diff, warnings: [...result.warnings, ...restoredOutcome.value] };
 }
@@ -199,6 +209,9 @@ export const agentMachine = setup({
       assertEvent(event, 'SPAWNED');
       return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: event.at, pid: event.pid };
     }),
+    // Its settling will pin the worktree to the repository: what git says of the repository is
+    // asked now, while the agent runs, not after it exits.
+    knowRepository: ({ context }) => knowRepository(context.launch.repoRoot),
     reportOutput: sendParent(({ context, event }): AgentReport => {
       assertEvent(event, 'OUTPUT');
       return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: event.at, events: event.events };
@@ -314,7 +327,7 @@ export const agentMachine = setup({
       states: {
         spawning: {
           on: {
-            SPAWNED: { target: 'running', actions: 'reportSpawned' },
+            SPAWNED: { target: 'running', actions: ['reportSpawned', 'knowRepository'] },
             STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
           },
         },

@@ -370,6 +370,14 @@ export interface PinnedWorktree {
  */
 const commonDirs = new Map<string, Promise<string>>();
 
+/**
+ * Asks for the repository's common git directory ahead of time (an agent started: its settling will
+ * need it), so the question is off the path from the agent's exit to its result. Never fails.
+ */
+export const knowRepository = (root: string): void => {
+  commonDirOf(root).catch(() => undefined);
+};
+
 const commonDirOf = (root: string): Promise<string> => {
   const known = commonDirs.get(root);
   if (known !== undefined) return known;
@@ -463,15 +471,29 @@ export interface WorktreeHead {
 /**
  * Detaches the worktree's HEAD (keeping every file as it is) when the agent switched it to a branch
  * other than its own, possibly one of the user's: from here on no branch but hydra's moves. Says
- * where HEAD was.
+ * where HEAD was. `staging` is a `git add` of the same worktree in progress (stageChanges): the
+ * checkout waits for it (both take the index's lock; detaching leaves the index as it is).
  */
-export async function detachFromForeignBranch(pinned: PinnedWorktree, branch: string): Promise<WorktreeHead> {
+export async function detachFromForeignBranch(
+  pinned: PinnedWorktree,
+  branch: string,
+  staging?: Promise<unknown>,
+): Promise<WorktreeHead> {
   const current = await worktreeBranch(pinned);
   if (current === null) return { onOwnBranch: false, switchedTo: null };
   if (current === `refs/heads/${branch}`) return { onOwnBranch: true, switchedTo: null };
+  await staging?.catch(() => undefined);
   await runPinned(pinned, ['checkout', '-q', '--detach']);
   return { onOwnBranch: false, switchedTo: current };
 }
+
+/**
+ * Stages everything the agent changed in its worktree (new files included, `git add -A`). It does
+ * not depend on where HEAD is, so it can run while detachFromForeignBranch looks.
+ */
+export const stageChanges = async (pinned: PinnedWorktree): Promise<void> => {
+  await runPinned(pinned, ['add', '-A']);
+};
 
 const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string[]> =>
   (await pinnedLine(pinned, ['rev-list', '--topo-order', '--reverse', ...args]))
@@ -481,6 +503,8 @@ const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise
 interface AgentResult {
   commit: string;
   warnings: string[];
+  /** Its diff against `diffBase`, when that was given. */
+  diff?: DiffSummary;
 }
 
 /**
@@ -502,13 +526,23 @@ export async function commitAgentResult(
     tipsAtStart?: readonly string[];
     /** Where HEAD was, when the caller already let go of a foreign branch (detachFromForeignBranch). */
     head?: WorktreeHead;
+    /** The caller's stageChanges of this worktree; without it, the changes are staged here. */
+    staged?: Promise<void>;
+    /** Also diff the result against this commit (the base). */
+    diffBase?: string;
   } = {},
 ): Promise<AgentResult> {
   const tipsAtStart = options.tipsAtStart ?? [];
   const { onOwnBranch, switchedTo } = options.head ?? (await detachFromForeignBranch(pinned, branch));
-  await runPinned(pinned, ['add', '-A']);
+  await (options.staged ?? stageChanges(pinned));
   await commitIndex(pinned, message);
-  const head = await pinnedLine(pinned, ['rev-parse', 'HEAD']);
+  // On its own branch, the result is the branch (the commit moved it): its id and its diff against
+  // the base are asked at once. The diff runs in the repository, as every result's diff does.
+  const early = onOwnBranch && options.diffBase !== undefined ? options.diffBase : null;
+  const [head, earlyDiff] = await Promise.all([
+    pinnedLine(pinned, ['rev-parse', 'HEAD']),
+    early === null ? null : diffSummary(pinned.root, early, `refs/heads/${branch}`),
+  ]);
   // On its own branch, the branch is HEAD (the commit moved it); else the branch is asked for.
   const tip = onOwnBranch
     ? head
@@ -540,7 +574,10 @@ export async function commitAgentResult(
   if (tip !== result) {
     await runPinned(pinned, ['update-ref', '-m', 'hydra: agent result', `refs/heads/${branch}`, result]);
   }
-  return { commit: result, warnings };
+  const diff =
+    earlyDiff ??
+    (options.diffBase === undefined ? undefined : await diffSummary(pinned.root, options.diffBase, result));
+  return { commit: result, warnings, ...(diff === undefined ? {} : { diff }) };
 }
 
 /**
