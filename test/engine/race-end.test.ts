@@ -36,8 +36,9 @@ afterEach(async () => {
 });
 
 /**
- * A `git` first on PATH that logs each command's arguments (one line, NUL-free) and runs the real
- * git; with `refuseWorktreePath`, it answers a `%(worktreepath)` format as git before 2.23 does.
+ * A `git` first on PATH that logs each command's arguments and runs the real git; with
+ * `refuseWorktreePath`, it answers a `%(worktreepath)` format as git before 2.23 does. Each command
+ * is one line, written at once (hydra runs several git commands at the same time).
  */
 const loggingGit = (
   options: { refuseWorktreePath?: boolean } = {},
@@ -51,7 +52,7 @@ const loggingGit = (
     : '';
   writeFileSync(
     path.join(bin, 'git'),
-    `#!/bin/sh\nprintf '%s\\n' "$*" | tr '\\n' ' ' >> '${log}'\necho >> '${log}'\n${refuse}exec '${realGit}' "$@"\n`,
+    `#!/bin/sh\nline=$(printf '%s' "$*" | tr '\\n' ' ')\nprintf '%s\\n' "$line" >> '${log}'\n${refuse}exec '${realGit}' "$@"\n`,
   );
   chmodSync(path.join(bin, 'git'), 0o755);
   process.env.PATH = `${bin}${path.delimiter}${realPath ?? ''}`;
