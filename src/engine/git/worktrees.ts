@@ -536,14 +536,14 @@ export async function commitAgentResult(
   const { onOwnBranch, switchedTo } = options.head ?? (await detachFromForeignBranch(pinned, branch));
   await (options.staged ?? stageChanges(pinned));
   await commitIndex(pinned, message);
-  // On its own branch, the result is the branch (the commit moved it): its id and its diff against
-  // the base are asked at once. The diff runs in the repository, as every result's diff does.
+  // On its own branch, the branch is HEAD (the commit moved it) and is the result: its id and its
+  // diff against the base are asked at once (the diff in the repository, as every result's is).
+  // Otherwise the branch is asked for, and the result diffed once it is known.
   const early = onOwnBranch && options.diffBase !== undefined ? options.diffBase : null;
   const [head, earlyDiff] = await Promise.all([
     pinnedLine(pinned, ['rev-parse', 'HEAD']),
     early === null ? null : diffSummary(pinned.root, early, `refs/heads/${branch}`),
   ]);
-  // On its own branch, the branch is HEAD (the commit moved it); else the branch is asked for.
   const tip = onOwnBranch
     ? head
     : (
@@ -581,8 +581,9 @@ export async function commitAgentResult(
 }
 
 /**
- * Commits the index (as hydra, no hooks, no signing). git's exit 1 is "nothing to commit" (its
- * other failures exit 128), which one look at the index confirms: then there is no commit, and the
+ * Commits the index (as hydra, no hooks, no signing), without looking at it first: git exits 1 when
+ * there is nothing to commit (and for a few refusals, such as an empty message; its failures exit
+ * 128), and only then one look at the index tells the two apart. Nothing staged: no commit, and the
  * result is HEAD as it is.
  */
 async function commitIndex(pinned: PinnedWorktree, message: string): Promise<void> {
