@@ -180,6 +180,25 @@ describe('taking an agent’s result', () => {
   });
 });
 
+describe('a merge that discards the other results', () => {
+  it('removes every worktree at once with no prune, and every branch in one `git branch -D`', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: {} });
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    await handle.settled;
+    const logged = loggingGit();
+    const result = await handle.merge('claude', { discardOthers: true });
+    expect(result.method).toBe('fast-forward');
+    const commands = logged.commands();
+    expect(commands.filter((command) => command.startsWith('worktree remove'))).toHaveLength(2);
+    expect(commands.filter((command) => command.startsWith('worktree prune'))).toEqual([]);
+    expect(commands.filter((command) => command.includes('branch -D'))).toHaveLength(1);
+    expect(git(sandbox.repo, 'branch', '--list', 'hydra/*').trim()).toBe('');
+    expect(git(sandbox.repo, 'worktree', 'list', '--porcelain').match(/^worktree /gm)).toHaveLength(1);
+    expect(git(sandbox.repo, 'worktree', 'prune', '--dry-run', '-v')).toBe('');
+  });
+});
+
 describe('the user’s refs, read at once', () => {
   it('with git older than 2.23 (no %(worktreepath)), the same snapshot and the same restore', async () => {
     sandbox = makeSandbox();

@@ -28,7 +28,7 @@ import { branchName, defaultWorktreeRoot, runRecordDir } from '../records/index.
 import { loadRun, trackedRunIds, writeMergeRecord } from '../records/index.js';
 import { checkRecordedWorktree, listWorktrees, runArea } from './run-targets.js';
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
-import { branchExists, deleteBranch, removeWorktree } from '../git/index.js';
+import { branchExists, deleteBranches, removeWorktrees } from '../git/index.js';
 import { checkOnlyPaths, onlyCommit } from './partial-merge.js';
 import { assertRoomFor, planRestore, restoreTree, treeChanges, withSignalsHeld } from './tree-guard.js';
 import type { RestorePlan } from './tree-guard.js';
@@ -219,17 +219,13 @@ async function cleanUpAfterMerge(request: MergeRequest, whole: boolean): Promise
     ? request.worktrees
     : request.worktrees.filter((dir) => dir === request.agentWorktree);
   const branches = discard ? request.branches : request.branches.filter((branch) => whole && branch === own);
-  const removed: string[] = [];
-  for (const dir of worktrees) {
-    if (existsSync(dir)) {
-      await removeWorktree(request.root, dir, path.dirname(dir));
-      removed.push(dir);
-    }
-  }
-  for (const branch of branches) {
-    if (await deleteBranch(request.root, branch)) removed.push(branch);
-  }
-  return removed;
+  // All at once, as a race's clean-up does (removeWorktrees, deleteBranches).
+  const present = worktrees.filter((dir) => existsSync(dir));
+  await removeWorktrees(
+    request.root,
+    present.map((dir) => ({ dir, area: path.dirname(dir) })),
+  );
+  return [...present, ...(await deleteBranches(request.root, branches))];
 }
 
 /**
