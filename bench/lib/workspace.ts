@@ -32,9 +32,29 @@ const git = (cwd: string, args: string[]): void => {
   });
 };
 
+/**
+ * The run that started last, by its recorded start time: run ids order by second, and two races
+ * in one second by their random part.
+ */
 const newestRunDir = (repo: string): string => {
   const runs = path.join(repo, '.hydra', 'runs');
-  const newest = readdirSync(runs).sort().at(-1);
+  const startedAt = (name: string): number => {
+    try {
+      return Number(
+        (JSON.parse(readFileSync(path.join(runs, name, 'meta.json'), 'utf8')) as { startedAt?: unknown })
+          .startedAt,
+      );
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const newest = readdirSync(runs)
+    .map((name) => ({ name, at: startedAt(name) }))
+    .sort(
+      (a, b) =>
+        (Number.isNaN(a.at) ? -1 : Number.isNaN(b.at) ? 1 : a.at - b.at) || a.name.localeCompare(b.name),
+    )
+    .at(-1)?.name;
   if (newest === undefined) throw new Error(`bench: no run record in ${runs}`);
   return path.join(runs, newest);
 };
