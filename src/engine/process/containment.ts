@@ -45,7 +45,6 @@ interface ContainedCommand {
 /** How the agent ended, as the namespace's init saw it (the status file's content). */
 export interface InitStatus {
   exitCode: number | null;
-  signal: string | null;
   /** Set when the agent could not be started: ENOENT, EACCES. */
   spawnError?: string;
 }
@@ -67,35 +66,42 @@ export interface InitStatus {
  * the grace; the agent's end ends the init, the namespace and the subshell with it. It ignores the
  * signals hydra sends the group, so a hydra killed after a SIGTERM still has its SIGKILL sent.
  *
- * `file` is a path (containedCommand resolves bare names on PATH), so `"$@"` never runs a shell
+ * `file` is a path (containedCommand resolves a bare name on the agent's PATH), so `"$@"` never runs a shell
  * builtin or function in the agent's place. A shell sees a death by signal N as status 128+N, the
  * same as an exit with that code: the init writes the status and the supervisor reads it
  * (initExit in supervisor.ts).
  */
 const INIT_SCRIPT = [
   'status=$1; grace=$2; shift 2',
-  'case $1 in */*) ;; *) printf \'{"exitCode":null,"signal":null,"spawnError":"ENOENT"}\' >"$status"; exit 127;; esac',
-  'if [ ! -e "$1" ]; then printf \'{"exitCode":null,"signal":null,"spawnError":"ENOENT"}\' >"$status"; exit 127; fi',
-  'if [ -d "$1" ] || [ ! -x "$1" ]; then printf \'{"exitCode":null,"signal":null,"spawnError":"EACCES"}\' >"$status"; exit 126; fi',
+  'case $1 in */*) ;; *) printf \'{"exitCode":null,"spawnError":"ENOENT"}\' >"$status"; exit 127;; esac',
+  'if [ ! -e "$1" ]; then printf \'{"exitCode":null,"spawnError":"ENOENT"}\' >"$status"; exit 127; fi',
+  'if [ -d "$1" ] || [ ! -x "$1" ]; then printf \'{"exitCode":null,"spawnError":"EACCES"}\' >"$status"; exit 126; fi',
   'if [ "$grace" != off ]; then (trap "" TERM INT HUP QUIT; read -r _ <&3; kill -TERM -1; sleep "$grace"; kill -KILL -1) & fi',
   '"$@" 3<&-',
   'code=$?',
-  'printf \'{"exitCode":%d,"signal":null}\' "$code" >"$status"',
+  'printf \'{"exitCode":%d}\' "$code" >"$status"',
   'exit "$code"',
 ].join('\n');
 
-/** The shell that runs the init: POSIX sh, present on every Linux. */
-const SHELL = '/bin/sh';
+/** The shell that runs the init and the watchdog: POSIX sh, present on every Linux. */
+export const SHELL = '/bin/sh';
 
-const findOnPath = (name: string, env: NodeJS.ProcessEnv): string | null => {
-  const dirs = [...(env.PATH ?? '').split(path.delimiter), '/usr/bin', '/bin', '/usr/sbin', '/sbin'];
+/** The first executable file `name` in `dirs`, as spawn's PATH lookup finds it; null when none. */
+const findExecutable = (name: string, dirs: readonly string[]): string | null => {
   for (const dir of dirs) {
     if (dir === '') continue;
     const candidate = path.join(dir, name);
-    if (existsSync(candidate)) return candidate;
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (!statSync(candidate).isDirectory()) return candidate;
+    } catch {
+      // Not here: the next folder.
+    }
   }
   return null;
 };
+
+const pathDirs = (env: NodeJS.ProcessEnv): string[] => (env.PATH ?? '').split(path.delimiter);
 
 const isRoot = (): boolean => typeof process.getuid === 'function' && process.getuid() === 0;
 
@@ -108,7 +114,7 @@ const candidate = (env: NodeJS.ProcessEnv): Candidate => {
   if (env[CONTAINMENT_ENV] === 'group')
     return { kind: 'process-group', reason: `${CONTAINMENT_ENV}=group is set` };
   if (!existsSync(SHELL)) return { kind: 'process-group', reason: `${SHELL} is missing` };
-  const unshare = findOnPath('unshare', env);
+  const unshare = findExecutable('unshare', [...pathDirs(env), '/usr/bin', '/bin', '/usr/sbin', '/sbin']);
   if (unshare === null) return { kind: 'process-group', reason: '`unshare` (util-linux) is not installed' };
   // Root needs no user namespace (and one would take its rights over other users' files away).
   const flags = [
@@ -184,25 +190,6 @@ export const describeContainment = (containment: Containment): string =>
     : `process group + run marker (fallback: ${containment.reason}); a process that leaves both can outlive its agent`;
 
 /**
- * `file` as the path the agent's own PATH leads to, as spawn would find it (null when it finds
- * none: the init then reports ENOENT, as spawn would have).
- */
-const resolveOnPath = (file: string, env: NodeJS.ProcessEnv): string | null => {
-  if (file.includes('/')) return file;
-  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, file);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (!statSync(candidate).isDirectory()) return candidate;
-    } catch {
-      // Not here: the next folder.
-    }
-  }
-  return null;
-};
-
-/**
  * `unshare <flags> -- /bin/sh -c <init> hydra-init <status file> <grace s> <file> <args>`, or the
  * command itself. `env` is the agent's environment: its PATH finds `file`. With a `graceMs`, the
  * spawn must give the init a pipe as fd 3 and keep its other end open while hydra runs (see
@@ -228,7 +215,7 @@ export const containedCommand = (
           'hydra-init',
           statusFile,
           graceMs === null ? 'off' : String(Math.max(0, graceMs) / 1000),
-          resolveOnPath(file, env) ?? file,
+          (file.includes('/') ? file : findExecutable(file, pathDirs(env))) ?? file,
           ...args,
         ],
       }

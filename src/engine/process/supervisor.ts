@@ -100,11 +100,11 @@ const readInitStatus = (statusFile: string | null): InitStatus | null => {
  */
 const initExit = (init: InitStatus): { exitCode: number | null; signal: string | null } => {
   const code = typeof init.exitCode === 'number' ? init.exitCode : null;
-  if (code !== null && code > 128) {
-    const name = Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0];
-    if (name !== undefined) return { exitCode: null, signal: name };
-  }
-  return { exitCode: code, signal: typeof init.signal === 'string' ? init.signal : null };
+  const signal =
+    code !== null && code > 128
+      ? Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0]
+      : undefined;
+  return signal === undefined ? { exitCode: code, signal: null } : { exitCode: null, signal };
 };
 
 /**

@@ -14,6 +14,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { SHELL } from './containment.js';
 import { AGENT_ENV, RUN_ID_ENV } from './process-table.js';
 
 /**
@@ -23,8 +24,6 @@ import { AGENT_ENV, RUN_ID_ENV } from './process-table.js';
 const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
 export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
-
-const SHELL = '/bin/sh';
 
 /** `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second>`, stdin from hydra. */
 const WATCHDOG_SCRIPT = [
