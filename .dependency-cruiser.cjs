@@ -1,11 +1,18 @@
 /**
  * The layering rules from ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm run lint`):
- * cli → ui → engine → adapters, nothing imports upward, nobody reaches around an entry point,
+ * cli → ui → engine → adapters → core, nothing imports upward, nobody reaches around an entry point,
  * and there are no import cycles.
  */
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    {
+      name: 'core-is-the-floor',
+      severity: 'error',
+      comment: 'src/core (the error shape, the normalized events, text helpers) is shared by every layer and imports none.',
+      from: { path: '^src/core' },
+      to: { path: '^src/(adapters|engine|ui|cli|demo)' },
+    },
     {
       name: 'no-circular',
       severity: 'error',

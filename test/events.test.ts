@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdapterError, tail } from '../src/adapters/errors.js';
-import { EVENT_SCHEMA_VERSION, ev, isTerminal } from '../src/adapters/events.js';
+import { EVENT_SCHEMA_VERSION, ev, isTerminal } from '../src/core/events.js';
 
 describe('normalized events', () => {
   it('stamps the schema version on every event', () => {

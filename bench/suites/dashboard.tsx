@@ -6,8 +6,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { render, Text } from 'ink';
-import type { AgentEvent, Usage } from '../../src/adapters/events.js';
-import { emptyUsage } from '../../src/adapters/events.js';
+import type { AgentEvent, Usage } from '../../src/core/events.js';
+import { emptyUsage } from '../../src/core/events.js';
 import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import type {

@@ -6,9 +6,9 @@
  * claude.ts and qwen.ts.
  */
 import { z } from 'zod';
-import { EVENT_SCHEMA_VERSION, ev } from './events.js';
-import type { AgentEvent } from './events.js';
-import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, OUTPUT_CHARS } from './text.js';
+import { EVENT_SCHEMA_VERSION, ev } from '../core/events.js';
+import type { AgentEvent } from '../core/events.js';
+import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, OUTPUT_CHARS } from '../core/text.js';
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });

@@ -6,8 +6,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
-import { addCounts, emptyUsage, ev } from './events.js';
-import type { AgentEvent, ErrorInfo, Usage } from './events.js';
+import { addCounts, emptyUsage, ev } from '../core/events.js';
+import type { AgentEvent, ErrorInfo, Usage } from '../core/events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { compareVersions, hasFlag, parseHelpFlags } from './help-flags.js';
@@ -17,7 +17,7 @@ import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from './text.js';
+import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from '../core/text.js';
 import type {
   AgentAdapter,
   BuiltCommand,

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
-import { TEXT_OUTPUT_STAGE, ev } from './events.js';
-import type { AgentEvent } from './events.js';
+import { TEXT_OUTPUT_STAGE, ev } from '../core/events.js';
+import type { AgentEvent } from '../core/events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { hasFlag, parseHelpFlags } from './help-flags.js';
@@ -27,7 +27,7 @@ import {
   oneLine,
   OUTPUT_CHARS,
   relativePath,
-} from './text.js';
+} from '../core/text.js';
 import type {
   AgentAdapter,
   BuiltCommand,

@@ -1,5 +1,5 @@
-import { HydraError } from './hydra-error.js';
-import type { HydraErrorOptions } from './hydra-error.js';
+import { HydraError } from '../core/hydra-error.js';
+import type { HydraErrorOptions } from '../core/hydra-error.js';
 
 export interface AdapterErrorOptions extends HydraErrorOptions {
   adapterId: string;

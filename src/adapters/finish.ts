@@ -5,9 +5,9 @@
  * reports that stop itself, so the only stop this file knows of is one that came after a result.
  */
 import { tail } from './errors.js';
-import { ev } from './events.js';
-import type { CompletedEvent, ErrorInfo, ErrorKind, FailedEvent, Usage } from './events.js';
-import { clip, MESSAGE_CHARS, oneLine } from './text.js';
+import { ev } from '../core/events.js';
+import type { CompletedEvent, ErrorInfo, ErrorKind, FailedEvent, Usage } from '../core/events.js';
+import { clip, MESSAGE_CHARS, oneLine } from '../core/text.js';
 import type { ProcessEnd } from './types.js';
 
 /** What a parser knows when the process ends. */

@@ -20,8 +20,8 @@
  */
 import { z } from 'zod';
 import type { AdapterError } from './errors.js';
-import { emptyUsage, ev } from './events.js';
-import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
+import { emptyUsage, ev } from '../core/events.js';
+import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from '../core/events.js';
 import type { RunState } from './finish.js';
 import { compareVersions, hasFlag, optionText, parseHelpFlags } from './help-flags.js';
 import { JsonLineParser } from './json-line-parser.js';
@@ -39,7 +39,7 @@ import {
   oneLine,
   OUTPUT_CHARS,
   relativePath,
-} from './text.js';
+} from '../core/text.js';
 import type {
   AgentAdapter,
   BuiltCommand,

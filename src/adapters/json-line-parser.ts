@@ -1,9 +1,9 @@
-import { ev } from './events.js';
-import type { AgentEvent, CompletedEvent, FailedEvent } from './events.js';
+import { ev } from '../core/events.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../core/events.js';
 import { finishRun } from './finish.js';
 import type { RunState } from './finish.js';
 import { parseJsonLine, rawForUnknown } from './json-line.js';
-import { asString } from './text.js';
+import { asString } from '../core/text.js';
 import type { LineParser, ProcessEnd } from './types.js';
 
 /**

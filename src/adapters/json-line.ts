@@ -3,11 +3,10 @@
  * malformed lines, and text clean-up. Nothing here throws.
  */
 
+import { shorten, wellFormed } from '../core/text.js';
+
 /** Lines longer than this are not parsed at all (a 10 MB line costs one length check). */
 const MAX_PARSE_CHARS = 4 * 1024 * 1024;
-
-/** How much of a raw line an event keeps (parse errors, huge unknown objects). */
-const MAX_RAW_CHARS = 2000;
 
 /** Objects from lines longer than this are not kept whole in `unknown` events. */
 const MAX_RAW_OBJECT_CHARS = 64 * 1024;
@@ -19,22 +18,6 @@ export const normalizeLine = (line: string): string => {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
 };
-
-/** Keeps the head of a long text and says how much was cut. */
-export const shorten = (text: string, maxChars: number = MAX_RAW_CHARS): string => {
-  if (text.length <= maxChars) return text;
-  const head = text.slice(0, maxChars);
-  return `${head}… [${text.length - maxChars} more chars]`;
-};
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Any surrogate at all: a cheap first test, since most text has none. */
-const SURROGATE = /[\uD800-\uDFFF]/;
-
-/** Replaces lone UTF-16 surrogates (from invalid UTF-8 or broken escapes) with U+FFFD. */
-export const wellFormed = (text: string): string =>
-  SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\uFFFD') : text;
 
 export type JsonLine =
   | { ok: true; value: Record<string, unknown>; length: number }

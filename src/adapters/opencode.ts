@@ -18,8 +18,8 @@
 import { z } from 'zod';
 import { CLAUDE_PRICES } from './claude.js';
 import type { AdapterError } from './errors.js';
-import { emptyUsage, ev } from './events.js';
-import type { AgentEvent, ErrorInfo, Usage } from './events.js';
+import { emptyUsage, ev } from '../core/events.js';
+import type { AgentEvent, ErrorInfo, Usage } from '../core/events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { hasFlag, optionText, parseHelpFlags, parseVersion } from './help-flags.js';
@@ -39,7 +39,7 @@ import {
   oneLine,
   OUTPUT_CHARS,
   relativePath,
-} from './text.js';
+} from '../core/text.js';
 import type {
   AgentAdapter,
   BuiltCommand,

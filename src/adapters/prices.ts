@@ -3,7 +3,7 @@
  * cost. Each adapter declares the prices of the models it runs (AgentAdapter.prices); users override
  * or extend them in hydra.toml (ParserOptions.prices).
  */
-import { hasTokenCounts, type Usage } from './events.js';
+import { hasTokenCounts, type Usage } from '../core/events.js';
 import type { ModelPrice, PriceTable } from './types.js';
 
 /** An adapter's default prices with the user's overrides on top. */

@@ -3,7 +3,7 @@
  * it can go wrong into a typed AdapterError naming the command, the CLI's words and the fix.
  */
 import { AdapterError, tail } from './errors.js';
-import type { ErrorKind } from './events.js';
+import type { ErrorKind } from '../core/events.js';
 import { parseVersion } from './help-flags.js';
 import type { AdapterId, Capabilities, ProbeOutput, ProbeRunner } from './types.js';
 

@@ -18,8 +18,8 @@ import { z } from 'zod';
 import { assistantBlockEvents, partialMessageEvents, userContentEvents } from './anthropic-stream.js';
 import { CODEX_PRICES } from './codex.js';
 import type { AdapterError } from './errors.js';
-import { emptyUsage, ev } from './events.js';
-import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from './events.js';
+import { emptyUsage, ev } from '../core/events.js';
+import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from '../core/events.js';
 import { looksLikeAuthFailure } from './finish.js';
 import type { RunState } from './finish.js';
 import { hasFlag, optionText, parseHelpFlags } from './help-flags.js';
@@ -29,7 +29,7 @@ import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt, fitsInArgv } from './prompt-delivery.js';
-import { asString, clip, compactJson, MESSAGE_CHARS, oneLine, relativePath } from './text.js';
+import { asString, clip, compactJson, MESSAGE_CHARS, oneLine, relativePath } from '../core/text.js';
 import type {
   AgentAdapter,
   BuiltCommand,

@@ -1,5 +1,5 @@
 import type { AdapterError } from './errors.js';
-import type { AgentEvent, CompletedEvent, FailedEvent } from './events.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../core/events.js';
 
 /**
  * An adapter's id: what users type (`--agents`, `[agents.<id>]`) and what names its branch and

@@ -1,5 +1,5 @@
 /** `hydra doctor`'s report: its JSON shape and its text rendering (pure functions over the types). */
-import type { ErrorInfo } from '../adapters/events.js';
+import type { ErrorInfo } from '../core/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
 import { blocksRace, describeContainment } from '../engine/index.js';

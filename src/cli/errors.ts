@@ -1,4 +1,4 @@
-import { describeError, EXIT, HydraError } from '../adapters/hydra-error.js';
+import { describeError, EXIT, HydraError } from '../core/hydra-error.js';
 import type { CliContext } from './context.js';
 import { sanitize } from '../ui/index.js';
 

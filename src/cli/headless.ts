@@ -2,7 +2,7 @@
  * Headless mode: stdout carries NDJSON only (the three record types below, in this order: one
  * `race`, every `agent_event` as it happens, one `summary`); human messages go to stderr.
  */
-import type { AgentEvent } from '../adapters/events.js';
+import type { AgentEvent } from '../core/events.js';
 import type { AdapterId } from '../adapters/types.js';
 import type {
   AgentEventRecord,

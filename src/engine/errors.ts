@@ -1,7 +1,7 @@
-import type { ErrorKind } from '../adapters/events.js';
-import { HydraError } from '../adapters/hydra-error.js';
+import type { ErrorKind } from '../core/events.js';
+import { HydraError } from '../core/hydra-error.js';
 
-export { toErrorInfo } from '../adapters/hydra-error.js';
+export { toErrorInfo } from '../core/hydra-error.js';
 
 /**
  * A refusal or failure of the engine itself (repository problems, merge refusals, missing runs):

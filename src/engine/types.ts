@@ -3,7 +3,7 @@
  * headless run prints, and the handle through which the CLI and dashboard drive a race.
  * The UI imports only types from here and never performs side effects itself.
  */
-import type { AgentEvent, ErrorInfo, Usage } from '../adapters/events.js';
+import type { AgentEvent, ErrorInfo, Usage } from '../core/events.js';
 import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
 // From the pure files themselves, not the folder's index: the index reaches back to this file.
 import type { Score, ScoreWeights } from './checks/score.js';

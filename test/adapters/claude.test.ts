@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claudeAdapter } from '../../src/adapters/claude.js';
-import type { AgentEvent, UsageEvent } from '../../src/adapters/events.js';
+import type { AgentEvent, UsageEvent } from '../../src/core/events.js';
 import type { Capabilities, SpawnRequest } from '../../src/adapters/types.js';
 import { endOf, fixtureRunner, helpVersions, loadStream, replay } from './fixtures.js';
 

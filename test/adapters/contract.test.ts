@@ -4,8 +4,8 @@
  * are made by damaging the recorded lines, not by writing lines to match the code.
  */
 import { describe, expect, it } from 'vitest';
-import { AGENT_EVENT_KINDS, EVENT_SCHEMA_VERSION } from '../../src/adapters/events.js';
-import type { AgentEvent, AgentEventKind } from '../../src/adapters/events.js';
+import { AGENT_EVENT_KINDS, EVENT_SCHEMA_VERSION } from '../../src/core/events.js';
+import type { AgentEvent, AgentEventKind } from '../../src/core/events.js';
 import { ARGV_PROMPT_LIMIT_BYTES } from '../../src/adapters/prompt-delivery.js';
 import { adapterIds, adapterOf, getAdapter } from '../../src/adapters/registry.js';
 import type { AdapterId, Capabilities, SpawnRequest } from '../../src/adapters/types.js';

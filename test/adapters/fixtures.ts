@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compareVersions } from '../../src/adapters/help-flags.js';
-import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/adapters/events.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/core/events.js';
 import type {
   AgentAdapter,
   LineParser,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../src/adapters/events.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import { GEMINI_MIN_VERSION, geminiAdapter } from '../../src/adapters/gemini.js';
 import { compareVersions } from '../../src/adapters/help-flags.js';
 import type { Capabilities, SpawnRequest } from '../../src/adapters/types.js';

@@ -4,7 +4,7 @@ import { parseJsonLine } from '../../src/adapters/json-line.js';
 import { CLAUDE_PRICES } from '../../src/adapters/claude.js';
 import { CODEX_PRICES } from '../../src/adapters/codex.js';
 import { estimateCost, mergePrices, priceFor } from '../../src/adapters/prices.js';
-import { emptyUsage } from '../../src/adapters/events.js';
+import { emptyUsage } from '../../src/core/events.js';
 import { helpVersions, readHelpFile } from './fixtures.js';
 
 describe('help flag parser', () => {

@@ -1,7 +1,7 @@
 /** The one error shape: every error class reads the same way through describeError. */
 import { describe, expect, it } from 'vitest';
 import { AdapterError } from '../../src/adapters/errors.js';
-import { describeError, errorText, EXIT, HydraError, toErrorInfo } from '../../src/adapters/hydra-error.js';
+import { describeError, errorText, EXIT, HydraError, toErrorInfo } from '../../src/core/hydra-error.js';
 import { CommandError, UsageError } from '../../src/cli/errors.js';
 import { ConfigError, EngineError } from '../../src/engine/index.js';
 

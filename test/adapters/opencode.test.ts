@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { OPENCODE_EDIT_PERMISSION, opencodeAdapter } from '../../src/adapters/opencode.js';
-import type { AgentEvent } from '../../src/adapters/events.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { Capabilities, SpawnRequest } from '../../src/adapters/types.js';
 import { endOf, fixtureRunner, helpVersions, loadStream, readHelpFile, replay } from './fixtures.js';
 

@@ -4,7 +4,7 @@
  * same data, and usage nobody reported reads `n/a` on screen and `null` in JSON.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyUsage, ev, type AgentEvent, type Usage } from '../../src/adapters/events.js';
+import { emptyUsage, ev, type AgentEvent, type Usage } from '../../src/core/events.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { renderRun } from '../../src/cli/commands/show.js';
 import { eventLine, eventLineJson, summaryLine } from '../../src/cli/headless.js';

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
 import type { Actor, AnyActorRef } from 'xstate';
-import { ev } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
 import { agentMachine } from '../../src/engine/agent/agent-machine.js';
 import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
 import type {

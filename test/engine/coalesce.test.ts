@@ -1,8 +1,8 @@
 /** Runs of noise in a batch of events become one event each, counted; everything else passes as is. */
 import { describe, expect, it } from 'vitest';
-import { TEXT_OUTPUT_STAGE, ev } from '../../src/adapters/events.js';
-import type { AgentEvent } from '../../src/adapters/events.js';
-import { MESSAGE_CHARS } from '../../src/adapters/text.js';
+import { TEXT_OUTPUT_STAGE, ev } from '../../src/core/events.js';
+import type { AgentEvent } from '../../src/core/events.js';
+import { MESSAGE_CHARS } from '../../src/core/text.js';
 import { MERGED_TEXT_CHARS, coalesceEvents } from '../../src/engine/agent/coalesce.js';
 
 const garbage = (raw: string): AgentEvent =>

@@ -6,8 +6,8 @@
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ev } from '../../src/adapters/events.js';
-import type { AgentEvent } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { RunState } from '../../src/adapters/finish.js';
 import { JsonLineParser } from '../../src/adapters/json-line-parser.js';
 import { runStep, versionOf } from '../../src/adapters/probe-steps.js';

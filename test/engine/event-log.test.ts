@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ev } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
 import { EventLog } from '../../src/engine/records/records.js';
 import type { AgentEventRecord } from '../../src/engine/types.js';
 

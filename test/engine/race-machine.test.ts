@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback, fromPromise } from 'xstate';
 import type { Actor } from 'xstate';
-import { emptyUsage, ev } from '../../src/adapters/events.js';
+import { emptyUsage, ev } from '../../src/core/events.js';
 import type { AdapterId, Capabilities } from '../../src/adapters/types.js';
 import type { AgentInput, AgentLaunch, AgentReport } from '../../src/engine/agent/agent-types.js';
 import { createProcessRegistry } from '../../src/engine/process/process-registry.js';

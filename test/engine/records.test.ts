@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../src/adapters/events.js';
+import { emptyUsage } from '../../src/core/events.js';
 import { readRecordDir } from '../../src/engine/records/records.js';
 
 let dir: string;

@@ -5,8 +5,8 @@
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ev } from '../../src/adapters/events.js';
-import type { AgentEvent } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
+import type { AgentEvent } from '../../src/core/events.js';
 import type { RunState } from '../../src/adapters/finish.js';
 import { JsonLineParser } from '../../src/adapters/json-line-parser.js';
 import { registerAdapter } from '../../src/adapters/registry.js';

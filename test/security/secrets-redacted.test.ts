@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ev } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
 import { coalesceEvents } from '../../src/engine/agent/coalesce.js';
 import {
   knownSecrets,

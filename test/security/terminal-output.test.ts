@@ -7,7 +7,7 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ev } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { buildScreen } from '../../src/ui/layout/screen.js';
 import type { Screen } from '../../src/ui/layout/screen.js';

@@ -23,7 +23,7 @@
 import type { ServerResponse } from 'node:http';
 import { isRecord, pathOf, sendJson, sendSse, startFakeModelServer } from './fake-model-server.js';
 import type { FakeModelServer, RecordedRequest, SseEvent, SseFault } from './fake-model-server.js';
-import { assertNever } from '../../src/adapters/events.js';
+import { assertNever } from '../../src/core/events.js';
 
 export type AnthropicScenario =
   | 'success-edit'

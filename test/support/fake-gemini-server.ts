@@ -21,7 +21,7 @@
  * - `server-error`: 500 `INTERNAL`.
  */
 import type { ServerResponse } from 'node:http';
-import { assertNever } from '../../src/adapters/events.js';
+import { assertNever } from '../../src/core/events.js';
 import { isRecord, pathOf, sendJson, startFakeModelServer } from './fake-model-server.js';
 import type { FakeModelServer, RecordedRequest } from './fake-model-server.js';
 

@@ -19,7 +19,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { isAbsolute, join } from 'node:path';
-import { assertNever } from '../../src/adapters/events.js';
+import { assertNever } from '../../src/core/events.js';
 import { isRecord, pathOf, sendJson, startFakeModelServer } from './fake-model-server.js';
 import type { FakeModelServer, RecordedRequest } from './fake-model-server.js';
 import { OPENAI_AUTH_ERROR, OPENAI_SERVER_ERROR } from './fake-openai-server.js';

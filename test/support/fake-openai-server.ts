@@ -23,7 +23,7 @@
  *   every event is sent and the connection stays open.
  */
 import type { ServerResponse } from 'node:http';
-import { assertNever } from '../../src/adapters/events.js';
+import { assertNever } from '../../src/core/events.js';
 import { isRecord, pathOf, sendJson, sendSse, startFakeModelServer } from './fake-model-server.js';
 import type { FakeModelServer, RecordedRequest, SseEvent, SseFault } from './fake-model-server.js';
 

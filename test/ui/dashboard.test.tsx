@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 vi.hoisted(() => {
   process.env.FORCE_COLOR = '1';
 });
-import { ev } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
 import { EngineError } from '../../src/engine/index.js';
 import { displayWidth } from '../../src/ui/text/text.js';
 import { createTheme } from '../../src/ui/text/theme.js';

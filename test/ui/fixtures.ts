@@ -2,7 +2,7 @@
  * Snapshot builders and an in-memory RaceHandle for the dashboard's component tests.
  * The fake handle only records the commands it gets; the real engine is exercised by the e2e test.
  */
-import { emptyUsage, ev, type AgentEvent, type Usage } from '../../src/adapters/events.js';
+import { emptyUsage, ev, type AgentEvent, type Usage } from '../../src/core/events.js';
 import { adapterOf } from '../../src/adapters/registry.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import type {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi, afterEach } from 'vitest';
-import { ev } from '../../src/adapters/events.js';
+import { ev } from '../../src/core/events.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { buildScreen, paneMode, type Screen, type ScreenInput } from '../../src/ui/layout/screen.js';
 import { createSnapshotStore } from '../../src/ui/state/snapshot-store.js';

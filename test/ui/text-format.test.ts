@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage, ev } from '../../src/adapters/events.js';
+import { emptyUsage, ev } from '../../src/core/events.js';
 import { formatCost, formatDuration, formatTokens, formatUsageToFit } from '../../src/ui/text/format.js';
 import { eventLine, isShownInPane } from '../../src/ui/text/event-line.js';
 import { fitLine, lineText, seg, spread } from '../../src/ui/layout/lines.js';

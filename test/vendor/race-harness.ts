@@ -12,7 +12,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { execa } from 'execa';
 import type { ResultPromise } from 'execa';
-import { assertNever } from '../../src/adapters/events.js';
+import { assertNever } from '../../src/core/events.js';
 import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import type { AnthropicScenario, FakeAnthropicOptions } from '../support/fake-anthropic-server.js';
 import { startFakeOpenAiServer } from '../support/fake-openai-server.js';

@@ -7,8 +7,8 @@
  */
 import path from 'node:path';
 import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
-import type { AgentEvent, CompletedEvent, FailedEvent } from '../../adapters/events.js';
-import { MESSAGE_CHARS, oneLine } from '../../adapters/text.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
+import { MESSAGE_CHARS, oneLine } from '../../core/text.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
   AgentInput,
@@ -24,7 +24,7 @@ import type { ProcessRegistry } from '../process/index.js';
 import type { CheckRun, DiffSummary } from '../types.js';
 import { runChecks } from '../checks/index.js';
 import type { CheckPlace, Limiter } from '../checks/index.js';
-import type { ErrorInfo } from '../../adapters/events.js';
+import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
 import {
   commitSubject,

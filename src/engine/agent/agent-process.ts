@@ -7,8 +7,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromCallback } from 'xstate';
-import { ev, isTerminal } from '../../adapters/events.js';
-import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../adapters/events.js';
+import { ev, isTerminal } from '../../core/events.js';
+import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../core/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import type { ProcessEnd } from '../../adapters/types.js';
 import type {

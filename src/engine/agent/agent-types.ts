@@ -1,7 +1,7 @@
 /** Shapes shared by the agent machine, its process actor and the race machine. */
-import type { AgentEvent, CompletedEvent, FailedEvent } from '../../adapters/events.js';
+import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
 import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/types.js';
-import type { ErrorInfo } from '../../adapters/events.js';
+import type { ErrorInfo } from '../../core/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { Limiter } from '../checks/index.js';

@@ -10,15 +10,15 @@
  * events per chunk of output instead of one per line, in the snapshot, the record and the headless
  * output alike. Every other event passes through unchanged and in order.
  */
-import { TEXT_OUTPUT_STAGE, ev } from '../../adapters/events.js';
+import { TEXT_OUTPUT_STAGE, ev } from '../../core/events.js';
 import type {
   AgentEvent,
   MessageEvent,
   ParseErrorEvent,
   ProgressEvent,
   UnknownEvent,
-} from '../../adapters/events.js';
-import { MESSAGE_CHARS } from '../../adapters/text.js';
+} from '../../core/events.js';
+import { MESSAGE_CHARS } from '../../core/text.js';
 
 type Noise = ParseErrorEvent | UnknownEvent | ProgressEvent;
 

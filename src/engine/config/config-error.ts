@@ -1,4 +1,4 @@
-import { HydraError } from '../../adapters/hydra-error.js';
+import { HydraError } from '../../core/hydra-error.js';
 
 /**
  * A problem with hydra.toml or with a flag that carries config (exit code 2): one line per

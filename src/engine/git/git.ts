@@ -4,8 +4,8 @@
  * a cancel or hydra's own exit ends git together with whatever it started (hooks, filters, their
  * children). A non-zero exit is a failure unless the caller says it is an answer (merge-tree's 1).
  */
-import type { ErrorKind } from '../../adapters/events.js';
-import { HydraError } from '../../adapters/hydra-error.js';
+import type { ErrorKind } from '../../core/events.js';
+import { HydraError } from '../../core/hydra-error.js';
 import { signalGroup, startChild } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ErrorInfo } from '../../adapters/events.js';
+import type { ErrorInfo } from '../../core/events.js';
 import type { RepoInfo } from '../types.js';
 import { EngineError } from '../errors.js';
 import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';

@@ -15,7 +15,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { AdapterError } from '../../adapters/errors.js';
-import type { ErrorInfo } from '../../adapters/events.js';
+import type { ErrorInfo } from '../../core/events.js';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
 import type {
   AdapterId,

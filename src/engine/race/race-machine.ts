@@ -16,7 +16,7 @@
  * actor returned (or threw) reaches its action as typed `params`, never through a cast.
  */
 import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
-import { emptyUsage } from '../../adapters/events.js';
+import { emptyUsage } from '../../core/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import { agentNameOf } from '../agent-name.js';
 import { agentMachine } from '../agent/index.js';
@@ -27,7 +27,7 @@ import { createLimiter, pickBest } from '../checks/index.js';
 import type { BaselineInput, BaselineOutput } from '../checks/index.js';
 import { runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import { existsSync } from 'node:fs';
-import type { ErrorInfo } from '../../adapters/events.js';
+import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
 import type {
   CleanUpInput,

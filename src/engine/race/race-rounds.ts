@@ -8,12 +8,12 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fromPromise } from 'xstate';
-import { emptyUsage, ev } from '../../adapters/events.js';
-import type { AgentEvent, ProgressEvent } from '../../adapters/events.js';
+import { emptyUsage, ev } from '../../core/events.js';
+import type { AgentEvent, ProgressEvent } from '../../core/events.js';
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import { isSessionId } from '../../adapters/types.js';
 import type { AdapterId, Capabilities } from '../../adapters/types.js';
-import { oneLine } from '../../adapters/text.js';
+import { oneLine } from '../../core/text.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';

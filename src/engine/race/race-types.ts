@@ -4,7 +4,7 @@ import type { AgentLaunch } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { ErrorInfo } from '../../adapters/events.js';
+import type { ErrorInfo } from '../../core/events.js';
 import type { Limiter } from '../checks/index.js';
 import type {
   AgentPlan,

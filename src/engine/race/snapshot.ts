@@ -3,8 +3,8 @@
  * can compare by identity; recent events are bounded per agent.
  */
 import type { StateValue } from 'xstate';
-import { addCounts, emptyUsage } from '../../adapters/events.js';
-import type { AgentEvent, ErrorInfo, Usage } from '../../adapters/events.js';
+import { addCounts, emptyUsage } from '../../core/events.js';
+import type { AgentEvent, ErrorInfo, Usage } from '../../core/events.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
 import { agentNameOf } from '../agent-name.js';

@@ -4,7 +4,7 @@
  * lives. The text is terminal-safe: DEL and the C1 controls, which JSON.stringify leaves raw, are
  * escaped as \u00XX (the same value to any JSON reader), so a printer can put it on a terminal.
  */
-import type { AgentEvent } from '../../adapters/events.js';
+import type { AgentEvent } from '../../core/events.js';
 
 const C1 = /[\u007F-\u009F]/g;
 

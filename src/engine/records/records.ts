@@ -21,7 +21,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { emptyUsage, ev, type Usage } from '../../adapters/events.js';
+import { emptyUsage, ev, type Usage } from '../../core/events.js';
 import type { AgentName } from '../types.js';
 import type { AgentEventRecord, MergeResult, RaceSummary, RunListEntry, RunRecord } from '../types.js';
 import { EngineError } from '../errors.js';

@@ -4,7 +4,7 @@
  * is reported as damaged (with what is wrong) instead of being half-used.
  */
 import { z } from 'zod';
-import type { AgentEvent, ErrorInfo, ErrorKind, Usage } from '../../adapters/events.js';
+import type { AgentEvent, ErrorInfo, ErrorKind, Usage } from '../../core/events.js';
 import { SESSION_ID_PATTERN } from '../../adapters/types.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentEventRecord, AgentSummary, MergeResult, RaceSummary } from '../types.js';

@@ -14,8 +14,8 @@ import {
   useSyncExternalStore,
   type ReactElement,
 } from 'react';
-import { assertNever } from '../../adapters/events.js';
-import { errorText } from '../../adapters/hydra-error.js';
+import { assertNever } from '../../core/events.js';
+import { errorText } from '../../core/hydra-error.js';
 import type { AgentName, RaceHandle } from '../../engine/index.js';
 import { keymap } from '../state/index.js';
 import { buildScreen } from '../layout/index.js';

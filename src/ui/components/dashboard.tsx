@@ -13,7 +13,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { render } from 'ink';
-import { errorText } from '../../adapters/hydra-error.js';
+import { errorText } from '../../core/hydra-error.js';
 import type { AdapterId } from '../../adapters/types.js';
 import type { MergeResult, RaceHandle } from '../../engine/index.js';
 import { App, type DashboardControls } from './app.js';

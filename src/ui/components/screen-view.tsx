@@ -4,7 +4,7 @@
  */
 import { Box, Text } from 'ink';
 import { Fragment, type ReactElement } from 'react';
-import { assertNever } from '../../adapters/events.js';
+import { assertNever } from '../../core/events.js';
 import type { Line } from '../layout/index.js';
 import type { Body, PaneBox, Screen } from '../layout/index.js';
 import type { Theme } from '../text/index.js';

@@ -1,7 +1,7 @@
 /**
  * Header, footer, notices and dialogs: the lines around the panes.
  */
-import { assertNever } from '../../adapters/events.js';
+import { assertNever } from '../../core/events.js';
 import type { AgentName, AgentSnapshot, MergeResult, RaceSnapshot } from '../../engine/index.js';
 import {
   fileCount,

@@ -1,7 +1,7 @@
 /**
  * The lines of one agent pane, cut to its width and height.
  */
-import { assertNever } from '../../adapters/events.js';
+import { assertNever } from '../../core/events.js';
 import type { AgentSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,

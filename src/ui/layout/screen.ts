@@ -3,7 +3,7 @@
  * Pure, so the layout rules (side by side or stacked, the live area always shorter than the
  * terminal) are tested without rendering, and the components only draw what this returns.
  */
-import { assertNever } from '../../adapters/events.js';
+import { assertNever } from '../../core/events.js';
 import type { AgentName, AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
 import {
   dialogLines,

@@ -4,7 +4,7 @@
  * engine (stop an agent, merge, quit), it returns an `Effect` that the app carries out and whose
  * outcome comes back as another action.
  */
-import { assertNever } from '../../adapters/events.js';
+import { assertNever } from '../../core/events.js';
 import type { AgentName, AgentStatus, MergeResult, RoundRequest } from '../../engine/index.js';
 import { isRunning, statusLabel } from '../text/index.js';
 

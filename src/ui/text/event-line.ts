@@ -2,7 +2,7 @@
  * One event as one line: the symbol, text and tone every printer uses, the dashboard's panes and
  * detail view as well as `hydra show`.
  */
-import { assertNever, type AgentEvent } from '../../adapters/events.js';
+import { assertNever, type AgentEvent } from '../../core/events.js';
 import { formatUsage } from './format.js';
 import type { Symbols, Tone } from './theme.js';
 import { oneLine, plainEllipsis, truncate } from './text.js';

@@ -4,7 +4,7 @@
  * `hydra runs` and the headless progress lines), so a figure reads the same everywhere, and a
  * figure nobody reported reads `n/a`, never 0.
  */
-import { addCounts, assertNever, hasTokenCounts, type Usage } from '../../adapters/events.js';
+import { addCounts, assertNever, hasTokenCounts, type Usage } from '../../core/events.js';
 import type { DiffSummary, MergeResult } from '../../engine/index.js';
 
 /** What an unknown figure reads as. */

@@ -1,5 +1,5 @@
 /** Agent and race states in words, tones and symbols, and the clocks a pane shows. */
-import { assertNever } from '../../adapters/events.js';
+import { assertNever } from '../../core/events.js';
 import type { AgentSnapshot, AgentStatus, RaceSnapshot } from '../../engine/index.js';
 import { formatDuration } from './format.js';
 import type { Symbols, Tone } from './theme.js';

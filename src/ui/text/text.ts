@@ -7,7 +7,7 @@
  * truncation that cuts to a column budget, and a sanitizer that keeps agent output from writing
  * control sequences to the terminal.
  */
-import { oneLine as foldLine } from '../../adapters/text.js';
+import { oneLine as foldLine } from '../../core/text.js';
 
 /*
  * Everything an agent (or a CLI's help output) might print that a terminal would act on instead of

@@ -1,5 +1,23 @@
 /** Helpers that turn vendor data into text fit for one terminal line. */
-import { shorten, wellFormed } from './json-line.js';
+
+/** How much of a raw line an event keeps by default (parse errors, huge unknown objects). */
+const MAX_RAW_CHARS = 2000;
+
+/** Keeps the head of a long text and says how much was cut. */
+export const shorten = (text: string, maxChars: number = MAX_RAW_CHARS): string => {
+  if (text.length <= maxChars) return text;
+  const head = text.slice(0, maxChars);
+  return `${head}… [${text.length - maxChars} more chars]`;
+};
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Any surrogate at all: a cheap first test, since most text has none. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Replaces lone UTF-16 surrogates (from invalid UTF-8 or broken escapes) with U+FFFD. */
+export const wellFormed = (text: string): string =>
+  SURROGATE.test(text) ? text.replace(LONE_SURROGATE, '\uFFFD') : text;
 
 /** Longest one-line summary kept in events. */
 const SUMMARY_CHARS = 160;

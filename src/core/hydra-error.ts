@@ -4,7 +4,7 @@
  * Subclasses add what their layer knows (AdapterError: the adapter, the command and its stderr;
  * EngineError: the files involved; ConfigError: one line per problem). Every printer (the CLI,
  * the dashboard, the headless notes) reads an error through `describeError`, so none drops a hint.
- * It lives with the adapters, the bottom layer, because every other layer may import it.
+ * It lives in src/core, below every layer, because every layer may import it.
  */
 import type { ErrorInfo, ErrorKind } from './events.js';
 
