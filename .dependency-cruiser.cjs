@@ -9,7 +9,8 @@ module.exports = {
     {
       name: 'core-is-the-floor',
       severity: 'error',
-      comment: 'src/core (the error shape, the normalized events, text helpers) is shared by every layer and imports none.',
+      comment:
+        'src/core (the error shape, the normalized events, text helpers) is shared by every layer and imports none.',
       from: { path: '^src/core' },
       to: { path: '^src/(adapters|engine|ui|cli|demo)' },
     },

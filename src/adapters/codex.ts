@@ -17,7 +17,15 @@ import { mergePrices, withEstimatedCost } from './prices.js';
 import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
 import type { ProbeContext } from './probe-steps.js';
 import { deliverPrompt } from './prompt-delivery.js';
-import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, relativePath } from '../core/text.js';
+import {
+  clip,
+  compactJson,
+  firstLine,
+  MESSAGE_CHARS,
+  oneLine,
+  OUTPUT_CHARS,
+  relativePath,
+} from '../core/text.js';
 import type {
   AgentAdapter,
   BuiltCommand,
