@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ev } from '../../src/core/events.js';
-import { EventLog } from '../../src/engine/records/records.js';
+import { EventLog } from '../../src/engine/records/event-log.js';
 import type { AgentEventRecord } from '../../src/engine/types.js';
 
 let dir: string;

@@ -11,14 +11,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
 import type { RaceHandle } from '../../src/engine/types.js';
-import {
-  commitAgentResult,
-  createWorktree,
-  deleteBranches,
-  detachFromForeignBranch,
-  pinWorktree,
-  removeWorktrees,
-} from '../../src/engine/git/worktrees.js';
+import { createWorktree, deleteBranches, removeWorktrees } from '../../src/engine/git/worktrees.js';
+import { pinWorktree } from '../../src/engine/git/pinned.js';
+import { commitAgentResult, detachFromForeignBranch } from '../../src/engine/git/result-commit.js';
 import { restoreUserRefs, snapshotRefs } from '../../src/engine/git/refs.js';
 import { waitForGroupExit } from '../../src/engine/process/process-table.js';
 import { git, groupMembers, installAgents, makeSandbox, plan, raceOptions } from './helpers.js';

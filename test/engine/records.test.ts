@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { emptyUsage } from '../../src/core/events.js';
-import { readRecordDir } from '../../src/engine/records/records.js';
+import { readRecordDir } from '../../src/engine/records/read-run.js';
 
 let dir: string;
 const RUN = '20261101-101010-abcd';

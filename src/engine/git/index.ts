@@ -22,26 +22,21 @@ export type { RepoCheck } from './repo.js';
 export {
   assertWorktreeFree,
   branchExists,
-  commitAgentResult,
   createDetachedWorktree,
   createWorktree,
   largeCheckout,
   deleteBranch,
   deleteBranches,
-  detachFromForeignBranch,
-  knowRepository,
-  diffSummary,
-  fullPatch,
-  pinWorktree,
-  pooledWorktrees,
   removeRunDirIfEmpty,
   removeWorktree,
   removeWorktrees,
-  stageChanges,
   reopenWorktree,
-  returnToPool,
-  takePooledWorktree,
 } from './worktrees.js';
-export type { PinnedWorktree, WorktreeHead } from './worktrees.js';
+export { knowRepository, pinWorktree } from './pinned.js';
+export type { PinnedWorktree } from './pinned.js';
+export { pooledWorktrees, returnToPool, takePooledWorktree } from './pool.js';
+export { commitAgentResult, detachFromForeignBranch, stageChanges } from './result-commit.js';
+export type { WorktreeHead } from './result-commit.js';
+export { diffSummary, fullPatch } from './diff.js';
 export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
 export type { RefSnapshot } from './refs.js';

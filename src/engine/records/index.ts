@@ -14,23 +14,18 @@ export {
   worktreePoolDir,
 } from './paths.js';
 export {
-  EventLog,
-  listRuns,
-  loadRun,
-  ownerAlive,
   readPidRecords,
-  readRecordDir,
-  readRun,
-  recordedRunIds,
-  runIdTime,
-  trackedRunIds,
   removePidRecord,
   writeMergeRecord,
   writeMeta,
   writePidRecord,
   writeSummary,
-} from './records.js';
-export type { LoadedRun, RunMeta } from './records.js';
+} from './record-files.js';
+export type { RunMeta } from './schema.js';
+export { EventLog } from './event-log.js';
+export { loadRun, readRecordDir, readRun, trackedRunIds } from './read-run.js';
+export type { LoadedRun } from './read-run.js';
+export { listRuns, ownerAlive, recordedRunIds, runIdTime } from './runs.js';
 export { LAST_RUN, resolveRunName } from './run-names.js';
 export { knownSecrets, recordableConfig, redactValue } from './redact.js';
 export { eventJson } from './event-json.js';

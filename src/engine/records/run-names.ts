@@ -5,7 +5,7 @@
  */
 import type { RunListEntry } from '../types.js';
 import { EngineError } from '../errors.js';
-import { listRuns } from './records.js';
+import { listRuns } from './runs.js';
 
 /** The name of the newest run. */
 export const LAST_RUN = 'last';
