@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanRuns, startRace } from '../../src/engine/index.js';
@@ -8,6 +8,7 @@ import type { RaceHandle } from '../../src/engine/types.js';
 import { extraWorktrees, hydraBranches, poolWorktrees } from '../faults/invariants.js';
 import { git, installAgents, makeSandbox, plan, raceOptions, repoState } from './helpers.js';
 import type { Sandbox } from './helpers.js';
+import { SCRIPT_AGENT, raceScripts, registerScriptAgent } from '../security/script-agent.js';
 
 let sandbox: Sandbox;
 let handle: RaceHandle | null = null;
@@ -143,6 +144,81 @@ describe('the warm worktree pool (worktree_pool)', () => {
     await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot, runIds: [runId] });
 
     expect(pooled()).toHaveLength(2);
+    expect(poolWorktrees(sandbox.repo)).toHaveLength(2);
+  });
+});
+
+describe('a pooled worktree is a fresh checkout of the base, whatever the last agent hid in it', () => {
+  const SECOND = 'scripted2';
+  let unregister: Array<() => void> = [];
+
+  afterEach(() => {
+    for (const undo of unregister) undo();
+    unregister = [];
+  });
+
+  /** What an agent of the second race finds in its worktree, written where the test reads it. */
+  const look = (out: string): string =>
+    [
+      `{ echo "inode $(stat -c %i .)"`,
+      'git ls-files -v',
+      'echo "== status"',
+      'git status --porcelain --ignored --untracked-files=all',
+      'echo "== refs"',
+      'git for-each-ref --format="%(refname)" refs/worktree refs/bisect',
+      'echo "== files"',
+      'cat app.txt README.md',
+      `echo "== end"; } > ${out}`,
+    ].join('\n');
+
+  /** One race of the two scripted agents with a pool of 2; resolves once its worktrees are back. */
+  const scriptedRace = async (bodies: Record<string, string>): Promise<void> => {
+    handle = raceScripts(sandbox, bodies, { worktreePool: 2 });
+    await handle.settled;
+    await handle.finish();
+    handle = null;
+  };
+
+  it('clears skip-worktree and assume-unchanged edits, a sparse checkout, ignored files and its own refs', async () => {
+    sandbox = makeSandbox();
+    unregister = [registerScriptAgent(), registerScriptAgent(SECOND)];
+    const base = { app: 'line 1\nline 2\n', readme: '# test repo\n' };
+
+    await scriptedRace({
+      // Edits that `git status` and `git add -A` do not see, a hidden ignored file, a ref of its own.
+      [SCRIPT_AGENT]: [
+        'echo hidden edit > app.txt',
+        'git update-index --skip-worktree app.txt',
+        'echo assumed edit > README.md',
+        'git update-index --assume-unchanged README.md',
+        'echo secret > notes.log',
+        'echo "*.log" >> "$(git rev-parse --git-path info/exclude)"',
+        'git update-ref refs/worktree/planted HEAD',
+        'echo done > one.txt',
+      ].join('\n'),
+      // A sparse checkout: app.txt gone from the worktree and marked skip-worktree.
+      [SECOND]: ['git sparse-checkout set --no-cone /README.md /two.txt', 'echo done > two.txt'].join('\n'),
+    });
+    // The attacks took: the pooled worktrees carry the flags (checked before the next race).
+    const held = pooled().map((name) => path.join(poolOf(), name));
+    expect(held).toHaveLength(2);
+    const flags = held.map((dir) => git(dir, 'ls-files', '-v')).join('');
+    expect(flags).toMatch(/^S app\.txt$/m);
+    expect(flags).toMatch(/^h README\.md$/m);
+    const inodes = held.map((dir) => String(statSync(dir).ino)).sort();
+
+    const seen = [path.join(sandbox.dir, 'seen-1.txt'), path.join(sandbox.dir, 'seen-2.txt')];
+    await scriptedRace({ [SCRIPT_AGENT]: look(seen[0]!), [SECOND]: look(seen[1]!) });
+
+    for (const file of seen) {
+      const text = readFileSync(file, 'utf8');
+      // Every file of the base, tracked as usual (H), its content the base's, nothing else there.
+      expect(text).toContain('H README.md\nH app.txt\n== status\n== refs\n== files\n');
+      expect(text).toContain(`== files\n${base.app}${base.readme}== end\n`);
+    }
+    // The pooled worktrees were reset, not dropped: the second race ran in them.
+    const used = seen.map((file) => /^inode (\d+)$/m.exec(readFileSync(file, 'utf8'))?.[1]).sort();
+    expect(used).toEqual(inodes);
     expect(poolWorktrees(sandbox.repo)).toHaveLength(2);
   });
 });

@@ -6,20 +6,22 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { runGit } from './git.js';
+import { trace } from '../../trace.js';
+import { runGit, splitZ } from './git.js';
 import { pinWorktree, runPinned } from './pinned.js';
-import { oneAtATime, removeWorktree } from './worktrees.js';
+import type { PinnedWorktree } from './pinned.js';
+import { deleteBranch, oneAtATime, removeWorktree } from './worktrees.js';
 import type { WorktreeGitOptions } from './worktrees.js';
 
 /**
  * Takes an idle worktree from the pool (`pool`, see worktreePoolDir) and makes it the agent's:
  * moved to `dir` (`git worktree move`, which is also the claim: of two races after the same one,
- * the second finds nothing to move and tries the next), then reset to the base on a new `branch`
- * (`checkout --force -b` and `clean -ffdx`, hooks off), so git updates only the files that differ.
- * False when the pool has none to give (the caller makes one with createWorktree). A pooled
- * worktree that is no longer sound (git will not move it, or its `.git` is broken) is removed and
- * skipped. The caller checks
- * `dir` and `branch` with assertWorktreeFree first and rolls back `dir` and `branch` on a throw.
+ * the second finds nothing to move and tries the next), then reset to a fresh checkout of the base
+ * on a new `branch` (resetToBase), so git updates only the files that differ. False when the pool
+ * has none to give (the caller makes one with createWorktree). A pooled worktree that is no longer
+ * sound (git will not move it, its `.git` is broken, or the reset cannot be verified) is removed
+ * with the branch made for it, and skipped. The caller checks `dir` and `branch` with
+ * assertWorktreeFree first and rolls back `dir` and `branch` on a throw.
  */
 export async function takePooledWorktree(
   root: string,
@@ -43,17 +45,138 @@ export async function takePooledWorktree(
       continue;
     }
     const pinned = await pinWorktree(root, dir).catch(() => null);
-    if (pinned === null) {
-      await removeWorktree(root, dir, path.dirname(dir));
-      continue;
-    }
-    // Nothing the last race's agent set for this worktree alone (`git config --worktree`) carries over.
-    await rm(path.join(pinned.gitDir, 'config.worktree'), { force: true });
-    await runPinned(pinned, ['checkout', '-q', '--force', '-b', branch, baseRef], options);
-    await runPinned(pinned, ['clean', '-ffdxq'], options);
-    return true;
+    const reset = { branchMade: false };
+    const problem =
+      pinned === null
+        ? 'its .git is broken'
+        : await resetToBase(pinned, branch, baseRef, options, reset).catch((error: unknown) => {
+            if (options.signal?.aborted === true) throw error;
+            return error instanceof Error ? error.message : String(error);
+          });
+    if (problem === null) return true;
+    trace(`pool: dropped a pooled worktree (${problem.split('\n')[0] ?? ''})`);
+    await removeWorktree(root, dir, path.dirname(dir));
+    // Only the branch this reset made: a checkout that failed made none (and `branch` may be another's).
+    if (reset.branchMade) await deleteBranch(root, branch);
   }
   return false;
+}
+
+/**
+ * What a new worktree's entry in `.git/worktrees/<id>` holds (and the reflog git writes at once).
+ * Anything else there is the last agent's and belongs to this worktree alone: `config.worktree`
+ * (`git config --worktree`), `info/sparse-checkout`, per-worktree refs (`refs/worktree/*`,
+ * `refs/bisect/*`), a merge, rebase or cherry-pick in progress, submodules' repositories (`modules/`).
+ */
+const ENTRY_FILES = new Set(['HEAD', 'commondir', 'gitdir', 'index']);
+const ENTRY_FILES_AFTER = new Set([...ENTRY_FILES, 'logs']);
+
+/**
+ * Settings that would let a worktree look cleaner than it is, off for the reset and its check: a
+ * sparse checkout (files outside it are neither checked out nor looked at), a file-system monitor
+ * and the untracked cache (git would take their word for what changed).
+ */
+const RESET_CONFIG = [
+  '-c',
+  'core.sparseCheckout=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.untrackedCache=false',
+];
+
+/**
+ * Makes a pooled worktree a fresh checkout of `baseRef` on a new `branch`: its entry's extra files
+ * removed (ENTRY_FILES), every index flag that hides a file from git cleared (`skip-worktree`,
+ * `assume-unchanged`: `checkout --force` leaves such files as the agent left them), the base checked
+ * out over it (`checkout --force -b`), everything git does not track removed (`clean -ffdx`, ignored
+ * files too), then checked (freshCheckoutProblem). Null when it is fresh; else what is not.
+ */
+async function resetToBase(
+  pinned: PinnedWorktree,
+  branch: string,
+  baseRef: string,
+  options: WorktreeGitOptions,
+  reset: { branchMade: boolean },
+): Promise<string | null> {
+  for (const name of await readdir(pinned.gitDir)) {
+    if (!ENTRY_FILES.has(name)) await rm(path.join(pinned.gitDir, name), { recursive: true, force: true });
+  }
+  const flagged = await flaggedEntries(pinned, options);
+  for (const [flag, files] of [
+    ['--no-skip-worktree', flagged.skipWorktree],
+    ['--no-assume-unchanged', flagged.assumeUnchanged],
+  ] as const) {
+    // One flag per command: `update-index --stdin` applies only the last of several.
+    if (files.length > 0)
+      await runPinned(pinned, ['update-index', flag, '-z', '--stdin'], {
+        ...options,
+        input: files.join('\0'),
+      });
+  }
+  await runPinned(pinned, [...RESET_CONFIG, 'checkout', '-q', '--force', '-b', branch, baseRef], options);
+  reset.branchMade = true;
+  await runPinned(pinned, [...RESET_CONFIG, 'clean', '-ffdxq'], options);
+  return freshCheckoutProblem(pinned, branch, baseRef, options);
+}
+
+/** The index entries whose flags hide them from git (`git ls-files -v`: S, or a lower-case tag). */
+async function flaggedEntries(
+  pinned: PinnedWorktree,
+  options: WorktreeGitOptions,
+): Promise<{ skipWorktree: string[]; assumeUnchanged: string[] }> {
+  const listed = await runPinned(pinned, [...RESET_CONFIG, 'ls-files', '-v', '-z'], options);
+  const skipWorktree: string[] = [];
+  const assumeUnchanged: string[] = [];
+  for (const entry of splitZ(listed.stdout)) {
+    const tag = entry.slice(0, 1);
+    const file = entry.slice(2);
+    if (tag === 'S' || tag === 's') skipWorktree.push(file);
+    if (tag !== tag.toUpperCase()) assumeUnchanged.push(file);
+  }
+  return { skipWorktree, assumeUnchanged };
+}
+
+/**
+ * What makes a reset worktree differ from a fresh checkout of `baseRef` on `branch`, or null: HEAD
+ * on the branch at the base, the index the base's tree with no entry flagged, conflicted or only
+ * intended, nothing changed, untracked or ignored in the work tree (submodules included), and
+ * nothing in its entry that a new worktree does not have.
+ */
+async function freshCheckoutProblem(
+  pinned: PinnedWorktree,
+  branch: string,
+  baseRef: string,
+  options: WorktreeGitOptions,
+): Promise<string | null> {
+  const git = (args: readonly string[], okExitCodes: number[] = []) =>
+    runPinned(pinned, [...RESET_CONFIG, ...args], { ...options, okExitCodes });
+  const [head, base, onBranch, index, sameTree, status, entry] = await Promise.all([
+    git(['rev-parse', 'HEAD']),
+    git(['rev-parse', '--verify', `${baseRef}^{commit}`]),
+    git(['symbolic-ref', '-q', 'HEAD'], [1]),
+    git(['ls-files', '-v', '-s', '-z']),
+    git(['diff-index', '--cached', '--quiet', baseRef, '--'], [1]),
+    git([
+      '--no-optional-locks',
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--ignored',
+      '--untracked-files=all',
+      '--ignore-submodules=none',
+    ]),
+    readdir(pinned.gitDir),
+  ]);
+  if (head.stdout.trim() !== base.stdout.trim()) return 'HEAD is not the base';
+  if (onBranch.stdout.trim() !== `refs/heads/${branch}`) return `HEAD is not on ${branch}`;
+  const odd = splitZ(index.stdout).find((line) => !/^H \d+ [0-9a-f]+ 0\t/.test(line));
+  if (odd !== undefined) return `an index entry is flagged or conflicted: ${odd}`;
+  if (sameTree.exitCode !== 0) return "the index is not the base's tree";
+  if (status.stdout !== '') return `the work tree differs from the base: ${splitZ(status.stdout)[0] ?? ''}`;
+  const extra = entry.find((name) => !ENTRY_FILES_AFTER.has(name));
+  if (extra !== undefined) return `its entry in the git directory holds ${extra}`;
+  return null;
 }
 
 /**
