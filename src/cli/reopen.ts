@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { adapterIds } from '../adapters/registry.js';
 import {
   buildRaceOptions,
   checkConfiguredBinaries,
@@ -120,13 +121,32 @@ function recordedFlags(raw: unknown, record: RunRecord): RaceFlags {
   return flags;
 }
 
+/**
+ * The agent a round is for must be one of the run's, with an entry that read back whole and a CLI
+ * this hydra has: otherwise the round would start nothing (and say nothing).
+ */
 function assertAgentOf(record: RunRecord, agent: string): void {
-  if (record.meta.agents.some((item) => item.agent === agent)) return;
-  const names = record.meta.agents.map((item) => item.agent).join(', ');
-  throw new UsageError(
-    `run ${record.runId} has no agent "${agent}"; its agents: ${names}`,
-    `see the run with: hydra show ${record.runId}`,
-  );
+  const planned = record.meta.agents.find((item) => item.agent === agent);
+  if (planned === undefined) {
+    const names = record.meta.agents.map((item) => item.agent).join(', ');
+    throw new UsageError(
+      `run ${record.runId} has no agent "${agent}"; its agents: ${names}`,
+      `see the run with: hydra show ${record.runId}`,
+    );
+  }
+  const damaged = record.damagedAgents?.find((item) => item.agent === agent);
+  if (damaged !== undefined) {
+    throw new CommandError(
+      `the record of ${agent} in run ${record.runId} is damaged (${damaged.problem}), so hydra will not run it again`,
+      `its other agents still work; \`hydra clean ${record.runId}\` removes the run`,
+    );
+  }
+  if (!adapterIds().includes(planned.adapter)) {
+    throw new CommandError(
+      `run ${record.runId} records agent ${agent} as running "${planned.adapter}", a CLI this hydra does not have (meta.json was edited, or written by another hydra)`,
+      `start a new race instead: hydra race --agents <agent> "<prompt>"; \`hydra clean ${record.runId}\` removes the run`,
+    );
+  }
 }
 
 /**

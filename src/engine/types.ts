@@ -501,6 +501,8 @@ export interface RunRecord {
   merge: MergeResult | null;
   /** What reading the record left out (unreadable event lines, an events file too large to read whole). */
   notes: string[];
+  /** Agents whose entry in summary.json is damaged: each stands in the summary as failed, saying so. */
+  damagedAgents?: Array<{ agent: AgentName; problem: string }>;
 }
 
 export interface CleanReport {

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
+import { ROOT, createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import {
   captureUserState,
   expectNoProcessOfRun,
@@ -142,5 +142,102 @@ describe('an events.jsonl with garbage, binary and malformed events', () => {
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).toMatch(/note {4}events\.jsonl is \d+ bytes: only the first 33554432 were read/);
     expect(show.stdout).toContain('completed');
+  });
+});
+
+describe('fields an agent controls that fail the record check (issue 21.9)', () => {
+  /** The fake claude's stream with a session id of another shape and negative usage figures. */
+  const hostileClaude = (): string[] =>
+    readFileSync(path.join(ROOT, 'fixtures/adapters/claude/streams/success-edit.jsonl'), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) =>
+        line
+          .replaceAll('00000000-0000-4000-8000-000000000001', '../../not a session; rm -rf ~')
+          .replaceAll('"input_tokens":2500', '"input_tokens":-2500')
+          .replaceAll('"total_cost_usd":0.0126', '"total_cost_usd":-3'),
+      );
+
+  it('are never written: the run reads back whole, with a warning, and every command works', async () => {
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, lines: hostileClaude() },
+      codex: { agent: 'codex', delayMs: 5 },
+    });
+    const raced = await run(['race', '--json', '--agents', 'claude,codex', 'Add a hello.txt file']);
+    const runId = String(parseNdjson(raced.stdout)[0]?.runId);
+
+    const summaryText = readFileSync(recordFile(runId, 'summary.json'), 'utf8');
+    const show = await run(['show', runId]);
+    const runs = await run(['runs', '--json']);
+    const merge = await run(['merge', runId, 'codex']);
+
+    const claude = (
+      JSON.parse(summaryText) as {
+        agents: Array<{
+          agent: string;
+          sessionId?: string;
+          usage: Record<string, unknown>;
+          warnings?: string[];
+        }>;
+      }
+    ).agents.find((agent) => agent.agent === 'claude');
+    expect(claude?.sessionId).toBeUndefined();
+    expect(claude?.usage).toMatchObject({ inputTokens: null, costUsd: null });
+    expect(claude?.warnings).toEqual(
+      expect.arrayContaining([
+        'Its sessionId "../../not a session; rm -rf ~" left out of the record: is not a session id.',
+        'Its usage.inputTokens -2500 recorded as unknown: Too small: expected number to be >=0.',
+      ]),
+    );
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(JSON.parse(runs.stdout)).toMatchObject({
+      runs: [expect.objectContaining({ runId, state: 'finished', problem: null })],
+    });
+    expect(merge.exitCode, merge.stderr).toBe(0);
+    expect(merge.stdout).toContain(`merged codex (run ${runId}) into main`);
+  });
+
+  it('one damaged agent entry leaves the other agents of the run working, and says what is wrong', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex', delayMs: 5 } });
+    const raced = await run(['race', '--json', '--agents', 'claude,codex', 'Add a hello.txt file']);
+    const runId = String(parseNdjson(raced.stdout)[0]?.runId);
+    const file = recordFile(runId, 'summary.json');
+    const summary = JSON.parse(readFileSync(file, 'utf8')) as { agents: Array<Record<string, unknown>> };
+    summary.agents = summary.agents.map((agent) =>
+      agent['agent'] === 'claude' ? { ...agent, sessionId: '--evil id' } : agent,
+    );
+    writeFileSync(file, JSON.stringify(summary));
+
+    const show = await run(['show', runId]);
+    const mergeDamaged = await run(['merge', runId, 'claude']);
+    const follow = await run(['continue', '--json', runId, 'claude', 'more']);
+    const mergeOther = await run(['merge', runId, 'codex']);
+
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain(
+      'note    summary.json: agents[0]: sessionId: is not a session id: hydra does not act on claude',
+    );
+    expect(show.stdout).toMatch(/claude\s+failed/);
+    expect(mergeDamaged.exitCode).not.toBe(0);
+    expect(mergeDamaged.stderr).toContain(
+      'Its record is damaged (summary.json: agents[0]: sessionId: is not a session id)',
+    );
+    expect(follow.exitCode).not.toBe(0);
+    expect(follow.stderr).toContain(`the record of claude in run ${runId} is damaged`);
+    expect(mergeOther.exitCode, mergeOther.stderr).toBe(0);
+    expect(mergeOther.stdout).toContain(`merged codex (run ${runId}) into main`);
+  });
+
+  it('hydra rerun of an agent whose recorded CLI was changed fails and says why', async () => {
+    const runId = await race();
+    const file = recordFile(runId, 'meta.json');
+    const meta = JSON.parse(readFileSync(file, 'utf8')) as { agents: Array<Record<string, unknown>> };
+    meta.agents = meta.agents.map((agent) => ({ ...agent, adapter: 'evil' }));
+    writeFileSync(file, JSON.stringify(meta));
+
+    const rerun = await run(['rerun', '--json', runId, 'claude']);
+
+    expect(rerun.exitCode).not.toBe(0);
+    expect(rerun.stderr).toContain(`run ${runId} records agent claude as running "evil"`);
   });
 });

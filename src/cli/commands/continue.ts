@@ -50,7 +50,7 @@ async function runRound(
   round: RoundRequest,
 ): Promise<number> {
   const configPath = getString(parsed, 'config');
-  const { options } = await reopenRun(ctx, {
+  const { options, record } = await reopenRun(ctx, {
     run,
     round,
     ...(configPath === undefined ? {} : { configPath }),
@@ -59,17 +59,25 @@ async function runRound(
   return runRaceSession(ctx, options, {
     mode: chooseMode(ctx, getBoolean(parsed, 'json') ?? false),
     ascii: getBoolean(parsed, 'ascii') ?? false,
-    exitCode: (summary) => roundExitCode(summary, round),
+    exitCode: (summary) =>
+      roundExitCode(
+        summary,
+        round,
+        record.meta.agents.map((agent) => agent.agent),
+      ),
     reopened: true,
   });
 }
 
-/** 0 when the round's agent completed (for a rerun: the new agent, the last one listed). */
-const roundExitCode = (summary: RaceSummary, round: RoundRequest): number => {
+/**
+ * 0 when the round's agent completed (for a rerun: the new agent, one the run did not have before);
+ * a round that started no agent failed.
+ */
+const roundExitCode = (summary: RaceSummary, round: RoundRequest, before: readonly string[]): number => {
   if (summary.error !== null) return EXIT.failed;
   const agent =
     round.kind === 'follow_up'
       ? summary.agents.find((item) => item.agent === round.agent)
-      : summary.agents.at(-1);
+      : summary.agents.findLast((item) => item.rerunOf !== undefined && !before.includes(item.agent));
   return agent?.status === 'completed' ? EXIT.ok : EXIT.failed;
 };

@@ -5,17 +5,19 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { emptyUsage, type Usage } from '../../core/events.js';
-import type { AgentEventRecord, RaceSummary, RunRecord } from '../types.js';
+import type { AgentEventRecord, AgentSummary, RaceSummary, RunRecord } from '../types.js';
 import { EngineError } from '../errors.js';
 import { findRepoRoot, runGit } from '../git/index.js';
-import { RUN_ID_PATTERN, recordsRoot, runRecordDir } from './paths.js';
+import { RUN_ID_PATTERN, branchName, recordsRoot, runRecordDir } from './paths.js';
 import { MAX_EVENTS_BYTES, readChecked, readRecordFile, type Checked } from './record-files.js';
 import {
+  agentSummarySchema,
+  describeProblem,
   eventRecordSchema,
   mergeSchema,
   metaProblem,
   metaSchema,
-  summarySchema,
+  summaryFrameSchema,
   type RunMeta,
 } from './schema.js';
 
@@ -33,18 +35,62 @@ const fromLegacyUsage = (usage: Usage): Usage =>
     ? emptyUsage()
     : usage;
 
-/** summary.json, with the usage of records from older hydra versions read the way it is written now. */
-const readSummary = (dir: string): Checked<RaceSummary> => {
-  const checked = readChecked(dir, 'summary.json', summarySchema);
-  if (!('value' in checked) || checked.value === null) return checked;
-  const summary = checked.value;
-  return {
-    value: {
-      ...summary,
-      agents: summary.agents.map((agent) => ({ ...agent, usage: fromLegacyUsage(agent.usage) })),
-    },
-  };
+/** An agent whose entry in summary.json does not pass its check: hydra does not act on it. */
+interface DamagedAgent {
+  agent: string;
+  problem: string;
+}
+
+type ReadSummary = { summary: RaceSummary; damaged: DamagedAgent[] };
+
+/**
+ * summary.json, its agents' entries checked one by one: a damaged entry (a record written by an
+ * older hydra, or edited) stands for a failed agent that says what is wrong, and the run's other
+ * agents read as usual. The usage of records from older hydra versions is read the way it is
+ * written now.
+ */
+const readSummary = (dir: string, meta: RunMeta): Checked<ReadSummary> => {
+  const checked = readChecked(dir, 'summary.json', summaryFrameSchema);
+  if ('problem' in checked) return checked;
+  if (checked.value === null) return { value: null };
+  const damaged: DamagedAgent[] = [];
+  const agents: AgentSummary[] = [];
+  for (const [index, entry] of checked.value.agents.entries()) {
+    const parsed = agentSummarySchema.safeParse(entry);
+    if (parsed.success) {
+      agents.push({ ...parsed.data, usage: fromLegacyUsage(parsed.data.usage) });
+      continue;
+    }
+    const problem = `summary.json: agents[${index}]: ${describeProblem(parsed.error)}`;
+    const name = (entry as { agent?: unknown } | null)?.agent;
+    const planned = meta.agents.find((agent) => agent.agent === name);
+    if (planned === undefined || agents.some((agent) => agent.agent === planned.agent)) {
+      damaged.push({ agent: typeof name === 'string' ? name : `agents[${index}]`, problem });
+      continue;
+    }
+    damaged.push({ agent: planned.agent, problem });
+    agents.push(damagedStandIn(meta.runId, planned.agent, planned.adapter, problem));
+  }
+  return { value: { summary: { ...checked.value, agents }, damaged } };
 };
+
+/** What stands for an agent whose entry is damaged: failed, with what is wrong and what to do. */
+const damagedStandIn = (runId: string, agent: string, adapter: string, problem: string): AgentSummary => ({
+  agent,
+  adapter,
+  status: 'failed',
+  exitCode: null,
+  durationMs: 0,
+  usage: emptyUsage(),
+  diff: { filesChanged: 0, insertions: 0, deletions: 0 },
+  branch: null,
+  worktree: null,
+  error: {
+    kind: 'Refused',
+    message: `Its record is damaged (${problem}), so hydra does not act on it.`,
+    hint: `Look at its branch ${branchName(runId, agent)} yourself if it is still there (git log), or run \`hydra clean\` to remove the run.`,
+  },
+});
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -119,13 +165,12 @@ export const readRecordDir = (dir: string, runId: string, withEvents = true): Lo
   if (meta.value === null) return damaged('meta.json is missing');
   const wrong = metaProblem(meta.value, runId);
   if (wrong !== null) return damaged(`meta.json: ${wrong}`);
-  const summary = readSummary(dir);
-  if ('problem' in summary) return damaged(summary.problem, meta.value);
-  if (summary.value !== null && summary.value.runId !== runId)
-    return damaged(
-      `summary.json: runId: says ${summary.value.runId}, but the record is in ${runId}/`,
-      meta.value,
-    );
+  const read = readSummary(dir, meta.value);
+  if ('problem' in read) return damaged(read.problem, meta.value);
+  const summary = read.value?.summary ?? null;
+  const damagedAgents = read.value?.damaged ?? [];
+  if (summary !== null && summary.runId !== runId)
+    return damaged(`summary.json: runId: says ${summary.runId}, but the record is in ${runId}/`, meta.value);
   const merge = readChecked(dir, 'merge.json', mergeSchema);
   if ('problem' in merge) return damaged(merge.problem, meta.value);
   if (merge.value !== null && merge.value.runId !== runId)
@@ -136,7 +181,19 @@ export const readRecordDir = (dir: string, runId: string, withEvents = true): Lo
   const { events, notes } = withEvents ? readEvents(dir) : { events: [], notes: [] };
   return {
     kind: 'ok',
-    record: { runId, dir, meta: meta.value, events, summary: summary.value, merge: merge.value, notes },
+    record: {
+      runId,
+      dir,
+      meta: meta.value,
+      events,
+      summary,
+      merge: merge.value,
+      notes: [
+        ...damagedAgents.map(({ agent, problem }) => `${problem}: hydra does not act on ${agent}`),
+        ...notes,
+      ],
+      ...(damagedAgents.length === 0 ? {} : { damagedAgents }),
+    },
   };
 };
 

@@ -23,6 +23,7 @@ import path from 'node:path';
 import type { z } from 'zod';
 import type { AgentName, MergeResult, RaceSummary } from '../types.js';
 import { EngineError } from '../errors.js';
+import { recordableSummary } from './recordable-summary.js';
 import { describeProblem, pidRecordSchema, type AgentPidRecord, type RunMeta } from './schema.js';
 
 /** Owner-only: records hold prompts, commands and config. */
@@ -138,8 +139,12 @@ export const readChecked = <T>(dir: string, name: string, schema: z.ZodType<T>):
 
 export const writeMeta = (dir: string, meta: RunMeta): void =>
   writeJsonAtomic(path.join(dir, 'meta.json'), meta);
+/**
+ * Writes summary.json as it will read back: a field that fails the record's check (an agent's
+ * session id of another shape, a negative token count) is never written (recordableSummary).
+ */
 export const writeSummary = (dir: string, summary: RaceSummary): void =>
-  writeJsonAtomic(path.join(dir, 'summary.json'), summary);
+  writeJsonAtomic(path.join(dir, 'summary.json'), recordableSummary(summary));
 export const writeMergeRecord = (dir: string, merge: MergeResult): void =>
   writeJsonAtomic(path.join(dir, 'merge.json'), merge);
 

@@ -115,7 +115,8 @@ const scoreSchema = z.object({
   disqualified: z.string().nullable(),
 });
 
-const agentSummarySchema: z.ZodType<AgentSummary> = z
+/** One agent's entry in summary.json (read one by one: a damaged entry does not damage the run). */
+export const agentSummarySchema: z.ZodType<AgentSummary> = z
   .object({
     agent: agentId,
     adapter: agentId.optional(),
@@ -151,14 +152,15 @@ const agentSummarySchema: z.ZodType<AgentSummary> = z
   })
   .transform(withAdapter);
 
-export const summarySchema: z.ZodType<RaceSummary> = z.object({
+/** summary.json around its agents' entries, which agentSummarySchema checks one by one. */
+export const summaryFrameSchema = z.object({
   runId,
   prompt: z.string(),
   baseRef: z.string().nullable(),
   baseBranch: z.string().nullable(),
   startedAt: z.number().finite(),
   endedAt: z.number().finite(),
-  agents: z.array(agentSummarySchema),
+  agents: z.array(z.unknown()),
   error: errorInfoSchema.nullable(),
   baseline: z
     .object({
@@ -177,6 +179,11 @@ export const summarySchema: z.ZodType<RaceSummary> = z.object({
     .nullable()
     .optional(),
   mergeReason: z.string().optional(),
+});
+
+/** summary.json whole, as hydra must write it. */
+export const summarySchema: z.ZodType<RaceSummary> = summaryFrameSchema.extend({
+  agents: z.array(agentSummarySchema),
 });
 
 const oneMergeSchema = z.object({

@@ -446,7 +446,7 @@ export async function mergeRun(
   }
   if (summary.status !== 'completed') {
     refuse(
-      `${agent} did not complete in run ${runId} (status: ${summary.status}).`,
+      `${agent} did not complete in run ${runId} (status: ${summary.status})${summary.error === undefined ? '.' : `: ${summary.error.message}`}`,
       'Only a completed agent can be merged; pick another one.',
     );
   }
