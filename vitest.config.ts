@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
+import { shellText } from './test/support/shell-text.js';
 
 export default defineConfig({
+  plugins: [shellText()],
   test: {
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     exclude: ['test/vendor/**', 'node_modules/**'],

@@ -41,6 +41,9 @@ const result = await build({
   packages: 'bundle',
   external: ['ink', 'react', 'react/*'],
   jsx: 'automatic',
+  // The watchdog's and the namespace init's /bin/sh scripts (src/engine/process/*.sh, checked by
+  // shellcheck in `npm run lint`) become string constants of the bundle: no file read at run time.
+  loader: { '.sh': 'text' },
   sourcemap: 'linked',
   keepNames: true,
   logLevel: 'warning',
