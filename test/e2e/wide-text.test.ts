@@ -217,5 +217,13 @@ describe('the dashboard on a real terminal', () => {
     expect(show.stdout).toContain('done\\u202Egnp.exe');
     expect(show.stdout).toContain('pass\\u200Bword');
     expect(show.stdout).not.toMatch(RAW_INVISIBLE);
+    const json = await execa(process.execPath, [HYDRA, 'show', '--json', 'last'], {
+      cwd: current.repo,
+      env: current.env,
+      extendEnv: false,
+      stdin: 'ignore',
+    });
+    expect(json.stdout).not.toMatch(RAW_INVISIBLE);
+    expect(JSON.stringify(JSON.parse(json.stdout))).toContain('done\u202egnp.exe');
   }, 90_000);
 });

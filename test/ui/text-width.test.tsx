@@ -14,6 +14,7 @@ import {
   sanitize,
   sanitizeName,
   sanitizeStrings,
+  terminalSafeJson,
   truncate,
   wrap,
 } from '../../src/ui/text/text.js';
@@ -113,6 +114,13 @@ describe('invisible and reordering characters', () => {
   it('applies to one-line text and to records', () => {
     expect(oneLine('fine\u202E\nnext')).toBe('fine\\u202E next');
     expect(sanitizeStrings({ files: ['a\u2066b'] })).toEqual({ files: ['a\\u2066b'] });
+  });
+
+  it('escapes them in JSON for a terminal, keeping the same value', () => {
+    const value = { text: 'a\u202Eb\u200Bc' };
+    const json = terminalSafeJson(value);
+    expect(json).toBe('{"text":"a\\u202eb\\u200bc"}');
+    expect(JSON.parse(json)).toEqual(value);
   });
 
   it('shows control characters and line breaks in a name instead of acting on them', () => {

@@ -104,12 +104,13 @@ export const sanitizeStrings = <T>(value: T): T => {
 };
 
 /**
- * JSON for a terminal: the same value, but DEL and the C1 controls, which JSON.stringify leaves
- * raw, are escaped as \u00XX too, so `hydra show --json` in a terminal cannot act on them.
+ * JSON for a terminal: the same value, but DEL, the C1 controls and the invisible or reordering
+ * characters (bidi overrides, zero-width spaces), which JSON.stringify leaves raw, are escaped as
+ * \uXXXX too, so `hydra show --json` in a terminal cannot act on them or hide text.
  */
 export const terminalSafeJson = (value: unknown): string =>
   JSON.stringify(value).replace(
-    /[\u007F-\u009F]/g,
+    /[\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]/g,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
