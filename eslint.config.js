@@ -32,4 +32,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  {
+    // hydra starts processes with node:child_process (src/engine/process/child.ts); execa is a
+    // devDependency for tests and scripts, absent from an install.
+    files: ['src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'execa', message: 'Use startChild (src/engine/process/child.ts) or node:child_process.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,14 +1,49 @@
 import { defineConfig } from 'vitest/config';
+import { shellText } from './test/support/shell-text.js';
+
+/**
+ * `npm run test:unit`: the tests that need no build and start no agent, git or terminal: adapters
+ * (parsers, probes on fixtures), the UI (layout, text, components), the pure engine parts and the
+ * machines with fake actors. Seconds, for every change. `npm run test:e2e` is the rest: real
+ * processes, git repositories, tmux, the fault and security suites, against dist/. `npm test` (and
+ * .ci/run) runs both.
+ */
+const UNIT = [
+  'test/events.test.ts',
+  'test/adapters/**/*.test.ts',
+  'test/ui/**/*.test.{ts,tsx}',
+  'test/engine/agent-checks.test.ts',
+  'test/engine/agent-machine.test.ts',
+  'test/engine/check-parts.test.ts',
+  'test/engine/coalesce.test.ts',
+  'test/engine/line-splitter.test.ts',
+  'test/engine/process-registry.test.ts',
+  'test/engine/race-machine.test.ts',
+  'test/engine/score.test.ts',
+  'test/engine/test-counts.test.ts',
+  'test/cli/agent-checks-config.test.ts',
+  'test/cli/mode.test.ts',
+  'test/cli/printers.test.ts',
+  'test/tooling/fake-servers.test.ts',
+  'test/tooling/normalize-fixture.test.ts',
+];
+
+const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
+const NEVER = ['test/vendor/**', 'node_modules/**'];
 
 export default defineConfig({
+  // src/engine/process imports its shell scripts as text, as esbuild bundles them.
+  plugins: [shellText()],
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
-    exclude: ['test/vendor/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
     // Ink decides at import time whether it runs in CI (and then draws no live frames); the
     // component tests model a user's terminal, and CI=true is set where .ci/run runs.
     env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: UNIT, exclude: NEVER } },
+      { extends: true, test: { name: 'e2e', include: ALL, exclude: [...NEVER, ...UNIT] } },
+    ],
   },
 });

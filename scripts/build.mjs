@@ -2,11 +2,13 @@
  * `npm run build`: bundles hydra's entry points into dist/ with esbuild. TypeScript only type-checks
  * (`npm run typecheck`); esbuild strips the types.
  *
- * Why a bundle: a race starts by loading ~150 modules (hydra's own, zod, xstate, smol-toml), and
- * resolving and compiling them one file at a time was ~100 ms of every start before the first
- * agent could spawn (issue 12). Bundled, the race command is one chunk. The dashboard's packages
- * (Ink, React) and the demo's execa stay in node_modules: they load only in the modes that need
- * them, and Ink is run as its authors ship it.
+ * Why a bundle: a race starts by loading ~150 modules (hydra's own, zod, xstate, smol-toml,
+ * string-width), and resolving and compiling them one file at a time was ~100 ms of every start
+ * before the first agent could spawn (issue 12). Bundled, they are a few shared chunks. The
+ * dashboard's packages (Ink, React) stay in node_modules: they load only in the modes that need
+ * them, and Ink is run as its authors ship it. So the package's runtime `dependencies` are exactly
+ * Ink and React; everything bundled is a devDependency, and the build fails when dist/ imports a
+ * package that is not a runtime dependency (it would be missing from an install).
  *
  * Entries (paths the code and the tests rely on): dist/cli/main.js (the `hydra` binary),
  * dist/engine/index.js (the engine, for tests that run it as a process of its own),
@@ -16,7 +18,8 @@
  * package.json from either.
  */
 import { build } from 'esbuild';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +27,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dist = path.join(root, 'dist');
 
 rmSync(dist, { recursive: true, force: true });
-await build({
+const result = await build({
   absWorkingDir: root,
   entryPoints: ['src/cli/main.ts', 'src/engine/index.ts', 'src/demo/fake-agent.ts'],
   outbase: 'src',
@@ -36,10 +39,36 @@ await build({
   platform: 'node',
   target: 'node20',
   packages: 'bundle',
-  external: ['ink', 'react', 'react/*', 'execa'],
+  external: ['ink', 'react', 'react/*'],
   jsx: 'automatic',
+  // The watchdog's and the namespace init's /bin/sh scripts (src/engine/process/*.sh, checked by
+  // shellcheck in `npm run lint`) become string constants of the bundle: no file read at run time.
+  loader: { '.sh': 'text' },
   sourcemap: 'linked',
   keepNames: true,
   logLevel: 'warning',
+  metafile: true,
 });
+
+/** The package a bare import names: `react/jsx-runtime` → react, `@scope/x/y` → @scope/x. */
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+const runtime = Object.keys(
+  JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).dependencies ?? {},
+);
+const missing = new Set();
+for (const [file, output] of Object.entries(result.metafile.outputs))
+  for (const { path: specifier, external } of output.imports)
+    if (external && !specifier.startsWith('node:') && !builtinModules.includes(specifier))
+      if (!runtime.includes(packageOf(specifier))) missing.add(`${packageOf(specifier)} (${file})`);
+if (missing.size > 0) {
+  console.error(
+    `build: dist/ imports packages that are not runtime dependencies in package.json: ${[...missing].join(', ')}.\n` +
+      'Bundle them (remove them from `external`) or move them to "dependencies".',
+  );
+  process.exit(1);
+}
 chmodSync(path.join(dist, 'cli', 'main.js'), 0o755);

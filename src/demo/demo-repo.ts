@@ -2,9 +2,9 @@
  * The throwaway repository `hydra demo` races in: a tiny project with one commit on `main`,
  * committed as "hydra demo" so a machine with no git identity works.
  */
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { execa } from 'execa';
 
 const FILES: Record<string, string> = {
   'README.md':
@@ -20,6 +20,28 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'demo@hydra.invalid',
 };
 
+/** Runs git in `dir` (stdin ignored, the user's environment plus the demo identity); rejects with its stderr. */
+const runGit = (dir: string, args: string[]): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: dir,
+      env: { ...process.env, ...GIT_ENV },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      if (stderr.length < 8192) stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve();
+      else
+        reject(
+          new Error(`git ${args.join(' ')} failed (${signal ?? `exit code ${code}`}): ${stderr.trim()}`),
+        );
+    });
+  });
+
 /** Creates `dir` as a git repository with a first commit on `main`. Returns `dir`. */
 export async function createDemoRepo(dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
@@ -28,7 +50,7 @@ export async function createDemoRepo(dir: string): Promise<string> {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, content);
   }
-  const git = (args: string[]) => execa('git', args, { cwd: dir, env: GIT_ENV, stdin: 'ignore' });
+  const git = (args: string[]) => runGit(dir, args);
   await git(['init', '--quiet', '--initial-branch=main']);
   await git(['add', '-A']);
   await git([

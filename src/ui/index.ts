@@ -24,6 +24,7 @@ export {
   mergeMethodLabel,
   oneLine,
   sanitize,
+  sanitizeName,
   sanitizeStrings,
   shortRef,
   terminalSafeJson,

@@ -1,9 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { shellText } from '../support/shell-text.js';
 
 /** `npm run test:vendor`: the real pinned CLIs against the fake model servers. */
 export default defineConfig({
   root: fileURLToPath(new URL('../..', import.meta.url)),
+  plugins: [shellText()],
   test: {
     include: ['test/vendor/**/*.test.ts'],
     globalSetup: ['test/vendor/global-setup.ts'],

@@ -6,7 +6,7 @@ import type { MergeResult } from '../../engine/index.js';
 import { getBoolean, getStrings, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
-import { fileCount, mergeMethodLabel, sanitize, shortRef } from '../../ui/index.js';
+import { fileCount, mergeMethodLabel, sanitize, sanitizeName, shortRef } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 
 const OPTIONS = {
@@ -81,16 +81,17 @@ const mergeLines = (ctx: CliContext, result: MergeResult): string[] => {
   const lines: string[] = [];
   if (result.method === 'nothing-to-merge') {
     lines.push(
-      `${sanitize(result.agent)} ${result.only ? `made no change to ${sanitize(result.only.join(', '))} that is not` : 'made no changes that are not'} already in ${result.into} (run ${result.runId}): nothing to merge`,
+      `${sanitize(result.agent)} ${result.only ? `made no change to ${result.only.map(sanitizeName).join(', ')} that is not` : 'made no changes that are not'} already in ${result.into} (run ${result.runId}): nothing to merge`,
     );
   } else {
     const files = fileCount(result.filesChanged);
-    const what = result.only ? ` (only ${sanitize(result.only.join(', '))})` : '';
+    const what = result.only ? ` (only ${result.only.map(sanitizeName).join(', ')})` : '';
     lines.push(
       `${out.green('merged')} ${sanitize(result.agent)}${what} (run ${result.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
   // Paths from the run record, which anyone who can write the repository can forge.
-  if (result.removed.length > 0) lines.push(out.dim(`removed: ${sanitize(result.removed.join(', '))}`));
+  if (result.removed.length > 0)
+    lines.push(out.dim(`removed: ${result.removed.map(sanitizeName).join(', ')}`));
   return lines;
 };

@@ -16,6 +16,7 @@ import {
   formatTime,
   formatUsage,
   oneLine,
+  sanitizeName,
   sanitizeStrings,
   shortRef,
   terminalSafeJson,
@@ -87,7 +88,7 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
   if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);
   // Every merge of the run, oldest first (a merge keeps the choice open: more may follow).
   for (const merge of record.merge ? [...(record.merge.earlier ?? []), record.merge] : []) {
-    const only = merge.only ? `, only ${merge.only.join(', ')}` : '';
+    const only = merge.only ? `, only ${merge.only.map(sanitizeName).join(', ')}` : '';
     lines.push(
       `merged  ${merge.agent} into ${merge.into} (${merge.method}, ${shortRef(merge.commit)}${only})`,
     );
@@ -130,7 +131,9 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
           `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}`,
         );
       if (result.outsideAllowed !== undefined && result.outsideAllowed.length > 0)
-        lines.push(`  ${style.yellow('scope')}   outside allowed_paths: ${result.outsideAllowed.join(', ')}`);
+        lines.push(
+          `  ${style.yellow('scope')}   outside allowed_paths: ${result.outsideAllowed.map(sanitizeName).join(', ')}`,
+        );
       if (result.score !== undefined) lines.push(`  ${formatScore(result.score, symbols.dot)}`);
       if (result.error)
         lines.push(

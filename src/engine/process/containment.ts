@@ -5,7 +5,7 @@
  *
  * - `pid-namespace`: the agent runs in a PID namespace of its own (util-linux `unshare --pid
  *   --fork --kill-child`, with `--user --map-current-user` when hydra is not root, so no privilege
- *   is needed). hydra's init (INIT_SCRIPT below, run by /bin/sh) is the namespace's PID 1 and the
+ *   is needed). hydra's init (namespace-init.sh, run by /bin/sh) is the namespace's PID 1 and the
  *   agent its child; when the init ends, for any reason, the kernel kills every process left in
  *   the namespace, and `--kill-child` ends the init if `unshare` itself is killed.
  *   The namespace gets a /proc of its own (`--mount-proc`, which needs a mount namespace; its
@@ -29,6 +29,7 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { startChild } from './child.js';
+import namespaceInit from './namespace-init.sh';
 
 const CONTAINMENT_ENV = 'HYDRA_CONTAINMENT';
 
@@ -50,7 +51,15 @@ export interface InitStatus {
 }
 
 /**
- * PID 1 of an agent's namespace: `sh -c INIT_SCRIPT hydra-init <status file> <grace s> <file>
+ * A shell script bundled as text (esbuild's `text` loader; the tests' vitest config loads `.sh`
+ * the same way), ready for `sh -c`: its comment lines (the shebang too) dropped, so the command
+ * line `ps` shows stays short.
+ */
+export const shellScript = (text: string): string => text.replace(/^[ \t]*#.*\n/gm, '');
+
+/**
+ * PID 1 of an agent's namespace (namespace-init.sh, checked by shellcheck in `npm run lint`):
+ * `sh -c INIT_SCRIPT hydra-init <status file> <grace s> <file>
  * <args...>`. Runs the agent in the foreground, so it stays in the same process group with the
  * same stdio and signals to the group reach it as they would without a namespace (the init itself
  * has no handlers, and a namespace's PID 1 drops the signals it has no handler for). When the agent
@@ -71,17 +80,7 @@ export interface InitStatus {
  * same as an exit with that code: the init writes the status and the supervisor reads it
  * (initExit in supervisor.ts).
  */
-const INIT_SCRIPT = [
-  'status=$1; grace=$2; shift 2',
-  'case $1 in */*) ;; *) printf \'{"exitCode":null,"spawnError":"ENOENT"}\' >"$status"; exit 127;; esac',
-  'if [ ! -e "$1" ]; then printf \'{"exitCode":null,"spawnError":"ENOENT"}\' >"$status"; exit 127; fi',
-  'if [ -d "$1" ] || [ ! -x "$1" ]; then printf \'{"exitCode":null,"spawnError":"EACCES"}\' >"$status"; exit 126; fi',
-  'if [ "$grace" != off ]; then (trap "" TERM INT HUP QUIT; read -r _ <&3; kill -TERM -1; sleep "$grace"; kill -KILL -1) & fi',
-  '"$@" 3<&-',
-  'code=$?',
-  'printf \'{"exitCode":%d}\' "$code" >"$status"',
-  'exit "$code"',
-].join('\n');
+const INIT_SCRIPT = shellScript(namespaceInit);
 
 /** The shell that runs the init and the watchdog: POSIX sh, present on every Linux. */
 export const SHELL = '/bin/sh';

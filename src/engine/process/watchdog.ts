@@ -14,8 +14,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import { SHELL } from './containment.js';
+import { SHELL, shellScript } from './containment.js';
 import { AGENT_ENV, RUN_ID_ENV } from './process-table.js';
+import watchdogScript from './watchdog.sh';
 
 /**
  * HYDRA_WATCHDOG=0 turns it off, and the namespace init's own (containment.ts): tests of `hydra
@@ -25,20 +26,12 @@ const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
 export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
 
-/** `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second>`, stdin from hydra. */
-const WATCHDOG_SCRIPT = [
-  'run=$1; tenths=$2',
-  // Blocks until hydra says the race is over, or is gone (end of file).
-  'IFS= read -r line',
-  '[ "$line" = done ] && exit 0',
-  `pids() { grep -lzx "${RUN_ID_ENV}=$run" /proc/[0-9]*/environ 2>/dev/null | sed 's#^/proc/##; s#/environ$##'; }`,
-  'list=$(pids); [ -n "$list" ] || exit 0',
-  'kill -TERM $list 2>/dev/null',
-  'waited=0',
-  'while [ "$waited" -lt "$tenths" ] && [ -n "$(pids)" ]; do sleep 0.1; waited=$((waited + 1)); done',
-  'list=$(pids); [ -z "$list" ] || kill -KILL $list 2>/dev/null',
-  'exit 0',
-].join('\n');
+/**
+ * `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second> <marker variable>`,
+ * stdin from hydra. The script is watchdog.sh (checked by shellcheck in `npm run lint`), bundled
+ * into dist/ as text, so starting a race reads no extra file; its comment lines are dropped.
+ */
+const WATCHDOG_SCRIPT = shellScript(watchdogScript);
 
 /**
  * Starts the watchdog for a race run by this process. Returns a function that stops it (call it
@@ -56,7 +49,14 @@ export const startWatchdog = (
   try {
     const child = spawn(
       SHELL,
-      ['-c', WATCHDOG_SCRIPT, 'hydra-watchdog', runId, String(Math.max(0, Math.round(graceMs / 100)))],
+      [
+        '-c',
+        WATCHDOG_SCRIPT,
+        'hydra-watchdog',
+        runId,
+        String(Math.max(0, Math.round(graceMs / 100))),
+        RUN_ID_ENV,
+      ],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: childEnv },
     );
     child.on('error', () => undefined);

@@ -24,7 +24,16 @@ import {
 } from '../text/index.js';
 import { fitLine, seg, wrapLines, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
-import { displayWidth, oneLine, padEnd, padStart, sanitize, truncate, wrap } from '../text/index.js';
+import {
+  displayWidth,
+  oneLine,
+  padEnd,
+  padStart,
+  sanitize,
+  sanitizeName,
+  truncate,
+  wrap,
+} from '../text/index.js';
 
 /** Lines of tool output shown under a tool result in the detail view. */
 const OUTPUT_LINES = 4;
@@ -58,7 +67,7 @@ export const detailLines = (
     lines.push([seg(`diff     ${formatDiff(agent.diff)}`, 'ok')]);
     for (const file of agent.diff.files) {
       const counts = file.binary === true ? 'binary' : `+${file.insertions} -${file.deletions}`;
-      lines.push([seg(`  ${symbols.dot} ${file.path} `), seg(counts, 'muted')]);
+      lines.push([seg(`  ${symbols.dot} ${sanitizeName(file.path)} `), seg(counts, 'muted')]);
     }
   }
   if (agent.error !== null) {
@@ -283,7 +292,7 @@ const checkColumns = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Column
     for (const check of agent.checks ?? []) if (!names.includes(check.name)) names.push(check.name);
   return names.map((name): Column => ({
     title: name,
-    width: Math.max(7, Math.min(12, name.length)),
+    width: Math.max(7, Math.min(12, displayWidth(name))),
     align: 'left',
     priority: 1,
     cell: (agent) => {
@@ -373,8 +382,8 @@ export const compareLines = (
     if (agent.diff !== null && agent.diff.files.length > 0) {
       const files = agent.diff.files.map((file) =>
         file.binary === true
-          ? `${file.path} (binary)`
-          : `${file.path} +${file.insertions} -${file.deletions}`,
+          ? `${sanitizeName(file.path)} (binary)`
+          : `${sanitizeName(file.path)} +${file.insertions} -${file.deletions}`,
       );
       lines.push([
         seg(`${agent.displayName}: `, null, true),

@@ -6,6 +6,7 @@
  */
 import { addCounts, assertNever, hasTokenCounts, type Usage } from '../../core/events.js';
 import type { DiffSummary, MergeResult } from '../../engine/index.js';
+import { displayWidth } from './text.js';
 
 /** What an unknown figure reads as. */
 const UNKNOWN = 'n/a';
@@ -70,7 +71,7 @@ const tokenCounts = (usage: Usage): string =>
 export const formatUsageToFit = (usage: Usage, width: number, dot: string): string => {
   if (hasNoUsage(usage)) {
     const candidates = [formatUsage(usage, dot), `tokens ${UNKNOWN} ${dot} cost ${UNKNOWN}`, UNKNOWN];
-    return candidates.find((text) => text.length <= width) ?? UNKNOWN;
+    return candidates.find((text) => displayWidth(text) <= width) ?? UNKNOWN;
   }
   const tokens = [usage.inputTokens, usage.outputTokens, cachedTokens(usage)].map(formatTokens).join('/');
   const turns = usage.turns === null ? null : `${usage.turns}t`;
@@ -83,7 +84,7 @@ export const formatUsageToFit = (usage: Usage, width: number, dot: string): stri
     joined(`${tokens} tok`, turns, cost),
     joined(cost, turns),
   ];
-  return candidates.find((candidate) => candidate.length <= width) ?? cost;
+  return candidates.find((candidate) => displayWidth(candidate) <= width) ?? cost;
 };
 
 /** "2 files +42 -7", or "no changes". */

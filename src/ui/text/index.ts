@@ -36,6 +36,7 @@ export {
   padStart,
   plainEllipsis,
   sanitize,
+  sanitizeName,
   sanitizeStrings,
   terminalSafeJson,
   truncate,

@@ -1,12 +1,14 @@
 /**
  * Width-aware text helpers for the dashboard and the CLI's printers.
  *
- * Ink depends on string-width and cli-truncate, but they are not direct dependencies of hydra (and
- * the headless CLI must not load Ink), so the few things the printers need live here: a display
- * width that counts wide (CJK, emoji) characters as two columns and combining marks as zero, a
- * truncation that cuts to a column budget, and a sanitizer that keeps agent output from writing
- * control sequences to the terminal.
+ * Widths are Ink's own: string-width measures (the library Ink measures with; bundled into dist/,
+ * so the headless CLI gets it without loading Ink), and cuts fall between graphemes. Every
+ * width hydra computes, in the dashboard and in the CLI's printers, goes through `displayWidth`,
+ * so a line hydra cut to a pane's width is one Ink draws in that width, emoji and CJK included.
+ * Beside them, the sanitizer that keeps agent output from writing control sequences to the
+ * terminal or hiding what it says.
  */
+import stringWidth from 'string-width';
 import { oneLine as foldLine } from '../../core/text.js';
 
 /*
@@ -28,19 +30,66 @@ const ESCAPE_SEQUENCE = /\u001B[ -/]*[0-~]?/g;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
+/*
+ * Characters a terminal draws as nothing, or that reorder what follows (issue 21, case 19): the bidi
+ * embeddings, overrides and isolates (U+202A-202E, U+2066-2069) and marks (U+200E, U+200F, U+061C),
+ * zero-width spaces and joiners (U+200B-200D, U+2060, U+FEFF), the other invisible format
+ * characters (soft hyphen, invisible operators, deprecated format controls, interlinear
+ * annotations, shorthand and musical format controls, tags) and the blank Hangul fillers. With them
+ * an agent's text or file name can read differently from what it is (`txt.exe` shown as `exe.txt`).
+ * The first alternative is what stays: a zero-width joiner inside an emoji sequence (a family) and
+ * the tags of a flag, which draw as one picture.
+ */
+const INVISIBLE =
+  /(\p{Extended_Pictographic}(?:[\u{1F3FB}-\u{1F3FF}]|\uFE0F)?(?:\u200D\p{Extended_Pictographic}(?:[\u{1F3FB}-\u{1F3FF}]|\uFE0F)?)+|\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F})|[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\u{1BCA0}-\u{1BCA3}\u{1D173}-\u{1D17A}\u{E0000}-\u{E007F}]/gu;
+
+/** A cheap first test (most text has none of them): the BMP ones, or a surrogate of the others. */
+const MAYBE_INVISIBLE =
+  /[\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB\uD82F\uD834\uDB40]/;
+
+/** A character as the escape that names it: `\u202E`, `\u{E0041}`; line breaks and tabs as `\n`, `\t`. */
+const escapeChar = (char: string): string => {
+  if (char === '\n') return '\\n';
+  if (char === '\r') return '\\r';
+  if (char === '\t') return '\\t';
+  const code = char.codePointAt(0) ?? 0;
+  const hex = code.toString(16).toUpperCase();
+  return code > 0xffff ? `\\u{${hex}}` : `\\u${hex.padStart(4, '0')}`;
+};
+
+/** Invisible and reordering characters shown as their escapes, so nothing hides or flips text. */
+const showInvisible = (text: string): string =>
+  MAYBE_INVISIBLE.test(text)
+    ? text.replace(INVISIBLE, (char: string, kept: string | undefined) => kept ?? escapeChar(char))
+    : text;
+
 /**
  * The one sanitizer for text hydra did not write (agent messages, results, stderr, a CLI's help or
  * version output) before any printer puts it on a terminal: escape sequences and control
- * characters removed, tabs become spaces, line breaks kept (CR LF and lone CR become LF).
+ * characters removed, tabs become spaces, line breaks kept (CR LF and lone CR become LF), and
+ * invisible or reordering characters (bidi overrides, zero-width spaces) shown as escapes (`\u202E`).
  */
 export const sanitize = (text: string): string =>
-  text
-    .replace(CONTROL_STRING, '')
-    .replace(CSI_SEQUENCE, '')
-    .replace(ESCAPE_SEQUENCE, '')
-    .replace(/\r\n?/g, '\n')
-    .replace(/\t/g, '  ')
-    .replace(CONTROL, '');
+  showInvisible(
+    text
+      .replace(CONTROL_STRING, '')
+      .replace(CSI_SEQUENCE, '')
+      .replace(ESCAPE_SEQUENCE, '')
+      .replace(/\r\n?/g, '\n')
+      .replace(/\t/g, '  ')
+      .replace(CONTROL, ''),
+  );
+
+// eslint-disable-next-line no-control-regex
+const NAME_CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
+
+/**
+ * A name hydra did not choose (a file an agent wrote, a path from a record) for one line of a
+ * terminal: every control character, line breaks and escape included, and every invisible or
+ * reordering character shown as its escape (`a\nb`, `\u202Etxt`). A name keeps its length in
+ * characters a reader can see: nothing is dropped, so two names never print alike.
+ */
+export const sanitizeName = (name: string): string => showInvisible(name).replace(NAME_CONTROL, escapeChar);
 
 /** A copy of a JSON-like value with every string sanitized (a record or report before printing). */
 export const sanitizeStrings = <T>(value: T): T => {
@@ -55,12 +104,13 @@ export const sanitizeStrings = <T>(value: T): T => {
 };
 
 /**
- * JSON for a terminal: the same value, but DEL and the C1 controls, which JSON.stringify leaves
- * raw, are escaped as \u00XX too, so `hydra show --json` in a terminal cannot act on them.
+ * JSON for a terminal: the same value, but DEL, the C1 controls and the invisible or reordering
+ * characters (bidi overrides, zero-width spaces), which JSON.stringify leaves raw, are escaped as
+ * \uXXXX too, so `hydra show --json` in a terminal cannot act on them or hide text.
  */
 export const terminalSafeJson = (value: unknown): string =>
   JSON.stringify(value).replace(
-    /[\u007F-\u009F]/g,
+    /[\u007F-\u009F\u00AD\u061C\u115F\u1160\u180E\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFEFF\uFFA0\uFFF9-\uFFFB]/g,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
@@ -74,68 +124,30 @@ export const oneLine = (text: string, maxColumns?: number): string => {
   return maxColumns === undefined ? line : truncate(line, maxColumns);
 };
 
-const isZeroWidth = (code: number): boolean =>
-  (code >= 0x0300 && code <= 0x036f) ||
-  (code >= 0x1ab0 && code <= 0x1aff) ||
-  (code >= 0x1dc0 && code <= 0x1dff) ||
-  (code >= 0x20d0 && code <= 0x20ff) ||
-  (code >= 0xfe00 && code <= 0xfe0f) ||
-  (code >= 0xfe20 && code <= 0xfe2f) ||
-  code === 0x200b ||
-  code === 0x200c ||
-  code === 0x200d ||
-  code === 0x2060 ||
-  (code >= 0xe0100 && code <= 0xe01ef);
-
-const isWide = (code: number): boolean =>
-  (code >= 0x1100 && code <= 0x115f) ||
-  (code >= 0x2e80 && code <= 0x303e) ||
-  (code >= 0x3041 && code <= 0x33ff) ||
-  (code >= 0x3400 && code <= 0x4dbf) ||
-  (code >= 0x4e00 && code <= 0x9fff) ||
-  (code >= 0xa000 && code <= 0xa4cf) ||
-  (code >= 0xac00 && code <= 0xd7a3) ||
-  (code >= 0xf900 && code <= 0xfaff) ||
-  (code >= 0xfe30 && code <= 0xfe4f) ||
-  (code >= 0xff00 && code <= 0xff60) ||
-  (code >= 0xffe0 && code <= 0xffe6) ||
-  (code >= 0x1f300 && code <= 0x1f64f) ||
-  (code >= 0x1f900 && code <= 0x1f9ff) ||
-  (code >= 0x1f680 && code <= 0x1f6ff) ||
-  (code >= 0x20000 && code <= 0x3fffd);
-
-/** Columns one code point takes in a terminal. */
-const charWidth = (char: string): number => {
-  const code = char.codePointAt(0) ?? 0;
-  if (isZeroWidth(code)) return 0;
-  return isWide(code) ? 2 : 1;
-};
-
-/** Columns a string takes (expects sanitized text). */
-export const displayWidth = (text: string): number => {
-  let width = 0;
-  for (const char of text) width += charWidth(char);
-  return width;
-};
+/** Columns a string takes, as Ink measures it (string-width: emoji sequences 2, combining marks 0). */
+export const displayWidth = (text: string): number => stringWidth(text);
 
 /** Columns a string takes on screen, not counting escape sequences (colours). */
 export const visibleWidth = (text: string): number => displayWidth(sanitize(text));
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
 /**
  * Cuts `text` so it takes at most `width` columns, ending with `ellipsis` when something was cut.
- * Wide characters are never split.
+ * Cuts between graphemes, so a wide character or an emoji sequence is never split. (cli-truncate,
+ * which Ink uses, keeps a wide character that straddles the limit: one column too many.)
  */
 export const truncate = (text: string, width: number, ellipsis = '…'): string => {
   if (width <= 0) return '';
   if (displayWidth(text) <= width) return text;
   const budget = width - displayWidth(ellipsis);
-  if (budget <= 0) return ellipsis.slice(0, width);
+  if (budget < 0) return truncate(ellipsis, width, '');
   let used = 0;
   let out = '';
-  for (const char of text) {
-    const w = charWidth(char);
+  for (const { segment } of graphemes.segment(text)) {
+    const w = displayWidth(segment);
     if (used + w > budget) break;
-    out += char;
+    out += segment;
     used += w;
   }
   return out + ellipsis;
@@ -152,6 +164,9 @@ export const padStart = (text: string, width: number, ellipsis = '…'): string 
   const cut = truncate(text, width, ellipsis);
   return ' '.repeat(Math.max(0, width - displayWidth(cut))) + cut;
 };
+
+const firstGrapheme = (text: string): string =>
+  graphemes.segment(text)[Symbol.iterator]().next().value?.segment ?? text;
 
 /** Wraps sanitized text to `width` columns, breaking on spaces where possible. */
 export const wrap = (text: string, width: number): string[] => {
@@ -174,7 +189,9 @@ export const wrap = (text: string, width: number): string[] => {
       if (/^\s+$/.test(word)) continue;
       let rest = word;
       while (displayWidth(rest) > width) {
-        const head = truncate(rest, width, '');
+        // A grapheme wider than the whole line (an emoji in one column) still goes on a line of its own.
+        const head = truncate(rest, width, '') || firstGrapheme(rest);
+        if (head === rest) break;
         lines.push(head);
         rest = rest.slice(head.length);
       }

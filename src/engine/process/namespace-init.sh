@@ -1,0 +1,19 @@
+#!/bin/sh
+# PID 1 of an agent's PID namespace (containment.ts): sh -c <this> hydra-init <status file>
+# <grace in seconds, or off> <file> <args...>. Comment lines are dropped before it runs.
+status=$1
+grace=$2
+shift 2
+# The agent's file is a path (containedCommand resolved it), never a builtin or function.
+case $1 in
+  */*) ;;
+  *) printf '{"exitCode":null,"spawnError":"ENOENT"}' >"$status"; exit 127 ;;
+esac
+if [ ! -e "$1" ]; then printf '{"exitCode":null,"spawnError":"ENOENT"}' >"$status"; exit 127; fi
+if [ -d "$1" ] || [ ! -x "$1" ]; then printf '{"exitCode":null,"spawnError":"EACCES"}' >"$status"; exit 126; fi
+# The namespace's watchdog: end of file on fd 3 means hydra is gone; deaf to the group's signals.
+if [ "$grace" != off ]; then (trap "" TERM INT HUP QUIT; read -r _ <&3; kill -TERM -1; sleep "$grace"; kill -KILL -1) & fi
+"$@" 3<&-
+code=$?
+printf '{"exitCode":%d}' "$code" >"$status"
+exit "$code"
