@@ -36,6 +36,18 @@ export function describeHolder(holder: LockHolder | null): string {
   return `\`${holder.command.replace(/[^\x20-\x7e]/g, '?')}\` (pid ${holder.pid}, since ${since})`;
 }
 
+/** The run's lock file; a run id that is not a plain file name (a forged record) is refused. */
+async function runLockFile(root: string, runId: string): Promise<string> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) {
+    throw new EngineError(
+      'Refused',
+      `"${runId.replace(/[^\x20-\x7e]/g, '?')}" is not a run id hydra makes.`,
+      'Run `hydra runs` to list the recorded runs.',
+    );
+  }
+  return path.join(await locksDir(root), `run-${runId}.lock`);
+}
+
 /** Takes run `runId`'s lock for `command`, or refuses naming the command that holds it. */
 export async function lockRun(
   root: string,
@@ -43,7 +55,7 @@ export async function lockRun(
   command: string,
   options: { waitMs?: number; what?: string } = {},
 ): Promise<HeldLock> {
-  const file = path.join(await locksDir(root), `run-${runId}.lock`);
+  const file = await runLockFile(root, runId);
   return acquireLock({
     file,
     command,
@@ -63,7 +75,7 @@ export async function tryLockRun(
   runId: string,
   command: string,
 ): Promise<HeldLock | { busy: LockHolder | null }> {
-  return tryLock(path.join(await locksDir(root), `run-${runId}.lock`), command);
+  return tryLock(await runLockFile(root, runId), command);
 }
 
 /** Takes the repository's merge lock for `command`, or refuses naming the merge under way. */
