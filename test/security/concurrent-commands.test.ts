@@ -9,10 +9,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
 import { MAIN, createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import { writeScript } from './helpers.js';
+
+// Each test is a race and then two or three hydra commands, a minute or more on a loaded machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 let sandbox: Sandbox;
 let repo: string;
@@ -48,13 +51,13 @@ function start(args: string[]) {
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
-    timeout: 90_000,
+    timeout: 170_000,
   });
   running.push(child);
   return child;
 }
 
-async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+async function waitForFile(file: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!existsSync(file)) {
     if (Date.now() > deadline) throw new Error(`${file} did not appear within ${timeoutMs} ms`);
