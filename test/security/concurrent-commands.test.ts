@@ -110,14 +110,15 @@ const userState = () => ({
 
 describe('two hydra merges at once', () => {
   it('of one run: the second refuses naming the first; the first merges and the checkout is clean', async () => {
-    const runId = await raceTwoAgents();
-    // The user signs commits; their signing program is where the first merge is held.
+    // The user signs commits (set up before the race: it is the user's own configuration); their
+    // signing program is where the first merge is held.
     const gpg = writeScript(
       path.join(sandbox.dir, 'fake-gpg'),
       `cat >/dev/null\n${holdOnce()}\nprintf '\\n[GNUPG:] SIG_CREATED D 1 8 00 0 FAKE\\n' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nZmFrZQ==\\n-----END PGP SIGNATURE-----\\n'`,
     );
     git(repo, ['config', 'gpg.program', gpg]);
     git(repo, ['config', 'commit.gpgsign', 'true']);
+    const runId = await raceTwoAgents();
     arm();
 
     const first = start(['merge', runId, 'claude']);
@@ -263,12 +264,13 @@ describe('a merge that fails after it wrote the checkout', () => {
   }
 
   it('does not write over a file saved meanwhile', async () => {
-    const runId = await raceOne();
     // The user's editor saves README.md just as the branch is about to move, and the ref update fails.
     writeScript(
       path.join(repo, '.git', 'hooks', 'reference-transaction'),
       `[ "$1" = prepared ] || exit 0\ngrep -q ' refs/heads/main$' || exit 0\nif rmdir '${gate}/armed' 2>/dev/null; then printf 'newer work\\n' > '${repo}/README.md'; exit 1; fi`,
     );
+    // The user's hook is there before the race; it acts only once armed.
+    const runId = await raceOne();
     arm();
     const head = git(repo, ['rev-parse', 'HEAD']);
 
@@ -282,12 +284,12 @@ describe('a merge that fails after it wrote the checkout', () => {
   });
 
   it('does not stage a revert when the branch moved meanwhile (another merge of the same result)', async () => {
-    const runId = await raceOne();
     // Right after the merge's checkout writes the index, another command commits that very tree.
     writeScript(
       path.join(repo, '.git', 'hooks', 'post-index-change'),
       `[ "$1" = 1 ] || exit 0\nif rmdir '${gate}/armed' 2>/dev/null; then\n  export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@x\n  c=$(git commit-tree "$(git write-tree)" -p HEAD -m 'another merge') && git update-ref refs/heads/main "$c"\nfi`,
     );
+    const runId = await raceOne();
     arm();
 
     const merged = await run(['merge', runId, 'claude']);
