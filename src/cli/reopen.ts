@@ -22,6 +22,7 @@ import type { CliContext } from './context.js';
 import { requireRepo } from './run-ids.js';
 import { CommandError, UsageError } from './errors.js';
 import { chooseMode, runRaceSession } from './race-session.js';
+import { withRunLock } from './run-lock.js';
 
 /**
  * The flags a race recorded (meta.json `config.flags`), as far as a later round may use them. A
@@ -164,9 +165,19 @@ export async function reviewInDashboard(
       `see the run as text with: hydra show ${run}`,
     );
   }
-  const { options } = await reopenRun(ctx, {
-    run,
-    ...(flags.configPath === undefined ? {} : { configPath: flags.configPath }),
-  });
-  return runRaceSession(ctx, options, { mode: 'dashboard', ascii: flags.ascii });
+  // The dashboard can start rounds and merge: it holds the run's lock while it is open.
+  const { runId } = await resolveRunName(requireRepo(ctx.cwd), run);
+  return withRunLock(
+    ctx.cwd,
+    runId,
+    `hydra dashboard (run ${runId})`,
+    'the dashboard does not open',
+    async () => {
+      const { options } = await reopenRun(ctx, {
+        run: runId,
+        ...(flags.configPath === undefined ? {} : { configPath: flags.configPath }),
+      });
+      return runRaceSession(ctx, options, { mode: 'dashboard', ascii: flags.ascii });
+    },
+  );
 }

@@ -4,7 +4,17 @@
  */
 export { reopenFromRecord, ROUND_STAGE, startRace } from './race/index.js';
 export { cleanRuns, mergeRun, openWorktree } from './results/index.js';
-export { defaultCacheDir, eventJson, LAST_RUN, listRuns, readRun, resolveRunName } from './records/index.js';
+export { lockRun } from './locks/index.js';
+export type { HeldLock } from './locks/index.js';
+export {
+  defaultCacheDir,
+  eventJson,
+  LAST_RUN,
+  listRuns,
+  newRunId,
+  readRun,
+  resolveRunName,
+} from './records/index.js';
 export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';

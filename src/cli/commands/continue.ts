@@ -3,12 +3,15 @@
  * continuing its session on its branch; `hydra rerun <run> <agent>`: a fresh attempt from the base
  * on a new branch. Both reopen the run and show the round like a race (dashboard or NDJSON).
  */
+import { resolveRunName } from '../../engine/index.js';
 import type { RaceSummary, RoundRequest } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { reopenRun } from '../reopen.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
+import { requireRepo } from '../run-ids.js';
+import { withRunLock } from '../run-lock.js';
 
 const OPTIONS = {
   config: { type: 'string' },
@@ -50,23 +53,34 @@ async function runRound(
   round: RoundRequest,
 ): Promise<number> {
   const configPath = getString(parsed, 'config');
-  const { options, record } = await reopenRun(ctx, {
-    run,
-    round,
-    ...(configPath === undefined ? {} : { configPath }),
-    unsafe: getBoolean(parsed, 'unsafe') ?? false,
-  });
-  return runRaceSession(ctx, options, {
-    mode: chooseMode(ctx, getBoolean(parsed, 'json') ?? false),
-    ascii: getBoolean(parsed, 'ascii') ?? false,
-    exitCode: (summary) =>
-      roundExitCode(
-        summary,
+  const { runId } = await resolveRunName(requireRepo(ctx.cwd), run);
+  const verb = round.kind === 'follow_up' ? 'continue' : 'rerun';
+  // One command at a time on a run: a second follow-up, a merge or a clean of it waits, then refuses.
+  return withRunLock(
+    ctx.cwd,
+    runId,
+    `hydra ${verb} ${runId} ${round.agent}`,
+    `no ${round.kind === 'follow_up' ? 'follow-up' : 'rerun'} starts now`,
+    async () => {
+      const { options, record } = await reopenRun(ctx, {
+        run: runId,
         round,
-        record.meta.agents.map((agent) => agent.agent),
-      ),
-    reopened: true,
-  });
+        ...(configPath === undefined ? {} : { configPath }),
+        unsafe: getBoolean(parsed, 'unsafe') ?? false,
+      });
+      return runRaceSession(ctx, options, {
+        mode: chooseMode(ctx, getBoolean(parsed, 'json') ?? false),
+        ascii: getBoolean(parsed, 'ascii') ?? false,
+        exitCode: (summary) =>
+          roundExitCode(
+            summary,
+            round,
+            record.meta.agents.map((agent) => agent.agent),
+          ),
+        reopened: true,
+      });
+    },
+  );
 }
 
 /**

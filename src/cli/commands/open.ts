@@ -18,6 +18,6 @@ export async function openCommand(ctx: CliContext, args: string[]): Promise<numb
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, run);
   // The path alone on stdout, so `cd "$(hydra open last claude)"` and editors can use it.
-  ctx.print(await openWorktree(root, entry.runId, agent));
+  ctx.print(await openWorktree(root, entry.runId, agent, undefined, `hydra open ${entry.runId} ${agent}`));
   return EXIT.ok;
 }

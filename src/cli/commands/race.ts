@@ -7,6 +7,7 @@ import {
   displayPath,
   loadConfig,
   MAX_REPEAT,
+  newRunId,
   untrustedConfigWarning,
 } from '../../engine/index.js';
 import type { RaceFlags } from '../../engine/index.js';
@@ -25,6 +26,7 @@ import type { CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { reviewInDashboard } from '../reopen.js';
+import { withRunLock } from '../run-lock.js';
 import { trace } from '../../trace.js';
 
 const OPTIONS = {
@@ -79,12 +81,16 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
   if (untrusted !== null) options.warnings = [untrusted];
   const json = getBoolean(parsed, 'json') ?? false;
-  return runRaceSession(ctx, options, {
-    mode: chooseMode(ctx, json),
-    ascii: getBoolean(parsed, 'ascii') ?? false,
-    // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
-    keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
-  });
+  // The race holds its run's lock: a `hydra merge last` or `hydra clean` of it waits, then refuses.
+  const runId = (options.runId ??= newRunId());
+  return withRunLock(ctx.cwd, runId, `hydra race (run ${runId})`, 'the race does not start', () =>
+    runRaceSession(ctx, options, {
+      mode: chooseMode(ctx, json),
+      ascii: getBoolean(parsed, 'ascii') ?? false,
+      // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
+      keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
+    }),
+  );
 }
 
 /** The flags that override hydra.toml; only the ones given are set. */

@@ -28,6 +28,7 @@ import {
 } from '../records/index.js';
 import type { LoadedRun, RunMeta } from '../records/index.js';
 import { groupMembers, signallableProcessesOfRun } from '../process/index.js';
+import { describeHolder, tryLockRun } from '../locks/index.js';
 import { findRepoRoot } from '../git/index.js';
 import { pooledWorktrees, removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
 import { checkRecordedWorktree, listWorktrees, reallyInside, realOrSelf, runArea } from './run-targets.js';
@@ -255,19 +256,32 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
       report.skipped.push({ runId, reason: keep });
       continue;
     }
+    // A run another command is working on (a follow-up, a merge, a dashboard) is left to it.
+    const lock = await tryLockRun(root, runId, 'hydra clean');
+    if (!('release' in lock)) {
+      report.skipped.push({
+        runId,
+        reason: `in use by ${describeHolder(lock.busy)}; run hydra clean again once it has finished`,
+      });
+      continue;
+    }
     const meta = loaded.kind === 'ok' ? loaded.record.meta : loaded.kind === 'damaged' ? loaded.meta : null;
     const history = loaded.kind === 'ok' && loaded.record.merge !== null && options.forgetMerged !== true;
     const before = removals(report);
-    await cleanRun({
-      root,
-      runId,
-      meta,
-      area: runArea(worktreeRoot, root, runId),
-      dryRun: options.dryRun,
-      keepResults: options.keepResults === true,
-      keepRecord: history,
-      report,
-    });
+    try {
+      await cleanRun({
+        root,
+        runId,
+        meta,
+        area: runArea(worktreeRoot, root, runId),
+        dryRun: options.dryRun,
+        keepResults: options.keepResults === true,
+        keepRecord: history,
+        report,
+      });
+    } finally {
+      lock.release();
+    }
     if (history && options.keepResults !== true && removals(report) > before) report.keptHistory?.push(runId);
   }
   // A clean of every run (no run named) also empties the warm worktree pool (`worktree_pool`).

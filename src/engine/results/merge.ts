@@ -30,7 +30,16 @@ import { checkRecordedWorktree, listWorktrees, runArea } from './run-targets.js'
 import { dirtyPaths, findRepoRoot } from '../git/index.js';
 import { branchExists, deleteBranches, removeWorktrees } from '../git/index.js';
 import { checkOnlyPaths, onlyCommit } from './partial-merge.js';
-import { assertRoomFor, planRestore, restoreTree, treeChanges, withSignalsHeld } from './tree-guard.js';
+import { lockMerge, lockRun } from '../locks/index.js';
+import {
+  assertRoomFor,
+  changedSince,
+  noteWritten,
+  planRestore,
+  restoreTree,
+  treeChanges,
+  withSignalsHeld,
+} from './tree-guard.js';
 import type { RestorePlan } from './tree-guard.js';
 
 export interface MergeRequest {
@@ -53,6 +62,8 @@ export interface MergeRequest {
   /** The run's merges before this one, kept in its record. */
   earlier?: MergeResult[];
   options: MergeOptions;
+  /** What merges, as the user would name it, for anyone who finds the merge lock taken. */
+  command?: string;
 }
 
 function refuse(message: string, hint: string, files: string[] = []): never {
@@ -242,6 +253,17 @@ async function failedMidway(
   const gitHint = error instanceof GitCommandError ? ` ${error.hint}` : '';
   // What went wrong is git's (a failure, a time-out); a branch that moved is a refusal.
   const kind = error instanceof GitCommandError ? error.kind : 'Refused';
+  // Put back only what is still the merge's own doing: never write over newer work.
+  const changed = await changedSince(request.root, plan);
+  if (changed.length > 0) {
+    const files = [...plan.entries.keys()];
+    throw new EngineError(
+      kind,
+      `Merging ${request.agent}'s result failed ${when}: ${detail}. Meanwhile the checkout changed: ${changed.join('; ')}.`,
+      `hydra wrote nothing back, so that newer work is not overwritten. ${plan.written === null ? 'The merge may have written some of' : "The merge's checkout had written"} ${listSome(files)} (from ${plan.head.slice(0, 12)} towards ${request.agent}'s result); its branch was not moved. See \`git status\` and \`git log -1\`; \`git checkout HEAD -- <file>\` takes a file back to what HEAD has (losing its changes), \`git merge ${branchName(request.runId, request.agent)}\` merges the result by hand.${gitHint}`,
+      { cause: error, files },
+    );
+  }
   const left = await restoreTree(request.root, plan);
   if (left.length === 0) {
     throw new EngineError(
@@ -266,7 +288,23 @@ const refuseDetached = (request: MergeRequest): never =>
     `Create a branch at that commit and merge into it: \`git switch -c <new-branch> ${request.baseRef.slice(0, 12)}\`, then \`git merge ${branchName(request.runId, request.agent)}\` (or merge that branch into any branch you like).`,
   );
 
+/**
+ * Merges under the repository's merge lock: two merges (of one run or two, from the CLI or a
+ * dashboard) never write the checkout, index and branch at once.
+ */
 export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResult> {
+  const lock = await lockMerge(
+    request.root,
+    request.command ?? `hydra: merge of ${request.agent} (run ${request.runId})`,
+  );
+  try {
+    return await mergeLocked(request);
+  } finally {
+    lock.release();
+  }
+}
+
+async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
   const { root } = request;
   const baseBranch = request.baseBranch ?? refuseDetached(request);
   if (!versionAtLeast(await gitVersion(), 2, 38)) {
@@ -343,7 +381,7 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
 
   const changes = await treeChanges(root, head, tree);
   await assertRoomFor(root, changes);
-  const restorePlan = await planRestore(root, head, changes);
+  const restorePlan = await planRestore(root, head, `refs/heads/${baseBranch}`, changes);
 
   // A user who signs their commits gets a signed merge commit on their branch, never a fast-forward
   // to hydra's own result commits (those are hydra's, made unattended, and unsigned).
@@ -366,6 +404,7 @@ export async function mergeAgentBranch(request: MergeRequest): Promise<MergeResu
     } catch (error) {
       await failedMidway(request, restorePlan, error, 'while updating your working tree');
     }
+    await noteWritten(root, restorePlan);
     try {
       await runGit(
         root,
@@ -398,7 +437,11 @@ const agentInRun = (agents: ReadonlyArray<{ agent: AgentName }>, word: string): 
   return adapter !== undefined && agents.some((entry) => entry.agent === adapter) ? adapter : word;
 };
 
-/** Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path). */
+/**
+ * Merges an agent of a finished run (the `hydra merge <run-id> <agent>` path), holding the run's
+ * lock: a `hydra continue`, `hydra rerun`, dashboard or `hydra clean` working on the run makes it
+ * wait, then refuse, naming that command.
+ */
 export async function mergeRun(
   repoPath: string,
   runId: string,
@@ -412,6 +455,23 @@ export async function mergeRun(
       `${path.resolve(repoPath)} is not inside a git repository.`,
       'Run `hydra merge` inside the repository the race ran in.',
     );
+  const command = `hydra merge ${runId} ${agentWord}`;
+  const lock = await lockRun(root, runId, command, { what: 'nothing of it is merged now' });
+  try {
+    return await mergeRecorded(root, runId, agentWord, options, where, command);
+  } finally {
+    lock.release();
+  }
+}
+
+async function mergeRecorded(
+  root: string,
+  runId: string,
+  agentWord: string,
+  options: MergeOptions,
+  where: { worktreeRoot?: string },
+  command: string,
+): Promise<MergeResult> {
   const loaded = loadRun(root, runId, await trackedRunIds(root), false);
   if (loaded.kind === 'foreign')
     refuse(`Run ${runId} is not hydra's: ${loaded.problem}.`, 'Merge its branch yourself if you trust it.');
@@ -466,5 +526,6 @@ export async function mergeRun(
     agentWorktree: ours(planned.worktree) ? planned.worktree : null,
     earlier,
     options,
+    command,
   });
 }

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { EngineError } from '../errors.js';
+import { lockRun } from '../locks/index.js';
 import { listWorktrees } from './run-targets.js';
 import { reopenWorktree, runGit } from '../git/index.js';
 import {
@@ -15,13 +16,38 @@ import {
   runWorktreesDir,
 } from '../records/index.js';
 
-/** The worktree of `agent` in run `runId`: where it is, or made again from its branch. */
+/**
+ * The worktree of `agent` in run `runId`: where it is, or made again from its branch. With
+ * `lockAs` (`hydra open`, outside any race), making it again takes the run's lock, so it never
+ * races a `hydra continue` or a merge of that run; the dashboard's shell already holds it.
+ */
 export async function openWorktree(
   root: string,
   runId: string,
   agent: string,
   worktreeRoot: string = defaultWorktreeRoot(),
+  lockAs?: string,
 ): Promise<string> {
+  const first = await locate(root, runId, agent, worktreeRoot);
+  if (first.found !== null) return first.found;
+  if (lockAs === undefined) return first.make();
+  const lock = await lockRun(root, runId, lockAs, { what: `${agent}'s worktree cannot be made again now` });
+  try {
+    // Looked up again under the lock: the command that held it may have made the worktree.
+    const again = await locate(root, runId, agent, worktreeRoot);
+    return again.found ?? (await again.make());
+  } finally {
+    lock.release();
+  }
+}
+
+/** Where the agent's worktree is (null: gone), and how to make it again from its branch. */
+async function locate(
+  root: string,
+  runId: string,
+  agent: string,
+  worktreeRoot: string,
+): Promise<{ found: string | null; make: () => Promise<string> }> {
   const record = await readRun(root, runId);
   if (!record.meta.agents.some((item) => item.agent === agent)) {
     throw new EngineError(
@@ -34,8 +60,14 @@ export async function openWorktree(
   const dir = agentWorktreeDir(runWorktreesDir(worktreeRoot, root, runId), agent);
   // Git's own list says where the branch is checked out (hydra's directory, or one the user moved).
   const holder = (await listWorktrees(root)).find((entry) => entry.branch === branch);
-  if (holder !== undefined && existsSync(holder.path)) return holder.path;
-  if (holder !== undefined) await runGit(root, ['worktree', 'prune']);
-  await reopenWorktree(root, dir, branch);
-  return dir;
+  if (holder !== undefined && existsSync(holder.path))
+    return { found: holder.path, make: async () => holder.path };
+  return {
+    found: null,
+    make: async () => {
+      if (holder !== undefined) await runGit(root, ['worktree', 'prune']);
+      await reopenWorktree(root, dir, branch);
+      return dir;
+    },
+  };
 }

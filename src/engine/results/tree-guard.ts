@@ -22,6 +22,9 @@ export interface TreeChange {
   path: string;
   /** The new blob (null for a deletion or a submodule). */
   blob: string | null;
+  /** The index entry before and after the merge (`<mode> <object>`; null: no entry). */
+  before: string | null;
+  after: string | null;
 }
 
 /** What the merge changes between HEAD and the merged tree. */
@@ -31,9 +34,18 @@ export async function treeChanges(root: string, head: string, tree: string): Pro
   const changes: TreeChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     // ":100644 100644 <old> <new> M"
-    const [, newMode = '', , newBlob = '', status = ''] = parts[i]!.slice(1).split(' ');
+    const [oldMode = '', newMode = '', oldBlob = '', newBlob = '', status = ''] =
+      parts[i]!.slice(1).split(' ');
     const isBlob = status !== 'D' && newMode !== '160000';
-    changes.push({ status: status.charAt(0), path: parts[i + 1]!, blob: isBlob ? newBlob : null });
+    const entry = (mode: string, blob: string): string | null =>
+      /^0+$/.test(mode) ? null : `${mode} ${blob}`;
+    changes.push({
+      status: status.charAt(0),
+      path: parts[i + 1]!,
+      blob: isBlob ? newBlob : null,
+      before: entry(oldMode, oldBlob),
+      after: entry(newMode, newBlob),
+    });
   }
   return changes;
 }
@@ -89,6 +101,12 @@ export async function assertRoomFor(root: string, changes: readonly TreeChange[]
 
 export interface RestorePlan {
   head: string;
+  /** The branch the merge moves (`refs/heads/<base>`), checked out in `root`. */
+  branch: string;
+  /** Each touched path's index entry before the merge and after it (see TreeChange). */
+  entries: Map<string, { before: string | null; after: string | null }>;
+  /** Each touched file as the merge's checkout left it (null: absent), once it has written them. */
+  written: Map<string, string | null> | null;
   /** Paths the merge creates: they did not exist before. */
   added: string[];
   /** Paths the merge modifies or deletes: HEAD's version was on disk. */
@@ -107,6 +125,7 @@ const isDirectory = (file: string): Promise<boolean> =>
 export async function planRestore(
   root: string,
   head: string,
+  branch: string,
   changes: readonly TreeChange[],
 ): Promise<RestorePlan> {
   const added = changes.filter((change) => change.status === 'A').map((change) => change.path);
@@ -118,7 +137,85 @@ export async function planRestore(
   const newDirs: string[] = [];
   for (const dir of parents) if (!(await isDirectory(path.join(root, dir)))) newDirs.push(dir);
   newDirs.sort((a, b) => b.split('/').length - a.split('/').length || b.localeCompare(a));
-  return { head, added, fromHead, newDirs };
+  const entries = new Map(
+    changes.map((change) => [change.path, { before: change.before, after: change.after }] as const),
+  );
+  return { head, branch, entries, written: null, added, fromHead, newDirs };
+}
+
+/** What is at `file` now, enough to tell a later write apart: type, size, inode, change time. */
+const fileStamp = async (file: string): Promise<string | null> =>
+  lstat(file, { bigint: true }).then(
+    (info) => `${info.mode} ${info.size} ${info.ino} ${info.mtimeNs} ${info.ctimeNs}`,
+    () => null,
+  );
+
+/** Notes each touched file as the merge's checkout wrote it (called once that checkout succeeded). */
+export async function noteWritten(root: string, plan: RestorePlan): Promise<void> {
+  const written = new Map<string, string | null>();
+  for (const file of plan.entries.keys()) written.set(file, await fileStamp(path.join(root, file)));
+  plan.written = written;
+}
+
+/**
+ * What changed in the checkout since the merge began that the merge did not do: the checked-out
+ * branch switched or moved, a touched path's index entry that is neither the one before the merge
+ * nor the merged one, a touched file written again after the merge's checkout wrote it. Empty when
+ * the restore can only undo the merge's own writes; otherwise each line says what it found, and
+ * nothing may be written over it.
+ */
+export async function changedSince(root: string, plan: RestorePlan): Promise<string[]> {
+  const found: string[] = [];
+  const symbolic = await runGit(root, ['symbolic-ref', '-q', 'HEAD'], { okExitCodes: [1, 128] }).catch(
+    () => null,
+  );
+  const onBranch = symbolic?.stdout.trim() ?? '';
+  if (onBranch !== plan.branch) {
+    found.push(
+      `HEAD is now ${onBranch === '' ? 'detached' : `on ${onBranch.replace(/^refs\/heads\//, '')}`}, not on ${plan.branch.replace(/^refs\/heads\//, '')}`,
+    );
+  }
+  const tip = await runGit(root, ['rev-parse', '-q', '--verify', plan.branch], {
+    okExitCodes: [1, 128],
+  }).catch(() => null);
+  const now = tip?.stdout.trim() ?? '';
+  if (now !== plan.head) {
+    found.push(
+      `${plan.branch.replace(/^refs\/heads\//, '')} moved from ${plan.head.slice(0, 12)} to ${now === '' ? 'nothing' : now.slice(0, 12)} (another command committed or merged meanwhile)`,
+    );
+  }
+  const index = await runGit(root, ['ls-files', '-s', '-z']).catch(() => null);
+  if (index === null) found.push('the index could not be read');
+  else {
+    const current = new Map<string, string>();
+    for (const line of splitZ(index.stdout)) {
+      // "<mode> <object> <stage>\t<path>"
+      const tab = line.indexOf('\t');
+      const [mode = '', object = '', stage = ''] = line.slice(0, tab).split(' ');
+      const file = line.slice(tab + 1);
+      if (!plan.entries.has(file)) continue;
+      current.set(file, stage === '0' ? `${mode} ${object}` : `conflict stage ${stage}`);
+    }
+    const moved: string[] = [];
+    for (const [file, { before, after }] of plan.entries) {
+      const entry = current.get(file) ?? null;
+      if (entry !== before && entry !== after) moved.push(file);
+    }
+    if (moved.length > 0)
+      found.push(
+        `the index entries of ${moved.slice(0, 10).join(', ')}${moved.length > 10 ? ` and ${moved.length - 10} more` : ''} changed`,
+      );
+  }
+  if (plan.written !== null) {
+    const rewritten: string[] = [];
+    for (const [file, stamp] of plan.written)
+      if ((await fileStamp(path.join(root, file))) !== stamp) rewritten.push(file);
+    if (rewritten.length > 0)
+      found.push(
+        `${rewritten.slice(0, 10).join(', ')}${rewritten.length > 10 ? ` and ${rewritten.length - 10} more` : ''} changed on disk after the merge wrote them`,
+      );
+  }
+  return found;
 }
 
 /**
