@@ -7,7 +7,7 @@ import {
   displayPath,
   loadConfig,
   planForDoctor,
-  untrustedConfigWarning,
+  configWarnings,
 } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
@@ -63,8 +63,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       ? displayPath(loaded.path, ctx.cwd)
       : 'none (defaults; see hydra.toml.example)';
     // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
-    const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
-    const notes = untrusted === null ? [] : [untrusted];
+    const notes = configWarnings(loaded, ctx.cwd);
     for (const line of renderDoctor(
       repo,
       sanitizeStrings(reports),

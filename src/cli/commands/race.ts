@@ -7,7 +7,7 @@ import {
   displayPath,
   loadConfig,
   MAX_REPEAT,
-  untrustedConfigWarning,
+  configWarnings,
 } from '../../engine/index.js';
 import type { RaceFlags } from '../../engine/index.js';
 import type { Parsed } from '../args.js';
@@ -75,9 +75,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   });
   checkConfiguredBinaries(options.agents, ctx.env, configName);
   trace('cli: config and flags read');
-  // An untrusted repository config: the race says which keys it ignored (pane, stderr and NDJSON).
-  const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
-  if (untrusted !== null) options.warnings = [untrusted];
+  // An untrusted repository config, a user's check kept: the race says so (pane, stderr and NDJSON).
+  const warnings = configWarnings(loaded, ctx.cwd);
+  if (warnings.length > 0) options.warnings = warnings;
   const json = getBoolean(parsed, 'json') ?? false;
   return runRaceSession(ctx, options, {
     mode: chooseMode(ctx, json),

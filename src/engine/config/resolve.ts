@@ -226,6 +226,22 @@ function defaultAgentNames(config: HydraConfig, allowExperimental: boolean): str
   return [...adapters, ...named];
 }
 
+/**
+ * The CLIs a config races when no flag names agents: its `race.agents`, else its default set. What
+ * an untrusted repository's file may narrow but not widen (trust-filter.ts).
+ */
+export function adaptersRacedBy(config: HydraConfig): Set<AdapterId> {
+  const allow = config.race?.allow_experimental_adapters ?? CONFIG_DEFAULTS.allowExperimentalAdapters;
+  const listed = expandAgentList(
+    config.race?.agents ?? defaultAgentNames(config, allow),
+    config.agents ?? {},
+    {
+      source: 'race.agents',
+    },
+  );
+  return new Set(listed.agents.map((agent) => agent.adapterId));
+}
+
 /** One plan per adapter, for doctor: configured binary and model, defaults otherwise. */
 export function planForDoctor(config: HydraConfig, id: AdapterId): AgentPlan {
   const agentConfig = config.agents?.[id] ?? {};
