@@ -180,7 +180,7 @@ describe("case 13: a repository's file layers over the user's own", () => {
     commit(repo, 'config');
     expect((await run(repo, ['trust'])).exitCode).toBe(0);
     const race = await run(repo, ['race', '--json', '--auto-merge', 'best', 'Add a hello.txt file']);
-    expect(race.stderr).toContain('would make your gate optional');
+    expect(race.stderr).toContain('is your gate in');
     expect(ran()).toContain('user gate');
     expect(existsSync(path.join(repo, 'hello.txt'))).toBe(false);
   });

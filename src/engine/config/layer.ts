@@ -115,7 +115,9 @@ function mergeChecks(
     const ungates = users.gate === true && check.gate === false;
     if (changes || ungates)
       notes.push(
-        `${where.repo}: ${where.key} "${check.name}" would ${ungates ? 'make your gate optional' : 'change your check'} of that name in ${where.user}; yours stays as you wrote it (a repository may add checks, not change yours)`,
+        ungates
+          ? `${where.repo}: ${where.key} "${check.name}" sets gate = false, but "${check.name}" is your gate in ${where.user}: it stays a gate (a repository may add checks, not change or drop yours)`
+          : `${where.repo}: ${where.key} "${check.name}" changes your check "${check.name}" from ${where.user}: yours runs as you wrote it (a repository may add checks, not change or drop yours)`,
       );
     else if (own === undefined) out.push(check);
     else if (check.gate === true) own.gate = true;
