@@ -231,12 +231,14 @@ Options:
   hydra trust --list
 
 A hydra.toml committed to a repository could name any program as an agent's binary. So the keys
-that run programs or shape how they run (agents.<name>.binary, env and extra_args) of a
-repository's hydra.toml are ignored, and doctor and race say so, until you trust that file.
-hydra trust records the file's path and the SHA-256 of its content in
+that widen what runs (agents.<name>.binary, env, extra_args and checks, [[checks]],
+race.allow_experimental_adapters = true, and a race.agents or enabled = true that adds a CLI) of
+a repository's hydra.toml are ignored, and doctor and race say so, until you trust that file.
+hydra trust records the file's place and the SHA-256 of its content in
 $XDG_CONFIG_HOME/hydra/trusted.json (~/.config/hydra/trusted.json, readable by you only); an edit
-to the file needs hydra trust again. The other keys (models, timeouts, the agent list, prices)
-always apply. A file given with --config, and your own ~/.config/hydra/hydra.toml, are trusted.
+to the file needs hydra trust again, and a link out of the repository is never trusted. The other
+keys (models, timeouts, prices) always apply, layered over your own config. A file given with
+--config, and your own ~/.config/hydra/hydra.toml, are trusted.
 
 Arguments:
   <file>       the hydra.toml to trust (default: the one at the repository root)

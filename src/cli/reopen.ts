@@ -10,12 +10,12 @@ import { adapterIds } from '../adapters/registry.js';
 import {
   buildRaceOptions,
   checkConfiguredBinaries,
+  configWarnings,
   displayPath,
   loadConfig,
   readRun,
   reopenFromRecord,
   resolveRunName,
-  untrustedConfigWarning,
 } from '../engine/index.js';
 import type { RaceFlags, RaceOptions, RoundRequest, RunRecord } from '../engine/index.js';
 import type { CliContext } from './context.js';
@@ -93,8 +93,8 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
   checkConfiguredBinaries(options.agents, ctx.env, configName);
   options.runId = record.runId;
   options.reopen = reopenFromRecord(record, request.round);
-  const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
-  if (untrusted !== null) options.warnings = [untrusted];
+  const warnings = configWarnings(loaded, ctx.cwd);
+  if (warnings.length > 0) options.warnings = warnings;
   return { options, record };
 }
 

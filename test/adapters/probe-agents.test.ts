@@ -7,12 +7,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AdapterId, ProbeRunner } from '../../src/adapters/types.js';
-import {
-  CAPABILITY_CACHE_FILE,
-  probeAgents,
-  realProbeRunner,
-  resolveCommand,
-} from '../../src/engine/probe/probe.js';
+import { resolveCommand } from '../../src/engine/probe/binaries.js';
+import { CAPABILITY_CACHE_FILE } from '../../src/engine/probe/cache.js';
+import { probeAgents } from '../../src/engine/probe/probe.js';
+import { realProbeRunner } from '../../src/engine/probe/runner.js';
 import type { AgentPlan } from '../../src/engine/types.js';
 import { FIXTURES_DIR, helpVersions } from './fixtures.js';
 

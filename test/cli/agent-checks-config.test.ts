@@ -1,7 +1,8 @@
 /** `[[agents.<name>.checks]]`: per-agent overrides of race-wide checks, and checks of one agent only. */
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/engine/config/config-error.js';
-import { parseConfigText, resolveRace } from '../../src/engine/config/config.js';
+import { parseConfigText } from '../../src/engine/config/parse.js';
+import { resolveRace } from '../../src/engine/config/resolve.js';
 
 const problemsOf = (run: () => unknown): readonly string[] => {
   try {

@@ -5,12 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex.js';
 import { adapterIds, adapterOf, registerAdapter } from '../../src/adapters/registry.js';
 import { ConfigError } from '../../src/engine/config/config-error.js';
-import {
-  buildRaceOptions,
-  locateConfig,
-  parseConfigText,
-  resolveRace,
-} from '../../src/engine/config/config.js';
+import { locateConfig } from '../../src/engine/config/locate.js';
+import { parseConfigText } from '../../src/engine/config/parse.js';
+import { buildRaceOptions, resolveRace } from '../../src/engine/config/resolve.js';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, hydra, ROOT } from './helpers.js';
 

@@ -144,6 +144,8 @@ describe('hydra doctor --json', () => {
       path.join(repo, 'hydra.toml'),
       '[race]\nallow_experimental_adapters = true\n[agents.codex]\nenabled = false\n',
     );
+    // The opt-in widens what runs: a repository's file gives it once trusted (issue 21, case 12).
+    expect((await hydra(['trust'], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
     const { report } = await doctorJson();
     expect(report.adapters.find((adapter) => adapter.id === 'codex')?.status).toBe('disabled');
     const cursor = report.adapters.find((adapter) => adapter.id === 'cursor');

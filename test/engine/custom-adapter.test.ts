@@ -13,7 +13,7 @@ import { JsonLineParser } from '../../src/adapters/json-line-parser.js';
 import { runStep, versionOf } from '../../src/adapters/probe-steps.js';
 import { getAdapter, registerAdapter } from '../../src/adapters/registry.js';
 import type { AgentAdapter } from '../../src/adapters/types.js';
-import { parseConfigText } from '../../src/engine/config/config.js';
+import { parseConfigText } from '../../src/engine/config/parse.js';
 import { buildRaceOptions, startRace } from '../../src/engine/index.js';
 import type { RaceHandle } from '../../src/engine/types.js';
 import { git, makeSandbox, processesOfRun } from './helpers.js';

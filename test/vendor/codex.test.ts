@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '../../src/adapters/registry.js';
-import { createProbeRunner } from '../../src/engine/probe/probe.js';
+import { createProbeRunner } from '../../src/engine/probe/runner.js';
 import { RECORD_VERSIONS, baseEnv, vendorBinary } from '../../scripts/vendor-cli.js';
 import { EDIT_CONTENT, FINAL_TEXT, PROJECT_ROOT, runVendor } from './harness.js';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareVersions } from '../../src/adapters/help-flags.js';
 import { getAdapter } from '../../src/adapters/registry.js';
-import { createProbeRunner } from '../../src/engine/probe/probe.js';
+import { createProbeRunner } from '../../src/engine/probe/runner.js';
 import { RECORD_VERSIONS, vendorBinary } from '../../scripts/vendor-cli.js';
 import { EDIT_CONTENT, FINAL_TEXT, PROJECT_ROOT, probeEnv, runVendor, userTexts } from './harness.js';
 

@@ -13,7 +13,7 @@ import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/core/eve
 import { tail } from '../../src/adapters/errors.js';
 import { getAdapter } from '../../src/adapters/registry.js';
 import type { BuiltCommand, Capabilities, SpawnRequest } from '../../src/adapters/types.js';
-import { createProbeRunner } from '../../src/engine/probe/probe.js';
+import { createProbeRunner } from '../../src/engine/probe/runner.js';
 import { startFakeAnthropicServer } from '../support/fake-anthropic-server.js';
 import type { AnthropicScenario } from '../support/fake-anthropic-server.js';
 import { startFakeOpenAiServer } from '../support/fake-openai-server.js';

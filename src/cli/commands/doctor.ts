@@ -7,7 +7,7 @@ import {
   displayPath,
   loadConfig,
   planForDoctor,
-  untrustedConfigWarning,
+  configWarnings,
 } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
@@ -51,7 +51,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   };
   const reports = (
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
-  ).map((report) => withDoctorWarnings(report, machine));
+  ).map((report) => withTrustHint(withDoctorWarnings(report, machine), loaded, ctx.cwd));
 
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
@@ -63,8 +63,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       ? displayPath(loaded.path, ctx.cwd)
       : 'none (defaults; see hydra.toml.example)';
     // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
-    const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
-    const notes = untrusted === null ? [] : [untrusted];
+    const notes = configWarnings(loaded, ctx.cwd);
     for (const line of renderDoctor(
       repo,
       sanitizeStrings(reports),
@@ -76,6 +75,33 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * A CLI missing from PATH whose `binary` an untrusted repository config names: the fix is to trust
+ * the file, not to install the CLI.
+ */
+function withTrustHint(
+  report: AgentProbeReport,
+  loaded: { path: string | null; ignored: readonly string[] },
+  cwd: string,
+): AgentProbeReport {
+  const key = `agents.${report.agent}.binary`;
+  if (
+    report.status !== 'missing' ||
+    report.error === null ||
+    loaded.path === null ||
+    !loaded.ignored.includes(key)
+  )
+    return report;
+  const file = displayPath(loaded.path, cwd);
+  return {
+    ...report,
+    error: {
+      ...report.error,
+      hint: `${file} names ${key}, ignored until you trust the file: review it, then run hydra trust`,
+    },
+  };
 }
 
 /** Adds the adapter's own warnings for this machine (running as root, ...) to an installed CLI's report. */

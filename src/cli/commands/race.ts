@@ -8,7 +8,7 @@ import {
   loadConfig,
   MAX_REPEAT,
   newRunId,
-  untrustedConfigWarning,
+  configWarnings,
 } from '../../engine/index.js';
 import type { RaceFlags } from '../../engine/index.js';
 import type { Parsed } from '../args.js';
@@ -77,9 +77,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   });
   checkConfiguredBinaries(options.agents, ctx.env, configName);
   trace('cli: config and flags read');
-  // An untrusted repository config: the race says which keys it ignored (pane, stderr and NDJSON).
-  const untrusted = untrustedConfigWarning(loaded, ctx.cwd);
-  if (untrusted !== null) options.warnings = [untrusted];
+  // An untrusted repository config, a user's check kept: the race says so (pane, stderr and NDJSON).
+  const warnings = configWarnings(loaded, ctx.cwd);
+  if (warnings.length > 0) options.warnings = warnings;
   const json = getBoolean(parsed, 'json') ?? false;
   // The race holds its run's lock: a `hydra merge last` or `hydra clean` of it waits, then refuses.
   const runId = (options.runId ??= newRunId());

@@ -1,6 +1,7 @@
 /**
  * `hydra trust [<file>] [--revoke | --list]`: consent for a repository's hydra.toml. Until its
- * current content is trusted, the keys that run programs (binary, env, extra_args, checks) are ignored.
+ * current content is trusted, the keys that widen what runs (EXECUTING_KEYS: binary, env,
+ * extra_args, checks, allow_experimental_adapters, an agent list that adds a CLI) are ignored.
  * No --json: consent is a human's act, and `hydra doctor --json` reports whether a file is trusted.
  */
 import { readFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import {
   displayPath,
   EXECUTING_KEYS,
   findRepoRoot,
+  linkedOutside,
   listTrusted,
   parseConfigText,
   revokeTrust,
@@ -67,6 +69,13 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
     throw new UsageError(`cannot trust ${shown}: ${reason}`);
   }
+  // A link out of the repository would lend this place another file's trust: refused.
+  const target = linkedOutside(file);
+  if (target !== null)
+    throw new UsageError(
+      `cannot trust ${shown}: it is a symbolic link to ${target}, outside its repository`,
+      "hydra trusts a repository's own file: replace the link with a copy of the file, review it, then run hydra trust",
+    );
   // Only a valid config is trusted (a ConfigError names each problem, exit 2).
   const config = parseConfigText(bytes.toString('utf8'), shown);
   const entry = trustFile(store, file, bytes);
@@ -108,5 +117,8 @@ function executingLines(config: ReturnType<typeof parseConfigText>): string[] {
   }
   for (const [index, check] of (config.checks ?? []).entries())
     lines.push(`checks[${index}] ${check.name} runs ${JSON.stringify(check.run)}`);
+  if (config.race?.allow_experimental_adapters === true)
+    lines.push('race.allow_experimental_adapters = true');
+  if (config.race?.agents !== undefined) lines.push(`race.agents = ${JSON.stringify(config.race.agents)}`);
   return lines;
 }

@@ -1,25 +1,16 @@
 /**
  * Consent for a repository's hydra.toml, as direnv, mise and VS Code's workspace trust do it: the
- * keys that run programs or shape how they run (EXECUTING_KEYS) are used only once the user has
- * trusted that file, by its real path and the SHA-256 of its content; an edited file needs trust
- * again. The trusted files are listed in `$XDG_CONFIG_HOME/hydra/trusted.json` (else
- * `~/.config/hydra/trusted.json`), readable by the owner only. Config from `--config` and from the
- * user's own config dir is trusted without it.
+ * keys that widen what runs (trust-filter.ts) are used only once the user has trusted that file, by
+ * its place (the path of the file in its repository, the directories resolved, never where a
+ * symbolic link points) and the SHA-256 of its content; an edited file needs trust again, and a
+ * hydra.toml that is a symbolic link out of its repository is never trusted. The trusted files are
+ * listed in `$XDG_CONFIG_HOME/hydra/trusted.json` (else `~/.config/hydra/trusted.json`), readable
+ * by the owner only. Config from `--config` and from the user's own config dir is trusted without it.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-
-/**
- * Keys that execute something or shape what is executed; ignored until trusted. `binary`, `env`,
- * `extra_args` and `checks` are per agent, in every `[agents.<name>]` table (a named agent's too;
- * `adapter` only picks a known CLI); `checks` is also the top-level `[[checks]]` list (commands
- * hydra runs in every result). withoutExecutingKeys removes each where it lives.
- */
-export const EXECUTING_KEYS = ['binary', 'env', 'extra_args', 'checks'] as const;
-
-/** The executing keys that are also top-level tables, besides per-agent keys. */
-export const TOP_LEVEL_EXECUTING_KEYS = ['checks'] as const;
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
+import { findRepoRoot } from './locate.js';
 
 const TRUST_STORE_FILE = 'trusted.json';
 const TRUST_STORE_VERSION = 1;
@@ -42,13 +33,39 @@ const trustStorePath = (userConfigDir: string): string => join(userConfigDir, TR
 
 const contentHash = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
 
-/** The real path of a config file (a symlink is trusted as its target), else the path itself. */
-const trustKey = (file: string): string => {
+const realOr = (path: string): string => {
   try {
-    return realpathSync(file);
+    return realpathSync(path);
   } catch {
-    return file;
+    return path;
   }
+};
+
+/**
+ * A file's place: its directory's real path and its own name. A symlink is keyed where it is, never
+ * as its target, so a link to another repository's trusted file is not trusted here.
+ */
+const trustKey = (file: string): string => join(realOr(dirname(file)), basename(file));
+
+const isInside = (path: string, dir: string): boolean => {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+};
+
+/**
+ * Where a config file really is when that is outside its repository (a symbolic link out of it, or
+ * out of its own directory for a file in no repository), else null.
+ */
+export const linkedOutside = (file: string): string | null => {
+  const real = realOr(file);
+  const root = findRepoRoot(dirname(file));
+  return isInside(real, realOr(root ?? dirname(file))) ? null : real;
+};
+
+/** Whether `file` is inside the repository that holds `cwd` (directories resolved). */
+export const inRepositoryOf = (file: string, cwd: string): boolean => {
+  const root = findRepoRoot(cwd);
+  return root !== null && isInside(realOr(file), realOr(root));
 };
 
 const isEntry = (value: unknown): value is TrustEntry =>
@@ -90,10 +107,15 @@ const writeTrustStore = (userConfigDir: string, store: TrustStore): void => {
   }
 };
 
-/** Whether this content of this file is trusted. */
-export const isTrusted = (userConfigDir: string, file: string, content: string | Buffer): boolean => {
+/** Whether this content of this file is trusted, or was trusted with other content, or never. */
+export const trustState = (
+  userConfigDir: string,
+  file: string,
+  content: string | Buffer,
+): 'trusted' | 'changed' | 'untrusted' => {
   const entry = readTrustStore(userConfigDir).files[trustKey(file)];
-  return entry !== undefined && entry.sha256 === contentHash(content);
+  if (entry === undefined) return 'untrusted';
+  return entry.sha256 === contentHash(content) ? 'trusted' : 'changed';
 };
 
 /** Records the file's current content as trusted; returns the entry. */

@@ -1,3 +1,4 @@
 /** Probing agent CLIs: finding each binary, running its adapter's probe, and caching the result. */
 export { probeAgents } from './probe.js';
+export { isPathLike, resolveCommandSync } from './binaries.js';
 export { pricingModel } from './pricing-model.js';

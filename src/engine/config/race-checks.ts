@@ -1,0 +1,50 @@
+/** The race-wide checks: `[[checks]]` of the config, then each `--check`, named after what it runs. */
+import { CONFIG_DEFAULTS, secondsToMs } from './schema.js';
+import type { HydraConfig } from './schema.js';
+import type { CheckSpec } from '../types.js';
+
+/** `[[checks]]` as check specs. */
+export const checkSpecsOf = (config: HydraConfig): CheckSpec[] =>
+  (config.checks ?? []).map((check) => ({
+    name: check.name,
+    run: check.run,
+    timeoutMs: secondsToMs(check.timeout_s ?? CONFIG_DEFAULTS.checkTimeoutS),
+    gate: check.gate ?? false,
+  }));
+
+/** Each `--check`, named after what it runs (unique beside `[[checks]]`). */
+export function flagChecks(config: HydraConfig, flags: { checks?: string[] | undefined }): CheckSpec[] {
+  const names = new Set((config.checks ?? []).map((check) => check.name));
+  return (flags.checks ?? []).map((run): CheckSpec => {
+    const name = uniqueName(checkName(run), names);
+    names.add(name);
+    // A check given on the command line is what the user wants to hold: a gate.
+    return { name, run, timeoutMs: secondsToMs(CONFIG_DEFAULTS.checkTimeoutS), gate: true };
+  });
+}
+
+/**
+ * A short name for a `--check` command: the script of `npm test`/`npm run lint`, `test` for
+ * `node --test`, `go test`, `cargo test`, else the program's name (`pytest`, `make`).
+ */
+export function checkName(run: string): string {
+  const words = run.trim().split(/\s+/);
+  const [first = 'check', second, third] = words;
+  const program = first.split('/').pop() ?? first;
+  const script = ['npm', 'pnpm', 'yarn', 'bun'].includes(program)
+    ? second === 'run'
+      ? third
+      : second
+    : undefined;
+  // `node --test`, `go test ./...`, `cargo test`: a test run.
+  const runsTests = words.slice(1).some((word) => word === 'test' || word === '--test');
+  const name = (script ?? (runsTests ? 'test' : program)).replace(/[^A-Za-z0-9._-]/g, '');
+  return name === '' ? 'check' : name;
+}
+
+const uniqueName = (name: string, taken: ReadonlySet<string>): string => {
+  if (!taken.has(name)) return name;
+  let n = 2;
+  while (taken.has(`${name}-${n}`)) n += 1;
+  return `${name}-${n}`;
+};
