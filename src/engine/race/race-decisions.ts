@@ -2,10 +2,10 @@
  * What the race machine decides, as pure functions of its context: its named guards call these,
  * and so do the input builders that must agree with them (race-inputs.ts).
  */
-import type { ErrorInfo } from '../../core/events.js';
+import type { AgentEvent, ErrorInfo } from '../../core/events.js';
 import { pickBest } from '../checks/index.js';
 import type { AgentName, AgentSnapshot, RoundRequest } from '../types.js';
-import type { RaceContext } from './race-types.js';
+import type { MergeRequestEvent, RaceContext } from './race-types.js';
 import { buildSummary } from './snapshot.js';
 
 /** A round after the first is a new child: the one before it may not have been removed yet. */
@@ -89,3 +89,29 @@ export const forgetRemoved = (agents: AgentSnapshot[], removed: readonly string[
     worktree: agent.worktree !== null && gone.has(agent.worktree) ? null : agent.worktree,
   }));
 };
+
+/** The race's spend, with this agent's latest reported cost, passed the race's budget (once). */
+export const raceSpendOver = (
+  context: RaceContext,
+  agent: AgentName,
+  events: readonly AgentEvent[],
+): boolean => {
+  const limit = context.options.maxCostUsd;
+  if (context.overBudget || limit === undefined) return false;
+  const usage = [...events].reverse().find((item) => item.kind === 'usage');
+  const latest = usage?.kind === 'usage' ? usage.usage.costUsd : null;
+  const spend = context.agents.reduce(
+    (sum, item) => sum + ((item.agent === agent ? latest : null) ?? item.usage.costUsd ?? 0),
+    0,
+  );
+  return spend > limit;
+};
+
+/** Only a completed agent that has settled (its result committed) can be merged. */
+export const completedAndSettled = (context: RaceContext, agent: AgentName): boolean =>
+  context.agents.some((snapshot) => snapshot.agent === agent && snapshot.status === 'completed') &&
+  context.settled.includes(agent);
+
+/** The merge `--auto-merge best` decided on, or null. */
+export const mergeOf = (decision: AutoMergeDecision): MergeRequestEvent | null =>
+  decision !== null && 'merge' in decision ? { agent: decision.merge, options: {} } : null;

@@ -28,24 +28,19 @@ import type { AgentProbeReport, MergeResult } from '../types.js';
 import {
   autoMergeDecision,
   childId,
+  completedAndSettled,
+  mergeOf,
+  raceSpendOver,
   everyoneSettled,
   forgetRemoved,
   isLive,
   launchChildId,
   roundProblem,
 } from './race-decisions.js';
+import * as update from './race-updates.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import { initialContext } from './race-context.js';
-import {
-  baselineInput,
-  checkRepoInput,
-  cleanUpInput,
-  mergeInput,
-  probeInput,
-  reopenInput,
-  roundInput,
-  workspaceInput,
-} from './race-inputs.js';
+import * as inputs from './race-inputs.js';
 import { prepareRoundLogic, reopenWorkspaceLogic } from './race-rounds.js';
 import type { RoundStart } from './race-rounds.js';
 import {
@@ -66,23 +61,9 @@ import type {
   ReopenedWorkspace,
   Workspace,
 } from './race-types.js';
-import {
-  applyBaseline,
-  applyChecking,
-  applyExit,
-  applyOutput,
-  applyProbeReports,
-  applyResult,
-  applySettled,
-  applySpawned,
-  noUsableAgentError,
-  updateAgent,
-} from './snapshot.js';
+import * as snapshot from './snapshot.js';
 
 export type { RaceEmitted, RaceEvent } from './race-types.js';
-
-const mergeOf = (decision: AutoMergeDecision): MergeRequestEvent | null =>
-  decision !== null && 'merge' in decision ? { agent: decision.merge, options: {} } : null;
 
 export const raceMachine = setup({
   types: {
@@ -108,25 +89,13 @@ export const raceMachine = setup({
     allSettled: ({ context }) => everyoneSettled(context),
     raceOverBudget: ({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
-      const limit = context.options.maxCostUsd;
-      if (context.overBudget || limit === undefined) return false;
-      const usage = [...event.events].reverse().find((item) => item.kind === 'usage');
-      const latest = usage?.kind === 'usage' ? usage.usage.costUsd : null;
-      const spend = context.agents.reduce(
-        (sum, agent) => sum + ((agent.agent === event.agent ? latest : null) ?? agent.usage.costUsd ?? 0),
-        0,
-      );
-      return spend > limit;
+      return raceSpendOver(context, event.agent, event.events);
     },
     allSettledAfterCancel: ({ context }) =>
       context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
       assertEvent(event, 'MERGE');
-      return (
-        context.agents.some(
-          (snapshot) => snapshot.agent === event.agent && snapshot.status === 'completed',
-        ) && context.settled.includes(event.agent)
-      );
+      return completedAndSettled(context, event.agent);
     },
     // --auto-merge best, once the race reviews: a winner to merge, or a reason to merge nothing.
     autoMergeWinner: ({ context }) => mergeOf(autoMergeDecision(context)) !== null,
@@ -149,48 +118,23 @@ export const raceMachine = setup({
     },
   },
   actions: {
-    applyRepo: assign(({ context }, params: { repo: RepoCheck }) => ({
-      repo: params.repo,
-      // Warnings the caller gave (e.g. ignored keys of an untrusted hydra.toml) come first.
-      warnings: [...(context.options.warnings ?? []), ...params.repo.warnings],
-    })),
+    applyRepo: assign(({ context }, params: { repo: RepoCheck }) => update.applyRepo(context, params.repo)),
     applyProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
-      applyProbeReports(context, params.reports),
+      snapshot.applyProbeReports(context, params.reports),
     ),
-    failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) => ({
-      ...applyProbeReports(context, params.reports),
-      error: noUsableAgentError(params.reports),
-      endedAt: Date.now(),
-    })),
+    failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
+      update.failNoUsableAgent(context, params.reports),
+    ),
     failWith: assign((_, params: { error: unknown }) => ({
       error: toErrorInfo(params.error),
       endedAt: Date.now(),
     })),
     // The worktrees could not be made: the agents that were to race failed before starting, for
     // that reason (not for anything of theirs).
-    failWorkspace: assign(({ context }, params: { error: unknown }) => {
-      const error = toErrorInfo(params.error);
-      return {
-        error,
-        endedAt: Date.now(),
-        agents: context.agents.map((agent) =>
-          agent.status === 'pending' ? { ...agent, status: 'failed' as const, error } : agent,
-        ),
-      };
-    }),
-    applyWorkspace: assign(({ context }, workspace: Workspace) => {
-      let agents = context.agents;
-      for (const launch of workspace.launches) {
-        agents = updateAgent(agents, launch.agent, (agent) => ({
-          ...agent,
-          status: 'spawning',
-          branch: launch.branch,
-          worktree: launch.worktree,
-        }));
-      }
-      return { launches: workspace.launches, recordDir: workspace.recordDir, agents };
-    }),
-    // Every launched agent that has not settled: all of them in a race, the one of a new round after.
+    failWorkspace: assign(({ context }, params: { error: unknown }) =>
+      update.failWorkspace(context, params.error),
+    ),
+    applyWorkspace: assign(({ context }, workspace: Workspace) => update.applyWorkspace(context, workspace)),
     spawnAgents: enqueueActions(({ context, enqueue }) => {
       for (const launch of context.launches) {
         if (context.settled.includes(launch.agent)) continue;
@@ -211,11 +155,11 @@ export const raceMachine = setup({
     })),
     applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');
-      return applyBaseline(context, event);
+      return snapshot.applyBaseline(context, event);
     }),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
-      return applyChecking(context, event);
+      return snapshot.applyChecking(context, event);
     }),
     // The race's spend passed its budget: every agent still running is stopped, once.
     stopOverBudget: enqueueActions(({ context, enqueue, self }) => {
@@ -228,40 +172,15 @@ export const raceMachine = setup({
           enqueue.sendTo(childId(launch.agent, launch.round), { type: 'OVER_BUDGET' });
       }
     }),
-    applyReopenProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) => ({
-      reports: params.reports,
-      agents: context.agents.map((agent) => {
-        const report = params.reports.find((item) => item.agent === (agent.rerunOf ?? agent.agent));
-        return report === undefined ? agent : { ...agent, capabilities: report.capabilities };
-      }),
-    })),
-    applyReopened: assign(({ context }, workspace: ReopenedWorkspace) => ({
-      launches: workspace.launches,
-      recordDir: workspace.recordDir,
-      settled: context.agents.map((agent) => agent.agent),
-      agents: context.agents.map((agent) => {
-        const launch = workspace.launches.find((item) => item.agent === agent.agent);
-        if (launch === undefined) return { ...agent, branch: null, worktree: null };
-        return {
-          ...agent,
-          worktree: workspace.worktreesOnDisk.includes(launch.worktree) ? launch.worktree : null,
-        };
-      }),
-      pendingRound: context.options.reopen?.round ?? null,
-    })),
+    applyReopenProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
+      update.applyReopenProbe(context, params.reports),
+    ),
+    applyReopened: assign(({ context }, workspace: ReopenedWorkspace) =>
+      update.applyReopened(context, workspace),
+    ),
     applyShell: assign(({ context, event }) => {
       assertEvent(event, 'SHELL_DONE');
-      return {
-        agents: updateAgent(context.agents, event.agent, (agent) => ({
-          ...agent,
-          worktree: event.worktree,
-          diff: event.diff ?? agent.diff,
-          warnings: [
-            ...agent.warnings,
-            ...event.warnings.filter((warning) => !agent.warnings.includes(warning)),
-          ],
-        })),
-      };
+      return update.applyShell(context, event);
     }),
     acceptRound: assign(({ event }) => {
       assertEvent(event, 'ROUND');
@@ -275,52 +194,27 @@ export const raceMachine = setup({
       };
     }),
     applyRound: enqueueActions(({ context, enqueue }, start: RoundStart) => {
-      const known = context.agents.some((agent) => agent.agent === start.agent.agent);
-      enqueue.assign({
-        roundAttempts: context.roundAttempts + 1,
-        roundError: null,
-        pendingRound: null,
-        launches: [...context.launches.filter((launch) => launch.agent !== start.launch.agent), start.launch],
-        settled: context.settled.filter((agent) => agent !== start.launch.agent),
-        agents: known
-          ? updateAgent(context.agents, start.agent.agent, () => ({
-              ...start.agent,
-              recentEvents: [...start.agent.recentEvents, start.divider],
-              eventCount: start.agent.eventCount + 1,
-            }))
-          : [...context.agents, { ...start.agent, recentEvents: [start.divider], eventCount: 1 }],
-      });
+      enqueue.assign(update.applyRound(context, start));
       enqueue.emit({
         type: 'agentEvents',
         records: [{ agent: start.agent.agent, at: Date.now(), event: start.divider }],
       });
     }),
-    applyRoundError: assign(({ context }, params: { error: unknown }) => {
-      const error = toErrorInfo(params.error);
-      return {
-        roundAttempts: context.roundAttempts + 1,
-        roundError: error,
-        pendingRound: null,
-        warnings: [...context.warnings, `${error.message} ${error.hint}`],
-      };
-    }),
-    failRound: assign(({ context }, params: { error: unknown }) => ({
-      roundAttempts: context.roundAttempts + 1,
-      roundError: toErrorInfo(params.error),
-      pendingRound: null,
-      error: toErrorInfo(params.error),
-    })),
+    applyRoundError: assign(({ context }, params: { error: unknown }) =>
+      update.applyRoundError(context, params.error),
+    ),
+    failRound: assign(({ context }, params: { error: unknown }) => update.failRound(context, params.error)),
     applySpawned: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SPAWNED');
-      return applySpawned(context, event);
+      return snapshot.applySpawned(context, event);
     }),
     applyOutput: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
-      return applyOutput(context, event);
+      return snapshot.applyOutput(context, event);
     }),
     applyResult: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.RESULT');
-      return applyResult(context, event);
+      return snapshot.applyResult(context, event);
     }),
     emitOutput: enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'AGENT.OUTPUT');
@@ -332,7 +226,7 @@ export const raceMachine = setup({
     }),
     applyExit: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.EXITED');
-      return applyExit(context, event);
+      return snapshot.applyExit(context, event);
     }),
     emitExit: emit(({ event }) => {
       assertEvent(event, 'AGENT.EXITED');
@@ -343,7 +237,7 @@ export const raceMachine = setup({
     }),
     applySettled: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SETTLED');
-      return applySettled(context, event);
+      return snapshot.applySettled(context, event);
     }),
     stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
       assertEvent(event, 'STOP_AGENT');
@@ -368,35 +262,8 @@ export const raceMachine = setup({
           : '--auto-merge best merged nothing.',
     })),
     markCancelRequested: assign({ cancelRequested: true }),
-    // The race was cancelled before the baseline's checks finished: they were stopped, with the race.
-    cancelBaseline: assign(({ context }) =>
-      context.baseline?.status === 'running'
-        ? {
-            baseline: {
-              status: 'cancelled' as const,
-              checks: [],
-              error: "The race was cancelled before the baseline's checks finished.",
-            },
-          }
-        : {},
-    ),
-    // Cancelled before they were launched (during the repository check, probing or worktree
-    // creation): they were stopped, not skipped for being unusable.
-    cancelUnstarted: assign(({ context }) => ({
-      agents: context.agents.map((agent) =>
-        agent.status === 'pending' && agent.startedAt === null
-          ? {
-              ...agent,
-              status: 'cancelled' as const,
-              error: {
-                kind: 'Interrupted' as const,
-                message: `The race was cancelled before ${agent.displayName} started.`,
-                hint: 'Nothing was left behind; start a new race when ready.',
-              },
-            }
-          : agent,
-      ),
-    })),
+    cancelBaseline: assign(({ context }) => update.cancelBaseline(context)),
+    cancelUnstarted: assign(({ context }) => update.cancelUnstarted(context)),
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
     // A merge asked for (MERGE), or the one --auto-merge best picked (autoMergeWinner).
     acceptMerge: assign(({ context }, params: { request: MergeRequestEvent | null }) => ({
@@ -406,45 +273,22 @@ export const raceMachine = setup({
     })),
     rejectMerge: assign(({ context, event }) => {
       assertEvent(event, 'MERGE');
-      const agent = context.agents.find((snapshot) => snapshot.agent === event.agent);
-      const message =
-        agent === undefined
-          ? `${event.agent} did not take part in this race.`
-          : `${agent.displayName} did not complete (status: ${agent.status}), so there is nothing to merge.`;
-      return {
-        mergeAttempts: context.mergeAttempts + 1,
-        mergeError: {
-          kind: 'Refused' as const,
-          message,
-          hint: 'Pick an agent whose status is completed.',
-        },
-      };
+      return update.rejectMerge(context, event);
     }),
-    /** Records the merge and forgets what it removed (by default only the merged agent's worktree). */
     applyMerge: assign(({ context }, merge: MergeResult) => ({
       merge,
       mergeError: null,
       agents: forgetRemoved(context.agents, merge.removed),
     })),
-    applyMergeError: assign(({ context }, params: { error: unknown }) => {
-      const mergeError = toErrorInfo(params.error);
-      return {
-        mergeError,
-        ...(context.options.autoMerge === 'best' && context.mergeNote === null
-          ? { mergeNote: `--auto-merge best could not merge: ${mergeError.message}` }
-          : {}),
-      };
-    }),
-    /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
+    applyMergeError: assign(({ context }, params: { error: unknown }) =>
+      update.applyMergeError(context, params.error),
+    ),
     applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
       agents: forgetRemoved(context.agents, output.removed),
     })),
-    warnCleanUp: assign(({ context }, params: { error: unknown }) => ({
-      warnings: [
-        ...context.warnings,
-        `Clean-up was incomplete: ${toErrorInfo(params.error).message} Run \`hydra clean\`.`,
-      ],
-    })),
+    warnCleanUp: assign(({ context }, params: { error: unknown }) =>
+      update.warnCleanUp(context, params.error),
+    ),
   },
 }).createMachine({
   id: 'race',
@@ -457,7 +301,7 @@ export const raceMachine = setup({
     checkingRepo: {
       invoke: {
         src: 'checkRepo',
-        input: ({ context }) => checkRepoInput(context),
+        input: ({ context }) => inputs.checkRepoInput(context),
         onDone: {
           target: 'probing',
           actions: {
@@ -471,7 +315,7 @@ export const raceMachine = setup({
     probing: {
       invoke: {
         src: 'probeAgents',
-        input: ({ context }) => probeInput(context),
+        input: ({ context }) => inputs.probeInput(context),
         onDone: [
           {
             guard: 'reopening',
@@ -494,7 +338,7 @@ export const raceMachine = setup({
     creatingWorktrees: {
       invoke: {
         src: 'createWorkspace',
-        input: ({ context }) => workspaceInput(context),
+        input: ({ context }) => inputs.workspaceInput(context),
         onDone: {
           target: 'racing',
           actions: { type: 'applyWorkspace', params: ({ event }): Workspace => event.output },
@@ -506,7 +350,7 @@ export const raceMachine = setup({
     reopening: {
       invoke: {
         src: 'reopenWorkspace',
-        input: ({ context }) => reopenInput(context),
+        input: ({ context }) => inputs.reopenInput(context),
         onDone: [
           {
             guard: 'reopenedForRound',
@@ -522,7 +366,7 @@ export const raceMachine = setup({
     preparingRound: {
       invoke: {
         src: 'prepareRound',
-        input: ({ context }) => roundInput(context),
+        input: ({ context }) => inputs.roundInput(context),
         onDone: {
           target: 'racing',
           actions: { type: 'applyRound', params: ({ event }): RoundStart => event.output },
@@ -544,7 +388,7 @@ export const raceMachine = setup({
       invoke: {
         id: 'baseline',
         src: 'baselineRun',
-        input: ({ context }) => baselineInput(context),
+        input: ({ context }) => inputs.baselineInput(context),
       },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
@@ -607,7 +451,7 @@ export const raceMachine = setup({
     merging: {
       invoke: {
         src: 'mergeAgent',
-        input: ({ context }) => mergeInput(context),
+        input: ({ context }) => inputs.mergeInput(context),
         onDone: [
           {
             guard: 'autoMergeBest',
@@ -634,7 +478,7 @@ export const raceMachine = setup({
     finishing: {
       invoke: {
         src: 'cleanUp',
-        input: ({ context }) => cleanUpInput(context),
+        input: ({ context }) => inputs.cleanUpInput(context),
         onDone: {
           target: 'done',
           actions: { type: 'applyCleanUp', params: ({ event }): CleanUpOutput => event.output },
@@ -655,7 +499,7 @@ export const raceMachine = setup({
         cleaning: {
           invoke: {
             src: 'cleanUp',
-            input: ({ context }) => cleanUpInput(context),
+            input: ({ context }) => inputs.cleanUpInput(context),
             onDone: {
               target: 'over',
               actions: { type: 'applyCleanUp', params: ({ event }): CleanUpOutput => event.output },

@@ -89,7 +89,15 @@ export type RaceEvent =
   | { type: 'FINISH' }
   | ({ type: 'BASELINE.DONE' } & BaselineOutput)
   | { type: 'ROUND'; request: RoundRequest }
-  | { type: 'SHELL_DONE'; agent: AgentName; worktree: string; diff: DiffSummary | null; warnings: string[] };
+  | ({ type: 'SHELL_DONE' } & ShellDone);
+
+/** What the user's shell in an agent's worktree left (race-run.ts runShell). */
+export interface ShellDone {
+  agent: AgentName;
+  worktree: string;
+  diff: DiffSummary | null;
+  warnings: string[];
+}
 
 /** The events of one batch of an agent's output (or its final event), in order. */
 export interface RaceEmitted {
