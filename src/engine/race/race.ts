@@ -17,6 +17,7 @@ import { cancelRace, finishRace, isOver, mergeResult, patchOf, runShell, startRo
 import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
 import { phaseOf, toRaceSnapshot } from './snapshot.js';
 import { toErrorInfo } from '../errors.js';
+import { inspectorFromEnv } from './inspect.js';
 import type {
   AgentEventRecord,
   RacePhase,
@@ -72,8 +73,11 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
 /** The actor, with this race's own process registry in its input. */
 function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): RaceRun {
   const processes = createProcessRegistry({ signalsHandledByCaller: deps.signalsHandledByCaller ?? [] });
+  // HYDRA_INSPECT=<file>: every actor of the race reports its inspection events there (inspect.ts).
+  const inspector = inspectorFromEnv();
   const actor = createActor(deps.machine ?? raceMachine, {
     input: { options: resolved, startedAt: Date.now(), processes },
+    ...(inspector === null ? {} : { inspect: inspector }),
   });
   return { runId: resolved.runId, actor, processes, crashed: null };
 }
