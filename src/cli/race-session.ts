@@ -212,6 +212,8 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
 
   noteResults(ctx, summary, session);
   if (interrupted) return EXIT.interrupted;
+  // The race failed (its engine too): whatever completed before, the command did not succeed.
+  if (summary.error !== null) return EXIT.failed;
   if (session.exitCode !== undefined) return session.exitCode(summary);
   return summary.agents.some((agent) => agent.status === 'completed') ? EXIT.ok : EXIT.failed;
 }

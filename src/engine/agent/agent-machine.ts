@@ -5,7 +5,6 @@
  * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
  * `assertEvent`; the commit step's result reaches its actions as `params`.
  */
-import path from 'node:path';
 import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
 import { MESSAGE_CHARS, oneLine } from '../../core/text.js';
@@ -25,78 +24,31 @@ import type { CheckRun, DiffSummary } from '../types.js';
 import { runChecks } from '../checks/index.js';
 import type { CheckPlace, Limiter } from '../checks/index.js';
 import type { ErrorInfo } from '../../core/events.js';
-import { EngineError } from '../errors.js';
-import {
-  commitSubject,
-  detachFromForeignBranch,
-  knowRepository,
-  pinWorktree,
-  restoreUserRefs,
-  snapshotTips,
-  stageChanges,
-} from '../git/index.js';
-import { commitAgentResult, diffSummary } from '../git/index.js';
-import type { PinnedWorktree, WorktreeHead } from '../git/index.js';
-import { trace } from '../../trace.js';
-
-/**
- * Takes the agent's work: checks that its worktree is still linked to the repository (else the
- * agent fails and nothing is committed anywhere), stages its changes while it looks where HEAD is
- * and lets go of any branch the agent switched to, then puts back whatever the agent changed in
- * the user's refs and stash while it commits the result on the agent's own branch (the two touch
- * different refs), and diffs it against the base.
- */
-export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput> {
-  trace(`agent ${input.agent}: finalizing`);
-  let pinned: PinnedWorktree | null = null;
-  let failure: ErrorInfo | undefined;
-  let head: WorktreeHead | undefined;
-  let staged: Promise<void> | undefined;
-  try {
-    pinned = await pinWorktree(input.repoRoot, input.worktree);
-    // A failed staging is the commit's failure, reported once the user's refs are put back.
-    staged = stageChanges(pinned);
-    staged.catch(() => undefined);
-    head = await detachFromForeignBranch(pinned, input.branch, staged);
-  } catch (error) {
-    await staged?.catch(() => undefined);
-    if (!(error instanceof EngineError)) throw error;
-    failure = error.toInfo();
-  }
-  const restored =
-    input.refsAtStart === undefined
-      ? Promise.resolve([])
-      : restoreUserRefs({
-          root: input.repoRoot,
-          snapshot: input.refsAtStart,
-          agent: input.agent,
-          runDir: path.dirname(input.worktree),
-        });
-  if (pinned === null) {
-    const warnings = await restored;
-    return { commit: null, diff: null, warnings, ...(failure ? { failure } : {}) };
-  }
-  const committed = commitAgentResult(pinned, input.branch, input.message, {
-    ...(head === undefined ? {} : { head }),
-    ...(staged === undefined ? {} : { staged }),
-    tipsAtStart: input.refsAtStart === undefined ? [] : snapshotTips(input.refsAtStart),
-    diffBase: input.baseRef,
-  });
-  // Both run to their end before either's failure is reported (nothing is left running behind).
-  const [restoredOutcome, committedOutcome] = await Promise.allSettled([restored, committed]);
-  if (restoredOutcome.status === 'rejected') throw restoredOutcome.reason;
-  if (committedOutcome.status === 'rejected') throw committedOutcome.reason;
-  const result = committedOutcome.value;
-  const diff = result.diff ?? (await diffSummary(input.repoRoot, input.baseRef, result.commit));
-  trace(`agent ${input.agent}: finalized`);
-  return { commit: result.commit, diff, warnings: [...result.warnings, ...restoredOutcome.value] };
-}
+import { commitSubject, knowRepository } from '../git/index.js';
+import { finalizeWork } from './finalize.js';
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 
+/** What the agent's checks need: its launch, where they run, and the race's check slots. */
+export interface ChecksInput {
+  launch: AgentLaunch;
+  place: Omit<CheckPlace, 'signal' | 'slots'>;
+  /** Null only if checks were started without the race's slots (checksDue requires them). */
+  slots: Limiter | null;
+}
+
 /** The agent's checks, in its worktree, once its result is committed. */
-const runChecksLogic = fromPromise<CheckRun[], { launch: AgentLaunch; place: Omit<CheckPlace, 'signal'> }>(
-  ({ input, signal }) => runChecks(input.launch.checks ?? [], { ...input.place, signal }),
+const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ input, signal }) => {
+  if (input.slots === null) throw new Error(`Checks of ${input.launch.agent} were due with no check slots.`);
+  return runChecks(input.launch.checks ?? [], { ...input.place, slots: input.slots, signal });
+});
+
+/**
+ * Asks git where the repository's common directory is while the agent runs (settling will pin the
+ * worktree to it), so the question is off the path from the agent's exit to its result.
+ */
+const knowRepositoryLogic = fromPromise<void, { repoRoot: string }>(async ({ input }) =>
+  knowRepository(input.repoRoot),
 );
 
 /** The latest running cost the events report (a usage event's estimate), or null. */
@@ -163,12 +115,6 @@ const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   return `hydra: ${launch.agent} result (${status}${round}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}${cli}${round}, status ${status}.\n`;
 };
 
-/** Only reached through checksDue, which requires the slots. */
-const checkSlotsOf = (context: AgentContext): Limiter => {
-  if (context.checkSlots !== null) return context.checkSlots;
-  throw new Error(`Checks of ${context.launch.agent} were due with no check slots.`);
-};
-
 export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
@@ -179,6 +125,7 @@ export const agentMachine = setup({
     agentProcess: agentProcessLogic,
     finalizeResult: finalizeResultLogic,
     runChecks: runChecksLogic,
+    knowRepository: knowRepositoryLogic,
   },
   delays: {
     idleTimeout: ({ context }) => timerDelay(context.launch.idleTimeoutMs),
@@ -209,9 +156,6 @@ export const agentMachine = setup({
       assertEvent(event, 'SPAWNED');
       return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: event.at, pid: event.pid };
     }),
-    // Its settling will pin the worktree to the repository: what git says of the repository is
-    // asked now, while the agent runs, not after it exits.
-    knowRepository: ({ context }) => knowRepository(context.launch.repoRoot),
     reportOutput: sendParent(({ context, event }): AgentReport => {
       assertEvent(event, 'OUTPUT');
       return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: event.at, events: event.events };
@@ -327,11 +271,13 @@ export const agentMachine = setup({
       states: {
         spawning: {
           on: {
-            SPAWNED: { target: 'running', actions: ['reportSpawned', 'knowRepository'] },
+            SPAWNED: { target: 'running', actions: 'reportSpawned' },
             STOP: { target: 'stopping', actions: { type: 'markStopped', params: { reason: 'cancel' } } },
           },
         },
         running: {
+          // Its settling will pin the worktree to the repository: git is asked now, not after it exits.
+          invoke: { src: 'knowRepository', input: ({ context }) => ({ repoRoot: context.launch.repoRoot }) },
           initial: 'watching',
           on: {
             OUTPUT: [
@@ -431,9 +377,9 @@ export const agentMachine = setup({
             runId: context.launch.runId,
             owner: `check:${context.launch.agent}`,
             processes: context.processes,
-            slots: checkSlotsOf(context),
             graceMs: context.launch.graceMs,
           },
+          slots: context.checkSlots,
         }),
         onDone: {
           target: 'settled',

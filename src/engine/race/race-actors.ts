@@ -49,6 +49,8 @@ import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
 import { buildLaunch } from './agent-launch.js';
 import { trace } from '../../trace.js';
+import { usable } from './prepared.js';
+import type { Prepared } from './prepared.js';
 import {
   assertWorktreeFree,
   branchExists,
@@ -252,7 +254,9 @@ async function rollBackWorkspace(
   return clean;
 }
 
-export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ input, signal }) => {
+export const createWorkspaceLogic = fromPromise<Workspace, Prepared<WorkspaceInput>>(async (args) => {
+  const input = usable(args.input);
+  const { signal } = args;
   const created: Array<{ worktree: string; branch: string }> = [];
   const work = buildWorkspace(input, signal, created).catch(async (error: unknown) => {
     // Leave nothing half-made behind.
@@ -266,7 +270,8 @@ export const createWorkspaceLogic = fromPromise<Workspace, WorkspaceInput>(({ in
   return trackWork(input.options.runId, work);
 });
 
-export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async ({ input }) => {
+export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async (args) => {
+  const input = usable(args.input);
   const result = await mergeAgentBranch(input);
   if (input.options.keepWorktrees !== true) {
     for (const dir of new Set(input.worktrees.map((worktree) => path.dirname(worktree))))
@@ -317,9 +322,15 @@ export const cleanUpLogic = fromPromise<CleanUpOutput, CleanUpInput>(async ({ in
  */
 export const baselineLogic = fromCallback<
   { type: 'NONE' },
-  BaselineInput,
+  Prepared<BaselineInput>,
   { type: 'BASELINE.DONE' } & BaselineOutput
->(({ input, sendBack }) => {
+>(({ input: prepared, sendBack }) => {
+  // Its input could not be built: the baseline reports that as its error, as it does every failure.
+  if ('problem' in prepared) {
+    sendBack({ type: 'BASELINE.DONE', checks: [], error: prepared.problem.message });
+    return () => undefined;
+  }
+  const input = prepared;
   if (input.checks.length === 0) return () => undefined;
   const controller = new AbortController();
   void trackWork(

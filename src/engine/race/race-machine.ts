@@ -7,136 +7,63 @@
  *
  * More rounds (race-rounds.ts): reviewing → preparingRound → racing → reviewing, for a follow-up or
  * a rerun of one settled agent; a recorded run reopens as probing → reopening → reviewing.
+ * ARCHITECTURE.md draws it (and the agent machine), generated from this definition by
+ * `npm run diagram`.
  *
- * Every side effect is a named actor (`checkRepo`, `probeAgents`, `createWorkspace`, `agentRun`,
- * `mergeAgent`, `cleanUp`), so tests replace them with `machine.provide({ actors })`. The context
- * holds the snapshot a UI renders; each batch of agent events is also emitted as `agentEvents`.
+ * Machines decide, actors act: every side effect is a named actor (`checkRepo`, `probeAgents`,
+ * `createWorkspace`, `agentRun`, `mergeAgent`, `cleanUp`, …), so tests replace them with
+ * `machine.provide({ actors })`; every decision is a named guard (race-decisions.ts); actions only
+ * assign, emit, raise and send. No input builder (race-inputs.ts) or assign throws: XState would
+ * crash the actor instead of reaching onError. The context holds the snapshot a UI renders; each
+ * batch of agent events is also emitted as `agentEvents`.
  *
  * Types do the checking: a named action narrows its event with `assertEvent`, and what an invoked
  * actor returned (or threw) reaches its action as typed `params`, never through a cast.
  */
 import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
-import { emptyUsage } from '../../core/events.js';
-import { adapterOf } from '../../adapters/registry.js';
-import { agentNameOf } from '../agent-name.js';
 import { agentMachine } from '../agent/index.js';
-import type { AgentReport } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
-import { availableParallelism } from 'node:os';
-import { createLimiter, pickBest } from '../checks/index.js';
-import type { BaselineInput, BaselineOutput } from '../checks/index.js';
-import { runWorktreesDir, worktreePoolDir } from '../records/index.js';
-import { existsSync } from 'node:fs';
-import type { ErrorInfo } from '../../core/events.js';
-import { EngineError } from '../errors.js';
-import type {
-  CleanUpInput,
-  CleanUpOutput,
-  MergeInput,
-  MergeRequestEvent,
-  ProbeInput,
-  RaceContext,
-  RaceInput,
-  ResolvedRaceOptions,
-  Workspace,
-  WorkspaceInput,
-} from './race-types.js';
 import type { RepoCheck } from '../git/index.js';
+import type { AgentProbeReport, MergeResult } from '../types.js';
 import {
-  applyBaseline,
-  applyChecking,
-  applyExit,
-  applyOutput,
-  applyProbeReports,
-  applyResult,
-  applySettled,
-  applySpawned,
-  buildSummary,
-  noUsableAgentError,
-  updateAgent,
-} from './snapshot.js';
-import type {
-  AgentEventRecord,
-  AgentName,
-  AgentProbeReport,
-  AgentSnapshot,
-  DiffSummary,
-  MergeResult,
-  RoundRequest,
-} from '../types.js';
-import { prepareRoundLogic, reopenedAgent, reopenWorkspaceLogic } from './race-rounds.js';
-import type { ReopenInput, RoundInput, RoundStart } from './race-rounds.js';
+  autoMergeDecision,
+  childId,
+  completedAndSettled,
+  mergeOf,
+  raceSpendOver,
+  everyoneSettled,
+  forgetRemoved,
+  isLive,
+  launchChildId,
+  roundProblem,
+} from './race-decisions.js';
+import * as update from './race-updates.js';
+import type { AutoMergeDecision } from './race-decisions.js';
+import { initialContext } from './race-context.js';
+import * as inputs from './race-inputs.js';
+import { prepareRoundLogic, reopenWorkspaceLogic } from './race-rounds.js';
+import type { RoundStart } from './race-rounds.js';
 import {
   baselineLogic,
-  cleanUpLogic,
   checkRepoLogic,
+  cleanUpLogic,
   createWorkspaceLogic,
   mergeAgentLogic,
   probeAgentsLogic,
 } from './race-actors.js';
+import type {
+  CleanUpOutput,
+  MergeRequestEvent,
+  RaceContext,
+  RaceEmitted,
+  RaceEvent,
+  RaceInput,
+  ReopenedWorkspace,
+  Workspace,
+} from './race-types.js';
+import * as snapshot from './snapshot.js';
 
-export type RaceEvent =
-  | AgentReport
-  | { type: 'STOP_AGENT'; agent: AgentName }
-  | { type: 'CANCEL' }
-  | ({ type: 'MERGE' } & MergeRequestEvent)
-  | { type: 'FINISH' }
-  | ({ type: 'BASELINE.DONE' } & BaselineOutput)
-  | { type: 'ROUND'; request: RoundRequest }
-  | { type: 'SHELL_DONE'; agent: AgentName; worktree: string; diff: DiffSummary | null; warnings: string[] };
-
-/** The events of one batch of an agent's output (or its final event), in order. */
-export interface RaceEmitted {
-  type: 'agentEvents';
-  records: AgentEventRecord[];
-}
-
-/** A round after the first is a new child: the one before it may not have been removed yet. */
-const childId = (agent: AgentName, round = 1): string =>
-  round > 1 ? `agent:${agent}:${round}` : `agent:${agent}`;
-
-const launchChildId = (context: RaceContext, agent: AgentName): string =>
-  childId(agent, context.launches.find((launch) => launch.agent === agent)?.round);
-
-const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {
-  const adapter = adapterOf(plan.adapterId);
-  const name = agentNameOf(plan);
-  return {
-    agent: name,
-    adapter: adapter.id,
-    // An agent named after its CLI reads as the CLI ("Claude Code"); a named one by its name.
-    displayName: name === adapter.id ? adapter.displayName : name,
-    adapterName: adapter.displayName,
-    tier: adapter.tier,
-    model: plan.model ?? null,
-    status: 'pending',
-    startedAt: null,
-    endedAt: null,
-    lastOutputAt: null,
-    recentEvents: [],
-    eventCount: 0,
-    usage: emptyUsage(),
-    diff: null,
-    error: null,
-    exitCode: null,
-    branch: null,
-    worktree: null,
-    inferredFlags: false,
-    warnings: [],
-    capabilities: null,
-    checks: null,
-    checking: false,
-    score: null,
-  };
-};
-
-/** Every agent settled, and the baseline's checks are done (or there are none). */
-const everyoneSettled = (context: RaceContext): boolean =>
-  context.launches.every((launch) => context.settled.includes(launch.agent)) &&
-  (context.baseline === null || context.baseline.status !== 'running');
-
-const isLive = (context: RaceContext, agent: AgentName): boolean =>
-  context.launches.some((launch) => launch.agent === agent) && !context.settled.includes(agent);
+export type { RaceEmitted, RaceEvent } from './race-types.js';
 
 export const raceMachine = setup({
   types: {
@@ -162,30 +89,26 @@ export const raceMachine = setup({
     allSettled: ({ context }) => everyoneSettled(context),
     raceOverBudget: ({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
-      const limit = context.options.maxCostUsd;
-      if (context.overBudget || limit === undefined) return false;
-      const usage = [...event.events].reverse().find((item) => item.kind === 'usage');
-      const latest = usage?.kind === 'usage' ? usage.usage.costUsd : null;
-      const spend = context.agents.reduce(
-        (sum, agent) => sum + ((agent.agent === event.agent ? latest : null) ?? agent.usage.costUsd ?? 0),
-        0,
-      );
-      return spend > limit;
+      return raceSpendOver(context, event.agent, event.events);
     },
     allSettledAfterCancel: ({ context }) =>
       context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
       assertEvent(event, 'MERGE');
-      return (
-        context.agents.some(
-          (snapshot) => snapshot.agent === event.agent && snapshot.status === 'completed',
-        ) && context.settled.includes(event.agent)
-      );
+      return completedAndSettled(context, event.agent);
     },
+    // --auto-merge best, once the race reviews: a winner to merge, or a reason to merge nothing.
+    autoMergeWinner: ({ context }) => mergeOf(autoMergeDecision(context)) !== null,
+    autoMergeDeclined: ({ context }) => {
+      const decision = autoMergeDecision(context);
+      return decision !== null && 'note' in decision;
+    },
+    // Merged unattended: the race then ends as a headless one does (finishing), the others' results kept.
+    autoMergeBest: ({ context }) => context.options.autoMerge === 'best',
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
     reopening: ({ context }) => context.options.reopen !== undefined,
-    hasPendingRound: ({ context }) => context.pendingRound !== null,
+    reopenedForRound: ({ context }) => context.options.reopen?.round !== undefined,
     roundFromOptions: ({ context }) =>
       context.options.reopen?.round !== undefined && context.roundAttempts === 0,
     // A round is for an agent that settled with a branch to work on, and not while a merge is done.
@@ -195,48 +118,23 @@ export const raceMachine = setup({
     },
   },
   actions: {
-    applyRepo: assign(({ context }, params: { repo: RepoCheck }) => ({
-      repo: params.repo,
-      // Warnings the caller gave (e.g. ignored keys of an untrusted hydra.toml) come first.
-      warnings: [...(context.options.warnings ?? []), ...params.repo.warnings],
-    })),
+    applyRepo: assign(({ context }, params: { repo: RepoCheck }) => update.applyRepo(context, params.repo)),
     applyProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
-      applyProbeReports(context, params.reports),
+      snapshot.applyProbeReports(context, params.reports),
     ),
-    failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) => ({
-      ...applyProbeReports(context, params.reports),
-      error: noUsableAgentError(params.reports),
-      endedAt: Date.now(),
-    })),
+    failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
+      update.failNoUsableAgent(context, params.reports),
+    ),
     failWith: assign((_, params: { error: unknown }) => ({
       error: toErrorInfo(params.error),
       endedAt: Date.now(),
     })),
     // The worktrees could not be made: the agents that were to race failed before starting, for
     // that reason (not for anything of theirs).
-    failWorkspace: assign(({ context }, params: { error: unknown }) => {
-      const error = toErrorInfo(params.error);
-      return {
-        error,
-        endedAt: Date.now(),
-        agents: context.agents.map((agent) =>
-          agent.status === 'pending' ? { ...agent, status: 'failed' as const, error } : agent,
-        ),
-      };
-    }),
-    applyWorkspace: assign(({ context }, workspace: Workspace) => {
-      let agents = context.agents;
-      for (const launch of workspace.launches) {
-        agents = updateAgent(agents, launch.agent, (agent) => ({
-          ...agent,
-          status: 'spawning',
-          branch: launch.branch,
-          worktree: launch.worktree,
-        }));
-      }
-      return { launches: workspace.launches, recordDir: workspace.recordDir, agents };
-    }),
-    // Every launched agent that has not settled: all of them in a race, the one of a new round after.
+    failWorkspace: assign(({ context }, params: { error: unknown }) =>
+      update.failWorkspace(context, params.error),
+    ),
+    applyWorkspace: assign(({ context }, workspace: Workspace) => update.applyWorkspace(context, workspace)),
     spawnAgents: enqueueActions(({ context, enqueue }) => {
       for (const launch of context.launches) {
         if (context.settled.includes(launch.agent)) continue;
@@ -257,11 +155,11 @@ export const raceMachine = setup({
     })),
     applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');
-      return applyBaseline(context, event);
+      return snapshot.applyBaseline(context, event);
     }),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
-      return applyChecking(context, event);
+      return snapshot.applyChecking(context, event);
     }),
     // The race's spend passed its budget: every agent still running is stopped, once.
     stopOverBudget: enqueueActions(({ context, enqueue, self }) => {
@@ -274,37 +172,15 @@ export const raceMachine = setup({
           enqueue.sendTo(childId(launch.agent, launch.round), { type: 'OVER_BUDGET' });
       }
     }),
-    applyReopenProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) => ({
-      reports: params.reports,
-      agents: context.agents.map((agent) => {
-        const report = params.reports.find((item) => item.agent === (agent.rerunOf ?? agent.agent));
-        return report === undefined ? agent : { ...agent, capabilities: report.capabilities };
-      }),
-    })),
-    applyReopened: assign(({ context }, workspace: Workspace) => ({
-      launches: workspace.launches,
-      recordDir: workspace.recordDir,
-      settled: context.agents.map((agent) => agent.agent),
-      agents: context.agents.map((agent) => {
-        const launch = workspace.launches.find((item) => item.agent === agent.agent);
-        if (launch === undefined) return { ...agent, branch: null, worktree: null };
-        return { ...agent, worktree: existsSync(launch.worktree) ? launch.worktree : null };
-      }),
-      pendingRound: context.options.reopen?.round ?? null,
-    })),
+    applyReopenProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
+      update.applyReopenProbe(context, params.reports),
+    ),
+    applyReopened: assign(({ context }, workspace: ReopenedWorkspace) =>
+      update.applyReopened(context, workspace),
+    ),
     applyShell: assign(({ context, event }) => {
       assertEvent(event, 'SHELL_DONE');
-      return {
-        agents: updateAgent(context.agents, event.agent, (agent) => ({
-          ...agent,
-          worktree: event.worktree,
-          diff: event.diff ?? agent.diff,
-          warnings: [
-            ...agent.warnings,
-            ...event.warnings.filter((warning) => !agent.warnings.includes(warning)),
-          ],
-        })),
-      };
+      return update.applyShell(context, event);
     }),
     acceptRound: assign(({ event }) => {
       assertEvent(event, 'ROUND');
@@ -318,52 +194,27 @@ export const raceMachine = setup({
       };
     }),
     applyRound: enqueueActions(({ context, enqueue }, start: RoundStart) => {
-      const known = context.agents.some((agent) => agent.agent === start.agent.agent);
-      enqueue.assign({
-        roundAttempts: context.roundAttempts + 1,
-        roundError: null,
-        pendingRound: null,
-        launches: [...context.launches.filter((launch) => launch.agent !== start.launch.agent), start.launch],
-        settled: context.settled.filter((agent) => agent !== start.launch.agent),
-        agents: known
-          ? updateAgent(context.agents, start.agent.agent, () => ({
-              ...start.agent,
-              recentEvents: [...start.agent.recentEvents, start.divider],
-              eventCount: start.agent.eventCount + 1,
-            }))
-          : [...context.agents, { ...start.agent, recentEvents: [start.divider], eventCount: 1 }],
-      });
+      enqueue.assign(update.applyRound(context, start));
       enqueue.emit({
         type: 'agentEvents',
         records: [{ agent: start.agent.agent, at: Date.now(), event: start.divider }],
       });
     }),
-    applyRoundError: assign(({ context }, params: { error: unknown }) => {
-      const error = toErrorInfo(params.error);
-      return {
-        roundAttempts: context.roundAttempts + 1,
-        roundError: error,
-        pendingRound: null,
-        warnings: [...context.warnings, `${error.message} ${error.hint}`],
-      };
-    }),
-    failRound: assign(({ context }, params: { error: unknown }) => ({
-      roundAttempts: context.roundAttempts + 1,
-      roundError: toErrorInfo(params.error),
-      pendingRound: null,
-      error: toErrorInfo(params.error),
-    })),
+    applyRoundError: assign(({ context }, params: { error: unknown }) =>
+      update.applyRoundError(context, params.error),
+    ),
+    failRound: assign(({ context }, params: { error: unknown }) => update.failRound(context, params.error)),
     applySpawned: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SPAWNED');
-      return applySpawned(context, event);
+      return snapshot.applySpawned(context, event);
     }),
     applyOutput: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
-      return applyOutput(context, event);
+      return snapshot.applyOutput(context, event);
     }),
     applyResult: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.RESULT');
-      return applyResult(context, event);
+      return snapshot.applyResult(context, event);
     }),
     emitOutput: enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'AGENT.OUTPUT');
@@ -375,7 +226,7 @@ export const raceMachine = setup({
     }),
     applyExit: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.EXITED');
-      return applyExit(context, event);
+      return snapshot.applyExit(context, event);
     }),
     emitExit: emit(({ event }) => {
       assertEvent(event, 'AGENT.EXITED');
@@ -386,7 +237,7 @@ export const raceMachine = setup({
     }),
     applySettled: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SETTLED');
-      return applySettled(context, event);
+      return snapshot.applySettled(context, event);
     }),
     stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
       assertEvent(event, 'STOP_AGENT');
@@ -403,159 +254,68 @@ export const raceMachine = setup({
         }
       }
     }),
-    // --auto-merge best: merge the top score, or say why nothing is merged.
-    autoMerge: enqueueActions(({ context, enqueue }) => {
-      if (context.options.autoMerge !== 'best' || context.mergeAttempts > 0) return;
-      const summary = buildSummary(context, context.endedAt ?? Date.now());
-      const pick = pickBest(
-        summary.agents.flatMap((agent) =>
-          agent.score === undefined || agent.status === 'skipped'
-            ? []
-            : [{ agent: agent.agent, ...agent.score }],
-        ),
-      );
-      if (pick.agent === null)
-        enqueue.assign({ mergeNote: `--auto-merge best merged nothing: ${pick.reason}` });
-      // Unattended, nobody is there to choose again: the merge cleans up as before (discardOthers).
-      else enqueue.raise({ type: 'MERGE', agent: pick.agent, options: { discardOthers: true } });
-    }),
-    markCancelRequested: assign({ cancelRequested: true }),
-    // The race was cancelled before the baseline's checks finished: they were stopped, with the race.
-    cancelBaseline: assign(({ context }) =>
-      context.baseline?.status === 'running'
-        ? {
-            baseline: {
-              status: 'cancelled' as const,
-              checks: [],
-              error: "The race was cancelled before the baseline's checks finished.",
-            },
-          }
-        : {},
-    ),
-    // Cancelled before they were launched (during the repository check, probing or worktree
-    // creation): they were stopped, not skipped for being unusable.
-    cancelUnstarted: assign(({ context }) => ({
-      agents: context.agents.map((agent) =>
-        agent.status === 'pending' && agent.startedAt === null
-          ? {
-              ...agent,
-              status: 'cancelled' as const,
-              error: {
-                kind: 'Interrupted' as const,
-                message: `The race was cancelled before ${agent.displayName} started.`,
-                hint: 'Nothing was left behind; start a new race when ready.',
-              },
-            }
-          : agent,
-      ),
+    // --auto-merge best decided to merge nothing (autoMergeDeclined): say why, once.
+    noteAutoMerge: assign((_, params: { decision: AutoMergeDecision }) => ({
+      mergeNote:
+        params.decision !== null && 'note' in params.decision
+          ? params.decision.note
+          : '--auto-merge best merged nothing.',
     })),
+    markCancelRequested: assign({ cancelRequested: true }),
+    cancelBaseline: assign(({ context }) => update.cancelBaseline(context)),
+    cancelUnstarted: assign(({ context }) => update.cancelUnstarted(context)),
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
-    acceptMerge: assign(({ context }) => ({
+    // A merge asked for (MERGE), or the one --auto-merge best picked (autoMergeWinner).
+    acceptMerge: assign(({ context }, params: { request: MergeRequestEvent | null }) => ({
+      mergeRequest: params.request,
       mergeError: null,
       mergeAttempts: context.mergeAttempts + 1,
     })),
     rejectMerge: assign(({ context, event }) => {
       assertEvent(event, 'MERGE');
-      const agent = context.agents.find((snapshot) => snapshot.agent === event.agent);
-      const message =
-        agent === undefined
-          ? `${event.agent} did not take part in this race.`
-          : `${agent.displayName} did not complete (status: ${agent.status}), so there is nothing to merge.`;
-      return {
-        mergeAttempts: context.mergeAttempts + 1,
-        mergeError: {
-          kind: 'Refused' as const,
-          message,
-          hint: 'Pick an agent whose status is completed.',
-        },
-      };
+      return update.rejectMerge(context, event);
     }),
-    /** Records the merge and forgets what it removed (by default only the merged agent's worktree). */
     applyMerge: assign(({ context }, merge: MergeResult) => ({
       merge,
       mergeError: null,
       agents: forgetRemoved(context.agents, merge.removed),
     })),
-    applyMergeError: assign(({ context }, params: { error: unknown }) => {
-      const mergeError = toErrorInfo(params.error);
-      return {
-        mergeError,
-        ...(context.options.autoMerge === 'best' && context.mergeNote === null
-          ? { mergeNote: `--auto-merge best could not merge: ${mergeError.message}` }
-          : {}),
-      };
-    }),
-    /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
+    applyMergeError: assign(({ context }, params: { error: unknown }) =>
+      update.applyMergeError(context, params.error),
+    ),
     applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
       agents: forgetRemoved(context.agents, output.removed),
     })),
-    warnCleanUp: assign(({ context }, params: { error: unknown }) => ({
-      warnings: [
-        ...context.warnings,
-        `Clean-up was incomplete: ${toErrorInfo(params.error).message} Run \`hydra clean\`.`,
-      ],
-    })),
+    warnCleanUp: assign(({ context }, params: { error: unknown }) =>
+      update.warnCleanUp(context, params.error),
+    ),
   },
 }).createMachine({
   id: 'race',
-  context: ({ input }) => ({
-    options: input.options,
-    runId: input.options.runId,
-    startedAt: input.options.reopen?.startedAt ?? input.startedAt,
-    processes: input.processes,
-    repo: null,
-    reports: [],
-    agents:
-      input.options.reopen === undefined
-        ? input.options.agents.map(initialAgent)
-        : input.options.reopen.agents.map((agent) =>
-            reopenedAgent(agent, input.options.reopen?.startedAt ?? input.startedAt),
-          ),
-    launches: [],
-    recordDir: null,
-    settled: [],
-    warnings: [],
-    error: null,
-    mergeError: null,
-    mergeAttempts: 0,
-    cancelRequested: false,
-    endedAt: null,
-    baseline: null,
-    checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
-    overBudget: false,
-    mergeNote: null,
-    checkRuns: {},
-    baselineRuns: null,
-    merge: input.options.reopen?.merge ?? null,
-    pendingRound: null,
-    roundAttempts: 0,
-    roundError: null,
-  }),
+  context: ({ input }) => initialContext(input),
   initial: 'checkingRepo',
+  // A cancel ends the race at once, except where a state says otherwise: racing stops its agents
+  // first, a merge is never interrupted, and finishing and cancelled are ending already.
+  on: { CANCEL: { target: '.cancelled', actions: 'markCancelRequested' } },
   states: {
     checkingRepo: {
       invoke: {
         src: 'checkRepo',
-        input: ({ context }) => ({ repoPath: context.options.repoPath }),
+        input: ({ context }) => inputs.checkRepoInput(context),
         onDone: {
           target: 'probing',
-          actions: { type: 'applyRepo', params: ({ event }) => ({ repo: event.output }) },
+          actions: {
+            type: 'applyRepo',
+            params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+          },
         },
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
-      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
     probing: {
       invoke: {
         src: 'probeAgents',
-        input: ({ context }): ProbeInput => ({
-          plans: context.options.agents,
-          allowExperimental: context.options.allowExperimental,
-          unsafe: context.options.unsafe,
-          repoRoot: context.repo?.root ?? context.options.repoPath,
-          cacheDir: context.options.cacheDir ?? null,
-          processes: context.processes,
-        }),
+        input: ({ context }) => inputs.probeInput(context),
         onDone: [
           {
             guard: 'reopening',
@@ -574,39 +334,26 @@ export const raceMachine = setup({
         ],
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
-      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
     creatingWorktrees: {
       invoke: {
         src: 'createWorkspace',
-        input: ({ context }): WorkspaceInput => ({
-          options: context.options,
-          repo: checkedRepo(context),
-          startedAt: context.startedAt,
-          reports: context.reports.filter((report) => report.status === 'ready'),
-          processes: context.processes,
-        }),
+        input: ({ context }) => inputs.workspaceInput(context),
         onDone: {
           target: 'racing',
-          actions: { type: 'applyWorkspace', params: ({ event }) => event.output },
+          actions: { type: 'applyWorkspace', params: ({ event }): Workspace => event.output },
         },
         onError: { target: 'failed', actions: { type: 'failWorkspace', params: ({ event }) => event } },
       },
-      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
     // A recorded run, reopened: its agents are settled already.
     reopening: {
       invoke: {
         src: 'reopenWorkspace',
-        input: ({ context }): ReopenInput => ({
-          options: context.options,
-          repo: checkedRepo(context),
-          reports: context.reports,
-          reopen: reopenOf(context),
-        }),
+        input: ({ context }) => inputs.reopenInput(context),
         onDone: [
           {
-            guard: ({ context }) => context.options.reopen?.round !== undefined,
+            guard: 'reopenedForRound',
             target: 'preparingRound',
             actions: { type: 'applyReopened', params: ({ event }) => event.output },
           },
@@ -614,14 +361,16 @@ export const raceMachine = setup({
         ],
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
-      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
     // Another round for one agent: its worktree made (again) and its command built, then it races.
     preparingRound: {
       invoke: {
         src: 'prepareRound',
-        input: ({ context }): RoundInput => roundInput(context),
-        onDone: { target: 'racing', actions: { type: 'applyRound', params: ({ event }) => event.output } },
+        input: ({ context }) => inputs.roundInput(context),
+        onDone: {
+          target: 'racing',
+          actions: { type: 'applyRound', params: ({ event }): RoundStart => event.output },
+        },
         onError: [
           // `hydra continue` asked for this round and nothing else: its failure is the run's.
           {
@@ -632,7 +381,6 @@ export const raceMachine = setup({
           { target: 'reviewing', actions: { type: 'applyRoundError', params: ({ event }) => event } },
         ],
       },
-      on: { CANCEL: { target: 'cancelled', actions: 'markCancelRequested' } },
     },
     racing: {
       entry: ['spawnAgents', 'startBaseline'],
@@ -640,7 +388,7 @@ export const raceMachine = setup({
       invoke: {
         id: 'baseline',
         src: 'baselineRun',
-        input: ({ context }) => baselineInput(context),
+        input: ({ context }) => inputs.baselineInput(context),
       },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
@@ -658,18 +406,41 @@ export const raceMachine = setup({
         'AGENT.EXITED': { actions: ['applyExit', 'emitExit'] },
         'AGENT.SETTLED': { actions: 'applySettled' },
         STOP_AGENT: { actions: 'stopAgent' },
+        // The agents are stopped first; once they settled, allSettledAfterCancel ends the race.
         CANCEL: { actions: ['markCancelRequested', 'stopAllAgents'] },
       },
     },
     reviewing: {
-      entry: 'autoMerge',
+      always: [
+        {
+          guard: 'autoMergeWinner',
+          target: 'merging',
+          actions: {
+            type: 'acceptMerge',
+            params: ({ context }) => ({ request: mergeOf(autoMergeDecision(context)) }),
+          },
+        },
+        {
+          guard: 'autoMergeDeclined',
+          actions: {
+            type: 'noteAutoMerge',
+            params: ({ context }) => ({ decision: autoMergeDecision(context) }),
+          },
+        },
+      ],
       on: {
         MERGE: [
-          { guard: 'mergeable', target: 'merging', actions: 'acceptMerge' },
+          {
+            guard: 'mergeable',
+            target: 'merging',
+            actions: {
+              type: 'acceptMerge',
+              params: ({ event }) => ({ request: { agent: event.agent, options: event.options } }),
+            },
+          },
           { actions: 'rejectMerge' },
         ],
         FINISH: { target: 'finishing' },
-        CANCEL: { target: 'cancelled', actions: 'markCancelRequested' },
         SHELL_DONE: { actions: 'applyShell' },
         ROUND: [
           { guard: 'roundPossible', target: 'preparingRound', actions: 'acceptRound' },
@@ -680,12 +451,18 @@ export const raceMachine = setup({
     merging: {
       invoke: {
         src: 'mergeAgent',
-        // Only a MERGE leads here: the request is the event that entered the state.
-        input: ({ context, event }): MergeInput => {
-          assertEvent(event, 'MERGE');
-          return mergeInput(context, event);
-        },
-        onDone: { target: 'done', actions: { type: 'applyMerge', params: ({ event }) => event.output } },
+        input: ({ context }) => inputs.mergeInput(context),
+        onDone: [
+          {
+            guard: 'autoMergeBest',
+            target: 'finishing',
+            actions: { type: 'applyMerge', params: ({ event }): MergeResult => event.output },
+          },
+          {
+            target: 'done',
+            actions: { type: 'applyMerge', params: ({ event }): MergeResult => event.output },
+          },
+        ],
         onError: [
           {
             guard: 'cancelRequested',
@@ -701,24 +478,31 @@ export const raceMachine = setup({
     finishing: {
       invoke: {
         src: 'cleanUp',
-        input: ({ context }): CleanUpInput => cleanUpInput(context),
-        onDone: { target: 'done', actions: { type: 'applyCleanUp', params: ({ event }) => event.output } },
+        input: ({ context }) => inputs.cleanUpInput(context),
+        onDone: {
+          target: 'done',
+          actions: { type: 'applyCleanUp', params: ({ event }): CleanUpOutput => event.output },
+        },
         onError: { target: 'done', actions: { type: 'warnCleanUp', params: ({ event }) => event } },
       },
+      // Ending already: the clean-up runs to its end.
+      on: { CANCEL: {} },
     },
     done: { type: 'final' },
     cancelled: {
       entry: ['cancelUnstarted', 'cancelBaseline'],
       initial: 'checking',
+      // Cancelling already.
+      on: { CANCEL: {} },
       states: {
         checking: { always: [{ guard: 'hasWorkspace', target: 'cleaning' }, { target: 'over' }] },
         cleaning: {
           invoke: {
             src: 'cleanUp',
-            input: ({ context }): CleanUpInput => cleanUpInput(context),
+            input: ({ context }) => inputs.cleanUpInput(context),
             onDone: {
               target: 'over',
-              actions: { type: 'applyCleanUp', params: ({ event }) => event.output },
+              actions: { type: 'applyCleanUp', params: ({ event }): CleanUpOutput => event.output },
             },
             onError: { target: 'over', actions: { type: 'warnCleanUp', params: ({ event }) => event } },
           },
@@ -729,151 +513,3 @@ export const raceMachine = setup({
     failed: { type: 'final' },
   },
 });
-
-/** What the baseline's checks need: the base commit, the run's worktree directory, the checks. */
-const baselineInput = (context: RaceContext): BaselineInput => {
-  const repo = checkedRepo(context);
-  return {
-    repoRoot: repo.root,
-    baseRef: repo.baseRef,
-    runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
-    runId: context.runId,
-    // Nothing to run when the baseline is not (or no longer) running: a later round reuses it.
-    checks: context.baseline?.status === 'running' ? (context.options.checks ?? []) : [],
-    processes: context.processes,
-    slots: context.checkSlots,
-    graceMs: context.options.killGraceMs,
-  };
-};
-
-/** The agents with the worktrees and branches in `removed` no longer named. */
-const forgetRemoved = (agents: AgentSnapshot[], removed: readonly string[]): AgentSnapshot[] => {
-  const gone = new Set(removed);
-  if (gone.size === 0) return agents;
-  return agents.map((agent) => ({
-    ...agent,
-    branch: agent.branch !== null && gone.has(agent.branch) ? null : agent.branch,
-    worktree: agent.worktree !== null && gone.has(agent.worktree) ? null : agent.worktree,
-  }));
-};
-
-const reopenOf = (context: RaceContext) => {
-  if (context.options.reopen !== undefined) return context.options.reopen;
-  throw new Error(`Run ${context.runId} is being reopened without a record to reopen.`);
-};
-
-/** Why a round cannot start for this agent now, or null when it can. */
-const roundProblem = (context: RaceContext, request: RoundRequest): ErrorInfo | null => {
-  const agent = context.agents.find((item) => item.agent === request.agent);
-  const launch = context.launches.find((item) => item.agent === request.agent);
-  if (agent === undefined || launch === undefined)
-    return {
-      kind: 'Refused',
-      message: `${request.agent} has no result in run ${context.runId} to work on.`,
-      hint: 'Pick an agent whose branch is still there (see `hydra show`).',
-    };
-  if (!context.settled.includes(request.agent))
-    return {
-      kind: 'Refused',
-      message: `${agent.displayName} is still running.`,
-      hint: 'Wait for it to settle.',
-    };
-  if (context.merge !== null && request.kind === 'follow_up' && context.merge.agent === request.agent)
-    return {
-      kind: 'Refused',
-      message: `${agent.displayName}'s result was merged already.`,
-      hint: 'Start a new race from the merged branch.',
-    };
-  return null;
-};
-
-/** What preparing the pending round needs: the agent, its launch, the race's options and probe. */
-const roundInput = (context: RaceContext): RoundInput => {
-  const request = context.pendingRound;
-  if (request === null) throw new Error(`Run ${context.runId} prepares a round nobody asked for.`);
-  const problem = roundProblem({ ...context, settled: context.settled }, request);
-  if (problem !== null) throw new EngineError(problem.kind, problem.message, problem.hint);
-  const agent = context.agents.find((item) => item.agent === request.agent);
-  const launch = context.launches.find((item) => item.agent === request.agent);
-  if (agent === undefined || launch === undefined) throw new Error('unreachable: roundProblem checked it');
-  return {
-    request,
-    options: context.options,
-    repo: checkedRepo(context),
-    reports: context.reports,
-    agent,
-    launch,
-    taken: context.agents.map((item) => item.agent),
-    processes: context.processes,
-  };
-};
-
-/**
- * What ending a race without a merge removes: every worktree (unless kept) and the branches of
- * agents that did not complete (except those stopped for their budget). Branches of completed
- * agents stay, so `hydra merge <run> <agent>` still works after a headless run; `hydra clean`
- * removes them.
- */
-const cleanUpInput = (context: RaceContext): CleanUpInput => ({
-  repoRoot: context.repo?.root ?? context.options.repoPath,
-  keepWorktrees: context.options.keepWorktrees,
-  launches: context.launches,
-  // A completed result, and the work so far of an agent stopped for its budget (like a time limit, it
-  // did not fail on its own: its branch is kept to look at or to continue from).
-  keepBranchesOf: context.agents
-    .filter((agent) => agent.status === 'completed' || agent.error?.kind === 'BudgetExceeded')
-    .map((agent) => agent.agent),
-  keepWorktreesOf: uncommittedAgents(context),
-  ...((context.options.worktreePool ?? 0) > 0
-    ? {
-        pool: {
-          dir: worktreePoolDir(context.options.worktreeRoot, context.repo?.root ?? context.options.repoPath),
-          size: context.options.worktreePool ?? 0,
-        },
-      }
-    : {}),
-});
-
-/**
- * The repository found by the check. Every state after checkingRepo is reached only through its
- * onDone (applyRepo), so it is set; should that ever change, the race fails with this message
- * instead of working on a null repository.
- */
-const checkedRepo = (context: RaceContext): RepoCheck => {
-  if (context.repo !== null) return context.repo;
-  throw new Error(`The race left checkingRepo without a repository (run ${context.runId}).`);
-};
-
-/** What merging the requested agent needs: its repository, the other worktrees, the options. */
-const mergeInput = (context: RaceContext, request: MergeRequestEvent): MergeInput => {
-  const repo = checkedRepo(context);
-  return {
-    root: repo.root,
-    runId: context.runId,
-    agent: request.agent,
-    prompt: context.options.prompt,
-    baseBranch: repo.baseBranch,
-    baseRef: repo.baseRef,
-    worktrees: context.launches
-      .filter((launch) => !uncommittedAgents(context).includes(launch.agent))
-      .map((launch) => launch.worktree),
-    branches: context.launches.map((launch) => launch.branch),
-    agentWorktree: uncommittedAgents(context).includes(request.agent)
-      ? null
-      : (context.launches.find((launch) => launch.agent === request.agent)?.worktree ?? null),
-    options: {
-      ...request.options,
-      keepWorktrees: request.options.keepWorktrees ?? context.options.keepWorktrees,
-    },
-  };
-};
-
-/** Launched agents that settled without a diff: committing their work failed, it is only in their worktree. */
-const uncommittedAgents = (context: RaceContext): AgentName[] =>
-  context.launches
-    .map((launch) => launch.agent)
-    .filter(
-      (agent) =>
-        context.settled.includes(agent) &&
-        context.agents.find((snapshot) => snapshot.agent === agent)?.diff === null,
-    );

@@ -40,8 +40,10 @@ import type {
   ReopenRun,
   RunRecord,
 } from '../types.js';
-import type { ResolvedRaceOptions, Workspace } from './race-types.js';
+import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
 import { buildLaunch } from './agent-launch.js';
+import { usable } from './prepared.js';
+import type { Prepared } from './prepared.js';
 
 /** The stage of the `progress` event that divides one round of an agent's events from the next. */
 export const ROUND_STAGE = 'round';
@@ -139,8 +141,12 @@ export interface ReopenInput {
   reopen: ReopenRun;
 }
 
-/** Launches for the recorded agents whose branch is still there (nothing is started or made). */
-export const reopenWorkspaceLogic = fromPromise<Workspace, ReopenInput>(async ({ input }) => {
+/**
+ * Launches for the recorded agents whose branch is still there (nothing is started or made), and
+ * which of their worktrees are still on disk.
+ */
+export const reopenWorkspaceLogic = fromPromise<ReopenedWorkspace, Prepared<ReopenInput>>(async (args) => {
+  const input = usable(args.input);
   const { options, repo, reopen } = input;
   const launches: AgentLaunch[] = [];
   for (const agent of reopen.agents) {
@@ -157,7 +163,10 @@ export const reopenWorkspaceLogic = fromPromise<Workspace, ReopenInput>(async ({
   }
   // This hydra is the run's owner now: `hydra clean` leaves the run alone while it lives.
   claimRecord(repo.root, reopen.runId);
-  return { recordDir: runRecordDir(repo.root, reopen.runId), launches };
+  const worktreesOnDisk = launches
+    .map((launch) => launch.worktree)
+    .filter((worktree) => existsSync(worktree));
+  return { recordDir: runRecordDir(repo.root, reopen.runId), launches, worktreesOnDisk };
 });
 
 /** Writes this process as the run's owner into meta.json (what `hydra clean` and `hydra runs` check). */
@@ -202,9 +211,12 @@ export interface RoundStart {
   divider: AgentEvent;
 }
 
-export const prepareRoundLogic = fromPromise<RoundStart, RoundInput>(async ({ input, signal }) =>
-  input.request.kind === 'follow_up' ? followUp(input, input.request.prompt, signal) : rerun(input, signal),
-);
+export const prepareRoundLogic = fromPromise<RoundStart, Prepared<RoundInput>>(async (args) => {
+  const input = usable(args.input);
+  return input.request.kind === 'follow_up'
+    ? followUp(input, input.request.prompt, args.signal)
+    : rerun(input, args.signal);
+});
 
 const readyCapabilities = (input: RoundInput, planName: AgentName): Capabilities => {
   const report = input.reports.find((item) => item.agent === planName);

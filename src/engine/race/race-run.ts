@@ -41,6 +41,19 @@ export interface RaceRun {
 export const isOver = (state: RaceState): boolean =>
   state.status !== 'active' || state.matches({ cancelled: 'over' });
 
+/** The race's summary now; a crashed engine's names its error (so the command fails). */
+const summaryOf = (run: RaceRun): RaceSummary => {
+  const { context } = run.actor.getSnapshot();
+  const error = run.crashed?.error ?? null;
+  return buildSummary(error === null ? context : { ...context, error }, context.endedAt ?? Date.now());
+};
+
+/** A crashed engine takes no more requests: its error, as the refusal of this one. */
+const assertNotCrashed = (run: RaceRun): void => {
+  const error = run.crashed?.error;
+  if (error !== undefined && error !== null) throw new EngineError(error.kind, error.message, error.hint);
+};
+
 /** Waits for a state matching `predicate`, or for the race to be over: never hangs. */
 const waitUntil = async (run: RaceRun, predicate: (state: RaceState) => boolean): Promise<RaceState> => {
   if (run.crashed !== null) return run.actor.getSnapshot();
@@ -75,6 +88,7 @@ export const mergeResult = async (
   mergeOptions: MergeOptions,
 ): Promise<MergeResult> => {
   const state = await afterMerging(run);
+  assertNotCrashed(run);
   if (state.context.merge !== null) {
     throw new EngineError(
       'Refused',
@@ -98,6 +112,7 @@ export const mergeResult = async (
     run,
     (next) => next.context.mergeAttempts > attempts && !next.matches('merging'),
   );
+  assertNotCrashed(run);
   if (after.context.merge !== null && after.context.mergeError === null) return after.context.merge;
   const info = after.context.mergeError ?? {
     kind: 'AgentFailed' as const,
@@ -118,8 +133,7 @@ export const finishRace = async (run: RaceRun): Promise<RaceSummary> => {
   }
   await waitForLeftovers(run);
   // After clean-up: the branches and worktrees it removed are no longer named.
-  const { context } = run.actor.getSnapshot();
-  return buildSummary(context, context.endedAt ?? Date.now());
+  return summaryOf(run);
 };
 
 /** One agent's result as a patch: from its branch, or from the merge commit once that is gone. */
@@ -149,6 +163,7 @@ export const patchOf = async (run: RaceRun, agent: AgentName): Promise<string> =
  */
 export const startRound = async (run: RaceRun, request: RoundRequest): Promise<RaceSummary> => {
   const state = await afterMerging(run);
+  assertNotCrashed(run);
   if (!state.matches('reviewing')) {
     const phase = phaseOf(state.value);
     throw new EngineError(
@@ -164,13 +179,14 @@ export const startRound = async (run: RaceRun, request: RoundRequest): Promise<R
   const attempts = state.context.roundAttempts;
   run.actor.send({ type: 'ROUND', request });
   const started = await waitUntil(run, (next) => next.context.roundAttempts > attempts);
+  assertNotCrashed(run);
   if (started.context.roundError !== null) {
     const info = started.context.roundError;
     throw new EngineError(info.kind, info.message, info.hint);
   }
-  const after = await waitUntil(run, (next) => next.matches('reviewing'));
-  const { context } = after;
-  return buildSummary(context, context.endedAt ?? Date.now());
+  await waitUntil(run, (next) => next.matches('reviewing'));
+  assertNotCrashed(run);
+  return summaryOf(run);
 };
 
 /**

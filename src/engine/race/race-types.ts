@@ -1,11 +1,12 @@
 /** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
-import type { AgentName } from '../types.js';
-import type { AgentLaunch } from '../agent/index.js';
+import type { AgentEventRecord, AgentName, DiffSummary } from '../types.js';
+import type { AgentLaunch, AgentReport } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { ErrorInfo } from '../../core/events.js';
-import type { Limiter } from '../checks/index.js';
+import type { Prepared } from './prepared.js';
+import type { BaselineOutput, Limiter } from '../checks/index.js';
 import type {
   AgentPlan,
   AgentProbeReport,
@@ -51,6 +52,11 @@ export interface Workspace {
   launches: AgentLaunch[];
 }
 
+/** A recorded run's workspace: its launches, and which of their worktrees are still on disk. */
+export interface ReopenedWorkspace extends Workspace {
+  worktreesOnDisk: string[];
+}
+
 export interface CleanUpInput {
   repoRoot: string;
   keepWorktrees: boolean;
@@ -67,11 +73,36 @@ export interface CleanUpOutput {
   removed: string[];
 }
 
-export type MergeInput = MergeRequest;
+/** The merge request, or why it could not be built (the merge actor then fails with it). */
+export type MergeInput = Prepared<MergeRequest>;
 
 export interface MergeRequestEvent {
   agent: AgentName;
   options: MergeOptions;
+}
+
+export type RaceEvent =
+  | AgentReport
+  | { type: 'STOP_AGENT'; agent: AgentName }
+  | { type: 'CANCEL' }
+  | ({ type: 'MERGE' } & MergeRequestEvent)
+  | { type: 'FINISH' }
+  | ({ type: 'BASELINE.DONE' } & BaselineOutput)
+  | { type: 'ROUND'; request: RoundRequest }
+  | ({ type: 'SHELL_DONE' } & ShellDone);
+
+/** What the user's shell in an agent's worktree left (race-run.ts runShell). */
+export interface ShellDone {
+  agent: AgentName;
+  worktree: string;
+  diff: DiffSummary | null;
+  warnings: string[];
+}
+
+/** The events of one batch of an agent's output (or its final event), in order. */
+export interface RaceEmitted {
+  type: 'agentEvents';
+  records: AgentEventRecord[];
 }
 
 export interface RaceInput {
@@ -96,6 +127,8 @@ export interface RaceContext {
   error: ErrorInfo | null;
   merge: MergeResult | null;
   mergeError: ErrorInfo | null;
+  /** The merge asked for (or picked by `--auto-merge best`), set as the race enters merging. */
+  mergeRequest: MergeRequestEvent | null;
   /** Counts merge attempts so a caller can tell which attempt an error belongs to. */
   mergeAttempts: number;
   cancelRequested: boolean;

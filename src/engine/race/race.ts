@@ -15,7 +15,9 @@ import type { RaceRecords } from './race-records.js';
 import { trace } from '../../trace.js';
 import { cancelRace, finishRace, isOver, mergeResult, patchOf, runShell, startRound } from './race-run.js';
 import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
-import { buildSummary, phaseOf, toRaceSnapshot } from './snapshot.js';
+import { phaseOf, toRaceSnapshot } from './snapshot.js';
+import { toErrorInfo } from '../errors.js';
+import { inspectorFromEnv } from './inspect.js';
 import type {
   AgentEventRecord,
   RacePhase,
@@ -71,8 +73,11 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
 /** The actor, with this race's own process registry in its input. */
 function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): RaceRun {
   const processes = createProcessRegistry({ signalsHandledByCaller: deps.signalsHandledByCaller ?? [] });
+  // HYDRA_INSPECT=<file>: every actor of the race reports its inspection events there (inspect.ts).
+  const inspector = inspectorFromEnv();
   const actor = createActor(deps.machine ?? raceMachine, {
     input: { options: resolved, startedAt: Date.now(), processes },
+    ...(inspector === null ? {} : { inspect: inspector }),
   });
   return { runId: resolved.runId, actor, processes, crashed: null };
 }
@@ -175,18 +180,19 @@ function onState(state: RaceState, seen: Seen | null, wiring: Wiring): Seen {
   return changed ? { context, phase } : (seen ?? { context, phase });
 }
 
-/** An engine bug: the actor stopped. Say so, settle, and stop everything the race started. */
+/**
+ * An engine bug: the actor stopped (an action, guard or input threw). Say so with the error's own
+ * message and hint, record and settle a failed summary (a non-zero exit), and stop everything the
+ * race started.
+ */
 function onCrash(run: RaceRun, context: RaceContext, wiring: Wiring, error: unknown): void {
-  const crashed: RaceSnapshot = {
-    ...toRaceSnapshot(context, 'failed', Date.now()),
-    error: {
-      kind: 'AgentFailed',
-      message: `hydra's race engine failed: ${error instanceof Error ? error.message : String(error)}`,
-      hint: 'Please report this bug; run `hydra clean` to remove what the race left.',
-    },
-  };
+  const info = toErrorInfo(error, 'Please report this bug; run `hydra clean` to remove what the race left.');
+  const failure = { ...info, message: `hydra's race engine failed: ${info.message}` };
+  const crashed: RaceSnapshot = { ...toRaceSnapshot(context, 'failed', Date.now()), error: failure };
   run.crashed = crashed;
-  wiring.settle(buildSummary({ ...context, error: crashed.error }, Date.now()));
+  wiring.settle(
+    wiring.records.persistSummary({ ...context, error: failure, endedAt: context.endedAt ?? Date.now() }),
+  );
   wiring.listeners.publish(crashed);
   wiring.end();
 }

@@ -10,6 +10,8 @@ import type { MergeResult, RaceSnapshot } from '../../engine/index.js';
 
 export const dashboardExitCode = (snapshot: RaceSnapshot, merged: MergeResult | null): number => {
   if (merged !== null) return 0;
+  // The race failed (its engine crashed, or the round it was opened for could not start).
+  if (snapshot.phase === 'failed') return 1;
   if (snapshot.error !== null && snapshot.agents.every((agent) => agent.status !== 'completed')) return 1;
   return snapshot.agents.some((agent) => agent.status === 'completed') ? 0 : 1;
 };

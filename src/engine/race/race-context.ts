@@ -1,0 +1,76 @@
+/** The race machine's context as a race starts (or a recorded run is reopened). */
+import { availableParallelism } from 'node:os';
+import { emptyUsage } from '../../core/events.js';
+import { adapterOf } from '../../adapters/registry.js';
+import { agentNameOf } from '../agent-name.js';
+import { createLimiter } from '../checks/index.js';
+import type { AgentSnapshot } from '../types.js';
+import { reopenedAgent } from './race-rounds.js';
+import type { RaceContext, RaceInput, ResolvedRaceOptions } from './race-types.js';
+
+const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {
+  const adapter = adapterOf(plan.adapterId);
+  const name = agentNameOf(plan);
+  return {
+    agent: name,
+    adapter: adapter.id,
+    // An agent named after its CLI reads as the CLI ("Claude Code"); a named one by its name.
+    displayName: name === adapter.id ? adapter.displayName : name,
+    adapterName: adapter.displayName,
+    tier: adapter.tier,
+    model: plan.model ?? null,
+    status: 'pending',
+    startedAt: null,
+    endedAt: null,
+    lastOutputAt: null,
+    recentEvents: [],
+    eventCount: 0,
+    usage: emptyUsage(),
+    diff: null,
+    error: null,
+    exitCode: null,
+    branch: null,
+    worktree: null,
+    inferredFlags: false,
+    warnings: [],
+    capabilities: null,
+    checks: null,
+    checking: false,
+    score: null,
+  };
+};
+
+export const initialContext = (input: RaceInput): RaceContext => ({
+  options: input.options,
+  runId: input.options.runId,
+  startedAt: input.options.reopen?.startedAt ?? input.startedAt,
+  processes: input.processes,
+  repo: null,
+  reports: [],
+  agents:
+    input.options.reopen === undefined
+      ? input.options.agents.map(initialAgent)
+      : input.options.reopen.agents.map((agent) =>
+          reopenedAgent(agent, input.options.reopen?.startedAt ?? input.startedAt),
+        ),
+  launches: [],
+  recordDir: null,
+  settled: [],
+  warnings: [],
+  error: null,
+  mergeError: null,
+  mergeRequest: null,
+  mergeAttempts: 0,
+  cancelRequested: false,
+  endedAt: null,
+  baseline: null,
+  checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
+  overBudget: false,
+  mergeNote: null,
+  checkRuns: {},
+  baselineRuns: null,
+  merge: input.options.reopen?.merge ?? null,
+  pendingRound: null,
+  roundAttempts: 0,
+  roundError: null,
+});

@@ -1,0 +1,117 @@
+/**
+ * What the race machine decides, as pure functions of its context: its named guards call these,
+ * and so do the input builders that must agree with them (race-inputs.ts).
+ */
+import type { AgentEvent, ErrorInfo } from '../../core/events.js';
+import { pickBest } from '../checks/index.js';
+import type { AgentName, AgentSnapshot, RoundRequest } from '../types.js';
+import type { MergeRequestEvent, RaceContext } from './race-types.js';
+import { buildSummary } from './snapshot.js';
+
+/** A round after the first is a new child: the one before it may not have been removed yet. */
+export const childId = (agent: AgentName, round = 1): string =>
+  round > 1 ? `agent:${agent}:${round}` : `agent:${agent}`;
+
+export const launchChildId = (context: RaceContext, agent: AgentName): string =>
+  childId(agent, context.launches.find((launch) => launch.agent === agent)?.round);
+
+/** Every agent settled, and the baseline's checks are done (or there are none). */
+export const everyoneSettled = (context: RaceContext): boolean =>
+  context.launches.every((launch) => context.settled.includes(launch.agent)) &&
+  (context.baseline === null || context.baseline.status !== 'running');
+
+export const isLive = (context: RaceContext, agent: AgentName): boolean =>
+  context.launches.some((launch) => launch.agent === agent) && !context.settled.includes(agent);
+
+/** Launched agents that settled without a diff: committing their work failed, it is only in their worktree. */
+export const uncommittedAgents = (context: RaceContext): AgentName[] =>
+  context.launches
+    .map((launch) => launch.agent)
+    .filter(
+      (agent) =>
+        context.settled.includes(agent) &&
+        context.agents.find((snapshot) => snapshot.agent === agent)?.diff === null,
+    );
+
+/** Why a round cannot start for this agent now, or null when it can. */
+export const roundProblem = (context: RaceContext, request: RoundRequest): ErrorInfo | null => {
+  const agent = context.agents.find((item) => item.agent === request.agent);
+  const launch = context.launches.find((item) => item.agent === request.agent);
+  if (agent === undefined || launch === undefined)
+    return {
+      kind: 'Refused',
+      message: `${request.agent} has no result in run ${context.runId} to work on.`,
+      hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+    };
+  if (!context.settled.includes(request.agent))
+    return {
+      kind: 'Refused',
+      message: `${agent.displayName} is still running.`,
+      hint: 'Wait for it to settle.',
+    };
+  if (context.merge !== null && request.kind === 'follow_up' && context.merge.agent === request.agent)
+    return {
+      kind: 'Refused',
+      message: `${agent.displayName}'s result was merged already.`,
+      hint: 'Start a new race from the merged branch.',
+    };
+  return null;
+};
+
+/** What `--auto-merge best` does now the race reviews: merge an agent, say why not, or nothing. */
+export type AutoMergeDecision = { merge: AgentName } | { note: string } | null;
+
+/**
+ * Once per race (before any merge was tried or a note written): the top score, or why nothing is
+ * merged. Null when `--auto-merge best` was not asked for, or it has decided already.
+ */
+export const autoMergeDecision = (context: RaceContext): AutoMergeDecision => {
+  if (context.options.autoMerge !== 'best' || context.mergeAttempts > 0 || context.mergeNote !== null)
+    return null;
+  const summary = buildSummary(context, context.endedAt ?? Date.now());
+  const pick = pickBest(
+    summary.agents.flatMap((agent) =>
+      agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
+    ),
+  );
+  return pick.agent === null
+    ? { note: `--auto-merge best merged nothing: ${pick.reason}` }
+    : { merge: pick.agent };
+};
+
+/** The agents with the worktrees and branches in `removed` no longer named. */
+export const forgetRemoved = (agents: AgentSnapshot[], removed: readonly string[]): AgentSnapshot[] => {
+  const gone = new Set(removed);
+  if (gone.size === 0) return agents;
+  return agents.map((agent) => ({
+    ...agent,
+    branch: agent.branch !== null && gone.has(agent.branch) ? null : agent.branch,
+    worktree: agent.worktree !== null && gone.has(agent.worktree) ? null : agent.worktree,
+  }));
+};
+
+/** The race's spend, with this agent's latest reported cost, passed the race's budget (once). */
+export const raceSpendOver = (
+  context: RaceContext,
+  agent: AgentName,
+  events: readonly AgentEvent[],
+): boolean => {
+  const limit = context.options.maxCostUsd;
+  if (context.overBudget || limit === undefined) return false;
+  const usage = [...events].reverse().find((item) => item.kind === 'usage');
+  const latest = usage?.kind === 'usage' ? usage.usage.costUsd : null;
+  const spend = context.agents.reduce(
+    (sum, item) => sum + ((item.agent === agent ? latest : null) ?? item.usage.costUsd ?? 0),
+    0,
+  );
+  return spend > limit;
+};
+
+/** Only a completed agent that has settled (its result committed) can be merged. */
+export const completedAndSettled = (context: RaceContext, agent: AgentName): boolean =>
+  context.agents.some((snapshot) => snapshot.agent === agent && snapshot.status === 'completed') &&
+  context.settled.includes(agent);
+
+/** The merge `--auto-merge best` decided on, or null. */
+export const mergeOf = (decision: AutoMergeDecision): MergeRequestEvent | null =>
+  decision !== null && 'merge' in decision ? { agent: decision.merge, options: {} } : null;

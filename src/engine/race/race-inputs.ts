@@ -1,0 +1,174 @@
+/**
+ * What the race machine's actors are given, built from its context. None of these throws (a throw
+ * in an invoke's `input` would crash the race instead of reaching the state's onError): what cannot
+ * be built is returned as a problem the actor rejects with (prepared.ts).
+ */
+import type { ErrorInfo } from '../../core/events.js';
+import type { BaselineInput } from '../checks/index.js';
+import type { RepoCheck } from '../git/index.js';
+import { runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import type { AgentName } from '../types.js';
+import type { Prepared } from './prepared.js';
+import { roundProblem, uncommittedAgents } from './race-decisions.js';
+import type { ReopenInput, RoundInput } from './race-rounds.js';
+import type { CleanUpInput, MergeInput, ProbeInput, RaceContext, WorkspaceInput } from './race-types.js';
+
+/**
+ * The repository found by the check. Every state after checkingRepo is reached only through its
+ * onDone (applyRepo), so it is set; should that ever change, the actor fails with this message.
+ */
+const withRepo = <T extends object>(context: RaceContext, build: (repo: RepoCheck) => T): Prepared<T> =>
+  context.repo !== null
+    ? build(context.repo)
+    : {
+        problem: {
+          kind: 'AgentFailed',
+          message: `The race left checkingRepo without a repository (run ${context.runId}).`,
+          hint: 'Please report this bug; run `hydra clean` to remove what the race left.',
+        },
+      };
+
+export const checkRepoInput = (context: RaceContext): { repoPath: string } => ({
+  repoPath: context.options.repoPath,
+});
+
+export const probeInput = (context: RaceContext): ProbeInput => ({
+  plans: context.options.agents,
+  allowExperimental: context.options.allowExperimental,
+  unsafe: context.options.unsafe,
+  repoRoot: context.repo?.root ?? context.options.repoPath,
+  cacheDir: context.options.cacheDir ?? null,
+  processes: context.processes,
+});
+
+export const workspaceInput = (context: RaceContext): Prepared<WorkspaceInput> =>
+  withRepo(context, (repo) => ({
+    options: context.options,
+    repo,
+    startedAt: context.startedAt,
+    reports: context.reports.filter((report) => report.status === 'ready'),
+    processes: context.processes,
+  }));
+
+export const reopenInput = (context: RaceContext): Prepared<ReopenInput> => {
+  const reopen = context.options.reopen;
+  if (reopen === undefined)
+    return {
+      problem: {
+        kind: 'AgentFailed',
+        message: `Run ${context.runId} is being reopened without a record to reopen.`,
+        hint: 'Please report this bug.',
+      },
+    };
+  return withRepo(context, (repo) => ({ options: context.options, repo, reports: context.reports, reopen }));
+};
+
+/** What preparing the pending round needs: the agent, its launch, the race's options and probe. */
+export const roundInput = (context: RaceContext): Prepared<RoundInput> => {
+  const request = context.pendingRound;
+  if (request === null)
+    return {
+      problem: {
+        kind: 'AgentFailed',
+        message: `Run ${context.runId} prepares a round nobody asked for.`,
+        hint: 'Please report this bug.',
+      },
+    };
+  const problem = roundProblem(context, request);
+  const agent = context.agents.find((item) => item.agent === request.agent);
+  const launch = context.launches.find((item) => item.agent === request.agent);
+  if (problem !== null || agent === undefined || launch === undefined)
+    return { problem: problem ?? noResult(context, request.agent) };
+  return withRepo(context, (repo) => ({
+    request,
+    options: context.options,
+    repo,
+    reports: context.reports,
+    agent,
+    launch,
+    taken: context.agents.map((item) => item.agent),
+    processes: context.processes,
+  }));
+};
+
+const noResult = (context: RaceContext, agent: AgentName): ErrorInfo => ({
+  kind: 'Refused',
+  message: `${agent} has no result in run ${context.runId} to work on.`,
+  hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+});
+
+/** What the baseline's checks need: the base commit, the run's worktree directory, the checks. */
+export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
+  withRepo(context, (repo) => ({
+    repoRoot: repo.root,
+    baseRef: repo.baseRef,
+    runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
+    runId: context.runId,
+    // Nothing to run when the baseline is not (or no longer) running: a later round reuses it.
+    checks: context.baseline?.status === 'running' ? (context.options.checks ?? []) : [],
+    processes: context.processes,
+    slots: context.checkSlots,
+    graceMs: context.options.killGraceMs,
+  }));
+
+/**
+ * What merging the requested agent needs: its repository, the other worktrees, the options. The
+ * merging state is entered only through acceptMerge, which sets the request.
+ */
+export const mergeInput = (context: RaceContext): MergeInput => {
+  const event = context.mergeRequest;
+  if (event === null)
+    return {
+      problem: {
+        kind: 'AgentFailed',
+        message: `Run ${context.runId} began merging without a merge request.`,
+        hint: 'Please report this bug.',
+      },
+    };
+  const uncommitted = uncommittedAgents(context);
+  return withRepo(context, (repo) => ({
+    root: repo.root,
+    runId: context.runId,
+    agent: event.agent,
+    prompt: context.options.prompt,
+    baseBranch: repo.baseBranch,
+    baseRef: repo.baseRef,
+    worktrees: context.launches
+      .filter((launch) => !uncommitted.includes(launch.agent))
+      .map((launch) => launch.worktree),
+    branches: context.launches.map((launch) => launch.branch),
+    agentWorktree: uncommitted.includes(event.agent)
+      ? null
+      : (context.launches.find((launch) => launch.agent === event.agent)?.worktree ?? null),
+    options: {
+      ...event.options,
+      keepWorktrees: event.options.keepWorktrees ?? context.options.keepWorktrees,
+    },
+  }));
+};
+
+/**
+ * What ending a race without a merge (or after `--auto-merge best` merged) removes: every worktree
+ * (unless kept) and the branches of agents that did not complete (except those stopped for their
+ * budget). Branches of completed agents stay, so `hydra merge <run> <agent>` still works after a
+ * headless run; `hydra clean` removes them.
+ */
+export const cleanUpInput = (context: RaceContext): CleanUpInput => ({
+  repoRoot: context.repo?.root ?? context.options.repoPath,
+  keepWorktrees: context.options.keepWorktrees,
+  launches: context.launches,
+  // A completed result, and the work so far of an agent stopped for its budget (like a time limit, it
+  // did not fail on its own: its branch is kept to look at or to continue from).
+  keepBranchesOf: context.agents
+    .filter((agent) => agent.status === 'completed' || agent.error?.kind === 'BudgetExceeded')
+    .map((agent) => agent.agent),
+  keepWorktreesOf: uncommittedAgents(context),
+  ...((context.options.worktreePool ?? 0) > 0
+    ? {
+        pool: {
+          dir: worktreePoolDir(context.options.worktreeRoot, context.repo?.root ?? context.options.repoPath),
+          size: context.options.worktreePool ?? 0,
+        },
+      }
+    : {}),
+});
