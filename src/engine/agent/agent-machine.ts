@@ -252,13 +252,17 @@ export const agentMachine = setup({
       // The agent broke its worktree: nothing was committed, and it fails.
       ...(params.failure === undefined ? {} : { status: 'failed' as const, error: params.failure }),
     })),
-    warnUncommitted: assign(({ context }, params: { error: unknown }) => ({
-      warnings: [
-        ...context.warnings,
-        `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}. ` +
-          `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
-      ],
-    })),
+    warnUncommitted: assign(({ context }, params: { error: unknown }) => {
+      const why = `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`;
+      const kept = `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`;
+      return {
+        warnings: [...context.warnings, `${why} ${kept}`],
+        // Nothing was committed: not a completed result, whatever the agent said.
+        ...(context.status === 'completed'
+          ? { status: 'failed' as const, error: { kind: 'AgentFailed' as const, message: why, hint: kept } }
+          : {}),
+      };
+    }),
     reportChecking: sendParent(({ context }): AgentReport => ({
       type: 'AGENT.CHECKING',
       agent: context.launch.agent,

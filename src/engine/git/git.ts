@@ -25,6 +25,22 @@ export const HYDRA_IDENTITY: Readonly<Record<string, string>> = {
  */
 export const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null'];
 
+/**
+ * What every git command hydra runs ignores, whatever the repository's config says: hydra never
+ * needs an fsmonitor, a hook or a pager, and an agent can write any of them into the shared config
+ * (they would then run as hydra, outside the agent's containment). The config values an agent
+ * added that hydra cannot switch off for every command (filters, drivers, signing programs) are
+ * overridden on the commands that touch agents' work (git-dir.ts, hardeningArgs).
+ */
+export const STATIC_HARDENING: readonly string[] = [
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+];
+
 /** Stable, non-interactive, English output; never opens an editor or asks for a password. */
 const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: '0',
@@ -172,7 +188,7 @@ export async function runGit(
   if (options.signal?.aborted === true)
     throw new GitCommandError(args, { stdout: '', stderr: '', exitCode: -1 }, 'interrupted', context);
   const detached = options.processes !== undefined || options.uninterruptible === true;
-  const child = startChild('git', args, {
+  const child = startChild('git', [...STATIC_HARDENING, ...args], {
     cwd,
     env: { ...process.env, ...GIT_ENV, ...options.env },
     detached,

@@ -43,5 +43,5 @@ export {
   takePooledWorktree,
 } from './worktrees.js';
 export type { PinnedWorktree, WorktreeHead } from './worktrees.js';
-export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
+export { restoreAfterRace, restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
 export type { RefSnapshot } from './refs.js';

@@ -12,6 +12,7 @@ import type { DiffSummary, FileStat } from '../types.js';
 import { EngineError } from '../errors.js';
 import { GitCommandError, HYDRA_IDENTITY, NO_HOOKS, gitLine, runGit, splitZ } from './git.js';
 import type { GitResult, RunGitOptions } from './git.js';
+import { addHidden, hardeningArgs } from './git-dir.js';
 
 /** Flags for every commit hydra makes on its own branches. */
 const COMMIT_FLAGS = ['-c', 'commit.gpgsign=false', ...NO_HOOKS];
@@ -362,6 +363,10 @@ export interface PinnedWorktree {
   worktree: string;
   /** The worktree's entry in the repository's git directory. */
   gitDir: string;
+  /** The repository's shared git directory. */
+  commonDir?: string;
+  /** `-c` switches against config an agent added since the race started (git-dir.ts). */
+  guard?: string[];
 }
 
 /**
@@ -428,7 +433,8 @@ export async function pinWorktree(root: string, worktree: string): Promise<Pinne
   ) {
     throw brokenWorktree(root, worktree, `its .git points at ${pointer ?? 'nothing'} instead of ${gitDir}`);
   }
-  return { root, worktree, gitDir };
+  const guard = await hardeningArgs(commonDir, worktree, ['--git-dir', gitDir]);
+  return { root, worktree, gitDir, commonDir, guard };
 }
 
 /**
@@ -448,6 +454,7 @@ const pinnedArgs = (pinned: PinnedWorktree, args: readonly string[]): string[] =
   pinned.worktree,
   '-c',
   'core.hooksPath=/dev/null',
+  ...(pinned.guard ?? []),
   ...args,
 ];
 
@@ -493,6 +500,11 @@ export async function detachFromForeignBranch(
  */
 export const stageChanges = async (pinned: PinnedWorktree): Promise<void> => {
   await runPinned(pinned, ['add', '-A']);
+  // What another agent's new `info/exclude` hides is staged too (git-dir.ts).
+  if (pinned.commonDir !== undefined)
+    await addHidden(pinned.commonDir, (args, input) =>
+      runPinned(pinned, args, input === undefined ? {} : { input }),
+    );
 };
 
 const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string[]> =>

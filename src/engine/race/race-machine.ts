@@ -474,6 +474,7 @@ export const raceMachine = setup({
     applyMerge: assign(({ context }, merge: MergeResult) => ({
       merge,
       mergeError: null,
+      warnings: [...context.warnings, ...(merge.warnings ?? [])],
       agents: forgetRemoved(context.agents, merge.removed),
     })),
     applyMergeError: assign(({ context }, params: { error: unknown }) => {
@@ -488,6 +489,7 @@ export const raceMachine = setup({
     /** Forgets the worktrees and branches the clean-up removed, so snapshot and summary stop naming them. */
     applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
       agents: forgetRemoved(context.agents, output.removed),
+      warnings: [...context.warnings, ...(output.warnings ?? [])],
     })),
     warnCleanUp: assign(({ context }, params: { error: unknown }) => ({
       warnings: [

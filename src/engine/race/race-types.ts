@@ -65,6 +65,8 @@ export interface CleanUpInput {
 
 export interface CleanUpOutput {
   removed: string[];
+  /** What was found changed in the user's git settings and refs when the race ended. */
+  warnings?: string[];
 }
 
 export type MergeInput = MergeRequest;
