@@ -357,7 +357,7 @@ async function restore(input: RestoreInput): Promise<string[]> {
   for (const change of pending.filter((item) => item.before === undefined)) await apply(change, true);
   for (const change of retry) await apply(change, true);
   // Every result read back: what is not as the snapshot has it is said, with the commands.
-  const after = await readRefState(root).catch(() => null);
+  const after = changes.length === 0 ? state : await readRefState(root).catch(() => null);
   const now = after === null ? null : userRefs(after, snapshot.runId);
   const wrong = changes.filter(
     (change) =>
