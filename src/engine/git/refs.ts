@@ -33,8 +33,6 @@ export interface RefSnapshot {
   head: string | null;
   /** The shared git directory's config, hooks and info/ (absent in snapshots made by tests). */
   gitDir?: GitDirSnapshot;
-  /** When it was taken (ms since the epoch). */
-  takenAt?: number;
 }
 
 /**
@@ -148,7 +146,6 @@ async function headOf(root: string): Promise<string | null> {
 const latest = new Map<string, RefSnapshot>();
 
 export async function snapshotRefs(root: string, runId: string): Promise<RefSnapshot> {
-  const takenAt = Date.now();
   // hydra's own exclusion lines are in before the copy of info/ is taken.
   const gitDir = ensureExcluded(root).then(() => snapshotGitDir(root));
   gitDir.catch(() => undefined);
@@ -159,7 +156,6 @@ export async function snapshotRefs(root: string, runId: string): Promise<RefSnap
     stash: await listStash(root, state),
     head: state.head,
     gitDir: await gitDir,
-    takenAt,
   };
   latest.set(`${root}\0${runId}`, snapshot);
   return snapshot;
