@@ -67,3 +67,6 @@ export const compactJson = (value: unknown, maxChars: number = SUMMARY_CHARS): s
   }
   return oneLine(text, maxChars);
 };
+
+/** A message as a clause inside a sentence of hydra's: one line, no closing full stop. */
+export const asClause = (text: string): string => oneLine(text, MESSAGE_CHARS).replace(/\.$/, '');

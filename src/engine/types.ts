@@ -352,6 +352,8 @@ export interface MergeResult {
   only?: string[];
   /** The merges of this run before this one (a merge keeps the choice open: another may follow). */
   earlier?: MergeResult[];
+  /** What hydra put back in the user's git settings and refs before merging. */
+  warnings?: string[];
 }
 
 /** Streamed to headless consumers for every normalized event, as it happens. */

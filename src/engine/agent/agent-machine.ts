@@ -7,7 +7,7 @@
  */
 import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
-import { MESSAGE_CHARS, oneLine } from '../../core/text.js';
+import { asClause } from '../../core/text.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
   AgentInput,
@@ -105,7 +105,6 @@ const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason 
 };
 
 /** An error message as a clause inside a sentence: one line, without its full stop. */
-const asClause = (text: string): string => oneLine(text, MESSAGE_CHARS).replace(/\.$/, '');
 
 const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
   const subject = commitSubject(launch.prompt);
@@ -196,13 +195,17 @@ export const agentMachine = setup({
       // The agent broke its worktree: nothing was committed, and it fails.
       ...(params.failure === undefined ? {} : { status: 'failed' as const, error: params.failure }),
     })),
-    warnUncommitted: assign(({ context }, params: { error: unknown }) => ({
-      warnings: [
-        ...context.warnings,
-        `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}. ` +
-          `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`,
-      ],
-    })),
+    warnUncommitted: assign(({ context }, params: { error: unknown }) => {
+      const why = `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`;
+      const kept = `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`;
+      return {
+        warnings: [...context.warnings, `${why} ${kept}`],
+        // Nothing was committed: not a completed result, whatever the agent said.
+        ...(context.status === 'completed'
+          ? { status: 'failed' as const, error: { kind: 'AgentFailed' as const, message: why, hint: kept } }
+          : {}),
+      };
+    }),
     reportChecking: sendParent(({ context }): AgentReport => ({
       type: 'AGENT.CHECKING',
       agent: context.launch.agent,

@@ -18,6 +18,8 @@ import {
 } from '../git/index.js';
 import type { PinnedWorktree, WorktreeHead } from '../git/index.js';
 import { trace } from '../../trace.js';
+import { asClause } from '../../core/text.js';
+
 import type { FinalizeInput, FinalizeOutput } from './agent-types.js';
 
 /**
@@ -57,16 +59,34 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
     const warnings = await restored;
     return { commit: null, diff: null, warnings, ...(failure ? { failure } : {}) };
   }
-  const committed = commitAgentResult(pinned, input.branch, input.message, {
+  const commitOptions = {
     ...(head === undefined ? {} : { head }),
     ...(staged === undefined ? {} : { staged }),
     tipsAtStart: input.refsAtStart === undefined ? [] : snapshotTips(input.refsAtStart),
     diffBase: input.baseRef,
-  });
+  };
+  const committed = commitAgentResult(pinned, input.branch, input.message, commitOptions);
   // Both run to their end before either's failure is reported (nothing is left running behind).
-  const [restoredOutcome, committedOutcome] = await Promise.allSettled([restored, committed]);
+  const [restoredOutcome, firstCommit] = await Promise.allSettled([restored, committed]);
   if (restoredOutcome.status === 'rejected') throw restoredOutcome.reason;
-  if (committedOutcome.status === 'rejected') throw committedOutcome.reason;
+  // The restore may have repaired what the commit failed on (a damaged packed-refs): once more.
+  const committedOutcome =
+    firstCommit.status === 'rejected' && restoredOutcome.value.length > 0
+      ? (await Promise.allSettled([commitAgentResult(pinned, input.branch, input.message, commitOptions)]))[0]
+      : firstCommit;
+  if (committedOutcome.status === 'rejected') {
+    if (restoredOutcome.value.length === 0) throw committedOutcome.reason;
+    // Failed, with what the restore found kept beside the reason.
+    const reason = committedOutcome.reason as unknown;
+    const why = `Could not commit the agent's work: ${asClause(reason instanceof Error ? reason.message : String(reason))}.`;
+    const kept = `Its files are kept in ${input.worktree} until \`hydra clean\` or \`hydra merge\`.`;
+    return {
+      commit: null,
+      diff: null,
+      warnings: [...restoredOutcome.value, `${why} ${kept}`],
+      failure: { kind: 'AgentFailed', message: why, hint: kept },
+    };
+  }
   const result = committedOutcome.value;
   const diff = result.diff ?? (await diffSummary(input.repoRoot, input.baseRef, result.commit));
   trace(`agent ${input.agent}: finalized`);

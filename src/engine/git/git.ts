@@ -25,6 +25,28 @@ export const HYDRA_IDENTITY: Readonly<Record<string, string>> = {
  */
 export const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null'];
 
+/**
+ * What every git command hydra runs ignores, whatever the repository's config says: hydra never
+ * needs an fsmonitor, a hook or a pager, and an agent can write any of them into the shared config
+ * (they would then run as hydra, outside the agent's containment). The config values an agent
+ * added that hydra cannot switch off for every command (filters, drivers, signing programs) are
+ * overridden on the commands that touch agents' work (git-dir.ts, hardeningArgs).
+ */
+const STATIC_HARDENING: readonly string[] = [
+  'core.fsmonitor=false',
+  'core.hooksPath=/dev/null',
+  'core.pager=cat',
+];
+
+/**
+ * The switches as `-c` would give them (git reads them from GIT_CONFIG_PARAMETERS, in every git
+ * version), after any the caller's environment already has; the commands stay as written.
+ */
+const hardenedParameters = (inherited: string | undefined): string =>
+  [inherited, ...STATIC_HARDENING.map((item) => `'${item}'`)]
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ');
+
 /** Stable, non-interactive, English output; never opens an editor or asks for a password. */
 const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: '0',
@@ -172,9 +194,10 @@ export async function runGit(
   if (options.signal?.aborted === true)
     throw new GitCommandError(args, { stdout: '', stderr: '', exitCode: -1 }, 'interrupted', context);
   const detached = options.processes !== undefined || options.uninterruptible === true;
+  const env = { ...process.env, ...GIT_ENV, ...options.env };
   const child = startChild('git', args, {
     cwd,
-    env: { ...process.env, ...GIT_ENV, ...options.env },
+    env: { ...env, GIT_CONFIG_PARAMETERS: hardenedParameters(env['GIT_CONFIG_PARAMETERS']) },
     detached,
     stdin: options.input === undefined ? 'ignore' : { input: options.input },
   });

@@ -38,5 +38,5 @@ export { pooledWorktrees, returnToPool, takePooledWorktree } from './pool.js';
 export { commitAgentResult, detachFromForeignBranch, stageChanges } from './result-commit.js';
 export type { WorktreeHead } from './result-commit.js';
 export { diffSummary, fullPatch } from './diff.js';
-export { restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
+export { restoreAfterRace, restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
 export type { RefSnapshot } from './refs.js';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { EngineError } from '../errors.js';
 import { gitLine, runGit } from './git.js';
 import type { GitResult, RunGitOptions } from './git.js';
+import { hardeningArgs } from './git-dir.js';
 
 /**
  * An agent's worktree pinned to the repository hydra made it in: every git command hydra runs there
@@ -19,6 +20,10 @@ export interface PinnedWorktree {
   worktree: string;
   /** The worktree's entry in the repository's git directory. */
   gitDir: string;
+  /** The repository's shared git directory. */
+  commonDir?: string;
+  /** `-c` switches against config an agent added since the race started (git-dir.ts). */
+  guard?: string[];
 }
 
 /**
@@ -85,7 +90,8 @@ export async function pinWorktree(root: string, worktree: string): Promise<Pinne
   ) {
     throw brokenWorktree(root, worktree, `its .git points at ${pointer ?? 'nothing'} instead of ${gitDir}`);
   }
-  return { root, worktree, gitDir };
+  const guard = await hardeningArgs(commonDir, worktree, ['--git-dir', gitDir]);
+  return { root, worktree, gitDir, commonDir, guard };
 }
 
 /**
@@ -105,6 +111,7 @@ export const pinnedArgs = (pinned: PinnedWorktree, args: readonly string[]): str
   pinned.worktree,
   '-c',
   'core.hooksPath=/dev/null',
+  ...(pinned.guard ?? []),
   ...args,
 ];
 

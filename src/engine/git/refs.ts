@@ -1,12 +1,21 @@
 /**
  * The user's refs, guarded while agents run. Every worktree of a repository shares its branches,
- * tags and `refs/stash`, so an agent can move, delete or create them from its own worktree (a
- * `git checkout dev && git commit`, a `git stash drop`, a `git tag -d`). hydra takes a snapshot
- * when the race starts and, after each agent settles, puts back every change to the user's refs and
- * stash and says what it found. Only this run's own branches (`hydra/<run>/...`) may change.
+ * tags, remote-tracking refs, notes, replacements and `refs/stash`, so an agent can move, delete or
+ * create them from its own worktree (a `git checkout dev && git commit`, a `git stash drop`, a
+ * `git tag -d`, a forged `origin/main`). hydra takes a snapshot when the race starts and, after
+ * each agent settles and when the race ends, puts back every change to the user's refs, stash and
+ * shared git settings (git-dir.ts) and says what it found. Only this run's own branches
+ * (`hydra/<run>/...`) may change. The restore cannot destroy: a renamed branch is renamed back (its
+ * reflog with it), the user's refs come back before the agent's are deleted and again after (a
+ * `dev/x` in the way of `dev`), every result is read back, and when something cannot be put back
+ * hydra stops and names the `git update-ref` commands that would.
  */
+import { lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { runGit } from './git.js';
+import { restoreGitDir, snapshotGitDir } from './git-dir.js';
+import type { GitDirSnapshot } from './git-dir.js';
+import { ensureExcluded } from './repo.js';
 
 interface StashEntry {
   commit: string;
@@ -22,15 +31,22 @@ export interface RefSnapshot {
   stash: StashEntry[];
   /** What the main checkout's HEAD named: `refs/heads/<branch>`, or a commit when detached. */
   head: string | null;
+  /** The shared git directory's config, hooks and info/ (absent in snapshots made by tests). */
+  gitDir?: GitDirSnapshot;
 }
 
-/** The refs an agent must not change: branches (but this run's), tags, notes and replacements. */
-const GUARDED = ['refs/heads/', 'refs/tags/', 'refs/notes/', 'refs/replace/'];
+/**
+ * Refs that are not the user's to guard: the stash (restored as a list), each worktree's own refs
+ * (bisect, rewritten, worktree) and git maintenance's prefetch refs.
+ */
+const UNGUARDED = ['refs/stash', 'refs/bisect/', 'refs/worktree/', 'refs/rewritten/', 'refs/prefetch/'];
 
 const isGuarded = (snapshot: RefSnapshot, ref: string): boolean =>
-  GUARDED.some((prefix) => ref.startsWith(prefix)) && !ref.startsWith(`refs/heads/hydra/${snapshot.runId}/`);
+  ref.startsWith('refs/') &&
+  !UNGUARDED.some((prefix) => ref === prefix || (prefix.endsWith('/') && ref.startsWith(prefix))) &&
+  !ref.startsWith(`refs/heads/hydra/${snapshot.runId}/`);
 
-const shortRef = (ref: string): string => ref.replace(/^refs\/(heads|tags)\//, '');
+const shortRef = (ref: string): string => ref.replace(/^refs\/(heads|tags|remotes)\//, '');
 const short = (sha: string): string => sha.slice(0, 12);
 const describeHead = (head: string | null): string =>
   head === null
@@ -126,9 +142,35 @@ async function headOf(root: string): Promise<string | null> {
 }
 
 /** The user's refs, stash and checkout, taken before any agent starts. */
+/** The latest snapshot of each run in this process (a round takes a new one), by root and run. */
+const latest = new Map<string, RefSnapshot>();
+
 export async function snapshotRefs(root: string, runId: string): Promise<RefSnapshot> {
+  // hydra's own exclusion lines are in before the copy of info/ is taken.
+  const gitDir = ensureExcluded(root).then(() => snapshotGitDir(root));
+  gitDir.catch(() => undefined);
   const state = await readRefState(root);
-  return { runId, refs: userRefs(state, runId), stash: await listStash(root, state), head: state.head };
+  const snapshot: RefSnapshot = {
+    runId,
+    refs: userRefs(state, runId),
+    stash: await listStash(root, state),
+    head: state.head,
+    gitDir: await gitDir,
+  };
+  latest.set(`${root}\0${runId}`, snapshot);
+  return snapshot;
+}
+
+/**
+ * When a race (or a round, or a shell) is over, before its merge and its clean-up: the user's git
+ * settings, refs and stash put back once more from the run's latest snapshot in this process, for
+ * what ran after the agents settled (their checks run the agents' code). Returns the warnings;
+ * none without a snapshot.
+ */
+export function restoreAfterRace(root: string, runId: string, runDir: string | null): Promise<string[]> {
+  const snapshot = latest.get(`${root}\0${runId}`);
+  if (snapshot === undefined) return Promise.resolve([]);
+  return restoreUserRefs({ root, snapshot, agent: 'hydra', runDir, when: 'when the race ended' });
 }
 
 /**
@@ -161,20 +203,25 @@ interface RestoreInput {
   agent: string;
   /** The directory holding this run's worktrees: branches checked out there are not the user's. */
   runDir: string | null;
+  /** When it was found, instead of "when <agent> settled": e.g. "when the race ended". */
+  when?: string;
 }
 
 /**
- * Puts the user's refs and stash back as they were at the start and returns what it found, one
- * warning per change. A branch checked out in one of the user's own worktrees, and the main
- * checkout's HEAD, are reported but left as they are: moving them would rewrite the user's working
- * tree and index, and the user may have moved them on purpose while the race ran.
+ * Puts the user's shared git settings, refs and stash back as they were at the start and returns
+ * what it found, one warning per change. A branch checked out in one of the user's own worktrees,
+ * and the main checkout's HEAD when its files were switched too, are reported but left as they
+ * are: moving them would rewrite the user's working tree and index, and the user may have moved
+ * them on purpose while the race ran. Never fails: what it cannot do is a warning naming the
+ * commands that would.
  */
 export function restoreUserRefs(input: RestoreInput): Promise<string[]> {
   const previous = queues.get(input.root) ?? Promise.resolve();
-  const next = previous.then(
-    () => restore(input),
-    () => restore(input),
-  );
+  const guarded = (): Promise<string[]> =>
+    restore(input).catch((error: unknown) => [
+      `hydra could not check the repository's refs ${foundText(input)}: ${messageOf(error)} ${commandsToRestore(input.root, input.snapshot, null)}`,
+    ]);
+  const next = previous.then(guarded, guarded);
   queues.set(input.root, next);
   void next.finally(() => {
     if (queues.get(input.root) === next) queues.delete(input.root);
@@ -182,7 +229,44 @@ export function restoreUserRefs(input: RestoreInput): Promise<string[]> {
   return next;
 }
 
-async function restore({ root, snapshot, agent, runDir }: RestoreInput): Promise<string[]> {
+const foundText = ({ agent, when }: RestoreInput): string =>
+  `during the race (found ${when ?? `when ${agent} settled`})`;
+
+const messageOf = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).replace(/\s+$/, '');
+
+/**
+ * The commands that put every guarded ref as the snapshot has it, given what is there now (null:
+ * unknown, so every ref of the snapshot): the agent's refs deleted first, so none is in the way.
+ */
+function commandsToRestore(
+  root: string,
+  snapshot: RefSnapshot,
+  current: Record<string, string> | null,
+): string {
+  const lines: string[] = [];
+  if (current !== null) {
+    for (const ref of Object.keys(current).sort())
+      if (isGuarded(snapshot, ref) && snapshot.refs[ref] === undefined)
+        lines.push(`git update-ref -d ${ref}`);
+  }
+  for (const [ref, sha] of Object.entries(snapshot.refs).sort(([a], [b]) => a.localeCompare(b))) {
+    if (!isGuarded(snapshot, ref) || (current !== null && current[ref] === sha)) continue;
+    lines.push(`git update-ref ${ref} ${sha}`);
+  }
+  if (lines.length === 0) return '';
+  return `To put the refs back as they were when the race started, run in ${root}:\n  ${lines.join('\n  ')}`;
+}
+
+/** One ref to put back: what the snapshot had and what is there now (undefined: none). */
+interface RefChange {
+  ref: string;
+  before: string | undefined;
+  after: string | undefined;
+}
+
+async function restore(input: RestoreInput): Promise<string[]> {
+  const { root, snapshot, runDir } = input;
   const seen = reported.get(snapshot) ?? new Set<string>();
   reported.set(snapshot, seen);
   const warnings: string[] = [];
@@ -191,69 +275,280 @@ async function restore({ root, snapshot, agent, runDir }: RestoreInput): Promise
     seen.add(key);
     warnings.push(text);
   };
-  const found = `during the race (found when ${agent} settled)`;
-  const state = await readRefState(root);
+  const found = foundText(input);
+  // The settings first: a broken config stops every git command, and a planted hook runs on each.
+  if (snapshot.gitDir !== undefined) warnings.push(...(await restoreGitDir(root, snapshot.gitDir, found)));
+  const state = await readRepairing(root, snapshot, found, say);
+  if (state === null) return warnings;
   const current = userRefs(state, snapshot.runId);
   const checkedOutIn = checkouts(state, runDir);
+  const changes: RefChange[] = [];
   const names = new Set([...Object.keys(snapshot.refs), ...Object.keys(current)]);
   for (const ref of [...names].sort()) {
     if (!isGuarded(snapshot, ref)) continue;
     const before = snapshot.refs[ref];
     const after = current[ref];
-    if (before === after) continue;
-    if (checkedOutIn.run.has(ref)) continue;
+    if (before === after || checkedOutIn.run.has(ref)) continue;
+    changes.push({ ref, before, after });
+  }
+  const renamed = await renameBack(root, snapshot, changes, checkedOutIn.run, found, say);
+  const failures: string[] = [];
+  const left = new Set<string>();
+  const apply = async (change: RefChange, last: boolean): Promise<boolean> => {
+    const { ref, before, after } = change;
     const checkedOut = checkedOutIn.user.get(ref);
     if (checkedOut !== undefined) {
+      left.add(ref);
       const back = before === undefined ? '' : ` \`git reset --keep ${short(before)}\` there puts it back.`;
       say(
         `${ref} ${after ?? ''}`,
         `${shortRef(ref)} changed ${found} from ${before === undefined ? 'nothing' : short(before)} to ${after === undefined ? 'nothing' : short(after)}; hydra left it as it is because it is checked out in ${checkedOut}.${back}`,
       );
-      continue;
+      return true;
     }
     const message = `hydra: restored ${ref} after an agent changed it during run ${snapshot.runId}`;
-    try {
-      if (before === undefined) {
-        await runGit(root, ['update-ref', '-m', message, '-d', ref, after!]);
-        say(
-          `${ref} ${after}`,
-          `${shortRef(ref)} was created ${found} at ${short(after!)}; hydra deleted it (\`git branch ${shortRef(ref)} ${short(after!)}\` or \`git tag\` brings it back).`,
-        );
-      } else if (after === undefined) {
-        await runGit(root, ['update-ref', '-m', message, ref, before, '0'.repeat(before.length)]);
-        say(
-          `${ref} deleted`,
-          `${shortRef(ref)} was deleted ${found}; hydra restored it at ${short(before)}.`,
-        );
-      } else {
-        await runGit(root, ['update-ref', '-m', message, ref, before, after]);
-        say(
-          `${ref} ${after}`,
-          `${shortRef(ref)} was moved ${found} from ${short(before)} to ${short(after)}; hydra moved it back (the agent's ${short(after)} stays in \`git reflog ${shortRef(ref)}\`).`,
-        );
-      }
-    } catch (error) {
+    const args =
+      before === undefined
+        ? ['update-ref', '--no-deref', '-d', ref, after!]
+        : [
+            'update-ref',
+            '--no-deref',
+            '--create-reflog',
+            '-m',
+            message,
+            ref,
+            before,
+            after ?? zeroOf(before),
+          ];
+    const result = await runGit(root, args, { okExitCodes: [1, 128] }).catch((error: unknown) => ({
+      exitCode: -1,
+      stderr: messageOf(error),
+    }));
+    if (result.exitCode !== 0) {
+      // A deleted ref may be in the way of an agent's (`dev` and `dev/x`): tried again at the end.
+      if (last) failures.push(`${ref}: ${result.stderr.trim() || `git exited ${result.exitCode}`}`);
+      return false;
+    }
+    if (before === undefined) {
       say(
-        `${ref} failed`,
-        `${shortRef(ref)} was changed ${found} and hydra could not put it back: ${error instanceof Error ? error.message : String(error)}`,
+        `${ref} ${after}`,
+        `${shortRef(ref)} was created ${found} at ${short(after!)}; hydra deleted it (\`git update-ref ${ref} ${after!}\` brings it back).`,
+      );
+    } else if (after === undefined) {
+      say(`${ref} deleted`, `${shortRef(ref)} was deleted ${found}; hydra restored it at ${short(before)}.`);
+    } else {
+      say(
+        `${ref} ${after}`,
+        `${shortRef(ref)} was moved ${found} from ${short(before)} to ${short(after)}; hydra moved it back (the agent's ${short(after)} stays in \`git reflog ${shortRef(ref)}\`).`,
       );
     }
+    return true;
+  };
+  const pending = changes.filter((change) => !renamed.has(change.ref));
+  // The user's refs first (nothing of theirs is deleted before they are back), then the agent's
+  // new refs go, then what was in their way is tried again.
+  const retry: RefChange[] = [];
+  for (const change of pending.filter((item) => item.before !== undefined))
+    if (!(await apply(change, false))) retry.push(change);
+  for (const change of pending.filter((item) => item.before === undefined)) await apply(change, true);
+  for (const change of retry) await apply(change, true);
+  // Every result read back: what is not as the snapshot has it is said, with the commands.
+  const after = changes.length === 0 ? state : await readRefState(root).catch(() => null);
+  const now = after === null ? null : userRefs(after, snapshot.runId);
+  const wrong = changes.filter(
+    (change) =>
+      !left.has(change.ref) &&
+      !checkedOutIn.user.has(change.ref) &&
+      (now === null || now[change.ref] !== change.before),
+  );
+  if (failures.length > 0 || wrong.length > 0) {
+    const why =
+      failures.length > 0
+        ? failures.join('; ')
+        : `${wrong.map((item) => item.ref).join(', ')} did not come back`;
+    warnings.push(
+      `hydra could not put back every ref changed ${found}: ${why}. It stopped there. ${commandsToRestore(root, snapshot, now)}`,
+    );
   }
-  await restoreStash(root, snapshot, await listStash(root, state), found, say);
+  await restoreStash(root, snapshot, await listStash(root, after ?? state).catch(() => []), found, say);
+  await restoreHead(root, snapshot, after ?? state, found, say);
+  return warnings;
+}
+
+const zeroOf = (sha: string): string => '0'.repeat(sha.length);
+
+/**
+ * A branch the agent renamed (`git branch -m dev dev/x`: `dev` gone, `dev/x` new at its commit) is
+ * renamed back, which brings its reflog back and moves any checkout on it (the user's own `main`).
+ */
+async function renameBack(
+  root: string,
+  snapshot: RefSnapshot,
+  changes: RefChange[],
+  inRun: Set<string>,
+  found: string,
+  say: (key: string, text: string) => void,
+): Promise<Set<string>> {
+  const done = new Set<string>();
+  const created = changes.filter((item) => item.before === undefined && item.ref.startsWith('refs/heads/'));
+  for (const gone of changes.filter(
+    (item) => item.after === undefined && item.ref.startsWith('refs/heads/'),
+  )) {
+    const moved = created.find(
+      (item) => item.after === gone.before && !done.has(item.ref) && !inRun.has(item.ref),
+    );
+    if (moved === undefined) continue;
+    const result = await runGit(root, ['branch', '-m', shortRef(moved.ref), shortRef(gone.ref)], {
+      okExitCodes: [1, 128],
+    }).catch(() => null);
+    if (result?.exitCode !== 0) continue;
+    done.add(moved.ref);
+    done.add(gone.ref);
+    say(
+      `${gone.ref} renamed ${moved.ref}`,
+      `${shortRef(gone.ref)} was renamed to ${shortRef(moved.ref)} ${found}; hydra renamed it back (with its reflog).`,
+    );
+  }
+  return done;
+}
+
+/**
+ * Reads the refs; when git cannot (an agent damaged `packed-refs` or HEAD), repairs what the
+ * snapshot allows and reads again. Null when the refs still cannot be read (said, with the commands).
+ */
+async function readRepairing(
+  root: string,
+  snapshot: RefSnapshot,
+  found: string,
+  say: (key: string, text: string) => void,
+): Promise<RefState | null> {
+  try {
+    return await readRefState(root);
+  } catch (first) {
+    const repaired = await repairRefStore(root, snapshot).catch(() => [] as string[]);
+    try {
+      const state = await readRefState(root);
+      say(
+        `repaired ${repaired.join(',')}`,
+        `The repository's refs were damaged ${found} (${messageOf(first)}); hydra repaired ${repaired.join(' and ') || 'them'} and put the refs back from its snapshot.`,
+      );
+      return state;
+    } catch (error) {
+      say(
+        'unreadable',
+        `The repository's refs were damaged ${found} and hydra could not repair them: ${messageOf(error)}. ${commandsToRestore(root, snapshot, null)}`,
+      );
+      return null;
+    }
+  }
+}
+
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * What hydra can repair without guessing: lines of `packed-refs` that are not a ref (git refuses
+ * the whole file for one) are dropped, and a HEAD that names nothing git can read is written again
+ * from the snapshot. Returns what it repaired.
+ */
+async function repairRefStore(root: string, snapshot: RefSnapshot): Promise<string[]> {
+  const dirs = snapshot.gitDir;
+  if (dirs === undefined) return [];
+  const repaired: string[] = [];
+  const packed = path.join(dirs.commonDir, 'packed-refs');
+  const text = await readFile(packed, 'utf8').catch(() => null);
+  if (text !== null) {
+    const kept: string[] = [];
+    let afterRef = false;
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const [oid = '', ref = ''] = line.split(' ');
+      const isRef = OID.test(oid) && /^refs\/[^\s\0]+$/.test(ref) && line.split(' ').length === 2;
+      const isPeel = line.startsWith('^') && OID.test(line.slice(1)) && afterRef;
+      const isHeader = line.startsWith('# pack-refs with:') && kept.length === 0;
+      if (isRef || isPeel || isHeader) kept.push(line);
+      afterRef = isRef;
+    }
+    const next = kept.length === 0 ? '' : `${kept.join('\n')}\n`;
+    if (next !== text) {
+      await replaceLocked(packed, next);
+      repaired.push('packed-refs');
+    }
+  }
+  const headFile = path.join(dirs.gitDir, 'HEAD');
+  const head = await readFile(headFile, 'utf8').catch(() => null);
+  const readable = head !== null && (/^ref: refs\/\S+\n?$/.test(head) || OID.test(head.trim()));
+  if (!readable && snapshot.head !== null) {
+    await replaceLocked(
+      headFile,
+      snapshot.head.startsWith('refs/') ? `ref: ${snapshot.head}\n` : `${snapshot.head}\n`,
+    );
+    repaired.push('HEAD');
+  }
+  return repaired;
+}
+
+/** Replaces a file of git's as git does: under its `.lock`, so no git command reads it half-written. */
+async function replaceLocked(file: string, text: string): Promise<void> {
+  const lock = `${file}.lock`;
+  const handle = await open(lock, 'wx');
+  try {
+    await handle.writeFile(text);
+  } finally {
+    await handle.close();
+  }
+  try {
+    const stat = await lstat(file).catch(() => null);
+    if (stat?.isSymbolicLink() === true) await rm(file);
+    await rename(lock, file);
+  } catch (error) {
+    await rm(lock, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * The main checkout's HEAD, when it names another branch than at the start: put back when only
+ * HEAD moved (`git symbolic-ref HEAD ...`, a detach: the index still holds the start's commit, so
+ * nothing of the checkout changes); reported and left when its files were switched too.
+ */
+async function restoreHead(
+  root: string,
+  snapshot: RefSnapshot,
+  state: RefState,
+  found: string,
+  say: (key: string, text: string) => void,
+): Promise<void> {
   const head = state.head;
   const switched =
     head !== snapshot.head &&
     (head?.startsWith('refs/') === true || snapshot.head?.startsWith('refs/') === true);
-  if (switched) {
-    const back = snapshot.head?.startsWith('refs/')
-      ? `\`git switch ${shortRef(snapshot.head)}\``
-      : `\`git switch --detach ${short(snapshot.head ?? '')}\``;
-    say(
-      `HEAD ${head ?? ''}`,
-      `The checkout in ${root} was switched from ${describeHead(snapshot.head)} to ${describeHead(head)} ${found}. hydra left it as it is (switching back rewrites files there, which could overwrite work); ${back} goes back.`,
-    );
+  if (!switched) return;
+  const startCommit = snapshot.head?.startsWith('refs/') ? snapshot.refs[snapshot.head] : snapshot.head;
+  if (startCommit !== undefined && startCommit !== null && snapshot.head !== null) {
+    const indexAsStart = await runGit(root, ['diff-index', '--cached', '--quiet', startCommit, '--'], {
+      okExitCodes: [1, 128],
+    }).catch(() => null);
+    if (indexAsStart?.exitCode === 0) {
+      const args = snapshot.head.startsWith('refs/')
+        ? ['symbolic-ref', '-m', `hydra: restored HEAD during run ${snapshot.runId}`, 'HEAD', snapshot.head]
+        : ['update-ref', '--no-deref', 'HEAD', snapshot.head];
+      const put = await runGit(root, args, { okExitCodes: [1, 128] }).catch(() => null);
+      if (put?.exitCode === 0) {
+        say(
+          `HEAD ${head ?? ''} restored`,
+          `The checkout in ${root} was pointed from ${describeHead(snapshot.head)} at ${describeHead(head)} ${found} without its files changing; hydra pointed it back.`,
+        );
+        return;
+      }
+    }
   }
-  return warnings;
+  const back = snapshot.head?.startsWith('refs/')
+    ? `\`git switch ${shortRef(snapshot.head)}\``
+    : `\`git switch --detach ${short(snapshot.head ?? '')}\``;
+  say(
+    `HEAD ${head ?? ''}`,
+    `The checkout in ${root} was switched from ${describeHead(snapshot.head)} to ${describeHead(head)} ${found}. hydra left it as it is (switching back rewrites files there, which could overwrite work); ${back} goes back.`,
+  );
 }
 
 /** Rebuilds `refs/stash` and its reflog (the stash list) as it was at the start. */

@@ -6,6 +6,7 @@ import type { DiffSummary } from '../types.js';
 import { diffSummary } from './diff.js';
 import { GitCommandError, HYDRA_IDENTITY, NO_HOOKS } from './git.js';
 import { pinnedArgs, pinnedLine, runPinned } from './pinned.js';
+import { addHidden } from './git-dir.js';
 import type { PinnedWorktree } from './pinned.js';
 
 /** Flags for every commit hydra makes on its own branches. */
@@ -50,6 +51,11 @@ export async function detachFromForeignBranch(
  */
 export const stageChanges = async (pinned: PinnedWorktree): Promise<void> => {
   await runPinned(pinned, ['add', '-A']);
+  // What another agent's new `info/exclude` hides is staged too (git-dir.ts).
+  if (pinned.commonDir !== undefined)
+    await addHidden(pinned.commonDir, (args, input) =>
+      runPinned(pinned, args, input === undefined ? {} : { input }),
+    );
 };
 
 const revList = async (pinned: PinnedWorktree, args: readonly string[]): Promise<string[]> =>

@@ -40,6 +40,7 @@ import {
   checkRepoForRace,
   ensureExcluded,
   largeCheckout,
+  restoreAfterRace,
   snapshotRefs,
 } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
@@ -272,7 +273,9 @@ export const createWorkspaceLogic = fromPromise<Workspace, Prepared<WorkspaceInp
 
 export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async (args) => {
   const input = usable(args.input);
-  const result = await mergeAgentBranch(input);
+  // What the agents' checks changed in the user's git settings and refs goes before the merge.
+  const warnings = await restoreAfterRace(input.root, input.runId, null);
+  const result = { ...(await mergeAgentBranch(input)), ...(warnings.length > 0 ? { warnings } : {}) };
   if (input.options.keepWorktrees !== true) {
     for (const dir of new Set(input.worktrees.map((worktree) => path.dirname(worktree))))
       await removeRunDirIfEmpty(dir);
@@ -283,7 +286,13 @@ export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async (args)
 async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   trace('race: cleaning up');
   const removed: string[] = [];
-  if (input.keepWorktrees) return { removed };
+  const runId = input.launches[0]?.runId;
+  const first = input.launches[0]?.worktree;
+  const warnings =
+    runId === undefined
+      ? []
+      : await restoreAfterRace(input.repoRoot, runId, first === undefined ? null : path.dirname(first));
+  if (input.keepWorktrees) return { removed, warnings };
   const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
   const toRemove: Array<{ dir: string; area: string }> = [];
   for (const launch of launches) {
@@ -307,7 +316,7 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   for (const dir of new Set(input.launches.map((launch) => path.dirname(launch.worktree))))
     await removeRunDirIfEmpty(dir);
   trace('race: cleaned up');
-  return { removed };
+  return { removed, warnings };
 }
 
 export const cleanUpLogic = fromPromise<CleanUpOutput, CleanUpInput>(async ({ input }) => {

@@ -278,6 +278,7 @@ export const raceMachine = setup({
     applyMerge: assign(({ context }, merge: MergeResult) => ({
       merge,
       mergeError: null,
+      warnings: [...context.warnings, ...(merge.warnings ?? [])],
       agents: forgetRemoved(context.agents, merge.removed),
     })),
     applyMergeError: assign(({ context }, params: { error: unknown }) =>
@@ -285,6 +286,7 @@ export const raceMachine = setup({
     ),
     applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
       agents: forgetRemoved(context.agents, output.removed),
+      warnings: [...context.warnings, ...(output.warnings ?? [])],
     })),
     warnCleanUp: assign(({ context }, params: { error: unknown }) =>
       update.warnCleanUp(context, params.error),

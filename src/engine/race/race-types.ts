@@ -71,6 +71,8 @@ export interface CleanUpInput {
 
 export interface CleanUpOutput {
   removed: string[];
+  /** What was found changed in the user's git settings and refs when the race ended. */
+  warnings?: string[];
 }
 
 /** The merge request, or why it could not be built (the merge actor then fails with it). */

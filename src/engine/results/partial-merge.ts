@@ -107,7 +107,8 @@ export async function onlyCommit(
     const info = changes
       .map((change) =>
         change.deleted
-          ? `0 ${'0'.repeat(40)}\t${change.file}`
+          ? // A deleted file's new object is git's null id, in the repository's format (SHA-1 or SHA-256).
+            `0 ${change.object}\t${change.file}`
           : `${change.mode} ${change.object}\t${change.file}`,
       )
       .join('\0');
