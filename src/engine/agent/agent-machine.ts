@@ -22,8 +22,9 @@ import type {
 } from './agent-types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { CheckRun, DiffSummary } from '../types.js';
-import { runChecks } from '../checks/index.js';
-import type { CheckPlace, Limiter } from '../checks/index.js';
+import { checkoutDirOf, runChecksOnCommit } from '../checks/index.js';
+import type { CommitCheckPlace, Limiter } from '../checks/index.js';
+import { knownSecrets } from '../records/index.js';
 import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
 import {
@@ -94,10 +95,11 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 
-/** The agent's checks, in its worktree, once its result is committed. */
-const runChecksLogic = fromPromise<CheckRun[], { launch: AgentLaunch; place: Omit<CheckPlace, 'signal'> }>(
-  ({ input, signal }) => runChecks(input.launch.checks ?? [], { ...input.place, signal }),
-);
+/** The agent's checks, in a clean checkout of its committed result (never its worktree). */
+const runChecksLogic = fromPromise<
+  CheckRun[],
+  { launch: AgentLaunch; place: Omit<CommitCheckPlace, 'signal'> }
+>(({ input, signal }) => runChecksOnCommit(input.launch.checks ?? [], { ...input.place, signal }));
 
 /** The latest running cost the events report (a usage event's estimate), or null. */
 const latestCost = (events: readonly AgentEvent[]): number | null => {
@@ -419,7 +421,7 @@ export const agentMachine = setup({
         },
       },
     },
-    // The result is committed; the checks run in its worktree. A stop (cancel) ends them.
+    // The result is committed; the checks run in a clean checkout of it. A stop (cancel) ends them.
     checking: {
       entry: 'reportChecking',
       invoke: {
@@ -427,7 +429,12 @@ export const agentMachine = setup({
         input: ({ context }) => ({
           launch: context.launch,
           place: {
-            cwd: context.launch.worktree,
+            repoRoot: context.launch.repoRoot,
+            commit: context.commit ?? context.launch.baseRef,
+            dir: checkoutDirOf(path.dirname(context.launch.worktree), context.launch.agent),
+            area: path.dirname(context.launch.worktree),
+            base: context.launch.baseRef,
+            secrets: knownSecrets(context.launch.env),
             runId: context.launch.runId,
             owner: `check:${context.launch.agent}`,
             processes: context.processes,

@@ -7,6 +7,8 @@ export { checkCommand } from './command.js';
 export { createLimiter } from './limiter.js';
 export type { Limiter } from './limiter.js';
 export { runChecks } from './runner.js';
+export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
+export type { CommitCheckPlace } from './checkout.js';
 export type { CheckPlace } from './runner.js';
 export { runBaseline } from './baseline.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';

@@ -25,7 +25,7 @@ import { toErrorInfo } from '../errors.js';
 import { availableParallelism } from 'node:os';
 import { createLimiter, pickBest } from '../checks/index.js';
 import type { BaselineInput, BaselineOutput } from '../checks/index.js';
-import { runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import { existsSync } from 'node:fs';
 import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
@@ -413,6 +413,7 @@ export const raceMachine = setup({
             ? []
             : [{ agent: agent.agent, ...agent.score }],
         ),
+        { allowTestChanges: context.options.allowTestChanges === true },
       );
       if (pick.agent === null)
         enqueue.assign({ mergeNote: `--auto-merge best merged nothing: ${pick.reason}` });
@@ -743,6 +744,7 @@ const baselineInput = (context: RaceContext): BaselineInput => {
     processes: context.processes,
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
+    secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
   };
 };
 

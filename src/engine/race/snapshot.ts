@@ -360,7 +360,8 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     };
   });
   const weights = context.options.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
-  const scores = scoreRace(agents, weights);
+  const allowTestChanges = context.options.allowTestChanges === true;
+  const scores = scoreRace(agents, weights, allowTestChanges);
   return {
     ...summary,
     agents: agents.map((agent, index) => {
@@ -369,6 +370,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     }),
     ...(context.baseline === null ? {} : { baseline: baselineSummary(context.baseline) }),
     scoreWeights: { ...weights },
+    ...(allowTestChanges ? { allowTestChanges } : {}),
   };
 };
 

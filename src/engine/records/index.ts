@@ -32,5 +32,6 @@ export {
 } from './records.js';
 export type { LoadedRun, RunMeta } from './records.js';
 export { LAST_RUN, resolveRunName } from './run-names.js';
-export { knownSecrets, recordableConfig, redactValue } from './redact.js';
+export { knownSecrets, recordableConfig, redactSecrets, redactValue, secretsIn } from './redact.js';
+export type { KnownSecret } from './redact.js';
 export { eventJson } from './event-json.js';

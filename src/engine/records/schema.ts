@@ -89,6 +89,8 @@ const checkSummarySchema = z.object({
   newlyFailing: z.array(z.string()).nullable(),
   newlyPassing: z.array(z.string()).nullable(),
   output: z.string(),
+  tampered: z.array(z.string()).optional(),
+  checkoutChanged: z.array(z.string()).optional(),
 });
 
 const scorePart = z.number().finite().nullable();
@@ -113,6 +115,7 @@ const scoreSchema = z.object({
     cost: scorePart,
   }),
   disqualified: z.string().nullable(),
+  flags: z.array(z.string()).optional(),
 });
 
 const agentSummarySchema: z.ZodType<AgentSummary> = z
@@ -168,6 +171,7 @@ export const summarySchema: z.ZodType<RaceSummary> = z.object({
     })
     .optional(),
   scoreWeights: scoreWeightsSchema.optional(),
+  allowTestChanges: z.boolean().optional(),
   merged: z
     .object({
       agent: agentId,
