@@ -4,7 +4,6 @@
  */
 export { reopenFromRecord, ROUND_STAGE, startRace } from './race/index.js';
 export { cleanRuns, commitsBrought, mergeRun, openWorktree } from './results/index.js';
-export type { BroughtCommit } from './results/index.js';
 export { defaultCacheDir, eventJson, LAST_RUN, listRuns, readRun, resolveRunName } from './records/index.js';
 export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents } from './probe/index.js';

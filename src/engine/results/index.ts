@@ -2,6 +2,5 @@
 export { cleanRuns } from './clean.js';
 export { mergeAgentBranch, mergeRun } from './merge.js';
 export { commitsBrought } from './secret-scan.js';
-export type { BroughtCommit, SecretFound } from './secret-scan.js';
 export type { MergeRequest } from './merge.js';
 export { openWorktree } from './open.js';

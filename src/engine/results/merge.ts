@@ -33,7 +33,7 @@ import { checkOnlyPaths, onlyCommit } from './partial-merge.js';
 import { assertRoomFor, planRestore, restoreTree, treeChanges, withSignalsHeld } from './tree-guard.js';
 import type { RestorePlan } from './tree-guard.js';
 import { commitsBrought, secretsInDiff } from './secret-scan.js';
-import type { SecretFound } from './secret-scan.js';
+import type { SecretFound } from '../types.js';
 
 export interface MergeRequest {
   root: string;

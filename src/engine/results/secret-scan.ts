@@ -5,23 +5,9 @@
  * merges against their first parent) and its added lines are matched against the shapes redaction
  * removes (records/redact.ts: private key blocks, vendor API keys and tokens).
  */
+import type { BroughtCommit, SecretFound } from '../types.js';
 import { runGit } from '../git/index.js';
 import { secretsIn } from '../records/index.js';
-
-export interface SecretFound {
-  file: string;
-  /** What it looks like: `private key`, `github token`. */
-  label: string;
-}
-
-export interface BroughtCommit {
-  commit: string;
-  subject: string;
-  /** Files its diff touches. */
-  files: string[];
-  /** Secrets its diff adds (empty for nearly every commit). */
-  secrets: SecretFound[];
-}
 
 /** Commits listed at most (an agent's branch holds a handful). */
 const MAX_COMMITS = 200;
