@@ -122,7 +122,7 @@ Options:
 Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage or config errors.`,
 
   merge: `Usage:
-  hydra merge <run> <agent> [--squash] [--keep-worktrees | --discard-others]
+  hydra merge <run> <agent> [--squash] [--keep-worktrees | --discard-others] [--allow-secrets]
   hydra merge <run> <agent> --only <path>...
 
 Merges one completed agent's branch (hydra/<run-id>/<agent>, <agent> being its name in that
