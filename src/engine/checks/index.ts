@@ -7,6 +7,7 @@ export { checkCommand } from './command.js';
 export { createLimiter } from './limiter.js';
 export type { Limiter } from './limiter.js';
 export { runChecks } from './runner.js';
+export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
 export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
 export type { CommitCheckPlace } from './checkout.js';
 export type { CheckPlace } from './runner.js';
