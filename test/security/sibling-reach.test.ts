@@ -34,6 +34,8 @@ describe('siblingPathsIn', () => {
   it('leaves its own worktree, paths inside it and other events alone', () => {
     expect(siblingPathsIn(bash(`cat ${RUN_DIR}/claude/lib.js src/../lib.js ../claude/x`), own)).toEqual([]);
     expect(siblingPathsIn(bash('node --test'), own)).toEqual([]);
-    expect(siblingPathsIn(ev({ kind: 'message', role: 'assistant', text: `${RUN_DIR}/codex` }), own)).toEqual([]);
+    expect(siblingPathsIn(ev({ kind: 'message', role: 'assistant', text: `${RUN_DIR}/codex` }), own)).toEqual(
+      [],
+    );
   });
 });
