@@ -37,7 +37,6 @@ import {
   stageChanges,
 } from '../git/index.js';
 import { commitAgentResult, diffSummary } from '../git/index.js';
-import { commitsBrought } from '../results/index.js';
 import type { PinnedWorktree, WorktreeHead } from '../git/index.js';
 import { trace } from '../../trace.js';
 
@@ -89,12 +88,7 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
   if (restoredOutcome.status === 'rejected') throw restoredOutcome.reason;
   if (committedOutcome.status === 'rejected') throw committedOutcome.reason;
   const result = committedOutcome.value;
-  const [net, commits] = await Promise.all([
-    result.diff ?? diffSummary(input.repoRoot, input.baseRef, result.commit),
-    // What a merge would bring, commit by commit (the detail view lists them); none if unreadable.
-    commitsBrought(input.repoRoot, input.baseRef, result.commit).catch(() => []),
-  ]);
-  const diff = commits.length === 0 ? net : { ...net, commits };
+  const diff = result.diff ?? (await diffSummary(input.repoRoot, input.baseRef, result.commit));
   trace(`agent ${input.agent}: finalized`);
   return { commit: result.commit, diff, warnings: [...result.warnings, ...restoredOutcome.value] };
 }
