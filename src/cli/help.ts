@@ -84,6 +84,8 @@ Options:
   --check "<command>"              a check (a gate) run in every result and on the base; repeatable
   --max-cost-usd <usd>             stop the agents once the race's estimated spend passes this
   --auto-merge best                merge the top score if it passed every gate and nobody ties it
+  --allow-test-changes             let a result win that removes or skips tests the baseline ran,
+                                   or changes a check's command or config (flagged otherwise)
   --prompt-file <file>             read the prompt from a file ("-" = stdin)
   --config <file>                  use this config file instead of hydra.toml
   --json                           headless: NDJSON on stdout, messages on stderr
@@ -120,7 +122,7 @@ Options:
 Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage or config errors.`,
 
   merge: `Usage:
-  hydra merge <run> <agent> [--squash] [--keep-worktrees | --discard-others]
+  hydra merge <run> <agent> [--squash] [--keep-worktrees | --discard-others] [--allow-secrets]
   hydra merge <run> <agent> --only <path>...
 
 Merges one completed agent's branch (hydra/<run-id>/<agent>, <agent> being its name in that
@@ -134,6 +136,8 @@ Options:
                      are, inside the repository), as one new commit; the agent's branch stays
   --squash           squash the agent's changes into one new commit
   --discard-others   also remove the other agents' worktrees and branches
+  --allow-secrets    merge although the result, or a commit it brings, adds what looks like a
+                     secret (a private key, an API token); refused otherwise, naming each one
   --keep-worktrees   keep every worktree and branch of the race, the merged one's too
   -h, --help         this help
 

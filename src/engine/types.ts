@@ -33,8 +33,15 @@ export interface CheckRun {
   durationMs: number;
   /** Counts (and test names) read from the output, when a known runner printed them. */
   tests: TestCounts | null;
-  /** The end of the check's output (stdout, then stderr), bounded. */
+  /** The end of the check's output (stdout, then stderr), bounded and redacted. */
   output: string;
+  /**
+   * What of the check's command the result changed against the base (`package.json scripts.test`,
+   * `vitest.config.ts`, `hydra.toml`): the check then no longer runs what the baseline ran.
+   */
+  configChanged?: string[];
+  /** Tracked files of the check's clean checkout that changed while it ran (nothing should write them). */
+  checkoutChanged?: string[];
 }
 
 /** A check's result as the summary and `hydra show` give it, compared with the baseline. */
@@ -49,10 +56,20 @@ export interface CheckSummary {
   newlyFailing: string[] | null;
   newlyPassing: string[] | null;
   output: string;
+  /**
+   * Why this check's result is not evidence about the task (absent when nothing is wrong): tests the
+   * baseline ran that it no longer runs, or a changed command or config (see checks/tampering.ts).
+   */
+  tampered?: string[];
+  /** Tracked files of the check's clean checkout that changed while it ran. */
+  checkoutChanged?: string[];
 }
 
 /** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
-export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified'>;
+export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified'> & {
+  /** Why its checks are not evidence (tests removed or skipped, a check's command changed); absent when none. */
+  flags?: string[];
+};
 
 /**
  * An agent's name in a race (`claude`, `opus`, `claude-2`): lowercase letters, digits and dashes,
@@ -140,6 +157,11 @@ export interface RaceOptions {
   maxCostUsd?: number;
   /** `--auto-merge best`: once every agent settled, merge the top score if it passed every gate and nobody ties it. */
   autoMerge?: 'best';
+  /**
+   * `--allow-test-changes`: a result whose checks no longer run the baseline's tests, or whose
+   * check command or config it changed, is scored like any other and may win `--auto-merge best`.
+   */
+  allowTestChanges?: boolean;
 }
 
 /** A recorded run as a reopened race starts from (built from a checked record: reopenFromRecord). */
@@ -192,11 +214,33 @@ export interface FileStat {
   binary?: boolean;
 }
 
+/** A secret a commit adds (results/secret-scan.ts). */
+export interface SecretFound {
+  file: string;
+  /** What it looks like: `private key`, `github token`. */
+  label: string;
+}
+
+/** A commit a merge would bring into the base branch. */
+export interface BroughtCommit {
+  commit: string;
+  subject: string;
+  /** Files its diff touches. */
+  files: string[];
+  /** Secrets its diff adds (empty for nearly every commit). */
+  secrets: SecretFound[];
+}
+
 export interface DiffSummary {
   filesChanged: number;
   insertions: number;
   deletions: number;
   files: FileStat[];
+  /**
+   * The commits of the result a merge would bring into the base branch, oldest first, each with the
+   * secrets it adds (results/secret-scan.ts): the net diff hides a key committed and deleted later.
+   */
+  commits?: BroughtCommit[];
 }
 
 export interface AgentSnapshot {
@@ -315,6 +359,8 @@ export interface RaceSummary {
   baseline?: { status?: BaselineSnapshot['status']; error?: string; checks: CheckSummary[] };
   /** The weights the scores were computed with (absent when nothing was scored). */
   scoreWeights?: ScoreWeights;
+  /** The race allowed results that change what its checks run (`--allow-test-changes`). */
+  allowTestChanges?: boolean;
   /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */
   merged?: { agent: AgentName; branch: string; method: MergeResult['method'] } | null;
   mergeReason?: string;
@@ -335,6 +381,11 @@ export interface MergeOptions {
    * result, as one new commit on the user's branch; the agent's branch stays.
    */
   only?: string[];
+  /**
+   * Merge although the result (or a commit it brings into history) adds what looks like a secret:
+   * `--allow-secrets`, for a test fixture or a public key that only looks like one.
+   */
+  allowSecrets?: boolean;
 }
 
 export interface MergeResult {

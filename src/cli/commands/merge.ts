@@ -1,4 +1,4 @@
-/** `hydra merge <run> <agent> [--squash] [--keep-worktrees] [--discard-others] [--only <path>...]`. */
+/** `hydra merge <run> <agent> [--squash] [--keep-worktrees] [--discard-others] [--only <path>...] [--allow-secrets]`. */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { mergeRun, resolveRunName } from '../../engine/index.js';
@@ -14,6 +14,7 @@ const OPTIONS = {
   'keep-worktrees': { type: 'boolean' },
   'discard-others': { type: 'boolean' },
   only: { type: 'string', multiple: true },
+  'allow-secrets': { type: 'boolean' },
 } as const;
 
 export async function mergeCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -49,6 +50,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     keepWorktrees,
     discardOthers,
     ...(only === undefined ? {} : { only }),
+    ...(getBoolean(parsed, 'allow-secrets') === true ? { allowSecrets: true } : {}),
   });
   for (const line of mergeLines(ctx, result)) ctx.print(line);
   if (!discardOthers && !keepWorktrees && run.agentIds.length > 1)

@@ -45,6 +45,7 @@ const OPTIONS = {
   check: { type: 'string', multiple: true },
   'max-cost-usd': { type: 'string' },
   'auto-merge': { type: 'string' },
+  'allow-test-changes': { type: 'boolean' },
   'resume-dashboard': { type: 'string' },
 } as const;
 
@@ -110,6 +111,7 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   if (timeout !== undefined) flags.timeoutS = timeout;
   if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
   if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
+  if (getBoolean(parsed, 'allow-test-changes')) flags.allowTestChanges = true;
   const checks = getStrings(parsed, 'check');
   for (const check of checks)
     if (check.trim() === '')

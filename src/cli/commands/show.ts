@@ -1,6 +1,6 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
-import { readRun, resolveRunName } from '../../engine/index.js';
-import type { AgentEventRecord, AgentName, RunRecord } from '../../engine/index.js';
+import { commitsBrought, readRun, resolveRunName } from '../../engine/index.js';
+import type { AgentEventRecord, AgentName, BroughtCommit, RunRecord } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -52,16 +52,46 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, given);
   const record = await readRun(root, entry.runId);
+  const commits = await branchCommits(root, record);
   if (getBoolean(parsed, 'json')) {
-    ctx.print(terminalSafeJson(record));
+    ctx.print(terminalSafeJson({ ...record, commits }));
     return EXIT.ok;
   }
   // Everything in a record came from agents (or whoever wrote the file): sanitized for the terminal.
   // The dashboard's symbols: Unicode, or ASCII where the locale cannot show it (HYDRA_ASCII decides too).
   const { symbols } = createTheme({ ascii: detectAscii(ctx.env), color: false });
-  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols)) ctx.print(line);
+  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols, sanitizeStrings(commits)))
+    ctx.print(line);
   return EXIT.ok;
 }
+
+/**
+ * The commits each agent's branch (while it exists) would bring into the base branch, oldest
+ * first, with the secrets each adds: the net diff hides a key committed and deleted later.
+ */
+async function branchCommits(root: string, record: RunRecord): Promise<Record<AgentName, BroughtCommit[]>> {
+  const out: Record<AgentName, BroughtCommit[]> = {};
+  for (const agent of record.meta.agents) {
+    const branch = `refs/heads/hydra/${record.runId}/${agent.agent}`;
+    const commits = await commitsBrought(root, record.meta.baseRef, branch).catch(() => null);
+    if (commits !== null && commits.length > 0) out[agent.agent] = commits;
+  }
+  return out;
+}
+
+/** Commits listed per agent in the text; `--json` has them all. */
+const COMMITS_SHOWN = 20;
+
+/** `  commit  1a2b3c4d5e6f subject  ! private key in id_rsa`, one per commit the merge would bring. */
+const commitLines = (commits: readonly BroughtCommit[], style: Style): string[] => [
+  ...commits
+    .slice(0, COMMITS_SHOWN)
+    .map(
+      (item) =>
+        `  commit  ${shortRef(item.commit)} ${oneLine(item.subject, 70)}${item.secrets.length === 0 ? '' : `  ${style.red(`adds a secret: ${item.secrets.map((found) => `${found.label} in ${found.file}`).join(', ')}`)}`}`,
+    ),
+  ...(commits.length > COMMITS_SHOWN ? [`  commit  ... ${commits.length - COMMITS_SHOWN} more`] : []),
+];
 
 /** Whether a cost is the CLI's own figure or hydra's estimate. */
 const COST_SOURCE = {
@@ -73,7 +103,12 @@ const COST_SOURCE = {
 /** Columns an event line takes after its time; `hydra show --json` has the whole text. */
 const EVENT_COLUMNS = 120;
 
-export function renderRun(record: RunRecord, style: Style, symbols: Symbols): string[] {
+export function renderRun(
+  record: RunRecord,
+  style: Style,
+  symbols: Symbols,
+  commits: Readonly<Record<AgentName, readonly BroughtCommit[]>> = {},
+): string[] {
   const { meta, summary } = record;
   const lines: string[] = [];
   lines.push(`${style.bold('run')}     ${record.runId}`);
@@ -126,15 +161,27 @@ export function renderRun(record: RunRecord, style: Style, symbols: Symbols): st
           `  round ${index + 1} ${formatUsage(round.usage, symbols.dot)}: ${oneLine(round.prompt, 80)}`,
         );
       if (result.branch) lines.push(`  branch  ${result.branch}`);
-      for (const check of result.checks ?? [])
+      lines.push(...commitLines(commits[agent] ?? [], style));
+      for (const check of result.checks ?? []) {
         lines.push(
           `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}`,
         );
+        for (const reason of check.tampered ?? [])
+          lines.push(`          ${style.yellow(`not evidence: ${reason}`)}`);
+        if (check.checkoutChanged !== undefined)
+          lines.push(
+            `          ${style.yellow(`its checkout changed while it ran: ${check.checkoutChanged.join(', ')}`)}`,
+          );
+      }
       if (result.outsideAllowed !== undefined && result.outsideAllowed.length > 0)
         lines.push(
           `  ${style.yellow('scope')}   outside allowed_paths: ${result.outsideAllowed.map(sanitizeName).join(', ')}`,
         );
       if (result.score !== undefined) lines.push(`  ${formatScore(result.score, symbols.dot)}`);
+      if ((result.score?.flags ?? []).length > 0)
+        lines.push(
+          `  ${style.yellow('flagged')} its checks are not evidence, so it cannot win --auto-merge best${summary?.allowTestChanges === true ? ' (allowed: --allow-test-changes)' : ' without --allow-test-changes'}`,
+        );
       if (result.error)
         lines.push(
           `  ${style.red('error')}   ${result.error.message}${result.error.hint ? ` (${result.error.hint})` : ''}`,

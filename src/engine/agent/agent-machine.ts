@@ -21,8 +21,10 @@ import type {
 } from './agent-types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { CheckRun, DiffSummary } from '../types.js';
-import { runChecks } from '../checks/index.js';
-import type { CheckPlace, Limiter } from '../checks/index.js';
+import { checkoutDirOf, runChecksOnCommit } from '../checks/index.js';
+import type { CommitCheckPlace, Limiter } from '../checks/index.js';
+import { knownSecrets } from '../records/index.js';
+import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import { commitSubject, knowRepository } from '../git/index.js';
 import { finalizeWork } from './finalize.js';
@@ -32,15 +34,15 @@ const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input 
 /** What the agent's checks need: its launch, where they run, and the race's check slots. */
 export interface ChecksInput {
   launch: AgentLaunch;
-  place: Omit<CheckPlace, 'signal' | 'slots'>;
+  place: Omit<CommitCheckPlace, 'signal' | 'slots'>;
   /** Null only if checks were started without the race's slots (checksDue requires them). */
   slots: Limiter | null;
 }
 
-/** The agent's checks, in its worktree, once its result is committed. */
+/** The agent's checks, in a clean checkout of its committed result (never its worktree). */
 const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ input, signal }) => {
   if (input.slots === null) throw new Error(`Checks of ${input.launch.agent} were due with no check slots.`);
-  return runChecks(input.launch.checks ?? [], { ...input.place, slots: input.slots, signal });
+  return runChecksOnCommit(input.launch.checks ?? [], { ...input.place, slots: input.slots, signal });
 });
 
 /**
@@ -368,7 +370,7 @@ export const agentMachine = setup({
         },
       },
     },
-    // The result is committed; the checks run in its worktree. A stop (cancel) ends them.
+    // The result is committed; the checks run in a clean checkout of it. A stop (cancel) ends them.
     checking: {
       entry: 'reportChecking',
       invoke: {
@@ -376,7 +378,12 @@ export const agentMachine = setup({
         input: ({ context }) => ({
           launch: context.launch,
           place: {
-            cwd: context.launch.worktree,
+            repoRoot: context.launch.repoRoot,
+            commit: context.commit ?? context.launch.baseRef,
+            dir: checkoutDirOf(path.dirname(context.launch.worktree), context.launch.agent),
+            area: path.dirname(context.launch.worktree),
+            base: context.launch.baseRef,
+            secrets: knownSecrets(context.launch.env),
             runId: context.launch.runId,
             owner: `check:${context.launch.agent}`,
             processes: context.processes,

@@ -8,10 +8,9 @@ import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CheckRun, CheckSpec } from '../types.js';
 import type { ProcessRegistry } from '../process/index.js';
-import { RUN_ID_ENV } from '../process/index.js';
-import { createDetachedWorktree, removeWorktree } from '../git/index.js';
+import type { KnownSecret } from '../records/index.js';
 import type { Limiter } from './limiter.js';
-import { runChecks } from './runner.js';
+import { runChecksOnCommit } from './checkout.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
@@ -26,6 +25,8 @@ export interface BaselineInput {
   processes: ProcessRegistry;
   slots: Limiter;
   graceMs: number;
+  /** Configured values to redact from the checks' output (the agents' `env`). */
+  secrets?: readonly KnownSecret[];
 }
 
 export interface BaselineOutput {
@@ -36,32 +37,29 @@ export interface BaselineOutput {
 
 const baselineWorktreeDir = (runDir: string): string => path.join(runDir, '.baseline');
 
-/** Creates the baseline worktree, runs the checks there, removes it. Never throws. */
+/**
+ * Creates the baseline worktree (a clean checkout of the base: runChecksOnCommit), runs the checks
+ * there, removes it. Never throws.
+ */
 export async function runBaseline(input: BaselineInput, signal: AbortSignal): Promise<BaselineOutput> {
-  const dir = baselineWorktreeDir(input.runDir);
   try {
-    await createDetachedWorktree(input.repoRoot, dir, input.baseRef, {
-      signal,
-      step: 'git worktree add for the baseline checks',
-      graceMs: input.graceMs,
-      env: { [RUN_ID_ENV]: input.runId },
-      processes: input.processes,
-      owner: input.runId,
-    });
-    const checks = await runChecks(input.checks, {
-      cwd: dir,
+    const checks = await runChecksOnCommit(input.checks, {
+      repoRoot: input.repoRoot,
+      commit: input.baseRef,
+      dir: baselineWorktreeDir(input.runDir),
+      area: input.runDir,
       runId: input.runId,
       owner: BASELINE_OWNER,
       processes: input.processes,
       slots: input.slots,
       graceMs: input.graceMs,
       signal,
+      ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
     });
     return { checks, error: null };
   } catch (error) {
     return { checks: [], error: error instanceof Error ? error.message : String(error) };
   } finally {
-    await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
     // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).
     for (const empty of [input.runDir, path.dirname(input.runDir)])
       if (

@@ -7,6 +7,7 @@ import type { AgentSummary, CheckRun, CheckSummary, ScoreSummary } from '../type
 import { DEFAULT_SCORE_WEIGHTS, scoreAgents } from './score.js';
 import type { ScoreInput, ScoreWeights } from './score.js';
 import { compareTests } from './test-counts.js';
+import { tamperingOf } from './tampering.js';
 
 /** Each check's result as recorded, with what changed against the baseline's run of the same check (name and command). */
 export const summarizeChecks = (
@@ -17,6 +18,7 @@ export const summarizeChecks = (
     // The same check: its name and its command (an agent's own command is not the baseline's run).
     const base = baseline?.find((item) => item.name === run.name && item.run === run.run) ?? null;
     const changes = compareTests(base?.tests ?? null, run.tests);
+    const tampered = tamperingOf(run, base);
     return {
       name: run.name,
       gate: run.gate,
@@ -30,6 +32,8 @@ export const summarizeChecks = (
       newlyFailing: changes?.newlyFailing ?? null,
       newlyPassing: changes?.newlyPassing ?? null,
       output: run.output,
+      ...(tampered.length === 0 ? {} : { tampered }),
+      ...(run.checkoutChanged === undefined ? {} : { checkoutChanged: run.checkoutChanged }),
     };
   });
 
@@ -69,6 +73,12 @@ const scoreInputOf = (agent: AgentSummary): ScoreInput => ({
     gate: check.gate,
     passed: check.status === 'passed',
     tests: check.tests === null ? null : { passed: check.tests.passed, failed: check.tests.failed },
+    flags: [
+      ...(check.tampered ?? []),
+      ...(check.checkoutChanged === undefined
+        ? []
+        : [`its checkout changed while it ran (${check.checkoutChanged.slice(0, 3).join(', ')})`]),
+    ],
   })),
   diff:
     agent.status === 'completed'
@@ -79,14 +89,19 @@ const scoreInputOf = (agent: AgentSummary): ScoreInput => ({
   costUsd: agent.usage.costUsd,
 });
 
-/** Every agent's score, in the summary's order. */
+/**
+ * Every agent's score, in the summary's order. `allowTestChanges`: the user allowed results that
+ * change what the checks run (`--allow-test-changes`), so their checks count as any other's.
+ */
 export const scoreRace = (
   agents: readonly AgentSummary[],
   weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
+  allowTestChanges = false,
 ): ScoreSummary[] =>
-  scoreAgents(agents.map(scoreInputOf), weights).map((score) => ({
+  scoreAgents(agents.map(scoreInputOf), weights, { allowTestChanges }).map((score) => ({
     total: score.total,
     gates: score.gates,
     parts: score.parts,
     disqualified: score.disqualified,
+    ...(score.flags.length === 0 ? {} : { flags: score.flags }),
   }));

@@ -10,6 +10,8 @@ import { spawnSupervised } from '../process/index.js';
 import { checkCommand } from './command.js';
 import type { Limiter } from './limiter.js';
 import { readTestCounts } from './test-counts.js';
+import { knownSecrets, redactSecrets, redactValue } from '../records/index.js';
+import type { KnownSecret } from '../records/index.js';
 
 /** Output read for test counts: the last 1 MB of lines. */
 const PARSED_OUTPUT_BYTES = 1024 * 1024;
@@ -33,6 +35,11 @@ export interface CheckPlace {
   /** SIGTERM to SIGKILL. */
   graceMs: number;
   signal?: AbortSignal;
+  /**
+   * Configured values to redact from what is recorded (an agent's `env`); the secret-looking values
+   * of hydra's own environment, which the check inherits, are always redacted too.
+   */
+  secrets?: readonly KnownSecret[];
 }
 
 /** Keeps the last `maxBytes` of lines. */
@@ -100,26 +107,44 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
     const text = [stdout.text(), exit.stderrTail].filter((part) => part !== '').join('\n');
     const counts = readTestCounts(text);
     const status = statusOf(exit.exitCode, timedOut, exit.spawnError !== undefined);
+    const secrets = secretsOf(place);
     const output =
       exit.spawnError === undefined ? text : `could not start ${command.file}: ${exit.spawnError}`;
-    return {
-      name: spec.name,
-      run: spec.run,
-      gate: spec.gate,
-      status: aborted(place.signal) && !timedOut ? 'error' : status,
-      exitCode: exit.exitCode,
-      durationMs: Date.now() - started,
-      tests:
-        counts === null
-          ? null
-          : {
-              ...counts,
-              failedNames: counts.failedNames.slice(0, MAX_NAMES),
-              passedNames: counts.passedNames.slice(0, MAX_NAMES),
-            },
-      output: tailChars(output, RECORDED_OUTPUT_CHARS),
-    };
+    // Recorded, shown and printed like agent output: redacted once, here (records/redact.ts).
+    return redactValue<CheckRun>(
+      {
+        name: spec.name,
+        run: spec.run,
+        gate: spec.gate,
+        status: aborted(place.signal) && !timedOut ? 'error' : status,
+        exitCode: exit.exitCode,
+        durationMs: Date.now() - started,
+        tests:
+          counts === null
+            ? null
+            : {
+                ...counts,
+                failedNames: counts.failedNames.slice(0, MAX_NAMES),
+                passedNames: counts.passedNames.slice(0, MAX_NAMES),
+              },
+        // Redacted before it is cut, so no secret is cut in half past the patterns' reach.
+        output: tailChars(redactSecrets(output, secrets), RECORDED_OUTPUT_CHARS),
+      },
+      secrets,
+    );
   });
+
+/** What a check's record is redacted of: the place's configured secrets and hydra's environment's. */
+const secretsOf = (place: CheckPlace): KnownSecret[] => [
+  ...(place.secrets ?? []),
+  ...knownSecrets(environment()),
+];
+
+/** hydra's environment, the values only (a check inherits it). */
+const environment = (): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
 
 /** Read through a function: TypeScript would keep the narrowing from before the await. */
 const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;

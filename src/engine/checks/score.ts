@@ -13,6 +13,11 @@
  *
  * A part that does not apply (no checks, no counts, unknown cost) is left out and the others are
  * weighed among themselves, so an agent is never marked down for a figure nobody has.
+ *
+ * A flagged result (a check that no longer runs the baseline's tests, or whose command the result
+ * changed: checks/tampering.ts) has checks and tests of 0: what its checks say is not evidence, so
+ * it never beats a result that passes its checks honestly, and pickBest does not merge it unless
+ * the user allows test changes (then it is scored like any other).
  */
 
 export interface ScoreWeights {
@@ -40,6 +45,8 @@ export interface ScoredCheck {
   gate: boolean;
   passed: boolean;
   tests: { passed: number; failed: number } | null;
+  /** Why this check is not evidence (tests removed or skipped, its command changed); empty when none. */
+  flags?: readonly string[];
 }
 
 export interface ScoreInput {
@@ -63,6 +70,8 @@ export interface Score {
   parts: Record<ScorePart, number | null>;
   /** Why the agent cannot win, or null. */
   disqualified: string | null;
+  /** Why its checks are not evidence, `<check>: <reason>` (empty when none). */
+  flags: string[];
 }
 
 const EMPTY_PARTS: Record<ScorePart, number | null> = {
@@ -96,6 +105,7 @@ const whyDisqualified = (input: ScoreInput, failedGates: string[]): string | nul
 export const scoreAgents = (
   inputs: readonly ScoreInput[],
   weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
+  options: { allowTestChanges?: boolean } = {},
 ): Score[] => {
   const judged = inputs.map((input) => {
     const failed = input.checks.filter((check) => check.gate && !check.passed).map((check) => check.name);
@@ -111,18 +121,23 @@ export const scoreAgents = (
   };
   return judged.map(({ input, failed, disqualified }) => {
     const gates = { passed: failed.length === 0, failed };
+    const flags = input.checks.flatMap((check) =>
+      (check.flags ?? []).map((flag) => `${check.name}: ${flag}`),
+    );
     if (disqualified !== null)
-      return { agent: input.agent, total: 0, gates, parts: EMPTY_PARTS, disqualified };
+      return { agent: input.agent, total: 0, gates, parts: EMPTY_PARTS, disqualified, flags };
+    const untrusted = flags.length > 0 && options.allowTestChanges !== true;
     const counted = input.checks.flatMap((check) => (check.tests === null ? [] : [check.tests]));
     const passedTests = counted.reduce((sum, tests) => sum + tests.passed, 0);
     const ranTests = counted.reduce((sum, tests) => sum + tests.passed + tests.failed, 0);
     const files = input.diff?.files ?? 0;
     const parts: Record<ScorePart, number | null> = {
-      checks:
-        input.checks.length === 0
+      checks: untrusted
+        ? 0
+        : input.checks.length === 0
           ? null
           : input.checks.filter((check) => check.passed).length / input.checks.length,
-      tests: ranTests === 0 ? null : passedTests / ranTests,
+      tests: untrusted ? 0 : ranTests === 0 ? null : passedTests / ranTests,
       diff: relative(Math.max(1, input.diff?.lines ?? 1), best.lines),
       scope: input.outsideAllowed === null || files === 0 ? null : 1 - input.outsideAllowed / files,
       duration: relative(input.durationMs, best.duration),
@@ -137,20 +152,31 @@ export const scoreAgents = (
       weightSum += weights[part];
     }
     const total = weightSum === 0 ? 0 : round1((100 * weighted) / weightSum);
-    return { agent: input.agent, total, gates, parts, disqualified: null };
+    return { agent: input.agent, total, gates, parts, disqualified: null, flags };
   });
 };
 
 export type BestPick = { agent: string; score: number } | { agent: null; reason: string };
 
-/** The agent `--auto-merge best` merges: the top score, if it can win and nobody ties it. */
-export const pickBest = (scores: readonly Score[]): BestPick => {
+/**
+ * The agent `--auto-merge best` merges: the top score, if it can win and nobody ties it. A flagged
+ * top (its checks changed what they run) is merged only when the user allows test changes.
+ */
+export const pickBest = (
+  scores: ReadonlyArray<Omit<Score, 'flags'> & { flags?: readonly string[] }>,
+  options: { allowTestChanges?: boolean } = {},
+): BestPick => {
   const ranked = [...scores].sort((a, b) => b.total - a.total);
   const [top, second] = ranked;
   if (top === undefined || top.disqualified !== null || top.total <= 0) {
     const reasons = scores.map((score) => `${score.agent}: ${score.disqualified ?? 'score 0'}`);
     return { agent: null, reason: `no result can win (${reasons.join('; ') || 'no agents'})` };
   }
+  if ((top.flags ?? []).length > 0 && options.allowTestChanges !== true)
+    return {
+      agent: null,
+      reason: `the top result, ${top.agent} (${top.total}), changed what its checks run (${(top.flags ?? []).join('; ')}); review it and merge it with \`hydra merge\`, or race with --allow-test-changes to let such a result win`,
+    };
   if (second !== undefined && second.total === top.total) {
     const tied = ranked.filter((score) => score.total === top.total).map((score) => score.agent);
     return { agent: null, reason: `${tied.join(' and ')} tie at ${top.total}` };

@@ -35,6 +35,8 @@ export interface RaceFlags {
   maxCostUsd?: number;
   /** `--auto-merge best`. */
   autoMerge?: 'best';
+  /** `--allow-test-changes`: a result that changes what a check runs may still win. */
+  allowTestChanges?: boolean;
 }
 
 export interface ResolvedRace {
@@ -52,6 +54,7 @@ export interface ResolvedRace {
   allowedPaths?: string[];
   maxCostUsd?: number;
   autoMerge?: 'best';
+  allowTestChanges?: boolean;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -170,6 +173,7 @@ function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): P
     ...(allowedPaths === undefined ? {} : { allowedPaths }),
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     ...(flags.autoMerge === undefined ? {} : { autoMerge: flags.autoMerge }),
+    ...(flags.allowTestChanges === true ? { allowTestChanges: true } : {}),
   };
 }
 

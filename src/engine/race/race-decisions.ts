@@ -73,6 +73,7 @@ export const autoMergeDecision = (context: RaceContext): AutoMergeDecision => {
     summary.agents.flatMap((agent) =>
       agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
     ),
+    { allowTestChanges: context.options.allowTestChanges === true },
   );
   return pick.agent === null
     ? { note: `--auto-merge best merged nothing: ${pick.reason}` }

@@ -6,7 +6,7 @@
 import type { ErrorInfo } from '../../core/events.js';
 import type { BaselineInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
-import { runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import type { AgentName } from '../types.js';
 import type { Prepared } from './prepared.js';
 import { roundProblem, uncommittedAgents } from './race-decisions.js';
@@ -109,6 +109,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     processes: context.processes,
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
+    secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
   }));
 
 /**

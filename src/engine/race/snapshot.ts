@@ -8,7 +8,14 @@ import type { AgentEvent, ErrorInfo, Usage } from '../../core/events.js';
 import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
 import { agentNameOf } from '../agent-name.js';
-import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace, summarizeChecks } from '../checks/index.js';
+import {
+  DEFAULT_SCORE_WEIGHTS,
+  outsideAllowedPaths,
+  scoreRace,
+  siblingPathsIn,
+  siblingReachWarning,
+  summarizeChecks,
+} from '../checks/index.js';
 import type { BaselineOutput } from '../checks/index.js';
 import type {
   AgentName,
@@ -163,11 +170,27 @@ export const applyOutput = (
   context: RaceContext,
   event: Extract<AgentReport, { type: 'AGENT.OUTPUT' }>,
 ): Partial<RaceContext> => ({
-  agents: updateAgent(context.agents, event.agent, (agent) => ({
-    ...appendEvents(agent, event.events),
-    lastOutputAt: event.at,
-  })),
+  agents: updateAgent(context.agents, event.agent, (agent) =>
+    withSiblingReach(context, { ...appendEvents(agent, event.events), lastOutputAt: event.at }, event.events),
+  ),
 });
+
+/** An agent whose tool calls named another agent's directory gets a warning (checks/sibling-reach.ts). */
+const withSiblingReach = (
+  context: RaceContext,
+  agent: AgentSnapshot,
+  events: readonly AgentEvent[],
+): AgentSnapshot => {
+  if (agent.worktree === null) return agent;
+  const own = {
+    worktree: agent.worktree,
+    siblings: context.agents.map((item) => item.agent).filter((name) => name !== agent.agent),
+  };
+  const paths = events.flatMap((event) => siblingPathsIn(event, own));
+  if (paths.length === 0) return agent;
+  const warning = siblingReachWarning([...new Set(paths)]);
+  return agent.warnings.includes(warning) ? agent : { ...agent, warnings: [...agent.warnings, warning] };
+};
 
 /**
  * The stream carried the agent's final result while its process may still be running: from now on
@@ -360,7 +383,8 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     };
   });
   const weights = context.options.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
-  const scores = scoreRace(agents, weights);
+  const allowTestChanges = context.options.allowTestChanges === true;
+  const scores = scoreRace(agents, weights, allowTestChanges);
   return {
     ...summary,
     agents: agents.map((agent, index) => {
@@ -369,6 +393,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     }),
     ...(context.baseline === null ? {} : { baseline: baselineSummary(context.baseline) }),
     scoreWeights: { ...weights },
+    ...(allowTestChanges ? { allowTestChanges } : {}),
   };
 };
 

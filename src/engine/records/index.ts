@@ -27,5 +27,6 @@ export { loadRun, readRecordDir, readRun, trackedRunIds } from './read-run.js';
 export type { LoadedRun } from './read-run.js';
 export { listRuns, ownerAlive, recordedRunIds, runIdTime } from './runs.js';
 export { LAST_RUN, resolveRunName } from './run-names.js';
-export { knownSecrets, recordableConfig, redactValue } from './redact.js';
+export { knownSecrets, recordableConfig, redactSecrets, redactValue, secretsIn } from './redact.js';
+export type { KnownSecret } from './redact.js';
 export { eventJson } from './event-json.js';

@@ -62,6 +62,17 @@ export const redactSecrets = (text: string, known: readonly KnownSecret[] = []):
 };
 
 /**
+ * What kinds of secret a text holds (`private key`, `github token`), by the same shapes redaction
+ * removes (bearer tokens aside: a header in a test fixture is not a key); none for most text.
+ */
+export const secretsIn = (text: string): string[] => {
+  if (!MAYBE_SECRET.test(text)) return [];
+  return SECRET_SHAPES.filter(({ pattern }) => new RegExp(pattern.source).test(text)).map(
+    ({ label }) => label,
+  );
+};
+
+/**
  * A JSON-like value (an event, an argv) with every string redacted. Copied only where a string
  * changed: a value with nothing to redact (nearly every event) comes back as it is, so the hot
  * path allocates nothing; one with a secret gets new objects on the path to each changed string.

@@ -89,6 +89,8 @@ const checkSummarySchema = z.object({
   newlyFailing: z.array(z.string()).nullable(),
   newlyPassing: z.array(z.string()).nullable(),
   output: z.string(),
+  tampered: z.array(z.string()).optional(),
+  checkoutChanged: z.array(z.string()).optional(),
 });
 
 const scorePart = z.number().finite().nullable();
@@ -113,6 +115,7 @@ const scoreSchema = z.object({
     cost: scorePart,
   }),
   disqualified: z.string().nullable(),
+  flags: z.array(z.string()).optional(),
 });
 
 /** One agent's entry in summary.json (read one by one: a damaged entry does not damage the run). */
@@ -170,6 +173,7 @@ export const summaryFrameSchema = z.object({
     })
     .optional(),
   scoreWeights: scoreWeightsSchema.optional(),
+  allowTestChanges: z.boolean().optional(),
   merged: z
     .object({
       agent: agentId,

@@ -41,6 +41,8 @@ import {
   withSignalsHeld,
 } from './tree-guard.js';
 import type { RestorePlan } from './tree-guard.js';
+import { commitsBrought, secretsInDiff } from './secret-scan.js';
+import type { SecretFound } from '../types.js';
 
 export interface MergeRequest {
   root: string;
@@ -162,6 +164,45 @@ async function overlappingChanges(root: string, head: string, tree: string): Pro
     }
   }
   return overlap;
+}
+
+const secretList = (found: readonly SecretFound[]): string =>
+  listSome([...new Set(found.map((item) => `${item.label} in ${item.file}`))]);
+
+/**
+ * Refuses a merge that would bring a secret (a private key, an API token: records/redact.ts's
+ * shapes) into the user's history: with a squash, what the net diff adds; otherwise what every
+ * commit the merge brings adds, so a key committed and deleted later is found too. Nothing has
+ * changed yet; the message names each commit and file, the hint how to go on.
+ */
+async function refuseSecrets(
+  request: MergeRequest,
+  head: string,
+  tip: string,
+  tree: string,
+  squash: boolean,
+): Promise<void> {
+  if (request.options.allowSecrets === true) return;
+  const merge = `hydra merge ${request.runId} ${request.agent}`;
+  const net = await secretsInDiff(request.root, head, tree);
+  if (net.length > 0)
+    refuse(
+      `${request.agent}'s result adds what looks like a secret: ${secretList(net)}.`,
+      `Nothing was changed. Look at it (\`git show ${branchName(request.runId, request.agent)}\`); remove it from the result (a follow-up: \`hydra continue\`) or, if it is no secret, merge with \`${merge} --allow-secrets\`.`,
+      [...new Set(net.map((item) => item.file))],
+    );
+  if (squash) return;
+  const leaking = (await commitsBrought(request.root, head, tip)).filter((item) => item.secrets.length > 0);
+  if (leaking.length === 0) return;
+  const named = leaking.map(
+    (item) =>
+      `${item.commit.slice(0, 12)} ("${commitSubject(item.subject)}") adds ${secretList(item.secrets)}`,
+  );
+  refuse(
+    `Merging ${request.agent}'s result would put a secret into your history, although its final files no longer hold it: commit ${named.join('; commit ')}.`,
+    `Nothing was changed. \`${merge} --squash\` brings only the net change (one new commit, without that history); or, if it is no secret, \`${merge} --allow-secrets\`.`,
+    [...new Set(leaking.flatMap((item) => item.secrets.map((secret) => secret.file)))],
+  );
 }
 
 const commitMessage = (request: MergeRequest, squash: boolean, only: readonly string[] | null): string => {
@@ -378,6 +419,8 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
       overlap,
     );
   }
+
+  await refuseSecrets(request, head, tip, tree, squash);
 
   const changes = await treeChanges(root, head, tree);
   await assertRoomFor(root, changes);

@@ -136,7 +136,7 @@ const checksLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
   ]);
 };
 
-/** The score, once the race is scored. */
+/** The score, once the race is scored; flagged when its checks are not evidence (tests changed). */
 const scoreLine = (agent: AgentSnapshot, theme: Theme): Line | null =>
   agent.score === null
     ? null
@@ -146,6 +146,9 @@ const scoreLine = (agent: AgentSnapshot, theme: Theme): Line | null =>
           agent.score.disqualified === null ? 'accent' : 'muted',
           true,
         ),
+        ...((agent.score.flags ?? []).length === 0
+          ? []
+          : [seg(` ${theme.symbols.dot} ${theme.symbols.warn} checks not evidence (tests changed)`, 'warn')]),
       ];
 
 const usageLine = (agent: AgentSnapshot, theme: Theme, width: number): Line => [

@@ -69,6 +69,15 @@ export const detailLines = (
       const counts = file.binary === true ? 'binary' : `+${file.insertions} -${file.deletions}`;
       lines.push([seg(`  ${symbols.dot} ${sanitizeName(file.path)} `), seg(counts, 'muted')]);
     }
+    // Every commit a merge would bring, with the secrets each adds (the net diff above hides them).
+    for (const item of agent.diff.commits ?? [])
+      lines.push([
+        seg(`commit   ${item.commit.slice(0, 7)} `, 'muted'),
+        seg(sanitize(oneLine(item.subject))),
+        ...item.secrets.map((found) =>
+          seg(`  ${symbols.warn} adds ${found.label} in ${sanitize(found.file)}`, 'error', true),
+        ),
+      ]);
   }
   if (agent.error !== null) {
     lines.push(
@@ -80,6 +89,13 @@ export const detailLines = (
     lines.push(...wrapLines([[seg(`hint: ${agent.error.hint}`, 'warn')]], width));
   }
   if (agent.score !== null) lines.push([seg(formatScore(agent.score, symbols.dot), 'accent', true)]);
+  if ((agent.score?.flags ?? []).length > 0)
+    lines.push([
+      seg(
+        `${symbols.warn} its checks are not evidence: it cannot win --auto-merge best without --allow-test-changes`,
+        'warn',
+      ),
+    ]);
   for (const check of agent.checks ?? []) {
     lines.push([
       seg(`${checkSymbol(check, symbols)} `, checkTone(check), true),
@@ -87,6 +103,15 @@ export const detailLines = (
         `${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''} ${symbols.dot} ${formatDuration(check.durationMs)}`,
       ),
     ]);
+    for (const reason of check.tampered ?? [])
+      lines.push([seg(`    ${symbols.warn} not evidence: ${sanitize(reason)}`, 'warn')]);
+    if (check.checkoutChanged !== undefined)
+      lines.push([
+        seg(
+          `    ${symbols.warn} its checkout changed while it ran: ${sanitize(check.checkoutChanged.join(', '))}`,
+          'warn',
+        ),
+      ]);
     // What it printed last, when it did not pass (the run record keeps the last 8 KB).
     if (check.status === 'passed') continue;
     const output = sanitize(check.output)

@@ -1,0 +1,88 @@
+/**
+ * Checks run on a commit, never on a worktree somebody left: a fresh detached worktree of the
+ * commit (`git worktree add --detach`, the baseline's mechanics), with no index flags and nothing
+ * but what the commit holds, removed once the checks are done. An agent that neutered its tests in
+ * its worktree and hid that with `git update-index --skip-worktree` is judged by what it committed.
+ * After the checks, the checkout's tracked files are compared with the commit: nothing should have
+ * written them (a test that edits tracked files, or another process reaching into hydra's
+ * directories), and each check says so when something did.
+ */
+import path from 'node:path';
+import type { CheckRun, CheckSpec } from '../types.js';
+import { RUN_ID_ENV } from '../process/index.js';
+import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/index.js';
+import { commandChanges } from './command-config.js';
+import { runChecks } from './runner.js';
+import type { CheckPlace } from './runner.js';
+
+export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
+  repoRoot: string;
+  /** The commit the checks judge. */
+  commit: string;
+  /** Where its checkout goes: a directory inside `area` that does not exist yet. */
+  dir: string;
+  /** The run's worktree directory, which holds `dir`. */
+  area: string;
+  /** The race's base: the check's command config is compared with it (absent for the baseline). */
+  base?: string;
+}
+
+/** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
+export const checkoutDirOf = (runDir: string, agent: string): string => path.join(runDir, `.checks-${agent}`);
+
+/**
+ * Tracked files of a checkout that differ from its commit, and any index flag (skip-worktree,
+ * assume-unchanged) that would hide such a difference, or a HEAD that moved.
+ */
+async function checkoutChanges(dir: string, commit: string): Promise<string[]> {
+  const [status, flags, head] = await Promise.all([
+    runGit(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--no-renames']),
+    runGit(dir, ['ls-files', '-v', '-z']),
+    runGit(dir, ['rev-parse', 'HEAD']),
+  ]);
+  const changed = splitZ(status.stdout).map((entry) => entry.slice(3));
+  // `ls-files -v`: `S` skip-worktree, a lowercase tag assume-unchanged.
+  const hidden = splitZ(flags.stdout)
+    .filter((entry) => /^(?:S|[a-z]) /.test(entry))
+    .map((entry) => `${entry.slice(2)} (index flag)`);
+  const moved = head.stdout.trim() === commit ? [] : [`HEAD moved to ${head.stdout.trim().slice(0, 12)}`];
+  return [...moved, ...changed, ...hidden];
+}
+
+/** Makes the checkout, runs the checks there, checks it was left alone, removes it. */
+export async function runChecksOnCommit(
+  specs: readonly CheckSpec[],
+  place: CommitCheckPlace,
+): Promise<CheckRun[]> {
+  if (specs.length === 0) return [];
+  const { repoRoot, commit, dir, area, base, ...rest } = place;
+  try {
+    const [changes] = await Promise.all([
+      base === undefined
+        ? Promise.resolve(new Map<string, string[]>())
+        : commandChanges(repoRoot, base, commit, specs),
+      createDetachedWorktree(repoRoot, dir, commit, {
+        ...(rest.signal === undefined ? {} : { signal: rest.signal }),
+        step: `git worktree add for the checks of ${rest.owner}`,
+        graceMs: rest.graceMs,
+        env: { [RUN_ID_ENV]: rest.runId },
+        processes: rest.processes,
+        owner: rest.runId,
+      }),
+    ]);
+    const runs = await runChecks(specs, { ...rest, cwd: dir });
+    const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
+      `could not be checked: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
+    return runs.map((run) => {
+      const configChanged = changes.get(run.name);
+      return {
+        ...run,
+        ...(configChanged === undefined ? {} : { configChanged }),
+        ...(disturbed.length === 0 ? {} : { checkoutChanged: disturbed.slice(0, 50) }),
+      };
+    });
+  } finally {
+    await removeWorktree(repoRoot, dir, area).catch(() => undefined);
+  }
+}
