@@ -18,8 +18,8 @@ import {
   OUTPUT_CHARS,
 } from '../core/text.js';
 import { looksLikeAuthFailure } from './finish.js';
+import type { CliFacts } from './kit/facts.js';
 import { CliParser } from './kit/parser.js';
-import type { ParserFacts } from './kit/parser.js';
 import type { Failure } from './kit/failures.js';
 import type { ParserOptions, ProcessEnd } from './types.js';
 
@@ -374,7 +374,7 @@ const openaiCounts = (usage: ApiUsage): Counts => {
 // Parser
 
 /** What differs between the CLIs that speak this stream. */
-export interface AnthropicFacts extends ParserFacts {
+export interface AnthropicStream {
   /** Whether `input_tokens` counts cached input too (Qwen Code), or leaves it out (Claude Code). */
   inputIncludesCache: boolean;
   /** How a failed model call shows up as assistant text (Qwen Code: `[API Error: 401 ...]`). */
@@ -387,10 +387,10 @@ export class AnthropicParser extends CliParser {
   /** What the stream said went wrong before any result line (a refused key, an API error text). */
   private streamFailure: Failure | undefined;
 
-  constructor(facts: AnthropicFacts, options: ParserOptions) {
-    super(facts, options);
-    this.usage = new MessageUsage(facts.inputIncludesCache ? openaiCounts : anthropicCounts);
-    this.apiErrorText = facts.apiErrorText;
+  constructor(cli: CliFacts, stream: AnthropicStream, options: ParserOptions) {
+    super(cli, options);
+    this.usage = new MessageUsage(stream.inputIncludesCache ? openaiCounts : anthropicCounts);
+    this.apiErrorText = stream.apiErrorText;
   }
 
   override finish(end: ProcessEnd): CompletedEvent | FailedEvent {

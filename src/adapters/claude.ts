@@ -10,23 +10,7 @@
  * refuses that mode when running as root.
  */
 import { AnthropicParser, commandOf, defineAdapter, modelArgs, probeCli, resumeArgs } from './kit/index.js';
-import type {
-  Capabilities,
-  CliFacts,
-  FailureRules,
-  FlagTable,
-  ModelPrice,
-  PriceTable,
-  SpawnRequest,
-  ToolTable,
-} from './kit/index.js';
-
-const CLI: CliFacts = {
-  id: 'claude',
-  displayName: 'Claude Code',
-  installHint: 'npm install -g @anthropic-ai/claude-code',
-  signInHint: 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.',
-};
+import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
 
 const ROOT_WARNING =
   'running as root with --unsafe: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1, which hydra ' +
@@ -60,6 +44,40 @@ export const CLAUDE_PRICES: PriceTable = {
   haiku: anthropic(1, 5),
 };
 
+/** Its tools' lines (what the dashboard shows for a call). */
+const TOOLS: ToolTable = {
+  Bash: 'shell',
+  Write: 'path',
+  Edit: 'path',
+  MultiEdit: 'path',
+  NotebookEdit: 'path',
+  Read: 'path',
+  Glob: 'pattern',
+  Grep: 'pattern',
+  WebFetch: ['url', 'Fetch'],
+  WebSearch: ['query', 'Search'],
+  Task: ['description', 'Task'],
+  TodoWrite: 'todos',
+};
+
+const CLI: CliFacts = {
+  id: 'claude',
+  displayName: 'Claude Code',
+  installHint: 'npm install -g @anthropic-ai/claude-code',
+  signInHint: 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.',
+  prices: CLAUDE_PRICES,
+  failures: {
+    named: [
+      {
+        label: /^error_max_turns$/,
+        message: 'stopped at its turn limit',
+        hint: 'Raise --max-turns in agents.claude.extra_args in hydra.toml, or remove it.',
+      },
+    ],
+  },
+  tools: TOOLS,
+};
+
 /** The flags hydra uses, as `claude --help` lists them. */
 const FLAGS = {
   print: { flags: ['-p', '--print'], means: 'a headless run that prints and exits' },
@@ -74,7 +92,7 @@ const FLAGS = {
   partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
   // `-r, --resume [sessionId]`: a follow-up continues the session its init line named.
   resume: { flags: ['-r', '--resume'], means: 'follow-up rounds in the same session' },
-} satisfies FlagTable<string>;
+};
 
 const probe = probeCli({
   cli: CLI,
@@ -108,7 +126,7 @@ const permissionArgs = (unsafe: boolean, features: Record<string, boolean>): str
   return [];
 };
 
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
+const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['-p', '--output-format', 'stream-json'];
   if (features['verbose'] !== false) args.push('--verbose');
@@ -121,39 +139,11 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
   return commandOf(request, capabilities, { args, env });
 };
 
-const FAILURES: FailureRules = {
-  cli: CLI,
-  named: [
-    {
-      label: /^error_max_turns$/,
-      message: 'stopped at its turn limit',
-      hint: 'Raise --max-turns in agents.claude.extra_args in hydra.toml, or remove it.',
-    },
-  ],
-};
-
-/** Its tools' lines (what the dashboard shows for a call). */
-const TOOLS: ToolTable = {
-  Bash: 'shell',
-  Write: 'path',
-  Edit: 'path',
-  MultiEdit: 'path',
-  NotebookEdit: 'path',
-  Read: 'path',
-  Glob: 'pattern',
-  Grep: 'pattern',
-  WebFetch: ['url', 'Fetch'],
-  WebSearch: ['query', 'Search'],
-  Task: ['description', 'Task'],
-  TodoWrite: 'todos',
-};
-
 export const claudeAdapter = defineAdapter({
   ...CLI,
   tier: 'tier1',
   aliases: [],
   binaries: ['claude'],
-  prices: CLAUDE_PRICES,
   stateDirs: [{ path: '.claude', env: 'CLAUDE_CONFIG_DIR' }, { path: '.claude.json' }],
   api: {
     hosts: ['api.anthropic.com', 'console.anthropic.com', 'claude.ai'],
@@ -166,9 +156,5 @@ export const claudeAdapter = defineAdapter({
   doctorWarnings: ({ isRoot, unsafe }) => (isRoot && unsafe ? [ROOT_WARNING] : []),
   probe,
   buildCommand,
-  createParser: (options) =>
-    new AnthropicParser(
-      { failures: FAILURES, prices: CLAUDE_PRICES, tools: TOOLS, inputIncludesCache: false },
-      options,
-    ),
+  createParser: (options) => new AnthropicParser(CLI, { inputIncludesCache: false }, options),
 });

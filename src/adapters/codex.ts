@@ -29,24 +29,7 @@ import {
   relativePath,
   z,
 } from './kit/index.js';
-import type {
-  AgentEvent,
-  Capabilities,
-  CliFacts,
-  FailureRules,
-  FlagTable,
-  ModelPrice,
-  PriceTable,
-  SpawnRequest,
-  Usage,
-} from './kit/index.js';
-
-const CLI: CliFacts = {
-  id: 'codex',
-  displayName: 'Codex',
-  installHint: 'npm install -g @openai/codex',
-  signInHint: 'Run `codex login` once, or set OPENAI_API_KEY in the environment.',
-};
+import type { AgentEvent, BuildCommand, CliFacts, ModelPrice, PriceTable, Usage } from './kit/index.js';
 
 const LAST_MESSAGE_FILE = 'last-message.txt';
 
@@ -93,6 +76,14 @@ export const CODEX_PRICES: PriceTable = {
   'o4-mini': openai(1.1, 4.4, 0.275),
 };
 
+const CLI: CliFacts = {
+  id: 'codex',
+  displayName: 'Codex',
+  installHint: 'npm install -g @openai/codex',
+  signInHint: 'Run `codex login` once, or set OPENAI_API_KEY in the environment.',
+  prices: CODEX_PRICES,
+};
+
 /** The flags hydra uses, as `codex exec --help` lists them. */
 const FLAGS = {
   json: { flags: ['--json'], shown: '`exec --json`', means: 'to follow the run' },
@@ -107,7 +98,7 @@ const FLAGS = {
   stdinPrompt: { help: /read from stdin/i, means: 'a long prompt on stdin' },
   // "resume  Resume a previous session by id" in exec's Commands (0.44 and later).
   resume: { help: /^\s+resume\s+Resume\b/m, means: 'follow-up rounds in the same thread' },
-} satisfies FlagTable<string>;
+};
 
 const probe = probeCli({
   cli: CLI,
@@ -136,7 +127,7 @@ const sandboxArgs = (unsafe: boolean, features: Record<string, boolean>): string
   return [];
 };
 
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
+const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['exec', '--json'];
   if (features['cd'] !== false) args.push('-C', request.cwd);
@@ -160,8 +151,6 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
     ...(lastMessageFile ? { lastMessageFile } : {}),
   });
 };
-
-const FAILURES: FailureRules = { cli: CLI };
 
 // ---------------------------------------------------------------------------------------------
 // Stream schemas (loose)
@@ -435,5 +424,5 @@ export const codexAdapter = defineAdapter({
   demo: { lineDelayMs: 700 },
   probe,
   buildCommand,
-  createParser: (options) => new CodexParser({ failures: FAILURES, prices: CODEX_PRICES }, options),
+  createParser: (options) => new CodexParser(CLI, options),
 });

@@ -25,15 +25,21 @@ import {
   relativePath,
 } from './kit/index.js';
 import { resumeArgs, TEXT_OUTPUT_STAGE, z } from './kit/index.js';
-import type {
-  AgentEvent,
-  Capabilities,
-  CliFacts,
-  FailureRules,
-  FlagTable,
-  SpawnRequest,
-  ToolTable,
-} from './kit/index.js';
+import type { AgentEvent, BuildCommand, CliFacts, ToolTable } from './kit/index.js';
+
+/** Its tools' lines, by the `<kind>ToolCall` key a call comes under. */
+const TOOLS: ToolTable = {
+  shellToolCall: 'shell',
+  editToolCall: ['path', 'Edit'],
+  writeToolCall: ['path', 'Write'],
+  deleteToolCall: ['path', 'Delete'],
+  readToolCall: ['path', 'Read'],
+  lsToolCall: ['path', 'List'],
+  grepToolCall: ['pattern', 'Grep'],
+  globToolCall: ['pattern', 'Glob'],
+  updateTodosToolCall: 'todos',
+  mcpToolCall: 'mcp',
+};
 
 const CLI: CliFacts = {
   id: 'cursor',
@@ -41,6 +47,9 @@ const CLI: CliFacts = {
   installHint: 'curl https://cursor.com/install -fsS | bash',
   signInHint:
     'Set CURSOR_API_KEY in the environment (hydra.toml [agents.cursor.env]), or run `cursor-agent login` once.',
+  // Cursor reports no tokens, so there is nothing to price.
+  prices: {},
+  tools: TOOLS,
 };
 
 /** The flags hydra uses, as Cursor documents them (no release could be recorded). */
@@ -53,7 +62,7 @@ const FLAGS = {
   trust: { flags: ['--trust'], means: 'a headless run in a new worktree' },
   // `--resume [chatId]`: a follow-up continues the chat its init line named.
   resume: { flags: ['--resume'], means: 'follow-up rounds in the same chat' },
-} satisfies FlagTable<string>;
+};
 
 const probe = probeCli({
   cli: CLI,
@@ -71,29 +80,13 @@ const probe = probeCli({
   ],
 });
 
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
+const buildCommand: BuildCommand = (request, capabilities) => {
   const args = ['-p', '--output-format', 'stream-json'];
   if (capabilities.features['force'] !== false) args.push('--force');
   if (capabilities.features['trust'] === true) args.push('--trust');
   args.push(...modelArgs(request), ...resumeArgs(request, capabilities, '--resume'));
   // Inferred: with no prompt argument, print mode reads the prompt from stdin like other CLIs.
   return commandOf(request, capabilities, { args });
-};
-
-const FAILURES: FailureRules = { cli: CLI };
-
-/** Its tools' lines, by the `<kind>ToolCall` key a call comes under. */
-const TOOLS: ToolTable = {
-  shellToolCall: 'shell',
-  editToolCall: ['path', 'Edit'],
-  writeToolCall: ['path', 'Write'],
-  deleteToolCall: ['path', 'Delete'],
-  readToolCall: ['path', 'Read'],
-  lsToolCall: ['path', 'List'],
-  grepToolCall: ['pattern', 'Grep'],
-  globToolCall: ['pattern', 'Glob'],
-  updateTodosToolCall: 'todos',
-  mcpToolCall: 'mcp',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -306,12 +299,10 @@ export const cursorAdapter = defineAdapter({
   aliases: ['cursor-agent'],
   // `cursor` may be the editor's launcher and `agent` anyone's: the probe checks --help says Cursor.
   binaries: ['cursor-agent', 'cursor', 'agent'],
-  // Cursor reports no tokens, so there is nothing to price.
-  prices: {},
   stateDirs: [{ path: '.cursor' }, { path: '.config/cursor' }, { path: '.local/share/cursor-agent' }],
   api: { hosts: ['api2.cursor.sh', 'api.cursor.com', 'cursor.com'], baseUrlEnv: [] },
   demo: { lineDelayMs: 550 },
   probe,
   buildCommand,
-  createParser: (options) => new CursorParser({ failures: FAILURES, prices: {}, tools: TOOLS }, options),
+  createParser: (options) => new CursorParser(CLI, options),
 });

@@ -31,27 +31,16 @@ import {
 import { clip, emptyUsage, ev, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, z } from './kit/index.js';
 import type {
   AgentEvent,
-  Capabilities,
+  BuildCommand,
   CliFacts,
   CompletedEvent,
   FailedEvent,
-  FailureRules,
-  FlagTable,
   ModelPrice,
   PriceTable,
   ProcessEnd,
-  SpawnRequest,
   ToolTable,
   Usage,
 } from './kit/index.js';
-
-const CLI: CliFacts = {
-  id: 'gemini',
-  displayName: 'Gemini CLI',
-  installHint: 'npm install -g @google/gemini-cli',
-  signInHint:
-    'Set GEMINI_API_KEY in the environment (or hydra.toml [agents.gemini.env]), or run `gemini` once and sign in with Google.',
-};
 
 /**
  * 0.11.x, the first releases with stream-json, end a run whose API call failed with a result of
@@ -82,6 +71,37 @@ export const GEMINI_PRICES: PriceTable = {
   'gemini-2.0-flash-lite': google(0.075, 0.3),
 };
 
+/** A rejected or missing credential, in the words of the API and of the CLI. */
+const AUTH_TEXT =
+  /API_KEY_INVALID|API key not valid|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication credentials|Please set an Auth method|must specify the GEMINI_API_KEY|Invalid auth method|FatalAuthenticationError/i;
+
+/** Its tools' lines (what the dashboard shows for a call). */
+const TOOLS: ToolTable = {
+  write_file: ['path', 'Write'],
+  replace: ['path', 'Edit'],
+  read_file: ['path', 'Read'],
+  read_many_files: ['paths', 'Read'],
+  list_directory: ['path', 'List'],
+  run_shell_command: 'shell',
+  glob: ['pattern', 'Glob'],
+  search_file_content: ['pattern', 'Grep'],
+  grep_search: ['pattern', 'Grep'],
+  web_fetch: ['url', 'Fetch'],
+  google_web_search: ['query', 'Search'],
+  write_todos: 'todos',
+};
+
+const CLI: CliFacts = {
+  id: 'gemini',
+  displayName: 'Gemini CLI',
+  installHint: 'npm install -g @google/gemini-cli',
+  signInHint:
+    'Set GEMINI_API_KEY in the environment (or hydra.toml [agents.gemini.env]), or run `gemini` once and sign in with Google.',
+  prices: GEMINI_PRICES,
+  failures: { authText: AUTH_TEXT },
+  tools: TOOLS,
+};
+
 /** The flags hydra uses, as `gemini --help` lists them. */
 const FLAGS = {
   streamJson: {
@@ -106,7 +126,7 @@ const FLAGS = {
   skipTrust: { flags: ['--skip-trust'], means: 'a headless run in a folder it has not trusted yet' },
   model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model' },
   resume: { flags: ['-r', '--resume'], means: 'follow-up rounds in the same session' },
-} satisfies FlagTable<string>;
+};
 
 const probe = probeCli({
   cli: CLI,
@@ -126,7 +146,7 @@ const probe = probeCli({
   ],
 });
 
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
+const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['--output-format', 'stream-json', '--approval-mode', request.unsafe ? 'yolo' : 'auto_edit'];
   // A new worktree is a folder Gemini CLI has never trusted; 0.40 and later refuse to run there.
@@ -139,33 +159,11 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
   return commandOf(request, capabilities, { args, prompt });
 };
 
-/** A rejected or missing credential, in the words of the API and of the CLI. */
-const AUTH_TEXT =
-  /API_KEY_INVALID|API key not valid|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication credentials|Please set an Auth method|must specify the GEMINI_API_KEY|Invalid auth method|FatalAuthenticationError/i;
-
-const FAILURES: FailureRules = { cli: CLI, authText: AUTH_TEXT };
-
 /** Exit code of Gemini CLI's FatalAuthenticationError (no auth method, no key, a failed sign-in). */
 const AUTH_EXIT_CODE = 41;
 
 /** What 0.11.x printed on stderr when it called a failed API call a success. */
 const API_ERROR_ON_STDERR = /Error when talking to Gemini API/;
-
-/** Its tools' lines (what the dashboard shows for a call). */
-const TOOLS: ToolTable = {
-  write_file: ['path', 'Write'],
-  replace: ['path', 'Edit'],
-  read_file: ['path', 'Read'],
-  read_many_files: ['paths', 'Read'],
-  list_directory: ['path', 'List'],
-  run_shell_command: 'shell',
-  glob: ['pattern', 'Glob'],
-  search_file_content: ['pattern', 'Grep'],
-  grep_search: ['pattern', 'Grep'],
-  web_fetch: ['url', 'Fetch'],
-  google_web_search: ['query', 'Search'],
-  write_todos: 'todos',
-};
 
 // ---------------------------------------------------------------------------------------------
 // Stream schemas (loose: unknown fields pass through and are ignored)
@@ -418,7 +416,6 @@ export const geminiAdapter = defineAdapter({
   inDefaultRace: false,
   aliases: ['gemini-cli'],
   binaries: ['gemini'],
-  prices: GEMINI_PRICES,
   stateDirs: [{ path: '.gemini' }],
   api: {
     hosts: [
@@ -432,6 +429,5 @@ export const geminiAdapter = defineAdapter({
   demo: { lineDelayMs: 700 },
   probe,
   buildCommand,
-  createParser: (options) =>
-    new GeminiParser({ failures: FAILURES, prices: GEMINI_PRICES, tools: TOOLS }, options),
+  createParser: (options) => new GeminiParser(CLI, options),
 });

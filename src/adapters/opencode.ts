@@ -37,25 +37,7 @@ import {
   z,
 } from './kit/index.js';
 import { QWEN_PRICES } from './qwen.js';
-import type {
-  AgentEvent,
-  Capabilities,
-  CliFacts,
-  FailureRules,
-  FlagTable,
-  PriceTable,
-  SpawnRequest,
-  ToolTable,
-  Usage,
-} from './kit/index.js';
-
-const CLI: CliFacts = {
-  id: 'opencode',
-  displayName: 'opencode',
-  installHint: 'npm install -g opencode-ai',
-  signInHint:
-    "Run `opencode auth login` once, or set your provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...) in the environment.",
-};
+import type { AgentEvent, BuildCommand, CliFacts, PriceTable, ToolTable, Usage } from './kit/index.js';
 
 /** What `OPENCODE_PERMISSION` is set to in normal races: edits never wait for an answer. */
 export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });
@@ -65,54 +47,6 @@ export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });
  * name (for hydra.toml overrides) and then by the model part. Anthropic's, OpenAI's and Qwen's.
  */
 const OPENCODE_PRICES: PriceTable = { ...CLAUDE_PRICES, ...QWEN_PRICES };
-
-/** The flags hydra uses, as `opencode run --help` lists them (on stdout or stderr, by release). */
-const FLAGS = {
-  // `--format default|json` arrived in 1.0; the 0.x releases print text only.
-  jsonFormat: { flags: ['--format'], says: /json/, shown: '`run --format json`', means: 'to follow the run' },
-  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model (provider/model)' },
-  resume: { flags: ['-s', '--session'], means: 'follow-up rounds in the same session' },
-  auto: { flags: ['--auto'], means: '--unsafe races' },
-  skipPermissions: { flags: ['--dangerously-skip-permissions'], means: '--unsafe races (1.14)' },
-} satisfies FlagTable<string>;
-
-const probe = probeCli({
-  cli: CLI,
-  helpArgs: ['run', '--help'],
-  flags: FLAGS,
-  requires: [['jsonFormat']],
-  warnings: [
-    {
-      when: (has) => !has.auto && !has.skipPermissions,
-      text: 'has neither --auto nor --dangerously-skip-permissions: --unsafe races keep its permission rules.',
-    },
-  ],
-});
-
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
-  const features = capabilities.features;
-  const args = ['run', '--format', 'json'];
-  const env: Record<string, string> = {};
-  if (request.unsafe && features['auto'] === true) args.push('--auto');
-  else if (request.unsafe && features['skipPermissions'] === true)
-    args.push('--dangerously-skip-permissions');
-  else env['OPENCODE_PERMISSION'] = OPENCODE_EDIT_PERMISSION;
-  args.push(...modelArgs(request), ...resumeArgs(request, capabilities, '--session'));
-  return commandOf(request, capabilities, { args, env, prompt: { forceStdin: true } });
-};
-
-const FAILURES: FailureRules = {
-  cli: CLI,
-  authText: /ProviderAuthError/,
-  retried: 'opencode retried it',
-  named: [
-    {
-      label: /ModelNotFound/i,
-      message: 'does not know the model',
-      hint: 'Name the model as provider/model (see `opencode models`) in hydra.toml or with --model opencode=<provider/model>.',
-    },
-  ],
-};
 
 /** Its tools' lines (what the dashboard shows for a call). */
 const TOOLS: ToolTable = {
@@ -128,6 +62,62 @@ const TOOLS: ToolTable = {
   websearch: ['query', 'Search'],
   task: ['description', 'Task'],
   todowrite: 'todos',
+};
+
+const CLI: CliFacts = {
+  id: 'opencode',
+  displayName: 'opencode',
+  installHint: 'npm install -g opencode-ai',
+  signInHint:
+    "Run `opencode auth login` once, or set your provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...) in the environment.",
+  prices: OPENCODE_PRICES,
+  failures: {
+    authText: /ProviderAuthError/,
+    retried: 'opencode retried it',
+    named: [
+      {
+        label: /ModelNotFound/i,
+        message: 'does not know the model',
+        hint: 'Name the model as provider/model (see `opencode models`) in hydra.toml or with --model opencode=<provider/model>.',
+      },
+    ],
+  },
+  tools: TOOLS,
+};
+
+/** The flags hydra uses, as `opencode run --help` lists them (on stdout or stderr, by release). */
+const FLAGS = {
+  // `--format default|json` arrived in 1.0; the 0.x releases print text only.
+  jsonFormat: { flags: ['--format'], says: /json/, shown: '`run --format json`', means: 'to follow the run' },
+  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model (provider/model)' },
+  resume: { flags: ['-s', '--session'], means: 'follow-up rounds in the same session' },
+  auto: { flags: ['--auto'], means: '--unsafe races' },
+  skipPermissions: { flags: ['--dangerously-skip-permissions'], means: '--unsafe races (1.14)' },
+};
+
+const probe = probeCli({
+  cli: CLI,
+  helpArgs: ['run', '--help'],
+  flags: FLAGS,
+  requires: [['jsonFormat']],
+  warnings: [
+    {
+      when: (has) => !has.auto && !has.skipPermissions,
+      text: 'has neither --auto nor --dangerously-skip-permissions: --unsafe races keep its permission rules.',
+    },
+  ],
+});
+
+const buildCommand: BuildCommand = (request, capabilities) => {
+  const features = capabilities.features;
+  const args = ['run', '--format', 'json'];
+  const env: Record<string, string> = {};
+  if (request.unsafe && features['auto'] === true) args.push('--auto');
+  else if (request.unsafe && features['skipPermissions'] === true)
+    args.push('--dangerously-skip-permissions');
+  else env['OPENCODE_PERMISSION'] = OPENCODE_EDIT_PERMISSION;
+  args.push(...modelArgs(request), ...resumeArgs(request, capabilities, '--session'));
+  return commandOf(request, capabilities, { args, env, prompt: { forceStdin: true } });
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -330,7 +320,6 @@ export const opencodeAdapter = defineAdapter({
   tier: 'experimental',
   aliases: ['opencode-ai'],
   binaries: ['opencode'],
-  prices: OPENCODE_PRICES,
   stateDirs: [
     { path: '.config/opencode', env: 'XDG_CONFIG_HOME', under: 'opencode' },
     { path: '.local/share/opencode', env: 'XDG_DATA_HOME', under: 'opencode' },
@@ -342,6 +331,5 @@ export const opencodeAdapter = defineAdapter({
   demo: { lineDelayMs: 1000 },
   probe,
   buildCommand,
-  createParser: (options) =>
-    new OpencodeParser({ failures: FAILURES, prices: OPENCODE_PRICES, tools: TOOLS }, options),
+  createParser: (options) => new OpencodeParser(CLI, options),
 });

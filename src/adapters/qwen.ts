@@ -16,24 +16,7 @@
  */
 import { CODEX_PRICES } from './codex.js';
 import { AnthropicParser, commandOf, defineAdapter, modelArgs, probeCli, resumeArgs } from './kit/index.js';
-import type {
-  Capabilities,
-  CliFacts,
-  FailureRules,
-  FlagTable,
-  ModelPrice,
-  PriceTable,
-  SpawnRequest,
-  ToolTable,
-} from './kit/index.js';
-
-const CLI: CliFacts = {
-  id: 'qwen',
-  displayName: 'Qwen Code',
-  installHint: 'npm install -g @qwen-code/qwen-code',
-  signInHint:
-    'Run `qwen` once and choose how to sign in (/auth), or set OPENAI_API_KEY (with OPENAI_BASE_URL and OPENAI_MODEL for your provider) in the environment or in hydra.toml [agents.qwen.env].',
-};
+import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
 
 const qwenPrice = (input: number, output: number): ModelPrice => ({
   inputPerMTok: input,
@@ -58,6 +41,46 @@ export const QWEN_PRICES: PriceTable = {
   'qwen-turbo': qwenPrice(0.05, 0.2),
 };
 
+/** Its tools' lines (what the dashboard shows for a call). */
+const TOOLS: ToolTable = {
+  run_shell_command: 'shell',
+  write_file: 'path',
+  edit: 'path',
+  read_file: 'path',
+  notebook_edit: 'path',
+  list_directory: 'path',
+  glob: 'pattern',
+  grep_search: 'pattern',
+  web_fetch: ['url', 'Fetch'],
+  web_search: ['query', 'Search'],
+  task: ['description', 'Task'],
+  agent: ['description', 'Task'],
+  todo_write: 'todos',
+};
+
+const CLI: CliFacts = {
+  id: 'qwen',
+  displayName: 'Qwen Code',
+  installHint: 'npm install -g @qwen-code/qwen-code',
+  signInHint:
+    'Run `qwen` once and choose how to sign in (/auth), or set OPENAI_API_KEY (with OPENAI_BASE_URL and OPENAI_MODEL for your provider) in the environment or in hydra.toml [agents.qwen.env].',
+  prices: QWEN_PRICES,
+  failures: {
+    // No provider set up at all (a user who never signed in): 0.5.x "Please set an Auth method in
+    // your .../settings.json ...", 0.15 on "No auth type is selected".
+    notSignedIn: /no auth type is selected|please set an auth method/i,
+    retried: 'Qwen Code retried it for about a minute',
+    named: [
+      {
+        label: /^error_max_turns$/,
+        message: 'stopped at its turn limit',
+        hint: 'Raise --max-session-turns in agents.qwen.extra_args in hydra.toml, or remove it.',
+      },
+    ],
+  },
+  tools: TOOLS,
+};
+
 /** The flags hydra uses, as `qwen --help` lists them. */
 const FLAGS = {
   // 0.1.x offers only text and json.
@@ -80,7 +103,7 @@ const FLAGS = {
   resume: { flags: ['-r', '--resume'], means: 'follow-up rounds in the same session' },
   partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
   maxTurns: { flags: ['--max-session-turns'], means: 'a turn limit' },
-} satisfies FlagTable<string>;
+};
 
 const probe = probeCli({
   cli: CLI,
@@ -102,7 +125,7 @@ const approvalArgs = (unsafe: boolean, features: Record<string, boolean>): strin
   return mode && features['autoEdit'] === true ? ['--approval-mode', 'auto-edit'] : [];
 };
 
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
+const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = [
     '--output-format',
@@ -119,45 +142,12 @@ const buildCommand = (request: SpawnRequest, capabilities: Capabilities) => {
   return commandOf(request, capabilities, { args, prompt });
 };
 
-const FAILURES: FailureRules = {
-  cli: CLI,
-  // No provider set up at all (a user who never signed in): 0.5.x "Please set an Auth method in
-  // your .../settings.json ...", 0.15 on "No auth type is selected".
-  notSignedIn: /no auth type is selected|please set an auth method/i,
-  retried: 'Qwen Code retried it for about a minute',
-  named: [
-    {
-      label: /^error_max_turns$/,
-      message: 'stopped at its turn limit',
-      hint: 'Raise --max-session-turns in agents.qwen.extra_args in hydra.toml, or remove it.',
-    },
-  ],
-};
-
-/** Its tools' lines (what the dashboard shows for a call). */
-const TOOLS: ToolTable = {
-  run_shell_command: 'shell',
-  write_file: 'path',
-  edit: 'path',
-  read_file: 'path',
-  notebook_edit: 'path',
-  list_directory: 'path',
-  glob: 'pattern',
-  grep_search: 'pattern',
-  web_fetch: ['url', 'Fetch'],
-  web_search: ['query', 'Search'],
-  task: ['description', 'Task'],
-  agent: ['description', 'Task'],
-  todo_write: 'todos',
-};
-
 export const qwenAdapter = defineAdapter({
   ...CLI,
   tier: 'tier1',
   inDefaultRace: false,
   aliases: ['qwen-code'],
   binaries: ['qwen'],
-  prices: QWEN_PRICES,
   stateDirs: [{ path: '.qwen' }],
   api: {
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai'],
@@ -168,10 +158,8 @@ export const qwenAdapter = defineAdapter({
   buildCommand,
   createParser: (options) =>
     new AnthropicParser(
+      CLI,
       {
-        failures: FAILURES,
-        prices: QWEN_PRICES,
-        tools: TOOLS,
         inputIncludesCache: true,
         // A failed model call, reported as assistant text: `[API Error: 401 Incorrect ...]`.
         apiErrorText: /^\s*\[API Error:\s*(?:(\d{3})\b)?/,

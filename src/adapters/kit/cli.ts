@@ -6,16 +6,10 @@
 import type { AdapterError } from '../errors.js';
 import { checkModelName } from '../model-name.js';
 import type { AgentAdapter, ApiHosts, LineParser, ParserOptions, StateDir } from '../types.js';
+import type { CliFacts } from './facts.js';
 
-/** The facts of one CLI that its probe, parser and hints all read. */
-export interface CliFacts {
-  readonly id: string;
-  readonly displayName: string;
-  /** How to install or upgrade it, as one command. */
-  readonly installHint: string;
-  /** How to sign it in, when it says it is not authenticated. */
-  readonly signInHint: string;
-}
+/** A CLI's buildCommand (its own flags; commandOf adds the prompt and env). */
+export type BuildCommand = AgentAdapter['buildCommand'];
 
 export interface AdapterDeclaration extends Omit<AgentAdapter, 'validateModel' | 'createParser'> {
   readonly stateDirs: readonly StateDir[];
@@ -24,7 +18,11 @@ export interface AdapterDeclaration extends Omit<AgentAdapter, 'validateModel' |
 }
 
 /** The AgentAdapter for a declaration: model names are checked the one way every CLI shares. */
-export const defineAdapter = (declaration: AdapterDeclaration): AgentAdapter => ({
+export const defineAdapter = ({
+  failures: _failures,
+  tools: _tools,
+  ...declaration
+}: AdapterDeclaration & Partial<CliFacts>): AgentAdapter => ({
   ...declaration,
   validateModel: (model): AdapterError | null => checkModelName(declaration.id, model),
   createParser: (options = {}) => declaration.createParser(options),

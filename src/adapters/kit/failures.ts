@@ -7,32 +7,13 @@
 import type { ErrorInfo } from '../../core/events.js';
 import { oneLine } from '../../core/text.js';
 import { looksLikeAuthFailure } from '../finish.js';
-import type { CliFacts } from './cli.js';
+import type { CliFacts } from './facts.js';
 
 /**
  * The command that shows a run's record. Parsers do not know the run's id; finishRun puts it in
  * place of `<run>` in the final event, so the hint a user reads names the exact command.
  */
 export const SHOW_RUN = 'hydra show <run>';
-
-/** A failure named by a CLI (`error_max_turns`, `ProviderModelNotFoundError`) and what to say. */
-export interface NamedFailure {
-  label: RegExp;
-  message: string;
-  hint: string;
-}
-
-/** How one CLI's failures read, beyond what every CLI shares. */
-export interface FailureRules {
-  cli: CliFacts;
-  /** Its words for "no provider or sign-in set up at all". */
-  notSignedIn?: RegExp;
-  /** Its words (or its API's) for a rejected credential, besides the ones every CLI uses. */
-  authText?: RegExp;
-  /** What it already retried before giving up on a server error, for the hint. */
-  retried?: string;
-  named?: readonly NamedFailure[];
-}
 
 /** What a CLI reported about one failure. */
 export interface Failure {
@@ -54,8 +35,9 @@ export const statusIn = (text: string): number | undefined => {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 };
 
-export const classifyFailure = (rules: FailureRules, failure: Failure): ErrorInfo => {
-  const { displayName: name, signInHint } = rules.cli;
+export const classifyFailure = (cli: CliFacts, failure: Failure): ErrorInfo => {
+  const { displayName: name, signInHint } = cli;
+  const rules = cli.failures ?? {};
   const { text, label } = failure;
   const status = failure.status ?? statusIn(text);
   const detail = text.trim() === '' ? '' : `: ${oneLine(text, 240)}`;

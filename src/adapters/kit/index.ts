@@ -33,10 +33,10 @@ export type {
   SpawnRequest,
 } from '../types.js';
 export { defineAdapter } from './cli.js';
-export type { CliFacts } from './cli.js';
+export type { BuildCommand } from './cli.js';
+export type { CliFacts } from './facts.js';
 export { commandOf, modelArgs, resumeArgs } from './command.js';
 export { classifyFailure, SHOW_RUN, statusIn } from './failures.js';
-export type { FailureRules, NamedFailure } from './failures.js';
 export { CliParser } from './parser.js';
 export { probeCli } from './probe.js';
 export type { FlagTable } from './probe.js';

@@ -10,17 +10,10 @@ import { JsonLineParser } from '../json-line-parser.js';
 import { isDefaultModel } from '../model-name.js';
 import { mergePrices, withEstimatedCost } from '../prices.js';
 import type { ParserOptions, PriceTable } from '../types.js';
+import type { CliFacts } from './facts.js';
 import { classifyFailure } from './failures.js';
-import type { Failure, FailureRules } from './failures.js';
+import type { Failure } from './failures.js';
 import { summarizeTool } from './tools.js';
-import type { ToolTable } from './tools.js';
-
-/** What a parser needs to know of its CLI. */
-export interface ParserFacts {
-  failures: FailureRules;
-  prices: PriceTable;
-  tools?: ToolTable;
-}
 
 export abstract class CliParser extends JsonLineParser {
   protected readonly state: RunState;
@@ -34,13 +27,12 @@ export abstract class CliParser extends JsonLineParser {
   protected readonly toolNames = new Map<string, string>();
 
   constructor(
-    protected readonly facts: ParserFacts,
+    protected readonly cli: CliFacts,
     options: ParserOptions,
   ) {
     super();
-    const { cli } = facts.failures;
     this.state = { displayName: cli.displayName, sawJson: false, authHint: cli.signInHint };
-    this.prices = mergePrices(facts.prices, options.prices);
+    this.prices = mergePrices(cli.prices, options.prices);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
   }
@@ -59,11 +51,11 @@ export abstract class CliParser extends JsonLineParser {
   }
 
   protected classify(failure: Failure): ErrorInfo {
-    return classifyFailure(this.facts.failures, failure);
+    return classifyFailure(this.cli, failure);
   }
 
   protected summarize(name: string, input: unknown, label?: string): string {
-    return summarizeTool(this.facts.tools ?? {}, name, input, this.cwd, label);
+    return summarizeTool(this.cli.tools ?? {}, name, input, this.cwd, label);
   }
 
   /** The `init` progress event: the session to resume and the model, when the stream names them. */

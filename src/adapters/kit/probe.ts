@@ -8,7 +8,7 @@ import { compareVersions, hasFlag, optionText, parseHelpFlags, parseVersion } fr
 import { probeError, runStep, unreadableVersion } from '../probe-steps.js';
 import type { ProbeContext, StepResult } from '../probe-steps.js';
 import type { Capabilities, ProbeResult, ProbeRunner } from '../types.js';
-import type { CliFacts } from './cli.js';
+import type { CliFacts } from './facts.js';
 
 /**
  * One row of a CLI's flag table: how the help shows that it has the feature, and what hydra uses it
