@@ -379,6 +379,8 @@ export interface AnthropicStream {
   inputIncludesCache: boolean;
   /** How a failed model call shows up as assistant text (Qwen Code: `[API Error: 401 ...]`). */
   apiErrorText?: RegExp;
+  /** The flag that sets its turn limit, for the hint when a run stops there (`error_max_turns`). */
+  maxTurnsFlag: string;
 }
 
 export class AnthropicParser extends CliParser {
@@ -388,7 +390,12 @@ export class AnthropicParser extends CliParser {
   private streamFailure: Failure | undefined;
 
   constructor(cli: CliFacts, stream: AnthropicStream, options: ParserOptions) {
-    super(cli, options);
+    const hint = `Raise ${stream.maxTurnsFlag} in agents.${cli.id}.extra_args in hydra.toml, or remove it.`;
+    const maxTurns = { label: /^error_max_turns$/, message: 'stopped at its turn limit', hint };
+    super(
+      { ...cli, failures: { ...cli.failures, named: [maxTurns, ...(cli.failures?.named ?? [])] } },
+      options,
+    );
     this.usage = new MessageUsage(stream.inputIncludesCache ? openaiCounts : anthropicCounts);
     this.apiErrorText = stream.apiErrorText;
   }

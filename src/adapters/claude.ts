@@ -9,8 +9,17 @@
  * `bypassPermissions` (every tool, no questions) and sets IS_SANDBOX=1, without which Claude Code
  * refuses that mode when running as root.
  */
-import { AnthropicParser, commandOf, defineAdapter, modelArgs, probeCli, resumeArgs } from './kit/index.js';
-import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
+import {
+  MODEL_FLAG,
+  resumeFlag,
+  AnthropicParser,
+  commandOf,
+  defineAdapter,
+  modelArgs,
+  probeCli,
+  resumeArgs,
+} from './kit/index.js';
+import type { BuildCommand, CliFacts, ModelPrice, PriceTable } from './kit/index.js';
 
 const ROOT_WARNING =
   'running as root with --unsafe: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1, which hydra ' +
@@ -44,60 +53,33 @@ export const CLAUDE_PRICES: PriceTable = {
   haiku: anthropic(1, 5),
 };
 
-/** Its tools' lines (what the dashboard shows for a call). */
-const TOOLS: ToolTable = {
-  Bash: 'shell',
-  Write: 'path',
-  Edit: 'path',
-  MultiEdit: 'path',
-  NotebookEdit: 'path',
-  Read: 'path',
-  Glob: 'pattern',
-  Grep: 'pattern',
-  WebFetch: ['url', 'Fetch'],
-  WebSearch: ['query', 'Search'],
-  Task: ['description', 'Task'],
-  TodoWrite: 'todos',
-};
-
 const CLI: CliFacts = {
   id: 'claude',
   displayName: 'Claude Code',
   installHint: 'npm install -g @anthropic-ai/claude-code',
   signInHint: 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.',
   prices: CLAUDE_PRICES,
-  failures: {
-    named: [
-      {
-        label: /^error_max_turns$/,
-        message: 'stopped at its turn limit',
-        hint: 'Raise --max-turns in agents.claude.extra_args in hydra.toml, or remove it.',
-      },
-    ],
+};
+
+const probe = probeCli(CLI, {
+  /** The flags hydra uses, as `claude --help` lists them. */
+  flags: {
+    print: { flags: ['-p', '--print'], means: 'a headless run that prints and exits' },
+    outputFormat: { flags: ['--output-format'], means: 'its stream as JSON lines' },
+    verbose: { flags: ['--verbose'], means: 'stream-json requires it' },
+    permissionMode: { flags: ['--permission-mode'], means: 'acceptEdits, or bypassPermissions for --unsafe' },
+    skipPermissions: {
+      flags: ['--dangerously-skip-permissions'],
+      means: '--unsafe without --permission-mode',
+    },
+    allowedTools: { flags: ['--allowedTools', '--allowed-tools'], means: 'edits without --permission-mode' },
+    model: MODEL_FLAG,
+    // Accepted by current versions but missing from their help: only trusted when listed.
+    maxTurns: { flags: ['--max-turns'], means: 'a turn limit' },
+    partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
+    // `-r, --resume [sessionId]`: a follow-up continues the session its init line named.
+    resume: resumeFlag('-r', '--resume'),
   },
-  tools: TOOLS,
-};
-
-/** The flags hydra uses, as `claude --help` lists them. */
-const FLAGS = {
-  print: { flags: ['-p', '--print'], means: 'a headless run that prints and exits' },
-  outputFormat: { flags: ['--output-format'], means: 'its stream as JSON lines' },
-  verbose: { flags: ['--verbose'], means: 'stream-json requires it' },
-  permissionMode: { flags: ['--permission-mode'], means: 'acceptEdits, or bypassPermissions for --unsafe' },
-  skipPermissions: { flags: ['--dangerously-skip-permissions'], means: '--unsafe without --permission-mode' },
-  allowedTools: { flags: ['--allowedTools', '--allowed-tools'], means: 'edits without --permission-mode' },
-  model: { flags: ['--model'], means: 'the model from hydra.toml or --model' },
-  // Accepted by current versions but missing from their help: only trusted when listed.
-  maxTurns: { flags: ['--max-turns'], means: 'a turn limit' },
-  partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
-  // `-r, --resume [sessionId]`: a follow-up continues the session its init line named.
-  resume: { flags: ['-r', '--resume'], means: 'follow-up rounds in the same session' },
-};
-
-const probe = probeCli({
-  cli: CLI,
-  helpArgs: ['--help'],
-  flags: FLAGS,
   requires: [['print'], ['outputFormat']],
   warnings: [
     {
@@ -156,5 +138,6 @@ export const claudeAdapter = defineAdapter({
   doctorWarnings: ({ isRoot, unsafe }) => (isRoot && unsafe ? [ROOT_WARNING] : []),
   probe,
   buildCommand,
-  createParser: (options) => new AnthropicParser(CLI, { inputIncludesCache: false }, options),
+  createParser: (options) =>
+    new AnthropicParser(CLI, { inputIncludesCache: false, maxTurnsFlag: '--max-turns' }, options),
 });

@@ -19,6 +19,7 @@ import {
   emptyUsage,
   ev,
 } from './kit/index.js';
+import { MODEL_FLAG } from './kit/index.js';
 import {
   firstLine,
   MESSAGE_CHARS,
@@ -84,26 +85,23 @@ const CLI: CliFacts = {
   prices: CODEX_PRICES,
 };
 
-/** The flags hydra uses, as `codex exec --help` lists them. */
-const FLAGS = {
-  json: { flags: ['--json'], shown: '`exec --json`', means: 'to follow the run' },
-  cd: { flags: ['-C', '--cd'], means: 'the worktree as its working root' },
-  fullAuto: { flags: ['--full-auto'], means: 'to edit files unattended (older releases)' },
-  sandbox: { flags: ['-s', '--sandbox'], means: 'to edit files unattended (workspace-write)' },
-  bypass: { flags: ['--dangerously-bypass-approvals-and-sandbox'], means: '--unsafe races' },
-  skipGitRepoCheck: { flags: ['--skip-git-repo-check'], means: 'a run in a linked worktree' },
-  outputLastMessage: { flags: ['-o', '--output-last-message'], means: 'the final message in a file' },
-  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model' },
-  // "If not provided as an argument (or if `-` is used), instructions are read from stdin."
-  stdinPrompt: { help: /read from stdin/i, means: 'a long prompt on stdin' },
-  // "resume  Resume a previous session by id" in exec's Commands (0.44 and later).
-  resume: { help: /^\s+resume\s+Resume\b/m, means: 'follow-up rounds in the same thread' },
-};
-
-const probe = probeCli({
-  cli: CLI,
+const probe = probeCli(CLI, {
   helpArgs: ['exec', '--help'],
-  flags: FLAGS,
+  /** The flags hydra uses, as `codex exec --help` lists them. */
+  flags: {
+    json: { flags: ['--json'], means: 'to follow the run' },
+    cd: { flags: ['-C', '--cd'], means: 'the worktree as its working root' },
+    fullAuto: { flags: ['--full-auto'], means: 'to edit files unattended (older releases)' },
+    sandbox: { flags: ['-s', '--sandbox'], means: 'to edit files unattended (workspace-write)' },
+    bypass: { flags: ['--dangerously-bypass-approvals-and-sandbox'], means: '--unsafe races' },
+    skipGitRepoCheck: { flags: ['--skip-git-repo-check'], means: 'a run in a linked worktree' },
+    outputLastMessage: { flags: ['-o', '--output-last-message'], means: 'the final message in a file' },
+    model: MODEL_FLAG,
+    // "If not provided as an argument (or if `-` is used), instructions are read from stdin."
+    stdinPrompt: { help: /read from stdin/i, means: 'a long prompt on stdin' },
+    // "resume  Resume a previous session by id" in exec's Commands (0.44 and later).
+    resume: { help: /^\s+resume\s+Resume\b/m, means: 'follow-up rounds in the same thread' },
+  },
   requires: [['json'], ['fullAuto', 'sandbox']],
   minVersion: {
     version: CODEX_MIN_JSON_VERSION,

@@ -24,21 +24,25 @@ import {
   probeCli,
   relativePath,
 } from './kit/index.js';
-import { resumeArgs, TEXT_OUTPUT_STAGE, z } from './kit/index.js';
+import { MODEL_FLAG, resumeFlag, resumeArgs, TEXT_OUTPUT_STAGE, z } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, ToolTable } from './kit/index.js';
 
 /** Its tools' lines, by the `<kind>ToolCall` key a call comes under. */
 const TOOLS: ToolTable = {
-  shellToolCall: 'shell',
-  editToolCall: ['path', 'Edit'],
-  writeToolCall: ['path', 'Write'],
-  deleteToolCall: ['path', 'Delete'],
-  readToolCall: ['path', 'Read'],
-  lsToolCall: ['path', 'List'],
-  grepToolCall: ['pattern', 'Grep'],
-  globToolCall: ['pattern', 'Glob'],
-  updateTodosToolCall: 'todos',
-  mcpToolCall: 'mcp',
+  shell: ['shellToolCall'],
+  path: [
+    ['editToolCall', 'Edit'],
+    ['writeToolCall', 'Write'],
+    ['deleteToolCall', 'Delete'],
+    ['readToolCall', 'Read'],
+    ['lsToolCall', 'List'],
+  ],
+  pattern: [
+    ['grepToolCall', 'Grep'],
+    ['globToolCall', 'Glob'],
+  ],
+  todos: ['updateTodosToolCall'],
+  mcp: ['mcpToolCall'],
 };
 
 const CLI: CliFacts = {
@@ -52,22 +56,18 @@ const CLI: CliFacts = {
   tools: TOOLS,
 };
 
-/** The flags hydra uses, as Cursor documents them (no release could be recorded). */
-const FLAGS = {
-  print: { flags: ['-p', '--print'], means: 'a headless run that prints and exits' },
-  outputFormat: { flags: ['--output-format'], means: 'its stream as JSON lines' },
-  force: { flags: ['-f', '--force'], means: 'edits without asking' },
-  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model' },
-  // "Trust the workspace without prompting (headless mode only)": a fresh worktree is untrusted.
-  trust: { flags: ['--trust'], means: 'a headless run in a new worktree' },
-  // `--resume [chatId]`: a follow-up continues the chat its init line named.
-  resume: { flags: ['--resume'], means: 'follow-up rounds in the same chat' },
-};
-
-const probe = probeCli({
-  cli: CLI,
-  helpArgs: ['--help'],
-  flags: FLAGS,
+const probe = probeCli(CLI, {
+  /** The flags hydra uses, as Cursor documents them (no release could be recorded). */
+  flags: {
+    print: { flags: ['-p', '--print'], means: 'a headless run that prints and exits' },
+    outputFormat: { flags: ['--output-format'], means: 'its stream as JSON lines' },
+    force: { flags: ['-f', '--force'], means: 'edits without asking' },
+    model: MODEL_FLAG,
+    // "Trust the workspace without prompting (headless mode only)": a fresh worktree is untrusted.
+    trust: { flags: ['--trust'], means: 'a headless run in a new worktree' },
+    // `--resume [chatId]`: a follow-up continues the chat its init line named.
+    resume: resumeFlag('--resume'),
+  },
   requires: [['print'], ['outputFormat']],
   // A binary named `agent` (or `cursor`, the editor's launcher) may be someone else's.
   inferred: {

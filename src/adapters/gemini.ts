@@ -28,7 +28,18 @@ import {
   probeCli,
   resumeArgs,
 } from './kit/index.js';
-import { clip, emptyUsage, ev, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS, z } from './kit/index.js';
+import {
+  MODEL_FLAG,
+  resumeFlag,
+  clip,
+  emptyUsage,
+  ev,
+  firstLine,
+  MESSAGE_CHARS,
+  oneLine,
+  OUTPUT_CHARS,
+  z,
+} from './kit/index.js';
 import type {
   AgentEvent,
   BuildCommand,
@@ -77,18 +88,22 @@ const AUTH_TEXT =
 
 /** Its tools' lines (what the dashboard shows for a call). */
 const TOOLS: ToolTable = {
-  write_file: ['path', 'Write'],
-  replace: ['path', 'Edit'],
-  read_file: ['path', 'Read'],
-  read_many_files: ['paths', 'Read'],
-  list_directory: ['path', 'List'],
-  run_shell_command: 'shell',
-  glob: ['pattern', 'Glob'],
-  search_file_content: ['pattern', 'Grep'],
-  grep_search: ['pattern', 'Grep'],
-  web_fetch: ['url', 'Fetch'],
-  google_web_search: ['query', 'Search'],
-  write_todos: 'todos',
+  shell: ['run_shell_command'],
+  path: [
+    ['write_file', 'Write'],
+    ['replace', 'Edit'],
+    ['read_file', 'Read'],
+    ['list_directory', 'List'],
+  ],
+  pattern: [
+    ['glob', 'Glob'],
+    ['search_file_content', 'Grep'],
+    ['grep_search', 'Grep'],
+  ],
+  paths: ['read_many_files'],
+  fetch: ['web_fetch'],
+  search: ['google_web_search'],
+  todos: ['write_todos'],
 };
 
 const CLI: CliFacts = {
@@ -102,36 +117,30 @@ const CLI: CliFacts = {
   tools: TOOLS,
 };
 
-/** The flags hydra uses, as `gemini --help` lists them. */
-const FLAGS = {
-  streamJson: {
-    flags: ['-o', '--output-format'],
-    says: /stream-json/,
-    shown: '--output-format stream-json',
-    means: 'to follow the run',
+const probe = probeCli(CLI, {
+  /** The flags hydra uses, as `gemini --help` lists them. */
+  flags: {
+    streamJson: {
+      flags: ['-o', '--output-format'],
+      says: /stream-json/,
+      means: 'to follow the run',
+    },
+    approvalMode: {
+      flags: ['--approval-mode'],
+      says: /auto_edit/,
+      means: 'to edit files without asking',
+    },
+    yolo: { flags: ['-y', '--yolo'], means: 'approve everything' },
+    // "[deprecated: Use the positional prompt instead ...]" (0.5 to 0.2x).
+    promptFlag: {
+      flags: ['-p', '--prompt'],
+      saysNot: /deprecated/i,
+      means: 'the prompt as one `--prompt=` argument',
+    },
+    skipTrust: { flags: ['--skip-trust'], means: 'a headless run in a folder it has not trusted yet' },
+    model: MODEL_FLAG,
+    resume: resumeFlag('-r', '--resume'),
   },
-  approvalMode: {
-    flags: ['--approval-mode'],
-    says: /auto_edit/,
-    shown: '--approval-mode auto_edit',
-    means: 'to edit files without asking',
-  },
-  yolo: { flags: ['-y', '--yolo'], means: 'approve everything' },
-  // "[deprecated: Use the positional prompt instead ...]" (0.5 to 0.2x).
-  promptFlag: {
-    flags: ['-p', '--prompt'],
-    saysNot: /deprecated/i,
-    means: 'the prompt as one `--prompt=` argument',
-  },
-  skipTrust: { flags: ['--skip-trust'], means: 'a headless run in a folder it has not trusted yet' },
-  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model' },
-  resume: { flags: ['-r', '--resume'], means: 'follow-up rounds in the same session' },
-};
-
-const probe = probeCli({
-  cli: CLI,
-  helpArgs: ['--help'],
-  flags: FLAGS,
   requires: [['streamJson'], ['approvalMode']],
   minVersion: {
     version: GEMINI_MIN_VERSION,

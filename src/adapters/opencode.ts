@@ -26,6 +26,7 @@ import {
   ev,
   firstLine,
 } from './kit/index.js';
+import { MODEL_FLAG, resumeFlag } from './kit/index.js';
 import {
   MESSAGE_CHARS,
   modelArgs,
@@ -37,7 +38,7 @@ import {
   z,
 } from './kit/index.js';
 import { QWEN_PRICES } from './qwen.js';
-import type { AgentEvent, BuildCommand, CliFacts, PriceTable, ToolTable, Usage } from './kit/index.js';
+import type { AgentEvent, BuildCommand, CliFacts, PriceTable, Usage } from './kit/index.js';
 
 /** What `OPENCODE_PERMISSION` is set to in normal races: edits never wait for an answer. */
 export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });
@@ -47,22 +48,6 @@ export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });
  * name (for hydra.toml overrides) and then by the model part. Anthropic's, OpenAI's and Qwen's.
  */
 const OPENCODE_PRICES: PriceTable = { ...CLAUDE_PRICES, ...QWEN_PRICES };
-
-/** Its tools' lines (what the dashboard shows for a call). */
-const TOOLS: ToolTable = {
-  bash: 'shell',
-  write: 'path',
-  edit: 'path',
-  multiedit: 'path',
-  read: 'path',
-  list: 'path',
-  glob: 'pattern',
-  grep: 'pattern',
-  webfetch: ['url', 'Fetch'],
-  websearch: ['query', 'Search'],
-  task: ['description', 'Task'],
-  todowrite: 'todos',
-};
 
 const CLI: CliFacts = {
   id: 'opencode',
@@ -82,23 +67,23 @@ const CLI: CliFacts = {
       },
     ],
   },
-  tools: TOOLS,
 };
 
-/** The flags hydra uses, as `opencode run --help` lists them (on stdout or stderr, by release). */
-const FLAGS = {
-  // `--format default|json` arrived in 1.0; the 0.x releases print text only.
-  jsonFormat: { flags: ['--format'], says: /json/, shown: '`run --format json`', means: 'to follow the run' },
-  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model (provider/model)' },
-  resume: { flags: ['-s', '--session'], means: 'follow-up rounds in the same session' },
-  auto: { flags: ['--auto'], means: '--unsafe races' },
-  skipPermissions: { flags: ['--dangerously-skip-permissions'], means: '--unsafe races (1.14)' },
-};
-
-const probe = probeCli({
-  cli: CLI,
+const probe = probeCli(CLI, {
   helpArgs: ['run', '--help'],
-  flags: FLAGS,
+  /** The flags hydra uses, as `opencode run --help` lists them (on stdout or stderr, by release). */
+  flags: {
+    // `--format default|json` arrived in 1.0; the 0.x releases print text only.
+    jsonFormat: {
+      flags: ['--format'],
+      says: /json/,
+      means: 'to follow the run',
+    },
+    model: MODEL_FLAG,
+    resume: resumeFlag('-s', '--session'),
+    auto: { flags: ['--auto'], means: '--unsafe races' },
+    skipPermissions: { flags: ['--dangerously-skip-permissions'], means: '--unsafe races (1.14)' },
+  },
   requires: [['jsonFormat']],
   warnings: [
     {

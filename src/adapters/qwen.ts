@@ -16,6 +16,7 @@
  */
 import { CODEX_PRICES } from './codex.js';
 import { AnthropicParser, commandOf, defineAdapter, modelArgs, probeCli, resumeArgs } from './kit/index.js';
+import { MODEL_FLAG, resumeFlag } from './kit/index.js';
 import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
 
 const qwenPrice = (input: number, output: number): ModelPrice => ({
@@ -43,19 +44,10 @@ export const QWEN_PRICES: PriceTable = {
 
 /** Its tools' lines (what the dashboard shows for a call). */
 const TOOLS: ToolTable = {
-  run_shell_command: 'shell',
-  write_file: 'path',
-  edit: 'path',
-  read_file: 'path',
-  notebook_edit: 'path',
-  list_directory: 'path',
-  glob: 'pattern',
-  grep_search: 'pattern',
-  web_fetch: ['url', 'Fetch'],
-  web_search: ['query', 'Search'],
-  task: ['description', 'Task'],
-  agent: ['description', 'Task'],
-  todo_write: 'todos',
+  shell: ['run_shell_command'],
+  path: ['write_file', 'read_file', 'list_directory'],
+  pattern: ['grep_search'],
+  task: ['agent'],
 };
 
 const CLI: CliFacts = {
@@ -70,45 +62,32 @@ const CLI: CliFacts = {
     // your .../settings.json ...", 0.15 on "No auth type is selected".
     notSignedIn: /no auth type is selected|please set an auth method/i,
     retried: 'Qwen Code retried it for about a minute',
-    named: [
-      {
-        label: /^error_max_turns$/,
-        message: 'stopped at its turn limit',
-        hint: 'Raise --max-session-turns in agents.qwen.extra_args in hydra.toml, or remove it.',
-      },
-    ],
   },
   tools: TOOLS,
 };
 
-/** The flags hydra uses, as `qwen --help` lists them. */
-const FLAGS = {
-  // 0.1.x offers only text and json.
-  streamJson: {
-    flags: ['-o', '--output-format'],
-    says: /stream-json/,
-    shown: '--output-format stream-json',
-    means: 'to follow the run',
+const probe = probeCli(CLI, {
+  /** The flags hydra uses, as `qwen --help` lists them. */
+  flags: {
+    // 0.1.x offers only text and json.
+    streamJson: {
+      flags: ['-o', '--output-format'],
+      says: /stream-json/,
+      means: 'to follow the run',
+    },
+    approvalMode: { flags: ['--approval-mode'], means: 'the approval mode: auto-edit, or yolo for --unsafe' },
+    autoEdit: {
+      flags: ['--approval-mode'],
+      says: /auto-edit/,
+      means: 'to edit files unattended',
+    },
+    yolo: { flags: ['-y', '--yolo'], means: '--unsafe races without --approval-mode' },
+    promptFlag: { flags: ['-p', '--prompt'], means: 'the prompt as one `--prompt=` argument' },
+    model: MODEL_FLAG,
+    resume: resumeFlag('-r', '--resume'),
+    partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
+    maxTurns: { flags: ['--max-session-turns'], means: 'a turn limit' },
   },
-  approvalMode: { flags: ['--approval-mode'], means: 'the approval mode: auto-edit, or yolo for --unsafe' },
-  autoEdit: {
-    flags: ['--approval-mode'],
-    says: /auto-edit/,
-    shown: '--approval-mode auto-edit',
-    means: 'to edit files unattended',
-  },
-  yolo: { flags: ['-y', '--yolo'], means: '--unsafe races without --approval-mode' },
-  promptFlag: { flags: ['-p', '--prompt'], means: 'the prompt as one `--prompt=` argument' },
-  model: { flags: ['-m', '--model'], means: 'the model from hydra.toml or --model' },
-  resume: { flags: ['-r', '--resume'], means: 'follow-up rounds in the same session' },
-  partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
-  maxTurns: { flags: ['--max-session-turns'], means: 'a turn limit' },
-};
-
-const probe = probeCli({
-  cli: CLI,
-  helpArgs: ['--help'],
-  flags: FLAGS,
   requires: [['streamJson'], ['autoEdit', 'yolo']],
   warnings: [
     {
@@ -161,6 +140,7 @@ export const qwenAdapter = defineAdapter({
       CLI,
       {
         inputIncludesCache: true,
+        maxTurnsFlag: '--max-session-turns',
         // A failed model call, reported as assistant text: `[API Error: 401 Incorrect ...]`.
         apiErrorText: /^\s*\[API Error:\s*(?:(\d{3})\b)?/,
       },

@@ -21,8 +21,6 @@ export interface FlagRule {
   says?: RegExp;
   saysNot?: RegExp;
   help?: RegExp;
-  /** How a refusal names it, when that is more than its spellings (`--output-format stream-json`). */
-  shown?: string;
   /** What hydra uses it for. */
   means: string;
 }
@@ -36,9 +34,8 @@ export interface ProbeWarning<K extends string> {
 }
 
 export interface ProbeSpec<K extends string> {
-  cli: CliFacts;
-  /** The help that lists the flags: `--help`, or a subcommand's (`exec --help`). */
-  helpArgs: readonly string[];
+  /** The help that lists the flags: `--help` (the default), or a subcommand's (`exec --help`). */
+  helpArgs?: readonly string[];
   flags: FlagTable<K>;
   /** Each entry must be met by one of its features, or the CLI is refused (UnsupportedFlag). */
   requires: readonly (readonly NoInfer<K>[])[];
@@ -87,20 +84,32 @@ export const readVersion = (step: Extract<StepResult, { ok: true }>): string | n
   return bare ?? parseVersion(stdout.join('\n')) ?? parseVersion(lines(step.text).join('\n'));
 };
 
-const shown = (rule: FlagRule): string => rule.shown ?? (rule.flags ?? []).join('/');
+/** How a refusal names a flag: its spellings, or the long one and the choice (`--format json`). */
+const shown = (rule: FlagRule): string =>
+  rule.says === undefined ? (rule.flags ?? []).join('/') : `${rule.flags?.at(-1) ?? ''} ${rule.says.source}`;
 
-/** Runs a CLI's probe from its spec. */
+/** The flags most CLIs spell the same way, meaning the same thing. */
+export const MODEL_FLAG: FlagRule = {
+  flags: ['-m', '--model'],
+  means: 'the model hydra.toml or --model names',
+};
+export const resumeFlag = (...flags: string[]): FlagRule => ({
+  flags,
+  means: 'follow-up rounds in one session',
+});
+
+/** A CLI's probe, from its flag table and what it requires. */
 export const probeCli =
-  <K extends string>(spec: ProbeSpec<K>) =>
+  <K extends string>(cli: CliFacts, spec: ProbeSpec<K>) =>
   async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
-    const { cli, helpArgs, inferred } = spec;
+    const { helpArgs = ['--help'], inferred } = spec;
     const context: ProbeContext = { ...cli, adapterId: cli.id, binary };
     const [versionStep, helpStep] = await Promise.all([
       runStep(context, run, ['--version']),
       runStep(context, run, helpArgs),
     ]);
     if (!versionStep.ok && inferred === undefined) return { ok: false, error: versionStep.error };
-    if (!helpStep.ok) return { ok: false, error: helpFailure(spec, context, helpStep.error) };
+    if (!helpStep.ok) return { ok: false, error: helpFailure(cli, helpArgs, context, helpStep.error) };
     const refuse = (kind: 'UnsupportedFlag' | 'UnsupportedVersion', message: string, hint: string) =>
       probeError(context, kind, message, hint, helpArgs, helpStep.output);
     if (inferred !== undefined && !inferred.identifies.test(helpStep.text)) {
@@ -160,18 +169,19 @@ export const probeCli =
   };
 
 /** A subcommand's help that fails means the subcommand is missing, not that the CLI is broken. */
-const helpFailure = <K extends string>(
-  spec: ProbeSpec<K>,
+const helpFailure = (
+  cli: CliFacts,
+  helpArgs: readonly string[],
   context: ProbeContext,
   error: AdapterError,
 ): AdapterError => {
-  const command = spec.helpArgs.join(' ');
-  if (error.kind !== 'UnsupportedVersion' || spec.helpArgs.length < 2) return error;
+  const command = helpArgs.join(' ');
+  if (error.kind !== 'UnsupportedVersion' || helpArgs.length < 2) return error;
   return probeError(
     context,
     'UnsupportedVersion',
-    `this ${spec.cli.displayName} has no working \`${spec.helpArgs[0] ?? ''}\` subcommand (\`${context.binary} ${command}\` failed)`,
-    `Upgrade it: ${spec.cli.installHint}`,
-    spec.helpArgs,
+    `this ${cli.displayName} has no working \`${helpArgs[0] ?? ''}\` subcommand (\`${context.binary} ${command}\` failed)`,
+    `Upgrade it: ${cli.installHint}`,
+    helpArgs,
   );
 };

@@ -1,24 +1,40 @@
 /**
- * One terminal line per tool call, from a CLI's tool table: each tool name says what its line
- * shows (a shell command, a path, a pattern in a path, a URL...) and with which verb. A tool the
- * table does not name shows its name and its input as compact JSON.
+ * One terminal line per tool call, from a CLI's tool table: the table lists its tools by what
+ * their line shows (a shell command, a path, a pattern in a path, a URL...). A tool the table
+ * does not name shows its name and its input as compact JSON.
  */
 import { asString, compactJson, oneLine, relativePath } from '../../core/text.js';
 
 /**
  * What a tool's line shows: `shell` `$ <command>`; `path` `<verb> <path>`; `pattern`
- * `<verb> <pattern> in <path>`; `url`, `query`, `description` `<verb> <that field>`; `paths`
- * `<verb> <the paths, as JSON>`; `todos` `Update todo list (<n> items)`; `mcp` `<tool> <arguments>`.
+ * `<verb> <pattern> in <path>`; `fetch` `Fetch <url>`; `search` `Search <query>`; `task`
+ * `Task <description>`; `paths` `Read <paths as JSON>`; `todos` `Update todo list (<n> items)`;
+ * `mcp` `<tool> <arguments>`.
  */
-export type ToolLine =
-  'shell' | 'path' | 'pattern' | 'url' | 'query' | 'description' | 'paths' | 'todos' | 'mcp';
+export type ToolLine = 'shell' | 'path' | 'pattern' | 'fetch' | 'search' | 'task' | 'paths' | 'todos' | 'mcp';
 
-/** A tool's line, and its verb (the tool's own name when left out). */
-export type ToolSpec = ToolLine | readonly [ToolLine, string];
+/** A tool's name, or `[name, verb]` when its line's verb is not its own name (`['replace', 'Edit']`). */
+export type ToolName = string | readonly [string, string];
 
-export type ToolTable = Readonly<Record<string, ToolSpec>>;
+/** A CLI's tools by the line they show. */
+export type ToolTable = Readonly<Partial<Record<ToolLine, readonly ToolName[]>>>;
 
-/** The input fields each CLI names a path, a pattern, a URL... with (the first one set wins). */
+/**
+ * The tool names most agent CLIs share (Claude Code's set, which opencode and Qwen Code copied),
+ * compared without case and underscores (`web_fetch` is `WebFetch`); a CLI's own table goes first.
+ * The verb is the tool's own name.
+ */
+const SHARED: ToolTable = {
+  shell: ['bash'],
+  path: ['write', 'edit', 'multiedit', 'notebookedit', 'read', 'list'],
+  pattern: ['glob', 'grep'],
+  fetch: ['webfetch'],
+  search: ['websearch'],
+  task: ['task'],
+  todos: ['todowrite'],
+};
+
+/** The input fields CLIs name a path, a pattern, a URL... with (the first one set wins). */
 const FIELDS = {
   path: ['file_path', 'filePath', 'absolute_path', 'notebook_path', 'dir_path', 'path'],
   pattern: ['pattern', 'globPattern'],
@@ -26,15 +42,19 @@ const FIELDS = {
   query: ['query'],
   description: ['description'],
   command: ['command'],
-  paths: ['paths', 'include'],
   tool: ['toolName', 'name'],
-  arguments: ['args', 'arguments'],
 } as const;
 
-const first = (fields: Record<string, unknown>, keys: readonly string[]): string | undefined => {
-  for (const key of keys) {
-    const value = asString(fields[key]);
-    if (value !== undefined) return value;
+const first = (fields: Record<string, unknown>, keys: readonly string[]): string | undefined =>
+  keys.map((key) => asString(fields[key])).find((value) => value !== undefined);
+
+/** The line and verb the table gives a tool, if it names it. */
+const lookUp = (table: ToolTable, name: string, verb: string = name): [ToolLine, string] | undefined => {
+  for (const [line, names] of Object.entries(table) as [ToolLine, readonly ToolName[]][]) {
+    for (const entry of names) {
+      if (entry === name) return [line, verb];
+      if (typeof entry !== 'string' && entry[0] === name) return [line, entry[1]];
+    }
   }
   return undefined;
 };
@@ -48,9 +68,9 @@ export const summarizeTool = (
   label: string = name,
 ): string => {
   const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  const spec = Object.hasOwn(table, name) ? table[name] : undefined;
-  if (spec === undefined) return oneLine(`${label} ${compactJson(input)}`);
-  const [line, verb] = typeof spec === 'string' ? [spec, name] : spec;
+  const found = lookUp(table, name) ?? lookUp(SHARED, name.replaceAll('_', '').toLowerCase(), name);
+  if (found === undefined) return oneLine(`${label} ${compactJson(input)}`);
+  const [line, verb] = found;
   const path = first(fields, FIELDS.path);
   const shown = path === undefined ? '' : relativePath(path, cwd);
   switch (line) {
@@ -60,17 +80,19 @@ export const summarizeTool = (
       return oneLine(`${verb} ${shown}`);
     case 'pattern':
       return oneLine(`${verb} ${first(fields, FIELDS.pattern) ?? ''}${shown === '' ? '' : ` in ${shown}`}`);
-    case 'url':
-    case 'query':
-    case 'description':
-      return oneLine(`${verb} ${first(fields, FIELDS[line]) ?? ''}`);
+    case 'fetch':
+      return oneLine(`Fetch ${first(fields, FIELDS.url) ?? ''}`);
+    case 'search':
+      return oneLine(`Search ${first(fields, FIELDS.query) ?? ''}`);
+    case 'task':
+      return oneLine(`Task ${first(fields, FIELDS.description) ?? ''}`);
     case 'paths':
-      return oneLine(`${verb} ${compactJson(fields['paths'] ?? fields['include'])}`);
+      return oneLine(`Read ${compactJson(fields['paths'] ?? fields['include'])}`);
     case 'todos':
       return `Update todo list (${Array.isArray(fields['todos']) ? fields['todos'].length : 0} items)`;
-    case 'mcp': {
-      const args = fields['args'] ?? fields['arguments'];
-      return oneLine(`${first(fields, FIELDS.tool) ?? 'mcp'} ${compactJson(args)}`);
-    }
+    case 'mcp':
+      return oneLine(
+        `${first(fields, FIELDS.tool) ?? 'mcp'} ${compactJson(fields['args'] ?? fields['arguments'])}`,
+      );
   }
 };
