@@ -19,7 +19,7 @@ import {
   emptyUsage,
   ev,
 } from './kit/index.js';
-import { MODEL_FLAG } from './kit/index.js';
+import { message, toolResult, MODEL_FLAG } from './kit/index.js';
 import {
   firstLine,
   MESSAGE_CHARS,
@@ -298,14 +298,7 @@ class CodexParser extends CliParser {
         if (said === '') return [];
         const thinking = itemType === 'reasoning';
         if (!thinking) this.answer(clip(said, MESSAGE_CHARS));
-        return [
-          ev({
-            kind: 'message',
-            role: 'assistant',
-            text: clip(said, MESSAGE_CHARS),
-            ...(thinking ? { thinking } : {}),
-          }),
-        ];
+        return [message('assistant', said, thinking ? { thinking } : {})];
       }
       case 'command_execution':
       case 'file_change':
@@ -320,8 +313,7 @@ class CodexParser extends CliParser {
       case 'error': {
         // An error item does not fail the run (an unknown model name adds one, and the run goes on).
         if (!done) return [];
-        const message = asString(item['message']) ?? 'error';
-        return [ev({ kind: 'message', role: 'system', text: `error: ${clip(message, MESSAGE_CHARS)}` })];
+        return [message('system', `error: ${asString(item['message']) ?? 'error'}`)];
       }
       default:
         return [ev({ kind: 'unknown', type: `${phase}:${itemType}`, raw: value })];
@@ -402,9 +394,7 @@ class CodexParser extends CliParser {
       events.push(ev({ kind: 'tool_call', id, name: tool.name, summary: tool.summary, input: tool.input }));
     }
     if (phase !== 'item.completed') return events;
-    const summary = tool.resultSummary ?? (firstLine(tool.output) || (tool.ok ? 'done' : 'failed'));
-    const output = clip(tool.output, OUTPUT_CHARS);
-    events.push(ev({ kind: 'tool_result', id, name: tool.name, ok: tool.ok, summary, output }));
+    events.push(toolResult(id, tool.name, tool.ok, tool.output, tool.resultSummary));
     return events;
   }
 }

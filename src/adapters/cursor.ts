@@ -13,7 +13,6 @@ import {
   compactJson,
   defineAdapter,
   ev,
-  firstLine,
 } from './kit/index.js';
 import {
   MESSAGE_CHARS,
@@ -24,7 +23,15 @@ import {
   probeCli,
   relativePath,
 } from './kit/index.js';
-import { MODEL_FLAG, resumeFlag, resumeArgs, TEXT_OUTPUT_STAGE, z } from './kit/index.js';
+import {
+  message,
+  toolResult,
+  MODEL_FLAG,
+  resumeFlag,
+  resumeArgs,
+  TEXT_OUTPUT_STAGE,
+  z,
+} from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, ToolTable } from './kit/index.js';
 
 /** Its tools' lines, by the `<kind>ToolCall` key a call comes under. */
@@ -222,15 +229,7 @@ class CursorParser extends CliParser {
         const thought = line.data.text ?? '';
         if (thought === '') return [];
         const partial = line.data.subtype === 'delta';
-        return [
-          ev({
-            kind: 'message',
-            role: 'assistant',
-            text: clip(thought, MESSAGE_CHARS),
-            thinking: true,
-            partial,
-          }),
-        ];
+        return [message('assistant', thought, { thinking: true, partial })];
       }
       case 'tool_call':
         return this.toolCall(value);
@@ -265,9 +264,9 @@ class CursorParser extends CliParser {
     // flushes that follow (with model_call_id, or with neither) repeat them as whole messages.
     const delta =
       role === 'assistant' && typeof line.data.timestamp_ms === 'number' && !line.data.model_call_id;
-    if (delta) return [ev({ kind: 'message', role, text: clip(said, MESSAGE_CHARS), partial: true })];
+    if (delta) return [message(role, said, { partial: true })];
     if (role === 'assistant') this.answer(clip(said, MESSAGE_CHARS));
-    return [ev({ kind: 'message', role, text: clip(said, MESSAGE_CHARS) })];
+    return [message(role, said)];
   }
 
   private toolCall(value: Record<string, unknown>): AgentEvent[] | null {
@@ -286,9 +285,7 @@ class CursorParser extends CliParser {
     const outcome = toolOutcome(fields['result'], this.cwd);
     const events: AgentEvent[] = [];
     if (!this.toolNames.has(id)) events.push(ev({ kind: 'tool_call', id, name, summary, input: args }));
-    const resultSummary = outcome.summary ?? (firstLine(outcome.output) || (outcome.ok ? 'done' : 'failed'));
-    const output = clip(outcome.output, OUTPUT_CHARS);
-    events.push(ev({ kind: 'tool_result', id, name, ok: outcome.ok, summary: resultSummary, output }));
+    events.push(toolResult(id, name, outcome.ok, outcome.output, outcome.summary));
     return events;
   }
 }

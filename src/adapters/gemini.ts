@@ -19,6 +19,8 @@
  * index, but every release that has the flag (0.15 and later) also looks the session up by id.
  */
 import {
+  message,
+  toolResult,
   CliParser,
   commandOf,
   defineAdapter,
@@ -28,18 +30,7 @@ import {
   probeCli,
   resumeArgs,
 } from './kit/index.js';
-import {
-  MODEL_FLAG,
-  resumeFlag,
-  clip,
-  emptyUsage,
-  ev,
-  firstLine,
-  MESSAGE_CHARS,
-  oneLine,
-  OUTPUT_CHARS,
-  z,
-} from './kit/index.js';
+import { MODEL_FLAG, resumeFlag, clip, emptyUsage, ev, MESSAGE_CHARS, oneLine, z } from './kit/index.js';
 import type {
   AgentEvent,
   BuildCommand,
@@ -307,7 +298,7 @@ class GeminiParser extends CliParser {
         return [this.init(sessionId, model, model ?? undefined)];
       }
       case 'message':
-        return this.message(value);
+        return this.messageLine(value);
       case 'tool_use':
         return this.toolUse(value);
       case 'tool_result':
@@ -317,10 +308,9 @@ class GeminiParser extends CliParser {
         const line = ErrorLine.safeParse(value);
         if (!line.success) return null;
         const severity = line.data.severity ?? 'error';
-        const message = line.data.message ?? '';
-        if (severity === 'error') this.lastError = message;
-        const text = clip(`${severity}: ${message}`, MESSAGE_CHARS);
-        return [...this.flush(), ev({ kind: 'message', role: 'system', text })];
+        const said = line.data.message ?? '';
+        if (severity === 'error') this.lastError = said;
+        return [...this.flush(), message('system', `${severity}: ${said}`)];
       }
       case 'result':
         return this.result(value);
@@ -329,18 +319,17 @@ class GeminiParser extends CliParser {
     }
   }
 
-  private message(value: Record<string, unknown>): AgentEvent[] | null {
+  private messageLine(value: Record<string, unknown>): AgentEvent[] | null {
     const line = MessageLine.safeParse(value);
     if (!line.success) return null;
     const text = line.data.content ?? '';
-    if (line.data.role === 'user')
-      return text === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(text, MESSAGE_CHARS) })];
+    if (line.data.role === 'user') return text === '' ? [] : [message('user', text)];
     if (line.data.role !== 'assistant') return null;
     this.startResponse();
     if (line.data.delta !== true) return [...this.flush(), ...this.fullMessage(text)];
     if (text === '') return [];
     this.text = clip(this.text + text, MESSAGE_CHARS);
-    return [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS), partial: true })];
+    return [message('assistant', text, { partial: true })];
   }
 
   private toolUse(value: Record<string, unknown>): AgentEvent[] | null {
@@ -363,15 +352,7 @@ class GeminiParser extends CliParser {
     const ok = status === 'success';
     const text = output ?? error?.message ?? '';
     const name = this.toolNames.get(id);
-    const result = ev({
-      kind: 'tool_result',
-      id,
-      ...(name === undefined ? {} : { name }),
-      ok,
-      summary: firstLine(text) || (ok ? 'done' : 'failed'),
-      ...(text === '' ? {} : { output: clip(text, OUTPUT_CHARS) }),
-    });
-    return [...this.flush(), result];
+    return [...this.flush(), toolResult(id, name, ok, text)];
   }
 
   private result(value: Record<string, unknown>): AgentEvent[] | null {
@@ -415,7 +396,7 @@ class GeminiParser extends CliParser {
   private fullMessage(text: string): AgentEvent[] {
     if (text.trim() === '') return [];
     this.answer(clip(text, MESSAGE_CHARS));
-    return [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS) })];
+    return [message('assistant', text)];
   }
 }
 

@@ -26,7 +26,7 @@ import {
   ev,
   firstLine,
 } from './kit/index.js';
-import { MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { message, toolResult, MODEL_FLAG, resumeFlag } from './kit/index.js';
 import {
   MESSAGE_CHARS,
   modelArgs,
@@ -210,9 +210,7 @@ class OpencodeParser extends CliParser {
     if (said.trim() === '') return [];
     const clipped = clip(said, MESSAGE_CHARS);
     if (!thinking) this.answer(clipped);
-    return [
-      ev({ kind: 'message', role: 'assistant', text: clipped, ...(thinking ? { thinking: true } : {}) }),
-    ];
+    return [message('assistant', clipped, thinking ? { thinking } : {})];
   }
 
   /** opencode prints a tool once it has finished: the call and its result together. */
@@ -234,16 +232,7 @@ class OpencodeParser extends CliParser {
       };
     }
     const resultSummary = firstLine(output) || state.title || (ok ? 'done' : 'failed');
-    events.push(
-      ev({
-        kind: 'tool_result',
-        id,
-        name: tool,
-        ok,
-        summary: resultSummary,
-        output: clip(output, OUTPUT_CHARS),
-      }),
-    );
+    events.push(toolResult(id, tool, ok, output, resultSummary));
     return events;
   }
 
