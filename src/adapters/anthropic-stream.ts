@@ -1,14 +1,93 @@
 /**
- * The parts of Claude Code's stream-json that Qwen Code copied: assistant and user messages made
- * of Anthropic content blocks (`text`, `thinking`, `tool_use`, `tool_result`), and the
- * `stream_event` lines of `--include-partial-messages` carrying Anthropic SSE deltas. Both parsers
- * read these shapes here; what differs (usage semantics, the result line, tool names) stays in
- * claude.ts and qwen.ts.
+ * Claude Code's stream-json, which Qwen Code copied: `system`, `assistant` and `user` lines of
+ * Anthropic content blocks (`text`, `thinking`, `tool_use`, `tool_result`), `stream_event` lines of
+ * `--include-partial-messages` carrying Anthropic SSE deltas, and a `result` line. One parser reads
+ * both; what differs is data the adapter passes in (AnthropicFacts): how usage counts cached input,
+ * and the text a failed model call is reported as.
  */
 import { z } from 'zod';
 import { EVENT_SCHEMA_VERSION, ev } from '../core/events.js';
-import type { AgentEvent } from '../core/events.js';
-import { asString, clip, compactJson, firstLine, MESSAGE_CHARS, OUTPUT_CHARS } from '../core/text.js';
+import type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../core/events.js';
+import {
+  asString,
+  clip,
+  compactJson,
+  firstLine,
+  MESSAGE_CHARS,
+  oneLine,
+  OUTPUT_CHARS,
+} from '../core/text.js';
+import { looksLikeAuthFailure } from './finish.js';
+import type { CliFacts } from './kit/facts.js';
+import { CliParser } from './kit/parser.js';
+import { anthropicCounts, MessageUsage, openaiCounts } from './anthropic-usage.js';
+import type { Failure } from './kit/failures.js';
+import type { ParserOptions, ProcessEnd } from './types.js';
+
+// ---------------------------------------------------------------------------------------------
+// Line schemas (loose: unknown fields pass through and are ignored)
+
+const count = z.number().nullish();
+const nullableText = z.string().nullish();
+
+const UsageSchema = z.looseObject({
+  input_tokens: count,
+  output_tokens: count,
+  cache_creation_input_tokens: count,
+  cache_read_input_tokens: count,
+});
+
+const MessageSchema = z.looseObject({
+  id: nullableText,
+  model: nullableText,
+  content: z.union([z.array(z.unknown()), z.string()]).nullish(),
+  usage: UsageSchema.nullish(),
+});
+
+const SystemLine = z.looseObject({
+  type: z.literal('system'),
+  subtype: nullableText,
+  session_id: nullableText,
+  model: nullableText,
+  cwd: nullableText,
+  tools: z.array(z.unknown()).nullish(),
+  /** Claude Code spells it permissionMode, Qwen Code permission_mode. */
+  permissionMode: nullableText,
+  permission_mode: nullableText,
+  attempt: count,
+  max_retries: count,
+  error: z.unknown().optional(),
+  error_status: count,
+  status: z.unknown().optional(),
+});
+
+/** `error` (Claude Code): why the call behind a synthetic message failed (`authentication_failed`). */
+const AssistantLine = z.looseObject({
+  type: z.literal('assistant'),
+  message: MessageSchema,
+  error: nullableText,
+});
+const UserLine = z.looseObject({ type: z.literal('user'), message: MessageSchema });
+
+const ResultLine = z.looseObject({
+  type: z.literal('result'),
+  subtype: nullableText,
+  is_error: z.boolean().nullish(),
+  result: nullableText,
+  num_turns: count,
+  /** Claude Code only: the run's cost and, for a failed API call, its HTTP status. */
+  total_cost_usd: count,
+  api_error_status: count,
+  errors: z.array(z.unknown()).nullish(),
+  /** Qwen Code only. */
+  error: z.looseObject({ message: nullableText }).nullish(),
+  usage: UsageSchema.nullish(),
+});
+
+const RateLimitLine = z.looseObject({
+  type: z.literal('rate_limit_event'),
+  rate_limit_info: z.unknown().optional(),
+});
 
 const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
 const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
@@ -36,7 +115,7 @@ const StreamEventLine = z.looseObject({
 });
 
 /** One line for a tool call, from the tool's name and input. */
-export type ToolSummarizer = (name: string, input: unknown) => string;
+type ToolSummarizer = (name: string, input: unknown) => string;
 
 /** The `type` of a block that is not one of the known ones, for an `unknown` event. */
 const blockType = (block: unknown): string | undefined =>
@@ -58,7 +137,7 @@ const resultText = (content: unknown): string => {
 };
 
 /** What one assistant content block means; `text` is set for answer text (the run's last words). */
-export interface AssistantBlock {
+interface AssistantBlock {
   events: AgentEvent[];
   text?: string;
 }
@@ -67,7 +146,7 @@ export interface AssistantBlock {
  * Events for one assistant content block. Tool calls are remembered in `toolNames` so their
  * results can name the tool.
  */
-export const assistantBlockEvents = (
+const assistantBlockEvents = (
   block: unknown,
   summarize: ToolSummarizer,
   toolNames: Map<string, string>,
@@ -104,7 +183,7 @@ export const assistantBlockEvents = (
 };
 
 /** Events for a user message's content: tool results, user text, anything else kept as unknown. */
-export const userContentEvents = (content: unknown, toolNames: ReadonlyMap<string, string>): AgentEvent[] => {
+const userContentEvents = (content: unknown, toolNames: ReadonlyMap<string, string>): AgentEvent[] => {
   if (typeof content === 'string')
     return content === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
   const events: AgentEvent[] = [];
@@ -195,7 +274,7 @@ const deltaEvents = (delta: Delta): AgentEvent[] => {
  * line follows); other SSE events (block starts and stops, tool-input JSON fragments) add nothing.
  * Null when the line is not a stream_event of the expected shape.
  */
-export const partialMessageEvents = (value: Record<string, unknown>): AgentEvent[] | null => {
+const partialMessageEvents = (value: Record<string, unknown>): AgentEvent[] | null => {
   const hot = blockDelta(value);
   if (hot !== undefined) return deltaEvents(hot);
   const line = StreamEventLine.safeParse(value);
@@ -204,3 +283,164 @@ export const partialMessageEvents = (value: Record<string, unknown>): AgentEvent
   if (line.data.event.type !== 'content_block_delta' || delta === undefined || delta === null) return [];
   return deltaEvents(delta);
 };
+
+// ---------------------------------------------------------------------------------------------
+// Parser
+
+/** What differs between the CLIs that speak this stream. */
+export interface AnthropicStream {
+  /** Whether `input_tokens` counts cached input too (Qwen Code), or leaves it out (Claude Code). */
+  inputIncludesCache: boolean;
+  /** How a failed model call shows up as assistant text (Qwen Code: `[API Error: 401 ...]`). */
+  apiErrorText?: RegExp;
+  /** The flag that sets its turn limit, for the hint when a run stops there (`error_max_turns`). */
+  maxTurnsFlag: string;
+}
+
+export class AnthropicParser extends CliParser {
+  private readonly usage: MessageUsage;
+  private readonly apiErrorText: RegExp | undefined;
+  /** What the stream said went wrong before any result line (a refused key, an API error text). */
+  private streamFailure: Failure | undefined;
+
+  constructor(cli: CliFacts, stream: AnthropicStream, options: ParserOptions) {
+    const hint = `Raise ${stream.maxTurnsFlag} in agents.${cli.id}.extra_args in hydra.toml, or remove it.`;
+    const maxTurns = { label: /^error_max_turns$/, message: 'stopped at its turn limit', hint };
+    super(
+      { ...cli, failures: { ...cli.failures, named: [maxTurns, ...(cli.failures?.named ?? [])] } },
+      options,
+    );
+    this.usage = new MessageUsage(stream.inputIncludesCache ? openaiCounts : anthropicCounts);
+    this.apiErrorText = stream.apiErrorText;
+  }
+
+  override finish(end: ProcessEnd): CompletedEvent | FailedEvent {
+    if (this.state.terminal === undefined && this.streamFailure !== undefined)
+      this.state.pendingError = this.classify(this.streamFailure);
+    return super.finish(end);
+  }
+
+  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
+    switch (value['type']) {
+      case 'system':
+        return this.system(value);
+      case 'assistant':
+        return this.assistant(value);
+      case 'user': {
+        const line = UserLine.safeParse(value);
+        return line.success ? userContentEvents(line.data.message.content, this.toolNames) : null;
+      }
+      case 'stream_event':
+        return partialMessageEvents(value);
+      case 'result':
+        return this.result(value);
+      case 'rate_limit_event':
+        return RateLimitLine.safeParse(value).success
+          ? [ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(value['rate_limit_info']) })]
+          : null;
+      default:
+        return null;
+    }
+  }
+
+  private system(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = SystemLine.safeParse(value);
+    if (!line.success) return null;
+    const data = line.data;
+    const subtype = data.subtype ?? 'system';
+    if (subtype === 'init') {
+      this.cwd = data.cwd ?? this.cwd;
+      this.model = data.model ?? this.model;
+      const tools = data.tools?.length;
+      const detail = [
+        data.model,
+        tools === undefined ? undefined : `${tools} tools`,
+        data.permissionMode ?? data.permission_mode,
+      ]
+        .filter((part): part is string => typeof part === 'string' && part !== '')
+        .join(', ');
+      return [this.init(data.session_id, data.model, detail)];
+    }
+    if (subtype === 'api_retry') {
+      const attempt =
+        data.attempt === undefined || data.attempt === null
+          ? ''
+          : `attempt ${data.attempt}${data.max_retries ? `/${data.max_retries}` : ''}`;
+      const status = data.error_status ? `HTTP ${data.error_status}` : compactJson(data.error, 80);
+      const detail = oneLine([attempt, status].filter((part) => part !== '').join(': '));
+      return [ev({ kind: 'progress', stage: 'retry', detail })];
+    }
+    const detail = typeof data.status === 'string' ? data.status : undefined;
+    return [ev({ kind: 'progress', stage: subtype, ...(detail === undefined ? {} : { detail }) })];
+  }
+
+  private assistant(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = AssistantLine.safeParse(value);
+    if (!line.success) return null;
+    const { message, error } = line.data;
+    const synthetic = message.model === '<synthetic>';
+    if (error && (error === 'authentication_failed' || looksLikeAuthFailure(error)))
+      this.streamFailure = { text: '', auth: true };
+    const events: AgentEvent[] = [];
+    const blocks =
+      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    for (const block of blocks ?? []) events.push(...this.block(block));
+    if (error && events.length === 0)
+      events.push(ev({ kind: 'message', role: 'system', text: `error: ${error}` }));
+    if (synthetic) return events;
+    if (message.model) this.model = message.model;
+    const totals = this.usage.record(message.id ?? undefined, message.usage ?? undefined);
+    if (totals !== undefined) events.push(ev({ kind: 'usage', usage: this.priced(totals) }));
+    return events;
+  }
+
+  private block(block: unknown): AgentEvent[] {
+    const text =
+      typeof block === 'object' && block !== null ? asString((block as { text?: unknown }).text) : undefined;
+    if (text !== undefined && this.apiErrorText?.test(text) === true) {
+      // A failed model call, reported as if the model had said it.
+      this.streamFailure = { text: text.trim() };
+      return [ev({ kind: 'message', role: 'system', text: `error: ${clip(text.trim(), MESSAGE_CHARS)}` })];
+    }
+    const parsed = assistantBlockEvents(block, (name, input) => this.summarize(name, input), this.toolNames);
+    if (parsed.text !== undefined) this.answer(parsed.text);
+    return parsed.events;
+  }
+
+  private result(value: Record<string, unknown>): AgentEvent[] | null {
+    const line = ResultLine.safeParse(value);
+    if (!line.success) return null;
+    const data = line.data;
+    const turns = data.num_turns ?? this.usage.calls;
+    // A result without a usage object keeps what the assistant messages reported (or nothing).
+    const counted = data.usage ? this.usage.resultUsage(data.usage, turns) : this.usage.totals(turns);
+    const usage: Usage =
+      data.total_cost_usd !== undefined && data.total_cost_usd !== null
+        ? { ...counted, costUsd: data.total_cost_usd, costSource: 'reported' }
+        : this.priced(counted);
+    // Qwen Code before 0.24 ended a failed model call with a "success" result whose text is the error.
+    const errorText =
+      data.result !== undefined && data.result !== null && this.apiErrorText?.test(data.result) === true;
+    if (data.is_error !== true && !errorText) {
+      const result = data.result ?? undefined;
+      const completed = ev({
+        kind: 'completed',
+        ...(result === undefined ? {} : { result: clip(result, MESSAGE_CHARS) }),
+        usage,
+      });
+      return [ev({ kind: 'usage', usage }), completed];
+    }
+    const reason =
+      data.error?.message ??
+      (this.streamFailure?.auth === true ? undefined : this.streamFailure?.text) ??
+      data.result ??
+      (data.errors ?? []).map((entry) => compactJson(entry)).join('; ');
+    const error = this.classify({
+      text: reason,
+      ...(data.api_error_status ? { status: data.api_error_status } : {}),
+      ...(data.subtype ? { label: data.subtype } : {}),
+      auth: this.streamFailure?.auth === true,
+    });
+    return [ev({ kind: 'usage', usage }), ev({ kind: 'failed', error, usage })];
+  }
+}

@@ -35,6 +35,13 @@ const AUTH_PATTERN =
 /** Whether a text reads like a missing or rejected credential. */
 export const looksLikeAuthFailure = (text: string): boolean => AUTH_PATTERN.test(text);
 
+/**
+ * A hint written while the stream was read names `hydra show <run>` (parsers do not know the run's
+ * id); at the end the id is known, so the final event names the exact command.
+ */
+const withRunId = (hint: string, end: ProcessEnd): string =>
+  hint.replaceAll('hydra show <run>', `hydra show ${end.runId}`);
+
 const failed = (
   kind: ErrorKind,
   message: string,
@@ -44,7 +51,7 @@ const failed = (
 ): FailedEvent =>
   ev({
     kind: 'failed',
-    error: { kind, message, hint },
+    error: { kind, message, hint: withRunId(hint, end) },
     ...(usage === undefined ? {} : { usage }),
     exitCode: end.exitCode,
     signal: end.signal,
@@ -94,6 +101,7 @@ export const finishRun = (state: RunState, end: ProcessEnd): CompletedEvent | Fa
   if (terminal?.kind === 'failed') {
     return ev({
       ...terminal,
+      error: { ...terminal.error, hint: withRunId(terminal.error.hint, end) },
       ...(usage === undefined ? {} : { usage }),
       exitCode: end.exitCode,
       signal: end.signal,

@@ -18,46 +18,31 @@
  * Follow-ups: `--resume` takes the session id from the `init` line. Its help says "latest" or an
  * index, but every release that has the flag (0.15 and later) also looks the session up by id.
  */
-import { z } from 'zod';
-import type { AdapterError } from './errors.js';
-import { emptyUsage, ev } from '../core/events.js';
-import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from '../core/events.js';
-import type { RunState } from './finish.js';
-import { compareVersions, hasFlag, optionText, parseHelpFlags } from './help-flags.js';
-import { JsonLineParser } from './json-line-parser.js';
-import { checkModelName, isDefaultModel } from './model-name.js';
-import { estimateCost, mergePrices, priceFor, withEstimatedCost } from './prices.js';
-import { probeError, runStep, unreadableVersion, verifiedCapabilities, versionOf } from './probe-steps.js';
-import type { ProbeContext } from './probe-steps.js';
-import { deliverPrompt } from './prompt-delivery.js';
 import {
-  asString,
-  clip,
-  compactJson,
-  firstLine,
-  MESSAGE_CHARS,
-  oneLine,
-  OUTPUT_CHARS,
-  relativePath,
-} from '../core/text.js';
+  message,
+  toolResult,
+  CliParser,
+  commandOf,
+  defineAdapter,
+  estimateCost,
+  modelArgs,
+  priceFor,
+  probeCli,
+  resumeArgs,
+} from './kit/index.js';
+import { MODEL_FLAG, resumeFlag, clip, emptyUsage, ev, MESSAGE_CHARS, oneLine, z } from './kit/index.js';
 import type {
-  AgentAdapter,
-  BuiltCommand,
-  Capabilities,
+  AgentEvent,
+  BuildCommand,
+  CliFacts,
+  CompletedEvent,
+  FailedEvent,
   ModelPrice,
-  ParserOptions,
   PriceTable,
-  ProbeResult,
-  ProbeRunner,
   ProcessEnd,
-  SpawnRequest,
-} from './types.js';
-
-const ID = 'gemini';
-const DISPLAY_NAME = 'Gemini CLI';
-const INSTALL_HINT = 'npm install -g @google/gemini-cli';
-const SIGN_IN_HINT =
-  'Set GEMINI_API_KEY in the environment (or hydra.toml [agents.gemini.env]), or run `gemini` once and sign in with Google.';
+  ToolTable,
+  Usage,
+} from './kit/index.js';
 
 /**
  * 0.11.x, the first releases with stream-json, end a run whose API call failed with a result of
@@ -88,130 +73,102 @@ export const GEMINI_PRICES: PriceTable = {
   'gemini-2.0-flash-lite': google(0.075, 0.3),
 };
 
-// ---------------------------------------------------------------------------------------------
-// Probe
+/** A rejected or missing credential, in the words of the API and of the CLI. */
+const AUTH_TEXT =
+  /API_KEY_INVALID|API key not valid|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication credentials|Please set an Auth method|must specify the GEMINI_API_KEY|Invalid auth method|FatalAuthenticationError/i;
 
-/** Features derived from `gemini --help`. */
-export const geminiFeatures = (flags: readonly string[], help: string, version: string | null) => {
-  const prompt = hasFlag(flags, '-p', '--prompt');
-  return {
-    streamJson: /stream-json/.test(optionText(help, '--output-format')),
-    approvalMode: /auto_edit/.test(optionText(help, '--approval-mode')),
-    yolo: hasFlag(flags, '-y', '--yolo'),
+/** Its tools' lines (what the dashboard shows for a call). */
+const TOOLS: ToolTable = {
+  shell: ['run_shell_command'],
+  path: [
+    ['write_file', 'Write'],
+    ['replace', 'Edit'],
+    ['read_file', 'Read'],
+    ['list_directory', 'List'],
+  ],
+  pattern: [
+    ['glob', 'Glob'],
+    ['search_file_content', 'Grep'],
+    ['grep_search', 'Grep'],
+  ],
+  paths: ['read_many_files'],
+  fetch: ['web_fetch'],
+  search: ['google_web_search'],
+  todos: ['write_todos'],
+};
+
+const CLI: CliFacts = {
+  id: 'gemini',
+  displayName: 'Gemini CLI',
+  installHint: 'npm install -g @google/gemini-cli',
+  signInHint:
+    'Set GEMINI_API_KEY in the environment (or hydra.toml [agents.gemini.env]), or run `gemini` once and sign in with Google.',
+  prices: GEMINI_PRICES,
+  failures: { authText: AUTH_TEXT },
+  tools: TOOLS,
+};
+
+const probe = probeCli(CLI, {
+  /** The flags hydra uses, as `gemini --help` lists them. */
+  flags: {
+    streamJson: {
+      flags: ['-o', '--output-format'],
+      says: /stream-json/,
+      means: 'to follow the run',
+    },
+    approvalMode: {
+      flags: ['--approval-mode'],
+      says: /auto_edit/,
+      means: 'to edit files without asking',
+    },
+    yolo: { flags: ['-y', '--yolo'], means: 'approve everything' },
     // "[deprecated: Use the positional prompt instead ...]" (0.5 to 0.2x).
-    promptFlag: prompt && !/deprecated/i.test(optionText(help, '--prompt')),
-    skipTrust: hasFlag(flags, '--skip-trust'),
-    model: hasFlag(flags, '-m', '--model'),
-    resume: hasFlag(flags, '-r', '--resume'),
-    versionKnown: version !== null,
-  };
-};
+    promptFlag: {
+      flags: ['-p', '--prompt'],
+      saysNot: /deprecated/i,
+      means: 'the prompt as one `--prompt=` argument',
+    },
+    skipTrust: { flags: ['--skip-trust'], means: 'a headless run in a folder it has not trusted yet' },
+    model: MODEL_FLAG,
+    resume: resumeFlag('-r', '--resume'),
+  },
+  requires: [['streamJson'], ['approvalMode']],
+  minVersion: {
+    version: GEMINI_MIN_VERSION,
+    problem: 'reports a failed API call as a successful result (exit 0), so a failure cannot be told apart',
+  },
+  warnings: [
+    {
+      when: (has) => !has.promptFlag,
+      text: 'has deprecated -p/--prompt: hydra sends the prompt on stdin (the CLI appends two newlines to it).',
+    },
+    { when: (has) => !has.resume, text: 'has no --resume: a follow-up starts a new session.' },
+  ],
+});
 
-/**
- * The line that is only a version number (`0.61.0`), so that a warning printed before it (a Node
- * deprecation naming `v20.20.2`, say) is not taken for the CLI's version.
- */
-export const versionLine = (stdout: string): string | null => {
-  const lines = stdout.split(/\r?\n/).map((line) => line.trim());
-  const found = lines.reverse().find((line) => /^v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(line));
-  return found === undefined ? null : found.replace(/^v/, '');
-};
-
-const probe = async (binary: string, run: ProbeRunner): Promise<ProbeResult> => {
-  const context: ProbeContext = {
-    adapterId: ID,
-    displayName: DISPLAY_NAME,
-    binary,
-    installHint: INSTALL_HINT,
-  };
-  const [versionStep, helpStep] = await Promise.all([
-    runStep(context, run, ['--version']),
-    runStep(context, run, ['--help']),
-  ]);
-  if (!versionStep.ok) return { ok: false, error: versionStep.error };
-  if (!helpStep.ok) return { ok: false, error: helpStep.error };
-  const version = versionLine(versionStep.output.stdout) ?? versionOf(versionStep);
-  const flags = parseHelpFlags(helpStep.text);
-  const features = geminiFeatures(flags, helpStep.text, version);
-  const capabilities = verifiedCapabilities(ID, binary, version, flags, features);
-  if (version === null)
-    return { ok: false, capabilities, error: unreadableVersion(context, versionStep.output) };
-  const missing = [
-    !features.streamJson && '--output-format stream-json',
-    !features.approvalMode && '--approval-mode auto_edit',
-  ].filter((flag): flag is string => flag !== false);
-  if (missing.length > 0) {
-    return {
-      ok: false,
-      capabilities,
-      error: probeError(
-        context,
-        'UnsupportedFlag',
-        `Gemini CLI ${version} lacks ${missing.join(' and ')}, which hydra needs to follow a headless run that edits files`,
-        `Upgrade it: ${INSTALL_HINT}`,
-        ['--help'],
-        helpStep.output,
-      ),
-    };
-  }
-  if (compareVersions(version, GEMINI_MIN_VERSION) < 0) {
-    return {
-      ok: false,
-      capabilities,
-      error: probeError(
-        context,
-        'UnsupportedVersion',
-        `Gemini CLI ${version} reports a failed API call as a successful result (exit 0); hydra needs ${GEMINI_MIN_VERSION} or later to tell them apart`,
-        `Upgrade it: ${INSTALL_HINT}`,
-        ['--version'],
-        versionStep.output,
-      ),
-    };
-  }
-  if (!features.promptFlag)
-    capabilities.warnings.push(
-      `Gemini CLI ${version} has deprecated -p/--prompt: hydra sends the prompt on stdin (the CLI appends two newlines to it).`,
-    );
-  if (!features.resume)
-    capabilities.warnings.push(`Gemini CLI ${version} has no --resume: a follow-up starts a new session.`);
-  return { ok: true, capabilities };
-};
-
-// ---------------------------------------------------------------------------------------------
-// Command
-
-const buildCommand = (request: SpawnRequest, capabilities: Capabilities): BuiltCommand => {
+const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['--output-format', 'stream-json', '--approval-mode', request.unsafe ? 'yolo' : 'auto_edit'];
   // A new worktree is a folder Gemini CLI has never trusted; 0.40 and later refuse to run there.
   if (features['skipTrust'] === true) args.push('--skip-trust');
-  if (!isDefaultModel(request.model) && request.model !== undefined) args.push('--model', request.model);
   // The id is the CLI's own session UUID (never dash-led), so it can be a separate argument.
-  if (request.resumeSessionId !== undefined && features['resume'] === true)
-    args.push('--resume', request.resumeSessionId);
-  args.push(...request.extraArgs);
-  // Without a prompt argument, stdin that is not a terminal is the prompt (a headless run).
-  const prompt = deliverPrompt(request.prompt, request.scratchDir, {
-    stdinArgs: [],
-    forceStdin: features['promptFlag'] === false,
-  });
-  // yargs has no `--` for an option's value: the prompt travels as one `--prompt=<prompt>` argument.
-  if (prompt.via === 'argv') args.push(`--prompt=${request.prompt}`);
-  return {
-    file: capabilities.binary,
-    args,
-    env: { ...request.env },
-    cwd: request.cwd,
-    files: prompt.via === 'stdin' ? prompt.files : [],
-    ...(prompt.via === 'stdin' ? { stdinFile: prompt.stdinFile } : {}),
-  };
+  args.push(...modelArgs(request), ...resumeArgs(request, capabilities, '--resume'));
+  // yargs has no `--` for an option's value: the prompt travels as one `--prompt=<prompt>` argument;
+  // without a prompt argument, stdin that is not a terminal is the prompt (a headless run).
+  const prompt = { forceStdin: features['promptFlag'] === false, argvFlag: '--prompt' };
+  return commandOf(request, capabilities, { args, prompt });
 };
+
+/** Exit code of Gemini CLI's FatalAuthenticationError (no auth method, no key, a failed sign-in). */
+const AUTH_EXIT_CODE = 41;
+
+/** What 0.11.x printed on stderr when it called a failed API call a success. */
+const API_ERROR_ON_STDERR = /Error when talking to Gemini API/;
 
 // ---------------------------------------------------------------------------------------------
 // Stream schemas (loose: unknown fields pass through and are ignored)
 
 const count = z.number().nullish();
-
 const TokenStats = z.looseObject({
   total_tokens: count,
   input_tokens: count,
@@ -220,56 +177,47 @@ const TokenStats = z.looseObject({
   cached: count,
   input: count,
 });
-
 const StatsSchema = TokenStats.extend({
   tool_calls: count,
   /** 0.4x and later: the same figures per model (side calls on other models included). */
   models: z.record(z.string(), TokenStats).nullish(),
 });
-
+const ErrorShape = z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish();
 const InitLine = z.looseObject({
   type: z.literal('init'),
   session_id: z.string().nullish(),
   model: z.string().nullish(),
 });
-
 const MessageLine = z.looseObject({
   type: z.literal('message'),
   role: z.string(),
   content: z.string().nullish(),
   delta: z.boolean().nullish(),
 });
-
 const ToolUseLine = z.looseObject({
   type: z.literal('tool_use'),
   tool_name: z.string(),
   tool_id: z.string(),
   parameters: z.unknown().optional(),
 });
-
 const ToolResultLine = z.looseObject({
   type: z.literal('tool_result'),
   tool_id: z.string(),
   status: z.string().nullish(),
   output: z.string().nullish(),
-  error: z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish(),
+  error: ErrorShape,
 });
-
 const ErrorLine = z.looseObject({
   type: z.literal('error'),
   severity: z.string().nullish(),
   message: z.string().nullish(),
 });
-
 const ResultLine = z.looseObject({
   type: z.literal('result'),
   status: z.string().nullish(),
-  error: z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish(),
+  error: ErrorShape,
   stats: StatsSchema.nullish(),
 });
-
-// ---------------------------------------------------------------------------------------------
-// Parser
 
 type TokenFigures = z.infer<typeof TokenStats>;
 
@@ -314,99 +262,7 @@ const costOfModels = (
     : { costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'estimated' };
 };
 
-/** One terminal line for a tool call, by Gemini CLI's tool names. */
-const toolSummary = (name: string, input: unknown, cwd: string | undefined): string => {
-  const fields = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  const path =
-    asString(fields['file_path']) ??
-    asString(fields['absolute_path']) ??
-    asString(fields['dir_path']) ??
-    asString(fields['path']);
-  const shown = path === undefined ? '' : relativePath(path, cwd);
-  switch (name) {
-    case 'write_file':
-      return oneLine(`Write ${shown}`);
-    case 'replace':
-      return oneLine(`Edit ${shown}`);
-    case 'read_file':
-      return oneLine(`Read ${shown}`);
-    case 'read_many_files':
-      return oneLine(`Read ${compactJson(fields['paths'] ?? fields['include'])}`);
-    case 'list_directory':
-      return oneLine(`List ${shown}`);
-    case 'run_shell_command':
-      return oneLine(`$ ${asString(fields['command']) ?? ''}`);
-    case 'glob':
-      return oneLine(`Glob ${asString(fields['pattern']) ?? ''}${shown === '' ? '' : ` in ${shown}`}`);
-    case 'search_file_content':
-    case 'grep_search':
-      return oneLine(`Grep ${asString(fields['pattern']) ?? ''}${shown === '' ? '' : ` in ${shown}`}`);
-    case 'web_fetch':
-      return oneLine(`Fetch ${asString(fields['url']) ?? asString(fields['prompt']) ?? ''}`);
-    case 'google_web_search':
-      return oneLine(`Search ${asString(fields['query']) ?? ''}`);
-    case 'write_todos': {
-      const todos = Array.isArray(fields['todos']) ? fields['todos'].length : 0;
-      return `Update todo list (${todos} items)`;
-    }
-    default:
-      return oneLine(`${name} ${compactJson(input)}`);
-  }
-};
-
-/** `[API Error: {"error":{"code":400,...}}]` → 400. */
-const httpStatusIn = (text: string): number | undefined => {
-  const match = /"code":\s*(\d{3})\b/.exec(text) ?? /\b(?:status|HTTP)[: ]+(\d{3})\b/i.exec(text);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
-};
-
-/** A rejected or missing credential, in the words of the API and of the CLI. */
-const AUTH_TEXT =
-  /API_KEY_INVALID|API key not valid|UNAUTHENTICATED|PERMISSION_DENIED|invalid authentication credentials|Please set an Auth method|must specify the GEMINI_API_KEY|Invalid auth method|FatalAuthenticationError/i;
-
-/** Exit code of Gemini CLI's FatalAuthenticationError (no auth method, no key, a failed sign-in). */
-const AUTH_EXIT_CODE = 41;
-
-/** What a failed result or a failed end means: sign-in, a server error, another API error. */
-const classify = (text: string): ErrorInfo => {
-  const status = httpStatusIn(text);
-  const detail = oneLine(text, 240);
-  if (status === 401 || status === 403 || AUTH_TEXT.test(text)) {
-    return {
-      kind: 'AuthMissing',
-      message: `${DISPLAY_NAME} could not authenticate${status === undefined ? '' : ` (HTTP ${status})`}: ${detail}`,
-      hint: SIGN_IN_HINT,
-    };
-  }
-  if (status !== undefined && status >= 500) {
-    return {
-      kind: 'AgentFailed',
-      message: `${DISPLAY_NAME} hit an API server error (HTTP ${status}): ${detail}`,
-      hint: 'The model provider failed; try again later.',
-    };
-  }
-  if (status !== undefined) {
-    return {
-      kind: 'AgentFailed',
-      message: `${DISPLAY_NAME} hit an API error (HTTP ${status}): ${detail}`,
-      hint: 'See the run record for the full response.',
-    };
-  }
-  return {
-    kind: 'AgentFailed',
-    message: `${DISPLAY_NAME} reported an error${detail === '' ? '' : `: ${detail}`}`,
-    hint: "See the run record for the agent's output.",
-  };
-};
-
-const API_ERROR_ON_STDERR = /Error when talking to Gemini API/;
-
-class GeminiParser extends JsonLineParser {
-  private readonly prices: PriceTable;
-  private readonly requestedModel: string | undefined;
-  private model: string | undefined;
-  private cwd: string | undefined;
-  private readonly toolNames = new Map<string, string>();
+class GeminiParser extends CliParser {
   /** The assistant text streamed since the last flush (Gemini CLI prints it in deltas only). */
   private text = '';
   /** Model responses seen so far: a response starts with its first text or call after a tool result. */
@@ -414,59 +270,48 @@ class GeminiParser extends JsonLineParser {
   private inResponse = false;
   /** The last `error` line of severity error, for a result that names no error of its own. */
   private lastError: string | undefined;
-  protected readonly state: RunState = {
-    displayName: DISPLAY_NAME,
-    sawJson: false,
-    authHint: SIGN_IN_HINT,
-  };
-
-  constructor(options: ParserOptions) {
-    super();
-    this.prices = mergePrices(GEMINI_PRICES, options.prices);
-    this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
-    this.cwd = options.cwd;
-  }
 
   override finish(end: ProcessEnd): CompletedEvent | FailedEvent {
     const terminal = this.state.terminal;
     // 0.11.x (refused by the probe) says "success" after a failed API call; its stderr tells.
     if (terminal?.kind === 'completed' && this.turns === 0 && API_ERROR_ON_STDERR.test(end.stderrTail)) {
-      this.state.terminal = ev({
-        kind: 'failed',
-        error: {
-          kind: 'AgentFailed',
-          message: `${DISPLAY_NAME} reported success but the model never answered: ${oneLine(end.stderrTail, 200)}`,
-          hint: `Upgrade it (${INSTALL_HINT}); its stderr is shown by \`hydra show ${end.runId}\`.`,
-        },
-      });
+      const message = `${CLI.displayName} reported success but the model never answered: ${oneLine(end.stderrTail, 200)}`;
+      const hint = `Upgrade it (${CLI.installHint}); its stderr is shown by \`hydra show ${end.runId}\`.`;
+      this.state.terminal = ev({ kind: 'failed', error: { kind: 'AgentFailed', message, hint } });
     }
     // No auth method or no key: exit 41 with one sentence on stderr and nothing on stdout.
     if (terminal === undefined && (end.exitCode === AUTH_EXIT_CODE || AUTH_TEXT.test(end.stderrTail))) {
-      const said = end.stderrTail
-        .split(/\r?\n/)
-        .filter((line) => line.trim() !== '')
-        .find((line) => AUTH_TEXT.test(line));
-      this.state.pendingError = {
-        kind: 'AuthMissing',
-        message: `${DISPLAY_NAME} is not signed in${said === undefined ? '' : `: ${oneLine(said, 200)}`}`,
-        hint: SIGN_IN_HINT,
-      };
+      const said = end.stderrTail.split(/\r?\n/).find((line) => line.trim() !== '' && AUTH_TEXT.test(line));
+      const message = `${CLI.displayName} is not signed in${said === undefined ? '' : `: ${oneLine(said, 200)}`}`;
+      this.state.pendingError = { kind: 'AuthMissing', message, hint: CLI.signInHint };
     }
     return super.finish(end);
   }
 
   protected handle(value: Record<string, unknown>): AgentEvent[] | null {
     switch (value['type']) {
-      case 'init':
-        return this.init(value);
+      case 'init': {
+        const line = InitLine.safeParse(value);
+        if (!line.success) return null;
+        const { session_id: sessionId, model } = line.data;
+        if (model && !isAlias(model)) this.model = model;
+        return [this.init(sessionId, model, model ?? undefined)];
+      }
       case 'message':
-        return this.message(value);
+        return this.messageLine(value);
       case 'tool_use':
         return this.toolUse(value);
       case 'tool_result':
         return this.toolResult(value);
-      case 'error':
-        return this.error(value);
+      case 'error': {
+        // Warnings the run survives (a loop, the turn limit); the result line follows.
+        const line = ErrorLine.safeParse(value);
+        if (!line.success) return null;
+        const severity = line.data.severity ?? 'error';
+        const said = line.data.message ?? '';
+        if (severity === 'error') this.lastError = said;
+        return [...this.flush(), message('system', `${severity}: ${said}`)];
+      }
       case 'result':
         return this.result(value);
       default:
@@ -474,34 +319,17 @@ class GeminiParser extends JsonLineParser {
     }
   }
 
-  private init(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = InitLine.safeParse(value);
-    if (!line.success) return null;
-    const { session_id: sessionId, model } = line.data;
-    if (model && !isAlias(model)) this.model = model;
-    return [
-      ev({
-        kind: 'progress',
-        stage: 'init',
-        ...(model ? { detail: model, model } : {}),
-        ...(sessionId ? { sessionId } : {}),
-      }),
-    ];
-  }
-
-  private message(value: Record<string, unknown>): AgentEvent[] | null {
+  private messageLine(value: Record<string, unknown>): AgentEvent[] | null {
     const line = MessageLine.safeParse(value);
     if (!line.success) return null;
     const text = line.data.content ?? '';
-    if (line.data.role === 'user') {
-      return text === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(text, MESSAGE_CHARS) })];
-    }
+    if (line.data.role === 'user') return text === '' ? [] : [message('user', text)];
     if (line.data.role !== 'assistant') return null;
     this.startResponse();
     if (line.data.delta !== true) return [...this.flush(), ...this.fullMessage(text)];
     if (text === '') return [];
     this.text = clip(this.text + text, MESSAGE_CHARS);
-    return [ev({ kind: 'message', role: 'assistant', text: clip(text, MESSAGE_CHARS), partial: true })];
+    return [message('assistant', text, { partial: true })];
   }
 
   private toolUse(value: Record<string, unknown>): AgentEvent[] | null {
@@ -512,7 +340,7 @@ class GeminiParser extends JsonLineParser {
     this.toolNames.set(id, name);
     return [
       ...this.flush(),
-      ev({ kind: 'tool_call', id, name, summary: toolSummary(name, input, this.cwd), input }),
+      ev({ kind: 'tool_call', id, name, summary: this.summarize(name, input), input }),
     ];
   }
 
@@ -524,30 +352,7 @@ class GeminiParser extends JsonLineParser {
     const ok = status === 'success';
     const text = output ?? error?.message ?? '';
     const name = this.toolNames.get(id);
-    return [
-      ...this.flush(),
-      ev({
-        kind: 'tool_result',
-        id,
-        ...(name === undefined ? {} : { name }),
-        ok,
-        summary: firstLine(text) || (ok ? 'done' : 'failed'),
-        ...(text === '' ? {} : { output: clip(text, OUTPUT_CHARS) }),
-      }),
-    ];
-  }
-
-  /** `error` lines are warnings the run survives (a loop, the turn limit); the result line follows. */
-  private error(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ErrorLine.safeParse(value);
-    if (!line.success) return null;
-    const severity = line.data.severity ?? 'error';
-    const message = line.data.message ?? '';
-    if (severity === 'error') this.lastError = message;
-    return [
-      ...this.flush(),
-      ev({ kind: 'message', role: 'system', text: clip(`${severity}: ${message}`, MESSAGE_CHARS) }),
-    ];
+    return [...this.flush(), toolResult(id, name, ok, text)];
   }
 
   private result(value: Record<string, unknown>): AgentEvent[] | null {
@@ -563,7 +368,7 @@ class GeminiParser extends JsonLineParser {
     }
     const error = line.data.error;
     const text = [error?.message ?? this.lastError ?? '', error?.type ?? ''].join(' ').trim();
-    events.push(ev({ kind: 'failed', error: classify(text), usage }));
+    events.push(ev({ kind: 'failed', error: this.classify({ text }), usage }));
     return events;
   }
 
@@ -572,7 +377,7 @@ class GeminiParser extends JsonLineParser {
     const models = stats?.models;
     if (models !== undefined && models !== null && Object.keys(models).length > 0)
       return { ...total, ...costOfModels(models, this.prices) };
-    return withEstimatedCost(total, this.model ?? this.requestedModel, this.prices);
+    return this.priced(total);
   }
 
   private startResponse(): void {
@@ -590,24 +395,29 @@ class GeminiParser extends JsonLineParser {
 
   private fullMessage(text: string): AgentEvent[] {
     if (text.trim() === '') return [];
-    this.state.lastText = clip(text, MESSAGE_CHARS);
-    return [ev({ kind: 'message', role: 'assistant', text: this.state.lastText })];
+    this.answer(clip(text, MESSAGE_CHARS));
+    return [message('assistant', text)];
   }
 }
 
-export const geminiAdapter: AgentAdapter = {
-  id: ID,
-  displayName: DISPLAY_NAME,
+export const geminiAdapter = defineAdapter({
+  ...CLI,
   tier: 'tier1',
   inDefaultRace: false,
   aliases: ['gemini-cli'],
   binaries: ['gemini'],
-  installHint: INSTALL_HINT,
-  signInHint: SIGN_IN_HINT,
-  prices: GEMINI_PRICES,
+  stateDirs: [{ path: '.gemini' }],
+  api: {
+    hosts: [
+      'generativelanguage.googleapis.com',
+      'cloudcode-pa.googleapis.com',
+      'oauth2.googleapis.com',
+      'accounts.google.com',
+    ],
+    baseUrlEnv: ['GOOGLE_GEMINI_BASE_URL'],
+  },
   demo: { lineDelayMs: 700 },
   probe,
-  validateModel: (model): AdapterError | null => checkModelName(ID, model),
   buildCommand,
-  createParser: (options = {}) => new GeminiParser(options),
-};
+  createParser: (options) => new GeminiParser(CLI, options),
+});

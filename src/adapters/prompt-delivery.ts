@@ -25,13 +25,19 @@ export const fitsInArgv = (prompt: string): boolean =>
 /**
  * Builds the tail of an argument list that carries the prompt.
  * `stdinArgs` are what the CLI needs to read the prompt from stdin (codex: ["-"], claude: []).
+ * `argvFlag` sends an argument prompt as one `<flag>=<prompt>` (for yargs CLIs, which keep what
+ * follows `--` from their prompt) instead of after `--`.
  */
 export const deliverPrompt = (
   prompt: string,
   scratchDir: string,
-  options: { stdinArgs: string[]; forceStdin?: boolean },
+  options: { stdinArgs: string[]; forceStdin?: boolean; argvFlag?: string },
 ): PromptDelivery => {
-  if (options.forceStdin !== true && fitsInArgv(prompt)) return { via: 'argv', args: ['--', prompt] };
+  if (options.forceStdin !== true && fitsInArgv(prompt))
+    return {
+      via: 'argv',
+      args: options.argvFlag === undefined ? ['--', prompt] : [`${options.argvFlag}=${prompt}`],
+    };
   const stdinFile = join(scratchDir, PROMPT_FILE_NAME);
   return { via: 'stdin', args: options.stdinArgs, files: [{ path: stdinFile, content: prompt }], stdinFile };
 };

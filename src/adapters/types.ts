@@ -167,6 +167,25 @@ export interface DoctorContext {
   unsafe: boolean;
 }
 
+/**
+ * A directory (or file) where a CLI keeps its own state (settings, sessions, credentials): `path`
+ * under the home directory, or `$env/<under>` when the variable `env` is set (`CODEX_HOME`,
+ * `XDG_CONFIG_HOME` + `opencode`). Declared for the sandbox, which must let the agent reach them;
+ * a race never writes there itself.
+ */
+export interface StateDir {
+  path: string;
+  env?: string;
+  under?: string;
+}
+
+/** The hosts a CLI talks to out of the box (its model API, its sign-in), for a network allowlist. */
+export interface ApiHosts {
+  hosts: readonly string[];
+  /** Variables that point it at another endpoint (`ANTHROPIC_BASE_URL`). */
+  baseUrlEnv: readonly string[];
+}
+
 /** How `hydra demo` simulates a CLI: the fake agent (src/demo) replays fixtures/adapters/<id>/. */
 export interface DemoProfile {
   /** Pause between replayed lines, paced so a newcomer can watch the agents finish in turn. */
@@ -207,6 +226,10 @@ export interface AgentAdapter {
   readonly modelConfig?: { homeEnv: string; homeDir: string; file: string; key: string };
   /** The model the CLI runs when neither hydra.toml nor the CLI's own config names one. */
   readonly defaultModel?: string;
+  /** Where it keeps its state (declared for the sandbox; see StateDir). */
+  readonly stateDirs?: readonly StateDir[];
+  /** The hosts it talks to (declared for the sandbox; see ApiHosts). */
+  readonly api?: ApiHosts;
   /** Set when `hydra demo` can simulate it (it needs recorded fixtures). */
   readonly demo?: DemoProfile;
   /** Warnings `hydra doctor` adds for this CLI on this machine (e.g. running as root). */

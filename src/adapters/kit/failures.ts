@@ -1,0 +1,74 @@
+/**
+ * The one classifier of a failed model call, for every CLI: a missing sign-in, a rejected
+ * credential, the CLI's own named failures (its quirks, declared as data), a server error, another
+ * API error, anything else. Each CLI says what it knows (the status, the text, the CLI's label for
+ * the failure); the rules and their wording live here.
+ */
+import type { ErrorInfo } from '../../core/events.js';
+import { oneLine } from '../../core/text.js';
+import { looksLikeAuthFailure } from '../finish.js';
+import type { CliFacts } from './facts.js';
+
+/**
+ * The command that shows a run's record. Parsers do not know the run's id; finishRun puts it in
+ * place of `<run>` in the final event, so the hint a user reads names the exact command.
+ */
+export const SHOW_RUN = 'hydra show <run>';
+
+/** What a CLI reported about one failure. */
+export interface Failure {
+  text: string;
+  /** The HTTP status, when the CLI names it in a field; otherwise it is read from the text. */
+  status?: number;
+  /** The CLI's own name for the failure (a result subtype, an error class). */
+  label?: string;
+  /** The stream already said the credential was refused. */
+  auth?: boolean;
+}
+
+/** `[API Error: 401 ...]`, `{"code": 400}`, `status 500`, `HTTP 503`: the status a text names. */
+export const statusIn = (text: string): number | undefined => {
+  const match =
+    /\[API Error:\s*(\d{3})\b/.exec(text) ??
+    /"code":\s*(\d{3})\b/.exec(text) ??
+    /\b(?:status|HTTP)[: ]+(\d{3})\b/i.exec(text);
+  return match?.[1] === undefined ? undefined : Number(match[1]);
+};
+
+export const classifyFailure = (cli: CliFacts, failure: Failure): ErrorInfo => {
+  const { displayName: name, signInHint } = cli;
+  const rules = cli.failures ?? {};
+  const { text, label } = failure;
+  const status = failure.status ?? statusIn(text);
+  const detail = text.trim() === '' ? '' : `: ${oneLine(text, 240)}`;
+  const http = status === undefined ? '' : ` (HTTP ${status})`;
+  if (rules.notSignedIn?.test(text) === true)
+    return { kind: 'AuthMissing', message: `${name} is not signed in${detail}`, hint: signInHint };
+  const authText = rules.authText?.test(`${text} ${label ?? ''}`) === true;
+  if (status === 401 || status === 403 || failure.auth === true || authText || looksLikeAuthFailure(text))
+    return {
+      kind: 'AuthMissing',
+      message: `${name} could not authenticate${http}${detail}`,
+      hint: signInHint,
+    };
+  const named = label === undefined ? undefined : rules.named?.find((rule) => rule.label.test(label));
+  if (named !== undefined)
+    return { kind: 'AgentFailed', message: `${name} ${named.message}${detail}`, hint: named.hint };
+  if (status !== undefined && status >= 500)
+    return {
+      kind: 'AgentFailed',
+      message: `${name} hit an API server error${http}${detail}`,
+      hint: `The model provider failed${rules.retried === undefined ? '' : ` (${rules.retried})`}; try again later.`,
+    };
+  if (status !== undefined)
+    return {
+      kind: 'AgentFailed',
+      message: `${name} hit an API error${http}${detail}`,
+      hint: `The full response is shown by \`${SHOW_RUN}\`.`,
+    };
+  return {
+    kind: 'AgentFailed',
+    message: `${name} reported an error${label === undefined ? '' : ` (${label})`}${detail}`,
+    hint: `The agent's output is shown by \`${SHOW_RUN}\`; retry if the provider had a passing fault.`,
+  };
+};

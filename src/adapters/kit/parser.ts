@@ -1,0 +1,80 @@
+/**
+ * The state every CLI's parser keeps besides its stream's own: prices (the CLI's, with hydra.toml's
+ * over them), the model asked for and the one the stream names, the worktree for relative paths,
+ * the tool names by call id, and the run state finishRun reads. Subclasses read their stream.
+ */
+import { ev } from '../../core/events.js';
+import type { ErrorInfo, ProgressEvent, Usage } from '../../core/events.js';
+import type { RunState } from '../finish.js';
+import { JsonLineParser } from '../json-line-parser.js';
+import { isDefaultModel } from '../model-name.js';
+import { mergePrices, withEstimatedCost } from '../prices.js';
+import type { ParserOptions, PriceTable } from '../types.js';
+import type { CliFacts } from './facts.js';
+import { classifyFailure } from './failures.js';
+import type { Failure } from './failures.js';
+import { summarizeTool } from './tools.js';
+
+export abstract class CliParser extends JsonLineParser {
+  protected readonly state: RunState;
+  protected readonly prices: PriceTable;
+  /** The model hydra.toml or --model asked for (none for "default"). */
+  protected readonly requestedModel: string | undefined;
+  /** The model the stream named, once it did. */
+  protected model: string | undefined;
+  protected cwd: string | undefined;
+  /** Tool names by call id, so a result can name its tool. */
+  protected readonly toolNames = new Map<string, string>();
+
+  constructor(
+    protected readonly cli: CliFacts,
+    options: ParserOptions,
+  ) {
+    super();
+    this.state = { displayName: cli.displayName, sawJson: false, authHint: cli.signInHint };
+    this.prices = mergePrices(cli.prices, options.prices);
+    this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
+    this.cwd = options.cwd;
+  }
+
+  protected get displayName(): string {
+    return this.state.displayName;
+  }
+
+  /** The model a cost is estimated for: the one the stream named, else the one asked for. */
+  protected pricedModel(): string | undefined {
+    return this.model ?? this.requestedModel;
+  }
+
+  protected priced(usage: Usage): Usage {
+    return withEstimatedCost(usage, this.pricedModel(), this.prices);
+  }
+
+  protected classify(failure: Failure): ErrorInfo {
+    return classifyFailure(this.cli, failure);
+  }
+
+  protected summarize(name: string, input: unknown, label?: string): string {
+    return summarizeTool(this.cli.tools ?? {}, name, input, this.cwd, label);
+  }
+
+  /** The `init` progress event: the session to resume and the model, when the stream names them. */
+  protected init(
+    sessionId: string | null | undefined,
+    model: string | null | undefined,
+    detail?: string,
+  ): ProgressEvent {
+    return ev({
+      kind: 'progress',
+      stage: 'init',
+      ...(detail === undefined || detail === '' ? {} : { detail }),
+      ...(sessionId ? { sessionId } : {}),
+      ...(model ? { model } : {}),
+    });
+  }
+
+  /** The answer text, remembered as the run's last words. */
+  protected answer(text: string): void {
+    this.state.lastText = text;
+  }
+}
