@@ -187,7 +187,7 @@ describe('a follow-up round', () => {
     expect(reopen.agents.map((agent) => agent.agent)).toEqual(['claude']);
   });
 
-  it('refuses a session id of the wrong shape in a record', async () => {
+  it('sets aside an agent whose recorded session id has the wrong shape', async () => {
     sandbox = makeSandbox();
     await installRecordingAgents();
     const first = start(raceOptions(sandbox, [plan(sandbox, 'claude')]));
@@ -200,7 +200,13 @@ describe('a follow-up round', () => {
     expect(summary.agents[0]?.sessionId).toBe(SESSION);
     summary.agents[0]!.sessionId = '--dangerously-skip-permissions';
     writeFileSync(summaryFile, JSON.stringify(summary));
-    await expect(readRun(sandbox.repo, first.runId)).rejects.toThrow(/sessionId: is not a session id/);
+    // The damaged entry alone is set aside (issue 21 case 9): the run still reads, and the forged id
+    // is nowhere hydra would pass it to a CLI.
+    const record = await readRun(sandbox.repo, first.runId);
+    expect(record.damagedAgents).toEqual([
+      expect.objectContaining({ agent: 'claude', problem: expect.stringMatching(/sessionId: is not a session id/) }),
+    ]);
+    expect(JSON.stringify(record.summary)).not.toContain('--dangerously-skip-permissions');
   });
 });
 
@@ -244,7 +250,7 @@ describe('a rerun', () => {
 });
 
 describe('a follow-up round with checks', () => {
-  it('runs the checks again in the agent’s worktree but not on the baseline, which the first round already checked', async () => {
+  it('runs the checks again on the agent’s new result (a clean checkout of it) but not on the baseline, which the first round already checked', async () => {
     sandbox = makeSandbox();
     await installRecordingAgents();
     const log = path.join(sandbox.dir, 'check-cwds.log');
@@ -258,7 +264,8 @@ describe('a follow-up round with checks', () => {
 
     const cwds = readFileSync(log, 'utf8').trim().split('\n');
     expect(cwds.filter((cwd) => cwd.endsWith('.baseline'))).toHaveLength(1);
-    expect(cwds.filter((cwd) => cwd.endsWith('/claude'))).toHaveLength(2);
+    // Checks judge the committed result, in a clean checkout of it (issue 21 case 14), never the worktree.
+    expect(cwds.filter((cwd) => cwd.endsWith('/.checks-claude'))).toHaveLength(2);
     expect(summary.baseline?.checks.map((check) => check.status)).toEqual(['passed']);
     expect(summary.agents[0]?.checks?.map((check) => check.status)).toEqual(['passed']);
   }, 60_000);

@@ -109,7 +109,8 @@ export async function snapshotGitDir(root: string): Promise<GitDirSnapshot> {
   }
   const files = ['config', 'config.worktree', path.join('objects', 'info', 'alternates')];
   for (const name of await readdir(path.join(commonDir, 'worktrees')).catch(() => [] as string[]))
-    files.push(path.join('worktrees', name, 'config.worktree'));
+    if (!(await isHydraWorktree(path.join(commonDir, 'worktrees', name))))
+      files.push(path.join('worktrees', name, 'config.worktree'));
   await Promise.all(watchedDirs.map((dir) => walk(commonDir, dir, entries)));
   for (const file of files) {
     const entry = await readEntry(path.join(commonDir, file));
@@ -176,6 +177,19 @@ async function changedKeys(root: string, before: Buffer | undefined, after: Buff
 
 /** Said once per snapshot: a later settling finds the same change and says nothing new. */
 const reported = new WeakMap<GitDirSnapshot, Set<string>>();
+
+/**
+ * A worktree of hydra's own (an agent's, the baseline's, a check's or a pooled one): it lives in a
+ * run's folder (named by its run id) or in the pool (`.pool`). Hydra resets or removes those itself,
+ * so their config.worktree is not the user's to put back (a pool reset clears what the last agent
+ * left there, and a restore must not bring it back).
+ */
+const isHydraWorktree = async (entry: string): Promise<boolean> => {
+  const gitdir = (await readFile(path.join(entry, 'gitdir'), 'utf8').catch(() => '')).trim();
+  if (gitdir === '') return false;
+  const holder = path.basename(path.dirname(path.dirname(gitdir)));
+  return holder === '.pool' || /^\d{8}-\d{6}-[0-9a-f]{4}$/.test(holder);
+};
 
 /**
  * Puts the shared git directory's config, hooks and info/ back as the snapshot has them; returns

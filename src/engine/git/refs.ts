@@ -162,15 +162,19 @@ export async function snapshotRefs(root: string, runId: string): Promise<RefSnap
 }
 
 /**
- * When a race (or a round, or a shell) is over, before its merge and its clean-up: the user's git
- * settings, refs and stash put back once more from the run's latest snapshot in this process, for
- * what ran after the agents settled (their checks run the agents' code). Returns the warnings;
- * none without a snapshot.
+ * When a race (or a round, or a shell) is over, before its merge and its clean-up: the user's shared
+ * git settings (config, hooks, info/) put back once more from the run's latest snapshot in this
+ * process, for what ran after the agents settled (their checks run the agents' code). Refs are not
+ * touched here: each agent's settling put them back already, and from then on a moved or new ref
+ * may be the user's own work (a branch made or switched to while the results waited), which a
+ * restore must never delete. Returns the warnings; none without a snapshot.
  */
-export function restoreAfterRace(root: string, runId: string, runDir: string | null): Promise<string[]> {
+export async function restoreAfterRace(root: string, runId: string): Promise<string[]> {
   const snapshot = latest.get(`${root}\0${runId}`);
-  if (snapshot === undefined) return Promise.resolve([]);
-  return restoreUserRefs({ root, snapshot, agent: 'hydra', runDir, when: 'when the race ended' });
+  if (snapshot?.gitDir === undefined) return [];
+  return restoreGitDir(root, snapshot.gitDir, 'during the race (found when the race ended)').catch(
+    (error: unknown) => [`hydra could not check the repository's git settings: ${messageOf(error)}`],
+  );
 }
 
 /**

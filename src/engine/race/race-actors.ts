@@ -274,7 +274,7 @@ export const createWorkspaceLogic = fromPromise<Workspace, Prepared<WorkspaceInp
 export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async (args) => {
   const input = usable(args.input);
   // What the agents' checks changed in the user's git settings and refs goes before the merge.
-  const warnings = await restoreAfterRace(input.root, input.runId, null);
+  const warnings = await restoreAfterRace(input.root, input.runId);
   const result = { ...(await mergeAgentBranch(input)), ...(warnings.length > 0 ? { warnings } : {}) };
   if (input.options.keepWorktrees !== true) {
     for (const dir of new Set(input.worktrees.map((worktree) => path.dirname(worktree))))
@@ -287,11 +287,13 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   trace('race: cleaning up');
   const removed: string[] = [];
   const runId = input.launches[0]?.runId;
-  const first = input.launches[0]?.worktree;
+  // Each agent's settling put back what the agent changed; after that only checks (the agents' and
+  // the baseline's, which run the same race-wide commands) ran the repository's code.
+  const checksRan = input.launches.some((launch) => (launch.checks ?? []).length > 0);
   const warnings =
-    runId === undefined
+    runId === undefined || !checksRan
       ? []
-      : await restoreAfterRace(input.repoRoot, runId, first === undefined ? null : path.dirname(first));
+      : await restoreAfterRace(input.repoRoot, runId);
   if (input.keepWorktrees) return { removed, warnings };
   const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
   const toRemove: Array<{ dir: string; area: string }> = [];
