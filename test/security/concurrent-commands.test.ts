@@ -2,10 +2,12 @@
  * Issue 21, cases 2 to 4: two real hydra commands at once on one run (or one repository) never
  * tread on each other, and a merge that fails never writes over newer work. Each test spawns the
  * built CLI twice; the first command is held at a known point by something the test controls (a
- * fake agent waiting for a file, the user's signing program or git hook waiting for one), so the
+ * fake agent waiting for a file, the user's signing program, or a git of the test's own first on the
+ * merge's PATH), so the
  * overlap is certain, not timing luck. The second command waits HYDRA_LOCK_WAIT_MS (short here)
  * and then refuses, naming the command that holds the run.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
@@ -263,18 +265,36 @@ describe('a merge that fails after it wrote the checkout', () => {
     return String(parseNdjson(result.stdout)[0]?.['runId']);
   }
 
+  /**
+   * hydra runs none of the repository's hooks (an agent could have planted them), so the test holds
+   * the merge with a git of its own first on the merge's PATH: once armed, `step` runs right before
+   * (or after) the real git does what the merge asked.
+   */
+  function mergeEnv(when: 'before' | 'after', match: string, step: string): NodeJS.ProcessEnv {
+    const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+    const wrapDir = path.join(sandbox.dir, 'wrapped-git');
+    mkdirSync(wrapDir, { recursive: true });
+    const armed = `case " $* " in *${match}*) rmdir '${gate}/armed' 2>/dev/null && ARMED=1;; esac`;
+    const body =
+      when === 'before'
+        ? `${armed}\nif [ -n "$ARMED" ]; then ${step}; fi\nexec '${realGit}' "$@"`
+        : `${armed}\n'${realGit}' "$@"; rc=$?\nif [ -n "$ARMED" ]; then ${step}; fi\nexit $rc`;
+    writeScript(path.join(wrapDir, 'git'), `ARMED=\n${body}`);
+    return { ...sandbox.env, PATH: `${wrapDir}${path.delimiter}${sandbox.env['PATH'] ?? ''}` };
+  }
+
   it('does not write over a file saved meanwhile', async () => {
     // The user's editor saves README.md just as the branch is about to move, and the ref update fails.
-    writeScript(
-      path.join(repo, '.git', 'hooks', 'reference-transaction'),
-      `[ "$1" = prepared ] || exit 0\ngrep -q ' refs/heads/main$' || exit 0\nif rmdir '${gate}/armed' 2>/dev/null; then printf 'newer work\\n' > '${repo}/README.md'; exit 1; fi`,
+    const env = mergeEnv(
+      'before',
+      'update-ref*refs/heads/main',
+      `printf 'newer work\\n' > '${repo}/README.md'; exit 1`,
     );
-    // The user's hook is there before the race; it acts only once armed.
     const runId = await raceOne();
     arm();
     const head = git(repo, ['rev-parse', 'HEAD']);
 
-    const merged = await run(['merge', runId, 'claude']);
+    const merged = await run(['merge', runId, 'claude'], env);
 
     expect(merged.exitCode).toBe(1);
     expect(merged.stderr).toMatch(/README\.md.* changed on disk after the merge wrote them/);
@@ -285,14 +305,15 @@ describe('a merge that fails after it wrote the checkout', () => {
 
   it('does not stage a revert when the branch moved meanwhile (another merge of the same result)', async () => {
     // Right after the merge's checkout writes the index, another command commits that very tree.
-    writeScript(
-      path.join(repo, '.git', 'hooks', 'post-index-change'),
-      `[ "$1" = 1 ] || exit 0\nif rmdir '${gate}/armed' 2>/dev/null; then\n  export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@x\n  c=$(git commit-tree "$(git write-tree)" -p HEAD -m 'another merge') && git update-ref refs/heads/main "$c"\nfi`,
+    const env = mergeEnv(
+      'after',
+      'read-tree*-m*-u',
+      `export GIT_AUTHOR_NAME=u GIT_AUTHOR_EMAIL=u@x GIT_COMMITTER_NAME=u GIT_COMMITTER_EMAIL=u@x; c=$(git -C '${repo}' commit-tree "$(git -C '${repo}' write-tree)" -p HEAD -m 'another merge') && git -C '${repo}' update-ref refs/heads/main "$c"`,
     );
     const runId = await raceOne();
     arm();
 
-    const merged = await run(['merge', runId, 'claude']);
+    const merged = await run(['merge', runId, 'claude'], env);
 
     expect(merged.exitCode).toBe(1);
     expect(merged.stderr).toMatch(/main moved from [0-9a-f]{12} to [0-9a-f]{12}/);
