@@ -317,13 +317,14 @@ describe('agent machine', () => {
     expect(run.reports().at(-1)).toMatchObject({ status: 'completed' });
   });
 
-  it('settles with a warning when the result cannot be committed', async () => {
+  it('fails, with a warning, when the result cannot be committed (nothing committed is never completed)', async () => {
     finalizeFails = true;
     const run = start();
     run.proc().sendBack({ type: 'EXITED', at: 2, terminal: completed, exitCode: 0, stoppedBy: null });
     await vi.advanceTimersByTimeAsync(0);
     expect(run.reports().at(-1)).toMatchObject({
-      status: 'completed',
+      status: 'failed',
+      error: expect.objectContaining({ kind: 'AgentFailed', message: expect.stringMatching(/disk full/) }),
       diff: null,
       warnings: [expect.stringMatching(/disk full/)],
     });
