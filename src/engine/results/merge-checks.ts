@@ -37,7 +37,7 @@ export interface MergeRequest {
 }
 
 export function refuse(message: string, hint: string, files: string[] = []): never {
-  throw new EngineError('Refused', message, hint, { files });
+  throw new EngineError({ kind: 'Refused', message, hint, files });
 }
 
 const IN_PROGRESS: Array<[string, string]> = [
