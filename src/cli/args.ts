@@ -52,7 +52,10 @@ function translateParseError(error: unknown, command: string, known: readonly st
         return new UsageError({ message: `option ${option} does not take a value; ${see}` });
       }
       if (/ambiguous/.test(error.message)) {
-        return new UsageError({ message: `option ${option} needs a value; ${see}`, hint: `a value that starts with "-" is written ${option}=<value>` });
+        return new UsageError({
+          message: `option ${option} needs a value; ${see}`,
+          hint: `a value that starts with "-" is written ${option}=<value>`,
+        });
       }
       return new UsageError({ message: `option ${option} needs a value; ${see}` });
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
@@ -92,7 +95,9 @@ export function parseAgentList(text: string, command = 'race'): string[] {
     .map((name) => name.trim())
     .filter((name) => name !== '');
   if (names.length === 0) {
-    throw new UsageError({ message: `--agents needs at least one agent name (an adapter: ${validAgents()}; a configured agent; <adapter>:<model>; <name>*<n>); see ${helpFor(command)}` });
+    throw new UsageError({
+      message: `--agents needs at least one agent name (an adapter: ${validAgents()}; a configured agent; <adapter>:<model>; <name>*<n>); see ${helpFor(command)}`,
+    });
   }
   return names;
 }
@@ -102,7 +107,9 @@ export function parseRepeat(text: string | undefined, max: number, command = 'ra
   if (text === undefined) return undefined;
   const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!(value >= 1 && value <= max)) {
-    throw new UsageError({ message: `--repeat must be a whole number from 1 to ${max} (got "${text}"); see ${helpFor(command)}` });
+    throw new UsageError({
+      message: `--repeat must be a whole number from 1 to ${max} (got "${text}"); see ${helpFor(command)}`,
+    });
   }
   return value;
 }
@@ -118,7 +125,9 @@ export function parseModelFlags(items: readonly string[], command = 'race'): Rec
     const agent = match?.[1]?.trim() ?? '';
     const model = match?.[2]?.trim() ?? '';
     if (!match || agent === '' || model === '') {
-      throw new UsageError({ message: `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}"); see ${helpFor(command)}` });
+      throw new UsageError({
+        message: `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}"); see ${helpFor(command)}`,
+      });
     }
     models[agent] = model;
   }
@@ -153,7 +162,9 @@ export function parseDuration(flag: string, text: string, command: string): numb
   const match = /^(\d{1,6})([mhdw])$/.exec(text.trim());
   const value = match === null ? 0 : Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0);
   if (value <= 0) {
-    throw new UsageError({ message: `${flag} needs a whole number and a unit: 30m, 12h, 7d or 2w (got "${text}"); see ${helpFor(command)}` });
+    throw new UsageError({
+      message: `${flag} needs a whole number and a unit: 30m, 12h, 7d or 2w (got "${text}"); see ${helpFor(command)}`,
+    });
   }
   return value;
 }

@@ -52,7 +52,10 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     // `--versoin`, `-help`: the nearest of hydra's own options, when one is close.
     const { closest } = await import('../engine/index.js');
     const suggestion = closest(first.replace(/^-+/, ''), TOP_OPTIONS);
-    throw new UsageError({ message: `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}; see hydra --help`, hint: 'put the command first: hydra race --json "..."' });
+    throw new UsageError({
+      message: `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}; see hydra --help`,
+      hint: 'put the command first: hydra race --json "..."',
+    });
   }
   if (!isCommand(first)) {
     // Loaded only here: the engine's entry is heavy, and --version/--help must start fast.

@@ -24,7 +24,12 @@ describe('describeError', () => {
   });
 
   it('reads an EngineError refusal the same way, hint included', () => {
-    const error = new EngineError({ kind: 'Refused', message: 'Merging would conflict in src/math.ts.', hint: 'Nothing was changed. Resolve it by hand.', files: ['src/math.ts'] });
+    const error = new EngineError({
+      kind: 'Refused',
+      message: 'Merging would conflict in src/math.ts.',
+      hint: 'Nothing was changed. Resolve it by hand.',
+      files: ['src/math.ts'],
+    });
     expect(describeError(error)).toEqual({
       message: 'Merging would conflict in src/math.ts.',
       hint: 'Nothing was changed. Resolve it by hand.',
@@ -55,7 +60,10 @@ describe('describeError', () => {
   });
 
   it('reads a UsageError: its hint, exit code 2', () => {
-    const error = new UsageError({ message: 'unknown option --jsn; see hydra --help', hint: 'put the command first' });
+    const error = new UsageError({
+      message: 'unknown option --jsn; see hydra --help',
+      hint: 'put the command first',
+    });
     expect(describeError(error)).toMatchObject({
       message: 'unknown option --jsn; see hydra --help',
       hint: 'put the command first',
@@ -72,7 +80,9 @@ describe('describeError', () => {
       exitCode: EXIT.failed,
     });
     expect(error.kind).toBe('Refused');
-    expect(describeError(new CommandError({ message: 'stopped', hint: '', exitCode: EXIT.interrupted })).exitCode).toBe(130);
+    expect(
+      describeError(new CommandError({ message: 'stopped', hint: '', exitCode: EXIT.interrupted })).exitCode,
+    ).toBe(130);
   });
 
   it("reads a summary's ErrorInfo, with the exit code its kind calls for", () => {
@@ -122,9 +132,11 @@ describe('HydraError', () => {
 
 describe('errorText', () => {
   it('puts the hint after the message, or the message alone', () => {
-    expect(errorText(new EngineError({ kind: 'Refused', message: 'Nothing to merge.', hint: 'Start a new race.' }))).toBe(
-      'Nothing to merge. Start a new race.',
-    );
+    expect(
+      errorText(
+        new EngineError({ kind: 'Refused', message: 'Nothing to merge.', hint: 'Start a new race.' }),
+      ),
+    ).toBe('Nothing to merge. Start a new race.');
     expect(errorText(new ConfigError({ problems: ['hydra.toml: bad'] }))).toBe('hydra.toml: bad');
   });
 });

@@ -52,7 +52,11 @@ describe('a crashed race machine', () => {
       actions: {
         // Stands for any action or input that throws inside the machine.
         applyRepo: () => {
-          throw new EngineError({ kind: 'Refused', message: 'The probe reports could not be read.', hint: 'Run `hydra doctor`.' });
+          throw new EngineError({
+            kind: 'Refused',
+            message: 'The probe reports could not be read.',
+            hint: 'Run `hydra doctor`.',
+          });
         },
       },
     });

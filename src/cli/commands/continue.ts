@@ -25,7 +25,11 @@ export async function continueCommand(ctx: CliContext, args: string[]): Promise<
   const [run, agent, ...words] = parsed.positionals;
   const prompt = words.join(' ');
   if (run === undefined || agent === undefined || prompt.trim() === '') {
-    throw new UsageError({ message: 'hydra continue needs a run, an agent and a prompt: hydra continue <run-id> <agent> "<prompt>"', hint: 'list runs with: hydra runs' });
+    throw new UsageError({
+      message:
+        'hydra continue needs a run, an agent and a prompt: hydra continue <run-id> <agent> "<prompt>"',
+      hint: 'list runs with: hydra runs',
+    });
   }
   return runRound(ctx, parsed, run, { kind: 'follow_up', agent, prompt });
 }
@@ -34,9 +38,13 @@ export async function rerunCommand(ctx: CliContext, args: string[]): Promise<num
   const parsed = parseCommandArgs('rerun', args, OPTIONS);
   const [run, agent, ...extra] = parsed.positionals;
   if (run === undefined || agent === undefined) {
-    throw new UsageError({ message: 'hydra rerun needs a run and an agent: hydra rerun <run-id> <agent>', hint: 'list runs with: hydra runs' });
+    throw new UsageError({
+      message: 'hydra rerun needs a run and an agent: hydra rerun <run-id> <agent>',
+      hint: 'list runs with: hydra runs',
+    });
   }
-  if (extra.length > 0) throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra rerun --help` });
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra rerun --help` });
   return runRound(ctx, parsed, run, { kind: 'rerun', agent });
 }
 

@@ -21,7 +21,9 @@ export const DEMO_PROMPT = 'Create hello.txt containing a short greeting.';
 export async function demoCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('demo', args, { json: { type: 'boolean' }, ascii: { type: 'boolean' } });
   if (parsed.positionals.length > 0)
-    throw new UsageError({ message: `unexpected argument "${parsed.positionals[0]}"; see hydra demo --help` });
+    throw new UsageError({
+      message: `unexpected argument "${parsed.positionals[0]}"; see hydra demo --help`,
+    });
 
   const base = await mkdtemp(path.join(tmpdir(), 'hydra-demo-'));
   const repo = await createDemoRepo(path.join(base, 'greeter'));

@@ -28,7 +28,9 @@ const OPTIONS = {
 export async function doctorCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('doctor', args, OPTIONS);
   if (parsed.positionals.length > 0) {
-    throw new UsageError({ message: `unexpected argument "${parsed.positionals[0]}"; see hydra doctor --help` });
+    throw new UsageError({
+      message: `unexpected argument "${parsed.positionals[0]}"; see hydra doctor --help`,
+    });
   }
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({

@@ -21,7 +21,10 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   const parsed = parseCommandArgs('merge', args, OPTIONS);
   const [runId, agent, ...extra] = parsed.positionals;
   if (runId === undefined || agent === undefined) {
-    throw new UsageError({ message: 'hydra merge needs a run id and an agent: hydra merge <run-id|last> <agent>', hint: 'list run ids with: hydra runs' });
+    throw new UsageError({
+      message: 'hydra merge needs a run id and an agent: hydra merge <run-id|last> <agent>',
+      hint: 'list run ids with: hydra runs',
+    });
   }
   // `--only a b c`: the words after the first path are paths too.
   const onlyGiven = getStrings(parsed, 'only');
@@ -29,11 +32,16 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra merge --help` });
   // Names are lowercase letters, digits and dashes; an adapter's alias in any case still names its agent.
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(agent))
-    throw new UsageError({ message: `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`, hint: "hydra show <run> lists the run's agents" });
+    throw new UsageError({
+      message: `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`,
+      hint: "hydra show <run> lists the run's agents",
+    });
   const keepWorktrees = getBoolean(parsed, 'keep-worktrees') ?? false;
   const discardOthers = getBoolean(parsed, 'discard-others') ?? false;
   if (keepWorktrees && discardOthers)
-    throw new UsageError({ message: '--keep-worktrees and --discard-others contradict each other; pick one' });
+    throw new UsageError({
+      message: '--keep-worktrees and --discard-others contradict each other; pick one',
+    });
 
   const root = requireRepo(ctx.cwd);
   const only = onlyGiven.length === 0 ? undefined : repoPaths(root, ctx.cwd, [...onlyGiven, ...extra]);

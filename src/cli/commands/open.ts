@@ -9,9 +9,13 @@ export async function openCommand(ctx: CliContext, args: string[]): Promise<numb
   const parsed = parseCommandArgs('open', args, { config: { type: 'string' } });
   const [run, agent, ...extra] = parsed.positionals;
   if (run === undefined || agent === undefined) {
-    throw new UsageError({ message: 'hydra open needs a run and an agent: hydra open <run-id> <agent>', hint: 'list runs with: hydra runs' });
+    throw new UsageError({
+      message: 'hydra open needs a run and an agent: hydra open <run-id> <agent>',
+      hint: 'list runs with: hydra runs',
+    });
   }
-  if (extra.length > 0) throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra open --help` });
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra open --help` });
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, run);
   // The path alone on stdout, so `cd "$(hydra open last claude)"` and editors can use it.

@@ -115,14 +115,18 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   const checks = getStrings(parsed, 'check');
   for (const check of checks)
     if (check.trim() === '')
-      throw new UsageError({ message: '--check needs a command, e.g. --check "npm test"; see hydra race --help' });
+      throw new UsageError({
+        message: '--check needs a command, e.g. --check "npm test"; see hydra race --help',
+      });
   if (checks.length > 0) flags.checks = checks;
   const budget = parseUsd('--max-cost-usd', getString(parsed, 'max-cost-usd'));
   if (budget !== undefined) flags.maxCostUsd = budget;
   const autoMerge = getString(parsed, 'auto-merge');
   if (autoMerge !== undefined) {
     if (autoMerge !== 'best')
-      throw new UsageError({ message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it; see hydra race --help` });
+      throw new UsageError({
+        message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it; see hydra race --help`,
+      });
     flags.autoMerge = 'best';
   }
   return flags;
@@ -134,7 +138,9 @@ function parseUsd(flag: string, text: string | undefined): number | undefined {
   const trimmed = text.trim().replace(/^\$/, '');
   const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value > 0))
-    throw new UsageError({ message: `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help` });
+    throw new UsageError({
+      message: `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help`,
+    });
   return value;
 }
 
@@ -142,12 +148,17 @@ function parseUsd(flag: string, text: string | undefined): number | undefined {
 async function readPrompt(ctx: CliContext, parsed: Parsed): Promise<string> {
   const file = getString(parsed, 'prompt-file');
   if (file !== undefined && parsed.positionals.length > 0) {
-    throw new UsageError({ message: 'give the prompt either as an argument or with --prompt-file, not both; see hydra race --help' });
+    throw new UsageError({
+      message: 'give the prompt either as an argument or with --prompt-file, not both; see hydra race --help',
+    });
   }
   const prompt = file !== undefined ? await readPromptFile(ctx, file) : parsed.positionals.join(' ');
   if (prompt.trim() === '') {
     const where = file !== undefined ? `--prompt-file ${file} is empty` : 'missing prompt';
-    throw new UsageError({ message: `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"; see hydra race --help`, hint: 'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"' });
+    throw new UsageError({
+      message: `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"; see hydra race --help`,
+      hint: 'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"',
+    });
   }
   return prompt;
 }

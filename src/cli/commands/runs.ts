@@ -19,7 +19,9 @@ import { table } from '../table.js';
 export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' } });
   if (parsed.positionals.length > 0)
-    throw new UsageError({ message: `unexpected argument "${parsed.positionals[0]}"; see hydra runs --help` });
+    throw new UsageError({
+      message: `unexpected argument "${parsed.positionals[0]}"; see hydra runs --help`,
+    });
   const root = requireRepo(ctx.cwd);
   const runs = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
   if (getBoolean(parsed, 'json')) {

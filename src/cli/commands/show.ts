@@ -35,8 +35,12 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   });
   const [given, ...extra] = parsed.positionals;
   if (given === undefined)
-    throw new UsageError({ message: 'hydra show needs a run id: hydra show <run-id|last>', hint: 'list run ids with: hydra runs' });
-  if (extra.length > 0) throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra show --help` });
+    throw new UsageError({
+      message: 'hydra show needs a run id: hydra show <run-id|last>',
+      hint: 'list run ids with: hydra runs',
+    });
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra show --help` });
   if (getBoolean(parsed, 'tui')) {
     const config = getString(parsed, 'config');
     // Loaded only here: `hydra show` as text never loads the engine's race or Ink.

@@ -31,7 +31,8 @@ const OPTIONS = {
 export async function trustCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('trust', args, OPTIONS);
   const [given, ...extra] = parsed.positionals;
-  if (extra.length > 0) throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra trust --help` });
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra trust --help` });
   const revoke = getBoolean(parsed, 'revoke') ?? false;
   const list = getBoolean(parsed, 'list') ?? false;
   if (revoke && list)
@@ -39,7 +40,8 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
   const store = userConfigDirOf(userConfigPath(ctx.env));
 
   if (list) {
-    if (given !== undefined) throw new UsageError({ message: 'hydra trust --list takes no file; see hydra trust --help' });
+    if (given !== undefined)
+      throw new UsageError({ message: 'hydra trust --list takes no file; see hydra trust --help' });
     const entries = listTrusted(store);
     if (entries.length === 0) ctx.print('no trusted hydra.toml files; trust one with: hydra trust');
     for (const { path, entry, state } of entries) {
@@ -72,7 +74,10 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
   // A link out of the repository would lend this place another file's trust: refused.
   const target = linkedOutside(file);
   if (target !== null)
-    throw new UsageError({ message: `cannot trust ${shown}: it is a symbolic link to ${target}, outside its repository`, hint: "hydra trusts a repository's own file: replace the link with a copy of the file, review it, then run hydra trust" });
+    throw new UsageError({
+      message: `cannot trust ${shown}: it is a symbolic link to ${target}, outside its repository`,
+      hint: "hydra trusts a repository's own file: replace the link with a copy of the file, review it, then run hydra trust",
+    });
   // Only a valid config is trusted (a ConfigError names each problem, exit 2).
   const config = parseConfigText(bytes.toString('utf8'), shown);
   const entry = trustFile(store, file, bytes);
@@ -91,7 +96,10 @@ function configFile(ctx: CliContext, given: string | undefined): string {
   if (given !== undefined) return resolve(ctx.cwd, given);
   const root = findRepoRoot(ctx.cwd);
   if (root === null) {
-    throw new UsageError({ message: 'not inside a git repository, and no file given', hint: 'name the file: hydra trust path/to/hydra.toml' });
+    throw new UsageError({
+      message: 'not inside a git repository, and no file given',
+      hint: 'name the file: hydra trust path/to/hydra.toml',
+    });
   }
   return join(root, 'hydra.toml');
 }

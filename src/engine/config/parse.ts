@@ -22,7 +22,9 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
   } catch (error) {
     if (error instanceof TomlError) {
       const firstLine = error.message.split('\n')[0] ?? error.message;
-      throw new ConfigError({ problems: [`${displayName}:${error.line}:${error.column}: invalid TOML: ${firstLine}`] });
+      throw new ConfigError({
+        problems: [`${displayName}:${error.line}:${error.column}: invalid TOML: ${firstLine}`],
+      });
     }
     throw error;
   }
@@ -47,7 +49,9 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
     return result.data;
   }
   const keys = knownKeys(schema);
-  throw new ConfigError({ problems: result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)) });
+  throw new ConfigError({
+    problems: result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)),
+  });
 }
 
 /** The problems of every agent's `[[agents.<name>.checks]]` against the race-wide checks. */

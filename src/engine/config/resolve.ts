@@ -93,10 +93,12 @@ export function resolveRace(
     ),
   ];
   if (explicit && blocked.length > 0) {
-    throw new ConfigError({ problems: [
-      `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
-        `(or race.allow_experimental_adapters = true in ${configName}) to race it`,
-    ] });
+    throw new ConfigError({
+      problems: [
+        `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
+          `(or race.allow_experimental_adapters = true in ${configName}) to race it`,
+      ],
+    });
   }
 
   const models = modelFlagsByAgent(flags.models ?? {}, listed.agents);

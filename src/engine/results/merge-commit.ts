@@ -111,11 +111,28 @@ export async function failedMidway(
   const changed = await changedSince(request.root, plan);
   if (changed.length > 0) {
     const files = [...plan.entries.keys()];
-    throw new EngineError({ kind, message: `Merging ${request.agent}'s result failed ${when}: ${detail}. Meanwhile the checkout changed: ${changed.join('; ')}.`, hint: `hydra wrote nothing back, so that newer work is not overwritten. ${plan.written === null ? 'The merge may have written some of' : "The merge's checkout had written"} ${listSome(files)} (from ${plan.head.slice(0, 12)} towards ${request.agent}'s result); its branch was not moved. See \`git status\` and \`git log -1\`; \`git checkout HEAD -- <file>\` takes a file back to what HEAD has (losing its changes), \`git merge ${branchName(request.runId, request.agent)}\` merges the result by hand.${gitHint}`, cause: error, files });
+    throw new EngineError({
+      kind,
+      message: `Merging ${request.agent}'s result failed ${when}: ${detail}. Meanwhile the checkout changed: ${changed.join('; ')}.`,
+      hint: `hydra wrote nothing back, so that newer work is not overwritten. ${plan.written === null ? 'The merge may have written some of' : "The merge's checkout had written"} ${listSome(files)} (from ${plan.head.slice(0, 12)} towards ${request.agent}'s result); its branch was not moved. See \`git status\` and \`git log -1\`; \`git checkout HEAD -- <file>\` takes a file back to what HEAD has (losing its changes), \`git merge ${branchName(request.runId, request.agent)}\` merges the result by hand.${gitHint}`,
+      cause: error,
+      files,
+    });
   }
   const left = await restoreTree(request.root, plan);
   if (left.length === 0) {
-    throw new EngineError({ kind, message: `Merging ${request.agent}'s result failed ${when}: ${detail}`, hint: `Your working tree and index were put back exactly as they were; nothing was merged.${gitHint}`, cause: error });
+    throw new EngineError({
+      kind,
+      message: `Merging ${request.agent}'s result failed ${when}: ${detail}`,
+      hint: `Your working tree and index were put back exactly as they were; nothing was merged.${gitHint}`,
+      cause: error,
+    });
   }
-  throw new EngineError({ kind, message: `Merging ${request.agent}'s result failed ${when}, and ${listSome(left)} could not be put back: ${detail}`, hint: `Nothing was merged. Put those files back with \`git reset -q HEAD -- <file>\` and \`git checkout HEAD -- <file>\` (or delete the ones HEAD does not have).${gitHint}`, cause: error, files: left });
+  throw new EngineError({
+    kind,
+    message: `Merging ${request.agent}'s result failed ${when}, and ${listSome(left)} could not be put back: ${detail}`,
+    hint: `Nothing was merged. Put those files back with \`git reset -q HEAD -- <file>\` and \`git checkout HEAD -- <file>\` (or delete the ones HEAD does not have).${gitHint}`,
+    cause: error,
+    files: left,
+  });
 }
