@@ -28,6 +28,15 @@ export class UsageError extends HydraError {
   }
 }
 
+/**
+ * The hint of a usage error: what to do (when there is more to say), then where the command's
+ * options are listed: `see hydra race --help` (`hydra --help` for the empty command).
+ */
+export const seeHelp = (command: string, hint = ''): string => {
+  const see = `see ${command === '' ? 'hydra --help' : `hydra ${command} --help`}`;
+  return hint === '' ? see : `${hint}; ${see}`;
+};
+
 /** A command refused for a reason the user can fix (no repository, unknown run): exit code 1. */
 export class CommandError extends HydraError {
   override readonly name = 'CommandError';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { CliContext } from './context.js';
 import { createContext } from './context.js';
-import { EXIT, noteError, UsageError } from './errors.js';
+import { EXIT, noteError, seeHelp, UsageError } from './errors.js';
 import type { CommandName } from './help.js';
 import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
 import { trace } from '../trace.js';
@@ -53,8 +53,8 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     const { closest } = await import('../engine/index.js');
     const suggestion = closest(first.replace(/^-+/, ''), TOP_OPTIONS);
     throw new UsageError({
-      message: `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}; see hydra --help`,
-      hint: 'put the command first: hydra race --json "..."',
+      message: `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}`,
+      hint: seeHelp('', 'put the command first: hydra race --json "..."'),
     });
   }
   if (!isCommand(first)) {
@@ -62,7 +62,7 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     const { closest } = await import('../engine/index.js');
     const suggestion = closest(first, COMMANDS);
     const hint = suggestion ? ` (did you mean "hydra ${suggestion}"?)` : '';
-    throw new UsageError({ message: `unknown command "${first}"${hint}; see hydra --help` });
+    throw new UsageError({ message: `unknown command "${first}"${hint}`, hint: seeHelp('') });
   }
   if (wantsHelp(rest)) {
     ctx.print(COMMAND_HELP[first]);
@@ -79,7 +79,7 @@ function helpCommand(ctx: CliContext, args: readonly string[]): number {
     ctx.print(MAIN_HELP);
     return EXIT.ok;
   }
-  if (!isCommand(name)) throw new UsageError({ message: `unknown command "${name}"; see hydra --help` });
+  if (!isCommand(name)) throw new UsageError({ message: `unknown command "${name}"`, hint: seeHelp('') });
   ctx.print(COMMAND_HELP[name]);
   return EXIT.ok;
 }

@@ -61,12 +61,12 @@ describe('describeError', () => {
 
   it('reads a UsageError: its hint, exit code 2', () => {
     const error = new UsageError({
-      message: 'unknown option --jsn; see hydra --help',
-      hint: 'put the command first',
+      message: 'unknown option --jsn',
+      hint: 'put the command first; see hydra --help',
     });
     expect(describeError(error)).toMatchObject({
-      message: 'unknown option --jsn; see hydra --help',
-      hint: 'put the command first',
+      message: 'unknown option --jsn',
+      hint: 'put the command first; see hydra --help',
       exitCode: EXIT.usage,
     });
     expect(error.kind).toBe('InvalidConfig');

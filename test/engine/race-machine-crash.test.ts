@@ -112,7 +112,7 @@ describe('the race machine’s input builders', () => {
       problem: {
         kind: 'Refused',
         message: 'claude has no result in run 20260101-000000-abcd to work on.',
-        hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+        hint: 'Pick an agent whose branch is still there (`hydra show 20260101-000000-abcd` lists them).',
       },
     });
   });

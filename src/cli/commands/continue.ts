@@ -7,7 +7,7 @@ import { resolveRunName } from '../../engine/index.js';
 import type { RaceSummary, RoundRequest } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { reopenRun } from '../reopen.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { requireRepo } from '../run-ids.js';
@@ -44,7 +44,7 @@ export async function rerunCommand(ctx: CliContext, args: string[]): Promise<num
     });
   }
   if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra rerun --help` });
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('rerun') });
   return runRound(ctx, parsed, run, { kind: 'rerun', agent });
 }
 

@@ -15,7 +15,7 @@ import { sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
 
 const OPTIONS = {
@@ -29,7 +29,8 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   const parsed = parseCommandArgs('doctor', args, OPTIONS);
   if (parsed.positionals.length > 0) {
     throw new UsageError({
-      message: `unexpected argument "${parsed.positionals[0]}"; see hydra doctor --help`,
+      message: `unexpected argument "${parsed.positionals[0]}"`,
+      hint: seeHelp('doctor'),
     });
   }
   const configPath = getString(parsed, 'config');

@@ -5,7 +5,7 @@ import { mergeRun, resolveRunName } from '../../engine/index.js';
 import type { MergeResult } from '../../engine/index.js';
 import { getBoolean, getStrings, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { fileCount, mergeMethodLabel, sanitize, sanitizeName, shortRef } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 
@@ -29,12 +29,12 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   // `--only a b c`: the words after the first path are paths too.
   const onlyGiven = getStrings(parsed, 'only');
   if (extra.length > 0 && onlyGiven.length === 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra merge --help` });
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('merge') });
   // Names are lowercase letters, digits and dashes; an adapter's alias in any case still names its agent.
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(agent))
     throw new UsageError({
       message: `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`,
-      hint: "hydra show <run> lists the run's agents",
+      hint: `hydra show ${runId} lists the run's agents`,
     });
   const keepWorktrees = getBoolean(parsed, 'keep-worktrees') ?? false;
   const discardOthers = getBoolean(parsed, 'discard-others') ?? false;

@@ -2,7 +2,7 @@
 import { openWorktree, resolveRunName } from '../../engine/index.js';
 import { parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { requireRepo } from '../run-ids.js';
 
 export async function openCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -15,7 +15,7 @@ export async function openCommand(ctx: CliContext, args: string[]): Promise<numb
     });
   }
   if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra open --help` });
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('open') });
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, run);
   // The path alone on stdout, so `cd "$(hydra open last claude)"` and editors can use it.

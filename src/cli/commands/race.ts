@@ -23,7 +23,7 @@ import {
   parseSeconds,
 } from '../args.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError, seeHelp } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { reviewInDashboard } from '../reopen.js';
 import { withRunLock } from '../run-lock.js';
@@ -116,7 +116,8 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   for (const check of checks)
     if (check.trim() === '')
       throw new UsageError({
-        message: '--check needs a command, e.g. --check "npm test"; see hydra race --help',
+        message: '--check needs a command, e.g. --check "npm test"',
+        hint: seeHelp('race'),
       });
   if (checks.length > 0) flags.checks = checks;
   const budget = parseUsd('--max-cost-usd', getString(parsed, 'max-cost-usd'));
@@ -125,7 +126,8 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   if (autoMerge !== undefined) {
     if (autoMerge !== 'best')
       throw new UsageError({
-        message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it; see hydra race --help`,
+        message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it`,
+        hint: seeHelp('race'),
       });
     flags.autoMerge = 'best';
   }
@@ -139,7 +141,8 @@ function parseUsd(flag: string, text: string | undefined): number | undefined {
   const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value > 0))
     throw new UsageError({
-      message: `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help`,
+      message: `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}")`,
+      hint: seeHelp('race'),
     });
   return value;
 }
@@ -149,15 +152,16 @@ async function readPrompt(ctx: CliContext, parsed: Parsed): Promise<string> {
   const file = getString(parsed, 'prompt-file');
   if (file !== undefined && parsed.positionals.length > 0) {
     throw new UsageError({
-      message: 'give the prompt either as an argument or with --prompt-file, not both; see hydra race --help',
+      message: 'give the prompt either as an argument or with --prompt-file, not both',
+      hint: seeHelp('race'),
     });
   }
   const prompt = file !== undefined ? await readPromptFile(ctx, file) : parsed.positionals.join(' ');
   if (prompt.trim() === '') {
     const where = file !== undefined ? `--prompt-file ${file} is empty` : 'missing prompt';
     throw new UsageError({
-      message: `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"; see hydra race --help`,
-      hint: 'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"',
+      message: `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"`,
+      hint: seeHelp('race', 'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"'),
     });
   }
   return prompt;

@@ -21,7 +21,7 @@ import {
 import { formatTime, sanitize } from '../../ui/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 
 const OPTIONS = {
   revoke: { type: 'boolean' },
@@ -32,16 +32,16 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
   const parsed = parseCommandArgs('trust', args, OPTIONS);
   const [given, ...extra] = parsed.positionals;
   if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"; see hydra trust --help` });
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('trust') });
   const revoke = getBoolean(parsed, 'revoke') ?? false;
   const list = getBoolean(parsed, 'list') ?? false;
   if (revoke && list)
-    throw new UsageError({ message: 'give either --revoke or --list, not both; see hydra trust --help' });
+    throw new UsageError({ message: 'give either --revoke or --list, not both', hint: seeHelp('trust') });
   const store = userConfigDirOf(userConfigPath(ctx.env));
 
   if (list) {
     if (given !== undefined)
-      throw new UsageError({ message: 'hydra trust --list takes no file; see hydra trust --help' });
+      throw new UsageError({ message: 'hydra trust --list takes no file', hint: seeHelp('trust') });
     const entries = listTrusted(store);
     if (entries.length === 0) ctx.print('no trusted hydra.toml files; trust one with: hydra trust');
     for (const { path, entry, state } of entries) {

@@ -184,7 +184,7 @@ export const startRound = async (run: RaceRun, request: RoundRequest): Promise<R
       hint:
         phase === 'racing'
           ? 'Wait for the agents, or stop the ones still running.'
-          : 'Reopen it with `hydra show <run> --tui`.',
+          : `Reopen it with \`hydra show ${run.runId} --tui\`.`,
     });
   }
   const attempts = state.context.roundAttempts;
