@@ -1,11 +1,11 @@
 /**
  * Strict argument parsing on top of node:util parseArgs, with messages that name the problem and
- * point at the command's --help.
+ * hints that point at the command's --help.
  */
 import { parseArgs } from 'node:util';
 import { adapterIds } from '../adapters/registry.js';
 import { closest } from '../engine/index.js';
-import { UsageError } from './errors.js';
+import { seeHelp, UsageError } from './errors.js';
 
 export type OptionSpec = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -13,8 +13,6 @@ export interface Parsed {
   values: Record<string, string | boolean | string[] | boolean[] | undefined>;
   positionals: string[];
 }
-
-const helpFor = (command: string): string => (command === '' ? 'hydra --help' : `hydra ${command} --help`);
 
 /** Parses `args` strictly; every failure is a UsageError (exit 2) naming the option. */
 export function parseCommandArgs(command: string, args: readonly string[], options: OptionSpec): Parsed {
@@ -32,8 +30,8 @@ export function parseCommandArgs(command: string, args: readonly string[], optio
 }
 
 function translateParseError(error: unknown, command: string, known: readonly string[]): UsageError {
-  const see = `see ${helpFor(command)}`;
-  if (!(error instanceof Error)) return new UsageError(String(error), see);
+  const see = seeHelp(command);
+  if (!(error instanceof Error)) return new UsageError({ message: String(error), hint: see });
   const code = (error as NodeJS.ErrnoException).code;
   const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? '';
   switch (code) {
@@ -45,23 +43,26 @@ function translateParseError(error: unknown, command: string, known: readonly st
         command === 'race'
           ? `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."`
           : '';
-      return new UsageError(`unknown option ${option}${didYouMean}; ${see}`, hint);
+      return new UsageError({
+        message: `unknown option ${option}${didYouMean}`,
+        hint: seeHelp(command, hint),
+      });
     }
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/does not take an argument/.test(error.message)) {
-        return new UsageError(`option ${option} does not take a value; ${see}`);
+        return new UsageError({ message: `option ${option} does not take a value`, hint: see });
       }
       if (/ambiguous/.test(error.message)) {
-        return new UsageError(
-          `option ${option} needs a value; ${see}`,
-          `a value that starts with "-" is written ${option}=<value>`,
-        );
+        return new UsageError({
+          message: `option ${option} needs a value`,
+          hint: seeHelp(command, `a value that starts with "-" is written ${option}=<value>`),
+        });
       }
-      return new UsageError(`option ${option} needs a value; ${see}`);
+      return new UsageError({ message: `option ${option} needs a value`, hint: see });
     case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
-      return new UsageError(`unexpected argument; ${see}`);
+      return new UsageError({ message: 'unexpected argument', hint: see });
     default:
-      return new UsageError(`${error.message.split('. ')[0] ?? error.message}; ${see}`);
+      return new UsageError({ message: error.message.split('. ')[0] ?? error.message, hint: see });
   }
 }
 
@@ -95,9 +96,10 @@ export function parseAgentList(text: string, command = 'race'): string[] {
     .map((name) => name.trim())
     .filter((name) => name !== '');
   if (names.length === 0) {
-    throw new UsageError(
-      `--agents needs at least one agent name (an adapter: ${validAgents()}; a configured agent; <adapter>:<model>; <name>*<n>); see ${helpFor(command)}`,
-    );
+    throw new UsageError({
+      message: `--agents needs at least one agent name (an adapter: ${validAgents()}; a configured agent; <adapter>:<model>; <name>*<n>)`,
+      hint: seeHelp(command),
+    });
   }
   return names;
 }
@@ -107,9 +109,10 @@ export function parseRepeat(text: string | undefined, max: number, command = 'ra
   if (text === undefined) return undefined;
   const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!(value >= 1 && value <= max)) {
-    throw new UsageError(
-      `--repeat must be a whole number from 1 to ${max} (got "${text}"); see ${helpFor(command)}`,
-    );
+    throw new UsageError({
+      message: `--repeat must be a whole number from 1 to ${max} (got "${text}")`,
+      hint: seeHelp(command),
+    });
   }
   return value;
 }
@@ -125,9 +128,10 @@ export function parseModelFlags(items: readonly string[], command = 'race'): Rec
     const agent = match?.[1]?.trim() ?? '';
     const model = match?.[2]?.trim() ?? '';
     if (!match || agent === '' || model === '') {
-      throw new UsageError(
-        `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}"); see ${helpFor(command)}`,
-      );
+      throw new UsageError({
+        message: `--model expects <agent>=<model>, e.g. --model claude=opus (got "${item}")`,
+        hint: seeHelp(command),
+      });
     }
     models[agent] = model;
   }
@@ -150,7 +154,7 @@ export function parseSeconds(
     const allowed = allowZero
       ? 'a number of seconds, 0 or more (0 = no limit)'
       : 'a positive number of seconds';
-    throw new UsageError(`${flag} must be ${allowed} (got "${text}"); see ${helpFor(command)}`);
+    throw new UsageError({ message: `${flag} must be ${allowed} (got "${text}")`, hint: seeHelp(command) });
   }
   return value;
 }
@@ -162,9 +166,10 @@ export function parseDuration(flag: string, text: string, command: string): numb
   const match = /^(\d{1,6})([mhdw])$/.exec(text.trim());
   const value = match === null ? 0 : Number(match[1]) * (DURATION_UNITS[match[2] ?? ''] ?? 0);
   if (value <= 0) {
-    throw new UsageError(
-      `${flag} needs a whole number and a unit: 30m, 12h, 7d or 2w (got "${text}"); see ${helpFor(command)}`,
-    );
+    throw new UsageError({
+      message: `${flag} needs a whole number and a unit: 30m, 12h, 7d or 2w (got "${text}")`,
+      hint: seeHelp(command),
+    });
   }
   return value;
 }

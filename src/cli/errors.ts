@@ -1,4 +1,6 @@
+import type { ErrorKind } from '../core/events.js';
 import { describeError, EXIT, HydraError } from '../core/hydra-error.js';
+import type { HydraErrorOptions } from '../core/hydra-error.js';
 import type { CliContext } from './context.js';
 import { sanitize } from '../ui/index.js';
 
@@ -11,21 +13,36 @@ export { EXIT };
  */
 export const TERMINAL_LOST = 129;
 
-/** Bad command-line usage: exit code 2, message and a hint (usually "see hydra <cmd> --help"). */
+/** What a CLI error is made of: HydraError's options, its kind and exit code given by default. */
+type CliErrorOptions = Omit<HydraErrorOptions, 'kind' | 'problems'> & { kind?: ErrorKind };
+
+/**
+ * Bad command-line usage: exit code 2 and kind `InvalidConfig`. The message says what is wrong;
+ * "see `hydra <cmd> --help`" belongs in the hint (a test checks no message says it).
+ */
 export class UsageError extends HydraError {
   override readonly name = 'UsageError';
 
-  constructor(message: string, hint = '') {
-    super({ kind: 'InvalidConfig', message, hint, exitCode: EXIT.usage });
+  constructor(options: CliErrorOptions) {
+    super({ kind: 'InvalidConfig', exitCode: EXIT.usage, ...options });
   }
 }
+
+/**
+ * The hint of a usage error: what to do (when there is more to say), then where the command's
+ * options are listed: `see hydra race --help` (`hydra --help` for the empty command).
+ */
+export const seeHelp = (command: string, hint = ''): string => {
+  const see = `see ${command === '' ? 'hydra --help' : `hydra ${command} --help`}`;
+  return hint === '' ? see : `${hint}; ${see}`;
+};
 
 /** A command refused for a reason the user can fix (no repository, unknown run): exit code 1. */
 export class CommandError extends HydraError {
   override readonly name = 'CommandError';
 
-  constructor(message: string, hint = '', exitCode: number = EXIT.failed) {
-    super({ kind: 'Refused', message, hint, exitCode });
+  constructor(options: CliErrorOptions) {
+    super({ kind: 'Refused', exitCode: EXIT.failed, ...options });
   }
 }
 

@@ -63,10 +63,10 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, request.run);
   if (entry.state === 'running') {
-    throw new CommandError(
-      `run ${entry.runId} is still in use by another hydra`,
-      'wait for it to end (or finish it there), then try again',
-    );
+    throw new CommandError({
+      message: `run ${entry.runId} is still in use by another hydra`,
+      hint: 'wait for it to end (or finish it there), then try again',
+    });
   }
   const record = await readRun(root, entry.runId);
   if (request.round !== undefined) assertAgentOf(record, request.round.agent);
@@ -130,23 +130,23 @@ function assertAgentOf(record: RunRecord, agent: string): void {
   const planned = record.meta.agents.find((item) => item.agent === agent);
   if (planned === undefined) {
     const names = record.meta.agents.map((item) => item.agent).join(', ');
-    throw new UsageError(
-      `run ${record.runId} has no agent "${agent}"; its agents: ${names}`,
-      `see the run with: hydra show ${record.runId}`,
-    );
+    throw new UsageError({
+      message: `run ${record.runId} has no agent "${agent}"; its agents: ${names}`,
+      hint: `see the run with: hydra show ${record.runId}`,
+    });
   }
   const damaged = record.damagedAgents?.find((item) => item.agent === agent);
   if (damaged !== undefined) {
-    throw new CommandError(
-      `the record of ${agent} in run ${record.runId} is damaged (${damaged.problem}), so hydra will not run it again`,
-      `its other agents still work; \`hydra clean ${record.runId}\` removes the run`,
-    );
+    throw new CommandError({
+      message: `the record of ${agent} in run ${record.runId} is damaged (${damaged.problem}), so hydra will not run it again`,
+      hint: `its other agents still work; \`hydra clean ${record.runId}\` removes the run`,
+    });
   }
   if (!adapterIds().includes(planned.adapter)) {
-    throw new CommandError(
-      `run ${record.runId} records agent ${agent} as running "${planned.adapter}", a CLI this hydra does not have (meta.json was edited, or written by another hydra)`,
-      `start a new race instead: hydra race --agents <agent> "<prompt>"; \`hydra clean ${record.runId}\` removes the run`,
-    );
+    throw new CommandError({
+      message: `run ${record.runId} records agent ${agent} as running "${planned.adapter}", a CLI this hydra does not have (meta.json was edited, or written by another hydra)`,
+      hint: `start a new race instead: hydra race --agents <agent> "<prompt>"; \`hydra clean ${record.runId}\` removes the run`,
+    });
   }
 }
 
@@ -160,10 +160,10 @@ export async function reviewInDashboard(
   flags: { configPath?: string; ascii: boolean },
 ): Promise<number> {
   if (chooseMode(ctx, false) !== 'dashboard') {
-    throw new UsageError(
-      'the dashboard needs a terminal (stdout is not one, or this is CI)',
-      `see the run as text with: hydra show ${run}`,
-    );
+    throw new UsageError({
+      message: 'the dashboard needs a terminal (stdout is not one, or this is CI)',
+      hint: `see the run as text with: hydra show ${run}`,
+    });
   }
   // The dashboard can start rounds and merge: it holds the run's lock while it is open.
   const { runId } = await resolveRunName(requireRepo(ctx.cwd), run);

@@ -5,7 +5,10 @@ import { CommandError } from './errors.js';
 export function requireRepo(cwd: string): string {
   const root = findRepoRoot(cwd);
   if (root === null) {
-    throw new CommandError(`not a git repository: ${cwd}`, 'run hydra inside the repository you raced in');
+    throw new CommandError({
+      message: `not a git repository: ${cwd}`,
+      hint: 'run hydra inside the repository you raced in',
+    });
   }
   return root;
 }

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { CliContext } from './context.js';
 import { createContext } from './context.js';
-import { EXIT, noteError, UsageError } from './errors.js';
+import { EXIT, noteError, seeHelp, UsageError } from './errors.js';
 import type { CommandName } from './help.js';
 import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
 import { trace } from '../trace.js';
@@ -52,17 +52,17 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     // `--versoin`, `-help`: the nearest of hydra's own options, when one is close.
     const { closest } = await import('../engine/index.js');
     const suggestion = closest(first.replace(/^-+/, ''), TOP_OPTIONS);
-    throw new UsageError(
-      `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}; see hydra --help`,
-      'put the command first: hydra race --json "..."',
-    );
+    throw new UsageError({
+      message: `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}`,
+      hint: seeHelp('', 'put the command first: hydra race --json "..."'),
+    });
   }
   if (!isCommand(first)) {
     // Loaded only here: the engine's entry is heavy, and --version/--help must start fast.
     const { closest } = await import('../engine/index.js');
     const suggestion = closest(first, COMMANDS);
     const hint = suggestion ? ` (did you mean "hydra ${suggestion}"?)` : '';
-    throw new UsageError(`unknown command "${first}"${hint}; see hydra --help`);
+    throw new UsageError({ message: `unknown command "${first}"${hint}`, hint: seeHelp('') });
   }
   if (wantsHelp(rest)) {
     ctx.print(COMMAND_HELP[first]);
@@ -79,7 +79,7 @@ function helpCommand(ctx: CliContext, args: readonly string[]): number {
     ctx.print(MAIN_HELP);
     return EXIT.ok;
   }
-  if (!isCommand(name)) throw new UsageError(`unknown command "${name}"; see hydra --help`);
+  if (!isCommand(name)) throw new UsageError({ message: `unknown command "${name}"`, hint: seeHelp('') });
   ctx.print(COMMAND_HELP[name]);
   return EXIT.ok;
 }

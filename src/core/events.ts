@@ -53,7 +53,10 @@ export const hasTokenCounts = (usage: Usage): boolean =>
  * The error taxonomy (adapter spec, section 8), plus `InvalidConfig` (hydra.toml and flags only),
  * `Refused` (hydra will not do what was asked: a merge that could conflict, a repository it cannot
  * race in, a run that does not exist), `BudgetExceeded` (hydra stopped an agent whose estimated
- * spend passed `max_cost_usd`) and a catch-all for a failed agent run.
+ * spend passed `max_cost_usd`), `GitFailed` (a git command hydra ran started and exited non-zero;
+ * `SpawnFailed` is for a process, git included, that could not start) and a catch-all for a failed
+ * agent run. Records and summaries written before `GitFailed` existed say `SpawnFailed` for a git
+ * exit; both read (records/schema.ts takes any kind).
  */
 export type ErrorKind =
   | 'BinaryMissing'
@@ -63,6 +66,7 @@ export type ErrorKind =
   | 'InvalidConfig'
   | 'Refused'
   | 'SpawnFailed'
+  | 'GitFailed'
   | 'StreamParseError'
   | 'TimedOut'
   | 'Interrupted'

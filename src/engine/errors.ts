@@ -1,5 +1,5 @@
-import type { ErrorKind } from '../core/events.js';
 import { HydraError } from '../core/hydra-error.js';
+import type { HydraErrorOptions } from '../core/hydra-error.js';
 
 export { toErrorInfo } from '../core/hydra-error.js';
 
@@ -12,14 +12,10 @@ export class EngineError extends HydraError {
   /** Files involved (conflicts, overlapping uncommitted changes), when any. */
   readonly files: string[];
 
-  constructor(
-    kind: ErrorKind,
-    message: string,
-    hint: string,
-    options: { files?: string[]; cause?: unknown } = {},
-  ) {
-    super({ kind, message, hint, cause: options.cause });
-    this.files = options.files ?? [];
+  constructor(options: HydraErrorOptions & { files?: string[] }) {
+    const { files, ...rest } = options;
+    super(rest);
+    this.files = files ?? [];
   }
 }
 

@@ -6,77 +6,13 @@
 import type { AgentEvent, ErrorInfo, Usage } from '../core/events.js';
 import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
 // From the pure files themselves, not the folder's index: the index reaches back to this file.
-import type { Score, ScoreWeights } from './checks/score.js';
-import type { TestCounts } from './checks/test-counts.js';
+import type { ScoreWeights } from './checks/score.js';
+import type { CheckSpec, CheckSummary, ScoreSummary } from './check-types.js';
+import type { AgentName } from './probe-types.js';
 
-/** One check of a race (`--check`, `[[checks]]`): a command run in every result and on the base. */
-export interface CheckSpec {
-  name: string;
-  /** The command line; split into arguments, or run with `sh -c` when it needs a shell. */
-  run: string;
-  /** 0 = no limit. */
-  timeoutMs: number;
-  /** A gate must pass for its agent to win. */
-  gate: boolean;
-}
-
-export type CheckStatus = 'passed' | 'failed' | 'timed_out' | 'error';
-
-/** One check's run in one worktree (an agent's or the baseline's). */
-export interface CheckRun {
-  name: string;
-  /** The command it ran (an agent's override may differ from the baseline's). */
-  run: string;
-  gate: boolean;
-  status: CheckStatus;
-  exitCode: number | null;
-  durationMs: number;
-  /** Counts (and test names) read from the output, when a known runner printed them. */
-  tests: TestCounts | null;
-  /** The end of the check's output (stdout, then stderr), bounded and redacted. */
-  output: string;
-  /**
-   * What of the check's command the result changed against the base (`package.json scripts.test`,
-   * `vitest.config.ts`, `hydra.toml`): the check then no longer runs what the baseline ran.
-   */
-  configChanged?: string[];
-  /** Tracked files of the check's clean checkout that changed while it ran (nothing should write them). */
-  checkoutChanged?: string[];
-}
-
-/** A check's result as the summary and `hydra show` give it, compared with the baseline. */
-export interface CheckSummary {
-  name: string;
-  gate: boolean;
-  status: CheckStatus;
-  exitCode: number | null;
-  durationMs: number;
-  tests: { passed: number; failed: number; skipped: number } | null;
-  /** Against the baseline, by test name; null when either side names no tests. */
-  newlyFailing: string[] | null;
-  newlyPassing: string[] | null;
-  output: string;
-  /**
-   * Why this check's result is not evidence about the task (absent when nothing is wrong): tests the
-   * baseline ran that it no longer runs, or a changed command or config (see checks/tampering.ts).
-   */
-  tampered?: string[];
-  /** Tracked files of the check's clean checkout that changed while it ran. */
-  checkoutChanged?: string[];
-}
-
-/** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
-export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified'> & {
-  /** Why its checks are not evidence (tests removed or skipped, a check's command changed); absent when none. */
-  flags?: string[];
-};
-
-/**
- * An agent's name in a race (`claude`, `opus`, `claude-2`): lowercase letters, digits and dashes,
- * unique in the race. It names the agent's branch `hydra/<run>/<name>`, its worktree, its record
- * keys and its pane; which CLI runs is its adapter's business (`AdapterId`), never read from the name.
- */
-export type AgentName = string;
+// The checks' and the probe's shapes live in files of their own; every name is still exported here.
+export type { CheckRun, CheckSpec, CheckStatus, CheckSummary, ScoreSummary } from './check-types.js';
+export type { AdapterStatus, AgentName, AgentProbeReport, RepoInfo } from './probe-types.js';
 
 /** One agent as configured for a race (config file and flags already merged). */
 export interface AgentPlan {
@@ -463,41 +399,6 @@ export interface ShellResult {
   exitCode: number | null;
   /** The agent's result against the base, with what the shell changed; null when it could not be taken. */
   diff: DiffSummary | null;
-}
-
-/** Doctor's and the probing phase's view of one adapter. */
-export type AdapterStatus = 'ready' | 'missing' | 'unsupported' | 'disabled' | 'needs-opt-in';
-
-export interface AgentProbeReport {
-  /** The agent probed for (its binary is probed once however many agents share it). */
-  agent: AgentName;
-  adapterId: AdapterId;
-  displayName: string;
-  tier: Tier;
-  status: AdapterStatus;
-  /** Resolved absolute path of the binary, or null when none was found. */
-  binary: string | null;
-  version: string | null;
-  capabilities: Capabilities | null;
-  /** The exact command a race would run for a sample prompt (argument array), when ready. */
-  command: string[] | null;
-  warnings: string[];
-  error: ErrorInfo | null;
-  /** Whether the result came from the capability cache. */
-  cached: boolean;
-}
-
-/** What `hydra doctor` says about git and the repository. */
-export interface RepoInfo {
-  gitVersion: string | null;
-  isRepo: boolean;
-  root: string | null;
-  branch: string | null;
-  detached: boolean;
-  head: string | null;
-  hasCommits: boolean;
-  dirtyFiles: number;
-  problems: ErrorInfo[];
 }
 
 /** One line of `hydra runs`. */

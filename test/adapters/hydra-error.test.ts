@@ -24,12 +24,12 @@ describe('describeError', () => {
   });
 
   it('reads an EngineError refusal the same way, hint included', () => {
-    const error = new EngineError(
-      'Refused',
-      'Merging would conflict in src/math.ts.',
-      'Nothing was changed. Resolve it by hand.',
-      { files: ['src/math.ts'] },
-    );
+    const error = new EngineError({
+      kind: 'Refused',
+      message: 'Merging would conflict in src/math.ts.',
+      hint: 'Nothing was changed. Resolve it by hand.',
+      files: ['src/math.ts'],
+    });
     expect(describeError(error)).toEqual({
       message: 'Merging would conflict in src/math.ts.',
       hint: 'Nothing was changed. Resolve it by hand.',
@@ -49,7 +49,7 @@ describe('describeError', () => {
       'hydra.toml: agents.codex.idle_timeout_s must be a positive number of seconds (got "soon")',
       'hydra.toml: unknown key race.agnets (did you mean "agents"?); allowed here: agents, timeout_s',
     ];
-    const error = new ConfigError(problems);
+    const error = new ConfigError({ problems });
     expect(describeError(error)).toEqual({
       message: problems.join('\n'),
       hint: '',
@@ -60,24 +60,29 @@ describe('describeError', () => {
   });
 
   it('reads a UsageError: its hint, exit code 2', () => {
-    const error = new UsageError('unknown option --jsn; see hydra --help', 'put the command first');
+    const error = new UsageError({
+      message: 'unknown option --jsn',
+      hint: 'put the command first; see hydra --help',
+    });
     expect(describeError(error)).toMatchObject({
-      message: 'unknown option --jsn; see hydra --help',
-      hint: 'put the command first',
+      message: 'unknown option --jsn',
+      hint: 'put the command first; see hydra --help',
       exitCode: EXIT.usage,
     });
     expect(error.kind).toBe('InvalidConfig');
   });
 
   it('reads a CommandError: a refusal with its own exit code', () => {
-    const error = new CommandError('no run "x" in /repo', 'list run ids with: hydra runs');
+    const error = new CommandError({ message: 'no run "x" in /repo', hint: 'list run ids with: hydra runs' });
     expect(describeError(error)).toMatchObject({
       message: 'no run "x" in /repo',
       hint: 'list run ids with: hydra runs',
       exitCode: EXIT.failed,
     });
     expect(error.kind).toBe('Refused');
-    expect(describeError(new CommandError('stopped', '', EXIT.interrupted)).exitCode).toBe(130);
+    expect(
+      describeError(new CommandError({ message: 'stopped', hint: '', exitCode: EXIT.interrupted })).exitCode,
+    ).toBe(130);
   });
 
   it("reads a summary's ErrorInfo, with the exit code its kind calls for", () => {
@@ -112,7 +117,7 @@ describe('HydraError', () => {
   });
 
   it('gives the serializable info for snapshots; anything else becomes AgentFailed', () => {
-    expect(toErrorInfo(new UsageError('bad flag', 'see --help'))).toEqual({
+    expect(toErrorInfo(new UsageError({ message: 'bad flag', hint: 'see --help' }))).toEqual({
       kind: 'InvalidConfig',
       message: 'bad flag',
       hint: 'see --help',
@@ -127,9 +132,11 @@ describe('HydraError', () => {
 
 describe('errorText', () => {
   it('puts the hint after the message, or the message alone', () => {
-    expect(errorText(new EngineError('Refused', 'Nothing to merge.', 'Start a new race.'))).toBe(
-      'Nothing to merge. Start a new race.',
-    );
-    expect(errorText(new ConfigError(['hydra.toml: bad']))).toBe('hydra.toml: bad');
+    expect(
+      errorText(
+        new EngineError({ kind: 'Refused', message: 'Nothing to merge.', hint: 'Start a new race.' }),
+      ),
+    ).toBe('Nothing to merge. Start a new race.');
+    expect(errorText(new ConfigError({ problems: ['hydra.toml: bad'] }))).toBe('hydra.toml: bad');
   });
 });

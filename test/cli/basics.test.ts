@@ -64,11 +64,14 @@ describe('hydra --version and --help', () => {
   it('suggests the nearest option for a mistyped --version or --help', async () => {
     const version = await run(['--versoin']);
     expect(version.exitCode).toBe(2);
-    expect(version.stderr).toContain('unknown option --versoin (did you mean --version?); see hydra --help');
+    // The message names the problem; where to read more is the hint's (issue 20: errors).
+    expect(version.stderr).toContain('unknown option --versoin (did you mean --version?)\n');
+    expect(version.stderr).toMatch(/hint: .*see hydra --help/);
     const help = await run(['--hlep']);
     expect(help.stderr).toContain('(did you mean --help?)');
     const far = await run(['--frobnicate']);
-    expect(far.stderr).toContain('unknown option --frobnicate; see hydra --help');
+    expect(far.stderr).toContain('unknown option --frobnicate\n');
+    expect(far.stderr).toMatch(/hint: .*see hydra --help/);
   });
 });
 
@@ -82,22 +85,23 @@ describe('usage errors exit 2 with one clear message', () => {
   it('names an unknown option and points at the command help', async () => {
     const result = await run(['race', '--frobnicate', 'do it']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('unknown option --frobnicate; see hydra race --help');
+    expect(result.stderr).toContain('unknown option --frobnicate\n');
+    expect(result.stderr).toMatch(/hint: .*see hydra race --help/);
     expect(result.stdout).toBe('');
   });
 
   it('suggests the nearest option for a typo', async () => {
     const result = await run(['merge', '20260101-000000-abcd', 'claude', '--sqash']);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain(
-      'unknown option --sqash (did you mean --squash?); see hydra merge --help',
-    );
+    expect(result.stderr).toContain('unknown option --sqash (did you mean --squash?)\n');
+    expect(result.stderr).toMatch(/hint: see hydra merge --help/);
   });
 
   it('gives the prompt-after-"--" hint only for race, the one command that takes a prompt', async () => {
     const clean = await run(['clean', '--force']);
     expect(clean.exitCode).toBe(2);
-    expect(clean.stderr).toContain('unknown option --force; see hydra clean --help');
+    expect(clean.stderr).toContain('unknown option --force\n');
+    expect(clean.stderr).toContain('hint: see hydra clean --help');
     expect(clean.stderr).not.toContain('hydra race --');
     const race = await run(['race', '--frobnicate', 'do it']);
     expect(race.stderr).toContain('hydra race -- "--frobnicate ..."');

@@ -52,7 +52,11 @@ describe('a crashed race machine', () => {
       actions: {
         // Stands for any action or input that throws inside the machine.
         applyRepo: () => {
-          throw new EngineError('Refused', 'The probe reports could not be read.', 'Run `hydra doctor`.');
+          throw new EngineError({
+            kind: 'Refused',
+            message: 'The probe reports could not be read.',
+            hint: 'Run `hydra doctor`.',
+          });
         },
       },
     });
@@ -108,7 +112,7 @@ describe('the race machine’s input builders', () => {
       problem: {
         kind: 'Refused',
         message: 'claude has no result in run 20260101-000000-abcd to work on.',
-        hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+        hint: 'Pick an agent whose branch is still there (`hydra show 20260101-000000-abcd` lists them).',
       },
     });
   });

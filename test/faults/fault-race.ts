@@ -164,6 +164,7 @@ const ERROR_KINDS = [
   'InvalidConfig',
   'Refused',
   'SpawnFailed',
+  'GitFailed',
   'StreamParseError',
   'TimedOut',
   'Interrupted',

@@ -129,7 +129,7 @@ describe('what git runs while making a worktree', () => {
       /^git worktree add for claude failed \(exit \d+\): .*cannot fetch payload/s,
     );
     expect(summary.error?.hint).toMatch(/Run `git worktree add .*` in .*repo to see the problem/);
-    expect(summary.agents[0]).toMatchObject({ status: 'failed', error: { kind: 'SpawnFailed' } });
+    expect(summary.agents[0]).toMatchObject({ status: 'failed', error: { kind: 'GitFailed' } });
     // Not blamed on the agents.
     expect(result.stderr).not.toMatch(/no agent could run/);
     expect(result.stderr).toMatch(/git worktree add for claude failed/);

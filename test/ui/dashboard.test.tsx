@@ -493,12 +493,12 @@ describe('dashboard keys and views', () => {
     const handle = new FakeHandle(raceSnapshot([completed('claude')]));
     // The error the engine's merge throws for a refusal.
     handle.mergeResult = async () => {
-      throw new EngineError(
-        'Refused',
-        'The merge would conflict in src/math.ts.',
-        'Commit or stash your change to src/math.ts, then merge again.',
-        { files: ['src/math.ts'] },
-      );
+      throw new EngineError({
+        kind: 'Refused',
+        message: 'The merge would conflict in src/math.ts.',
+        hint: 'Commit or stash your change to src/math.ts, then merge again.',
+        files: ['src/math.ts'],
+      });
     };
     const rendered = track(renderApp(handle));
     await waitForFrame(rendered, 'Claude Code');

@@ -25,9 +25,9 @@ export async function cleanCommand(ctx: CliContext, args: string[]): Promise<num
   const keepResults = getBoolean(parsed, 'keep-results') ?? false;
   const forgetMerged = getBoolean(parsed, 'forget-merged') ?? false;
   if (keepResults && forgetMerged)
-    throw new UsageError(
-      '--keep-results keeps every record, so --forget-merged has nothing to do with it; pick one',
-    );
+    throw new UsageError({
+      message: '--keep-results keeps every record, so --forget-merged has nothing to do with it; pick one',
+    });
   const root = requireRepo(ctx.cwd);
   // Named runs (ids, unique prefixes, `last`) are all resolved before anything is removed.
   const named = await Promise.all(parsed.positionals.map((given) => resolveRunName(root, given)));

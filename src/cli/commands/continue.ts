@@ -7,7 +7,7 @@ import { resolveRunName } from '../../engine/index.js';
 import type { RaceSummary, RoundRequest } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { reopenRun } from '../reopen.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { requireRepo } from '../run-ids.js';
@@ -25,10 +25,11 @@ export async function continueCommand(ctx: CliContext, args: string[]): Promise<
   const [run, agent, ...words] = parsed.positionals;
   const prompt = words.join(' ');
   if (run === undefined || agent === undefined || prompt.trim() === '') {
-    throw new UsageError(
-      'hydra continue needs a run, an agent and a prompt: hydra continue <run-id> <agent> "<prompt>"',
-      'list runs with: hydra runs',
-    );
+    throw new UsageError({
+      message:
+        'hydra continue needs a run, an agent and a prompt: hydra continue <run-id> <agent> "<prompt>"',
+      hint: 'list runs with: hydra runs',
+    });
   }
   return runRound(ctx, parsed, run, { kind: 'follow_up', agent, prompt });
 }
@@ -37,12 +38,13 @@ export async function rerunCommand(ctx: CliContext, args: string[]): Promise<num
   const parsed = parseCommandArgs('rerun', args, OPTIONS);
   const [run, agent, ...extra] = parsed.positionals;
   if (run === undefined || agent === undefined) {
-    throw new UsageError(
-      'hydra rerun needs a run and an agent: hydra rerun <run-id> <agent>',
-      'list runs with: hydra runs',
-    );
+    throw new UsageError({
+      message: 'hydra rerun needs a run and an agent: hydra rerun <run-id> <agent>',
+      hint: 'list runs with: hydra runs',
+    });
   }
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra rerun --help`);
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('rerun') });
   return runRound(ctx, parsed, run, { kind: 'rerun', agent });
 }
 

@@ -11,7 +11,7 @@ import { CONFIG_DEFAULTS } from '../../engine/index.js';
 import type { AgentPlan, RaceOptions } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError, seeHelp } from '../errors.js';
 import { hydraCommand, nextStepLine } from '../hydra-command.js';
 import { shellQuote } from '../shell-quote.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
@@ -21,7 +21,10 @@ export const DEMO_PROMPT = 'Create hello.txt containing a short greeting.';
 export async function demoCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('demo', args, { json: { type: 'boolean' }, ascii: { type: 'boolean' } });
   if (parsed.positionals.length > 0)
-    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra demo --help`);
+    throw new UsageError({
+      message: `unexpected argument "${parsed.positionals[0]}"`,
+      hint: seeHelp('demo'),
+    });
 
   const base = await mkdtemp(path.join(tmpdir(), 'hydra-demo-'));
   const repo = await createDemoRepo(path.join(base, 'greeter'));

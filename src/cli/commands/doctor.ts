@@ -15,7 +15,7 @@ import { sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
 
 const OPTIONS = {
@@ -28,7 +28,10 @@ const OPTIONS = {
 export async function doctorCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('doctor', args, OPTIONS);
   if (parsed.positionals.length > 0) {
-    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra doctor --help`);
+    throw new UsageError({
+      message: `unexpected argument "${parsed.positionals[0]}"`,
+      hint: seeHelp('doctor'),
+    });
   }
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({

@@ -5,7 +5,7 @@ import { mergeRun, resolveRunName } from '../../engine/index.js';
 import type { MergeResult } from '../../engine/index.js';
 import { getBoolean, getStrings, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { fileCount, mergeMethodLabel, sanitize, sanitizeName, shortRef } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 
@@ -21,25 +21,27 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   const parsed = parseCommandArgs('merge', args, OPTIONS);
   const [runId, agent, ...extra] = parsed.positionals;
   if (runId === undefined || agent === undefined) {
-    throw new UsageError(
-      'hydra merge needs a run id and an agent: hydra merge <run-id|last> <agent>',
-      'list run ids with: hydra runs',
-    );
+    throw new UsageError({
+      message: 'hydra merge needs a run id and an agent: hydra merge <run-id|last> <agent>',
+      hint: 'list run ids with: hydra runs',
+    });
   }
   // `--only a b c`: the words after the first path are paths too.
   const onlyGiven = getStrings(parsed, 'only');
   if (extra.length > 0 && onlyGiven.length === 0)
-    throw new UsageError(`unexpected argument "${extra[0]}"; see hydra merge --help`);
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('merge') });
   // Names are lowercase letters, digits and dashes; an adapter's alias in any case still names its agent.
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(agent))
-    throw new UsageError(
-      `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`,
-      "hydra show <run> lists the run's agents",
-    );
+    throw new UsageError({
+      message: `"${sanitize(agent)}" is not an agent name (letters, digits and dashes)`,
+      hint: `hydra show ${runId} lists the run's agents`,
+    });
   const keepWorktrees = getBoolean(parsed, 'keep-worktrees') ?? false;
   const discardOthers = getBoolean(parsed, 'discard-others') ?? false;
   if (keepWorktrees && discardOthers)
-    throw new UsageError('--keep-worktrees and --discard-others contradict each other; pick one');
+    throw new UsageError({
+      message: '--keep-worktrees and --discard-others contradict each other; pick one',
+    });
 
   const root = requireRepo(ctx.cwd);
   const only = onlyGiven.length === 0 ? undefined : repoPaths(root, ctx.cwd, [...onlyGiven, ...extra]);
@@ -72,7 +74,7 @@ const repoPaths = (root: string, cwd: string, given: readonly string[]): string[
     // The real path only matters when cwd is reached through a symbolic link.
   }
   return given.map((item) => {
-    if (item.trim() === '') throw new UsageError('--only needs a path, not an empty string');
+    if (item.trim() === '') throw new UsageError({ message: '--only needs a path, not an empty string' });
     const relative = path.relative(root, path.resolve(here, item));
     return relative === '' ? '.' : relative;
   });

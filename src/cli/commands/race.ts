@@ -23,7 +23,7 @@ import {
   parseSeconds,
 } from '../args.js';
 import type { CliContext } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError, seeHelp } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { reviewInDashboard } from '../reopen.js';
 import { withRunLock } from '../run-lock.js';
@@ -54,7 +54,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   const resume = getString(parsed, 'resume-dashboard');
   if (resume !== undefined) {
     if (parsed.positionals.length > 0)
-      throw new UsageError('--resume-dashboard opens a finished race: give no prompt with it');
+      throw new UsageError({ message: '--resume-dashboard opens a finished race: give no prompt with it' });
     const config = getString(parsed, 'config');
     return reviewInDashboard(ctx, resume, {
       ascii: getBoolean(parsed, 'ascii') ?? false,
@@ -115,16 +115,20 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   const checks = getStrings(parsed, 'check');
   for (const check of checks)
     if (check.trim() === '')
-      throw new UsageError('--check needs a command, e.g. --check "npm test"; see hydra race --help');
+      throw new UsageError({
+        message: '--check needs a command, e.g. --check "npm test"',
+        hint: seeHelp('race'),
+      });
   if (checks.length > 0) flags.checks = checks;
   const budget = parseUsd('--max-cost-usd', getString(parsed, 'max-cost-usd'));
   if (budget !== undefined) flags.maxCostUsd = budget;
   const autoMerge = getString(parsed, 'auto-merge');
   if (autoMerge !== undefined) {
     if (autoMerge !== 'best')
-      throw new UsageError(
-        `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it; see hydra race --help`,
-      );
+      throw new UsageError({
+        message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it`,
+        hint: seeHelp('race'),
+      });
     flags.autoMerge = 'best';
   }
   return flags;
@@ -136,9 +140,10 @@ function parseUsd(flag: string, text: string | undefined): number | undefined {
   const trimmed = text.trim().replace(/^\$/, '');
   const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value > 0))
-    throw new UsageError(
-      `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}"); see hydra race --help`,
-    );
+    throw new UsageError({
+      message: `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}")`,
+      hint: seeHelp('race'),
+    });
   return value;
 }
 
@@ -146,17 +151,18 @@ function parseUsd(flag: string, text: string | undefined): number | undefined {
 async function readPrompt(ctx: CliContext, parsed: Parsed): Promise<string> {
   const file = getString(parsed, 'prompt-file');
   if (file !== undefined && parsed.positionals.length > 0) {
-    throw new UsageError(
-      'give the prompt either as an argument or with --prompt-file, not both; see hydra race --help',
-    );
+    throw new UsageError({
+      message: 'give the prompt either as an argument or with --prompt-file, not both',
+      hint: seeHelp('race'),
+    });
   }
   const prompt = file !== undefined ? await readPromptFile(ctx, file) : parsed.positionals.join(' ');
   if (prompt.trim() === '') {
     const where = file !== undefined ? `--prompt-file ${file} is empty` : 'missing prompt';
-    throw new UsageError(
-      `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"; see hydra race --help`,
-      'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"',
-    );
+    throw new UsageError({
+      message: `${where}: say what the agents should do, e.g. hydra race "add a --verbose flag"`,
+      hint: seeHelp('race', 'a prompt that starts with "-" goes after "--": hydra race -- "-v fix it"'),
+    });
   }
   return prompt;
 }
@@ -169,7 +175,7 @@ async function readPromptFile(ctx: CliContext, file: string): Promise<string> {
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    throw new UsageError(`cannot read --prompt-file ${file}: ${reason}`);
+    throw new UsageError({ message: `cannot read --prompt-file ${file}: ${reason}` });
   }
 }
 

@@ -3,7 +3,7 @@ import { listRuns } from '../../engine/index.js';
 import type { AgentSummary, RunListEntry } from '../../engine/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import {
   formatCost,
   formatTime,
@@ -19,7 +19,10 @@ import { table } from '../table.js';
 export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' } });
   if (parsed.positionals.length > 0)
-    throw new UsageError(`unexpected argument "${parsed.positionals[0]}"; see hydra runs --help`);
+    throw new UsageError({
+      message: `unexpected argument "${parsed.positionals[0]}"`,
+      hint: seeHelp('runs'),
+    });
   const root = requireRepo(ctx.cwd);
   const runs = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
   if (getBoolean(parsed, 'json')) {

@@ -3,7 +3,7 @@ import { commitsBrought, readRun, resolveRunName } from '../../engine/index.js';
 import type { AgentEventRecord, AgentName, BroughtCommit, RunRecord } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 import {
   checkSymbol,
   createTheme,
@@ -35,11 +35,12 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   });
   const [given, ...extra] = parsed.positionals;
   if (given === undefined)
-    throw new UsageError(
-      'hydra show needs a run id: hydra show <run-id|last>',
-      'list run ids with: hydra runs',
-    );
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra show --help`);
+    throw new UsageError({
+      message: 'hydra show needs a run id: hydra show <run-id|last>',
+      hint: 'list run ids with: hydra runs',
+    });
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('show') });
   if (getBoolean(parsed, 'tui')) {
     const config = getString(parsed, 'config');
     // Loaded only here: `hydra show` as text never loads the engine's race or Ink.

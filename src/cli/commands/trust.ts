@@ -21,7 +21,7 @@ import {
 import { formatTime, sanitize } from '../../ui/index.js';
 import { getBoolean, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, UsageError } from '../errors.js';
+import { EXIT, seeHelp, UsageError } from '../errors.js';
 
 const OPTIONS = {
   revoke: { type: 'boolean' },
@@ -31,15 +31,17 @@ const OPTIONS = {
 export async function trustCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('trust', args, OPTIONS);
   const [given, ...extra] = parsed.positionals;
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"; see hydra trust --help`);
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('trust') });
   const revoke = getBoolean(parsed, 'revoke') ?? false;
   const list = getBoolean(parsed, 'list') ?? false;
   if (revoke && list)
-    throw new UsageError('give either --revoke or --list, not both; see hydra trust --help');
+    throw new UsageError({ message: 'give either --revoke or --list, not both', hint: seeHelp('trust') });
   const store = userConfigDirOf(userConfigPath(ctx.env));
 
   if (list) {
-    if (given !== undefined) throw new UsageError('hydra trust --list takes no file; see hydra trust --help');
+    if (given !== undefined)
+      throw new UsageError({ message: 'hydra trust --list takes no file', hint: seeHelp('trust') });
     const entries = listTrusted(store);
     if (entries.length === 0) ctx.print('no trusted hydra.toml files; trust one with: hydra trust');
     for (const { path, entry, state } of entries) {
@@ -67,15 +69,15 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (error as Error).message;
-    throw new UsageError(`cannot trust ${shown}: ${reason}`);
+    throw new UsageError({ message: `cannot trust ${shown}: ${reason}` });
   }
   // A link out of the repository would lend this place another file's trust: refused.
   const target = linkedOutside(file);
   if (target !== null)
-    throw new UsageError(
-      `cannot trust ${shown}: it is a symbolic link to ${target}, outside its repository`,
-      "hydra trusts a repository's own file: replace the link with a copy of the file, review it, then run hydra trust",
-    );
+    throw new UsageError({
+      message: `cannot trust ${shown}: it is a symbolic link to ${target}, outside its repository`,
+      hint: "hydra trusts a repository's own file: replace the link with a copy of the file, review it, then run hydra trust",
+    });
   // Only a valid config is trusted (a ConfigError names each problem, exit 2).
   const config = parseConfigText(bytes.toString('utf8'), shown);
   const entry = trustFile(store, file, bytes);
@@ -94,10 +96,10 @@ function configFile(ctx: CliContext, given: string | undefined): string {
   if (given !== undefined) return resolve(ctx.cwd, given);
   const root = findRepoRoot(ctx.cwd);
   if (root === null) {
-    throw new UsageError(
-      'not inside a git repository, and no file given',
-      'name the file: hydra trust path/to/hydra.toml',
-    );
+    throw new UsageError({
+      message: 'not inside a git repository, and no file given',
+      hint: 'name the file: hydra trust path/to/hydra.toml',
+    });
   }
   return join(root, 'hydra.toml');
 }

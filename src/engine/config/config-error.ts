@@ -8,7 +8,8 @@ export class ConfigError extends HydraError {
   override readonly name = 'ConfigError';
   override readonly kind = 'InvalidConfig' as const;
 
-  constructor(problems: readonly string[]) {
-    super({ kind: 'InvalidConfig', message: problems.join('\n'), problems });
+  constructor(options: { problems: readonly string[]; message?: string; hint?: string; cause?: unknown }) {
+    const { problems, message, ...rest } = options;
+    super({ kind: 'InvalidConfig', message: message ?? problems.join('\n'), problems, ...rest });
   }
 }

@@ -65,7 +65,9 @@ function readConfigFile(path: string, cwd: string): ReadFile {
     bytes = readFileSync(path);
   } catch (error) {
     const reason = readFailure(error as NodeJS.ErrnoException);
-    throw new ConfigError([`${display}: cannot read the config file (${reason}); check the --config path`]);
+    throw new ConfigError({
+      problems: [`${display}: cannot read the config file (${reason}); check the --config path`],
+    });
   }
   const config = resolveBinaryPaths(parseConfigText(bytes.toString('utf8'), display), dirname(path));
   return { path, bytes, config };

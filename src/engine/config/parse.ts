@@ -22,7 +22,9 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
   } catch (error) {
     if (error instanceof TomlError) {
       const firstLine = error.message.split('\n')[0] ?? error.message;
-      throw new ConfigError([`${displayName}:${error.line}:${error.column}: invalid TOML: ${firstLine}`]);
+      throw new ConfigError({
+        problems: [`${displayName}:${error.line}:${error.column}: invalid TOML: ${firstLine}`],
+      });
     }
     throw error;
   }
@@ -43,11 +45,13 @@ export function parseConfigText(text: string, displayName: string): HydraConfig 
         ...expandAgentList(result.data.race.agents, tables, { source: `${displayName}: race.agents` })
           .problems,
       );
-    if (problems.length > 0) throw new ConfigError(problems);
+    if (problems.length > 0) throw new ConfigError({ problems });
     return result.data;
   }
   const keys = knownKeys(schema);
-  throw new ConfigError(result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)));
+  throw new ConfigError({
+    problems: result.error.issues.flatMap((issue) => describeIssue(issue, displayName, keys)),
+  });
 }
 
 /** The problems of every agent's `[[agents.<name>.checks]]` against the race-wide checks. */

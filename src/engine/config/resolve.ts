@@ -84,7 +84,7 @@ export function resolveRace(
     source,
     repeat: flags.repeat,
   });
-  if (listed.problems.length > 0) throw new ConfigError(listed.problems);
+  if (listed.problems.length > 0) throw new ConfigError({ problems: listed.problems });
   const blocked = [
     ...new Set(
       listed.agents
@@ -93,10 +93,12 @@ export function resolveRace(
     ),
   ];
   if (explicit && blocked.length > 0) {
-    throw new ConfigError([
-      `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
-        `(or race.allow_experimental_adapters = true in ${configName}) to race it`,
-    ]);
+    throw new ConfigError({
+      problems: [
+        `${blocked.join(', ')} is experimental (named in ${source}); add --allow-experimental-adapters ` +
+          `(or race.allow_experimental_adapters = true in ${configName}) to race it`,
+      ],
+    });
   }
 
   const models = modelFlagsByAgent(flags.models ?? {}, listed.agents);
@@ -146,7 +148,7 @@ export function resolveRace(
     };
   });
 
-  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  if (problems.length > 0) throw new ConfigError({ problems: [...new Set(problems)] });
 
   return {
     agents,
@@ -309,5 +311,5 @@ export function checkConfiguredBinaries(
     );
   }
   // Copies of one agent share its table: one line for them all.
-  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+  if (problems.length > 0) throw new ConfigError({ problems: [...new Set(problems)] });
 }

@@ -70,8 +70,11 @@ export interface GitResult {
   exitCode: number;
 }
 
-/** How a git command ended when it did not succeed. */
-export type GitFailure = 'failed' | 'timed-out' | 'interrupted';
+/**
+ * How a git command ended when it did not succeed: it ran and exited non-zero (`failed`, kind
+ * `GitFailed`), could not start (`not-started`, kind `SpawnFailed`), ran out of time or was stopped.
+ */
+export type GitFailure = 'failed' | 'not-started' | 'timed-out' | 'interrupted';
 
 const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 
@@ -123,26 +126,40 @@ const describeGitFailure = (
         hint: 'It was cancelled; nothing is left half-made (`hydra clean` removes anything a crash left).',
       };
     case 'failed':
+    case 'not-started':
       return {
-        kind: 'SpawnFailed',
+        kind: failure === 'failed' ? 'GitFailed' : 'SpawnFailed',
         message: `${step} failed (exit ${result.exitCode})${said === '' ? '.' : `: ${said}`}`,
         hint: hintFor(args, cwd, result.stderr),
       };
   }
 };
 
-/** A git command that failed, timed out or was interrupted; says which step and what to do. */
+export interface GitCommandErrorOptions extends GitErrorContext {
+  args: readonly string[];
+  result: GitResult;
+  /** By default `failed`: git ran and exited non-zero. */
+  failure?: GitFailure;
+  cause?: unknown;
+}
+
+/**
+ * A git command that failed, could not start, timed out or was interrupted; says which step and
+ * what to do. Its kind, message and hint come from what happened (describeGitFailure).
+ */
 export class GitCommandError extends HydraError {
   override readonly name = 'GitCommandError';
+  readonly args: readonly string[];
+  readonly result: GitResult;
+  readonly failure: GitFailure;
   /** What hydra was doing, e.g. "git worktree add for claude". */
   readonly step: string;
-  constructor(
-    readonly args: readonly string[],
-    readonly result: GitResult,
-    readonly failure: GitFailure = 'failed',
-    context: GitErrorContext = {},
-  ) {
-    super(describeGitFailure(args, result, failure, context));
+  constructor(options: GitCommandErrorOptions) {
+    const { args, result, failure = 'failed', cause, ...context } = options;
+    super({ ...describeGitFailure(args, result, failure, context), cause });
+    this.args = args;
+    this.result = result;
+    this.failure = failure;
     this.step = context.step ?? `git ${shown(args)}`;
   }
 }
@@ -192,7 +209,12 @@ export async function runGit(
   const graceMs = options.graceMs ?? GIT_KILL_GRACE_MS;
   const context = { cwd, timeoutMs, ...(options.step === undefined ? {} : { step: options.step }) };
   if (options.signal?.aborted === true)
-    throw new GitCommandError(args, { stdout: '', stderr: '', exitCode: -1 }, 'interrupted', context);
+    throw new GitCommandError({
+      args,
+      result: { stdout: '', stderr: '', exitCode: -1 },
+      failure: 'interrupted',
+      ...context,
+    });
   const detached = options.processes !== undefined || options.uninterruptible === true;
   const env = { ...process.env, ...GIT_ENV, ...options.env };
   const child = startChild('git', args, {
@@ -250,17 +272,18 @@ export async function runGit(
     stderr: done?.stderr ?? '',
     exitCode: done?.exitCode ?? -1,
   };
-  if (failure !== null) throw new GitCommandError(args, result, failure, context);
-  if (done?.spawnError?.code === 'ENOENT') {
-    throw new GitCommandError(
+  if (failure !== null) throw new GitCommandError({ args, result, failure, ...context });
+  if (done?.spawnError !== undefined && done.spawnError !== null) {
+    const why = done.spawnError.code === 'ENOENT' ? 'git is not installed or not on PATH' : result.stderr;
+    throw new GitCommandError({
       args,
-      { ...result, stderr: 'git is not installed or not on PATH' },
-      'failed',
-      context,
-    );
+      result: { ...result, stderr: why },
+      failure: 'not-started',
+      ...context,
+    });
   }
   const ok = [0, ...(options.okExitCodes ?? [])];
-  if (!ok.includes(result.exitCode)) throw new GitCommandError(args, result, 'failed', context);
+  if (!ok.includes(result.exitCode)) throw new GitCommandError({ args, result, ...context });
   return result;
 }
 

@@ -53,11 +53,11 @@ const realOrResolved = async (file: string): Promise<string> =>
   realpath(file).catch(() => path.resolve(file));
 
 const brokenWorktree = (root: string, worktree: string, detail: string): EngineError =>
-  new EngineError(
-    'AgentFailed',
-    `The agent broke its worktree ${worktree}: ${detail}, so it is no longer linked to ${root}. Hydra committed nothing; the agent's files are kept there.`,
-    `Copy what you need from ${worktree}, then run \`hydra clean\` to remove it.`,
-  );
+  new EngineError({
+    kind: 'AgentFailed',
+    message: `The agent broke its worktree ${worktree}: ${detail}, so it is no longer linked to ${root}. Hydra committed nothing; the agent's files are kept there.`,
+    hint: `Copy what you need from ${worktree}, then run \`hydra clean\` to remove it.`,
+  });
 
 /**
  * Checks that the worktree's `.git` is still the file git wrote, pointing at this repository's entry

@@ -135,7 +135,7 @@ export async function checkRepoForRace(repoPath: string): Promise<RepoCheck> {
   if (blocking !== undefined || info.root === null || info.head === null) {
     const first =
       blocking ?? problem('The repository could not be read.', 'Run `git status` to see what is wrong.');
-    throw new EngineError(first.kind, first.message, first.hint);
+    throw new EngineError({ kind: first.kind, message: first.message, hint: first.hint });
   }
   const warnings = info.problems.map((item) => `${item.message} ${item.hint}`);
   if (info.dirtyFiles > 0) {

@@ -155,7 +155,7 @@ async function commitIndex(pinned: PinnedWorktree, message: string): Promise<voi
   if (commit.exitCode === 0) return;
   const staged = await runPinned(pinned, ['diff', '--cached', '--quiet'], { okExitCodes: [1] });
   if (staged.exitCode === 1)
-    throw new GitCommandError(pinnedArgs(pinned, args), commit, 'failed', { cwd: pinned.worktree });
+    throw new GitCommandError({ args: pinnedArgs(pinned, args), result: commit, cwd: pinned.worktree });
 }
 
 /** Cherry-picks `commits` onto `onto` in the worktree (detached); null when they do not apply. */

@@ -20,18 +20,18 @@ export type WorktreeGitOptions = Pick<
 /** Refuses a worktree directory or branch that already exists: it is not hydra's to reuse or remove. */
 export async function assertWorktreeFree(root: string, dir: string, branch: string): Promise<void> {
   if (existsSync(dir)) {
-    throw new EngineError(
-      'SpawnFailed',
-      `The worktree directory ${dir} already exists.`,
-      'Run `hydra clean` to remove left-overs of earlier runs (or move that directory away), then try again.',
-    );
+    throw new EngineError({
+      kind: 'SpawnFailed',
+      message: `The worktree directory ${dir} already exists.`,
+      hint: 'Run `hydra clean` to remove left-overs of earlier runs (or move that directory away), then try again.',
+    });
   }
   if (await branchExists(root, branch)) {
-    throw new EngineError(
-      'SpawnFailed',
-      `Branch ${branch} already exists.`,
-      `Run \`hydra clean\` to remove left-overs of earlier runs (or rename that branch: \`git branch -m ${branch} <new-name>\`), then try again.`,
-    );
+    throw new EngineError({
+      kind: 'SpawnFailed',
+      message: `Branch ${branch} already exists.`,
+      hint: `Run \`hydra clean\` to remove left-overs of earlier runs (or rename that branch: \`git branch -m ${branch} <new-name>\`), then try again.`,
+    });
   }
 }
 
@@ -169,18 +169,18 @@ export async function reopenWorktree(
   options: WorktreeGitOptions = {},
 ): Promise<void> {
   if (!(await branchExists(root, branch))) {
-    throw new EngineError(
-      'Refused',
-      `Branch ${branch} is gone, so its result cannot be reopened.`,
-      'It was merged or cleaned; start a new race (or `hydra rerun` another agent of the run).',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `Branch ${branch} is gone, so its result cannot be reopened.`,
+      hint: 'It was merged or cleaned; start a new race (or `hydra rerun` another agent of the run).',
+    });
   }
   if (existsSync(dir)) {
-    throw new EngineError(
-      'SpawnFailed',
-      `${dir} exists but is not the worktree of ${branch}.`,
-      'Move that directory away (or run `hydra clean`), then try again.',
-    );
+    throw new EngineError({
+      kind: 'SpawnFailed',
+      message: `${dir} exists but is not the worktree of ${branch}.`,
+      hint: 'Move that directory away (or run `hydra clean`), then try again.',
+    });
   }
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
   await oneAtATime(root, () =>

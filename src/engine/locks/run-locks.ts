@@ -39,11 +39,11 @@ export function describeHolder(holder: LockHolder | null): string {
 /** The run's lock file; a run id that is not a plain file name (a forged record) is refused. */
 async function runLockFile(root: string, runId: string): Promise<string> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(runId)) {
-    throw new EngineError(
-      'Refused',
-      `"${runId.replace(/[^\x20-\x7e]/g, '?')}" is not a run id hydra makes.`,
-      'Run `hydra runs` to list the recorded runs.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `"${runId.replace(/[^\x20-\x7e]/g, '?')}" is not a run id hydra makes.`,
+      hint: 'Run `hydra runs` to list the recorded runs.',
+    });
   }
   return path.join(await locksDir(root), `run-${runId}.lock`);
 }
@@ -61,11 +61,11 @@ export async function lockRun(
     command,
     waitMs: options.waitMs ?? lockWaitMs(),
     refuse: (holder) =>
-      new EngineError(
-        'Refused',
-        `Run ${runId} is in use by ${describeHolder(holder)}${options.what === undefined ? '' : `, so ${options.what}`}.`,
-        `Nothing was changed. Wait for it to finish (or stop it there), then try again. If no hydra is running, that lock is stale: remove ${file}.`,
-      ),
+      new EngineError({
+        kind: 'Refused',
+        message: `Run ${runId} is in use by ${describeHolder(holder)}${options.what === undefined ? '' : `, so ${options.what}`}.`,
+        hint: `Nothing was changed. Wait for it to finish (or stop it there), then try again. If no hydra is running, that lock is stale: remove ${file}.`,
+      }),
   });
 }
 
@@ -86,10 +86,10 @@ export async function lockMerge(root: string, command: string): Promise<HeldLock
     command,
     waitMs: lockWaitMs(),
     refuse: (holder) =>
-      new EngineError(
-        'Refused',
-        `Another merge into this repository is under way: ${describeHolder(holder)}.`,
-        `Nothing was changed. Let it finish, then merge again. If no hydra is running, that lock is stale: remove ${file}.`,
-      ),
+      new EngineError({
+        kind: 'Refused',
+        message: `Another merge into this repository is under way: ${describeHolder(holder)}.`,
+        hint: `Nothing was changed. Let it finish, then merge again. If no hydra is running, that lock is stale: remove ${file}.`,
+      }),
   });
 }

@@ -17,7 +17,7 @@ export type Prepared<T extends object> = T | InputProblem;
 export function usable<T extends object>(input: Prepared<T>): T {
   if ('problem' in input) {
     const { kind, message, hint } = input.problem;
-    throw new EngineError(kind, message, hint);
+    throw new EngineError({ kind, message, hint });
   }
   return input;
 }

@@ -87,11 +87,11 @@ export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(asyn
 });
 
 const interrupted = (): EngineError =>
-  new EngineError(
-    'Interrupted',
-    'The race was cancelled while its worktrees were being created.',
-    'Nothing is left behind; start a new race when ready.',
-  );
+  new EngineError({
+    kind: 'Interrupted',
+    message: 'The race was cancelled while its worktrees were being created.',
+    hint: 'Nothing is left behind; start a new race when ready.',
+  });
 
 const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   runId: input.options.runId,
@@ -132,11 +132,11 @@ async function buildWorkspace(
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
     // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
-    throw new EngineError(
-      'InvalidConfig',
-      `The worktree root ${path.resolve(options.worktreeRoot)} is inside the repository ${repo.root}.`,
-      'Set HYDRA_WORKTREE_ROOT to a directory outside the repository (or unset it for ~/.cache/hydra/worktrees).',
-    );
+    throw new EngineError({
+      kind: 'InvalidConfig',
+      message: `The worktree root ${path.resolve(options.worktreeRoot)} is inside the repository ${repo.root}.`,
+      hint: 'Set HYDRA_WORKTREE_ROOT to a directory outside the repository (or unset it for ~/.cache/hydra/worktrees).',
+    });
   }
   // The user's refs before any agent runs: each agent's settling puts back what it changed. Read
   // while the exclude file and the record are written.

@@ -41,7 +41,7 @@ export const roundProblem = (context: RaceContext, request: RoundRequest): Error
     return {
       kind: 'Refused',
       message: `${request.agent} has no result in run ${context.runId} to work on.`,
-      hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+      hint: `Pick an agent whose branch is still there (\`hydra show ${context.runId}\` lists them).`,
     };
   if (!context.settled.includes(request.agent))
     return {

@@ -94,7 +94,7 @@ export const roundInput = (context: RaceContext): Prepared<RoundInput> => {
 const noResult = (context: RaceContext, agent: AgentName): ErrorInfo => ({
   kind: 'Refused',
   message: `${agent} has no result in run ${context.runId} to work on.`,
-  hint: 'Pick an agent whose branch is still there (see `hydra show`).',
+  hint: `Pick an agent whose branch is still there (\`hydra show ${context.runId}\` lists them).`,
 });
 
 /** What the baseline's checks need: the base commit, the run's worktree directory, the checks. */

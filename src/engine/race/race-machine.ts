@@ -1,4 +1,8 @@
 /**
+ * Over 500 lines on purpose: it is the one XState definition of the race (states, guards, actions
+ * in one `setup`), and split across files its states and their named guards would no longer read
+ * together; its input builders and decisions are already out (race-inputs.ts, race-decisions.ts).
+ *
  * The race, as a state machine a user would recognise:
  *
  *   checkingRepo → probing → creatingWorktrees → racing → reviewing → merging → done

@@ -174,11 +174,11 @@ function claimRecord(root: string, runId: string): void {
   const dir = runRecordDir(root, runId);
   const loaded = readRecordDir(dir, runId, false);
   if (loaded.kind !== 'ok') {
-    throw new EngineError(
-      'Refused',
-      `The record of run ${runId} cannot be reopened: ${loaded.problem}.`,
-      '`hydra clean` removes the run; start a new race.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `The record of run ${runId} cannot be reopened: ${loaded.problem}.`,
+      hint: '`hydra clean` removes the run; start a new race.',
+    });
   }
   writeMeta(dir, {
     ...loaded.record.meta,
@@ -221,11 +221,11 @@ export const prepareRoundLogic = fromPromise<RoundStart, Prepared<RoundInput>>(a
 const readyCapabilities = (input: RoundInput, planName: AgentName): Capabilities => {
   const report = input.reports.find((item) => item.agent === planName);
   if (report?.status === 'ready' && report.capabilities !== null) return report.capabilities;
-  throw new EngineError(
-    'Refused',
-    `${input.agent.displayName} cannot run now: ${report?.error?.message ?? 'it was not probed as ready'}`,
-    report?.error?.hint ?? 'Run `hydra doctor` to see what is missing.',
-  );
+  throw new EngineError({
+    kind: 'Refused',
+    message: `${input.agent.displayName} cannot run now: ${report?.error?.message ?? 'it was not probed as ready'}`,
+    hint: report?.error?.hint ?? 'Run `hydra doctor` to see what is missing.',
+  });
 };
 
 /** A follow-up: the same branch and worktree (made again if it was removed), the session continued. */
@@ -349,11 +349,11 @@ function recordAgent(root: string, runId: string, launch: AgentLaunch, capabilit
   const dir = runRecordDir(root, runId);
   const loaded = readRecordDir(dir, runId, false);
   if (loaded.kind !== 'ok') {
-    throw new EngineError(
-      'Refused',
-      `The record of run ${runId} cannot be updated: ${loaded.problem}.`,
-      '`hydra clean` removes the run; start a new race.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `The record of run ${runId} cannot be updated: ${loaded.problem}.`,
+      hint: '`hydra clean` removes the run; start a new race.',
+    });
   }
   const { meta } = loaded.record;
   writeMeta(dir, {
@@ -384,11 +384,11 @@ async function launchFor(
 ): Promise<AgentLaunch> {
   const plan = options.agents.find((item) => agentNameOf(item) === planName);
   if (plan === undefined)
-    throw new EngineError(
-      'Refused',
-      `${planName} is not among the agents of the config this race was opened with.`,
-      'Give the config it raced with: --config <file>.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `${planName} is not among the agents of the config this race was opened with.`,
+      hint: 'Give the config it raced with: --config <file>.',
+    });
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   await mkdir(agentScratchDir(runDir, agent), { recursive: true });
   return buildLaunch({

@@ -51,7 +51,8 @@ const summaryOf = (run: RaceRun): RaceSummary => {
 /** A crashed engine takes no more requests: its error, as the refusal of this one. */
 const assertNotCrashed = (run: RaceRun): void => {
   const error = run.crashed?.error;
-  if (error !== undefined && error !== null) throw new EngineError(error.kind, error.message, error.hint);
+  if (error !== undefined && error !== null)
+    throw new EngineError({ kind: error.kind, message: error.message, hint: error.hint });
 };
 
 /** Waits for a state matching `predicate`, or for the race to be over: never hangs. */
@@ -90,21 +91,25 @@ export const mergeResult = async (
   const state = await afterMerging(run);
   assertNotCrashed(run);
   if (state.context.merge !== null) {
-    throw new EngineError(
-      'Refused',
-      `This race was already merged (${state.context.merge.agent}).`,
-      'Nothing to do.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `This race was already merged (${state.context.merge.agent}).`,
+      hint: 'Nothing to do.',
+    });
   }
   if (!state.matches('reviewing')) {
     const phase = phaseOf(state.value);
-    throw new EngineError(
-      'Refused',
-      phase === 'racing' || phase === 'checking_repo' || phase === 'probing' || phase === 'creating_worktrees'
-        ? 'The race is still running; a result can be merged once every agent has settled.'
-        : `The race is ${phase}; there is nothing to merge.`,
-      phase === 'racing' ? 'Wait for the agents, or stop the ones still running.' : 'Start a new race.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message:
+        phase === 'racing' ||
+        phase === 'checking_repo' ||
+        phase === 'probing' ||
+        phase === 'creating_worktrees'
+          ? 'The race is still running; a result can be merged once every agent has settled.'
+          : `The race is ${phase}; there is nothing to merge.`,
+      hint: phase === 'racing' ? 'Wait for the agents, or stop the ones still running.' : 'Start a new race.',
+    });
   }
   const attempts = state.context.mergeAttempts;
   run.actor.send({ type: 'MERGE', agent, options: mergeOptions });
@@ -119,7 +124,7 @@ export const mergeResult = async (
     message: 'The merge did not happen.',
     hint: 'See `hydra runs`.',
   };
-  throw new EngineError(info.kind, info.message, info.hint);
+  throw new EngineError({ kind: info.kind, message: info.message, hint: info.hint });
 };
 
 /** Ends the race without a merge: clean-up when it is reviewing, a cancel while it still runs. */
@@ -141,19 +146,23 @@ export const patchOf = async (run: RaceRun, agent: AgentName): Promise<string> =
   const { context } = run.actor.getSnapshot();
   const launch = context.launches.find((item) => item.agent === agent);
   if (launch === undefined || context.repo === null) {
-    throw new EngineError('Refused', `${agent} has no result in this race.`, 'Pick an agent that ran.');
+    throw new EngineError({
+      kind: 'Refused',
+      message: `${agent} has no result in this race.`,
+      hint: 'Pick an agent that ran.',
+    });
   }
   try {
     return await fullPatch(context.repo.root, context.repo.baseRef, `refs/heads/${launch.branch}`);
   } catch (error) {
     if (context.merge?.agent === agent)
       return fullPatch(context.repo.root, context.repo.baseRef, context.merge.commit);
-    throw new EngineError(
-      'Refused',
-      `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`,
-      'Results are kept until a merge or `hydra clean`.',
-      { cause: error },
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `The result of ${agent} is no longer available (branch ${launch.branch} was removed).`,
+      hint: 'Results are kept until a merge or `hydra clean`.',
+      cause: error,
+    });
   }
 };
 
@@ -166,15 +175,17 @@ export const startRound = async (run: RaceRun, request: RoundRequest): Promise<R
   assertNotCrashed(run);
   if (!state.matches('reviewing')) {
     const phase = phaseOf(state.value);
-    throw new EngineError(
-      'Refused',
-      phase === 'racing'
-        ? 'Another round can start once every agent has settled.'
-        : `The race is ${phase}; no round can start.`,
-      phase === 'racing'
-        ? 'Wait for the agents, or stop the ones still running.'
-        : 'Reopen it with `hydra show <run> --tui`.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message:
+        phase === 'racing'
+          ? 'Another round can start once every agent has settled.'
+          : `The race is ${phase}; no round can start.`,
+      hint:
+        phase === 'racing'
+          ? 'Wait for the agents, or stop the ones still running.'
+          : `Reopen it with \`hydra show ${run.runId} --tui\`.`,
+    });
   }
   const attempts = state.context.roundAttempts;
   run.actor.send({ type: 'ROUND', request });
@@ -182,7 +193,7 @@ export const startRound = async (run: RaceRun, request: RoundRequest): Promise<R
   assertNotCrashed(run);
   if (started.context.roundError !== null) {
     const info = started.context.roundError;
-    throw new EngineError(info.kind, info.message, info.hint);
+    throw new EngineError({ kind: info.kind, message: info.message, hint: info.hint });
   }
   await waitUntil(run, (next) => next.matches('reviewing'));
   assertNotCrashed(run);
@@ -199,15 +210,17 @@ export const runShell = async (run: RaceRun, request: ShellRequest): Promise<She
   const { context } = state;
   const launch = context.launches.find((item) => item.agent === request.agent);
   if (!state.matches('reviewing') || launch === undefined || context.repo === null) {
-    throw new EngineError(
-      'Refused',
-      launch === undefined
-        ? `${request.agent} has no branch to open a shell on.`
-        : 'A shell opens once every agent has settled.',
-      launch === undefined
-        ? 'Pick an agent that ran.'
-        : 'Wait for the agents, or stop the ones still running.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message:
+        launch === undefined
+          ? `${request.agent} has no branch to open a shell on.`
+          : 'A shell opens once every agent has settled.',
+      hint:
+        launch === undefined
+          ? 'Pick an agent that ran.'
+          : 'Wait for the agents, or stop the ones still running.',
+    });
   }
   const root = context.repo.root;
   if (!existsSync(launch.worktree)) {

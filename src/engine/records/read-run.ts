@@ -133,11 +133,11 @@ const readEvents = (dir: string): { events: AgentEventRecord[]; notes: string[] 
 export const repoRootOrThrow = async (repoPath: string): Promise<string> => {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
-    throw new EngineError(
-      'Refused',
-      `${path.resolve(repoPath)} is not inside a git repository.`,
-      'Run this inside the repository the race ran in.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `${path.resolve(repoPath)} is not inside a git repository.`,
+      hint: 'Run this inside the repository the race ran in.',
+    });
   }
   return root;
 };
@@ -239,20 +239,24 @@ export async function readRun(repoPath: string, runId: string): Promise<RunRecor
   const root = await repoRootOrThrow(repoPath);
   const dir = runRecordDir(root, runId);
   if (!RUN_ID_PATTERN.test(runId) || lstatSync(dir, { throwIfNoEntry: false }) === undefined) {
-    throw new EngineError(
-      'Refused',
-      `No run ${runId} in ${recordsRoot(root)}.`,
-      'Run `hydra runs` to list the recorded runs.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `No run ${runId} in ${recordsRoot(root)}.`,
+      hint: 'Run `hydra runs` to list the recorded runs.',
+    });
   }
   const loaded = loadRun(root, runId, await trackedRunIds(root));
   if (loaded.kind === 'ok') return loaded.record;
   if (loaded.kind === 'foreign') {
-    throw new EngineError(
-      'Refused',
-      `Run ${runId} is not hydra's: ${loaded.problem}.`,
-      `Nothing to do; to drop it from the repository: git rm -r .hydra/runs/${runId}`,
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `Run ${runId} is not hydra's: ${loaded.problem}.`,
+      hint: `Nothing to do; to drop it from the repository: git rm -r .hydra/runs/${runId}`,
+    });
   }
-  throw new EngineError('Refused', `The record of run ${runId} is damaged: ${loaded.problem}.`, DAMAGED_HINT);
+  throw new EngineError({
+    kind: 'Refused',
+    message: `The record of run ${runId} is damaged: ${loaded.problem}.`,
+    hint: DAMAGED_HINT,
+  });
 }

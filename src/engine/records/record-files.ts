@@ -57,11 +57,11 @@ const makeRecordDir = (dir: string): void => {
       stat = lstatSync(current);
     }
     if (!stat.isDirectory()) {
-      throw new EngineError(
-        'Refused',
-        `${current} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}, so hydra will not write its run records there.`,
-        `Remove or rename it (hydra keeps its records in a real .hydra/runs directory), then run hydra again.`,
-      );
+      throw new EngineError({
+        kind: 'Refused',
+        message: `${current} is ${stat.isSymbolicLink() ? 'a symbolic link' : 'not a directory'}, so hydra will not write its run records there.`,
+        hint: `Remove or rename it (hydra keeps its records in a real .hydra/runs directory), then run hydra again.`,
+      });
     }
     if ((stat.mode & 0o077) !== 0 && stat.uid === process.getuid?.()) chmodSync(current, DIR_MODE);
   }

@@ -35,11 +35,11 @@ export function recordableSummary(summary: RaceSummary): RaceSummary {
       warnings.set(index, list);
     }
   }
-  throw new EngineError(
-    'Refused',
-    `Hydra built a summary it could not record: ${summarySchema.safeParse(value).error?.issues[0]?.message ?? 'too many bad fields'}.`,
-    'This is a bug in hydra; the run record keeps its meta.json and events.jsonl.',
-  );
+  throw new EngineError({
+    kind: 'Refused',
+    message: `Hydra built a summary it could not record: ${summarySchema.safeParse(value).error?.issues[0]?.message ?? 'too many bad fields'}.`,
+    hint: `This is a bug in hydra; the run record keeps its meta.json and events.jsonl (\`hydra show ${summary.runId}\` reads them).`,
+  });
 }
 
 interface Repair {

@@ -29,11 +29,11 @@ export async function resolveRunName(repoPath: string, given: string): Promise<R
         undefined,
       );
     if (newest !== undefined) return newest;
-    throw new EngineError(
-      'Refused',
-      'There is no run yet in this repository, so `last` names none.',
-      LIST_HINT,
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: 'There is no run yet in this repository, so `last` names none.',
+      hint: LIST_HINT,
+    });
   }
   const exact = runs.find((run) => run.runId === given);
   if (exact !== undefined) return exact;
@@ -41,17 +41,18 @@ export async function resolveRunName(repoPath: string, given: string): Promise<R
   const [only] = matches;
   if (only !== undefined && matches.length === 1) return only;
   if (matches.length > 1) {
-    throw new EngineError(
-      'Refused',
-      `Run "${given}" is ambiguous: it starts ${matches.length} run ids (${matches.map((run) => run.runId).join(', ')}).`,
-      'Give more of the id (or `last` for the newest run).',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `Run "${given}" is ambiguous: it starts ${matches.length} run ids (${matches.map((run) => run.runId).join(', ')}).`,
+      hint: 'Give more of the id (or `last` for the newest run).',
+    });
   }
-  throw new EngineError(
-    'Refused',
-    runs.length === 0
-      ? `No run "${given}": this repository has no hydra runs.`
-      : `No run "${given}" in this repository.`,
-    `${LIST_HINT} A unique prefix of an id, or \`last\`, is enough.`,
-  );
+  throw new EngineError({
+    kind: 'Refused',
+    message:
+      runs.length === 0
+        ? `No run "${given}": this repository has no hydra runs.`
+        : `No run "${given}" in this repository.`,
+    hint: `${LIST_HINT} A unique prefix of an id, or \`last\`, is enough.`,
+  });
 }

@@ -16,6 +16,10 @@ const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 const agentId = z.string().regex(AGENT_ID_PATTERN, 'is not an agent id');
 const runId = z.string().regex(RUN_ID_PATTERN, 'is not a run id');
 const count = z.number().finite().nonnegative().nullable();
+/**
+ * Any string: a record keeps the kind it was written with, so records from before a kind existed
+ * (a git exit was `SpawnFailed` before `GitFailed`) and from later versions both read.
+ */
 const errorKind = z.custom<ErrorKind>((value) => typeof value === 'string', 'is not an error kind');
 
 const usageSchema: z.ZodType<Usage> = z.object({

@@ -230,11 +230,11 @@ async function removeEmptyRecordDirs(root: string): Promise<void> {
 export async function cleanRuns(repoPath: string, options: CleanOptions): Promise<CleanReport> {
   const root = await findRepoRoot(path.resolve(repoPath));
   if (root === null) {
-    throw new EngineError(
-      'Refused',
-      `${path.resolve(repoPath)} is not inside a git repository.`,
-      'Run `hydra clean` inside the repository the races ran in.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `${path.resolve(repoPath)} is not inside a git repository.`,
+      hint: 'Run `hydra clean` inside the repository the races ran in.',
+    });
   }
   const report: CleanReport = {
     dryRun: options.dryRun,

@@ -1,6 +1,7 @@
 /** What happens to finished runs: merging a result into the user's branch, and cleaning runs up. */
 export { cleanRuns } from './clean.js';
-export { mergeAgentBranch, mergeRun } from './merge.js';
+export { mergeAgentBranch } from './merge.js';
+export { mergeRun } from './merge-run.js';
 export { commitsBrought } from './secret-scan.js';
 export type { MergeRequest } from './merge.js';
 export { openWorktree } from './open.js';

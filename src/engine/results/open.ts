@@ -50,11 +50,11 @@ async function locate(
 ): Promise<{ found: string | null; make: () => Promise<string> }> {
   const record = await readRun(root, runId);
   if (!record.meta.agents.some((item) => item.agent === agent)) {
-    throw new EngineError(
-      'Refused',
-      `Run ${runId} has no agent ${agent}; its agents: ${record.meta.agents.map((item) => item.agent).join(', ')}.`,
-      `See the run with: hydra show ${runId}`,
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `Run ${runId} has no agent ${agent}; its agents: ${record.meta.agents.map((item) => item.agent).join(', ')}.`,
+      hint: `See the run with: hydra show ${runId}`,
+    });
   }
   const branch = branchName(runId, agent);
   const dir = agentWorktreeDir(runWorktreesDir(worktreeRoot, root, runId), agent);

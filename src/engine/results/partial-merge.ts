@@ -12,7 +12,7 @@ import { EngineError, listSome } from '../errors.js';
 import { HYDRA_IDENTITY, gitLine, runGit, splitZ } from '../git/index.js';
 
 const refuse = (message: string, hint: string): never => {
-  throw new EngineError('Refused', message, hint);
+  throw new EngineError({ kind: 'Refused', message, hint });
 };
 
 /**

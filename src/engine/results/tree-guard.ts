@@ -82,20 +82,20 @@ export async function assertRoomFor(root: string, changes: readonly TreeChange[]
   );
   const free = fs.bavail * block;
   if (need > free) {
-    throw new EngineError(
-      'Refused',
-      `Not enough free space to merge: the change writes about ${formatBytes(need)} into ${root}, and its file system has ${formatBytes(free)} free.`,
-      'Nothing was changed. Free some space (`df -h .` shows it), then merge again.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `Not enough free space to merge: the change writes about ${formatBytes(need)} into ${root}, and its file system has ${formatBytes(free)} free.`,
+      hint: 'Nothing was changed. Free some space (`df -h .` shows it), then merge again.',
+    });
   }
   const newFiles = changes.filter((change) => change.status === 'A').length;
   // A file system that does not count inodes reports none in total.
   if (fs.files > 0 && newFiles > fs.ffree) {
-    throw new EngineError(
-      'Refused',
-      `Not enough free inodes to merge: the change creates ${newFiles} files in ${root}, and its file system can hold ${fs.ffree} more.`,
-      'Nothing was changed. Remove some files (`df -i .` shows it), then merge again.',
-    );
+    throw new EngineError({
+      kind: 'Refused',
+      message: `Not enough free inodes to merge: the change creates ${newFiles} files in ${root}, and its file system can hold ${fs.ffree} more.`,
+      hint: 'Nothing was changed. Remove some files (`df -i .` shows it), then merge again.',
+    });
   }
 }
 

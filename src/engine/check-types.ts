@@ -1,0 +1,68 @@
+/**
+ * The shapes of a race's checks and score, as the summary, the records and `hydra show` carry them
+ * (re-exported by types.ts, the engine's public shapes).
+ */
+import type { Score } from './checks/score.js';
+import type { TestCounts } from './checks/test-counts.js';
+
+/** One check of a race (`--check`, `[[checks]]`): a command run in every result and on the base. */
+export interface CheckSpec {
+  name: string;
+  /** The command line; split into arguments, or run with `sh -c` when it needs a shell. */
+  run: string;
+  /** 0 = no limit. */
+  timeoutMs: number;
+  /** A gate must pass for its agent to win. */
+  gate: boolean;
+}
+
+export type CheckStatus = 'passed' | 'failed' | 'timed_out' | 'error';
+
+/** One check's run in one worktree (an agent's or the baseline's). */
+export interface CheckRun {
+  name: string;
+  /** The command it ran (an agent's override may differ from the baseline's). */
+  run: string;
+  gate: boolean;
+  status: CheckStatus;
+  exitCode: number | null;
+  durationMs: number;
+  /** Counts (and test names) read from the output, when a known runner printed them. */
+  tests: TestCounts | null;
+  /** The end of the check's output (stdout, then stderr), bounded and redacted. */
+  output: string;
+  /**
+   * What of the check's command the result changed against the base (`package.json scripts.test`,
+   * `vitest.config.ts`, `hydra.toml`): the check then no longer runs what the baseline ran.
+   */
+  configChanged?: string[];
+  /** Tracked files of the check's clean checkout that changed while it ran (nothing should write them). */
+  checkoutChanged?: string[];
+}
+
+/** A check's result as the summary and `hydra show` give it, compared with the baseline. */
+export interface CheckSummary {
+  name: string;
+  gate: boolean;
+  status: CheckStatus;
+  exitCode: number | null;
+  durationMs: number;
+  tests: { passed: number; failed: number; skipped: number } | null;
+  /** Against the baseline, by test name; null when either side names no tests. */
+  newlyFailing: string[] | null;
+  newlyPassing: string[] | null;
+  output: string;
+  /**
+   * Why this check's result is not evidence about the task (absent when nothing is wrong): tests the
+   * baseline ran that it no longer runs, or a changed command or config (see checks/tampering.ts).
+   */
+  tampered?: string[];
+  /** Tracked files of the check's clean checkout that changed while it ran. */
+  checkoutChanged?: string[];
+}
+
+/** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
+export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified'> & {
+  /** Why its checks are not evidence (tests removed or skipped, a check's command changed); absent when none. */
+  flags?: string[];
+};
