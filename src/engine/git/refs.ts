@@ -13,9 +13,9 @@
  * This file takes the snapshot; ref-state.ts reads the refs, ref-restore.ts puts them back and
  * ref-repair.ts repairs a damaged `packed-refs` or HEAD.
  */
-import { snapshotGitDir } from './git-dir.js';
+import { restoreGitDir, snapshotGitDir } from './git-dir.js';
 import { restoreUserRefs } from './ref-restore.js';
-import { listStash, readRefState, userRefs } from './ref-state.js';
+import { listStash, messageOf, readRefState, userRefs } from './ref-state.js';
 import type { RefSnapshot } from './ref-state.js';
 import { ensureExcluded } from './repo.js';
 
