@@ -14,7 +14,6 @@
  * ref-repair.ts repairs a damaged `packed-refs` or HEAD.
  */
 import { restoreGitDir, snapshotGitDir } from './git-dir.js';
-import { restoreUserRefs } from './ref-restore.js';
 import { listStash, messageOf, readRefState, userRefs } from './ref-state.js';
 import type { RefSnapshot } from './ref-state.js';
 import { ensureExcluded } from './repo.js';
