@@ -43,7 +43,16 @@ export default defineConfig({
     env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: NEVER } },
-      { extends: true, test: { name: 'e2e', include: ALL, exclude: [...NEVER, ...UNIT] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ALL,
+          exclude: [...NEVER, ...UNIT],
+          // The tests' fault agent, built from source into .cache/test-bin/ (not dist/) each run.
+          globalSetup: ['test/support/build-fault-agent.ts'],
+        },
+      },
     ],
   },
 });

@@ -12,7 +12,8 @@
  *
  * Entries (paths the code and the tests rely on): dist/cli/main.js (the `hydra` binary),
  * dist/engine/index.js (the engine, for tests that run it as a process of its own),
- * dist/demo/fake-agent.js (the simulated agent CLIs of the demo and the tests). Code shared between
+ * dist/demo/fake-agent.js (the demo's simulated agent CLIs; the tests' fault agent is built apart,
+ * by test/support/build-fault-agent.ts, so dist/ ships no faults). Code shared between
  * them and the commands loaded on demand go to dist/chunks/. A chunk is two folders below the
  * package root, as every entry is, so `new URL('../../package.json', import.meta.url)` finds
  * package.json from either.

@@ -2,7 +2,8 @@
  * Installs fake agent CLIs into a directory: small sh wrappers, named like the real binaries
  * (`claude`, `codex`, `cursor-agent`: each adapter's first binary name), that run
  * dist/demo/fake-agent.js with a scenario file. Tests put the directory first on PATH (or name a
- * wrapper as the configured binary); `hydra demo` uses the same wrappers.
+ * wrapper as the configured binary); `hydra demo` uses the same wrappers. The tests install their
+ * fault agent (test/support/fault-bin.ts) with the same wrappers around another script.
  */
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
@@ -17,11 +18,11 @@ export { fakeAgentScript, packageRoot } from './fake-scenario.js';
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
-const wrapperText = (scenarioFile: string): string =>
+const wrapperText = (script: string, scenarioFile: string): string =>
   [
     '#!/bin/sh',
-    '# hydra fake agent (see src/demo/fake-agent.ts)',
-    `exec ${shellQuote(process.execPath)} ${shellQuote(fakeAgentScript())} --scenario ${shellQuote(scenarioFile)} -- "$@"`,
+    '# hydra fake agent (see src/demo/fake-bin.ts)',
+    `exec ${shellQuote(process.execPath)} ${shellQuote(script)} --scenario ${shellQuote(scenarioFile)} -- "$@"`,
     '',
   ].join('\n');
 
@@ -33,14 +34,15 @@ export const fakeBinaryName = (agent: AdapterId): string => {
 };
 
 /**
- * Writes `<binDir>/<name>` (an executable sh wrapper) and `<binDir>/<name>.scenario.json` for each
- * scenario given, keyed by binary name. The fake agent itself must be built (`npm run build`).
+ * Writes `<binDir>/<name>` (an executable sh wrapper running `script`) and
+ * `<binDir>/<name>.scenario.json` for each scenario given, keyed by binary name. The fake agent
+ * itself must be built (`npm run build`).
  */
 export async function installFakeAgents(
   binDir: string,
   scenarios: Readonly<Record<string, FakeScenario | undefined>>,
+  script = fakeAgentScript(),
 ): Promise<void> {
-  const script = fakeAgentScript();
   if (!existsSync(script)) {
     throw new Error(`hydra: the fake agent is not built (${script} is missing); run \`npm run build\` first`);
   }
@@ -51,7 +53,7 @@ export async function installFakeAgents(
     const scenarioFile = path.join(absBin, `${name}.scenario.json`);
     await writeFile(scenarioFile, `${JSON.stringify(scenario, null, 2)}\n`);
     const wrapper = path.join(absBin, name);
-    await writeFile(wrapper, wrapperText(scenarioFile));
+    await writeFile(wrapper, wrapperText(script, scenarioFile));
     await chmod(wrapper, 0o755);
   }
 }

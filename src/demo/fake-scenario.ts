@@ -1,6 +1,7 @@
 /**
- * What a fake agent CLI does (FakeScenario) and where the compiled fake lives. Kept apart from
- * fake-bin.ts so the fake agent itself starts without loading the adapters.
+ * What a fake agent CLI replays (FakeScenario) and where the compiled fake lives. Kept apart from
+ * fake-bin.ts so the fake agent itself starts without loading the adapters. The tests' fault agent
+ * extends the scenario with its misbehaviours (test/support/fault-scenario.ts).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -20,7 +21,7 @@ export interface FakeEdit {
   replace?: { old: string; new: string };
 }
 
-/** What a fake agent does when run. Every field is optional except `agent`. */
+/** What a fake agent replays, and how fast. Every field is optional except `agent`. */
 export interface FakeScenario {
   /** The adapter id: its recorded fixtures under fixtures/adapters/<agent>/ are what it replays. */
   agent: string;
@@ -51,52 +52,11 @@ export interface FakeScenario {
   edits?: FakeEdit[];
   /** The edits of a follow-up (argv with `--resume` or Codex's `resume`), instead of `edits`. */
   resumedEdits?: FakeEdit[];
-  /** After this many lines, stop writing and sleep forever (an idle agent). */
-  hangAfterLines?: number;
   /** Exit code at the end (default: the stream's recorded exit code, else 0). */
   exitCode?: number;
-  /** Written to stderr at start. */
-  stderr?: string;
-  /** Interleave non-JSON and truncated lines with the real ones. */
-  garbage?: boolean;
-  /** Ignore SIGTERM (only SIGKILL stops it). */
-  ignoreSigterm?: boolean;
-  /** Start a `sleep 300` child in the same process group, holding stdout open. */
-  spawnGrandchild?: boolean;
-  /**
-   * Start a child that escapes: `setsid env -i sh -c 'trap "" TERM; sleep <this>'`: its own
-   * session, no environment (so no run marker), deaf to SIGTERM. Give a unique duration (e.g.
-   * "1000.4711") so a test can find it by its command line.
-   */
-  spawnEscapee?: string;
-  /**
-   * Before the stream, do what Codex's sandbox (bubblewrap) does: start a child and read
-   * /proc/<the PID fork returned>. When that is not the child (a PID namespace showing the host's
-   * /proc), print bwrap's error and exit 1, as bwrap does.
-   */
-  sandboxChild?: boolean;
-  /** After this many lines, exit 139 without a terminal line. */
-  crashAfterLines?: number;
-  /** Append `{"argv":[...],"cwd":"...","stdin":...}` as one JSON line to this file. */
-  logArgvTo?: string;
-  /** Before the stream, print this many short non-JSON lines as fast as the pipe takes them. */
-  floodLines?: number;
-  /** The flood's line (default `flood <n>`); `{n}` is replaced by the line's number. */
-  floodLine?: string;
-  /** After this many lines, the agent kills itself with this signal (a crash mid-stream). */
-  signalAfterLines?: { lines: number; signal: NodeJS.Signals };
-  /** Before each line, write this many bytes of binary noise (NULs, invalid UTF-8, random bytes). */
-  noiseBytes?: number;
-  /** After the stream, write one line of this many bytes with no newline, then exit. */
-  hugeLineBytes?: number;
-  /**
-   * Start this many background children in the agent's process group that ignore SIGTERM and
-   * SIGHUP, each with a grandchild of its own (`sh -c 'sleep & wait'`); half hold stdout open.
-   */
-  forkChildren?: number;
 }
 
-/** Package root (holds package.json), from either src/demo or dist/demo. */
+/** Package root (holds package.json), from src/demo, dist/demo or a bundle elsewhere in the package. */
 export const packageRoot = (): string => {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i += 1) {

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, execaSync } from 'execa';
-import type { FakeScenario } from '../../src/demo/fake-bin.js';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import { installFaultAgents } from '../support/fault-bin.js';
+import type { FaultScenario } from '../support/fault-bin.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MAIN = path.join(ROOT, 'dist', 'cli', 'main.js');
@@ -92,8 +92,8 @@ export async function createRepo(
   return repo;
 }
 
-export async function installFakes(bin: string, scenarios: Record<string, FakeScenario>): Promise<void> {
-  await installFakeAgents(bin, scenarios);
+export async function installFakes(bin: string, scenarios: Record<string, FaultScenario>): Promise<void> {
+  await installFaultAgents(bin, scenarios);
 }
 
 /** Parses NDJSON: every non-empty line must be a JSON object (throws otherwise). */

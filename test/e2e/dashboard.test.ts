@@ -11,11 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import { FAULT_AGENT_SCRIPT, installFaultAgents } from '../support/fault-bin.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HYDRA = path.join(ROOT, 'dist', 'cli', 'main.js');
-const FAKE_AGENT = path.join(ROOT, 'dist', 'demo', 'fake-agent.js');
 const ESC = '\u001B';
 
 const GIT_ENV = {
@@ -68,7 +67,7 @@ const sendKeys = async (box: Sandbox, ...keys: string[]): Promise<void> => {
 /** Fake agent processes started from this test's bin directory (their scenario files live there). */
 const fakeAgentProcesses = async (binDir: string): Promise<string[]> => {
   const { stdout } = await execa('ps', ['-eo', 'pid=,args='], { stdin: 'ignore' });
-  return stdout.split('\n').filter((line) => line.includes('fake-agent.js') && line.includes(binDir));
+  return stdout.split('\n').filter((line) => line.includes('fault-agent.js') && line.includes(binDir));
 };
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
@@ -146,9 +145,9 @@ const hydraRefs = async (box: Sandbox): Promise<{ worktrees: string[]; branches:
 });
 
 beforeEach(async () => {
-  if (!existsSync(HYDRA) || !existsSync(FAKE_AGENT)) {
+  if (!existsSync(HYDRA) || !existsSync(FAULT_AGENT_SCRIPT)) {
     throw new Error(
-      `${HYDRA} or ${FAKE_AGENT} is missing: run \`npm run build\` before this test (npm test does).`,
+      `${HYDRA} or ${FAULT_AGENT_SCRIPT} is missing: run \`npm run build\` before this test (npm test does).`,
     );
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-e2e-dashboard-'));
@@ -182,7 +181,7 @@ afterEach(async () => {
 describe('hydra race on a real terminal', () => {
   it('shows the panes, moves focus, opens a diff, merges the chosen agent and keeps the other result', async () => {
     const box = sandbox!;
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: {
         agent: 'claude',
         delayMs: 150,
@@ -272,7 +271,7 @@ describe('hydra race on a real terminal', () => {
 
   it('with the prompt piped in, still ends in the review step and reads keys from the terminal', async () => {
     const box = sandbox!;
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: { agent: 'claude', delayMs: 50, edits: [{ path: 'claude.txt', content: 'claude\n' }] },
       codex: { agent: 'codex', delayMs: 50, edits: [{ path: 'codex.txt', content: 'codex\n' }] },
     });
@@ -299,7 +298,7 @@ describe('hydra race on a real terminal', () => {
   it('asks before quitting while agents run, and cancels cleanly on Ctrl-C', async () => {
     const box = sandbox!;
     // Both agents go quiet after a few lines and would run until stopped.
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: { agent: 'claude', delayMs: 50, hangAfterLines: 3 },
       codex: { agent: 'codex', delayMs: 50, hangAfterLines: 3 },
     });
@@ -341,7 +340,7 @@ describe('hydra race on a real terminal', () => {
   it('races three agents of which two share an adapter: a pane each, named, each with its own model', async () => {
     const box = sandbox!;
     const log = path.join(box.dir, 'argv.jsonl');
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: {
         agent: 'claude',
         delayMs: 100,
@@ -431,7 +430,7 @@ describe('hydra race on a real terminal', () => {
     );
     await git(box.repo, ['add', '.']);
     await git(box.repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a library with a bug']);
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: {
         agent: 'claude',
         delayMs: 100,
@@ -486,7 +485,7 @@ describe('hydra race on a real terminal', () => {
 
   it('sends a follow-up with f, opens a shell with s, and merges a result that has both', async () => {
     const box = sandbox!;
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: {
         agent: 'claude',
         delayMs: 60,
@@ -553,7 +552,7 @@ describe('hydra race on a real terminal', () => {
 
   it('comes back to a finished race with show last --tui and merges a result there', async () => {
     const box = sandbox!;
-    await installFakeAgents(box.bin, {
+    await installFaultAgents(box.bin, {
       claude: { agent: 'claude', delayMs: 40, edits: [{ path: 'claude.txt', content: 'claude\n' }] },
       codex: { agent: 'codex', delayMs: 40, edits: [{ path: 'codex.txt', content: 'codex\n' }] },
     });

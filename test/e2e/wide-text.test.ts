@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import stringWidth from 'string-width';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import { installFaultAgents } from '../support/fault-bin.js';
 import { ROOT } from '../cli/helpers.js';
 import { claudeStreamSaying } from '../security/helpers.js';
 
@@ -142,7 +142,7 @@ const codexStreamSaying = (message: string): string[] =>
 describe('the dashboard on a real terminal', () => {
   it('keeps pane borders in line and cuts emoji and CJK lines to the pane', async () => {
     const current = box!;
-    await installFakeAgents(current.bin, {
+    await installFaultAgents(current.bin, {
       claude: { agent: 'claude', delayMs: 50, hangAfterLines: 4, lines: claudeStreamSaying(WIDE, 'done') },
       codex: { agent: 'codex', delayMs: 50, hangAfterLines: 4, lines: codexStreamSaying(WIDE) },
     });
@@ -175,7 +175,7 @@ describe('the dashboard on a real terminal', () => {
     const current = box!;
     const said = 'done\u202Egnp.exe \u2066hidden\u2069 pass\u200Bword \uFEFFbom';
     const file = 'evil\u202Etxt.exe\nfake';
-    await installFakeAgents(current.bin, {
+    await installFaultAgents(current.bin, {
       claude: {
         agent: 'claude',
         delayMs: 20,

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../src/engine/index.js';
 import { scoreRace } from '../../src/engine/checks/index.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import { installFaultAgents } from '../support/fault-bin.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import {
   eventually,
@@ -169,7 +169,7 @@ describe('--auto-merge best', () => {
     sandbox = makeSandbox();
     makeProject();
     // Two copies of one CLI that answer differently, as two runs of a real agent can.
-    await installFakeAgents(sandbox.bin, {
+    await installFaultAgents(sandbox.bin, {
       'claude-a': { agent: 'claude', delayMs: 10, ...edit(WORSE) },
       'claude-b': { agent: 'claude', delayMs: 10, ...edit(FIXED) },
     });

@@ -1,14 +1,15 @@
 /**
- * Test support for the engine: real temp git repositories, fake agent CLIs (the compiled
- * dist/demo/fake-agent.js, so `npm run build` first), and process-table checks.
+ * Test support for the engine: real temp git repositories, fake agent CLIs (the tests' fault
+ * agent, .cache/test-bin/fault-agent.js, which vitest's global setup builds), and process-table checks.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AdapterId } from '../../src/adapters/types.js';
-import { fakeBinaryName, installFakeAgents } from '../../src/demo/fake-bin.js';
-import type { FakeScenario } from '../../src/demo/fake-bin.js';
+import { fakeBinaryName } from '../../src/demo/fake-bin.js';
+import { installFaultAgents } from '../support/fault-bin.js';
+import type { FaultScenario } from '../support/fault-bin.js';
 import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src/engine/types.js';
 
 export interface Sandbox {
@@ -58,13 +59,13 @@ export function makeSandbox(options: { commit?: boolean } = {}): Sandbox {
 
 export async function installAgents(
   sandbox: Sandbox,
-  scenarios: Partial<Record<AdapterId, Omit<FakeScenario, 'agent'>>>,
+  scenarios: Partial<Record<AdapterId, Omit<FaultScenario, 'agent'>>>,
 ): Promise<void> {
-  const byBinary: Record<string, FakeScenario> = {};
+  const byBinary: Record<string, FaultScenario> = {};
   for (const [agent, scenario] of Object.entries(scenarios)) {
     if (scenario !== undefined) byBinary[fakeBinaryName(agent)] = { agent, delayMs: 10, ...scenario };
   }
-  await installFakeAgents(sandbox.bin, byBinary);
+  await installFaultAgents(sandbox.bin, byBinary);
 }
 
 export const plan = (sandbox: Sandbox, agent: AdapterId, extra: Partial<AgentPlan> = {}): AgentPlan => ({

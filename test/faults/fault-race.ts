@@ -10,8 +10,8 @@ import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 import { execa } from 'execa';
 import { expect } from 'vitest';
-import type { FakeScenario } from '../../src/demo/fake-bin.js';
 import { fakeBinaryName } from '../../src/demo/fake-bin.js';
+import type { FaultScenario } from '../support/fault-bin.js';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { Sandbox } from '../cli/helpers.js';
@@ -90,7 +90,7 @@ const peakRss = (pid: number | undefined): number | null => {
 /** Installs the misbehaving agents (keyed by adapter id) and races them headless. */
 export async function raceFault(
   sandbox: FaultSandbox,
-  scenarios: Partial<Record<AdapterId, Omit<FakeScenario, 'agent'>>>,
+  scenarios: Partial<Record<AdapterId, Omit<FaultScenario, 'agent'>>>,
   args: string[] = [],
   timeoutMs = 90_000,
 ): Promise<FaultRace> {

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, expect, it } from 'vitest';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import { installFaultAgents } from '../support/fault-bin.js';
 import { git } from '../engine/helpers.js';
 import { MAIN } from '../cli/helpers.js';
 
@@ -36,7 +36,7 @@ const waitForScreen = async (what: string, check: (text: string) => boolean): Pr
 
 const fakeAgents = async (bin: string): Promise<string[]> => {
   const { stdout } = await execa('ps', ['-eo', 'pid=,args='], { stdin: 'ignore' });
-  return stdout.split('\n').filter((line) => line.includes('fake-agent.js') && line.includes(bin));
+  return stdout.split('\n').filter((line) => line.includes('fault-agent.js') && line.includes(bin));
 };
 
 afterEach(async () => {
@@ -54,7 +54,7 @@ it('shows a lingering agent as completed, stops it after the grace, and merges i
   await writeFile(path.join(repo, 'README.md'), '# linger\n');
   git(repo, 'add', 'README.md');
   git(repo, 'commit', '-q', '-m', 'first');
-  await installFakeAgents(bin, {
+  await installFaultAgents(bin, {
     claude: {
       agent: 'claude',
       delayMs: 20,

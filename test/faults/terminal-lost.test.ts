@@ -13,7 +13,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listRuns } from '../../src/engine/index.js';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import { installFaultAgents } from '../support/fault-bin.js';
 import { alive, eventually, git, processesOfRun } from '../engine/helpers.js';
 import { MAIN } from '../cli/helpers.js';
 import {
@@ -66,7 +66,7 @@ const hydraAlive = (): boolean => {
 };
 
 const fakeAgents = async (): Promise<string[]> =>
-  (await processesOfBox()).filter((line) => line.includes('fake-agent.js'));
+  (await processesOfBox()).filter((line) => line.includes('fault-agent.js'));
 
 beforeEach(async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-fault-terminal-'));
@@ -78,7 +78,7 @@ beforeEach(async () => {
   git(repo, 'add', 'README.md');
   git(repo, 'commit', '-q', '-m', 'first');
   await writeFile(path.join(repo, 'notes.txt'), 'uncommitted work must survive\n');
-  await installFakeAgents(bin, {
+  await installFaultAgents(bin, {
     claude: { agent: 'claude', delayMs: 20, hangAfterLines: 2 },
     codex: { agent: 'codex', delayMs: 20, hangAfterLines: 2 },
   });

@@ -1,0 +1,28 @@
+/**
+ * Installs the tests' fault agent (fault-agent.ts) as fake agent CLIs: the demo's sh wrappers
+ * (src/demo/fake-bin.ts) around .cache/test-bin/fault-agent.js, which vitest's global setup builds.
+ */
+import { existsSync } from 'node:fs';
+import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import type { FaultScenario } from './fault-scenario.js';
+import { FAULT_AGENT_SCRIPT } from './fault-scenario.js';
+
+export type { FaultScenario } from './fault-scenario.js';
+export { FAULT_AGENT_SCRIPT } from './fault-scenario.js';
+
+/**
+ * Writes `<binDir>/<name>` (an sh wrapper running the fault agent) and its scenario file for each
+ * scenario given, keyed by binary name (`fakeBinaryName(adapter)`).
+ */
+export async function installFaultAgents(
+  binDir: string,
+  scenarios: Readonly<Record<string, FaultScenario | undefined>>,
+): Promise<void> {
+  if (!existsSync(FAULT_AGENT_SCRIPT)) {
+    throw new Error(
+      `the fault agent is not built (${FAULT_AGENT_SCRIPT} is missing): run the tests with vitest, ` +
+        'whose global setup (test/support/build-fault-agent.ts) builds it',
+    );
+  }
+  await installFakeAgents(binDir, scenarios, FAULT_AGENT_SCRIPT);
+}
