@@ -320,7 +320,7 @@ export class AnthropicParser extends CliParser {
     return super.finish(end);
   }
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected override handle(value: Record<string, unknown>): AgentEvent[] | null {
     switch (value['type']) {
       case 'system':
         return this.system(value);

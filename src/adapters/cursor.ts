@@ -207,7 +207,7 @@ class CursorParser extends CliParser {
     return [ev({ kind: 'progress', stage: TEXT_OUTPUT_STAGE, detail: oneLine(line) })];
   }
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected override handle(value: Record<string, unknown>): AgentEvent[] | null {
     switch (value['type']) {
       case 'system': {
         const line = SystemLine.safeParse(value);

@@ -163,7 +163,7 @@ class OpencodeParser extends CliParser {
   private sessionAnnounced = false;
   private anonymousTools = 0;
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected override handle(value: Record<string, unknown>): AgentEvent[] | null {
     const envelope = Envelope.safeParse(value);
     if (!envelope.success) return null;
     switch (envelope.data.type) {

@@ -5,7 +5,7 @@
  * says differently (CliParser, or AnthropicParser for Claude Code's stream-json).
  */
 export { z } from 'zod';
-export { addCounts, emptyUsage, ev, TEXT_OUTPUT_STAGE } from '../../core/events.js';
+export { emptyUsage, ev, TEXT_OUTPUT_STAGE } from '../../core/events.js';
 export type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from '../../core/events.js';
 export {
   asNumber,
@@ -21,7 +21,7 @@ export {
 export { AnthropicParser } from '../anthropic-stream.js';
 export { looksLikeAuthFailure } from '../finish.js';
 export { normalizeLine } from '../json-line.js';
-export { estimateCost, priceFor } from '../prices.js';
+export { costByModel, estimateCost, priceFor } from '../prices.js';
 export type {
   AgentAdapter,
   BuiltCommand,
@@ -37,7 +37,20 @@ export type { BuildCommand } from './cli.js';
 export type { CliFacts } from './facts.js';
 export { commandOf, modelArgs, resumeArgs } from './command.js';
 export { classifyFailure, SHOW_RUN, statusIn } from './failures.js';
-export { message, num, str, toolResult } from './events.js';
-export { CliParser } from './parser.js';
-export { MODEL_FLAG, probeCli, resumeFlag } from './probe.js';
+export {
+  addUsage,
+  bool,
+  json,
+  message,
+  num,
+  partialMessage,
+  str,
+  tagged,
+  toolCall,
+  toolResult,
+} from './events.js';
+export type { UsageCounts } from './events.js';
+export { CliParser, rule } from './parser.js';
+export type { LineRule } from './parser.js';
+export { GEMINI_FAMILY_FLAGS, MODEL_FLAG, probeCli, resumeFlag } from './probe.js';
 export type { ToolTable } from './tools.js';

@@ -98,6 +98,19 @@ export const resumeFlag = (...flags: string[]): FlagRule => ({
   means: 'follow-up rounds in one session',
 });
 
+/**
+ * The yargs options Gemini CLI and its fork Qwen Code share, as their `--help` lists them. Each
+ * adapter adds its approval-mode rows (the modes' spellings differ) and what is its own.
+ */
+export const GEMINI_FAMILY_FLAGS = {
+  // Qwen Code 0.1.x offers only text and json; Gemini CLI before 0.11 has no stream-json.
+  streamJson: { flags: ['-o', '--output-format'], says: /stream-json/, means: 'to follow the run' },
+  yolo: { flags: ['-y', '--yolo'], means: 'to approve everything (--unsafe)' },
+  promptFlag: { flags: ['-p', '--prompt'], means: 'the prompt as one `--prompt=` argument' },
+  model: MODEL_FLAG,
+  resume: resumeFlag('-r', '--resume'),
+} as const satisfies FlagTable<string>;
+
 /** A CLI's probe, from its flag table and what it requires. */
 export const probeCli =
   <K extends string>(cli: CliFacts, spec: ProbeSpec<K>) =>
