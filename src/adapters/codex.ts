@@ -108,14 +108,11 @@ const probe = probeCli(CLI, {
     version: CODEX_MIN_JSON_VERSION,
     problem: 'prints the legacy `exec --json` event format, not the thread/turn/item events hydra reads',
   },
-  warnings: [
-    {
-      when: (has) => !has.outputLastMessage,
-      text: 'has no --output-last-message: the final message comes from the stream only.',
-    },
-    { when: (has) => !has.cd, text: 'has no -C/--cd: it runs in its working directory instead.' },
-    { when: (has) => !has.skipGitRepoCheck, text: 'has no --skip-git-repo-check.' },
-  ],
+  lacking: {
+    outputLastMessage: 'has no --output-last-message: the final message comes from the stream only.',
+    cd: 'has no -C/--cd: it runs in its working directory instead.',
+    skipGitRepoCheck: 'has no --skip-git-repo-check.',
+  },
 });
 
 const sandboxArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {

@@ -82,9 +82,9 @@ const probe = probeCli(CLI, {
     warning:
       "Cursor Agent support is experimental: its flags and output format are inferred from Cursor's documentation, not verified against a recorded run.",
   },
-  warnings: [
-    { when: (has) => !has.force, text: 'lists no --force flag: it may stop to ask before editing files.' },
-  ],
+  lacking: {
+    force: 'lists no --force flag: it may stop to ask before editing files.',
+  },
 });
 
 const buildCommand: BuildCommand = (request, capabilities) => {

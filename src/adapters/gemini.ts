@@ -120,13 +120,11 @@ const probe = probeCli(CLI, {
     version: GEMINI_MIN_VERSION,
     problem: 'reports a failed API call as a successful result (exit 0), so a failure cannot be told apart',
   },
-  warnings: [
-    {
-      when: (has) => !has.promptFlag,
-      text: 'has deprecated -p/--prompt: hydra sends the prompt on stdin (the CLI appends two newlines to it).',
-    },
-    { when: (has) => !has.resume, text: 'has no --resume: a follow-up starts a new session.' },
-  ],
+  lacking: {
+    promptFlag:
+      'has deprecated -p/--prompt: hydra sends the prompt on stdin (the CLI appends two newlines to it).',
+    resume: 'has no --resume: a follow-up starts a new session.',
+  },
 });
 
 const buildCommand: BuildCommand = (request, capabilities) => {

@@ -76,13 +76,11 @@ const probe = probeCli(CLI, {
     maxTurns: { flags: ['--max-session-turns'], means: 'a turn limit' },
   },
   requires: [['streamJson'], ['autoEdit', 'yolo']],
-  warnings: [
-    {
-      when: (has) => !has.autoEdit,
-      text: 'has no --approval-mode auto-edit: races run it with --yolo only when --unsafe is given, and otherwise it may be unable to edit files.',
-    },
-    { when: (has) => !has.promptFlag, text: 'has no --prompt flag: hydra sends every prompt through stdin.' },
-  ],
+  lacking: {
+    autoEdit:
+      'has no --approval-mode auto-edit: races run it with --yolo only when --unsafe is given, and otherwise it may be unable to edit files.',
+    promptFlag: 'has no --prompt flag: hydra sends every prompt through stdin.',
+  },
 });
 
 const approvalArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {

@@ -41,6 +41,9 @@ export interface ProbeSpec<K extends string> {
   requires: readonly (readonly NoInfer<K>[])[];
   /** Older releases are refused (UnsupportedVersion): what is wrong with them. */
   minVersion?: { version: string; problem: string };
+  /** For an optional feature the help does not show, what the user goes without (a warning). */
+  lacking?: Partial<Record<NoInfer<K>, string>>;
+  /** Warnings on other conditions (a combination of features). */
   warnings?: readonly ProbeWarning<NoInfer<K>>[];
   /**
    * Flags taken from documentation, not a recorded run (Cursor): capabilities are `inferred` with
@@ -174,6 +177,8 @@ export const probeCli =
       );
       return { ok: false, capabilities, error };
     }
+    for (const [feature, text] of Object.entries(spec.lacking ?? {}) as [K, string][])
+      if (!features[feature]) capabilities.warnings.push(`${who} ${text}`);
     for (const warning of spec.warnings ?? [])
       if (warning.when(features)) capabilities.warnings.push(`${who} ${warning.text}`);
     if (version === null && inferred !== undefined)
