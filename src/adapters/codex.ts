@@ -8,30 +8,20 @@
  * seen and a tool result when completed.
  */
 import { join } from 'node:path';
-import {
-  addUsage,
-  asString,
-  bool,
-  CliParser,
-  commandOf,
-  compactJson,
-  defineAdapter,
-  emptyUsage,
+import { probeCli, MODEL_FLAG } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs } from './kit/index.js';
+import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
+import { ev, message, toolCall, toolResult, emptyUsage, addUsage } from './kit/index.js';
+import { asString, compactJson, firstLine, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
+import type {
+  AgentEvent,
+  BuildCommand,
+  CliFacts,
+  ModelPrice,
+  PriceTable,
+  Usage,
+  UsageCounts,
 } from './kit/index.js';
-import {
-  ev,
-  firstLine,
-  json,
-  message,
-  modelArgs,
-  num,
-  oneLine,
-  OUTPUT_CHARS,
-  probeCli,
-} from './kit/index.js';
-import { relativePath, rule, str, tagged, toolCall, toolResult, MODEL_FLAG, z } from './kit/index.js';
-import type { AgentEvent, BuildCommand, CliFacts, ModelPrice, PriceTable } from './kit/index.js';
-import type { Usage, UsageCounts } from './kit/index.js';
 
 const LAST_MESSAGE_FILE = 'last-message.txt';
 

@@ -4,33 +4,19 @@
  * schema, and reports its flags as inferred so the UI can warn. Its stdout can carry a banner and
  * sign-in text; the latter means it is not authenticated.
  */
+import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { CliParser, z } from './kit/index.js';
+import { ev, message, toolResult, TEXT_OUTPUT_STAGE, normalizeLine } from './kit/index.js';
 import {
   asNumber,
   asString,
-  CliParser,
   clip,
-  commandOf,
   compactJson,
-  defineAdapter,
-  ev,
-} from './kit/index.js';
-import {
   MESSAGE_CHARS,
-  modelArgs,
-  normalizeLine,
   oneLine,
   OUTPUT_CHARS,
-  probeCli,
   relativePath,
-} from './kit/index.js';
-import {
-  message,
-  toolResult,
-  MODEL_FLAG,
-  resumeFlag,
-  resumeArgs,
-  TEXT_OUTPUT_STAGE,
-  z,
 } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, ToolTable } from './kit/index.js';
 

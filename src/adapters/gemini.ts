@@ -18,29 +18,23 @@
  * Follow-ups: `--resume` takes the session id from the `init` line. Its help says "latest" or an
  * index, but every release that has the flag (0.15 and later) also looks the session up by id.
  */
-import {
-  bool,
-  clip,
-  CliParser,
-  commandOf,
-  costByModel,
-  defineAdapter,
-  emptyUsage,
-  ev,
-  json,
+import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
+import { ev, message, partialMessage, toolCall, toolResult, emptyUsage, costByModel } from './kit/index.js';
+import { clip, MESSAGE_CHARS, oneLine } from './kit/index.js';
+import type {
+  AgentEvent,
+  BuildCommand,
+  CliFacts,
+  CompletedEvent,
+  FailedEvent,
+  ModelPrice,
+  PriceTable,
+  ProcessEnd,
+  ToolTable,
+  Usage,
 } from './kit/index.js';
-import {
-  GEMINI_FAMILY_FLAGS,
-  MESSAGE_CHARS,
-  message,
-  modelArgs,
-  num,
-  oneLine,
-  partialMessage,
-} from './kit/index.js';
-import { probeCli, resumeArgs, rule, str, tagged, toolCall, toolResult, z } from './kit/index.js';
-import type { AgentEvent, BuildCommand, CliFacts, CompletedEvent, FailedEvent } from './kit/index.js';
-import type { ModelPrice, PriceTable, ProcessEnd, ToolTable, Usage } from './kit/index.js';
 
 /**
  * 0.11.x, the first releases with stream-json, end a run whose API call failed with a result of

@@ -16,29 +16,13 @@
  * adds `--auto` (`--dangerously-skip-permissions` in 1.14), which approves everything not denied.
  */
 import { CLAUDE_PRICES } from './claude.js';
-import {
-  CliParser,
-  clip,
-  commandOf,
-  compactJson,
-  defineAdapter,
-  emptyUsage,
-  ev,
-  firstLine,
-} from './kit/index.js';
-import { message, toolResult, MODEL_FLAG, resumeFlag } from './kit/index.js';
-import {
-  MESSAGE_CHARS,
-  modelArgs,
-  oneLine,
-  OUTPUT_CHARS,
-  priceFor,
-  probeCli,
-  resumeArgs,
-  z,
-} from './kit/index.js';
-import { QWEN_PRICES } from './qwen.js';
+import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { CliParser, z } from './kit/index.js';
+import { ev, message, toolResult, emptyUsage, priceFor } from './kit/index.js';
+import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, PriceTable, Usage } from './kit/index.js';
+import { QWEN_PRICES } from './qwen.js';
 
 /** What `OPENCODE_PERMISSION` is set to in normal races: edits never wait for an answer. */
 export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });

@@ -15,8 +15,9 @@
  * an argument go through stdin, which Qwen Code reads as the prompt (it appends two newlines).
  */
 import { CODEX_PRICES } from './codex.js';
-import { AnthropicParser, commandOf, defineAdapter, GEMINI_FAMILY_FLAGS } from './kit/index.js';
-import { modelArgs, probeCli, resumeArgs } from './kit/index.js';
+import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { AnthropicParser } from './kit/index.js';
 import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
 
 const qwenPrice = (input: number, output: number): ModelPrice => ({
