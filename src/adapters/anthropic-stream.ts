@@ -8,10 +8,21 @@
 import { z } from 'zod';
 import { ev } from '../core/events.js';
 import type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../core/events.js';
-import { asString, clip, compactJson, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from '../core/text.js';
+import { asString, compactJson, oneLine, OUTPUT_CHARS } from '../core/text.js';
 import { anthropicCounts, MessageUsage, openaiCounts } from './anthropic-usage.js';
 import { looksLikeAuthFailure } from './finish.js';
-import { bool, json, message, num, partialMessage, str, tagged, toolCall, toolResult } from './kit/events.js';
+import {
+  bool,
+  completed,
+  json,
+  message,
+  num,
+  partialMessage,
+  str,
+  tagged,
+  toolCall,
+  toolResult,
+} from './kit/events.js';
 import type { CliFacts } from './kit/facts.js';
 import type { Failure } from './kit/failures.js';
 import { CliParser, rule } from './kit/parser.js';
@@ -319,13 +330,7 @@ export class AnthropicParser extends CliParser {
     const errorText =
       data.result !== undefined && data.result !== null && this.apiErrorText?.test(data.result) === true;
     if (data.is_error !== true && !errorText) {
-      const result = data.result ?? undefined;
-      const completed = ev({
-        kind: 'completed',
-        ...(result === undefined ? {} : { result: clip(result, MESSAGE_CHARS) }),
-        usage,
-      });
-      return [ev({ kind: 'usage', usage }), completed];
+      return [ev({ kind: 'usage', usage }), completed(data.result ?? undefined, usage)];
     }
     const reason =
       data.error?.message ??

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { probeCli, MODEL_FLAG } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs } from './kit/index.js';
 import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
-import { ev, message, toolCall, toolResult, emptyUsage, addUsage } from './kit/index.js';
+import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
 import { asString, compactJson, firstLine, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
 import type {
   AgentEvent,
@@ -209,7 +209,6 @@ const changeKind = (kind: unknown): string => {
 
 class CodexParser extends CliParser {
   private totals: Usage = emptyUsage();
-  private readonly startedTools = new Set<string>();
   private anonymousItems = 0;
 
   private readonly itemLine = (value: Record<string, unknown>): AgentEvent[] | null => this.item(value);
@@ -222,11 +221,7 @@ class CodexParser extends CliParser {
       this.totals = addUsage(this.totals, { ...(usage ? turnCounts(usage) : {}), turns: 1 });
       const total = this.priced(this.totals);
       this.state.pendingError = undefined;
-      const result = this.state.lastText;
-      return [
-        ev({ kind: 'usage', usage: total }),
-        ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage: total }),
-      ];
+      return [ev({ kind: 'usage', usage: total }), completed(this.state.lastText, total)];
     }),
     'turn.failed': rule(TurnFailed, (line) => {
       const message = line.error?.message ?? this.state.pendingError?.message ?? 'turn failed';
@@ -350,13 +345,9 @@ class CodexParser extends CliParser {
 
   /** A tool_call when the item is first seen, then a tool_result when it is completed. */
   private tool(phase: ItemPhase, id: string, tool: ToolItem): AgentEvent[] {
-    const events: AgentEvent[] = [];
-    if (!this.startedTools.has(id)) {
-      this.startedTools.add(id);
-      events.push(toolCall(id, tool.name, tool.summary, tool.input));
-    }
-    if (phase !== 'item.completed') return events;
-    events.push(toolResult(id, tool.name, tool.ok, tool.output, tool.resultSummary));
+    const events = this.callOnce(id, tool.name, tool.summary, tool.input);
+    if (phase === 'item.completed')
+      events.push(toolResult(id, tool.name, tool.ok, tool.output, tool.resultSummary));
     return events;
   }
 }

@@ -21,7 +21,16 @@
 import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
-import { ev, message, partialMessage, toolCall, toolResult, emptyUsage, costByModel } from './kit/index.js';
+import {
+  ev,
+  message,
+  partialMessage,
+  toolCall,
+  toolResult,
+  completed,
+  emptyUsage,
+  costByModel,
+} from './kit/index.js';
 import { clip, MESSAGE_CHARS, oneLine } from './kit/index.js';
 import type {
   AgentEvent,
@@ -263,8 +272,7 @@ class GeminiParser extends CliParser {
     const usage = this.usage(line.stats ?? undefined);
     events.push(ev({ kind: 'usage', usage }));
     if (line.status === 'success') {
-      const result = this.state.lastText;
-      events.push(ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage }));
+      events.push(completed(this.state.lastText, usage));
       return events;
     }
     const text = [line.error?.message ?? this.lastError ?? '', line.error?.type ?? ''].join(' ').trim();

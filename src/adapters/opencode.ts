@@ -19,7 +19,7 @@ import { CLAUDE_PRICES } from './claude.js';
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, z } from './kit/index.js';
-import { ev, message, toolResult, emptyUsage, priceFor } from './kit/index.js';
+import { ev, message, toolResult, completed, emptyUsage, priceFor } from './kit/index.js';
 import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, PriceTable, Usage } from './kit/index.js';
 import { QWEN_PRICES } from './qwen.js';
@@ -235,8 +235,7 @@ class OpencodeParser extends CliParser {
     const events: AgentEvent[] = [ev({ kind: 'usage', usage })];
     if (reason === 'stop') {
       this.state.pendingError = undefined;
-      const result = this.state.lastText;
-      events.push(ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage }));
+      events.push(completed(this.state.lastText, usage));
     } else if (reason !== undefined && reason !== null && reason !== 'tool-calls') {
       this.state.pendingError = {
         kind: 'AgentFailed',

@@ -4,7 +4,13 @@
  */
 import { z } from 'zod';
 import { addCounts, EVENT_SCHEMA_VERSION, ev } from '../../core/events.js';
-import type { MessageEvent, ToolCallEvent, ToolResultEvent, Usage } from '../../core/events.js';
+import type {
+  CompletedEvent,
+  MessageEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  Usage,
+} from '../../core/events.js';
 import { clip, firstLine, MESSAGE_CHARS, OUTPUT_CHARS } from '../../core/text.js';
 
 /** A string, number or boolean a CLI may leave out or set to null (the fields of a loose line schema). */
@@ -43,6 +49,14 @@ export const partialMessage = (text: string, thinking = false): MessageEvent => 
   partial: true,
   ...(thinking ? { thinking } : {}),
 });
+
+/** The run's end as the stream reports it: its last words (clipped) and its usage, when known. */
+export const completed = (result: string | undefined, usage?: Usage): CompletedEvent =>
+  ev({
+    kind: 'completed',
+    ...(result === undefined ? {} : { result: clip(result, MESSAGE_CHARS) }),
+    ...(usage === undefined ? {} : { usage }),
+  });
 
 /** A tool's result: its output's first line as the summary (else done or failed), the output clipped. */
 export const toolResult = (

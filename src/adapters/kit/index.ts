@@ -24,13 +24,16 @@ export { CliParser, rule } from './parser.js';
 export { bool, json, num, str, tagged } from './events.js';
 
 // The events it emits, its usage and cost.
-export { emptyUsage, ev, TEXT_OUTPUT_STAGE } from '../../core/events.js';
+export { emptyUsage, ev } from '../../core/events.js';
 export type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../../core/events.js';
-export { addUsage, message, partialMessage, toolCall, toolResult } from './events.js';
+export { addUsage, completed, message, partialMessage, toolCall, toolResult } from './events.js';
 export type { UsageCounts } from './events.js';
 export { costByModel, priceFor } from '../prices.js';
-export { normalizeLine } from '../json-line.js';
 
 // Text, bounded the way events keep it.
 export { asNumber, asString, clip, compactJson, firstLine, oneLine, relativePath } from '../../core/text.js';
 export { MESSAGE_CHARS, OUTPUT_CHARS } from '../../core/text.js';
+
+// Text a CLI prints outside its JSON stream (a banner, a sign-in prompt).
+export { normalizeLine } from '../json-line.js';
+export { TEXT_OUTPUT_STAGE } from '../../core/events.js';

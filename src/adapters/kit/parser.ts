@@ -15,6 +15,7 @@ import type { ParserOptions, PriceTable } from '../types.js';
 import type { CliFacts } from './facts.js';
 import { classifyFailure } from './failures.js';
 import type { Failure } from './failures.js';
+import { toolCall } from './events.js';
 import { summarizeTool } from './tools.js';
 
 /** What one type of line becomes: null when the line is not of the shape its schema expects. */
@@ -93,6 +94,13 @@ export abstract class CliParser extends JsonLineParser {
       ...(sessionId ? { sessionId } : {}),
       ...(model ? { model } : {}),
     });
+  }
+
+  /** A tool's call the first time its id is seen (its name remembered for the result), else nothing. */
+  protected callOnce(id: string, name: string, summary: string, input: unknown): AgentEvent[] {
+    if (this.toolNames.has(id)) return [];
+    this.toolNames.set(id, name);
+    return [toolCall(id, name, summary, input)];
   }
 
   /** The answer text, remembered (clipped) as the run's last words. */
