@@ -6,111 +6,90 @@
  * and the text a failed model call is reported as.
  */
 import { z } from 'zod';
-import { EVENT_SCHEMA_VERSION, ev } from '../core/events.js';
+import { ev } from '../core/events.js';
 import type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../core/events.js';
-import {
-  asString,
-  clip,
-  compactJson,
-  firstLine,
-  MESSAGE_CHARS,
-  oneLine,
-  OUTPUT_CHARS,
-} from '../core/text.js';
-import { looksLikeAuthFailure } from './finish.js';
-import type { CliFacts } from './kit/facts.js';
-import { CliParser } from './kit/parser.js';
+import { asString, compactJson, oneLine, OUTPUT_CHARS } from '../core/text.js';
 import { anthropicCounts, MessageUsage, openaiCounts } from './anthropic-usage.js';
+import { looksLikeAuthFailure } from './finish.js';
+import {
+  bool,
+  completed,
+  json,
+  message,
+  num,
+  partialMessage,
+  str,
+  tagged,
+  toolCall,
+  toolResult,
+} from './kit/events.js';
+import type { CliFacts } from './kit/facts.js';
 import type { Failure } from './kit/failures.js';
+import { CliParser, rule } from './kit/parser.js';
 import type { ParserOptions, ProcessEnd } from './types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Line schemas (loose: unknown fields pass through and are ignored)
 
-const count = z.number().nullish();
-const nullableText = z.string().nullish();
-
 const UsageSchema = z.looseObject({
-  input_tokens: count,
-  output_tokens: count,
-  cache_creation_input_tokens: count,
-  cache_read_input_tokens: count,
+  input_tokens: num,
+  output_tokens: num,
+  cache_creation_input_tokens: num,
+  cache_read_input_tokens: num,
 });
 
 const MessageSchema = z.looseObject({
-  id: nullableText,
-  model: nullableText,
+  id: str,
+  model: str,
   content: z.union([z.array(z.unknown()), z.string()]).nullish(),
   usage: UsageSchema.nullish(),
 });
 
-const SystemLine = z.looseObject({
-  type: z.literal('system'),
-  subtype: nullableText,
-  session_id: nullableText,
-  model: nullableText,
-  cwd: nullableText,
+const SystemLine = tagged('system', {
+  subtype: str,
+  session_id: str,
+  model: str,
+  cwd: str,
   tools: z.array(z.unknown()).nullish(),
   /** Claude Code spells it permissionMode, Qwen Code permission_mode. */
-  permissionMode: nullableText,
-  permission_mode: nullableText,
-  attempt: count,
-  max_retries: count,
-  error: z.unknown().optional(),
-  error_status: count,
-  status: z.unknown().optional(),
+  permissionMode: str,
+  permission_mode: str,
+  attempt: num,
+  max_retries: num,
+  error: json,
+  error_status: num,
+  status: json,
 });
 
 /** `error` (Claude Code): why the call behind a synthetic message failed (`authentication_failed`). */
-const AssistantLine = z.looseObject({
-  type: z.literal('assistant'),
-  message: MessageSchema,
-  error: nullableText,
-});
-const UserLine = z.looseObject({ type: z.literal('user'), message: MessageSchema });
+const AssistantLine = tagged('assistant', { message: MessageSchema, error: str });
+const UserLine = tagged('user', { message: MessageSchema });
 
-const ResultLine = z.looseObject({
-  type: z.literal('result'),
-  subtype: nullableText,
-  is_error: z.boolean().nullish(),
-  result: nullableText,
-  num_turns: count,
+const ResultLine = tagged('result', {
+  subtype: str,
+  is_error: bool,
+  result: str,
+  num_turns: num,
   /** Claude Code only: the run's cost and, for a failed API call, its HTTP status. */
-  total_cost_usd: count,
-  api_error_status: count,
+  total_cost_usd: num,
+  api_error_status: num,
   errors: z.array(z.unknown()).nullish(),
   /** Qwen Code only. */
-  error: z.looseObject({ message: nullableText }).nullish(),
+  error: z.looseObject({ message: str }).nullish(),
   usage: UsageSchema.nullish(),
 });
 
-const RateLimitLine = z.looseObject({
-  type: z.literal('rate_limit_event'),
-  rate_limit_info: z.unknown().optional(),
-});
+const RateLimitLine = tagged('rate_limit_event', { rate_limit_info: json });
 
-const TextBlock = z.looseObject({ type: z.literal('text'), text: z.string() });
-const ThinkingBlock = z.looseObject({ type: z.literal('thinking'), thinking: z.string() });
-const ToolUseBlock = z.looseObject({
-  type: z.literal('tool_use'),
-  id: z.string(),
-  name: z.string(),
-  input: z.unknown().optional(),
-});
-const ToolResultBlock = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_use_id: z.string(),
-  content: z.unknown().optional(),
-  is_error: z.boolean().nullish(),
-});
+const TextBlock = tagged('text', { text: z.string() });
+const ThinkingBlock = tagged('thinking', { thinking: z.string() });
+const ToolUseBlock = tagged('tool_use', { id: z.string(), name: z.string(), input: json });
+const ToolResultBlock = tagged('tool_result', { tool_use_id: z.string(), content: json, is_error: bool });
 
-const StreamEventLine = z.looseObject({
-  type: z.literal('stream_event'),
+const StreamEventLine = tagged('stream_event', {
   event: z.looseObject({
     type: z.string(),
-    delta: z
-      .looseObject({ type: z.string().nullish(), text: z.string().nullish(), thinking: z.string().nullish() })
-      .nullish(),
+    delta: z.looseObject({ type: str, text: str, thinking: str }).nullish(),
   }),
 });
 
@@ -154,61 +133,34 @@ const assistantBlockEvents = (
   const text = TextBlock.safeParse(block);
   if (text.success) {
     if (text.data.text.trim() === '') return { events: [] };
-    const clipped = clip(text.data.text, MESSAGE_CHARS);
-    return { events: [ev({ kind: 'message', role: 'assistant', text: clipped })], text: clipped };
+    return { events: [message('assistant', text.data.text)], text: text.data.text };
   }
-  const thinking = ThinkingBlock.safeParse(block);
-  if (thinking.success) {
-    return {
-      events:
-        thinking.data.thinking.trim() === ''
-          ? []
-          : [
-              ev({
-                kind: 'message',
-                role: 'assistant',
-                text: clip(thinking.data.thinking, MESSAGE_CHARS),
-                thinking: true,
-              }),
-            ],
-    };
-  }
+  const thinking = ThinkingBlock.safeParse(block).data?.thinking;
+  if (thinking !== undefined)
+    return { events: thinking.trim() === '' ? [] : [message('assistant', thinking, { thinking: true })] };
   const toolUse = ToolUseBlock.safeParse(block);
   if (toolUse.success) {
     const { id, name, input } = toolUse.data;
     toolNames.set(id, name);
-    return { events: [ev({ kind: 'tool_call', id, name, summary: summarize(name, input), input })] };
+    return { events: [toolCall(id, name, summarize(name, input), input)] };
   }
   return { events: [ev({ kind: 'unknown', type: `assistant.${blockType(block) ?? 'block'}`, raw: block })] };
 };
 
 /** Events for a user message's content: tool results, user text, anything else kept as unknown. */
 const userContentEvents = (content: unknown, toolNames: ReadonlyMap<string, string>): AgentEvent[] => {
-  if (typeof content === 'string')
-    return content === '' ? [] : [ev({ kind: 'message', role: 'user', text: clip(content, MESSAGE_CHARS) })];
+  if (typeof content === 'string') return content === '' ? [] : [message('user', content)];
   const events: AgentEvent[] = [];
   for (const block of Array.isArray(content) ? content : []) {
-    const toolResult = ToolResultBlock.safeParse(block);
-    if (toolResult.success) {
-      const { tool_use_id: id, content: output, is_error: isError } = toolResult.data;
-      const text = resultText(output);
-      const name = toolNames.get(id);
-      const ok = isError !== true;
-      events.push(
-        ev({
-          kind: 'tool_result',
-          id,
-          ...(name === undefined ? {} : { name }),
-          ok,
-          summary: firstLine(text) || (ok ? 'done' : 'failed'),
-          output: clip(text, OUTPUT_CHARS),
-        }),
-      );
+    const result = ToolResultBlock.safeParse(block);
+    if (result.success) {
+      const { tool_use_id: id, content: output, is_error: isError } = result.data;
+      events.push(toolResult(id, toolNames.get(id), isError !== true, resultText(output)));
       continue;
     }
     const text = TextBlock.safeParse(block);
     if (text.success) {
-      events.push(ev({ kind: 'message', role: 'user', text: clip(text.data.text, MESSAGE_CHARS) }));
+      events.push(message('user', text.data.text));
       continue;
     }
     events.push(ev({ kind: 'unknown', type: `user.${blockType(block) ?? 'block'}`, raw: block }));
@@ -240,32 +192,10 @@ const blockDelta = (value: Record<string, unknown>): Delta | undefined => {
     : undefined;
 };
 
-/**
- * A text or thinking delta as a partial message; other deltas (tool-input JSON) add nothing. The
- * event is written out whole (what `ev` returns) rather than through `ev`: one object per line.
- */
+/** A text or thinking delta as a partial message; other deltas (tool-input JSON) add nothing. */
 const deltaEvents = (delta: Delta): AgentEvent[] => {
-  if (delta.type === 'text_delta' && delta.text)
-    return [
-      {
-        v: EVENT_SCHEMA_VERSION,
-        kind: 'message',
-        role: 'assistant',
-        text: clip(delta.text, MESSAGE_CHARS),
-        partial: true,
-      },
-    ];
-  if (delta.type === 'thinking_delta' && delta.thinking)
-    return [
-      {
-        v: EVENT_SCHEMA_VERSION,
-        kind: 'message',
-        role: 'assistant',
-        text: clip(delta.thinking, MESSAGE_CHARS),
-        partial: true,
-        thinking: true,
-      },
-    ];
+  if (delta.type === 'text_delta' && delta.text) return [partialMessage(delta.text)];
+  if (delta.type === 'thinking_delta' && delta.thinking) return [partialMessage(delta.thinking, true)];
   return [];
 };
 
@@ -320,33 +250,18 @@ export class AnthropicParser extends CliParser {
     return super.finish(end);
   }
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
-    switch (value['type']) {
-      case 'system':
-        return this.system(value);
-      case 'assistant':
-        return this.assistant(value);
-      case 'user': {
-        const line = UserLine.safeParse(value);
-        return line.success ? userContentEvents(line.data.message.content, this.toolNames) : null;
-      }
-      case 'stream_event':
-        return partialMessageEvents(value);
-      case 'result':
-        return this.result(value);
-      case 'rate_limit_event':
-        return RateLimitLine.safeParse(value).success
-          ? [ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(value['rate_limit_info']) })]
-          : null;
-      default:
-        return null;
-    }
-  }
+  protected override readonly lines = {
+    system: rule(SystemLine, (line) => this.system(line)),
+    assistant: rule(AssistantLine, (line) => this.assistant(line)),
+    user: rule(UserLine, (line) => userContentEvents(line.message.content, this.toolNames)),
+    stream_event: partialMessageEvents,
+    result: rule(ResultLine, (line) => this.result(line)),
+    rate_limit_event: rule(RateLimitLine, (line) => [
+      ev({ kind: 'progress', stage: 'rate_limit', detail: compactJson(line.rate_limit_info) }),
+    ]),
+  };
 
-  private system(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = SystemLine.safeParse(value);
-    if (!line.success) return null;
-    const data = line.data;
+  private system(data: z.infer<typeof SystemLine>): AgentEvent[] {
     const subtype = data.subtype ?? 'system';
     if (subtype === 'init') {
       this.cwd = data.cwd ?? this.cwd;
@@ -374,22 +289,18 @@ export class AnthropicParser extends CliParser {
     return [ev({ kind: 'progress', stage: subtype, ...(detail === undefined ? {} : { detail }) })];
   }
 
-  private assistant(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = AssistantLine.safeParse(value);
-    if (!line.success) return null;
-    const { message, error } = line.data;
-    const synthetic = message.model === '<synthetic>';
+  private assistant(line: z.infer<typeof AssistantLine>): AgentEvent[] {
+    const { message: said, error } = line;
+    const synthetic = said.model === '<synthetic>';
     if (error && (error === 'authentication_failed' || looksLikeAuthFailure(error)))
       this.streamFailure = { text: '', auth: true };
     const events: AgentEvent[] = [];
-    const blocks =
-      typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    const blocks = typeof said.content === 'string' ? [{ type: 'text', text: said.content }] : said.content;
     for (const block of blocks ?? []) events.push(...this.block(block));
-    if (error && events.length === 0)
-      events.push(ev({ kind: 'message', role: 'system', text: `error: ${error}` }));
+    if (error && events.length === 0) events.push(message('system', `error: ${error}`));
     if (synthetic) return events;
-    if (message.model) this.model = message.model;
-    const totals = this.usage.record(message.id ?? undefined, message.usage ?? undefined);
+    if (said.model) this.model = said.model;
+    const totals = this.usage.record(said.id ?? undefined, said.usage ?? undefined);
     if (totals !== undefined) events.push(ev({ kind: 'usage', usage: this.priced(totals) }));
     return events;
   }
@@ -400,17 +311,14 @@ export class AnthropicParser extends CliParser {
     if (text !== undefined && this.apiErrorText?.test(text) === true) {
       // A failed model call, reported as if the model had said it.
       this.streamFailure = { text: text.trim() };
-      return [ev({ kind: 'message', role: 'system', text: `error: ${clip(text.trim(), MESSAGE_CHARS)}` })];
+      return [message('system', `error: ${text.trim()}`)];
     }
     const parsed = assistantBlockEvents(block, (name, input) => this.summarize(name, input), this.toolNames);
     if (parsed.text !== undefined) this.answer(parsed.text);
     return parsed.events;
   }
 
-  private result(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ResultLine.safeParse(value);
-    if (!line.success) return null;
-    const data = line.data;
+  private result(data: z.infer<typeof ResultLine>): AgentEvent[] {
     const turns = data.num_turns ?? this.usage.calls;
     // A result without a usage object keeps what the assistant messages reported (or nothing).
     const counted = data.usage ? this.usage.resultUsage(data.usage, turns) : this.usage.totals(turns);
@@ -422,13 +330,7 @@ export class AnthropicParser extends CliParser {
     const errorText =
       data.result !== undefined && data.result !== null && this.apiErrorText?.test(data.result) === true;
     if (data.is_error !== true && !errorText) {
-      const result = data.result ?? undefined;
-      const completed = ev({
-        kind: 'completed',
-        ...(result === undefined ? {} : { result: clip(result, MESSAGE_CHARS) }),
-        usage,
-      });
-      return [ev({ kind: 'usage', usage }), completed];
+      return [ev({ kind: 'usage', usage }), completed(data.result ?? undefined, usage)];
     }
     const reason =
       data.error?.message ??

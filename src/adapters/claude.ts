@@ -9,16 +9,9 @@
  * `bypassPermissions` (every tool, no questions) and sets IS_SANDBOX=1, without which Claude Code
  * refuses that mode when running as root.
  */
-import {
-  MODEL_FLAG,
-  resumeFlag,
-  AnthropicParser,
-  commandOf,
-  defineAdapter,
-  modelArgs,
-  probeCli,
-  resumeArgs,
-} from './kit/index.js';
+import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { AnthropicParser } from './kit/index.js';
 import type { BuildCommand, CliFacts, ModelPrice, PriceTable } from './kit/index.js';
 
 const ROOT_WARNING =

@@ -8,29 +8,20 @@
  * seen and a tool result when completed.
  */
 import { join } from 'node:path';
-import {
-  addCounts,
-  asString,
-  CliParser,
-  clip,
-  commandOf,
-  compactJson,
-  defineAdapter,
-  emptyUsage,
-  ev,
+import { probeCli, MODEL_FLAG } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs } from './kit/index.js';
+import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
+import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
+import { asString, compactJson, firstLine, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
+import type {
+  AgentEvent,
+  BuildCommand,
+  CliFacts,
+  ModelPrice,
+  PriceTable,
+  Usage,
+  UsageCounts,
 } from './kit/index.js';
-import { message, toolResult, MODEL_FLAG } from './kit/index.js';
-import {
-  firstLine,
-  MESSAGE_CHARS,
-  modelArgs,
-  oneLine,
-  OUTPUT_CHARS,
-  probeCli,
-  relativePath,
-  z,
-} from './kit/index.js';
-import type { AgentEvent, BuildCommand, CliFacts, ModelPrice, PriceTable, Usage } from './kit/index.js';
 
 const LAST_MESSAGE_FILE = 'last-message.txt';
 
@@ -107,14 +98,11 @@ const probe = probeCli(CLI, {
     version: CODEX_MIN_JSON_VERSION,
     problem: 'prints the legacy `exec --json` event format, not the thread/turn/item events hydra reads',
   },
-  warnings: [
-    {
-      when: (has) => !has.outputLastMessage,
-      text: 'has no --output-last-message: the final message comes from the stream only.',
-    },
-    { when: (has) => !has.cd, text: 'has no -C/--cd: it runs in its working directory instead.' },
-    { when: (has) => !has.skipGitRepoCheck, text: 'has no --skip-git-repo-check.' },
-  ],
+  lacking: {
+    outputLastMessage: 'has no --output-last-message: the final message comes from the stream only.',
+    cd: 'has no -C/--cd: it runs in its working directory instead.',
+    skipGitRepoCheck: 'has no --skip-git-repo-check.',
+  },
 });
 
 const sandboxArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {
@@ -153,51 +141,53 @@ const buildCommand: BuildCommand = (request, capabilities) => {
 // ---------------------------------------------------------------------------------------------
 // Stream schemas (loose)
 
-const count = z.number().nullish();
-const text = z.string().nullish();
 const UsageSchema = z.looseObject({
-  input_tokens: count,
-  cached_input_tokens: count,
-  output_tokens: count,
-  reasoning_output_tokens: count,
-  cache_write_input_tokens: count,
+  input_tokens: num,
+  cached_input_tokens: num,
+  output_tokens: num,
+  reasoning_output_tokens: num,
+  cache_write_input_tokens: num,
 });
-const ThreadStarted = z.looseObject({ type: z.literal('thread.started'), thread_id: text });
-const TurnCompleted = z.looseObject({ type: z.literal('turn.completed'), usage: UsageSchema.nullish() });
-const TurnFailed = z.looseObject({
-  type: z.literal('turn.failed'),
-  error: z.looseObject({ message: text }).nullish(),
-});
-const ThreadError = z.looseObject({ type: z.literal('error'), message: text });
+const ThreadStarted = tagged('thread.started', { thread_id: str });
+const TurnCompleted = tagged('turn.completed', { usage: UsageSchema.nullish() });
+const TurnFailed = tagged('turn.failed', { error: z.looseObject({ message: str }).nullish() });
+const ThreadError = tagged('error', { message: str });
 const ItemLine = z.looseObject({
   type: z.enum(['item.started', 'item.updated', 'item.completed']),
   // Early releases of this format named the item's type `item_type`.
-  item: z.looseObject({ id: text, type: text, item_type: text }),
+  item: z.looseObject({ id: str, type: str, item_type: str }),
 });
 
 /** The item types, one shape each (openai/codex's exec_events.rs `ThreadItemDetails`). */
 const Items = {
-  text: z.looseObject({ text }),
-  command: z.looseObject({ command: text, aggregated_output: text, exit_code: count, status: text }),
+  text: z.looseObject({ text: str }),
+  command: z.looseObject({ command: str, aggregated_output: str, exit_code: num, status: str }),
   fileChange: z.looseObject({
-    changes: z.array(z.looseObject({ path: z.string(), kind: z.unknown().optional() })).nullish(),
-    status: text,
+    changes: z.array(z.looseObject({ path: z.string(), kind: json })).nullish(),
+    status: str,
   }),
-  mcp: z.looseObject({
-    server: text,
-    tool: text,
-    arguments: z.unknown().optional(),
-    result: z.unknown().optional(),
-    error: z.unknown().optional(),
-    status: text,
-  }),
-  webSearch: z.looseObject({ query: text }),
-  todo: z.looseObject({
-    items: z.array(z.looseObject({ text, completed: z.boolean().nullish() })).nullish(),
-  }),
+  mcp: z.looseObject({ server: str, tool: str, arguments: json, result: json, error: json, status: str }),
+  webSearch: z.looseObject({ query: str }),
+  todo: z.looseObject({ items: z.array(z.looseObject({ text: str, completed: bool })).nullish() }),
 };
 
-type ItemPhase = 'item.started' | 'item.updated' | 'item.completed';
+type ItemPhase = z.infer<typeof ItemLine>['type'];
+
+/**
+ * A turn's counts in hydra's terms. input_tokens includes cached and cache-written input; hydra's
+ * Usage keeps those apart, so inputTokens + cache reads + writes = input_tokens.
+ */
+const turnCounts = (usage: z.infer<typeof UsageSchema>): UsageCounts => {
+  const input = usage.input_tokens ?? 0;
+  const cached = Math.min(usage.cached_input_tokens ?? 0, input);
+  const written = Math.min(usage.cache_write_input_tokens ?? 0, input - cached);
+  return {
+    inputTokens: input - cached - written,
+    cacheReadTokens: cached,
+    cacheWriteTokens: written,
+    outputTokens: usage.output_tokens ?? 0,
+  };
+};
 
 /** What a tool-like item says about itself: the call's line and input, and once done, its result. */
 interface ToolItem {
@@ -218,77 +208,46 @@ const changeKind = (kind: unknown): string => {
 };
 
 class CodexParser extends CliParser {
-  private readonly totals: Usage = emptyUsage();
-  private readonly startedTools = new Set<string>();
+  private totals: Usage = emptyUsage();
   private anonymousItems = 0;
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
-    switch (value['type']) {
-      case 'thread.started': {
-        const line = ThreadStarted.safeParse(value);
-        return line.success ? [this.init(line.data.thread_id, this.requestedModel)] : null;
-      }
-      case 'turn.started':
-        return [ev({ kind: 'progress', stage: 'turn_started' })];
-      case 'turn.completed':
-        return this.turnCompleted(value);
-      case 'turn.failed': {
-        const line = TurnFailed.safeParse(value);
-        if (!line.success) return null;
-        const message = line.data.error?.message ?? this.state.pendingError?.message ?? 'turn failed';
-        const usage = this.state.usage === undefined ? {} : { usage: this.state.usage };
-        return [ev({ kind: 'failed', error: this.classify({ text: message }), ...usage })];
-      }
-      case 'error': {
-        // Reported before turn.failed, and for transient stream errors ("Reconnecting... 1/5")
-        // that the run can survive: remembered, and only fatal if the run ends without a result.
-        const line = ThreadError.safeParse(value);
-        if (!line.success) return null;
-        const message = line.data.message ?? 'unknown error';
-        this.state.pendingError = this.classify({ text: message });
-        return [ev({ kind: 'progress', stage: 'error', detail: oneLine(message) })];
-      }
-      case 'item.started':
-      case 'item.updated':
-      case 'item.completed':
-        return this.item(value);
-      default:
-        return null;
-    }
-  }
+  private readonly itemLine = (value: Record<string, unknown>): AgentEvent[] | null => this.item(value);
 
-  private turnCompleted(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = TurnCompleted.safeParse(value);
-    if (!line.success) return null;
-    const usage = line.data.usage;
-    if (usage !== undefined && usage !== null) {
-      // Per-turn counts (one turn per `codex exec`). input_tokens includes cached and cache-written
-      // input; hydra's Usage keeps those apart, so inputTokens + cache reads + writes = input_tokens.
-      const input = usage.input_tokens ?? 0;
-      const cached = Math.min(usage.cached_input_tokens ?? 0, input);
-      const written = Math.min(usage.cache_write_input_tokens ?? 0, input - cached);
-      this.totals.inputTokens = addCounts(this.totals.inputTokens, input - cached - written);
-      this.totals.cacheReadTokens = addCounts(this.totals.cacheReadTokens, cached);
-      this.totals.cacheWriteTokens = addCounts(this.totals.cacheWriteTokens, written);
-      this.totals.outputTokens = addCounts(this.totals.outputTokens, usage.output_tokens ?? 0);
-    }
-    this.totals.turns = addCounts(this.totals.turns, 1);
-    const total = this.priced({ ...this.totals });
-    this.state.pendingError = undefined;
-    const result = this.state.lastText;
-    return [
-      ev({ kind: 'usage', usage: total }),
-      ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage: total }),
-    ];
-  }
+  protected override readonly lines = {
+    'thread.started': rule(ThreadStarted, (line) => [this.init(line.thread_id, this.requestedModel)]),
+    'turn.started': () => [ev({ kind: 'progress', stage: 'turn_started' })],
+    // Per-turn counts (one turn per `codex exec`).
+    'turn.completed': rule(TurnCompleted, ({ usage }) => {
+      this.totals = addUsage(this.totals, { ...(usage ? turnCounts(usage) : {}), turns: 1 });
+      const total = this.priced(this.totals);
+      this.state.pendingError = undefined;
+      return [ev({ kind: 'usage', usage: total }), completed(this.state.lastText, total)];
+    }),
+    'turn.failed': rule(TurnFailed, (line) => {
+      const message = line.error?.message ?? this.state.pendingError?.message ?? 'turn failed';
+      const usage = this.state.usage === undefined ? {} : { usage: this.state.usage };
+      return [ev({ kind: 'failed', error: this.classify({ text: message }), ...usage })];
+    }),
+    // Reported before turn.failed, and for transient stream errors ("Reconnecting... 1/5") that the
+    // run can survive: remembered, and only fatal if the run ends without a result.
+    error: rule(ThreadError, (line) => {
+      const message = line.message ?? 'unknown error';
+      this.state.pendingError = this.classify({ text: message });
+      return [ev({ kind: 'progress', stage: 'error', detail: oneLine(message) })];
+    }),
+    'item.started': this.itemLine,
+    'item.updated': this.itemLine,
+    'item.completed': this.itemLine,
+  };
 
   private item(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ItemLine.safeParse(value);
-    if (!line.success) return null;
-    const phase: ItemPhase = line.data.type;
-    const item = line.data.item as Record<string, unknown>;
-    const itemType = line.data.item.type ?? line.data.item.item_type ?? 'unknown';
-    const id = line.data.item.id ?? `item-${(this.anonymousItems += 1)}`;
+    const parsed = ItemLine.safeParse(value);
+    if (!parsed.success) return null;
+    const line = parsed.data;
+    const phase = line.type;
+    const item = line.item as Record<string, unknown>;
+    const itemType = line.item.type ?? line.item.item_type ?? 'unknown';
+    const id = line.item.id ?? `item-${(this.anonymousItems += 1)}`;
     const done = phase === 'item.completed';
     switch (itemType) {
       case 'agent_message':
@@ -297,7 +256,7 @@ class CodexParser extends CliParser {
         const said = done ? (Items.text.safeParse(item).data?.text ?? '') : '';
         if (said === '') return [];
         const thinking = itemType === 'reasoning';
-        if (!thinking) this.answer(clip(said, MESSAGE_CHARS));
+        if (!thinking) this.answer(said);
         return [message('assistant', said, thinking ? { thinking } : {})];
       }
       case 'command_execution':
@@ -310,11 +269,9 @@ class CodexParser extends CliParser {
         const finished = items.filter((entry) => entry.completed === true).length;
         return [ev({ kind: 'progress', stage: 'todo', detail: `${finished}/${items.length} done` })];
       }
-      case 'error': {
+      case 'error':
         // An error item does not fail the run (an unknown model name adds one, and the run goes on).
-        if (!done) return [];
-        return [message('system', `error: ${asString(item['message']) ?? 'error'}`)];
-      }
+        return done ? [message('system', `error: ${asString(item['message']) ?? 'error'}`)] : [];
       default:
         return [ev({ kind: 'unknown', type: `${phase}:${itemType}`, raw: value })];
     }
@@ -388,13 +345,9 @@ class CodexParser extends CliParser {
 
   /** A tool_call when the item is first seen, then a tool_result when it is completed. */
   private tool(phase: ItemPhase, id: string, tool: ToolItem): AgentEvent[] {
-    const events: AgentEvent[] = [];
-    if (!this.startedTools.has(id)) {
-      this.startedTools.add(id);
-      events.push(ev({ kind: 'tool_call', id, name: tool.name, summary: tool.summary, input: tool.input }));
-    }
-    if (phase !== 'item.completed') return events;
-    events.push(toolResult(id, tool.name, tool.ok, tool.output, tool.resultSummary));
+    const events = this.callOnce(id, tool.name, tool.summary, tool.input);
+    if (phase === 'item.completed')
+      events.push(toolResult(id, tool.name, tool.ok, tool.output, tool.resultSummary));
     return events;
   }
 }

@@ -4,34 +4,12 @@
  * schema, and reports its flags as inferred so the UI can warn. Its stdout can carry a banner and
  * sign-in text; the latter means it is not authenticated.
  */
-import {
-  asNumber,
-  asString,
-  CliParser,
-  clip,
-  commandOf,
-  compactJson,
-  defineAdapter,
-  ev,
-} from './kit/index.js';
-import {
-  MESSAGE_CHARS,
-  modelArgs,
-  normalizeLine,
-  oneLine,
-  OUTPUT_CHARS,
-  probeCli,
-  relativePath,
-} from './kit/index.js';
-import {
-  message,
-  toolResult,
-  MODEL_FLAG,
-  resumeFlag,
-  resumeArgs,
-  TEXT_OUTPUT_STAGE,
-  z,
-} from './kit/index.js';
+import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { CliParser, rule, z, tagged, str, num, bool } from './kit/index.js';
+import { ev, message, toolCall, toolResult, completed } from './kit/index.js';
+import { asNumber, asString, compactJson, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
+import { normalizeLine, TEXT_OUTPUT_STAGE } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, ToolTable } from './kit/index.js';
 
 /** Its tools' lines, by the `<kind>ToolCall` key a call comes under. */
@@ -82,9 +60,9 @@ const probe = probeCli(CLI, {
     warning:
       "Cursor Agent support is experimental: its flags and output format are inferred from Cursor's documentation, not verified against a recorded run.",
   },
-  warnings: [
-    { when: (has) => !has.force, text: 'lists no --force flag: it may stop to ask before editing files.' },
-  ],
+  lacking: {
+    force: 'lists no --force flag: it may stop to ask before editing files.',
+  },
 });
 
 const buildCommand: BuildCommand = (request, capabilities) => {
@@ -99,38 +77,29 @@ const buildCommand: BuildCommand = (request, capabilities) => {
 // ---------------------------------------------------------------------------------------------
 // Stream schemas (loose, from Cursor's output-format documentation)
 
-const text = z.string().nullish();
 const MessageLine = z.looseObject({
   type: z.enum(['assistant', 'user']),
-  timestamp_ms: z.number().nullish(),
-  model_call_id: text,
+  timestamp_ms: num,
+  model_call_id: str,
   message: z.looseObject({
-    role: text,
-    content: z.union([z.array(z.looseObject({ type: z.string(), text })), z.string()]).nullish(),
+    role: str,
+    content: z.union([z.array(z.looseObject({ type: z.string(), text: str })), z.string()]).nullish(),
   }),
 });
-const SystemLine = z.looseObject({
-  type: z.literal('system'),
-  subtype: text,
-  session_id: text,
-  model: text,
-  cwd: text,
-  permissionMode: text,
+const SystemLine = tagged('system', {
+  subtype: str,
+  session_id: str,
+  model: str,
+  cwd: str,
+  permissionMode: str,
 });
-const ThinkingLine = z.looseObject({ type: z.literal('thinking'), subtype: text, text });
-const ToolCallLine = z.looseObject({
-  type: z.literal('tool_call'),
-  subtype: text,
-  call_id: text,
+const ThinkingLine = tagged('thinking', { subtype: str, text: str });
+const ToolCallLine = tagged('tool_call', {
+  subtype: str,
+  call_id: str,
   tool_call: z.record(z.string(), z.unknown()),
 });
-const ResultLine = z.looseObject({
-  type: z.literal('result'),
-  subtype: text,
-  is_error: z.boolean().nullish(),
-  result: text,
-  session_id: text,
-});
+const ResultLine = tagged('result', { subtype: str, is_error: bool, result: str, session_id: str });
 
 const SIGN_IN =
   /press any key to sign in|not (signed|logged) in|please (sign|log) ?in|cursor-agent login|authentication required/i;
@@ -207,84 +176,57 @@ class CursorParser extends CliParser {
     return [ev({ kind: 'progress', stage: TEXT_OUTPUT_STAGE, detail: oneLine(line) })];
   }
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
-    switch (value['type']) {
-      case 'system': {
-        const line = SystemLine.safeParse(value);
-        if (!line.success) return null;
-        const { cwd, model, permissionMode, session_id: sessionId } = line.data;
-        if (cwd) this.cwd = cwd;
-        const detail = [model, permissionMode]
-          .filter((part): part is string => typeof part === 'string')
-          .join(', ');
-        const event = this.init(sessionId, model, detail);
-        return [{ ...event, stage: line.data.subtype ?? 'system' }];
-      }
-      case 'assistant':
-      case 'user':
-        return this.message(value);
-      case 'thinking': {
-        const line = ThinkingLine.safeParse(value);
-        if (!line.success) return null;
-        const thought = line.data.text ?? '';
-        if (thought === '') return [];
-        const partial = line.data.subtype === 'delta';
-        return [message('assistant', thought, { thinking: true, partial })];
-      }
-      case 'tool_call':
-        return this.toolCall(value);
-      case 'result': {
-        const line = ResultLine.safeParse(value);
-        if (!line.success) return null;
-        const result = line.data.result ?? undefined;
-        if (line.data.is_error !== true)
-          return [
-            ev({
-              kind: 'completed',
-              ...(result === undefined ? {} : { result: clip(result, MESSAGE_CHARS) }),
-            }),
-          ];
-        const error = this.classify({ text: result ?? line.data.subtype ?? 'error' });
-        return [ev({ kind: 'failed', error })];
-      }
-      default:
-        return null;
-    }
-  }
+  protected override readonly lines = {
+    system: rule(SystemLine, (line) => {
+      const { cwd, model, permissionMode, session_id: sessionId } = line;
+      if (cwd) this.cwd = cwd;
+      const detail = [model, permissionMode]
+        .filter((part): part is string => typeof part === 'string')
+        .join(', ');
+      return [{ ...this.init(sessionId, model, detail), stage: line.subtype ?? 'system' }];
+    }),
+    assistant: rule(MessageLine, (line) => this.message(line)),
+    user: rule(MessageLine, (line) => this.message(line)),
+    thinking: rule(ThinkingLine, (line) => {
+      const thought = line.text ?? '';
+      if (thought === '') return [];
+      return [message('assistant', thought, { thinking: true, partial: line.subtype === 'delta' })];
+    }),
+    tool_call: rule(ToolCallLine, (line) => this.toolCall(line)),
+    result: rule(ResultLine, (line) => {
+      const result = line.result ?? undefined;
+      if (line.is_error !== true) return [completed(result)];
+      return [ev({ kind: 'failed', error: this.classify({ text: result ?? line.subtype ?? 'error' }) })];
+    }),
+  };
 
-  private message(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = MessageLine.safeParse(value);
-    if (!line.success) return null;
-    const content = line.data.message.content;
+  private message(line: z.infer<typeof MessageLine>): AgentEvent[] {
+    const content = line.message.content;
     const said =
       typeof content === 'string' ? content : (content ?? []).map((block) => block.text ?? '').join('');
     if (said.trim() === '') return [];
-    const role = line.data.type;
+    const role = line.type;
     // With --stream-partial-output, deltas carry timestamp_ms and no model_call_id; the
     // flushes that follow (with model_call_id, or with neither) repeat them as whole messages.
-    const delta =
-      role === 'assistant' && typeof line.data.timestamp_ms === 'number' && !line.data.model_call_id;
+    const delta = role === 'assistant' && typeof line.timestamp_ms === 'number' && !line.model_call_id;
     if (delta) return [message(role, said, { partial: true })];
-    if (role === 'assistant') this.answer(clip(said, MESSAGE_CHARS));
+    if (role === 'assistant') this.answer(said);
     return [message(role, said)];
   }
 
-  private toolCall(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ToolCallLine.safeParse(value);
-    if (!line.success) return null;
-    const [kind, body] = Object.entries(line.data.tool_call)[0] ?? ['tool', {}];
+  private toolCall(line: z.infer<typeof ToolCallLine>): AgentEvent[] {
+    const [kind, body] = Object.entries(line.tool_call)[0] ?? ['tool', {}];
     const fields = record(body);
     const args = record(fields['args']);
-    const id = line.data.call_id ?? `${kind}-${this.toolNames.size}`;
+    const id = line.call_id ?? `${kind}-${this.toolNames.size}`;
     const summary = this.summarize(kind, args, kind.replace(/ToolCall$/, ''));
-    if (line.data.subtype !== 'completed') {
+    if (line.subtype !== 'completed') {
       this.toolNames.set(id, kind);
-      return [ev({ kind: 'tool_call', id, name: kind, summary, input: args })];
+      return [toolCall(id, kind, summary, args)];
     }
     const name = this.toolNames.get(id) ?? kind;
     const outcome = toolOutcome(fields['result'], this.cwd);
-    const events: AgentEvent[] = [];
-    if (!this.toolNames.has(id)) events.push(ev({ kind: 'tool_call', id, name, summary, input: args }));
+    const events = this.callOnce(id, name, summary, args);
     events.push(toolResult(id, name, outcome.ok, outcome.output, outcome.summary));
     return events;
   }

@@ -18,19 +18,20 @@
  * Follow-ups: `--resume` takes the session id from the `init` line. Its help says "latest" or an
  * index, but every release that has the flag (0.15 and later) also looks the session up by id.
  */
+import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
 import {
+  ev,
   message,
+  partialMessage,
+  toolCall,
   toolResult,
-  CliParser,
-  commandOf,
-  defineAdapter,
-  estimateCost,
-  modelArgs,
-  priceFor,
-  probeCli,
-  resumeArgs,
+  completed,
+  emptyUsage,
+  costByModel,
 } from './kit/index.js';
-import { MODEL_FLAG, resumeFlag, clip, emptyUsage, ev, MESSAGE_CHARS, oneLine, z } from './kit/index.js';
+import { clip, MESSAGE_CHARS, oneLine } from './kit/index.js';
 import type {
   AgentEvent,
   BuildCommand,
@@ -111,39 +112,22 @@ const CLI: CliFacts = {
 const probe = probeCli(CLI, {
   /** The flags hydra uses, as `gemini --help` lists them. */
   flags: {
-    streamJson: {
-      flags: ['-o', '--output-format'],
-      says: /stream-json/,
-      means: 'to follow the run',
-    },
-    approvalMode: {
-      flags: ['--approval-mode'],
-      says: /auto_edit/,
-      means: 'to edit files without asking',
-    },
-    yolo: { flags: ['-y', '--yolo'], means: 'approve everything' },
+    ...GEMINI_FAMILY_FLAGS,
+    approvalMode: { flags: ['--approval-mode'], says: /auto_edit/, means: 'to edit files without asking' },
     // "[deprecated: Use the positional prompt instead ...]" (0.5 to 0.2x).
-    promptFlag: {
-      flags: ['-p', '--prompt'],
-      saysNot: /deprecated/i,
-      means: 'the prompt as one `--prompt=` argument',
-    },
+    promptFlag: { ...GEMINI_FAMILY_FLAGS.promptFlag, saysNot: /deprecated/i },
     skipTrust: { flags: ['--skip-trust'], means: 'a headless run in a folder it has not trusted yet' },
-    model: MODEL_FLAG,
-    resume: resumeFlag('-r', '--resume'),
   },
   requires: [['streamJson'], ['approvalMode']],
   minVersion: {
     version: GEMINI_MIN_VERSION,
     problem: 'reports a failed API call as a successful result (exit 0), so a failure cannot be told apart',
   },
-  warnings: [
-    {
-      when: (has) => !has.promptFlag,
-      text: 'has deprecated -p/--prompt: hydra sends the prompt on stdin (the CLI appends two newlines to it).',
-    },
-    { when: (has) => !has.resume, text: 'has no --resume: a follow-up starts a new session.' },
-  ],
+  lacking: {
+    promptFlag:
+      'has deprecated -p/--prompt: hydra sends the prompt on stdin (the CLI appends two newlines to it).',
+    resume: 'has no --resume: a follow-up starts a new session.',
+  },
 });
 
 const buildCommand: BuildCommand = (request, capabilities) => {
@@ -168,56 +152,31 @@ const API_ERROR_ON_STDERR = /Error when talking to Gemini API/;
 // ---------------------------------------------------------------------------------------------
 // Stream schemas (loose: unknown fields pass through and are ignored)
 
-const count = z.number().nullish();
 const TokenStats = z.looseObject({
-  total_tokens: count,
-  input_tokens: count,
-  output_tokens: count,
+  total_tokens: num,
+  input_tokens: num,
+  output_tokens: num,
   /** 0.30 and later: cached prompt tokens, and the uncached rest (`input`). */
-  cached: count,
-  input: count,
+  cached: num,
+  input: num,
 });
 const StatsSchema = TokenStats.extend({
-  tool_calls: count,
+  tool_calls: num,
   /** 0.4x and later: the same figures per model (side calls on other models included). */
   models: z.record(z.string(), TokenStats).nullish(),
 });
-const ErrorShape = z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish();
-const InitLine = z.looseObject({
-  type: z.literal('init'),
-  session_id: z.string().nullish(),
-  model: z.string().nullish(),
-});
-const MessageLine = z.looseObject({
-  type: z.literal('message'),
-  role: z.string(),
-  content: z.string().nullish(),
-  delta: z.boolean().nullish(),
-});
-const ToolUseLine = z.looseObject({
-  type: z.literal('tool_use'),
-  tool_name: z.string(),
+const ErrorShape = z.looseObject({ type: str, message: str }).nullish();
+const InitLine = tagged('init', { session_id: str, model: str });
+const MessageLine = tagged('message', { role: z.string(), content: str, delta: bool });
+const ToolUseLine = tagged('tool_use', { tool_name: z.string(), tool_id: z.string(), parameters: json });
+const ToolResultLine = tagged('tool_result', {
   tool_id: z.string(),
-  parameters: z.unknown().optional(),
-});
-const ToolResultLine = z.looseObject({
-  type: z.literal('tool_result'),
-  tool_id: z.string(),
-  status: z.string().nullish(),
-  output: z.string().nullish(),
+  status: str,
+  output: str,
   error: ErrorShape,
 });
-const ErrorLine = z.looseObject({
-  type: z.literal('error'),
-  severity: z.string().nullish(),
-  message: z.string().nullish(),
-});
-const ResultLine = z.looseObject({
-  type: z.literal('result'),
-  status: z.string().nullish(),
-  error: ErrorShape,
-  stats: StatsSchema.nullish(),
-});
+const ErrorLine = tagged('error', { severity: str, message: str });
+const ResultLine = tagged('result', { status: str, error: ErrorShape, stats: StatsSchema.nullish() });
 
 type TokenFigures = z.infer<typeof TokenStats>;
 
@@ -245,23 +204,6 @@ const usageOf = (figures: TokenFigures, turns: number): Usage => {
 /** Model aliases the CLI resolves itself ("auto", "auto-gemini-3", "pro", "flash"): not priceable. */
 const isAlias = (model: string): boolean => !model.startsWith('gemini-') && !model.startsWith('gemma-');
 
-/** The sum of each model's cost, or unknown when any model that used tokens has no price. */
-const costOfModels = (
-  models: Record<string, TokenFigures>,
-  prices: PriceTable,
-): Pick<Usage, 'costUsd' | 'costSource'> => {
-  const used = Object.entries(models).filter(([, figures]) => (figures.total_tokens ?? 0) > 0);
-  let cost = 0;
-  for (const [model, figures] of used) {
-    const price = priceFor(model, prices);
-    if (price === undefined) return { costUsd: null, costSource: 'unknown' };
-    cost += estimateCost(usageOf(figures, 0), price);
-  }
-  return used.length === 0
-    ? { costUsd: null, costSource: 'unknown' }
-    : { costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'estimated' };
-};
-
 class GeminiParser extends CliParser {
   /** The assistant text streamed since the last flush (Gemini CLI prints it in deltas only). */
   private text = '';
@@ -270,6 +212,32 @@ class GeminiParser extends CliParser {
   private inResponse = false;
   /** The last `error` line of severity error, for a result that names no error of its own. */
   private lastError: string | undefined;
+
+  protected override readonly lines = {
+    init: rule(InitLine, ({ session_id: sessionId, model }) => {
+      if (model && !isAlias(model)) this.model = model;
+      return [this.init(sessionId, model, model ?? undefined)];
+    }),
+    message: rule(MessageLine, (line) => this.messageLine(line)),
+    tool_use: rule(ToolUseLine, ({ tool_id: id, tool_name: name, parameters: input }) => {
+      this.startResponse();
+      this.toolNames.set(id, name);
+      return [...this.flush(), toolCall(id, name, this.summarize(name, input), input)];
+    }),
+    tool_result: rule(ToolResultLine, ({ tool_id: id, status, output, error }) => {
+      this.inResponse = false;
+      const name = this.toolNames.get(id);
+      return [...this.flush(), toolResult(id, name, status === 'success', output ?? error?.message ?? '')];
+    }),
+    // Warnings the run survives (a loop, the turn limit); the result line follows.
+    error: rule(ErrorLine, (line) => {
+      const severity = line.severity ?? 'error';
+      const said = line.message ?? '';
+      if (severity === 'error') this.lastError = said;
+      return [...this.flush(), message('system', `${severity}: ${said}`)];
+    }),
+    result: rule(ResultLine, (line) => this.result(line)),
+  };
 
   override finish(end: ProcessEnd): CompletedEvent | FailedEvent {
     const terminal = this.state.terminal;
@@ -288,96 +256,43 @@ class GeminiParser extends CliParser {
     return super.finish(end);
   }
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
-    switch (value['type']) {
-      case 'init': {
-        const line = InitLine.safeParse(value);
-        if (!line.success) return null;
-        const { session_id: sessionId, model } = line.data;
-        if (model && !isAlias(model)) this.model = model;
-        return [this.init(sessionId, model, model ?? undefined)];
-      }
-      case 'message':
-        return this.messageLine(value);
-      case 'tool_use':
-        return this.toolUse(value);
-      case 'tool_result':
-        return this.toolResult(value);
-      case 'error': {
-        // Warnings the run survives (a loop, the turn limit); the result line follows.
-        const line = ErrorLine.safeParse(value);
-        if (!line.success) return null;
-        const severity = line.data.severity ?? 'error';
-        const said = line.data.message ?? '';
-        if (severity === 'error') this.lastError = said;
-        return [...this.flush(), message('system', `${severity}: ${said}`)];
-      }
-      case 'result':
-        return this.result(value);
-      default:
-        return null;
-    }
-  }
-
-  private messageLine(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = MessageLine.safeParse(value);
-    if (!line.success) return null;
-    const text = line.data.content ?? '';
-    if (line.data.role === 'user') return text === '' ? [] : [message('user', text)];
-    if (line.data.role !== 'assistant') return null;
+  private messageLine(line: z.infer<typeof MessageLine>): AgentEvent[] | null {
+    const text = line.content ?? '';
+    if (line.role === 'user') return text === '' ? [] : [message('user', text)];
+    if (line.role !== 'assistant') return null;
     this.startResponse();
-    if (line.data.delta !== true) return [...this.flush(), ...this.fullMessage(text)];
+    if (line.delta !== true) return [...this.flush(), ...this.fullMessage(text)];
     if (text === '') return [];
     this.text = clip(this.text + text, MESSAGE_CHARS);
-    return [message('assistant', text, { partial: true })];
+    return [partialMessage(text)];
   }
 
-  private toolUse(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ToolUseLine.safeParse(value);
-    if (!line.success) return null;
-    const { tool_id: id, tool_name: name, parameters: input } = line.data;
-    this.startResponse();
-    this.toolNames.set(id, name);
-    return [
-      ...this.flush(),
-      ev({ kind: 'tool_call', id, name, summary: this.summarize(name, input), input }),
-    ];
-  }
-
-  private toolResult(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ToolResultLine.safeParse(value);
-    if (!line.success) return null;
-    const { tool_id: id, status, output, error } = line.data;
-    this.inResponse = false;
-    const ok = status === 'success';
-    const text = output ?? error?.message ?? '';
-    const name = this.toolNames.get(id);
-    return [...this.flush(), toolResult(id, name, ok, text)];
-  }
-
-  private result(value: Record<string, unknown>): AgentEvent[] | null {
-    const line = ResultLine.safeParse(value);
-    if (!line.success) return null;
+  private result(line: z.infer<typeof ResultLine>): AgentEvent[] {
     const events = this.flush();
-    const usage = this.usage(line.data.stats ?? undefined);
+    const usage = this.usage(line.stats ?? undefined);
     events.push(ev({ kind: 'usage', usage }));
-    if (line.data.status === 'success') {
-      const result = this.state.lastText;
-      events.push(ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage }));
+    if (line.status === 'success') {
+      events.push(completed(this.state.lastText, usage));
       return events;
     }
-    const error = line.data.error;
-    const text = [error?.message ?? this.lastError ?? '', error?.type ?? ''].join(' ').trim();
+    const text = [line.error?.message ?? this.lastError ?? '', line.error?.type ?? ''].join(' ').trim();
     events.push(ev({ kind: 'failed', error: this.classify({ text }), usage }));
     return events;
   }
 
+  /** The run's usage; priced per model when the stats split it by model (some models may be unpriced). */
   private usage(stats: z.infer<typeof StatsSchema> | undefined): Usage {
     const total = usageOf(stats ?? {}, this.turns);
-    const models = stats?.models;
-    if (models !== undefined && models !== null && Object.keys(models).length > 0)
-      return { ...total, ...costOfModels(models, this.prices) };
-    return this.priced(total);
+    const models = Object.entries(stats?.models ?? {});
+    if (models.length === 0) return this.priced(total);
+    const used = models.filter(([, figures]) => (figures.total_tokens ?? 0) > 0);
+    return {
+      ...total,
+      ...costByModel(
+        used.map(([model, figures]) => [model, usageOf(figures, 0)] as const),
+        this.prices,
+      ),
+    };
   }
 
   private startResponse(): void {
@@ -395,7 +310,7 @@ class GeminiParser extends CliParser {
 
   private fullMessage(text: string): AgentEvent[] {
     if (text.trim() === '') return [];
-    this.answer(clip(text, MESSAGE_CHARS));
+    this.answer(text);
     return [message('assistant', text)];
   }
 }

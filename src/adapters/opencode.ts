@@ -16,29 +16,13 @@
  * adds `--auto` (`--dangerously-skip-permissions` in 1.14), which approves everything not denied.
  */
 import { CLAUDE_PRICES } from './claude.js';
-import {
-  CliParser,
-  clip,
-  commandOf,
-  compactJson,
-  defineAdapter,
-  emptyUsage,
-  ev,
-  firstLine,
-} from './kit/index.js';
-import { message, toolResult, MODEL_FLAG, resumeFlag } from './kit/index.js';
-import {
-  MESSAGE_CHARS,
-  modelArgs,
-  oneLine,
-  OUTPUT_CHARS,
-  priceFor,
-  probeCli,
-  resumeArgs,
-  z,
-} from './kit/index.js';
-import { QWEN_PRICES } from './qwen.js';
+import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { CliParser, z } from './kit/index.js';
+import { ev, message, toolResult, completed, emptyUsage, addUsage, priceFor } from './kit/index.js';
+import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, PriceTable, Usage } from './kit/index.js';
+import { QWEN_PRICES } from './qwen.js';
 
 /** What `OPENCODE_PERMISSION` is set to in normal races: edits never wait for an answer. */
 export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });
@@ -157,13 +141,13 @@ const outputText = (value: unknown): string =>
 const REJECTED = /rejected permission|specified a rule which prevents/i;
 
 class OpencodeParser extends CliParser {
-  /** Token counts of the finished steps, and how many there were. */
-  private readonly counts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, steps: 0 };
+  /** Token counts of the finished steps, and how many there were (turns). */
+  private totals: Usage = emptyUsage();
   private reportedCost = 0;
   private sessionAnnounced = false;
   private anonymousTools = 0;
 
-  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
+  protected override handle(value: Record<string, unknown>): AgentEvent[] | null {
     const envelope = Envelope.safeParse(value);
     if (!envelope.success) return null;
     switch (envelope.data.type) {
@@ -187,7 +171,7 @@ class OpencodeParser extends CliParser {
           ...(data?.statusCode ? { status: data.statusCode } : {}),
           ...(name ? { label: name } : {}),
         };
-        const usage = this.counts.steps > 0 ? { usage: this.usage() } : {};
+        const usage = this.totals.turns === null ? {} : { usage: this.usage() };
         return [ev({ kind: 'failed', error: this.classify(failure), ...usage })];
       }
       default:
@@ -240,19 +224,20 @@ class OpencodeParser extends CliParser {
     const line = StepFinishPart.safeParse(value);
     if (!line.success) return null;
     const { reason, cost, tokens } = line.data.part;
-    this.counts.input += tokens?.input ?? 0;
-    // Reasoning tokens are billed as output.
-    this.counts.output += (tokens?.output ?? 0) + (tokens?.reasoning ?? 0);
-    this.counts.cacheRead += tokens?.cache?.read ?? 0;
-    this.counts.cacheWrite += tokens?.cache?.write ?? 0;
-    this.counts.steps += 1;
+    this.totals = addUsage(this.totals, {
+      inputTokens: tokens?.input ?? 0,
+      // Reasoning tokens are billed as output.
+      outputTokens: (tokens?.output ?? 0) + (tokens?.reasoning ?? 0),
+      cacheReadTokens: tokens?.cache?.read ?? 0,
+      cacheWriteTokens: tokens?.cache?.write ?? 0,
+      turns: 1,
+    });
     this.reportedCost += cost ?? 0;
     const usage = this.usage();
     const events: AgentEvent[] = [ev({ kind: 'usage', usage })];
     if (reason === 'stop') {
       this.state.pendingError = undefined;
-      const result = this.state.lastText;
-      events.push(ev({ kind: 'completed', ...(result === undefined ? {} : { result }), usage }));
+      events.push(completed(this.state.lastText, usage));
     } else if (reason !== undefined && reason !== null && reason !== 'tool-calls') {
       this.state.pendingError = {
         kind: 'AgentFailed',
@@ -268,17 +253,8 @@ class OpencodeParser extends CliParser {
 
   /** opencode prices a step itself when it knows the model; otherwise hydra's table does. */
   private usage(): Usage {
-    const { input, output, cacheRead, cacheWrite, steps } = this.counts;
-    const totals: Usage = {
-      ...emptyUsage(),
-      inputTokens: input,
-      outputTokens: output,
-      cacheReadTokens: cacheRead,
-      cacheWriteTokens: cacheWrite,
-      turns: steps,
-    };
-    if (this.reportedCost > 0) return { ...totals, costUsd: this.reportedCost, costSource: 'reported' };
-    return this.priced(totals);
+    if (this.reportedCost > 0) return { ...this.totals, costUsd: this.reportedCost, costSource: 'reported' };
+    return this.priced(this.totals);
   }
 
   /** A `provider/model` name is priced by its full name when the table has it, else by the model part. */

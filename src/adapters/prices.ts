@@ -56,3 +56,22 @@ export const withEstimatedCost = (usage: Usage, model: string | undefined, table
     ? { ...usage, costUsd: null, costSource: 'unknown' }
     : { ...usage, costUsd: estimateCost(usage, price), costSource: 'estimated' };
 };
+
+/**
+ * The cost of usage split by model (a run whose side calls went to other models): the sum of each
+ * model's estimate, or unknown when there is none or any of the models has no price.
+ */
+export const costByModel = (
+  usages: readonly (readonly [model: string, usage: Usage])[],
+  table: PriceTable,
+): Pick<Usage, 'costUsd' | 'costSource'> => {
+  let cost = 0;
+  for (const [model, usage] of usages) {
+    const price = priceFor(model, table);
+    if (price === undefined) return { costUsd: null, costSource: 'unknown' };
+    cost += estimateCost(usage, price);
+  }
+  return usages.length === 0
+    ? { costUsd: null, costSource: 'unknown' }
+    : { costUsd: Math.round(cost * 1e6) / 1e6, costSource: 'estimated' };
+};

@@ -15,8 +15,9 @@
  * an argument go through stdin, which Qwen Code reads as the prompt (it appends two newlines).
  */
 import { CODEX_PRICES } from './codex.js';
-import { AnthropicParser, commandOf, defineAdapter, modelArgs, probeCli, resumeArgs } from './kit/index.js';
-import { MODEL_FLAG, resumeFlag } from './kit/index.js';
+import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
+import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { AnthropicParser } from './kit/index.js';
 import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
 
 const qwenPrice = (input: number, output: number): ModelPrice => ({
@@ -69,33 +70,18 @@ const CLI: CliFacts = {
 const probe = probeCli(CLI, {
   /** The flags hydra uses, as `qwen --help` lists them. */
   flags: {
-    // 0.1.x offers only text and json.
-    streamJson: {
-      flags: ['-o', '--output-format'],
-      says: /stream-json/,
-      means: 'to follow the run',
-    },
+    ...GEMINI_FAMILY_FLAGS,
     approvalMode: { flags: ['--approval-mode'], means: 'the approval mode: auto-edit, or yolo for --unsafe' },
-    autoEdit: {
-      flags: ['--approval-mode'],
-      says: /auto-edit/,
-      means: 'to edit files unattended',
-    },
-    yolo: { flags: ['-y', '--yolo'], means: '--unsafe races without --approval-mode' },
-    promptFlag: { flags: ['-p', '--prompt'], means: 'the prompt as one `--prompt=` argument' },
-    model: MODEL_FLAG,
-    resume: resumeFlag('-r', '--resume'),
+    autoEdit: { flags: ['--approval-mode'], says: /auto-edit/, means: 'to edit files unattended' },
     partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
     maxTurns: { flags: ['--max-session-turns'], means: 'a turn limit' },
   },
   requires: [['streamJson'], ['autoEdit', 'yolo']],
-  warnings: [
-    {
-      when: (has) => !has.autoEdit,
-      text: 'has no --approval-mode auto-edit: races run it with --yolo only when --unsafe is given, and otherwise it may be unable to edit files.',
-    },
-    { when: (has) => !has.promptFlag, text: 'has no --prompt flag: hydra sends every prompt through stdin.' },
-  ],
+  lacking: {
+    autoEdit:
+      'has no --approval-mode auto-edit: races run it with --yolo only when --unsafe is given, and otherwise it may be unable to edit files.',
+    promptFlag: 'has no --prompt flag: hydra sends every prompt through stdin.',
+  },
 });
 
 const approvalArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {

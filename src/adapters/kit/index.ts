@@ -1,43 +1,39 @@
 /**
- * The kit an adapter file is written with: one import for everything its CLI's facts need.
- * An adapter declares its CLI (defineAdapter), its flag table and requirements (probeCli), how
- * its failures read (FailureRules), its tool table (ToolTable), and parses only what its stream
- * says differently (CliParser, or AnthropicParser for Claude Code's stream-json).
+ * The kit an adapter file is written with: its one import surface, grouped the way an adapter file
+ * reads. An adapter declares its CLI's facts (CliFacts: names, hints, prices, how its failures read,
+ * its tool table), its flag table and requirements (probeCli), its command (commandOf), and parses
+ * only what its stream says differently (CliParser with a table of line rules, or AnthropicParser
+ * for Claude Code's stream-json), then hands all of it to defineAdapter.
  */
-export { z } from 'zod';
-export { addCounts, emptyUsage, ev, TEXT_OUTPUT_STAGE } from '../../core/events.js';
-export type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent, Usage } from '../../core/events.js';
-export {
-  asNumber,
-  asString,
-  clip,
-  compactJson,
-  firstLine,
-  MESSAGE_CHARS,
-  oneLine,
-  OUTPUT_CHARS,
-  relativePath,
-} from '../../core/text.js';
-export { AnthropicParser } from '../anthropic-stream.js';
-export { looksLikeAuthFailure } from '../finish.js';
-export { normalizeLine } from '../json-line.js';
-export { estimateCost, priceFor } from '../prices.js';
-export type {
-  AgentAdapter,
-  BuiltCommand,
-  Capabilities,
-  ModelPrice,
-  ParserOptions,
-  PriceTable,
-  ProcessEnd,
-  SpawnRequest,
-} from '../types.js';
+
+// Its probe: the flag table, the rows CLIs share.
+export { GEMINI_FAMILY_FLAGS, MODEL_FLAG, probeCli, resumeFlag } from './probe.js';
+
+// Its command and the adapter itself.
+export { commandOf, modelArgs, resumeArgs } from './command.js';
 export { defineAdapter } from './cli.js';
 export type { BuildCommand } from './cli.js';
 export type { CliFacts } from './facts.js';
-export { commandOf, modelArgs, resumeArgs } from './command.js';
-export { classifyFailure, SHOW_RUN, statusIn } from './failures.js';
-export { message, num, str, toolResult } from './events.js';
-export { CliParser } from './parser.js';
-export { MODEL_FLAG, probeCli, resumeFlag } from './probe.js';
 export type { ToolTable } from './tools.js';
+export type { ModelPrice, PriceTable, ProcessEnd } from '../types.js';
+
+// Its stream: the parser bases, line rules and the pieces of a loose line schema.
+export { z } from 'zod';
+export { AnthropicParser } from '../anthropic-stream.js';
+export { CliParser, rule } from './parser.js';
+export { bool, json, num, str, tagged } from './events.js';
+
+// The events it emits, its usage and cost.
+export { emptyUsage, ev } from '../../core/events.js';
+export type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../../core/events.js';
+export { addUsage, completed, message, partialMessage, toolCall, toolResult } from './events.js';
+export type { UsageCounts } from './events.js';
+export { costByModel, priceFor } from '../prices.js';
+
+// Text, bounded the way events keep it.
+export { asNumber, asString, clip, compactJson, firstLine, oneLine, relativePath } from '../../core/text.js';
+export { MESSAGE_CHARS, OUTPUT_CHARS } from '../../core/text.js';
+
+// Text a CLI prints outside its JSON stream (a banner, a sign-in prompt).
+export { normalizeLine } from '../json-line.js';
+export { TEXT_OUTPUT_STAGE } from '../../core/events.js';

@@ -3,8 +3,10 @@
  * over them), the model asked for and the one the stream names, the worktree for relative paths,
  * the tool names by call id, and the run state finishRun reads. Subclasses read their stream.
  */
+import type { z } from 'zod';
 import { ev } from '../../core/events.js';
-import type { ErrorInfo, ProgressEvent, Usage } from '../../core/events.js';
+import type { AgentEvent, ErrorInfo, ProgressEvent, Usage } from '../../core/events.js';
+import { clip, MESSAGE_CHARS } from '../../core/text.js';
 import type { RunState } from '../finish.js';
 import { JsonLineParser } from '../json-line-parser.js';
 import { isDefaultModel } from '../model-name.js';
@@ -13,7 +15,19 @@ import type { ParserOptions, PriceTable } from '../types.js';
 import type { CliFacts } from './facts.js';
 import { classifyFailure } from './failures.js';
 import type { Failure } from './failures.js';
+import { toolCall } from './events.js';
 import { summarizeTool } from './tools.js';
+
+/** What one type of line becomes: null when the line is not of the shape its schema expects. */
+export type LineRule = (value: Record<string, unknown>) => AgentEvent[] | null;
+
+/** A line type's rule: its schema, and what a line of that shape becomes. */
+export const rule =
+  <S extends z.ZodType>(schema: S, read: (line: z.infer<S>) => AgentEvent[] | null): LineRule =>
+  (value) => {
+    const line = schema.safeParse(value);
+    return line.success ? read(line.data) : null;
+  };
 
 export abstract class CliParser extends JsonLineParser {
   protected readonly state: RunState;
@@ -35,6 +49,15 @@ export abstract class CliParser extends JsonLineParser {
     this.prices = mergePrices(cli.prices, options.prices);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
+  }
+
+  /** The stream's line types by `type`, and what each becomes (see `rule`); unlisted types are unknown. */
+  protected readonly lines: Readonly<Record<string, LineRule>> = {};
+
+  protected handle(value: Record<string, unknown>): AgentEvent[] | null {
+    const type = value['type'];
+    const read = typeof type === 'string' && Object.hasOwn(this.lines, type) ? this.lines[type] : undefined;
+    return read === undefined ? null : read(value);
   }
 
   protected get displayName(): string {
@@ -73,8 +96,15 @@ export abstract class CliParser extends JsonLineParser {
     });
   }
 
-  /** The answer text, remembered as the run's last words. */
+  /** A tool's call the first time its id is seen (its name remembered for the result), else nothing. */
+  protected callOnce(id: string, name: string, summary: string, input: unknown): AgentEvent[] {
+    if (this.toolNames.has(id)) return [];
+    this.toolNames.set(id, name);
+    return [toolCall(id, name, summary, input)];
+  }
+
+  /** The answer text, remembered (clipped) as the run's last words. */
   protected answer(text: string): void {
-    this.state.lastText = text;
+    this.state.lastText = clip(text, MESSAGE_CHARS);
   }
 }

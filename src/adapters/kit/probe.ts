@@ -41,6 +41,9 @@ export interface ProbeSpec<K extends string> {
   requires: readonly (readonly NoInfer<K>[])[];
   /** Older releases are refused (UnsupportedVersion): what is wrong with them. */
   minVersion?: { version: string; problem: string };
+  /** For an optional feature the help does not show, what the user goes without (a warning). */
+  lacking?: Partial<Record<NoInfer<K>, string>>;
+  /** Warnings on other conditions (a combination of features). */
   warnings?: readonly ProbeWarning<NoInfer<K>>[];
   /**
    * Flags taken from documentation, not a recorded run (Cursor): capabilities are `inferred` with
@@ -97,6 +100,19 @@ export const resumeFlag = (...flags: string[]): FlagRule => ({
   flags,
   means: 'follow-up rounds in one session',
 });
+
+/**
+ * The yargs options Gemini CLI and its fork Qwen Code share, as their `--help` lists them. Each
+ * adapter adds its approval-mode rows (the modes' spellings differ) and what is its own.
+ */
+export const GEMINI_FAMILY_FLAGS = {
+  // Qwen Code 0.1.x offers only text and json; Gemini CLI before 0.11 has no stream-json.
+  streamJson: { flags: ['-o', '--output-format'], says: /stream-json/, means: 'to follow the run' },
+  yolo: { flags: ['-y', '--yolo'], means: 'to approve everything (--unsafe)' },
+  promptFlag: { flags: ['-p', '--prompt'], means: 'the prompt as one `--prompt=` argument' },
+  model: MODEL_FLAG,
+  resume: resumeFlag('-r', '--resume'),
+} as const satisfies FlagTable<string>;
 
 /** A CLI's probe, from its flag table and what it requires. */
 export const probeCli =
@@ -161,6 +177,8 @@ export const probeCli =
       );
       return { ok: false, capabilities, error };
     }
+    for (const [feature, text] of Object.entries(spec.lacking ?? {}) as [K, string][])
+      if (!features[feature]) capabilities.warnings.push(`${who} ${text}`);
     for (const warning of spec.warnings ?? [])
       if (warning.when(features)) capabilities.warnings.push(`${who} ${warning.text}`);
     if (version === null && inferred !== undefined)
