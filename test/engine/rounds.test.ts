@@ -204,7 +204,10 @@ describe('a follow-up round', () => {
     // is nowhere hydra would pass it to a CLI.
     const record = await readRun(sandbox.repo, first.runId);
     expect(record.damagedAgents).toEqual([
-      expect.objectContaining({ agent: 'claude', problem: expect.stringMatching(/sessionId: is not a session id/) }),
+      expect.objectContaining({
+        agent: 'claude',
+        problem: expect.stringMatching(/sessionId: is not a session id/),
+      }),
     ]);
     expect(JSON.stringify(record.summary)).not.toContain('--dangerously-skip-permissions');
   });

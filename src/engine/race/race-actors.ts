@@ -290,10 +290,7 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   // Each agent's settling put back what the agent changed; after that only checks (the agents' and
   // the baseline's, which run the same race-wide commands) ran the repository's code.
   const checksRan = input.launches.some((launch) => (launch.checks ?? []).length > 0);
-  const warnings =
-    runId === undefined || !checksRan
-      ? []
-      : await restoreAfterRace(input.repoRoot, runId);
+  const warnings = runId === undefined || !checksRan ? [] : await restoreAfterRace(input.repoRoot, runId);
   if (input.keepWorktrees) return { removed, warnings };
   const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
   const toRemove: Array<{ dir: string; area: string }> = [];
