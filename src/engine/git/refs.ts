@@ -17,6 +17,7 @@ import { restoreGitDir, snapshotGitDir } from './git-dir.js';
 import { listStash, messageOf, readRefState, userRefs } from './ref-state.js';
 import type { RefSnapshot } from './ref-state.js';
 import { ensureExcluded } from './repo.js';
+import { repairRefStore } from './ref-repair.js';
 
 export { restoreUserRefs } from './ref-restore.js';
 export type { RefSnapshot } from './ref-state.js';
@@ -52,9 +53,20 @@ export async function snapshotRefs(root: string, runId: string): Promise<RefSnap
 export async function restoreAfterRace(root: string, runId: string): Promise<string[]> {
   const snapshot = latest.get(`${root}\0${runId}`);
   if (snapshot?.gitDir === undefined) return [];
-  return restoreGitDir(root, snapshot.gitDir, 'during the race (found when the race ended)').catch(
-    (error: unknown) => [`hydra could not check the repository's git settings: ${messageOf(error)}`],
-  );
+  const found = 'during the race (found when the race ended)';
+  const warnings = await restoreGitDir(root, snapshot.gitDir, found).catch((error: unknown) => [
+    `hydra could not check the repository's git settings: ${messageOf(error)}`,
+  ]);
+  // A ref store git cannot read (a damaged packed-refs or HEAD) is repaired from the snapshot.
+  try {
+    await readRefState(root);
+  } catch (first) {
+    const repaired = await repairRefStore(root, snapshot).catch(() => [] as string[]);
+    warnings.push(
+      `The repository's refs were damaged ${found} (${messageOf(first)}); hydra repaired ${repaired.join(' and ') || 'nothing it could'}.`,
+    );
+  }
+  return warnings;
 }
 
 /** The current commit of every ref in the snapshot (for telling the agent's commits from the user's). */

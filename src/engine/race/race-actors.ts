@@ -287,10 +287,8 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   trace('race: cleaning up');
   const removed: string[] = [];
   const runId = input.launches[0]?.runId;
-  // Each agent's settling put back what the agent changed; after that only checks (the agents' and
-  // the baseline's, which run the same race-wide commands) ran the repository's code.
-  const checksRan = input.launches.some((launch) => (launch.checks ?? []).length > 0);
-  const warnings = runId === undefined || !checksRan ? [] : await restoreAfterRace(input.repoRoot, runId);
+  // The shared git settings put back, and a ref store damaged after the agents settled repaired.
+  const warnings = runId === undefined ? [] : await restoreAfterRace(input.repoRoot, runId);
   if (input.keepWorktrees) return { removed, warnings };
   const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
   const toRemove: Array<{ dir: string; area: string }> = [];
