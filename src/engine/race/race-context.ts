@@ -1,10 +1,10 @@
 /** The race machine's context as a race starts (or a recorded run is reopened). */
 import { availableParallelism } from 'node:os';
-import { emptyUsage } from '../../core/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import { agentNameOf } from '../agent-name.js';
 import { createLimiter } from '../checks/index.js';
 import type { AgentSnapshot } from '../types.js';
+import { nothingYet } from './fresh-agent.js';
 import { reopenedAgent } from './race-rounds.js';
 import type { RaceContext, RaceInput, ResolvedRaceOptions } from './race-types.js';
 
@@ -20,23 +20,11 @@ const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapsho
     tier: adapter.tier,
     model: plan.model ?? null,
     status: 'pending',
-    startedAt: null,
-    endedAt: null,
-    lastOutputAt: null,
-    recentEvents: [],
-    eventCount: 0,
-    usage: emptyUsage(),
-    diff: null,
-    error: null,
-    exitCode: null,
+    ...nothingYet(),
     branch: null,
     worktree: null,
     inferredFlags: false,
-    warnings: [],
     capabilities: null,
-    checks: null,
-    checking: false,
-    score: null,
   };
 };
 

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fromPromise } from 'xstate';
 import { emptyUsage, ev } from '../../core/events.js';
+import { nothingYet } from './fresh-agent.js';
 import type { AgentEvent, ProgressEvent } from '../../core/events.js';
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import { isSessionId } from '../../adapters/types.js';
@@ -299,22 +300,10 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
       rerunOf: planName,
       displayName: name,
       status: 'spawning',
-      startedAt: null,
-      endedAt: null,
-      lastOutputAt: null,
-      recentEvents: [],
-      eventCount: 0,
-      usage: emptyUsage(),
-      diff: null,
-      error: null,
-      exitCode: null,
+      ...nothingYet(),
       branch,
       worktree,
       capabilities,
-      warnings: [],
-      checks: null,
-      checking: false,
-      score: null,
     },
     divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),
   };
