@@ -8,7 +8,7 @@
  */
 import type { ErrorInfo, ErrorKind } from './events.js';
 
-/** Exit codes, as documented in the README. */
+/** Exit codes, as documented in docs/commands.md. */
 export const EXIT = {
   ok: 0,
   /** The race or the command failed (no agent completed, merge refused, unknown run...). */

@@ -1,6 +1,6 @@
 /**
  * The score: one deterministic number per agent, from figures the run record keeps, so the same
- * record always gives the same ranking (README, "The score").
+ * record always gives the same ranking (docs/checks.md, "The score").
  *
  *   disqualified (score 0): the agent did not complete, changed nothing, or failed a gate check;
  *   otherwise   total = 100 × Σ weight·part / Σ weight, over the parts that apply, where
