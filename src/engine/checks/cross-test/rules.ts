@@ -71,7 +71,10 @@ export const RUNNER_RULES: readonly RunnerRule[] = [
     javascript: true,
     matches: pattern(String.raw`^(?:.*/)?[^/]*\.(?:test|spec)\.${JS_TS}$`),
     defaultPrefix: ['npx', '--no-install', 'vitest', 'run'],
-    invokedAt: (words) => words.findIndex((word) => wordIs(word, /^vitest$/)),
+    invokedAt: (words) => {
+      const at = words.findIndex((word) => wordIs(word, /^vitest$/));
+      return at >= 0 && words[at + 1] === 'run' ? at + 1 : at;
+    },
     fileArgs: (file) => [asPath(file)],
   },
   {
