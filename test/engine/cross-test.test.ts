@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun } from '../../src/engine/index.js';
 import { scoreRace } from '../../src/engine/checks/index.js';
+import { summaryLine } from '../../src/cli/headless.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import { git, makeSandbox, processesOfRun } from './helpers.js';
@@ -138,6 +139,11 @@ describe('cross-testing (issue 26)', () => {
     expect(quiet.warnings ?? []).toEqual([]);
 
     expect(summary.merged?.agent).toBe('fixer');
+
+    // In the headless summary line too.
+    expect(summaryLine(summary).agents.map((agent) => agent.newTests)).toEqual(
+      summary.agents.map((agent) => agent.newTests),
+    );
 
     // Reproducible from the run record.
     const box = sandbox;

@@ -261,12 +261,19 @@ const summarize = (
 export async function runCrossTests(input: CrossTestInput, signal: AbortSignal): Promise<CrossTestOutput> {
   if (input.checks.length === 0 || input.agents.length === 0) return { results: {}, error: null };
   try {
-    const resolved = await Promise.all(
-      input.agents.map(async ({ agent, branch }) => {
-        const head = await runGit(input.repoRoot, ['rev-parse', '--verify', '--quiet', `${branch}^{commit}`]);
-        return { agent, commit: head.stdout.trim() };
-      }),
-    );
+    // A branch gone since (merged, deleted by hand) leaves its agent out.
+    const resolved = (
+      await Promise.all(
+        input.agents.map(async ({ agent, branch }) => {
+          const head = await runGit(
+            input.repoRoot,
+            ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
+            { okExitCodes: [1] },
+          );
+          return { agent, commit: head.stdout.trim() };
+        }),
+      )
+    ).filter((tree) => tree.commit !== '');
     const packageJson = parseJson(await showBlob(input.repoRoot, input.baseRef, 'package.json'));
     const runners = projectRunners(input.checks, packageJson);
     const authors = await Promise.all(
