@@ -5,7 +5,7 @@
  * (a reproduction), one fixes it without a test, one adds a test that passes everywhere and fixes
  * nothing. Real git, real `node --test`.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun } from '../../src/engine/index.js';
@@ -13,7 +13,7 @@ import { scoreRace } from '../../src/engine/checks/index.js';
 import { summaryLine } from '../../src/cli/headless.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
 import { extraWorktrees } from '../faults/invariants.js';
-import { git, makeSandbox, processesOfRun } from './helpers.js';
+import { git, makeSandbox, processesOfRun, waitForSnapshot } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 import { raceScripts, registerScriptAgent } from '../security/script-agent.js';
 
@@ -171,4 +171,49 @@ describe('cross-testing (issue 26)', () => {
     expect(quiet.newTests).toBeUndefined();
     expect(quiet.score?.parts).not.toHaveProperty('evidence');
   }, 60_000);
+
+  it('a cancel while cross-testing stops the runs and leaves no checkout or process behind', async () => {
+    sandbox = makeSandbox();
+    makeProject(sandbox);
+    const box = sandbox;
+    unregister.push(registerScriptAgent('hanger'));
+    // Its test hangs on the base (the bug is there) and passes on its result.
+    const hang = writeTest(
+      'hang.test.js',
+      "test('adds', async () => { if (add(2, 3) !== 5) await new Promise((done) => setTimeout(done, 120_000)); });",
+    );
+    handle = raceScripts(
+      box,
+      { hanger: `${FIX}\n${hang}` },
+      { checks: [{ ...NODE_TEST, timeoutMs: 120_000 }] },
+    );
+    const racing = handle;
+    const settled = await waitForSnapshot(
+      racing,
+      (snapshot) =>
+        snapshot.phase === 'racing' &&
+        snapshot.agents.every(
+          (agent) => agent.status === 'completed' && agent.checks !== null && !agent.checking,
+        ),
+      90_000,
+    );
+    // The base's run of hang.test.js has started (its checkout is there).
+    const crossBase = path.join(
+      box.worktreeRoot,
+      readdirSync(box.worktreeRoot)[0] ?? '',
+      settled.runId,
+      '.crossbase',
+    );
+    for (let i = 0; i < 200 && !existsSync(path.join(crossBase, 'hang.test.js')); i += 1)
+      await new Promise((done) => setTimeout(done, 100));
+    expect(existsSync(path.join(crossBase, 'hang.test.js'))).toBe(true);
+    const started = Date.now();
+    await racing.cancel();
+    await racing.settled;
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(racing.getSnapshot().phase).toBe('cancelled');
+    expect(extraWorktrees(box.repo)).toEqual([]);
+    expect(processesOfRun(settled.runId)).toEqual([]);
+    expect(existsSync(crossBase)).toBe(false);
+  }, 180_000);
 });
