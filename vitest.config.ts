@@ -16,6 +16,7 @@ const UNIT = [
   'test/engine/agent-machine.test.ts',
   'test/engine/check-parts.test.ts',
   'test/engine/coalesce.test.ts',
+  'test/engine/cross-test-rules.test.ts',
   'test/engine/line-splitter.test.ts',
   'test/engine/process-registry.test.ts',
   'test/engine/race-machine.test.ts',

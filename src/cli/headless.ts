@@ -51,6 +51,8 @@ export interface SummaryAgentLine {
   checks?: CheckLine[];
   /** Only when the race has launched agents (it was scored). */
   score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts'>;
+  /** The tests it added or changed, cross-tested on the base and the others' results (only when it added some). */
+  newTests?: AgentSummary['newTests'];
 }
 
 /** One check's result in the summary line. */
@@ -136,6 +138,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     if (agent.checks !== undefined) line.checks = agent.checks.map(checkLine);
     if (agent.score !== undefined)
       line.score = { total: agent.score.total, gates: agent.score.gates, parts: agent.score.parts };
+    if (agent.newTests !== undefined) line.newTests = agent.newTests;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

@@ -66,3 +66,34 @@ export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualifi
   /** Why its checks are not evidence (tests removed or skipped, a check's command changed); absent when none. */
   flags?: string[];
 };
+
+/** How one new test file fared on one tree (checks/cross-test): a time-out fails; `error`: it could not run there. */
+export type NewTestStatus = 'passed' | 'failed' | 'error';
+
+/** One test file an agent added or changed, run on the base, on its own result and on every other agent's. */
+export interface NewTestRun {
+  file: string;
+  /** The runner whose naming rules found it (`node`, `vitest`, `pytest`, `go`, ...). */
+  runner: string;
+  onBase: NewTestStatus;
+  onSelf: NewTestStatus;
+  /** By the other agent's name: its result with this file copied onto it. */
+  onOthers: Record<string, NewTestStatus>;
+}
+
+/**
+ * The tests (files) an agent added or changed, cross-tested (checks/cross-test): a file that fails
+ * on the base and passes on its own result is a reproduction, the evidence the score weighs.
+ */
+export interface NewTestsSummary {
+  count: number;
+  failOnBase: number;
+  passOnSelf: number;
+  /** Files that fail on the base and pass on its own result. */
+  reproductions: number;
+  /** Its files on each other agent's result. */
+  onOthers: Record<string, { passed: number; failed: number }>;
+  tests: NewTestRun[];
+  /** Test files found beyond the budget, not run. */
+  notRun?: number;
+}

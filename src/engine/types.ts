@@ -7,11 +7,12 @@ import type { AgentEvent, ErrorInfo, Usage } from '../core/events.js';
 import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/types.js';
 // From the pure files themselves, not the folder's index: the index reaches back to this file.
 import type { ScoreWeights } from './checks/score.js';
-import type { CheckSpec, CheckSummary, ScoreSummary } from './check-types.js';
+import type { CheckSpec, CheckSummary, NewTestsSummary, ScoreSummary } from './check-types.js';
 import type { AgentName } from './probe-types.js';
 
 // The checks' and the probe's shapes live in files of their own; every name is still exported here.
 export type { CheckRun, CheckSpec, CheckStatus, CheckSummary, ScoreSummary } from './check-types.js';
+export type { NewTestRun, NewTestStatus, NewTestsSummary } from './check-types.js';
 export type { AdapterStatus, AgentName, AgentProbeReport, RepoInfo } from './probe-types.js';
 
 /** One agent as configured for a race (config file and flags already merged). */
@@ -220,6 +221,8 @@ export interface AgentSnapshot {
   rounds?: AgentRound[];
   /** For a rerun (`claude-2`): the agent it reruns, whose configuration it runs with. */
   rerunOf?: AgentName;
+  /** The tests it added or changed, cross-tested (checks/cross-test); absent when it added none or the race has no checks. */
+  newTests?: NewTestsSummary;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -277,6 +280,8 @@ export interface AgentSummary {
   rounds?: AgentRound[];
   /** For a rerun (`claude-2`): the agent it reruns, whose configuration it runs with. */
   rerunOf?: AgentName;
+  /** The tests it added or changed, cross-tested (checks/cross-test); absent when it added none or the race has no checks. */
+  newTests?: NewTestsSummary;
 }
 
 export interface RaceSummary {

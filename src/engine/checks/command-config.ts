@@ -19,7 +19,7 @@ const RUNNER_CONFIGS: ReadonlyArray<{ runner: RegExp; files: RegExp }> = [
 ];
 
 /** `npm test`, `npm run x`, `pnpm x`, `yarn x`, `bun run x`: the package.json script a command runs. */
-const scriptOf = (words: readonly string[]): string | null => {
+export const scriptOf = (words: readonly string[]): string | null => {
   const [tool, first, second] = words;
   if (tool === undefined || !['npm', 'pnpm', 'yarn', 'bun'].includes(tool)) return null;
   if (first === 'run' || first === 'run-script') return second ?? null;

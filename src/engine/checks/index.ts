@@ -14,3 +14,5 @@ export type { CheckPlace } from './runner.js';
 export { runBaseline } from './baseline.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
 export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';
+export { crossTestWarnings, evidenceParts, runCrossTests } from './cross-test/index.js';
+export type { CrossTestInput, CrossTestOutput } from './cross-test/index.js';

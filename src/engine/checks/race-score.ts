@@ -8,6 +8,7 @@ import { DEFAULT_SCORE_WEIGHTS, scoreAgents } from './score.js';
 import type { ScoreInput, ScoreWeights } from './score.js';
 import { compareTests } from './test-counts.js';
 import { tamperingOf } from './tampering.js';
+import { evidenceParts } from './cross-test/evidence.js';
 
 /** Each check's result as recorded, with what changed against the baseline's run of the same check (name and command). */
 export const summarizeChecks = (
@@ -97,11 +98,19 @@ export const scoreRace = (
   agents: readonly AgentSummary[],
   weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
   allowTestChanges = false,
-): ScoreSummary[] =>
-  scoreAgents(agents.map(scoreInputOf), weights, { allowTestChanges }).map((score) => ({
+): ScoreSummary[] => {
+  // Cross-testing's evidence, when a new test of the race reproduces the bug (none: no such part).
+  const evidence = evidenceParts(agents);
+  const inputs = agents.map((agent): ScoreInput => {
+    const input = scoreInputOf(agent);
+    const part = evidence?.get(agent.agent);
+    return part === undefined ? input : { ...input, evidence: part };
+  });
+  return scoreAgents(inputs, weights, { allowTestChanges }).map((score) => ({
     total: score.total,
     gates: score.gates,
     parts: score.parts,
     disqualified: score.disqualified,
     ...(score.flags.length === 0 ? {} : { flags: score.flags }),
   }));
+};

@@ -10,6 +10,8 @@
  *     scope    = 1 − files outside allowed_paths / files changed (only when allowed_paths is set)
  *     duration = fastest eligible agent's time / this agent's
  *     cost     = cheapest known eligible cost / this agent's (not applied when a cost is unknown)
+ *     evidence = what cross-testing proved (checks/cross-test/evidence.ts; only when a new test of
+ *                the race reproduces the bug: fails on the base, passes on its author's result)
  *
  * A part that does not apply (no checks, no counts, unknown cost) is left out and the others are
  * weighed among themselves, so an agent is never marked down for a figure nobody has.
@@ -27,6 +29,8 @@ export interface ScoreWeights {
   scope: number;
   duration: number;
   cost: number;
+  /** Cross-testing's part (absent in records and configs from before it: the default applies). */
+  evidence?: number;
 }
 
 export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
@@ -36,9 +40,14 @@ export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
   scope: 10,
   duration: 5,
   cost: 5,
+  evidence: 50,
 };
 
 export type ScorePart = keyof ScoreWeights;
+
+/** The parts every score has; `evidence` is there only in a race whose tests reproduce the bug. */
+type BasePart = Exclude<ScorePart, 'evidence'>;
+export type ScoreParts = Record<BasePart, number | null> & { evidence?: number | null };
 
 export interface ScoredCheck {
   name: string;
@@ -59,6 +68,8 @@ export interface ScoreInput {
   outsideAllowed: number | null;
   durationMs: number | null;
   costUsd: number | null;
+  /** Cross-testing's evidence (0–1); absent when the race has no reproduction. */
+  evidence?: number;
 }
 
 export interface Score {
@@ -67,14 +78,14 @@ export interface Score {
   total: number;
   gates: { passed: boolean; failed: string[] };
   /** Each part in 0–1, null where it does not apply (or the agent is disqualified). */
-  parts: Record<ScorePart, number | null>;
+  parts: ScoreParts;
   /** Why the agent cannot win, or null. */
   disqualified: string | null;
   /** Why its checks are not evidence, `<check>: <reason>` (empty when none). */
   flags: string[];
 }
 
-const EMPTY_PARTS: Record<ScorePart, number | null> = {
+const EMPTY_PARTS: ScoreParts = {
   checks: null,
   tests: null,
   diff: null,
@@ -131,7 +142,7 @@ export const scoreAgents = (
     const passedTests = counted.reduce((sum, tests) => sum + tests.passed, 0);
     const ranTests = counted.reduce((sum, tests) => sum + tests.passed + tests.failed, 0);
     const files = input.diff?.files ?? 0;
-    const parts: Record<ScorePart, number | null> = {
+    const parts: ScoreParts = {
       checks: untrusted
         ? 0
         : input.checks.length === 0
@@ -142,14 +153,16 @@ export const scoreAgents = (
       scope: input.outsideAllowed === null || files === 0 ? null : 1 - input.outsideAllowed / files,
       duration: relative(input.durationMs, best.duration),
       cost: best.cost === null ? null : relative(input.costUsd, best.cost),
+      ...(input.evidence === undefined ? {} : { evidence: input.evidence }),
     };
     let weighted = 0;
     let weightSum = 0;
     for (const part of Object.keys(parts) as ScorePart[]) {
       const value = parts[part];
-      if (value === null || weights[part] <= 0) continue;
-      weighted += weights[part] * value;
-      weightSum += weights[part];
+      const weight = weights[part] ?? DEFAULT_SCORE_WEIGHTS[part] ?? 0;
+      if (value === null || value === undefined || weight <= 0) continue;
+      weighted += weight * value;
+      weightSum += weight;
     }
     const total = weightSum === 0 ? 0 : round1((100 * weighted) / weightSum);
     return { agent: input.agent, total, gates, parts, disqualified: null, flags };

@@ -132,6 +132,8 @@ const scoreSchema = z.strictObject(
     scope: weight.optional(),
     duration: weight.optional(),
     cost: weight.optional(),
+    // Cross-testing's part (checks/cross-test): tests that reproduce the bug.
+    evidence: weight.optional(),
     allowed_paths: z
       .array(nonEmpty, { error: 'must be a list of path patterns, e.g. ["src/**", "test/**"]' })
       .optional(),

@@ -7,8 +7,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fromCallback, fromPromise } from 'xstate';
-import { runBaseline } from '../checks/index.js';
-import type { BaselineInput, BaselineOutput } from '../checks/index.js';
+import { runBaseline, runCrossTests } from '../checks/index.js';
+import type { BaselineInput, BaselineOutput, CrossTestInput, CrossTestOutput } from '../checks/index.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';
@@ -269,6 +269,12 @@ export const createWorkspaceLogic = fromPromise<Workspace, Prepared<WorkspaceInp
     throw error;
   });
   return trackWork(input.options.runId, work);
+});
+
+/** Cross-testing (checks/cross-test): every agent's new tests on the base and on every result. */
+export const crossTestLogic = fromPromise<CrossTestOutput, Prepared<CrossTestInput>>(async (args) => {
+  const input = usable(args.input);
+  return trackWork(input.runId, runCrossTests(input, args.signal));
 });
 
 export const mergeAgentLogic = fromPromise<MergeResult, MergeInput>(async (args) => {

@@ -20,6 +20,23 @@ export const everyoneSettled = (context: RaceContext): boolean =>
   context.launches.every((launch) => context.settled.includes(launch.agent)) &&
   (context.baseline === null || context.baseline.status !== 'running');
 
+/** The agents whose results cross-testing runs tests on: completed, settled, with a committed change. */
+export const crossTestAgents = (context: RaceContext): Array<{ agent: AgentName; branch: string }> =>
+  context.launches.flatMap((launch) => {
+    const agent = context.agents.find((item) => item.agent === launch.agent);
+    return agent?.status === 'completed' &&
+      context.settled.includes(launch.agent) &&
+      (agent.diff?.filesChanged ?? 0) > 0
+      ? [{ agent: launch.agent, branch: launch.branch }]
+      : [];
+  });
+
+/** Cross-testing is due once everyone settled: the race has checks (its tests may run) and a result. */
+export const crossTestDue = (context: RaceContext): boolean =>
+  !context.cancelRequested &&
+  (context.options.checks ?? []).length > 0 &&
+  crossTestAgents(context).length > 0;
+
 export const isLive = (context: RaceContext, agent: AgentName): boolean =>
   context.launches.some((launch) => launch.agent === agent) && !context.settled.includes(agent);
 

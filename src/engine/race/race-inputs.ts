@@ -4,12 +4,12 @@
  * be built is returned as a problem the actor rejects with (prepared.ts).
  */
 import type { ErrorInfo } from '../../core/events.js';
-import type { BaselineInput } from '../checks/index.js';
+import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import type { AgentName } from '../types.js';
 import type { Prepared } from './prepared.js';
-import { roundProblem, uncommittedAgents } from './race-decisions.js';
+import { crossTestAgents, roundProblem, uncommittedAgents } from './race-decisions.js';
 import type { ReopenInput, RoundInput } from './race-rounds.js';
 import type { CleanUpInput, MergeInput, ProbeInput, RaceContext, WorkspaceInput } from './race-types.js';
 
@@ -106,6 +106,21 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     runId: context.runId,
     // Nothing to run when the baseline is not (or no longer) running: a later round reuses it.
     checks: context.baseline?.status === 'running' ? (context.options.checks ?? []) : [],
+    processes: context.processes,
+    slots: context.checkSlots,
+    graceMs: context.options.killGraceMs,
+    secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+  }));
+
+/** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
+export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =>
+  withRepo(context, (repo) => ({
+    repoRoot: repo.root,
+    baseRef: repo.baseRef,
+    runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
+    runId: context.runId,
+    checks: context.options.checks ?? [],
+    agents: crossTestAgents(context),
     processes: context.processes,
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,

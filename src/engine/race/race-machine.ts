@@ -28,11 +28,13 @@ import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
 import { agentMachine } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
+import type { CrossTestOutput } from '../checks/index.js';
 import type { AgentProbeReport, MergeResult } from '../types.js';
 import {
   autoMergeDecision,
   childId,
   completedAndSettled,
+  crossTestDue,
   mergeOf,
   raceSpendOver,
   everyoneSettled,
@@ -51,6 +53,7 @@ import {
   baselineLogic,
   checkRepoLogic,
   cleanUpLogic,
+  crossTestLogic,
   createWorkspaceLogic,
   mergeAgentLogic,
   probeAgentsLogic,
@@ -84,6 +87,7 @@ export const raceMachine = setup({
     prepareRound: prepareRoundLogic,
     agentRun: agentMachine,
     baselineRun: baselineLogic,
+    crossTestRun: crossTestLogic,
     mergeAgent: mergeAgentLogic,
     cleanUp: cleanUpLogic,
   },
@@ -91,6 +95,8 @@ export const raceMachine = setup({
     hasUsableAgent: (_, params: { reports: AgentProbeReport[] }) =>
       params.reports.some((report) => report.status === 'ready'),
     allSettled: ({ context }) => everyoneSettled(context),
+    // Every result is in and the race has checks: each agent's new tests run on the others' (cross-test).
+    crossTestDue: ({ context }) => everyoneSettled(context) && crossTestDue(context),
     raceOverBudget: ({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
       return raceSpendOver(context, event.agent, event.events);
@@ -161,6 +167,9 @@ export const raceMachine = setup({
       assertEvent(event, 'BASELINE.DONE');
       return snapshot.applyBaseline(context, event);
     }),
+    applyCrossTests: assign(({ context }, output: CrossTestOutput) =>
+      update.applyCrossTests(context, output),
+    ),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
       return snapshot.applyChecking(context, event);
@@ -398,6 +407,7 @@ export const raceMachine = setup({
       },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
+        { guard: 'crossTestDue', target: 'crossTesting', actions: 'markEnded' },
         { guard: 'allSettled', target: 'reviewing', actions: 'markEnded' },
       ],
       on: {
@@ -414,6 +424,27 @@ export const raceMachine = setup({
         STOP_AGENT: { actions: 'stopAgent' },
         // The agents are stopped first; once they settled, allSettledAfterCancel ends the race.
         CANCEL: { actions: ['markCancelRequested', 'stopAllAgents'] },
+      },
+    },
+    // Each agent's new tests on the base and on every result (checks/cross-test), before the score.
+    crossTesting: {
+      invoke: {
+        src: 'crossTestRun',
+        input: ({ context }) => inputs.crossTestInput(context),
+        onDone: {
+          target: 'reviewing',
+          actions: { type: 'applyCrossTests', params: ({ event }): CrossTestOutput => event.output },
+        },
+        onError: {
+          target: 'reviewing',
+          actions: {
+            type: 'applyCrossTests',
+            params: ({ event }): CrossTestOutput => ({
+              results: {},
+              error: event.error instanceof Error ? event.error.message : String(event.error),
+            }),
+          },
+        },
       },
     },
     reviewing: {

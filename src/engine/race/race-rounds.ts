@@ -132,6 +132,7 @@ export const reopenedAgent = (summary: AgentSummary, startedAt: number): AgentSn
     ...(summary.sessionId === undefined ? {} : { sessionId: summary.sessionId }),
     ...(summary.rounds === undefined ? {} : { rounds: summary.rounds }),
     ...(summary.rerunOf === undefined ? {} : { rerunOf: summary.rerunOf }),
+    ...(summary.newTests === undefined ? {} : { newTests: summary.newTests }),
   };
 };
 

@@ -2,6 +2,8 @@
  * What the race machine's actions assign, as pure functions of its context and what arrived (the
  * agents' own updates are in snapshot.ts). None of them throws or does I/O.
  */
+import { crossTestWarnings } from '../checks/index.js';
+import type { CrossTestOutput } from '../checks/index.js';
 import { toErrorInfo } from '../errors.js';
 import type { AgentProbeReport } from '../types.js';
 import type { RoundStart } from './race-rounds.js';
@@ -199,3 +201,25 @@ export const warnCleanUp = (context: RaceContext, failure: unknown): Partial<Rac
     `Clean-up was incomplete: ${toErrorInfo(failure).message} Run \`hydra clean\`.`,
   ],
 });
+
+/**
+ * Cross-testing is done: each agent's new tests (none: the field goes), and a warning in both panes
+ * where a result fails another agent's reproduction; a race-level warning when it could not run.
+ */
+export const applyCrossTests = (context: RaceContext, output: CrossTestOutput): Partial<RaceContext> => {
+  const withTests = context.agents.map((agent) => {
+    const { newTests: _old, ...rest } = agent;
+    const newTests = output.results[agent.agent];
+    return newTests === undefined ? rest : { ...rest, newTests };
+  });
+  const warnings = crossTestWarnings(withTests);
+  return {
+    agents: withTests.map((agent) => {
+      const added = (warnings.get(agent.agent) ?? []).filter((warning) => !agent.warnings.includes(warning));
+      return added.length === 0 ? agent : { ...agent, warnings: [...agent.warnings, ...added] };
+    }),
+    ...(output.error === null
+      ? {}
+      : { warnings: [...context.warnings, `cross-testing could not run: ${output.error}`] }),
+  };
+};

@@ -280,6 +280,7 @@ export const phaseOf = (value: StateValue): RacePhase => {
     case 'creatingWorktrees':
       return 'creating_worktrees';
     case 'racing':
+    case 'crossTesting':
     case 'preparingRound':
       return 'racing';
     case 'reopening':
@@ -446,6 +447,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
     ...(agent.rounds === undefined ? {} : { rounds: agent.rounds }),
     ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
+    ...(agent.newTests === undefined ? {} : { newTests: agent.newTests }),
   })),
   error: context.error,
 });

@@ -105,6 +105,7 @@ const scoreWeightsSchema = z.object({
   scope: z.number().finite(),
   duration: z.number().finite(),
   cost: z.number().finite(),
+  evidence: z.number().finite().optional(),
 });
 
 const scoreSchema = z.object({
@@ -117,9 +118,30 @@ const scoreSchema = z.object({
     scope: scorePart,
     duration: scorePart,
     cost: scorePart,
+    evidence: scorePart.optional(),
   }),
   disqualified: z.string().nullable(),
   flags: z.array(z.string()).optional(),
+});
+
+const newTestStatus = z.enum(['passed', 'failed', 'error']);
+/** Cross-testing's findings (checks/cross-test). */
+const newTestsSchema = z.object({
+  count: z.number().finite(),
+  failOnBase: z.number().finite(),
+  passOnSelf: z.number().finite(),
+  reproductions: z.number().finite(),
+  onOthers: z.record(z.string(), z.object({ passed: z.number().finite(), failed: z.number().finite() })),
+  tests: z.array(
+    z.object({
+      file: z.string(),
+      runner: z.string(),
+      onBase: newTestStatus,
+      onSelf: newTestStatus,
+      onOthers: z.record(z.string(), newTestStatus),
+    }),
+  ),
+  notRun: z.number().finite().optional(),
 });
 
 /** One agent's entry in summary.json (read one by one: a damaged entry does not damage the run). */
@@ -156,6 +178,7 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
       )
       .optional(),
     rerunOf: agentId.optional(),
+    newTests: newTestsSchema.optional(),
   })
   .transform(withAdapter);
 

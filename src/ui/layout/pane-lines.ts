@@ -9,6 +9,7 @@ import {
   checkTone,
   eventLine,
   formatCheck,
+  formatNewTests,
   formatScore,
   formatDiff,
   formatDuration,
@@ -136,6 +137,17 @@ const checksLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
   ]);
 };
 
+/** Cross-testing: its new tests and whether they reproduce the bug (`1 new test · 1 reproduces`). */
+const newTestsLine = (agent: AgentSnapshot, theme: Theme): Line | null =>
+  agent.newTests === undefined
+    ? null
+    : [
+        seg(
+          formatNewTests(agent.newTests, theme.symbols.dot),
+          agent.newTests.reproductions > 0 ? 'ok' : 'muted',
+        ),
+      ];
+
 /** The score, once the race is scored; flagged when its checks are not evidence (tests changed). */
 const scoreLine = (agent: AgentSnapshot, theme: Theme): Line | null =>
   agent.score === null
@@ -192,7 +204,9 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
     usageLine(agent, theme, width),
     ...roundsLines(agent, theme),
     ...outcomeLines(agent, theme),
-    ...[checksLine(agent, theme), scoreLine(agent, theme)].filter((line): line is Line => line !== null),
+    ...[checksLine(agent, theme), newTestsLine(agent, theme), scoreLine(agent, theme)].filter(
+      (line): line is Line => line !== null,
+    ),
   ];
   const eventRoom = height - top.length - bottom.length;
   const all = [...top, ...eventLines(agent, eventRoom, theme), ...bottom];

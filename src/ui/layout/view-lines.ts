@@ -19,6 +19,7 @@ import {
   formatDuration,
   formatTokens,
   formatUsage,
+  newTestsFigure,
   statusLabel,
   statusTone,
 } from '../text/index.js';
@@ -329,6 +330,33 @@ const checkColumns = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Column
   }));
 };
 
+/**
+ * Cross-testing's column, when an agent wrote tests: its reproductions of its new tests (`1/1`:
+ * fails on the base, passes on its result), a warning tone when another agent's reproduction fails on it.
+ */
+const newTestsColumn = (snapshot: RaceSnapshot): Column[] => {
+  if (!snapshot.agents.some((agent) => agent.newTests !== undefined)) return [];
+  const failsRival = (agent: AgentSnapshot): boolean =>
+    snapshot.agents.some((author) =>
+      (author.newTests?.tests ?? []).some(
+        (test) =>
+          test.onBase === 'failed' && test.onSelf === 'passed' && test.onOthers[agent.agent] === 'failed',
+      ),
+    );
+  return [
+    {
+      title: 'Repro',
+      width: 5,
+      align: 'right',
+      priority: 1,
+      cell: (agent) => ({
+        text: newTestsFigure(agent.newTests),
+        tone: failsRival(agent) ? 'warn' : (agent.newTests?.reproductions ?? 0) > 0 ? 'ok' : 'muted',
+      }),
+    },
+  ];
+};
+
 /** Once scored, the best first (ties keep the race's order); before that, the race's order. */
 const rowOrder = (snapshot: RaceSnapshot): number[] => {
   const order = snapshot.agents.map((_, index) => index);
@@ -352,6 +380,7 @@ export const compareLines = (
     ...(status === undefined ? [] : [status]),
     ...(scored ? [SCORE_COLUMN] : []),
     ...checkColumns(snapshot, symbols),
+    ...newTestsColumn(snapshot),
     ...rest,
   ];
   const tableWidth = (): number =>
@@ -403,6 +432,18 @@ export const compareLines = (
               ]);
     lines.push([seg('baseline: ', null, true), ...state]);
   }
+  // Cross-testing: a result that fails another agent's reproduction.
+  for (const author of snapshot.agents)
+    for (const test of author.newTests?.tests ?? [])
+      for (const [rival, status] of Object.entries(test.onOthers))
+        if (test.onBase === 'failed' && test.onSelf === 'passed' && status === 'failed')
+          lines.push([
+            seg('cross-test: ', null, true),
+            seg(
+              `${symbols.warn} ${sanitizeName(rival)} fails ${sanitizeName(author.agent)}'s reproduction ${sanitizeName(test.file)}`,
+              'warn',
+            ),
+          ]);
   for (const agent of snapshot.agents) {
     if (agent.diff !== null && agent.diff.files.length > 0) {
       const files = agent.diff.files.map((file) =>

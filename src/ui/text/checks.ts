@@ -3,7 +3,7 @@
  * failing`), its symbol and tone, the score (`score 87.5`, or `score 0 · changed nothing`). Pure,
  * so the panes, the compare view, `hydra show` and the headless notes read the same.
  */
-import type { CheckSummary, ScoreSummary } from '../../engine/index.js';
+import type { CheckSummary, NewTestsSummary, ScoreSummary } from '../../engine/index.js';
 import type { Symbols, Tone } from './theme.js';
 
 export const checkSymbol = (check: Pick<CheckSummary, 'status'>, symbols: Symbols): string =>
@@ -41,3 +41,21 @@ export const formatScore = (score: ScoreSummary, dot: string): string =>
   score.disqualified === null
     ? `score ${formatScoreTotal(score)}`
     : `score ${formatScoreTotal(score)} ${dot} ${score.disqualified}`;
+
+/**
+ * Cross-testing in a few words: `1 new test · 1 reproduces`, `1 new test · passes on the base`
+ * (it proves nothing about the task), `2 new tests · 1 reproduces · 1 not run`.
+ */
+export const formatNewTests = (newTests: NewTestsSummary, dot: string): string => {
+  const parts = [`${newTests.count} new test${newTests.count === 1 ? '' : 's'}`];
+  if (newTests.reproductions > 0)
+    parts.push(`${newTests.reproductions} reproduce${newTests.reproductions === 1 ? 's' : ''}`);
+  else if (newTests.failOnBase === 0) parts.push(`pass${newTests.count === 1 ? 'es' : ''} on the base`);
+  else parts.push('none passes on its own result');
+  if ((newTests.notRun ?? 0) > 0) parts.push(`${newTests.notRun} not run`);
+  return parts.join(` ${dot} `);
+};
+
+/** The compare view's cell: reproductions of new tests (`1/1`), `-` without new tests. */
+export const newTestsFigure = (newTests: NewTestsSummary | undefined): string =>
+  newTests === undefined ? '-' : `${newTests.reproductions}/${newTests.count}`;

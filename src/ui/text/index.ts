@@ -4,6 +4,7 @@
  */
 export { eventLine, eventText, isShownInPane } from './event-line.js';
 export { checkFigure, checkSymbol, checkTone, formatCheck, formatScore, formatScoreTotal } from './checks.js';
+export { formatNewTests, newTestsFigure } from './checks.js';
 export {
   cachedTokens,
   fileCount,

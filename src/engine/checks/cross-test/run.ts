@@ -1,0 +1,300 @@
+/**
+ * Cross-testing: each agent's new or changed test files, run alone, on the base commit, on its own
+ * result and on every other agent's result (the files copied onto that tree). Each tree is a clean
+ * detached checkout of its commit (`<run dir>/.crossbase`, `<run dir>/.cross-<agent>`), the
+ * checks' mechanics; each run is a check (runCheck: the race's slots, its time limit, supervision,
+ * redaction). Between two authors' files a checkout is put back to its commit.
+ */
+import { lstat, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AgentName, CheckSpec, CheckStatus, NewTestStatus, NewTestsSummary } from '../../types.js';
+import type { ProcessRegistry } from '../../process/index.js';
+import { RUN_ID_ENV } from '../../process/index.js';
+import type { KnownSecret } from '../../records/index.js';
+import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
+import type { Limiter } from '../limiter.js';
+import { runCheck } from '../runner.js';
+import { isTestSupport } from './rules.js';
+import { planTests, projectRunners, runnerOf } from './plan.js';
+import type { PlannedTest, Runners } from './plan.js';
+
+export interface CrossTestInput {
+  repoRoot: string;
+  baseRef: string;
+  /** The run's worktree directory; the checkouts go inside it. */
+  runDir: string;
+  runId: string;
+  /** The race's checks: cross-testing runs only when there are some, with the runners they invoke. */
+  checks: CheckSpec[];
+  /** Completed agents with a result, by the branch holding it. */
+  agents: Array<{ agent: AgentName; branch: string }>;
+  processes: ProcessRegistry;
+  slots: Limiter;
+  graceMs: number;
+  secrets?: readonly KnownSecret[];
+}
+
+export interface CrossTestOutput {
+  /** By author: its new tests and how they fared (absent for an agent that added none). */
+  results: Record<AgentName, NewTestsSummary>;
+  /** Why cross-testing could not run, or null. */
+  error: string | null;
+}
+
+/** One agent's result to test on and, when it wrote tests, what they are. */
+interface Tree {
+  /** The agent, or null for the base. */
+  agent: AgentName | null;
+  commit: string;
+}
+
+interface Authored {
+  agent: AgentName;
+  commit: string;
+  tests: PlannedTest[];
+  /** Copied onto another tree: the test files and what they need. */
+  copied: Array<{ file: string; content: string }>;
+  notRun: number;
+}
+
+const statusOf = (status: CheckStatus): NewTestStatus =>
+  status === 'passed' ? 'passed' : status === 'error' ? 'error' : 'failed';
+
+const crossDirOf = (runDir: string, agent: AgentName | null): string =>
+  path.join(runDir, agent === null ? '.crossbase' : `.cross-${agent}`);
+
+const showBlob = async (root: string, commit: string, file: string): Promise<string | null> => {
+  const result = await runGit(root, ['cat-file', 'blob', `${commit}:${file}`], { okExitCodes: [128] }).catch(
+    () => null,
+  );
+  return result === null || result.exitCode !== 0 ? null : result.stdout;
+};
+
+const parseJson = (text: string | null): Record<string, unknown> | null => {
+  try {
+    const value: unknown = text === null ? null : JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Writes a file inside `root` without following a symlink: a result could plant `test -> /home`
+ * to make hydra write outside the checkout.
+ */
+export async function writeInside(root: string, file: string, content: string): Promise<void> {
+  const parts = file.split('/');
+  let dir = root;
+  for (const part of parts.slice(0, -1)) {
+    dir = path.join(dir, part);
+    const stat = await lstat(dir).catch(() => null);
+    if (stat === null) await mkdir(dir);
+    else if (!stat.isDirectory())
+      throw new Error(`${file}: ${path.relative(root, dir)} is not a directory here`);
+  }
+  const target = path.join(dir, parts.at(-1) ?? '');
+  const stat = await lstat(target).catch(() => null);
+  if (stat !== null && !stat.isFile()) {
+    if (!stat.isSymbolicLink()) throw new Error(`${file} is not a file here`);
+    await unlink(target);
+  }
+  await writeFile(target, content);
+}
+
+/** An agent's tests and the files copied with them, read from its commit. */
+async function authored(
+  input: CrossTestInput,
+  runners: Runners,
+  agent: AgentName,
+  commit: string,
+): Promise<Authored> {
+  const diff = await runGit(input.repoRoot, [
+    'diff',
+    '--name-only',
+    '-z',
+    '--no-renames',
+    '--diff-filter=AM',
+    input.baseRef,
+    commit,
+  ]);
+  const candidates = splitZ(diff.stdout).filter(
+    (file) => runnerOf(runners, file) !== undefined || isTestSupport(file),
+  );
+  const contents = new Map<string, string>();
+  for (const file of candidates) {
+    const content = await showBlob(input.repoRoot, commit, file);
+    if (content !== null) contents.set(file, content);
+  }
+  const plan = planTests(
+    runners,
+    candidates.filter((file) => contents.has(file)),
+    (file) => contents.get(file) ?? '',
+  );
+  return {
+    agent,
+    commit,
+    tests: plan.tests,
+    copied: plan.copied.map((file) => ({ file, content: contents.get(file) ?? '' })),
+    notRun: plan.notRun,
+  };
+}
+
+/** Puts a checkout back to its commit: what a test or a copy wrote is gone (ignored files stay). */
+const putBack = async (dir: string): Promise<void> => {
+  await runGit(dir, ['reset', '--hard', '--quiet']);
+  await runGit(dir, ['clean', '-fdq']);
+};
+
+/** Every author's tests on one tree; by author, then file. Never throws. */
+async function testTree(
+  input: CrossTestInput,
+  tree: Tree,
+  authors: readonly Authored[],
+  signal: AbortSignal,
+): Promise<Map<AgentName, Map<string, NewTestStatus>>> {
+  const out = new Map<AgentName, Map<string, NewTestStatus>>();
+  const failAll = (from: number): void => {
+    for (const author of authors.slice(from))
+      out.set(author.agent, new Map(author.tests.map((test) => [test.file, 'error' as const])));
+  };
+  const dir = crossDirOf(input.runDir, tree.agent);
+  try {
+    await createDetachedWorktree(input.repoRoot, dir, tree.commit, {
+      signal,
+      step: `git worktree add for cross-testing on ${tree.agent ?? 'the base'}`,
+      graceMs: input.graceMs,
+      env: { [RUN_ID_ENV]: input.runId },
+      processes: input.processes,
+      owner: input.runId,
+    });
+  } catch {
+    failAll(0);
+    return out;
+  }
+  try {
+    for (const [index, author] of authors.entries()) {
+      const statuses = new Map<string, NewTestStatus>();
+      out.set(author.agent, statuses);
+      try {
+        // Its own tree holds its files already.
+        if (author.agent !== tree.agent)
+          for (const { file, content } of author.copied) await writeInside(dir, file, content);
+        for (const [n, test] of author.tests.entries()) {
+          const spec: CheckSpec = {
+            name: `${author.agent}:${n + 1}`,
+            run: test.run,
+            timeoutMs: test.timeoutMs,
+            gate: false,
+          };
+          const run = await runCheck(spec, {
+            cwd: dir,
+            runId: input.runId,
+            owner: `check:cross:${tree.agent ?? 'base'}`,
+            processes: input.processes,
+            slots: input.slots,
+            graceMs: input.graceMs,
+            signal,
+            ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+          });
+          statuses.set(test.file, statusOf(run.status));
+        }
+        if (index < authors.length - 1) await putBack(dir);
+      } catch {
+        for (const test of author.tests) if (!statuses.has(test.file)) statuses.set(test.file, 'error');
+        failAll(index + 1);
+        break;
+      }
+    }
+    return out;
+  } finally {
+    await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
+  }
+}
+
+/** Each author's summary from the statuses of every tree. */
+const summarize = (
+  authors: readonly Authored[],
+  trees: readonly Tree[],
+  statuses: ReadonlyArray<Map<AgentName, Map<string, NewTestStatus>>>,
+): Record<AgentName, NewTestsSummary> => {
+  const statusOn = (treeIndex: number, author: AgentName, file: string): NewTestStatus =>
+    statuses[treeIndex]?.get(author)?.get(file) ?? 'error';
+  const results: Record<AgentName, NewTestsSummary> = {};
+  for (const author of authors) {
+    if (author.tests.length === 0) continue;
+    const selfIndex = trees.findIndex((tree) => tree.agent === author.agent);
+    const others = trees.flatMap((tree, index) =>
+      tree.agent === null || tree.agent === author.agent ? [] : [{ agent: tree.agent, index }],
+    );
+    const tests = author.tests.map((test) => ({
+      file: test.file,
+      runner: test.runner,
+      onBase: statusOn(0, author.agent, test.file),
+      onSelf: statusOn(selfIndex, author.agent, test.file),
+      onOthers: Object.fromEntries(
+        others.map((other) => [other.agent, statusOn(other.index, author.agent, test.file)]),
+      ),
+    }));
+    results[author.agent] = {
+      count: tests.length,
+      failOnBase: tests.filter((test) => test.onBase === 'failed').length,
+      passOnSelf: tests.filter((test) => test.onSelf === 'passed').length,
+      reproductions: tests.filter((test) => test.onBase === 'failed' && test.onSelf === 'passed').length,
+      onOthers: Object.fromEntries(
+        others.map((other) => [
+          other.agent,
+          {
+            passed: tests.filter((test) => test.onOthers[other.agent] === 'passed').length,
+            failed: tests.filter((test) => test.onOthers[other.agent] === 'failed').length,
+          },
+        ]),
+      ),
+      tests,
+      ...(author.notRun === 0 ? {} : { notRun: author.notRun }),
+    };
+  }
+  return results;
+};
+
+/** Finds every agent's new tests and runs them on every tree. Never throws. */
+export async function runCrossTests(input: CrossTestInput, signal: AbortSignal): Promise<CrossTestOutput> {
+  if (input.checks.length === 0 || input.agents.length === 0) return { results: {}, error: null };
+  try {
+    // A branch gone since (merged, deleted by hand) leaves its agent out.
+    const resolved = (
+      await Promise.all(
+        input.agents.map(async ({ agent, branch }) => {
+          const head = await runGit(
+            input.repoRoot,
+            ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
+            { okExitCodes: [1] },
+          );
+          return { agent, commit: head.stdout.trim() };
+        }),
+      )
+    ).filter((tree) => tree.commit !== '');
+    const packageJson = parseJson(await showBlob(input.repoRoot, input.baseRef, 'package.json'));
+    const runners = projectRunners(input.checks, packageJson);
+    const authors = await Promise.all(
+      resolved.map(({ agent, commit }) => authored(input, runners, agent, commit)),
+    );
+    const writing = authors.filter((author) => author.tests.length > 0);
+    if (writing.length === 0 || signal.aborted) return { results: {}, error: null };
+    const trees: Tree[] = [{ agent: null, commit: input.baseRef }, ...resolved];
+    const statuses = await Promise.all(trees.map((tree) => testTree(input, tree, writing, signal)));
+    return { results: summarize(writing, trees, statuses), error: null };
+  } catch (error) {
+    return { results: {}, error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).
+    for (const empty of [input.runDir, path.dirname(input.runDir)])
+      if (
+        !(await rmdir(empty).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
+  }
+}
