@@ -45,7 +45,11 @@ const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): Agen
     combined <= RECENT_EVENTS_LIMIT
       ? [...agent.recentEvents, ...events]
       : [...agent.recentEvents, ...events].slice(combined - RECENT_EVENTS_LIMIT);
-  let { usage, model, sessionId } = agent;
+  let { model, sessionId } = agent;
+  // Events carry the usage of the process that runs: in a later round, that is this round's, never
+  // the total over rounds the agent shows (starting from that total counted the earlier rounds
+  // again with every batch that carried no usage: the live cost ran away during a follow-up).
+  let usage = agent.rounds?.at(-1)?.usage ?? agent.usage;
   for (const event of events) {
     if (event.kind === 'usage') usage = event.usage;
     if ((event.kind === 'completed' || event.kind === 'failed') && event.usage !== undefined)
