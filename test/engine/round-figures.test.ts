@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startRace } from '../../src/engine/index.js';
+import { readRun, reopenFromRecord, startRace } from '../../src/engine/index.js';
 import type { RaceHandle, RaceOptions } from '../../src/engine/types.js';
 import { installAgents, makeSandbox, plan, raceOptions } from './helpers.js';
 import type { Sandbox } from './helpers.js';
@@ -88,5 +88,82 @@ describe('the live cost of a follow-up round', () => {
     expect(Math.max(...seen)).toBeLessThanOrEqual(total + 1e-9);
     // It rises with the round, never falls back.
     for (const [index, cost] of seen.entries()) expect(cost).toBeGreaterThanOrEqual(seen[index - 1] ?? 0);
+  });
+});
+
+describe('an agent’s figures after a follow-up round', () => {
+  it('adds the round’s time to the agent’s and leaves the other agents’ scores as they were', async () => {
+    sandbox = makeSandbox();
+    // Claude reports $0.05 a round, more than Codex's estimate: Codex is the cheaper either way.
+    const claude = (delayMs: number) => ({
+      lines: pricedTurns(1),
+      delayMs,
+      edits: [{ path: 'claude-1.txt', content: 'round 1\n' }],
+      resumedEdits: [{ path: 'claude-2.txt', content: 'round 2\n' }],
+    });
+    // Codex is also the faster, and its diff as small as Claude's: it scores 100.
+    await installAgents(sandbox, {
+      claude: claude(400),
+      codex: { delayMs: 100, edits: [{ path: 'codex.txt', content: 'round 1\n' }] },
+    });
+    const handle = start(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    const first = await handle.settled;
+    const codexBefore = first.agents.find((agent) => agent.agent === 'codex');
+    const claudeBefore = first.agents.find((agent) => agent.agent === 'claude');
+    expect(codexBefore?.score?.total).toBe(100);
+
+    // Claude's second round is much quicker than Codex's whole run.
+    await installAgents(sandbox, { claude: claude(0) });
+    const summary = await handle.startRound({ kind: 'follow_up', agent: 'claude', prompt: 'Go on' });
+
+    const after = summary.agents.find((agent) => agent.agent === 'claude');
+    const [round1, round2] = after?.rounds ?? [];
+    for (const round of [round1, round2]) {
+      expect(round?.startedAt).toEqual(expect.any(Number));
+      expect(round?.endedAt).toBeGreaterThanOrEqual(round?.startedAt ?? Infinity);
+    }
+    const spans = [round1, round2].map((round) => (round?.endedAt ?? 0) - (round?.startedAt ?? 0));
+    expect(after?.durationMs).toBe(spans.reduce((sum, span) => sum + span, 0));
+    expect(after?.durationMs).toBeGreaterThan(claudeBefore?.durationMs ?? Infinity);
+    const codex = summary.agents.find((agent) => agent.agent === 'codex');
+    expect(codex?.durationMs).toBe(codexBefore?.durationMs);
+    expect(codex?.score).toEqual(codexBefore?.score);
+  });
+});
+
+describe('a recorded run reopened without a round', () => {
+  it('keeps every agent’s checks, its score and the baseline as recorded', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, {
+      claude: { edits: [{ path: 'claude.txt', content: 'one\n' }] },
+      codex: { edits: [{ path: 'codex.txt', content: 'one\ntwo\n' }] },
+    });
+    const checks = [{ name: 'listed', run: 'test -f README.md', timeoutMs: 30_000, gate: false }];
+    const agents = [plan(sandbox, 'claude'), plan(sandbox, 'codex')];
+    const first = start(raceOptions(sandbox, agents, { checks }));
+    await first.settled;
+    const recorded = await first.finish();
+    expect(recorded.agents[0]?.checks).toHaveLength(1);
+    expect(recorded.baseline?.checks).toHaveLength(1);
+
+    // What `hydra show --tui` does: the run reopened to review, with the same config.
+    const record = await readRun(sandbox.repo, first.runId);
+    const again = start(
+      raceOptions(sandbox, agents, {
+        checks,
+        runId: first.runId,
+        prompt: record.meta.prompt,
+        reopen: reopenFromRecord(record),
+      }),
+    );
+    await again.settled;
+    const reviewed = await again.finish();
+
+    for (const [index, agent] of reviewed.agents.entries()) {
+      expect(agent.checks).toEqual(recorded.agents[index]?.checks);
+      expect(agent.score).toEqual(recorded.agents[index]?.score);
+    }
+    expect(reviewed.baseline).toEqual(recorded.baseline);
+    expect((await readRun(sandbox.repo, first.runId)).summary?.baseline).toEqual(recorded.baseline);
   });
 });

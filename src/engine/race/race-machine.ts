@@ -148,14 +148,13 @@ export const raceMachine = setup({
         });
       }
     }),
-    // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run.
+    // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run. A
+    // reopened run's recorded baseline has no runs to compare with: a round with checks runs it again.
     startBaseline: assign(({ context }) => ({
       baseline:
-        context.baseline !== null
+        context.baselineRuns !== null || (context.options.checks ?? []).length === 0
           ? context.baseline
-          : (context.options.checks ?? []).length === 0
-            ? null
-            : { status: 'running' as const, checks: [], error: null },
+          : { status: 'running' as const, checks: [], error: null },
     })),
     applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');

@@ -84,6 +84,7 @@ export const reopenFromRecord = (record: RunRecord, round?: RoundRequest): Reope
     baseBranch: record.meta.baseBranch,
     agents,
     merge: record.merge,
+    ...(record.summary?.baseline === undefined ? {} : { baseline: record.summary.baseline }),
     ...(round === undefined ? {} : { round }),
   };
 };
