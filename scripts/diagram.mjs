@@ -18,6 +18,8 @@ await build({
   platform: 'node',
   target: 'node20',
   packages: 'external',
+  // The process folder imports its shell scripts as text, as the build does.
+  loader: { '.sh': 'text' },
   logLevel: 'warning',
 });
 const { withDiagrams } = await import(pathToFileURL(outfile).href);

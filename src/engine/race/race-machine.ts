@@ -160,6 +160,9 @@ export const raceMachine = setup({
       assertEvent(event, 'BASELINE.DONE');
       return snapshot.applyBaseline(context, event);
     }),
+    failBaseline: assign(({ context }, params: { error: unknown }) =>
+      snapshot.applyBaseline(context, { checks: [], error: toErrorInfo(params.error).message }),
+    ),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
       return snapshot.applyChecking(context, event);
@@ -394,6 +397,8 @@ export const raceMachine = setup({
         id: 'baseline',
         src: 'baselineRun',
         input: ({ context }) => inputs.baselineInput(context),
+        // The baseline's actor itself failed: the baseline failed with its message, the race goes on.
+        onError: { actions: { type: 'failBaseline', params: ({ event }) => event } },
       },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
