@@ -110,6 +110,8 @@ export interface ReopenRun {
   /** The agents as they settled (their summaries), with the branch each result is on. */
   agents: AgentSummary[];
   merge: MergeResult | null;
+  /** The baseline's checks as recorded (kept in the summary a reopened run writes again). */
+  baseline?: RaceSummary['baseline'];
   /** A round to start at once, before anything else (the CLI's `continue` and `rerun`). */
   round?: RoundRequest;
 }

@@ -39,4 +39,20 @@ describe('hydra continue after the agent’s branch was deleted', () => {
     expect(summary.type).toBe('summary');
     expect(summary.error).toMatchObject({ message: expect.stringContaining('has no result') });
   });
+
+  it('hydra rerun of that agent fails the same way', async () => {
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 5, edits: [{ path: 'first.txt', content: 'round 1\n' }] },
+    });
+    const raced = await run(['race', '--json', '--agents', 'claude', 'Add a file']);
+    expect(raced.exitCode, raced.stderr).toBe(0);
+    const runId = String(parseNdjson(raced.stdout)[0]?.['runId']);
+    git(repo, ['branch', '-D', `hydra/${runId}/claude`]);
+
+    const result = await run(['rerun', runId, 'claude', '--json']);
+
+    expect(result.exitCode, result.stdout + result.stderr).not.toBe(0);
+    expect(result.stderr).toContain(`claude has no result in run ${runId} to work on`);
+    expect(result.stderr).toContain('hint:');
+  }, 120_000);
 });

@@ -156,11 +156,16 @@ export function renderRun(
       );
       lines.push(`  usage   ${formatUsage(result.usage, symbols.dot)}`);
       lines.push(`  cost    ${COST_SOURCE[result.usage.costSource]}`);
-      // After follow-ups: the usage above is the sum of the rounds listed here.
-      for (const [index, round] of (result.rounds ?? []).entries())
+      // After follow-ups: the usage and time above are the sums of the rounds listed here.
+      for (const [index, round] of (result.rounds ?? []).entries()) {
+        const took =
+          round.startedAt === null || round.endedAt === null
+            ? ''
+            : ` ${symbols.dot} took ${formatDuration(round.endedAt - round.startedAt)}`;
         lines.push(
-          `  round ${index + 1} ${formatUsage(round.usage, symbols.dot)}: ${oneLine(round.prompt, 80)}`,
+          `  round ${index + 1} ${formatUsage(round.usage, symbols.dot)}${took}: ${oneLine(round.prompt, 80)}`,
         );
+      }
       if (result.branch) lines.push(`  branch  ${result.branch}`);
       lines.push(...commitLines(commits[agent] ?? [], style));
       for (const check of result.checks ?? []) {

@@ -5,9 +5,11 @@
  * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
  * `assertEvent`; the commit step's result reaches its actions as `params`.
  */
-import { assertEvent, assign, fromPromise, sendParent, sendTo, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromPromise, sendParent, sendTo, setup } from 'xstate';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
 import { asClause } from '../../core/text.js';
+import { ev } from '../../core/events.js';
+import { toErrorInfo } from '../errors.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
   AgentInput,
@@ -184,6 +186,30 @@ export const agentMachine = setup({
         status: statusOf(event.terminal, event.stoppedBy),
       };
     }),
+    // The process actor itself failed (its adapter or the spawn threw): the agent fails with that
+    // error as if its process had exited with it, and its race goes on (the error is not the race's).
+    failProcess: enqueueActions(({ context, enqueue }, params: { error: unknown }) => {
+      const error = toErrorInfo(
+        params.error,
+        'Run `hydra doctor`; if it says the agent is ready, please report this bug.',
+      );
+      const terminal: FailedEvent = ev({
+        kind: 'failed',
+        error: {
+          ...error,
+          message: `${context.launch.displayName} could not be run: ${asClause(error.message)}.`,
+        },
+      });
+      enqueue.assign({ terminal, status: 'failed' as const });
+      enqueue.sendParent({
+        type: 'AGENT.EXITED',
+        agent: context.launch.agent,
+        at: Date.now(),
+        terminal,
+        exitCode: null,
+        status: 'failed',
+      } satisfies AgentReport);
+    }),
     markStopped: assign((_, params: { reason: StopReason }) => ({ stoppedBy: params.reason })),
     terminateProcess: sendTo('process', ({ context }) => ({
       type: 'TERMINATE' as const,
@@ -255,6 +281,10 @@ export const agentMachine = setup({
         id: 'process',
         src: 'agentProcess',
         input: ({ context }) => ({ launch: context.launch, processes: context.processes }),
+        onError: {
+          target: 'finalizing',
+          actions: { type: 'failProcess', params: ({ event }) => ({ error: event.error }) },
+        },
       },
       initial: 'spawning',
       on: {
@@ -282,7 +312,12 @@ export const agentMachine = setup({
         },
         running: {
           // Its settling will pin the worktree to the repository: git is asked now, not after it exits.
-          invoke: { src: 'knowRepository', input: ({ context }) => ({ repoRoot: context.launch.repoRoot }) },
+          // A warm-up only: should it fail, settling asks git again.
+          invoke: {
+            src: 'knowRepository',
+            input: ({ context }) => ({ repoRoot: context.launch.repoRoot }),
+            onError: {},
+          },
           initial: 'watching',
           on: {
             OUTPUT: [

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { adapterOf } from '../../adapters/registry.js';
 import { agentNameOf } from '../agent-name.js';
 import { createLimiter } from '../checks/index.js';
-import type { AgentSnapshot } from '../types.js';
+import type { AgentSnapshot, BaselineSnapshot, RaceSummary } from '../types.js';
 import { nothingYet } from './fresh-agent.js';
 import { reopenedAgent } from './race-rounds.js';
 import type { RaceContext, RaceInput, ResolvedRaceOptions } from './race-types.js';
@@ -28,6 +28,12 @@ const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapsho
   };
 };
 
+/** A reopened run's baseline as it was recorded (a round that runs checks runs it again). */
+const recordedBaseline = (recorded: RaceSummary['baseline']): BaselineSnapshot | null =>
+  recorded === undefined
+    ? null
+    : { status: recorded.status ?? 'done', checks: recorded.checks, error: recorded.error ?? null };
+
 export const initialContext = (input: RaceInput): RaceContext => ({
   options: input.options,
   runId: input.options.runId,
@@ -51,7 +57,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   mergeAttempts: 0,
   cancelRequested: false,
   endedAt: null,
-  baseline: null,
+  baseline: recordedBaseline(input.options.reopen?.baseline),
   checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
   overBudget: false,
   mergeNote: null,

@@ -154,14 +154,13 @@ export const raceMachine = setup({
         });
       }
     }),
-    // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run.
+    // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run. A
+    // reopened run's recorded baseline has no runs to compare with: a round with checks runs it again.
     startBaseline: assign(({ context }) => ({
       baseline:
-        context.baseline !== null
+        context.baselineRuns !== null || (context.options.checks ?? []).length === 0
           ? context.baseline
-          : (context.options.checks ?? []).length === 0
-            ? null
-            : { status: 'running' as const, checks: [], error: null },
+          : { status: 'running' as const, checks: [], error: null },
     })),
     applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');
@@ -169,6 +168,9 @@ export const raceMachine = setup({
     }),
     applyCrossTests: assign(({ context }, output: CrossTestOutput) =>
       update.applyCrossTests(context, output),
+    ),
+    failBaseline: assign(({ context }, params: { error: unknown }) =>
+      snapshot.applyBaseline(context, { checks: [], error: toErrorInfo(params.error).message }),
     ),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
@@ -404,6 +406,8 @@ export const raceMachine = setup({
         id: 'baseline',
         src: 'baselineRun',
         input: ({ context }) => inputs.baselineInput(context),
+        // The baseline's actor itself failed: the baseline failed with its message, the race goes on.
+        onError: { actions: { type: 'failBaseline', params: ({ event }) => event } },
       },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },

@@ -18,7 +18,7 @@ import { oneLine } from '../../core/text.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';
-import { branchExists, createWorktree, reopenWorktree, snapshotRefs } from '../git/index.js';
+import { branchExists, createWorktree, diffSummary, reopenWorktree, snapshotRefs } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { processInfo, RUN_ID_ENV } from '../process/index.js';
@@ -37,6 +37,7 @@ import type {
   AgentRound,
   AgentSnapshot,
   AgentSummary,
+  DiffSummary,
   RoundRequest,
   ReopenRun,
   RunRecord,
@@ -84,6 +85,7 @@ export const reopenFromRecord = (record: RunRecord, round?: RoundRequest): Reope
     baseBranch: record.meta.baseBranch,
     agents,
     merge: record.merge,
+    ...(record.summary?.baseline === undefined ? {} : { baseline: record.summary.baseline }),
     ...(round === undefined ? {} : { round }),
   };
 };
@@ -168,8 +170,31 @@ export const reopenWorkspaceLogic = fromPromise<ReopenedWorkspace, Prepared<Reop
   const worktreesOnDisk = launches
     .map((launch) => launch.worktree)
     .filter((worktree) => existsSync(worktree));
-  return { recordDir: runRecordDir(repo.root, reopen.runId), launches, worktreesOnDisk };
+  return {
+    recordDir: runRecordDir(repo.root, reopen.runId),
+    launches,
+    worktreesOnDisk,
+    diffs: await branchDiffs(repo.root, reopen.baseRef, launches),
+  };
 });
+
+/**
+ * Each branch's changes since the race's base (the record keeps only the counts, and compare lists
+ * the files). One that cannot be read keeps its recorded counts.
+ */
+async function branchDiffs(
+  root: string,
+  baseRef: string,
+  launches: readonly AgentLaunch[],
+): Promise<Record<AgentName, DiffSummary>> {
+  const diffs = await Promise.all(
+    launches.map(async (launch) => {
+      const diff = await diffSummary(root, baseRef, `refs/heads/${launch.branch}`).catch(() => null);
+      return diff === null ? [] : [[launch.agent, diff] as const];
+    }),
+  );
+  return Object.fromEntries(diffs.flat());
+}
 
 /** Writes this process as the run's owner into meta.json (what `hydra clean` and `hydra runs` check). */
 function claimRecord(root: string, runId: string): void {

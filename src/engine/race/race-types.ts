@@ -55,6 +55,8 @@ export interface Workspace {
 /** A recorded run's workspace: its launches, and which of their worktrees are still on disk. */
 export interface ReopenedWorkspace extends Workspace {
   worktreesOnDisk: string[];
+  /** What each agent's branch changes since the race's base (an agent whose diff could not be read has none). */
+  diffs: Record<AgentName, DiffSummary>;
 }
 
 export interface CleanUpInput {

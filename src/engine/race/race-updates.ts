@@ -58,7 +58,10 @@ export const applyReopenProbe = (
   }),
 });
 
-/** A recorded run reopened: every agent settled, named by the branches and worktrees still there. */
+/**
+ * A recorded run reopened: every agent settled, named by the branches and worktrees still there,
+ * with what its branch changes since the race's base, file by file (the record keeps the counts only).
+ */
 export const applyReopened = (context: RaceContext, workspace: ReopenedWorkspace): Partial<RaceContext> => ({
   launches: workspace.launches,
   recordDir: workspace.recordDir,
@@ -69,6 +72,7 @@ export const applyReopened = (context: RaceContext, workspace: ReopenedWorkspace
     return {
       ...agent,
       worktree: workspace.worktreesOnDisk.includes(launch.worktree) ? launch.worktree : null,
+      diff: workspace.diffs[agent.agent] ?? agent.diff,
     };
   }),
   pendingRound: context.options.reopen?.round ?? null,
@@ -179,10 +183,15 @@ export const applyMergeError = (context: RaceContext, failure: unknown): Partial
 };
 
 /** The repository is checked: the caller's warnings (e.g. ignored keys of an untrusted hydra.toml) first. */
-export const applyRepo = (context: RaceContext, repo: RepoCheck): Partial<RaceContext> => ({
-  repo,
-  warnings: [...(context.options.warnings ?? []), ...repo.warnings],
-});
+export const applyRepo = (context: RaceContext, repo: RepoCheck): Partial<RaceContext> => {
+  const reopen = context.options.reopen;
+  return {
+    // A reopened run keeps the base it raced from: the user's branch may have moved on since, and
+    // every diff, rerun, check and hint of the run is against the race's base, never today's HEAD.
+    repo: reopen === undefined ? repo : { ...repo, baseRef: reopen.baseRef, baseBranch: reopen.baseBranch },
+    warnings: [...(context.options.warnings ?? []), ...repo.warnings],
+  };
+};
 
 /** No agent can race: each one's reason, and the race fails. */
 export const failNoUsableAgent = (

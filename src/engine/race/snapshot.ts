@@ -45,7 +45,11 @@ const appendEvents = (agent: AgentSnapshot, events: readonly AgentEvent[]): Agen
     combined <= RECENT_EVENTS_LIMIT
       ? [...agent.recentEvents, ...events]
       : [...agent.recentEvents, ...events].slice(combined - RECENT_EVENTS_LIMIT);
-  let { usage, model, sessionId } = agent;
+  let { model, sessionId } = agent;
+  // Events carry the usage of the process that runs: in a later round, that is this round's, never
+  // the total over rounds the agent shows (starting from that total counted the earlier rounds
+  // again with every batch that carried no usage: the live cost ran away during a follow-up).
+  let usage = agent.rounds?.at(-1)?.usage ?? agent.usage;
   for (const event of events) {
     if (event.kind === 'usage') usage = event.usage;
     if ((event.kind === 'completed' || event.kind === 'failed') && event.usage !== undefined)
@@ -154,6 +158,17 @@ export const noUsableAgentError = (reports: AgentProbeReport[]): ErrorInfo => {
   };
 };
 
+/** The current (last) round of an agent that has rounds, changed; an agent without rounds as it is. */
+const withCurrentRound = (
+  agent: AgentSnapshot,
+  change: (round: AgentRound) => AgentRound,
+): Pick<AgentSnapshot, 'rounds'> =>
+  agent.rounds === undefined
+    ? {}
+    : {
+        rounds: agent.rounds.map((round, index, all) => (index === all.length - 1 ? change(round) : round)),
+      };
+
 export const applySpawned = (
   context: RaceContext,
   event: Extract<AgentReport, { type: 'AGENT.SPAWNED' }>,
@@ -163,6 +178,7 @@ export const applySpawned = (
     status: 'running',
     startedAt: event.at,
     lastOutputAt: null,
+    ...withCurrentRound(agent, (round) => ({ ...round, startedAt: event.at })),
   })),
 });
 
@@ -215,14 +231,22 @@ export const applyExit = (
   context: RaceContext,
   event: Extract<AgentReport, { type: 'AGENT.EXITED' }>,
 ): Partial<RaceContext> => ({
-  agents: updateAgent(context.agents, event.agent, (agent) => ({
-    ...appendEvents(agent, [event.terminal]),
-    status: event.status,
-    endedAt: event.at,
-    startedAt: agent.startedAt ?? event.at,
-    exitCode: event.exitCode,
-    error: event.terminal.kind === 'failed' ? event.terminal.error : null,
-  })),
+  agents: updateAgent(context.agents, event.agent, (agent) => {
+    const next = appendEvents(agent, [event.terminal]);
+    return {
+      ...next,
+      status: event.status,
+      endedAt: event.at,
+      startedAt: agent.startedAt ?? event.at,
+      exitCode: event.exitCode,
+      error: event.terminal.kind === 'failed' ? event.terminal.error : null,
+      ...withCurrentRound(next, (round) => ({
+        ...round,
+        startedAt: round.startedAt ?? agent.startedAt ?? event.at,
+        endedAt: event.at,
+      })),
+    };
+  }),
 });
 
 export const applySettled = (
@@ -371,7 +395,10 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
   const allowed = context.options.allowedPaths;
   // Race-wide checks (run on the baseline too), or an agent's own.
   const hasChecks =
-    context.baseline !== null || context.options.agents.some((plan) => (plan.checks ?? []).length > 0);
+    context.baseline !== null ||
+    context.options.agents.some((plan) => (plan.checks ?? []).length > 0) ||
+    // A reopened run's recorded checks count, whatever the config it was reopened with.
+    context.agents.some((agent) => agent.checks !== null);
   const agents = summary.agents.map((agent, index): AgentSummary => {
     const snapshot = context.agents[index];
     const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
@@ -421,6 +448,34 @@ const mergedPart = (context: RaceContext): Pick<RaceSummary, 'merged' | 'mergeRe
   };
 };
 
+/**
+ * An agent's time: over every round it ran, as its usage and cost are (a round adds its time, never
+ * replaces the earlier rounds'). A round without times (records from before rounds kept them) leaves
+ * the agent's own span, which a reopened agent has from its recorded duration.
+ */
+const durationOf = (agent: AgentSnapshot, endedAt: number): number => {
+  const span = (start: number | null, end: number | null): number =>
+    start === null ? 0 : Math.max(0, (end ?? endedAt) - start);
+  const rounds = agent.rounds ?? [];
+  // The last round may not have started yet (its agent has no start either).
+  const timed =
+    rounds.length > 0 &&
+    rounds.every(
+      (round, index) => round.startedAt !== null || (index === rounds.length - 1 && agent.startedAt === null),
+    );
+  if (!timed) return span(agent.startedAt, agent.endedAt);
+  return rounds.reduce((sum, round) => sum + span(round.startedAt, round.endedAt), 0);
+};
+
+/**
+ * Every agent's figures as the score compares them: its totals over every round it ran (time and
+ * cost added up) and its last result (diff, checks). Scores are relative (score.ts: the fastest,
+ * cheapest, smallest eligible result sets each part's 1), so the rule that keeps a follow-up from
+ * moving the others' scores for nothing is that a round only adds to its own agent's figures: time
+ * and cost never fall, and the others' figures are kept as recorded. Another agent's score then
+ * moves only where its result is compared with a result that really changed (a smaller diff, a
+ * result that now completes), never because one agent's later round was short.
+ */
 const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
   runId: context.runId,
   prompt: context.options.prompt,
@@ -433,7 +488,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     adapter: agent.adapter,
     status: summaryStatus(agent),
     exitCode: agent.exitCode,
-    durationMs: agent.startedAt === null ? 0 : (agent.endedAt ?? endedAt) - agent.startedAt,
+    durationMs: durationOf(agent, endedAt),
     usage: agent.usage,
     diff: {
       filesChanged: agent.diff?.filesChanged ?? 0,
