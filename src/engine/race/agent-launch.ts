@@ -7,7 +7,8 @@
 import { adapterOf } from '../../adapters/registry.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentLaunch } from '../agent/index.js';
-import type { RepoCheck } from '../git/index.js';
+import { preparePrivateGit } from '../git/index.js';
+import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import { pricingModel } from '../probe/index.js';
 import {
   agentScratchDir,
@@ -84,4 +85,22 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
   };
+}
+
+/**
+ * Links the agent's worktree to its own git repository just before its process starts (every
+ * round: the first, a rerun, each follow-up), with the repository's refs as `refsAtStart` read
+ * them: the agent's git works there without writing the shared git directory, and its settling
+ * takes its commits back (private-git.ts). Returns the launch as given.
+ */
+export async function prepareAgentGit<T extends Omit<AgentLaunch, 'refsAtStart'> & { refsAtStart: RefSnapshot }>(
+  launch: T,
+): Promise<T> {
+  await preparePrivateGit({
+    root: launch.repoRoot,
+    worktree: launch.worktree,
+    branch: launch.branch,
+    refs: launch.refsAtStart.refs,
+  });
+  return launch;
 }
