@@ -24,6 +24,8 @@ let marker: string;
 let out: string;
 
 beforeEach(() => {
+  // The race runs its agents' git in private repositories (as it does when they are sandboxed).
+  process.env['HYDRA_PRIVATE_GIT'] = '1';
   sandbox = makeSandbox();
   unregister = registerScriptAgent();
   marker = path.join(sandbox.dir, 'ran.log');
@@ -31,6 +33,7 @@ beforeEach(() => {
 });
 
 afterEach(async () => {
+  delete process.env['HYDRA_PRIVATE_GIT'];
   await handle?.cancel();
   handle = null;
   unregister();
@@ -132,7 +135,9 @@ describe("an agent's git in its own repository", () => {
     stop();
     expect(summary.agents[0]?.status).toBe('completed');
     // The agent's git worked: on its own branch, the user's main readable, status clean at start.
-    expect(readFileSync(path.join(out, 'branch'), 'utf8').trim()).toBe(`hydra/${handle.runId}/${SCRIPT_AGENT}`);
+    expect(readFileSync(path.join(out, 'branch'), 'utf8').trim()).toBe(
+      `hydra/${handle.runId}/${SCRIPT_AGENT}`,
+    );
     expect(readFileSync(path.join(out, 'main-log'), 'utf8').trim()).toBe('init');
     expect(readFileSync(path.join(out, 'status'), 'utf8')).toBe('');
     // Nothing under the shared git directory changed while it ran git (refs, objects, config, hooks, info, its entry).
@@ -152,9 +157,9 @@ describe("an agent's git in its own repository", () => {
     expect(git(sandbox.repo, 'branch', '--list', 'agent-side')).toBe('');
     expectUserStateUnchanged(sandbox.repo, user);
     expect(readFileSync(path.join(sandbox.repo, '.git', 'config'), 'utf8')).toBe(configBefore);
-    expect(readdirSync(path.join(sandbox.repo, '.git', 'hooks')).filter((name) => !name.endsWith('.sample'))).toEqual(
-      [],
-    );
+    expect(
+      readdirSync(path.join(sandbox.repo, '.git', 'hooks')).filter((name) => !name.endsWith('.sample')),
+    ).toEqual([]);
     // hydra's own git (taking the commits back, staging, committing) ran none of what it planted.
     expect(ran()).toEqual([]);
     const worktree = handle.getSnapshot().agents[0]!.worktree!;
@@ -192,7 +197,10 @@ describe("an agent's git in its own repository", () => {
     // Only what it made on the branch it left for: "on main", then its uncommitted file.
     expect(git(sandbox.repo, 'show', `${branch}:main.txt`)).toBe('mine\n');
     expect(git(sandbox.repo, 'show', `${branch}:loose.txt`)).toBe('loose\n');
-    expect(git(sandbox.repo, 'log', '--format=%s', branch).trim().split('\n').slice(1)).toEqual(['on main', 'init']);
+    expect(git(sandbox.repo, 'log', '--format=%s', branch).trim().split('\n').slice(1)).toEqual([
+      'on main',
+      'init',
+    ]);
   });
 
   it('a private repository the agent wrecked: its files are still committed, with a warning', async () => {

@@ -128,7 +128,9 @@ export async function preparePrivateGit(request: PrivateGitRequest): Promise<str
   await rm(dir, { recursive: true, force: true });
   await mkdir(path.join(dir, 'objects', 'info'), { recursive: true, mode: 0o700 });
   await Promise.all([
-    mkdir(path.join(dir, 'refs', 'heads'), { recursive: true }).then(() => mkdir(path.join(dir, 'refs', 'tags'))),
+    mkdir(path.join(dir, 'refs', 'heads'), { recursive: true }).then(() =>
+      mkdir(path.join(dir, 'refs', 'tags')),
+    ),
     mkdir(path.join(dir, 'info')),
   ]);
   const [head, own, copied] = await Promise.all([
@@ -146,7 +148,9 @@ export async function preparePrivateGit(request: PrivateGitRequest): Promise<str
     writeFile(path.join(dir, 'config'), privateConfig(copied)),
     writeFile(path.join(dir, 'objects', 'info', 'alternates'), `${path.join(commonDir, 'objects')}\n`),
     copyFile(path.join(entry, 'index'), path.join(dir, 'index')).catch(() => undefined),
-    copyFile(path.join(commonDir, 'info', 'exclude'), path.join(dir, 'info', 'exclude')).catch(() => undefined),
+    copyFile(path.join(commonDir, 'info', 'exclude'), path.join(dir, 'info', 'exclude')).catch(
+      () => undefined,
+    ),
     copyFile(path.join(commonDir, 'info', 'attributes'), path.join(dir, 'info', 'attributes')).catch(
       () => undefined,
     ),
@@ -158,9 +162,13 @@ export async function preparePrivateGit(request: PrivateGitRequest): Promise<str
 
 /** The branch's commit: its loose ref file (where `worktree add -b` wrote it), else git's answer. */
 const branchTip = async (root: string, commonDir: string, branch: string): Promise<string> => {
-  const loose = (await readFile(path.join(commonDir, 'refs', 'heads', branch), 'utf8').catch(() => '')).trim();
+  const loose = (
+    await readFile(path.join(commonDir, 'refs', 'heads', branch), 'utf8').catch(() => '')
+  ).trim();
   if (/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(loose)) return loose;
-  const asked = await runGit(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { okExitCodes: [1] });
+  const asked = await runGit(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}`], {
+    okExitCodes: [1],
+  });
   return asked.stdout.trim();
 };
 
@@ -190,7 +198,8 @@ async function sanitize(dir: string, commonDir: string): Promise<boolean> {
     ['HEAD', 'refs', 'objects'].map((name) => lstat(path.join(dir, name)).catch(() => null)),
   );
   const [head, refs, objects] = kinds;
-  if (head?.isFile() !== true || refs?.isDirectory() !== true || objects?.isDirectory() !== true) return false;
+  if (head?.isFile() !== true || refs?.isDirectory() !== true || objects?.isDirectory() !== true)
+    return false;
   await rm(path.join(dir, 'objects', 'info'), { recursive: true, force: true });
   await mkdir(path.join(dir, 'objects', 'info'));
   await writeFile(path.join(dir, 'objects', 'info', 'alternates'), `${path.join(commonDir, 'objects')}\n`);
@@ -307,8 +316,11 @@ async function takeCommits(
   const known =
     wanted.length === 0
       ? ''
-      : (await git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${wanted.join('\n')}\n` }))
-          .stdout;
+      : (
+          await git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], {
+            input: `${wanted.join('\n')}\n`,
+          })
+        ).stdout;
   const missing = wanted.filter((sha) => !known.includes(`${sha} commit`));
   if (missing.length > 0) {
     await git(
