@@ -84,6 +84,7 @@ describe("an agent's private repository", () => {
     expect(git(sandbox.repo, 'log', '--format=%s', branch).trim().split('\n')).toEqual(['agent one', 'init']);
     expect(existsSync(runDir)).toBe(false);
     expect(git(sandbox.repo, 'worktree', 'list', '--porcelain')).not.toContain(worktree);
-    expect(readdirSync(path.join(sandbox.repo, '.git', 'worktrees'))).toEqual([]);
+    const entries = path.join(sandbox.repo, '.git', 'worktrees');
+    expect(existsSync(entries) ? readdirSync(entries) : []).toEqual([]);
   });
 });

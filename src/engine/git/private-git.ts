@@ -207,6 +207,43 @@ async function sanitize(dir: string, commonDir: string): Promise<boolean> {
   return true;
 }
 
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** A ref name git would take (no `..`, no control characters), else null. */
+const safeRef = (ref: string): string | null =>
+  // eslint-disable-next-line no-control-regex
+  /^refs\/[^\u0000-\u0020~^:?*[\\]+$/.test(ref) &&
+  !ref.split('/').some((part) => part === '..' || part === '.')
+    ? ref
+    : null;
+
+/**
+ * A ref's object id read as data from a git directory's files (its loose file, else its line in
+ * `packed-refs`): null when it is neither, or not plainly an object id (git is asked then).
+ */
+async function readRefAsData(gitDir: string, ref: string): Promise<string | null> {
+  const loose = await lstat(path.join(gitDir, ref)).catch(() => null);
+  if (loose !== null) {
+    if (!loose.isFile()) return null;
+    const id = (await readFile(path.join(gitDir, ref), 'utf8')).trim();
+    return OBJECT_ID.test(id) ? id : null;
+  }
+  const packed = await readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => '');
+  for (const line of packed.split('\n')) {
+    const [id, name] = line.split(' ');
+    if (name === ref && id !== undefined && OBJECT_ID.test(id)) return id;
+  }
+  return null;
+}
+
+/** The commit a HEAD file names, read as data (the ref it names in `refsDir`); null when unsure. */
+async function headAsData(headFile: string, refsDir: string): Promise<string | null> {
+  const content = (await readFile(headFile, 'utf8').catch(() => '')).trim();
+  if (OBJECT_ID.test(content)) return content;
+  const ref = content.startsWith('ref: ') ? safeRef(content.slice('ref: '.length).trim()) : null;
+  return ref === null ? null : readRefAsData(refsDir, ref);
+}
+
 /** What the private repository's HEAD says: the ref it names, or null when detached. */
 const headRef = async (dir: string): Promise<string | null> => {
   const content = (await readFile(path.join(dir, 'HEAD'), 'utf8')).trim();
@@ -237,23 +274,34 @@ export async function bringBackPrivateGit(request: BringBackRequest): Promise<Br
   const commonDir = await commonDirOf(root);
   const entry = await worktreeEntry(commonDir, worktree);
   if (entry === null) return null;
-  const guard = await hardeningArgs(commonDir, root);
-  const git = (args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> =>
-    runGit(root, [...NO_HOOKS, ...guard, ...args], options);
+  // Asked only when a git command runs (an agent that committed nothing needs none).
+  let guard: Promise<string[]> | null = null;
+  const git = async (args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> => {
+    guard ??= hardeningArgs(commonDir, root);
+    return runGit(root, [...NO_HOOKS, ...(await guard), ...args], options);
+  };
   const admin = (args: readonly string[], options: RunGitOptions = {}): Promise<GitResult> =>
     git(['--git-dir', entry, '--work-tree', worktree, ...args], options);
   const warnings: string[] = [];
   let head: WorktreeHead = { onOwnBranch: true, switchedTo: null };
-  const before = (await admin(['rev-parse', '--verify', '-q', 'HEAD'], { okExitCodes: [1] })).stdout.trim();
+  const before =
+    (await headAsData(path.join(entry, 'HEAD'), commonDir)) ??
+    (await admin(['rev-parse', '--verify', '-q', 'HEAD'], { okExitCodes: [1] })).stdout.trim();
   try {
-    const taken = await takeCommits(dir, commonDir, branch, git, request.signal);
+    const taken = await takeCommits(dir, commonDir, branch, git, request.signal, before);
     if (taken === null) {
       warnings.push(
         `The agent's own git repository (${dir}) was damaged, so the commits it made there were not taken; its files are committed as it left them.`,
       );
       head = await adminHeadOf(admin, branch);
     } else {
-      head = await moveHead(admin, branch, taken);
+      const adminHead = (await readFile(path.join(entry, 'HEAD'), 'utf8').catch(() => '')).trim();
+      const unchanged =
+        taken.headRef === `refs/heads/${branch}` &&
+        adminHead === `ref: refs/heads/${branch}` &&
+        taken.headCommit === before;
+      // The agent committed nothing and stayed on its branch (the common case): nothing to move.
+      head = unchanged ? { onOwnBranch: true, switchedTo: null } : await moveHead(admin, branch, taken);
     }
   } catch (error) {
     if (request.signal?.aborted === true) throw error;
@@ -264,7 +312,10 @@ export async function bringBackPrivateGit(request: BringBackRequest): Promise<Br
     head = await adminHeadOf(admin, branch);
   }
   await writeAtomic(dotGit, pointerTo(entry));
-  await refreshIndex(admin, before);
+  const after =
+    (await headAsData(path.join(entry, 'HEAD'), commonDir)) ??
+    (await admin(['rev-parse', '--verify', '-q', 'HEAD'], { okExitCodes: [1] })).stdout.trim();
+  await refreshIndex(admin, before, after);
   await removePrivateGit(worktree);
   return { head, warnings };
 }
@@ -299,11 +350,16 @@ async function takeCommits(
   branch: string,
   git: (args: readonly string[], options?: RunGitOptions) => Promise<GitResult>,
   signal: AbortSignal | undefined,
+  /** The commit the worktree's HEAD was on: the repository has it. */
+  before: string,
 ): Promise<Taken | null> {
   if (!(await sanitize(dir, commonDir))) return null;
   const ref = await headRef(dir);
   const own = `refs/heads/${branch}`;
   const resolve = async (name: string): Promise<string | null> => {
+    const known =
+      name === 'HEAD' ? await headAsData(path.join(dir, 'HEAD'), dir) : await readRefAsData(dir, name);
+    if (known !== null) return known;
     const result = await git(['--git-dir', dir, 'rev-parse', '--verify', '-q', `${name}^{commit}`], {
       okExitCodes: [1, 128],
     });
@@ -311,7 +367,9 @@ async function takeCommits(
   };
   const headCommit = await resolve('HEAD');
   const ownCommit = ref === own ? headCommit : await resolve(own);
-  const wanted = [...new Set([headCommit, ownCommit].filter((sha): sha is string => sha !== null))];
+  const wanted = [
+    ...new Set([headCommit, ownCommit].filter((sha): sha is string => sha !== null && sha !== before)),
+  ];
   // The commits the repository has already (the agent committed nothing) need no fetch.
   const known =
     wanted.length === 0
@@ -372,8 +430,8 @@ async function moveHead(
 async function refreshIndex(
   admin: (args: readonly string[], options?: RunGitOptions) => Promise<GitResult>,
   before: string,
+  after: string,
 ): Promise<void> {
-  const after = (await admin(['rev-parse', '--verify', '-q', 'HEAD'], { okExitCodes: [1] })).stdout.trim();
   if (after === before || after === '') return;
   const merged =
     before === ''
