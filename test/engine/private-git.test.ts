@@ -14,8 +14,10 @@ import {
   preparePrivateGit,
   removeRunDirIfEmpty,
   removeWorktrees,
+  privateGitDirOf,
   snapshotRefs,
 } from '../../src/engine/git/index.js';
+import { agentPrivateGitDir } from '../../src/engine/records/index.js';
 import { git, makeSandbox } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 
@@ -39,6 +41,8 @@ const privateDir = (): string => path.join(runDir, '.git-private', 'agent');
 
 describe("an agent's private repository", () => {
   it("is the worktree's repository while the agent runs: its branch, the user's refs, a clean status", () => {
+    // The directory the sandbox leaves writable is the one git uses.
+    expect(privateGitDirOf(worktree)).toBe(agentPrivateGitDir(runDir, 'agent'));
     expect(readFileSync(path.join(worktree, '.git'), 'utf8')).toBe(`gitdir: ${privateDir()}\n`);
     expect(git(worktree, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe(branch);
     expect(git(worktree, 'status', '--porcelain')).toBe('');

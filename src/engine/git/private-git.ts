@@ -17,7 +17,6 @@
  */
 import { copyFile, lstat, mkdir, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { agentPrivateGitDir, branchName } from '../records/paths.js';
 import { trace } from '../../trace.js';
 import { NO_HOOKS, runGit, splitZ } from './git.js';
 import type { GitResult, RunGitOptions } from './git.js';
@@ -25,9 +24,12 @@ import { hardeningArgs } from './git-dir.js';
 import { repositoryCommonDir as commonDirOf } from './pinned.js';
 import type { WorktreeHead } from './result-commit.js';
 
-/** The private git directory of a worktree made by hydra (`<runDir>/<agent>`). */
+/**
+ * The private git directory of a worktree made by hydra (`<runDir>/<agent>`): records/paths.ts's
+ * agentPrivateGitDir (records reads git, so git does not import it).
+ */
 export const privateGitDirOf = (worktree: string): string =>
-  agentPrivateGitDir(path.dirname(worktree), path.basename(worktree));
+  path.join(path.dirname(worktree), '.git-private', path.basename(worktree));
 
 /** What the worktree's `.git` says while the agent runs, exactly as hydra writes it. */
 const pointerTo = (gitDir: string): string => `gitdir: ${gitDir}\n`;
@@ -457,7 +459,7 @@ export async function repairPrivateGit(root: string, worktree: string): Promise<
   const dir = privateGitDirOf(worktree);
   if ((await readFile(dotGit, 'utf8').catch(() => '')) !== pointerTo(dir)) return false;
   // The branch hydra named after the run and the agent (the worktree's folder names both).
-  const branch = branchName(path.basename(path.dirname(worktree)), path.basename(worktree));
+  const branch = `hydra/${path.basename(path.dirname(worktree))}/${path.basename(worktree)}`;
   const back = await bringBackPrivateGit({ root, worktree, branch }).catch(() => null);
   if (back === null) {
     const entry = await worktreeEntry(await commonDirOf(root), worktree);
