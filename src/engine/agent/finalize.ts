@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
 import {
+  bringBackPrivateGit,
   commitAgentResult,
   detachFromForeignBranch,
   diffSummary,
@@ -35,12 +36,19 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
   let failure: ErrorInfo | undefined;
   let head: WorktreeHead | undefined;
   let staged: Promise<void> | undefined;
+  // The commits the agent made in its own repository, taken back first (private-git.ts).
+  const back = await bringBackPrivateGit({
+    root: input.repoRoot,
+    worktree: input.worktree,
+    branch: input.branch,
+  });
+  const taken = back?.warnings ?? [];
   try {
     pinned = await pinWorktree(input.repoRoot, input.worktree);
     // A failed staging is the commit's failure, reported once the user's refs are put back.
     staged = stageChanges(pinned);
     staged.catch(() => undefined);
-    head = await detachFromForeignBranch(pinned, input.branch, staged);
+    head = back?.head ?? (await detachFromForeignBranch(pinned, input.branch, staged));
   } catch (error) {
     await staged?.catch(() => undefined);
     if (!(error instanceof EngineError)) throw error;
@@ -56,7 +64,7 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
           runDir: path.dirname(input.worktree),
         });
   if (pinned === null) {
-    const warnings = await restored;
+    const warnings = [...taken, ...(await restored)];
     return { commit: null, diff: null, warnings, ...(failure ? { failure } : {}) };
   }
   const commitOptions = {
@@ -83,12 +91,16 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
     return {
       commit: null,
       diff: null,
-      warnings: [...restoredOutcome.value, `${why} ${kept}`],
+      warnings: [...taken, ...restoredOutcome.value, `${why} ${kept}`],
       failure: { kind: 'AgentFailed', message: why, hint: kept },
     };
   }
   const result = committedOutcome.value;
   const diff = result.diff ?? (await diffSummary(input.repoRoot, input.baseRef, result.commit));
   trace(`agent ${input.agent}: finalized`);
-  return { commit: result.commit, diff, warnings: [...result.warnings, ...restoredOutcome.value] };
+  return {
+    commit: result.commit,
+    diff,
+    warnings: [...taken, ...result.warnings, ...restoredOutcome.value],
+  };
 }

@@ -40,6 +40,9 @@ export const knowRepository = (root: string): void => {
   commonDirOf(root).catch(() => undefined);
 };
 
+/** The repository's common git directory (absolute), asked of git once per repository in this process. */
+export const repositoryCommonDir = (root: string): Promise<string> => commonDirOf(root);
+
 const commonDirOf = (root: string): Promise<string> => {
   const known = commonDirs.get(root);
   if (known !== undefined) return known;

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError } from '../errors.js';
 import { GitCommandError, NO_HOOKS, runGit } from './git.js';
 import type { RunGitOptions } from './git.js';
+import { removePrivateGit, repairPrivateGit } from './private-git.js';
 
 /** How a worktree is made: cancellable, time-limited, named in errors, marked with the run's id. */
 export type WorktreeGitOptions = Pick<
@@ -218,8 +219,13 @@ export async function removeWorktrees(
     worktrees.map(async ({ dir, area }) => {
       if (!existsSync(dir)) {
         prune = true;
+        await removePrivateGit(dir);
         return;
       }
+      // Still linked to the agent's own repository (hydra died while it ran): linked back first,
+      // so git can remove it as its own (private-git.ts).
+      await repairPrivateGit(root, dir).catch(() => undefined);
+      await removePrivateGit(dir);
       try {
         await runGit(root, ['worktree', 'remove', '--force', '--force', dir]);
       } catch (error) {
@@ -282,6 +288,7 @@ export async function deleteBranches(root: string, branches: readonly string[]):
  */
 export async function removeRunDirIfEmpty(runDir: string): Promise<void> {
   await rm(path.join(runDir, '.scratch'), { recursive: true, force: true });
+  await rmdir(path.join(runDir, '.git-private')).catch(() => undefined);
   for (const dir of [runDir, path.dirname(runDir)]) {
     try {
       await rmdir(dir);

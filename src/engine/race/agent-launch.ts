@@ -7,7 +7,8 @@
 import { adapterOf } from '../../adapters/registry.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentLaunch } from '../agent/index.js';
-import type { RepoCheck } from '../git/index.js';
+import { preparePrivateGit } from '../git/index.js';
+import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import { pricingModel } from '../probe/index.js';
 import {
   agentScratchDir,
@@ -84,4 +85,34 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
   };
+}
+
+/**
+ * Whether an agent's git runs in its own repository (private-git.ts): where its process cannot
+ * write the repository's shared git directory (the OS sandbox; the sandbox's decision goes here),
+ * or when HYDRA_PRIVATE_GIT=1 asks for it. Without it, an agent's git writes the shared directory
+ * as in any linked worktree, and what it changed of the user's refs and settings is put back and
+ * named after it (ref-restore.ts, git-dir.ts).
+ */
+export const privateGitFor = (_options: ResolvedRaceOptions, env: NodeJS.ProcessEnv = process.env): boolean =>
+  env['HYDRA_PRIVATE_GIT'] === '1';
+
+/**
+ * Links the agent's worktree to its own git repository just before its process starts (every
+ * round: the first, a rerun, each follow-up), when `privateGit` (privateGitFor), with the
+ * repository's refs as `refsAtStart` read them: the agent's git works there without writing the
+ * shared git directory, and its settling takes its commits back (private-git.ts). Returns the
+ * launch as given.
+ */
+export async function prepareAgentGit<
+  T extends Omit<AgentLaunch, 'refsAtStart'> & { refsAtStart: RefSnapshot },
+>(launch: T, privateGit: boolean): Promise<T> {
+  if (!privateGit) return launch;
+  await preparePrivateGit({
+    root: launch.repoRoot,
+    worktree: launch.worktree,
+    branch: launch.branch,
+    refs: launch.refsAtStart.refs,
+  });
+  return launch;
 }

@@ -48,7 +48,7 @@ import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
-import { buildLaunch } from './agent-launch.js';
+import { buildLaunch, prepareAgentGit, privateGitFor } from './agent-launch.js';
 import { trace } from '../../trace.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
@@ -230,10 +230,13 @@ async function prepareAgent(
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
   await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
-  return {
-    ...buildLaunch({ options, repo, plan, agent: report.agent, capabilities, prompt: options.prompt }),
-    refsAtStart,
-  };
+  return prepareAgentGit(
+    {
+      ...buildLaunch({ options, repo, plan, agent: report.agent, capabilities, prompt: options.prompt }),
+      refsAtStart,
+    },
+    privateGitFor(options),
+  );
 }
 
 /** Removes what a failed workspace made; true when nothing of it is left. */

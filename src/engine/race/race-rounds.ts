@@ -43,7 +43,7 @@ import type {
   RunRecord,
 } from '../types.js';
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
-import { buildLaunch } from './agent-launch.js';
+import { buildLaunch, prepareAgentGit, privateGitFor } from './agent-launch.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -282,7 +282,10 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
     { prompt, usage: emptyUsage(), startedAt: null, endedAt: null },
   ];
   return {
-    launch: { ...next, round, refsAtStart: await snapshotRefs(repo.root, options.runId) },
+    launch: await prepareAgentGit(
+      { ...next, round, refsAtStart: await snapshotRefs(repo.root, options.runId) },
+      privateGitFor(options),
+    ),
     agent: {
       ...agent,
       status: 'spawning',
@@ -319,7 +322,10 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   recordAgent(repo.root, options.runId, launch, capabilities);
   await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions(input, signal, 'add'));
   return {
-    launch: { ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) },
+    launch: await prepareAgentGit(
+      { ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) },
+      privateGitFor(options),
+    ),
     agent: {
       ...agent,
       agent: name,
