@@ -50,7 +50,7 @@ export interface SummaryAgentLine {
   /** Only when the race has checks. */
   checks?: CheckLine[];
   /** Only when the race has launched agents (it was scored). */
-  score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts'>;
+  score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts' | 'verified'>;
 }
 
 /** One check's result in the summary line. */
@@ -135,7 +135,12 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     if (agent.warnings !== undefined && agent.warnings.length > 0) line.warnings = agent.warnings;
     if (agent.checks !== undefined) line.checks = agent.checks.map(checkLine);
     if (agent.score !== undefined)
-      line.score = { total: agent.score.total, gates: agent.score.gates, parts: agent.score.parts };
+      line.score = {
+        total: agent.score.total,
+        gates: agent.score.gates,
+        parts: agent.score.parts,
+        verified: agent.score.verified,
+      };
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

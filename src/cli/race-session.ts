@@ -346,6 +346,10 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
   if (summary.mergeReason?.startsWith('--auto-merge') === true)
     ctx.note(`hydra: ${sanitize(summary.mergeReason)}`);
+  else if (completed.some((agent) => agent.score?.verified === false))
+    ctx.note(
+      'hydra: no check ran, so no score above says whether a change is right: review the diffs, or race with --check auto',
+    );
   const first = completed[0];
   if (first) {
     if (first.branch && summary.baseRef)

@@ -98,6 +98,11 @@ export interface RaceOptions {
    * check command or config it changed, is scored like any other and may win `--auto-merge best`.
    */
   allowTestChanges?: boolean;
+  /**
+   * `--unverified`: `--auto-merge best` may merge a result no check ran for (its score is then diff
+   * size, time and cost alone); without it such a result is never auto-merged.
+   */
+  allowUnverified?: boolean;
 }
 
 /** A recorded run as a reopened race starts from (built from a checked record: reopenFromRecord). */

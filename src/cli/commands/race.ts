@@ -46,6 +46,7 @@ const OPTIONS = {
   'max-cost-usd': { type: 'string' },
   'auto-merge': { type: 'string' },
   'allow-test-changes': { type: 'boolean' },
+  unverified: { type: 'boolean' },
   'resume-dashboard': { type: 'string' },
 } as const;
 
@@ -130,6 +131,14 @@ export function raceFlags(parsed: Parsed): RaceFlags {
         hint: seeHelp('race'),
       });
     flags.autoMerge = 'best';
+  }
+  if (getBoolean(parsed, 'unverified')) {
+    if (flags.autoMerge === undefined)
+      throw new UsageError({
+        message: '--unverified goes with --auto-merge best: it lets it merge a result no check ran for',
+        hint: seeHelp('race'),
+      });
+    flags.unverified = true;
   }
   return flags;
 }

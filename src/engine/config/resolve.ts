@@ -37,6 +37,8 @@ export interface RaceFlags {
   autoMerge?: 'best';
   /** `--allow-test-changes`: a result that changes what a check runs may still win. */
   allowTestChanges?: boolean;
+  /** `--unverified`: `--auto-merge best` may merge a result no check ran for. */
+  unverified?: boolean;
 }
 
 export interface ResolvedRace {
@@ -55,6 +57,7 @@ export interface ResolvedRace {
   maxCostUsd?: number;
   autoMerge?: 'best';
   allowTestChanges?: boolean;
+  allowUnverified?: boolean;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -176,6 +179,7 @@ function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): P
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     ...(flags.autoMerge === undefined ? {} : { autoMerge: flags.autoMerge }),
     ...(flags.allowTestChanges === true ? { allowTestChanges: true } : {}),
+    ...(flags.unverified === true ? { allowUnverified: true } : {}),
   };
 }
 

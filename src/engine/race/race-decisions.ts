@@ -73,7 +73,10 @@ export const autoMergeDecision = (context: RaceContext): AutoMergeDecision => {
     summary.agents.flatMap((agent) =>
       agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
     ),
-    { allowTestChanges: context.options.allowTestChanges === true },
+    {
+      allowTestChanges: context.options.allowTestChanges === true,
+      allowUnverified: context.options.allowUnverified === true,
+    },
   );
   return pick.agent === null
     ? { note: `--auto-merge best merged nothing: ${pick.reason}` }

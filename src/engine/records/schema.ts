@@ -120,7 +120,13 @@ const scoreSchema = z.object({
   }),
   disqualified: z.string().nullable(),
   flags: z.array(z.string()).optional(),
+  // Records written before issue 26 have none: agentSummarySchema fills it in from the agent's checks.
+  verified: z.boolean().optional(),
 });
+
+/** For a score recorded before `verified` existed: one of the agent's checks ran to a verdict. */
+const ranACheck = (checks: ReadonlyArray<{ status: string }> | undefined): boolean =>
+  (checks ?? []).some((check) => check.status === 'passed' || check.status === 'failed');
 
 /** One agent's entry in summary.json (read one by one: a damaged entry does not damage the run). */
 export const agentSummarySchema: z.ZodType<AgentSummary> = z
@@ -157,7 +163,14 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
       .optional(),
     rerunOf: agentId.optional(),
   })
-  .transform(withAdapter);
+  .transform(({ score, ...entry }) =>
+    withAdapter({
+      ...entry,
+      ...(score === undefined
+        ? {}
+        : { score: { ...score, verified: score.verified ?? ranACheck(entry.checks) } }),
+    }),
+  );
 
 /** summary.json around its agents' entries, which agentSummarySchema checks one by one. */
 export const summaryFrameSchema = z.object({

@@ -13,6 +13,7 @@ import {
   formatCheck,
   formatScore,
   formatScoreTotal,
+  UNVERIFIED,
   formatCost,
   formatCount,
   formatDiff,
@@ -307,8 +308,29 @@ const SCORE_COLUMN: Column = {
   cell: (agent) =>
     agent.score === null
       ? { text: '-', tone: null }
-      : { text: formatScoreTotal(agent.score), tone: agent.score.disqualified === null ? 'accent' : 'muted' },
+      : agent.score.disqualified === null && !agent.score.verified
+        ? // Unverified: marked, and explained under the table (unverifiedNote).
+          { text: `${formatScoreTotal(agent.score)}?`, tone: 'warn' }
+        : {
+            text: formatScoreTotal(agent.score),
+            tone: agent.score.disqualified === null ? 'accent' : 'muted',
+          },
 };
+
+/** Under the table when a score is unverified: what its `?` means and how to verify it. */
+const unverifiedNote = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Line[] =>
+  snapshot.agents.some(
+    (agent) => agent.score !== null && agent.score.disqualified === null && !agent.score.verified,
+  )
+    ? [
+        [
+          seg(
+            `${symbols.warn} ? ${UNVERIFIED}: the score is diff size, time and cost alone; --auto-merge best will not merge it (race with --check auto, or --check "<command>")`,
+            'warn',
+          ),
+        ],
+      ]
+    : [];
 
 /** One column per check of the race (named after the check), its symbol and figure. */
 const checkColumns = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Column[] => {
@@ -387,7 +409,7 @@ export const compareLines = (
       }),
     ]);
   }
-  lines.push([]);
+  lines.push(...unverifiedNote(snapshot, symbols), []);
   const baseline = snapshot.baseline;
   if (baseline !== null) {
     const state =
