@@ -9,7 +9,9 @@ import {
   MAX_REPEAT,
   newRunId,
   configWarnings,
+  resolveAutoChecks,
 } from '../../engine/index.js';
+import { sanitize } from '../../ui/index.js';
 import type { RaceFlags } from '../../engine/index.js';
 import type { Parsed } from '../args.js';
 import {
@@ -62,7 +64,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       ...(config === undefined ? {} : { configPath: config }),
     });
   }
-  const flags = raceFlags(parsed);
+  const given = raceFlags(parsed);
   const prompt = await readPrompt(ctx, parsed);
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({
@@ -70,6 +72,10 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     env: ctx.env,
     ...(configPath !== undefined ? { explicitPath: configPath } : {}),
   });
+  // `--check auto`: the project's test command, once its file is trusted (else a ConfigError saying so).
+  const auto = resolveAutoChecks(loaded, given, { cwd: ctx.cwd, env: ctx.env });
+  const flags = auto.flags;
+  for (const note of auto.notes) ctx.note(`hydra: ${sanitize(note)}`);
   const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: ctx.cwd,

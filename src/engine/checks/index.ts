@@ -12,5 +12,7 @@ export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
 export type { CommitCheckPlace } from './checkout.js';
 export type { CheckPlace } from './runner.js';
 export { runBaseline } from './baseline.js';
+export { DETECTION_SOURCES, detectTestCommand } from './detect.js';
+export type { DetectedCheck } from './detect.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
 export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';

@@ -64,6 +64,12 @@ const raceSchema = () =>
       max_cost_usd: usd.optional(),
       check_concurrency: count.optional(),
       worktree_pool: poolSize.optional(),
+      /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
+      checks: z
+        .literal('auto', {
+          error: 'must be "auto" (the project\'s own test command); name commands in [[checks]] tables',
+        })
+        .optional(),
     },
     { error: 'must be a table of settings: [race] followed by key = value lines' },
   );
