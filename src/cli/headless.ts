@@ -71,6 +71,8 @@ export interface SummaryLine {
   /** What was merged, or null with `mergeReason`. */
   merged?: RaceSummary['merged'];
   mergeReason?: string;
+  /** The judge's verdict on a tie (`--judge`), when it was asked. */
+  judge?: RaceSummary['judge'];
   /** Only when the race itself failed (e.g. no usable agent, not a git repository). */
   error?: NonNullable<RaceSummary['error']>;
 }
@@ -152,6 +154,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     };
   if (summary.merged !== undefined) line.merged = summary.merged;
   if (summary.mergeReason !== undefined) line.mergeReason = summary.mergeReason;
+  if (summary.judge !== undefined) line.judge = summary.judge;
   if (summary.error) line.error = summary.error;
   return line;
 }

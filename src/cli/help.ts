@@ -88,6 +88,8 @@ Options:
   --auto-merge best                merge the top score if a check ran for it, it passed every gate
                                    and nobody ties it
   --unverified                     with --auto-merge best: merge even when no check ran for the top
+  --judge <agent>                  when the best results tie (or are within [score] judge_margin,
+                                   default 5 points), ask this agent, read-only, to rank them
   --allow-test-changes             let a result win that removes or skips tests the baseline ran,
                                    or changes a check's command or config (flagged otherwise)
   --prompt-file <file>             read the prompt from a file ("-" = stdin)

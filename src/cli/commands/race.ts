@@ -49,6 +49,7 @@ const OPTIONS = {
   'auto-merge': { type: 'string' },
   'allow-test-changes': { type: 'boolean' },
   unverified: { type: 'boolean' },
+  judge: { type: 'string' },
   'resume-dashboard': { type: 'string' },
 } as const;
 
@@ -145,6 +146,12 @@ export function raceFlags(parsed: Parsed): RaceFlags {
         hint: seeHelp('race'),
       });
     flags.unverified = true;
+  }
+  const judge = getString(parsed, 'judge');
+  if (judge !== undefined) {
+    if (judge.trim() === '')
+      throw new UsageError({ message: '--judge needs an agent, e.g. --judge claude', hint: seeHelp('race') });
+    flags.judge = judge.trim();
   }
   return flags;
 }

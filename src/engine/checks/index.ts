@@ -1,7 +1,14 @@
 /** Checks: running them in every result and on the baseline, test counts read from runner output, and the score that ranks a race's results. */
 export { compareTests, readTestCounts } from './test-counts.js';
 export type { TestChanges, TestCounts } from './test-counts.js';
-export { DEFAULT_SCORE_WEIGHTS, pickBest, scoreAgents } from './score.js';
+export {
+  contendersOf,
+  DEFAULT_JUDGE_MARGIN,
+  DEFAULT_SCORE_WEIGHTS,
+  pickBest,
+  scoreAgents,
+  verifiedBy,
+} from './score.js';
 export type { BestPick, Score, ScoreInput, ScoreWeights } from './score.js';
 export { checkCommand } from './command.js';
 export { createLimiter } from './limiter.js';

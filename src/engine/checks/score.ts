@@ -198,6 +198,13 @@ export const contendersOf = (scores: readonly Pickable[], margin = 0): string[] 
   return ranked.filter((score) => top.total - score.total <= margin).map((score) => score.agent);
 };
 
+/**
+ * `[score] judge_margin`'s default: results within 5 points of the top are contenders for the
+ * judge. Duration and cost weigh 5 each, so 5 points is about what time and cost alone can make
+ * between two results that pass the same checks with the same diff size.
+ */
+export const DEFAULT_JUDGE_MARGIN = 5;
+
 const NO_CHECK_HINT =
   'add one: --check "npm test" (any command that exits 0 when the result is right), --check auto (the project\'s own test command), or checks in hydra.toml ([[checks]] or [race] checks = "auto"); or race with --unverified to merge on diff, time and cost alone';
 

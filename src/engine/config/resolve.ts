@@ -39,6 +39,8 @@ export interface RaceFlags {
   allowTestChanges?: boolean;
   /** `--unverified`: `--auto-merge best` may merge a result no check ran for. */
   unverified?: boolean;
+  /** `--judge <agent>`: a configured agent that ranks tied results, read-only. */
+  judge?: string;
 }
 
 export interface ResolvedRace {
@@ -58,6 +60,7 @@ export interface ResolvedRace {
   autoMerge?: 'best';
   allowTestChanges?: boolean;
   allowUnverified?: boolean;
+  judgeMargin?: number;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -167,7 +170,7 @@ export function resolveRace(
 
 /** The race-wide checks (`[[checks]]`, then each `--check`), the score's settings, the budget, auto-merge. */
 function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): Partial<ResolvedRace> {
-  const { allowed_paths: allowedPaths, ...weights } = config.score ?? {};
+  const { allowed_paths: allowedPaths, judge_margin: judgeMargin, ...weights } = config.score ?? {};
   const maxCostUsd = flags.maxCostUsd ?? config.race?.max_cost_usd;
   return {
     ...(checks.length === 0 ? {} : { checks }),
@@ -180,6 +183,7 @@ function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): P
     ...(flags.autoMerge === undefined ? {} : { autoMerge: flags.autoMerge }),
     ...(flags.allowTestChanges === true ? { allowTestChanges: true } : {}),
     ...(flags.unverified === true ? { allowUnverified: true } : {}),
+    ...(judgeMargin === undefined ? {} : { judgeMargin }),
   };
 }
 
@@ -274,12 +278,34 @@ export function buildRaceOptions(
   base: { repoPath: string; prompt: string; configName?: string; configPath?: string | null },
 ): RaceOptions {
   const resolved = resolveRace(config, flags, base.configName);
+  const judge = judgePlan(config, flags, base.configName);
   return {
     repoPath: base.repoPath,
     prompt: base.prompt,
     ...resolved,
+    ...(judge === undefined ? {} : { judge }),
     configSnapshot: { file: base.configPath ?? null, config, flags },
   };
+}
+
+/** `--judge <agent>`: one agent, resolved like a raced one (its table's binary, model, env). */
+function judgePlan(config: HydraConfig, flags: RaceFlags, configName?: string): AgentPlan | undefined {
+  if (flags.judge === undefined) return undefined;
+  const { agents } = resolveRace(
+    config,
+    {
+      agents: [flags.judge],
+      ...(flags.models === undefined ? {} : { models: flags.models }),
+      allowExperimental: flags.allowExperimental ?? false,
+    },
+    configName,
+  );
+  const [plan, ...more] = agents;
+  if (plan === undefined || more.length > 0)
+    throw new ConfigError({
+      problems: [`--judge ${flags.judge}: name one agent (e.g. --judge claude), not ${agents.length}`],
+    });
+  return plan;
 }
 
 function toPriceTable(prices: HydraConfig['prices']): PriceTable {

@@ -55,6 +55,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
   overBudget: false,
   mergeNote: null,
+  judge: null,
   checkRuns: {},
   baselineRuns: null,
   merge: input.options.reopen?.merge ?? null,

@@ -28,7 +28,7 @@ import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
 import { agentMachine } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
-import type { AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentProbeReport, JudgeSummary, MergeResult } from '../types.js';
 import {
   autoMergeDecision,
   childId,
@@ -37,6 +37,7 @@ import {
   raceSpendOver,
   everyoneSettled,
   forgetRemoved,
+  judgeDue,
   isLive,
   launchChildId,
   roundProblem,
@@ -51,6 +52,7 @@ import {
   baselineLogic,
   checkRepoLogic,
   cleanUpLogic,
+  judgeLogic,
   createWorkspaceLogic,
   mergeAgentLogic,
   probeAgentsLogic,
@@ -86,11 +88,14 @@ export const raceMachine = setup({
     baselineRun: baselineLogic,
     mergeAgent: mergeAgentLogic,
     cleanUp: cleanUpLogic,
+    judgeRun: judgeLogic,
   },
   guards: {
     hasUsableAgent: (_, params: { reports: AgentProbeReport[] }) =>
       params.reports.some((report) => report.status === 'ready'),
     allSettled: ({ context }) => everyoneSettled(context),
+    // Everyone settled and the best results tie (or are within judge_margin): ask the judge first.
+    allSettledJudgeDue: ({ context }) => everyoneSettled(context) && judgeDue(context),
     raceOverBudget: ({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
       return raceSpendOver(context, event.agent, event.events);
@@ -269,6 +274,7 @@ export const raceMachine = setup({
     cancelBaseline: assign(({ context }) => update.cancelBaseline(context)),
     cancelUnstarted: assign(({ context }) => update.cancelUnstarted(context)),
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
+    applyJudge: assign((_, params: { judge: JudgeSummary | null }) => ({ judge: params.judge })),
     // A merge asked for (MERGE), or the one --auto-merge best picked (autoMergeWinner).
     acceptMerge: assign(({ context }, params: { request: MergeRequestEvent | null }) => ({
       mergeRequest: params.request,
@@ -398,6 +404,7 @@ export const raceMachine = setup({
       },
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
+        { guard: 'allSettledJudgeDue', target: 'judging', actions: 'markEnded' },
         { guard: 'allSettled', target: 'reviewing', actions: 'markEnded' },
       ],
       on: {
@@ -414,6 +421,18 @@ export const raceMachine = setup({
         STOP_AGENT: { actions: 'stopAgent' },
         // The agents are stopped first; once they settled, allSettledAfterCancel ends the race.
         CANCEL: { actions: ['markCancelRequested', 'stopAllAgents'] },
+      },
+    },
+    // --judge: the best results tie (or are within judge_margin); its ranking only breaks the tie.
+    judging: {
+      invoke: {
+        src: 'judgeRun',
+        input: ({ context }) => inputs.judgeInput(context),
+        onDone: {
+          target: 'reviewing',
+          actions: { type: 'applyJudge', params: ({ event }) => ({ judge: event.output }) },
+        },
+        onError: { target: 'reviewing' },
       },
     },
     reviewing: {

@@ -280,6 +280,7 @@ export const phaseOf = (value: StateValue): RacePhase => {
     case 'creatingWorktrees':
       return 'creating_worktrees';
     case 'racing':
+    case 'judging':
     case 'preparingRound':
       return 'racing';
     case 'reopening':
@@ -323,6 +324,7 @@ export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: numb
   merge: context.merge,
   baseline: context.baseline,
   mergeNote: context.mergeNote,
+  judge: context.judge,
 });
 
 const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
@@ -393,6 +395,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     }),
     ...(context.baseline === null ? {} : { baseline: baselineSummary(context.baseline) }),
     scoreWeights: { ...weights },
+    ...(context.judge === null ? {} : { judge: context.judge }),
     ...(allowTestChanges ? { allowTestChanges } : {}),
   };
 };

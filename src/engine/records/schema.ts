@@ -200,6 +200,16 @@ export const summaryFrameSchema = z.object({
     .nullable()
     .optional(),
   mergeReason: z.string().optional(),
+  judge: z
+    .object({
+      agent: agentId,
+      contenders: z.array(agentId),
+      ranking: z.array(z.object({ agent: agentId, reason: z.string() })).nullable(),
+      warning: z.string().nullable(),
+      addressedJudge: z.array(z.string()),
+      costUsd: z.number().finite().nullable(),
+    })
+    .optional(),
 });
 
 /** summary.json whole, as hydra must write it. */

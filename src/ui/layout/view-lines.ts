@@ -317,6 +317,29 @@ const SCORE_COLUMN: Column = {
           },
 };
 
+/** The judge's verdict on a tie (`--judge`): its ranking with reasons, or why it was ignored. */
+const judgeLines = (snapshot: RaceSnapshot, symbols: Theme['symbols'], width: number): Line[] => {
+  const judge = snapshot.judge;
+  if (judge === null || judge === undefined) return [];
+  const name = sanitizeName(judge.agent);
+  const lines: Line[] = [];
+  if (judge.ranking === null)
+    lines.push([seg(`${symbols.warn} judge ${name}: ${oneLine(judge.warning ?? 'no ranking')}`, 'warn')]);
+  else {
+    lines.push([seg(`judge ${name} ranked ${judge.contenders.length} tied results:`, null, true)]);
+    for (const [index, item] of judge.ranking.entries())
+      lines.push(
+        ...wrapLines(
+          [[seg(`  ${index + 1}. ${sanitizeName(item.agent)} ${symbols.dot} ${oneLine(item.reason)}`)]],
+          width,
+        ),
+      );
+  }
+  for (const item of judge.addressedJudge)
+    lines.push([seg(`${symbols.warn} addresses the judge: ${oneLine(item)}`, 'warn')]);
+  return lines;
+};
+
 /** Under the table when a score is unverified: what its `?` means and how to verify it. */
 const unverifiedNote = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Line[] =>
   snapshot.agents.some(
@@ -409,7 +432,7 @@ export const compareLines = (
       }),
     ]);
   }
-  lines.push(...unverifiedNote(snapshot, symbols), []);
+  lines.push(...unverifiedNote(snapshot, symbols), ...judgeLines(snapshot, symbols, width), []);
   const baseline = snapshot.baseline;
   if (baseline !== null) {
     const state =
