@@ -19,6 +19,8 @@ await build({
   target: 'node20',
   packages: 'external',
   logLevel: 'warning',
+  // The process folder's shell scripts are imported as text, as the build does.
+  loader: { '.sh': 'text' },
 });
 const { withDiagrams } = await import(pathToFileURL(outfile).href);
 const file = path.join(root, 'ARCHITECTURE.md');
