@@ -105,13 +105,18 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['-p', '--output-format', 'stream-json'];
   if (features['verbose'] !== false) args.push('--verbose');
-  args.push(...permissionArgs(request.unsafe, features), ...modelArgs(request));
+  // Read-only (a judge): plan mode, in which Claude Code edits nothing and runs no command.
+  const readOnly = request.readOnly === true && features['permissionMode'] === true;
+  args.push(
+    ...(readOnly ? ['--permission-mode', 'plan'] : permissionArgs(request.unsafe, features)),
+    ...modelArgs(request),
+  );
   if (request.maxTurns !== undefined) args.push('--max-turns', String(request.maxTurns));
   args.push(...resumeArgs(request, capabilities, '--resume'));
   // `claude -p` reads the prompt from stdin when no prompt argument is given. CLAUDECODE is emptied
   // so it starts even when hydra itself runs inside a Claude Code session.
   const env: Record<string, string> = { CLAUDECODE: '', ...(request.unsafe ? { IS_SANDBOX: '1' } : {}) };
-  return commandOf(request, capabilities, { args, env });
+  return commandOf(request, capabilities, { args, env, readOnly });
 };
 
 export const claudeAdapter = defineAdapter({

@@ -117,7 +117,9 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['exec', '--json'];
   if (features['cd'] !== false) args.push('-C', request.cwd);
-  args.push(...sandboxArgs(request.unsafe, features));
+  // Read-only (a judge): Codex's read-only sandbox.
+  const readOnly = request.readOnly === true && features['sandbox'] === true;
+  args.push(...(readOnly ? ['--sandbox', 'read-only'] : sandboxArgs(request.unsafe, features)));
   if (features['skipGitRepoCheck'] === true) args.push('--skip-git-repo-check');
   // The long spelling: 0.2x releases have no `-o` short form.
   const lastMessageFile =
@@ -135,6 +137,7 @@ const buildCommand: BuildCommand = (request, capabilities) => {
     tail,
     prompt,
     ...(lastMessageFile ? { lastMessageFile } : {}),
+    readOnly,
   });
 };
 

@@ -75,6 +75,12 @@ export interface SpawnRequest {
    * engine passes only ids of SESSION_ID_PATTERN's shape (it reads them from untrusted records).
    */
   resumeSessionId?: string;
+  /**
+   * Run without edit tools, read-only (the judge of ties): the CLI's plan or read-only mode. An
+   * adapter that applied one says so with BuiltCommand.readOnly; hydra does not run a read-only
+   * request whose command lacks it.
+   */
+  readOnly?: boolean;
 }
 
 /**
@@ -107,6 +113,8 @@ export interface BuiltCommand {
   stdinFile?: string;
   /** A file where the CLI writes its final message (codex `-o`), read after exit as a fallback. */
   lastMessageFile?: string;
+  /** The command runs the CLI in its read-only (plan) mode, as SpawnRequest.readOnly asked. */
+  readOnly?: true;
 }
 
 /** How the process ended, as the engine saw it. */

@@ -50,7 +50,7 @@ export interface SummaryAgentLine {
   /** Only when the race has checks. */
   checks?: CheckLine[];
   /** Only when the race has launched agents (it was scored). */
-  score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts'>;
+  score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts' | 'verified'>;
   /** The tests it added or changed, cross-tested on the base and the others' results (only when it added some). */
   newTests?: AgentSummary['newTests'];
 }
@@ -73,6 +73,8 @@ export interface SummaryLine {
   /** What was merged, or null with `mergeReason`. */
   merged?: RaceSummary['merged'];
   mergeReason?: string;
+  /** The judge's verdict on a tie (`--judge`), when it was asked. */
+  judge?: RaceSummary['judge'];
   /** Only when the race itself failed (e.g. no usable agent, not a git repository). */
   error?: NonNullable<RaceSummary['error']>;
 }
@@ -137,7 +139,12 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     if (agent.warnings !== undefined && agent.warnings.length > 0) line.warnings = agent.warnings;
     if (agent.checks !== undefined) line.checks = agent.checks.map(checkLine);
     if (agent.score !== undefined)
-      line.score = { total: agent.score.total, gates: agent.score.gates, parts: agent.score.parts };
+      line.score = {
+        total: agent.score.total,
+        gates: agent.score.gates,
+        parts: agent.score.parts,
+        verified: agent.score.verified,
+      };
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
     return line;
   });
@@ -150,6 +157,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     };
   if (summary.merged !== undefined) line.merged = summary.merged;
   if (summary.mergeReason !== undefined) line.mergeReason = summary.mergeReason;
+  if (summary.judge !== undefined) line.judge = summary.judge;
   if (summary.error) line.error = summary.error;
   return line;
 }

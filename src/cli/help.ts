@@ -82,8 +82,14 @@ Options:
   --unsafe                         use the vendors' sandbox-bypass modes (prints a warning)
   --keep-worktrees                 keep every worktree after the race
   --check "<command>"              a check (a gate) run in every result and on the base; repeatable
+  --check auto                     the project's own test command (hydra.toml, package.json, pytest,
+                                   go test, cargo test, make test; see hydra doctor)
   --max-cost-usd <usd>             stop the agents once the race's estimated spend passes this
-  --auto-merge best                merge the top score if it passed every gate and nobody ties it
+  --auto-merge best                merge the top score if a check ran for it, it passed every gate
+                                   and nobody ties it
+  --unverified                     with --auto-merge best: merge even when no check ran for the top
+  --judge <agent>                  when the best results tie (or are within [score] judge_margin,
+                                   default 5 points), ask this agent, read-only, to rank them
   --allow-test-changes             let a result win that removes or skips tests the baseline ran,
                                    or changes a check's command or config (flagged otherwise)
   --prompt-file <file>             read the prompt from a file ("-" = stdin)

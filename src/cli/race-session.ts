@@ -338,6 +338,14 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
     const score = agent.score === undefined ? '' : `, ${formatScore(agent.score, '·')}`;
     ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}${score}`);
   }
+  if (summary.judge !== undefined) {
+    const judge = summary.judge;
+    ctx.note(
+      judge.ranking === null
+        ? `hydra: judge ${judge.agent}: ${sanitize(judge.warning ?? 'no ranking')}`
+        : `hydra: judge ${judge.agent} ranked the tie: ${judge.ranking.map((item, index) => `${index + 1}. ${item.agent} (${sanitize(item.reason)})`).join('; ')}`,
+    );
+  }
   if (summary.merged) {
     ctx.note(
       `hydra: ${err.green(`merged ${summary.merged.agent}`)} (${summary.merged.branch}, ${summary.merged.method})`,
@@ -346,6 +354,10 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
   if (summary.mergeReason?.startsWith('--auto-merge') === true)
     ctx.note(`hydra: ${sanitize(summary.mergeReason)}`);
+  else if (completed.some((agent) => agent.score?.verified === false))
+    ctx.note(
+      'hydra: no check ran, so no score above says whether a change is right: review the diffs, or race with --check auto',
+    );
   const first = completed[0];
   if (first) {
     if (first.branch && summary.baseRef)

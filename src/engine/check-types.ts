@@ -62,7 +62,7 @@ export interface CheckSummary {
 }
 
 /** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
-export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified'> & {
+export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified' | 'verified'> & {
   /** Why its checks are not evidence (tests removed or skipped, a check's command changed); absent when none. */
   flags?: string[];
 };

@@ -19,6 +19,9 @@ export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/i
 export { probeAgents } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';
+export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
+export type { AutoCheckState } from './config/index.js';
+export { DETECTION_SOURCES, detectTestCommand } from './checks/index.js';
 export {
   buildRaceOptions,
   checkConfiguredBinaries,

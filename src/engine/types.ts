@@ -99,6 +99,34 @@ export interface RaceOptions {
    * check command or config it changed, is scored like any other and may win `--auto-merge best`.
    */
   allowTestChanges?: boolean;
+  /**
+   * `--unverified`: `--auto-merge best` may merge a result no check ran for (its score is then diff
+   * size, time and cost alone); without it such a result is never auto-merged.
+   */
+  allowUnverified?: boolean;
+  /**
+   * `--judge <agent>`: asked, read-only, to rank the best results when they tie or are within
+   * `judgeMargin` points (engine/judge); its ranking only breaks that tie.
+   */
+  judge?: AgentPlan;
+  /** `[score] judge_margin`: how close to the top a result must be for the judge to rank it. */
+  judgeMargin?: number;
+}
+
+/** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */
+export interface JudgeSummary {
+  /** The judge agent (`--judge`). */
+  agent: AgentName;
+  /** The contenders: the results within the margin of the top, best score first. */
+  contenders: AgentName[];
+  /** Its ranking of the contenders, best first, with its reasons; null when it was ignored. */
+  ranking: Array<{ agent: AgentName; reason: string }> | null;
+  /** Why there is no ranking, or what hydra did about the answer; null when all went well. */
+  warning: string | null;
+  /** Contenders whose diff addresses the judge: not shown to it, ranked last (`<agent>: "<text>"`). */
+  addressedJudge: string[];
+  /** What asking it cost (counted in the race's spend); null when unknown or it was not asked. */
+  costUsd: number | null;
 }
 
 /** A recorded run as a reopened race starts from (built from a checked record: reopenFromRecord). */
@@ -255,6 +283,8 @@ export interface RaceSnapshot {
   baseline: BaselineSnapshot | null;
   /** Why `--auto-merge best` merged nothing (or why its merge failed), else null. */
   mergeNote: string | null;
+  /** The judge's verdict on a tie (`--judge`), once asked; null otherwise. */
+  judge?: JudgeSummary | null;
 }
 
 export interface AgentSummary {
@@ -307,6 +337,8 @@ export interface RaceSummary {
   /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */
   merged?: { agent: AgentName; branch: string; method: MergeResult['method'] } | null;
   mergeReason?: string;
+  /** The judge's verdict on a tie (`--judge`), when it was asked. */
+  judge?: JudgeSummary;
 }
 
 export interface MergeOptions {

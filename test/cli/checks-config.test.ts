@@ -179,7 +179,7 @@ describe('hydra race --json with checks', () => {
         tests: { passed: 1, failed: 0, skipped: 0 },
       },
     ]);
-    expect(Object.keys(claude?.score ?? {}).sort()).toEqual(['gates', 'parts', 'total']);
+    expect(Object.keys(claude?.score ?? {}).sort()).toEqual(['gates', 'parts', 'total', 'verified']);
     expect(summary.merged).toEqual({
       agent: 'claude',
       branch: `hydra/${summary.runId}/claude`,

@@ -56,7 +56,7 @@ export function badKeysIn(text: string): string[] {
   for (const match of text.matchAll(DOTTED)) {
     const key = normalize(match[0]);
     // `race.ts`, `score.js`: file names, not keys.
-    if (/\.(ts|tsx|js|json|md|toml)$/.test(key)) continue;
+    if (/\.(ts|tsx|js|json|md|toml|cfg|ini)$/.test(key)) continue;
     if (!isConfigKey(key.replace(/<[^>]*>|\*/g, 'NAME'))) bad.push(key);
   }
   for (const match of text.matchAll(HEADER)) {

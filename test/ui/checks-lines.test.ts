@@ -27,6 +27,7 @@ const score = (total: number, disqualified: string | null = null): ScoreSummary 
   gates: { passed: disqualified === null, failed: [] },
   parts: { checks: null, tests: null, diff: null, scope: null, duration: null, cost: null },
   disqualified,
+  verified: true,
 });
 
 const FAILING_ONE = check({

@@ -14,6 +14,7 @@ const score = (total: number, evidence: number): ScoreSummary => ({
   gates: { passed: true, failed: [] },
   parts: { checks: 1, tests: 1, diff: 1, scope: null, duration: 1, cost: null, evidence },
   disqualified: null,
+  verified: true,
 });
 
 /** Claude's reproduction fails on Gemini's result; Gemini's test passes on the base. */

@@ -23,6 +23,8 @@ export interface CommandParts {
   /** Variables the CLI needs; hydra.toml's `env` goes over them. */
   env?: Record<string, string>;
   lastMessageFile?: string;
+  /** The options put the CLI in its read-only (plan) mode. */
+  readOnly?: boolean;
 }
 
 /** The built command: the options, then the prompt as an argument or as a file on stdin. */
@@ -40,5 +42,6 @@ export const commandOf = (
     files: prompt.via === 'stdin' ? prompt.files : [],
     ...(prompt.via === 'stdin' ? { stdinFile: prompt.stdinFile } : {}),
     ...(parts.lastMessageFile === undefined ? {} : { lastMessageFile: parts.lastMessageFile }),
+    ...(parts.readOnly === true ? { readOnly: true as const } : {}),
   };
 };

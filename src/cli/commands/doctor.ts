@@ -3,6 +3,8 @@ import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { DoctorContext } from '../../adapters/types.js';
 import {
   activeContainment,
+  autoCheckState,
+  describeAutoCheck,
   CONFIG_DEFAULTS,
   displayPath,
   loadConfig,
@@ -11,7 +13,7 @@ import {
 } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
-import { sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
+import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
@@ -56,10 +58,25 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
   ).map((report) => withTrustHint(withDoctorWarnings(report, machine), loaded, ctx.cwd));
 
+  // What `--check auto` would run here, and whether its file is trusted.
+  const auto = autoCheckState(loaded, ctx.cwd, ctx.env);
+  const autoLine = describeAutoCheck(
+    auto,
+    loaded.path === null ? 'hydra.toml' : displayPath(loaded.path, ctx.cwd),
+  );
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
+    const autoCheck = {
+      configChecks: auto.configChecks,
+      detected: auto.detected,
+      trusted: auto.trusted,
+      summary: autoLine,
+    };
     ctx.print(
-      terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment())),
+      terminalSafeJson({
+        ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment()),
+        autoCheck,
+      }),
     );
   } else {
     const configLine = loaded.path
@@ -67,15 +84,18 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       : 'none (defaults; see hydra.toml.example)';
     // Versions, warnings and errors quote what each CLI printed: sanitized for the terminal.
     const notes = configWarnings(loaded, ctx.cwd);
-    for (const line of renderDoctor(
+    const lines = renderDoctor(
       repo,
       sanitizeStrings(reports),
       ctx.out,
       configLine,
       notes,
       activeContainment(),
-    ))
-      ctx.print(line);
+    );
+    // In the config section, under the config file: what --check auto would run.
+    const at = lines.indexOf(`  ${configLine}`);
+    lines.splice(at < 0 ? lines.length : at + 1, 0, `  --check auto: ${sanitize(autoLine)}`);
+    for (const line of lines) ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
 }

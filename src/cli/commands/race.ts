@@ -9,7 +9,9 @@ import {
   MAX_REPEAT,
   newRunId,
   configWarnings,
+  resolveAutoChecks,
 } from '../../engine/index.js';
+import { sanitize } from '../../ui/index.js';
 import type { RaceFlags } from '../../engine/index.js';
 import type { Parsed } from '../args.js';
 import {
@@ -46,6 +48,8 @@ const OPTIONS = {
   'max-cost-usd': { type: 'string' },
   'auto-merge': { type: 'string' },
   'allow-test-changes': { type: 'boolean' },
+  unverified: { type: 'boolean' },
+  judge: { type: 'string' },
   'resume-dashboard': { type: 'string' },
 } as const;
 
@@ -61,7 +65,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       ...(config === undefined ? {} : { configPath: config }),
     });
   }
-  const flags = raceFlags(parsed);
+  const given = raceFlags(parsed);
   const prompt = await readPrompt(ctx, parsed);
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({
@@ -69,6 +73,10 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     env: ctx.env,
     ...(configPath !== undefined ? { explicitPath: configPath } : {}),
   });
+  // `--check auto`: the project's test command, once its file is trusted (else a ConfigError saying so).
+  const auto = resolveAutoChecks(loaded, given, { cwd: ctx.cwd, env: ctx.env });
+  const flags = auto.flags;
+  for (const note of auto.notes) ctx.note(`hydra: ${sanitize(note)}`);
   const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: ctx.cwd,
@@ -130,6 +138,20 @@ export function raceFlags(parsed: Parsed): RaceFlags {
         hint: seeHelp('race'),
       });
     flags.autoMerge = 'best';
+  }
+  if (getBoolean(parsed, 'unverified')) {
+    if (flags.autoMerge === undefined)
+      throw new UsageError({
+        message: '--unverified goes with --auto-merge best: it lets it merge a result no check ran for',
+        hint: seeHelp('race'),
+      });
+    flags.unverified = true;
+  }
+  const judge = getString(parsed, 'judge');
+  if (judge !== undefined) {
+    if (judge.trim() === '')
+      throw new UsageError({ message: '--judge needs an agent, e.g. --judge claude', hint: seeHelp('race') });
+    flags.judge = judge.trim();
   }
   return flags;
 }

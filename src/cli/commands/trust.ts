@@ -5,8 +5,10 @@
  * No --json: consent is a human's act, and `hydra doctor --json` reports whether a file is trusted.
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
+  DETECTION_SOURCES,
+  detectTestCommand,
   displayPath,
   EXECUTING_KEYS,
   findRepoRoot,
@@ -78,6 +80,16 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
       message: `cannot trust ${shown}: it is a symbolic link to ${target}, outside its repository`,
       hint: "hydra trusts a repository's own file: replace the link with a copy of the file, review it, then run hydra trust",
     });
+  // A file `--check auto` reads (package.json, go.mod...): trusted as it is, for the command it names.
+  if (DETECTION_SOURCES.includes(basename(file))) {
+    const entry = trustFile(store, file, bytes);
+    ctx.print(`${ctx.out.green('trusted')} ${shown} (sha256 ${entry.sha256.slice(0, 12)})`);
+    const found = detectTestCommand(dirname(file));
+    if (found !== null && found.source === basename(file))
+      ctx.print(`--check auto will now run: ${sanitize(found.run)} (${sanitize(found.evidence)})`);
+    ctx.print(ctx.out.dim('an edit to the file needs hydra trust again; undo with: hydra trust --revoke'));
+    return EXIT.ok;
+  }
   // Only a valid config is trusted (a ConfigError names each problem, exit 2).
   const config = parseConfigText(bytes.toString('utf8'), shown);
   const entry = trustFile(store, file, bytes);

@@ -1,7 +1,14 @@
 /** Checks: running them in every result and on the baseline, test counts read from runner output, and the score that ranks a race's results. */
 export { compareTests, readTestCounts } from './test-counts.js';
 export type { TestChanges, TestCounts } from './test-counts.js';
-export { DEFAULT_SCORE_WEIGHTS, pickBest, scoreAgents } from './score.js';
+export {
+  contendersOf,
+  DEFAULT_JUDGE_MARGIN,
+  DEFAULT_SCORE_WEIGHTS,
+  pickBest,
+  scoreAgents,
+  verifiedBy,
+} from './score.js';
 export type { BestPick, Score, ScoreInput, ScoreWeights } from './score.js';
 export { checkCommand } from './command.js';
 export { createLimiter } from './limiter.js';
@@ -12,6 +19,8 @@ export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
 export type { CommitCheckPlace } from './checkout.js';
 export type { CheckPlace } from './runner.js';
 export { runBaseline } from './baseline.js';
+export { DETECTION_SOURCES, detectTestCommand } from './detect.js';
+export type { DetectedCheck } from './detect.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
 export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';
 export { crossTestWarnings, evidenceParts, runCrossTests } from './cross-test/index.js';

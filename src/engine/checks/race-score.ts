@@ -73,6 +73,7 @@ const scoreInputOf = (agent: AgentSummary): ScoreInput => ({
     name: check.name,
     gate: check.gate,
     passed: check.status === 'passed',
+    ran: check.status === 'passed' || check.status === 'failed',
     tests: check.tests === null ? null : { passed: check.tests.passed, failed: check.tests.failed },
     flags: [
       ...(check.tampered ?? []),
@@ -111,6 +112,7 @@ export const scoreRace = (
     gates: score.gates,
     parts: score.parts,
     disqualified: score.disqualified,
+    verified: score.verified,
     ...(score.flags.length === 0 ? {} : { flags: score.flags }),
   }));
 };

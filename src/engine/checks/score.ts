@@ -56,6 +56,8 @@ export interface ScoredCheck {
   tests: { passed: number; failed: number } | null;
   /** Why this check is not evidence (tests removed or skipped, its command changed); empty when none. */
   flags?: readonly string[];
+  /** It ran to a verdict (passed or failed), not timed out or unable to start; absent: it did. */
+  ran?: boolean;
 }
 
 export interface ScoreInput {
@@ -83,6 +85,8 @@ export interface Score {
   disqualified: string | null;
   /** Why its checks are not evidence, `<check>: <reason>` (empty when none). */
   flags: string[];
+  /** At least one check ran to a verdict for it (verifiedBy); false: the total is diff, time and cost alone. */
+  verified: boolean;
 }
 
 const EMPTY_PARTS: ScoreParts = {
@@ -112,6 +116,14 @@ const whyDisqualified = (input: ScoreInput, failedGates: string[]): string | nul
   return null;
 };
 
+/**
+ * Whether anything looked at the result: at least one of its checks ran to a verdict (passed or
+ * failed). Without one, its total comes from diff size, time and cost alone, which say nothing about
+ * whether the change is right, so `--auto-merge best` does not merge it (pickBest).
+ */
+export const verifiedBy = (checks: readonly ScoredCheck[]): boolean =>
+  checks.some((check) => check.ran !== false);
+
 /** Scores every agent of a race against the others. */
 export const scoreAgents = (
   inputs: readonly ScoreInput[],
@@ -135,8 +147,9 @@ export const scoreAgents = (
     const flags = input.checks.flatMap((check) =>
       (check.flags ?? []).map((flag) => `${check.name}: ${flag}`),
     );
+    const verified = verifiedBy(input.checks);
     if (disqualified !== null)
-      return { agent: input.agent, total: 0, gates, parts: EMPTY_PARTS, disqualified, flags };
+      return { agent: input.agent, total: 0, gates, parts: EMPTY_PARTS, disqualified, flags, verified };
     const untrusted = flags.length > 0 && options.allowTestChanges !== true;
     const counted = input.checks.flatMap((check) => (check.tests === null ? [] : [check.tests]));
     const passedTests = counted.reduce((sum, tests) => sum + tests.passed, 0);
@@ -165,34 +178,81 @@ export const scoreAgents = (
       weightSum += weight;
     }
     const total = weightSum === 0 ? 0 : round1((100 * weighted) / weightSum);
-    return { agent: input.agent, total, gates, parts, disqualified: null, flags };
+    return { agent: input.agent, total, gates, parts, disqualified: null, flags, verified };
   });
 };
 
 export type BestPick = { agent: string; score: number } | { agent: null; reason: string };
 
+/** What pickBest may be told: the user's allowances, and a judge's ranking of the contenders. */
+export interface PickOptions {
+  /** `--allow-test-changes`: a flagged result may win. */
+  allowTestChanges?: boolean;
+  /** `--unverified`: a result no check ran for may win on diff, time and cost alone. */
+  allowUnverified?: boolean;
+  /** `[score] judge_margin` when a judge is configured: results this close to the top are contenders. */
+  judgeMargin?: number;
+  /** A judge's ranking of exactly the contenders (judge/verdict.ts validated it), best first. */
+  ranking?: readonly string[];
+}
+
+type Pickable = Omit<Score, 'flags' | 'verified'> & { flags?: readonly string[]; verified?: boolean };
+
+const canWin = (score: Pickable): boolean => score.disqualified === null && score.total > 0;
+
+/**
+ * The results close enough to the top for a judge to order (total within `margin` of the top's,
+ * best first); one or none when there is nothing to break. A margin of 0 means an exact tie.
+ */
+export const contendersOf = (scores: readonly Pickable[], margin = 0): string[] => {
+  const ranked = [...scores].filter(canWin).sort((a, b) => b.total - a.total);
+  const top = ranked[0];
+  if (top === undefined) return [];
+  return ranked.filter((score) => top.total - score.total <= margin).map((score) => score.agent);
+};
+
+/**
+ * `[score] judge_margin`'s default: results within 5 points of the top are contenders for the
+ * judge. Duration and cost weigh 5 each, so 5 points is about what time and cost alone can make
+ * between two results that pass the same checks with the same diff size.
+ */
+export const DEFAULT_JUDGE_MARGIN = 5;
+
+const NO_CHECK_HINT =
+  'add one: --check "npm test" (any command that exits 0 when the result is right), --check auto (the project\'s own test command), or checks in hydra.toml ([[checks]] or [race] checks = "auto"); or race with --unverified to merge on diff, time and cost alone';
+
 /**
  * The agent `--auto-merge best` merges: the top score, if it can win and nobody ties it. A flagged
- * top (its checks changed what they run) is merged only when the user allows test changes.
+ * top (its checks changed what they run) is merged only when the user allows test changes; an
+ * unverified one (no check ran for it) only with `--unverified`. A judge's ranking orders the
+ * contenders (a tie, or totals within the judge's margin) and nothing else.
  */
-export const pickBest = (
-  scores: ReadonlyArray<Omit<Score, 'flags'> & { flags?: readonly string[] }>,
-  options: { allowTestChanges?: boolean } = {},
-): BestPick => {
+export const pickBest = (scores: readonly Pickable[], options: PickOptions = {}): BestPick => {
   const ranked = [...scores].sort((a, b) => b.total - a.total);
   const [top, second] = ranked;
-  if (top === undefined || top.disqualified !== null || top.total <= 0) {
+  if (top === undefined || !canWin(top)) {
     const reasons = scores.map((score) => `${score.agent}: ${score.disqualified ?? 'score 0'}`);
     return { agent: null, reason: `no result can win (${reasons.join('; ') || 'no agents'})` };
   }
-  if ((top.flags ?? []).length > 0 && options.allowTestChanges !== true)
+  const contenders = contendersOf(scores, options.judgeMargin ?? 0);
+  const judged = options.ranking?.find((agent) => contenders.includes(agent));
+  const chosen =
+    contenders.length > 1 && judged !== undefined
+      ? (ranked.find((score) => score.agent === judged) ?? top)
+      : top;
+  if (chosen.verified === false && options.allowUnverified !== true)
     return {
       agent: null,
-      reason: `the top result, ${top.agent} (${top.total}), changed what its checks run (${(top.flags ?? []).join('; ')}); review it and merge it with \`hydra merge\`, or race with --allow-test-changes to let such a result win`,
+      reason: `no check ran for ${chosen.agent}: its score (${chosen.total}) is from diff size, time and cost alone, which say nothing about whether the change is right; ${NO_CHECK_HINT}`,
     };
-  if (second !== undefined && second.total === top.total) {
+  if ((chosen.flags ?? []).length > 0 && options.allowTestChanges !== true)
+    return {
+      agent: null,
+      reason: `the top result, ${chosen.agent} (${chosen.total}), changed what its checks run (${(chosen.flags ?? []).join('; ')}); review it and merge it with \`hydra merge\`, or race with --allow-test-changes to let such a result win`,
+    };
+  if (chosen === top && second !== undefined && second.total === top.total) {
     const tied = ranked.filter((score) => score.total === top.total).map((score) => score.agent);
     return { agent: null, reason: `${tied.join(' and ')} tie at ${top.total}` };
   }
-  return { agent: top.agent, score: top.total };
+  return { agent: chosen.agent, score: chosen.total };
 };

@@ -9,4 +9,6 @@ export { buildRaceOptions, checkConfiguredBinaries, planForDoctor } from './reso
 export type { RaceFlags } from './resolve.js';
 export { linkedOutside, listTrusted, revokeTrust, trustFile, userConfigDirOf } from './trust.js';
 export { closest } from './did-you-mean.js';
+export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './auto-checks.js';
+export type { AutoCheckState } from './auto-checks.js';
 export { MAX_REPEAT } from './agents.js';

@@ -30,6 +30,8 @@ export function flagChecks(config: HydraConfig, flags: { checks?: string[] | und
 export function checkName(run: string): string {
   const words = run.trim().split(/\s+/);
   const [first = 'check', second, third] = words;
+  // `python3 -m pytest`: the module is what runs.
+  if (/^python[\d.]*$/.test(first) && second === '-m' && third !== undefined) return checkName(third);
   const program = first.split('/').pop() ?? first;
   const script = ['npm', 'pnpm', 'yarn', 'bun'].includes(program)
     ? second === 'run'

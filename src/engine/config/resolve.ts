@@ -37,6 +37,10 @@ export interface RaceFlags {
   autoMerge?: 'best';
   /** `--allow-test-changes`: a result that changes what a check runs may still win. */
   allowTestChanges?: boolean;
+  /** `--unverified`: `--auto-merge best` may merge a result no check ran for. */
+  unverified?: boolean;
+  /** `--judge <agent>`: a configured agent that ranks tied results, read-only. */
+  judge?: string;
 }
 
 export interface ResolvedRace {
@@ -55,6 +59,8 @@ export interface ResolvedRace {
   maxCostUsd?: number;
   autoMerge?: 'best';
   allowTestChanges?: boolean;
+  allowUnverified?: boolean;
+  judgeMargin?: number;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -164,7 +170,7 @@ export function resolveRace(
 
 /** The race-wide checks (`[[checks]]`, then each `--check`), the score's settings, the budget, auto-merge. */
 function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): Partial<ResolvedRace> {
-  const { allowed_paths: allowedPaths, ...weights } = config.score ?? {};
+  const { allowed_paths: allowedPaths, judge_margin: judgeMargin, ...weights } = config.score ?? {};
   const maxCostUsd = flags.maxCostUsd ?? config.race?.max_cost_usd;
   return {
     ...(checks.length === 0 ? {} : { checks }),
@@ -176,6 +182,8 @@ function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): P
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),
     ...(flags.autoMerge === undefined ? {} : { autoMerge: flags.autoMerge }),
     ...(flags.allowTestChanges === true ? { allowTestChanges: true } : {}),
+    ...(flags.unverified === true ? { allowUnverified: true } : {}),
+    ...(judgeMargin === undefined ? {} : { judgeMargin }),
   };
 }
 
@@ -270,12 +278,34 @@ export function buildRaceOptions(
   base: { repoPath: string; prompt: string; configName?: string; configPath?: string | null },
 ): RaceOptions {
   const resolved = resolveRace(config, flags, base.configName);
+  const judge = judgePlan(config, flags, base.configName);
   return {
     repoPath: base.repoPath,
     prompt: base.prompt,
     ...resolved,
+    ...(judge === undefined ? {} : { judge }),
     configSnapshot: { file: base.configPath ?? null, config, flags },
   };
+}
+
+/** `--judge <agent>`: one agent, resolved like a raced one (its table's binary, model, env). */
+function judgePlan(config: HydraConfig, flags: RaceFlags, configName?: string): AgentPlan | undefined {
+  if (flags.judge === undefined) return undefined;
+  const { agents } = resolveRace(
+    config,
+    {
+      agents: [flags.judge],
+      ...(flags.models === undefined ? {} : { models: flags.models }),
+      allowExperimental: flags.allowExperimental ?? false,
+    },
+    configName,
+  );
+  const [plan, ...more] = agents;
+  if (plan === undefined || more.length > 0)
+    throw new ConfigError({
+      problems: [`--judge ${flags.judge}: name one agent (e.g. --judge claude), not ${agents.length}`],
+    });
+  return plan;
 }
 
 function toPriceTable(prices: HydraConfig['prices']): PriceTable {

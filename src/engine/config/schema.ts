@@ -64,6 +64,12 @@ const raceSchema = () =>
       max_cost_usd: usd.optional(),
       check_concurrency: count.optional(),
       worktree_pool: poolSize.optional(),
+      /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
+      checks: z
+        .literal('auto', {
+          error: 'must be "auto" (the project\'s own test command); name commands in [[checks]] tables',
+        })
+        .optional(),
     },
     { error: 'must be a table of settings: [race] followed by key = value lines' },
   );
@@ -134,13 +140,19 @@ const scoreSchema = z.strictObject(
     cost: weight.optional(),
     // Cross-testing's part (checks/cross-test): tests that reproduce the bug.
     evidence: weight.optional(),
+    /** How close to the top score (in points, 0–100) a result must be for `--judge` to rank it. */
+    judge_margin: z
+      .number({ error: 'must be a number of points from 0 to 100, e.g. judge_margin = 5' })
+      .min(0, { error: 'must be a number of points from 0 to 100, e.g. judge_margin = 5' })
+      .max(100, { error: 'must be a number of points from 0 to 100, e.g. judge_margin = 5' })
+      .optional(),
     allowed_paths: z
       .array(nonEmpty, { error: 'must be a list of path patterns, e.g. ["src/**", "test/**"]' })
       .optional(),
   },
   {
     error:
-      'must be a table: [score] with weights (checks, tests, diff, scope, duration, cost) and allowed_paths',
+      'must be a table: [score] with weights (checks, tests, diff, scope, duration, cost), judge_margin and allowed_paths',
   },
 );
 

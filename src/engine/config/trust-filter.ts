@@ -25,6 +25,7 @@ export const TRUSTED_ONLY_KEYS: ReadonlyArray<{ path: string; rule: TrustRule }>
   { path: 'agents.*.env', rule: 'always' },
   { path: 'agents.*.extra_args', rule: 'always' },
   { path: 'agents.*.checks', rule: 'always' },
+  { path: 'race.checks', rule: 'always' },
   { path: 'race.allow_experimental_adapters', rule: 'unless-off' },
   { path: 'race.agents', rule: 'unless-new-cli' },
   { path: 'agents.*.enabled', rule: 'unless-new-cli' },

@@ -48,6 +48,9 @@ import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
+import { runJudge } from '../judge/index.js';
+import type { JudgeInput } from '../judge/index.js';
+import type { JudgeSummary } from '../types.js';
 import { buildLaunch, prepareAgentGit, privateGitFor } from './agent-launch.js';
 import { trace } from '../../trace.js';
 import { usable } from './prepared.js';
@@ -356,3 +359,8 @@ export const baselineLogic = fromCallback<
   );
   return () => controller.abort();
 });
+
+/** The judge of a tie (`--judge`): never fails; what went wrong is its summary's warning. */
+export const judgeLogic = fromPromise<JudgeSummary | null, JudgeInput | null>(({ input, signal }) =>
+  input === null ? Promise.resolve(null) : runJudge({ ...input, signal }),
+);

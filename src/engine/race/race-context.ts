@@ -61,6 +61,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
   overBudget: false,
   mergeNote: null,
+  judge: null,
   checkRuns: {},
   baselineRuns: null,
   merge: input.options.reopen?.merge ?? null,

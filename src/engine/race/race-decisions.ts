@@ -3,7 +3,7 @@
  * and so do the input builders that must agree with them (race-inputs.ts).
  */
 import type { AgentEvent, ErrorInfo } from '../../core/events.js';
-import { pickBest } from '../checks/index.js';
+import { contendersOf, DEFAULT_JUDGE_MARGIN, pickBest } from '../checks/index.js';
 import type { AgentName, AgentSnapshot, RoundRequest } from '../types.js';
 import type { MergeRequestEvent, RaceContext } from './race-types.js';
 import { buildSummary } from './snapshot.js';
@@ -75,6 +75,33 @@ export const roundProblem = (context: RaceContext, request: RoundRequest): Error
   return null;
 };
 
+/** Every scored agent's score, as the summary computes it. */
+const raceScores = (context: RaceContext) =>
+  buildSummary(context, context.endedAt ?? Date.now()).agents.flatMap((agent) =>
+    agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
+  );
+
+const judgeMarginOf = (context: RaceContext): number => context.options.judgeMargin ?? DEFAULT_JUDGE_MARGIN;
+
+/**
+ * The results the judge ranks: within the margin of the top, and evidence-backed (verified, or
+ * the user allowed unverified merges); empty unless a judge is configured.
+ */
+export const judgeContenders = (context: RaceContext): AgentName[] => {
+  if (context.options.judge === undefined) return [];
+  const scores = raceScores(context);
+  const contenders = contendersOf(scores, judgeMarginOf(context));
+  const unverified = scores.some((score) => contenders.includes(score.agent) && !score.verified);
+  return unverified && context.options.allowUnverified !== true ? [] : contenders;
+};
+
+/** Once per race, when the best results tie or are within the margin: ask the judge. */
+export const judgeDue = (context: RaceContext): boolean =>
+  context.options.judge !== undefined &&
+  context.judge === null &&
+  !context.cancelRequested &&
+  judgeContenders(context).length > 1;
+
 /** What `--auto-merge best` does now the race reviews: merge an agent, say why not, or nothing. */
 export type AutoMergeDecision = { merge: AgentName } | { note: string } | null;
 
@@ -85,13 +112,13 @@ export type AutoMergeDecision = { merge: AgentName } | { note: string } | null;
 export const autoMergeDecision = (context: RaceContext): AutoMergeDecision => {
   if (context.options.autoMerge !== 'best' || context.mergeAttempts > 0 || context.mergeNote !== null)
     return null;
-  const summary = buildSummary(context, context.endedAt ?? Date.now());
-  const pick = pickBest(
-    summary.agents.flatMap((agent) =>
-      agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
-    ),
-    { allowTestChanges: context.options.allowTestChanges === true },
-  );
+  const ranking = context.judge?.ranking ?? null;
+  const pick = pickBest(raceScores(context), {
+    allowTestChanges: context.options.allowTestChanges === true,
+    allowUnverified: context.options.allowUnverified === true,
+    ...(context.options.judge === undefined ? {} : { judgeMargin: judgeMarginOf(context) }),
+    ...(ranking === null ? {} : { ranking: ranking.map((item) => item.agent) }),
+  });
   return pick.agent === null
     ? { note: `--auto-merge best merged nothing: ${pick.reason}` }
     : { merge: pick.agent };

@@ -3,13 +3,16 @@
  * in an invoke's `input` would crash the race instead of reaching the state's onError): what cannot
  * be built is returned as a problem the actor rejects with (prepared.ts).
  */
+import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import type { AgentName } from '../types.js';
 import type { Prepared } from './prepared.js';
-import { crossTestAgents, roundProblem, uncommittedAgents } from './race-decisions.js';
+import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
+import { JUDGE_TIMEOUT_MS } from '../judge/index.js';
+import type { JudgeInput } from '../judge/index.js';
 import type { ReopenInput, RoundInput } from './race-rounds.js';
 import type { CleanUpInput, MergeInput, ProbeInput, RaceContext, WorkspaceInput } from './race-types.js';
 
@@ -126,6 +129,43 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
   }));
+
+/**
+ * What asking the judge needs: the contenders' branches and checks, a scratch directory of the
+ * run's own outside the repository (not a worktree), the time limit. Null without a repository.
+ */
+export const judgeInput = (context: RaceContext): JudgeInput | null => {
+  const judge = context.options.judge;
+  if (judge === undefined || context.repo === null) return null;
+  const contenders = judgeContenders(context).flatMap((agent) => {
+    const launch = context.launches.find((item) => item.agent === agent);
+    const snapshot = context.agents.find((item) => item.agent === agent);
+    return launch === undefined ? [] : [{ agent, branch: launch.branch, checks: snapshot?.checks ?? [] }];
+  });
+  const runDir = runWorktreesDir(context.options.worktreeRoot, context.repo.root, context.runId);
+  return {
+    plan: judge,
+    task: context.options.prompt,
+    contenders,
+    repoRoot: context.repo.root,
+    baseRef: context.repo.baseRef,
+    scratchDir: path.join(runDir, '.judge'),
+    runId: context.runId,
+    processes: context.processes,
+    cacheDir: context.options.cacheDir ?? null,
+    prices: context.options.prices,
+    timeoutMs:
+      context.options.timeoutMs > 0
+        ? Math.min(context.options.timeoutMs, JUDGE_TIMEOUT_MS)
+        : JUDGE_TIMEOUT_MS,
+    graceMs: context.options.killGraceMs ?? 5000,
+    // The race's budget: the judge is not asked once the agents spent it.
+    budgetSpent:
+      context.options.maxCostUsd !== undefined &&
+      context.agents.reduce((sum, agent) => sum + (agent.usage.costUsd ?? 0), 0) >=
+        context.options.maxCostUsd,
+  };
+};
 
 /**
  * What merging the requested agent needs: its repository, the other worktrees, the options. The

@@ -29,7 +29,7 @@ import { agentMachine } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
-import type { AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentProbeReport, JudgeSummary, MergeResult } from '../types.js';
 import {
   autoMergeDecision,
   childId,
@@ -39,6 +39,7 @@ import {
   raceSpendOver,
   everyoneSettled,
   forgetRemoved,
+  judgeDue,
   isLive,
   launchChildId,
   roundProblem,
@@ -54,6 +55,7 @@ import {
   checkRepoLogic,
   cleanUpLogic,
   crossTestLogic,
+  judgeLogic,
   createWorkspaceLogic,
   mergeAgentLogic,
   probeAgentsLogic,
@@ -90,6 +92,7 @@ export const raceMachine = setup({
     crossTestRun: crossTestLogic,
     mergeAgent: mergeAgentLogic,
     cleanUp: cleanUpLogic,
+    judgeRun: judgeLogic,
   },
   guards: {
     hasUsableAgent: (_, params: { reports: AgentProbeReport[] }) =>
@@ -97,6 +100,10 @@ export const raceMachine = setup({
     allSettled: ({ context }) => everyoneSettled(context),
     // Every result is in and the race has checks: each agent's new tests run on the others' (cross-test).
     crossTestDue: ({ context }) => everyoneSettled(context) && crossTestDue(context),
+    // Everyone settled and the best results tie (or are within judge_margin): ask the judge first.
+    allSettledJudgeDue: ({ context }) => everyoneSettled(context) && judgeDue(context),
+    // After cross-testing (its evidence is in the scores): the best results still tie.
+    judgeDue: ({ context }) => judgeDue(context),
     raceOverBudget: ({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
       return raceSpendOver(context, event.agent, event.events);
@@ -280,6 +287,7 @@ export const raceMachine = setup({
     cancelBaseline: assign(({ context }) => update.cancelBaseline(context)),
     cancelUnstarted: assign(({ context }) => update.cancelUnstarted(context)),
     markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
+    applyJudge: assign((_, params: { judge: JudgeSummary | null }) => ({ judge: params.judge })),
     // A merge asked for (MERGE), or the one --auto-merge best picked (autoMergeWinner).
     acceptMerge: assign(({ context }, params: { request: MergeRequestEvent | null }) => ({
       mergeRequest: params.request,
@@ -412,6 +420,7 @@ export const raceMachine = setup({
       always: [
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
         { guard: 'crossTestDue', target: 'crossTesting', actions: 'markEnded' },
+        { guard: 'allSettledJudgeDue', target: 'judging', actions: 'markEnded' },
         { guard: 'allSettled', target: 'reviewing', actions: 'markEnded' },
       ],
       on: {
@@ -436,11 +445,11 @@ export const raceMachine = setup({
         src: 'crossTestRun',
         input: ({ context }) => inputs.crossTestInput(context),
         onDone: {
-          target: 'reviewing',
+          target: 'weighing',
           actions: { type: 'applyCrossTests', params: ({ event }): CrossTestOutput => event.output },
         },
         onError: {
-          target: 'reviewing',
+          target: 'weighing',
           actions: {
             type: 'applyCrossTests',
             params: ({ event }): CrossTestOutput => ({
@@ -449,6 +458,22 @@ export const raceMachine = setup({
             }),
           },
         },
+      },
+    },
+    // After cross-testing, with its evidence in the scores: the judge when the best still tie.
+    weighing: {
+      always: [{ guard: 'judgeDue', target: 'judging' }, { target: 'reviewing' }],
+    },
+    // --judge: the best results tie (or are within judge_margin); its ranking only breaks the tie.
+    judging: {
+      invoke: {
+        src: 'judgeRun',
+        input: ({ context }) => inputs.judgeInput(context),
+        onDone: {
+          target: 'reviewing',
+          actions: { type: 'applyJudge', params: ({ event }) => ({ judge: event.output }) },
+        },
+        onError: { target: 'reviewing' },
       },
     },
     reviewing: {

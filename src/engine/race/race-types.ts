@@ -1,5 +1,5 @@
 /** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
-import type { AgentEventRecord, AgentName, DiffSummary } from '../types.js';
+import type { AgentEventRecord, AgentName, DiffSummary, JudgeSummary } from '../types.js';
 import type { AgentLaunch, AgentReport } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
@@ -145,6 +145,8 @@ export interface RaceContext {
   overBudget: boolean;
   /** Why `--auto-merge best` merged nothing, else null. */
   mergeNote: string | null;
+  /** The judge's verdict on a tie (`--judge`), once asked; null before (or without a judge). */
+  judge: JudgeSummary | null;
   /** Each agent's check runs (with test names), kept to compare again once the baseline is in. */
   checkRuns: Record<AgentName, CheckRun[]>;
   /** The baseline's check runs, once done. */

@@ -305,6 +305,8 @@ export const phaseOf = (value: StateValue): RacePhase => {
       return 'creating_worktrees';
     case 'racing':
     case 'crossTesting':
+    case 'judging':
+    case 'weighing':
     case 'preparingRound':
       return 'racing';
     case 'reopening':
@@ -348,6 +350,7 @@ export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: numb
   merge: context.merge,
   baseline: context.baseline,
   mergeNote: context.mergeNote,
+  judge: context.judge,
 });
 
 const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
@@ -421,6 +424,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     }),
     ...(context.baseline === null ? {} : { baseline: baselineSummary(context.baseline) }),
     scoreWeights: { ...weights },
+    ...(context.judge === null ? {} : { judge: context.judge }),
     ...(allowTestChanges ? { allowTestChanges } : {}),
   };
 };

@@ -122,6 +122,8 @@ const scoreSchema = z.object({
   }),
   disqualified: z.string().nullable(),
   flags: z.array(z.string()).optional(),
+  // Records written before issue 26 have none: agentSummarySchema fills it in from the agent's checks.
+  verified: z.boolean().optional(),
 });
 
 const newTestStatus = z.enum(['passed', 'failed', 'error']);
@@ -143,6 +145,9 @@ const newTestsSchema = z.object({
   ),
   notRun: z.number().finite().optional(),
 });
+/** For a score recorded before `verified` existed: one of the agent's checks ran to a verdict. */
+const ranACheck = (checks: ReadonlyArray<{ status: string }> | undefined): boolean =>
+  (checks ?? []).some((check) => check.status === 'passed' || check.status === 'failed');
 
 /** One agent's entry in summary.json (read one by one: a damaged entry does not damage the run). */
 export const agentSummarySchema: z.ZodType<AgentSummary> = z
@@ -180,7 +185,14 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
     rerunOf: agentId.optional(),
     newTests: newTestsSchema.optional(),
   })
-  .transform(withAdapter);
+  .transform(({ score, ...entry }) =>
+    withAdapter({
+      ...entry,
+      ...(score === undefined
+        ? {}
+        : { score: { ...score, verified: score.verified ?? ranACheck(entry.checks) } }),
+    }),
+  );
 
 /** summary.json around its agents' entries, which agentSummarySchema checks one by one. */
 export const summaryFrameSchema = z.object({
@@ -210,6 +222,16 @@ export const summaryFrameSchema = z.object({
     .nullable()
     .optional(),
   mergeReason: z.string().optional(),
+  judge: z
+    .object({
+      agent: agentId,
+      contenders: z.array(agentId),
+      ranking: z.array(z.object({ agent: agentId, reason: z.string() })).nullable(),
+      warning: z.string().nullable(),
+      addressedJudge: z.array(z.string()),
+      costUsd: z.number().finite().nullable(),
+    })
+    .optional(),
 });
 
 /** summary.json whole, as hydra must write it. */

@@ -13,6 +13,7 @@ import {
   formatCheck,
   formatScore,
   formatScoreTotal,
+  UNVERIFIED,
   formatCost,
   formatCount,
   formatDiff,
@@ -308,8 +309,52 @@ const SCORE_COLUMN: Column = {
   cell: (agent) =>
     agent.score === null
       ? { text: '-', tone: null }
-      : { text: formatScoreTotal(agent.score), tone: agent.score.disqualified === null ? 'accent' : 'muted' },
+      : agent.score.disqualified === null && !agent.score.verified
+        ? // Unverified: marked, and explained under the table (unverifiedNote).
+          { text: `${formatScoreTotal(agent.score)}?`, tone: 'warn' }
+        : {
+            text: formatScoreTotal(agent.score),
+            tone: agent.score.disqualified === null ? 'accent' : 'muted',
+          },
 };
+
+/** The judge's verdict on a tie (`--judge`): its ranking with reasons, or why it was ignored. */
+const judgeLines = (snapshot: RaceSnapshot, symbols: Theme['symbols'], width: number): Line[] => {
+  const judge = snapshot.judge;
+  if (judge === null || judge === undefined) return [];
+  const name = sanitizeName(judge.agent);
+  const lines: Line[] = [];
+  if (judge.ranking === null)
+    lines.push([seg(`${symbols.warn} judge ${name}: ${oneLine(judge.warning ?? 'no ranking')}`, 'warn')]);
+  else {
+    lines.push([seg(`judge ${name} ranked ${judge.contenders.length} tied results:`, null, true)]);
+    for (const [index, item] of judge.ranking.entries())
+      lines.push(
+        ...wrapLines(
+          [[seg(`  ${index + 1}. ${sanitizeName(item.agent)} ${symbols.dot} ${oneLine(item.reason)}`)]],
+          width,
+        ),
+      );
+  }
+  for (const item of judge.addressedJudge)
+    lines.push([seg(`${symbols.warn} addresses the judge: ${oneLine(item)}`, 'warn')]);
+  return lines;
+};
+
+/** Under the table when a score is unverified: what its `?` means and how to verify it. */
+const unverifiedNote = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Line[] =>
+  snapshot.agents.some(
+    (agent) => agent.score !== null && agent.score.disqualified === null && !agent.score.verified,
+  )
+    ? [
+        [
+          seg(
+            `${symbols.warn} ? ${UNVERIFIED}: the score is diff size, time and cost alone; --auto-merge best will not merge it (race with --check auto, or --check "<command>")`,
+            'warn',
+          ),
+        ],
+      ]
+    : [];
 
 /** One column per check of the race (named after the check), its symbol and figure. */
 const checkColumns = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Column[] => {
@@ -416,7 +461,7 @@ export const compareLines = (
       }),
     ]);
   }
-  lines.push([]);
+  lines.push(...unverifiedNote(snapshot, symbols), ...judgeLines(snapshot, symbols, width), []);
   const baseline = snapshot.baseline;
   if (baseline !== null) {
     const state =

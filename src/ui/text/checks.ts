@@ -36,11 +36,16 @@ export const formatCheck = (check: CheckSummary, dot: string): string => {
 export const formatScoreTotal = (score: Pick<ScoreSummary, 'total'>): string =>
   Number.isInteger(score.total) ? String(score.total) : score.total.toFixed(1);
 
-/** `score 87.5`, or `score 0 · failed gate build`. */
+/** What an unverified score is called wherever a score is shown. */
+export const UNVERIFIED = 'unverified (no check ran)';
+
+/** `score 87.5`, `score 100 · unverified (no check ran)`, or `score 0 · failed gate build`. */
 export const formatScore = (score: ScoreSummary, dot: string): string =>
-  score.disqualified === null
-    ? `score ${formatScoreTotal(score)}`
-    : `score ${formatScoreTotal(score)} ${dot} ${score.disqualified}`;
+  score.disqualified !== null
+    ? `score ${formatScoreTotal(score)} ${dot} ${score.disqualified}`
+    : score.verified
+      ? `score ${formatScoreTotal(score)}`
+      : `score ${formatScoreTotal(score)} ${dot} ${UNVERIFIED}`;
 
 /**
  * Cross-testing in a few words: `1 new test · 1 reproduces`, `1 new test · passes on the base`

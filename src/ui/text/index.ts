@@ -3,7 +3,15 @@
  * colour theme. Pure (no Ink, no React): the CLI's printers use it too, through src/ui/index.ts.
  */
 export { eventLine, eventText, isShownInPane } from './event-line.js';
-export { checkFigure, checkSymbol, checkTone, formatCheck, formatScore, formatScoreTotal } from './checks.js';
+export {
+  checkFigure,
+  checkSymbol,
+  checkTone,
+  formatCheck,
+  formatScore,
+  formatScoreTotal,
+  UNVERIFIED,
+} from './checks.js';
 export { formatNewTests, newTestsFigure } from './checks.js';
 export {
   cachedTokens,
