@@ -18,7 +18,7 @@ import { assertNever } from '../../core/events.js';
 import { errorText } from '../../core/hydra-error.js';
 import type { AgentName, RaceHandle } from '../../engine/index.js';
 import { keymap } from '../state/index.js';
-import { buildScreen } from '../layout/index.js';
+import { buildScreen, compareRowOrder } from '../layout/index.js';
 import { ScreenView } from './screen-view.js';
 import { createSnapshotStore, DEFAULT_THROTTLE_MS, type ReceivedSnapshot } from '../state/index.js';
 import type { Theme } from '../text/index.js';
@@ -140,6 +140,7 @@ export const App = ({
     pageLines: screen.scroll.pageLines,
     fileStarts: screen.scroll.fileStarts,
     detachedAt: snapshot.baseBranch === null ? snapshot.baseRef : null,
+    compareOrder: compareRowOrder(snapshot),
   };
   const contextRef = useRef(context);
   contextRef.current = context;
@@ -191,9 +192,10 @@ export const App = ({
           return;
         }
         case 'round':
-          handle
-            .startRound(effect.request)
-            .catch((error: unknown) => dispatch({ type: 'round-failed', message: errorText(error) }));
+          handle.startRound(effect.request).then(
+            () => dispatch({ type: 'round-finished' }),
+            (error: unknown) => dispatch({ type: 'round-failed', message: errorText(error) }),
+          );
           return;
         case 'shell':
           if (onShell === undefined) {
