@@ -59,6 +59,8 @@ export interface AppProps {
   onShell?: (agent: AgentName, state: ViewState) => void;
   /** The view state to start from (the dashboard drawn again after a shell). */
   initialState?: ViewState;
+  /** Said in the header on every screen (`simulated agents` for `hydra demo --here`). */
+  marker?: string;
 }
 
 /** The race snapshot, throttled, via useSyncExternalStore. */
@@ -108,6 +110,7 @@ export const App = ({
   onExit,
   onShell,
   initialState,
+  marker,
 }: AppProps): ReactElement => {
   const throttled = useRaceSnapshot(handle, throttleMs);
   const { columns, rows } = useTerminalSize();
@@ -131,7 +134,17 @@ export const App = ({
     [],
   );
 
-  const screen = buildScreen({ snapshot, state, now, columns, rows, theme, patches, keepWorktrees });
+  const screen = buildScreen({
+    snapshot,
+    state,
+    now,
+    columns,
+    rows,
+    theme,
+    patches,
+    keepWorktrees,
+    ...(marker === undefined ? {} : { marker }),
+  });
 
   const context: ViewContext = {
     agents: snapshot.agents,

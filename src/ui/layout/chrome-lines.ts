@@ -25,6 +25,8 @@ export const headerLines = (
   theme: Theme,
   width: number,
   phaseOverride?: string,
+  /** Said after the name (`hydra demo --here`: simulated agents). */
+  marker?: string,
 ): Line[] => {
   const { symbols } = theme;
   const ellipsis = symbols.ellipsis;
@@ -37,7 +39,11 @@ export const headerLines = (
     ),
     seg(elapsed, null, true),
   ];
-  const left: Line = [seg('hydra ', 'accent', true), seg(`"${oneLine(snapshot.prompt)}"`)];
+  const left: Line = [
+    seg('hydra ', 'accent', true),
+    ...(marker === undefined ? [] : [seg(`[${marker}] `, 'warn', true)]),
+    seg(`"${oneLine(snapshot.prompt)}"`),
+  ];
   const lines: Line[] = [spread(left, right, width, ellipsis)];
 
   const counts = raceCounts(snapshot);

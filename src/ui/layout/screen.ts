@@ -48,6 +48,8 @@ export interface ScreenInput {
   theme: Theme;
   patches: Partial<Record<AgentName, PatchState>>;
   keepWorktrees: boolean;
+  /** Said in the header, on every screen (`simulated agents` for `hydra demo --here`). */
+  marker?: string;
 }
 
 export interface PaneBox {
@@ -299,13 +301,16 @@ export const buildScreen = (input: ScreenInput): Screen => {
   // Ink clears the whole screen when its output reaches the terminal's height: stay one below.
   const height = Math.max(MIN_ROWS, input.rows) - 1;
   // On a very short terminal the header keeps its first two lines (title and counts).
-  const allHeader = headerLines(snapshot, now, theme, columns);
+  const allHeader = headerLines(snapshot, now, theme, columns, undefined, input.marker);
   const header = height < 12 ? allHeader.slice(0, 2) : allHeader;
 
   const final = finalBody(input, columns);
   if (final !== null && final.kind === 'final') {
     // The final lines say what went wrong themselves: the header keeps its title and counts.
-    const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state)).slice(0, 2);
+    const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state), input.marker).slice(
+      0,
+      2,
+    );
     const lines = final.lines.slice(0, Math.max(1, height - finalHeader.length));
     return {
       columns,
@@ -324,11 +329,15 @@ export const buildScreen = (input: ScreenInput): Screen => {
     state.dialog === null
       ? null
       : dialogLines(state.dialog, snapshot, theme, columns - 4, { keepWorktrees: input.keepWorktrees });
-  // The panes keep their titles under a dialog: stacked ones a border and a title line each.
+  // The panes keep their titles under a dialog: side-by-side ones their borders, title and
+  // status; others a border and a title line each (a grid too short for its cells is stacked).
+  const bodyRoom = height - header.length - notices.length - 1;
   const keptForPanes =
-    state.view === 'panes' && paneLayout(columns, snapshot.agents.length).mode === 'stacked'
-      ? snapshot.agents.length * MIN_STACKED_HEIGHT
-      : 0;
+    state.view !== 'panes' || snapshot.agents.length === 0
+      ? 0
+      : paneLayout(columns, snapshot.agents.length, bodyRoom).mode === 'side-by-side'
+        ? 4
+        : snapshot.agents.length * MIN_STACKED_HEIGHT;
   const dialog =
     fullDialog === null
       ? null
@@ -402,8 +411,10 @@ export const buildScreen = (input: ScreenInput): Screen => {
   }
   if (body.kind === 'scroll') body = { ...body, title: fitLine(body.title, columns, theme.symbols.ellipsis) };
   const anyRunning = snapshot.agents.some((agent) => isRunning(agent.status));
-  // As the reducer decides (roundRefusal): rounds and shells once all settled, before a merge.
+  // As the engine decides: rounds and shells once the race reviews (every agent settled, its
+  // result committed), before a merge, for an agent with a branch.
   const canRound =
+    snapshot.phase === 'reviewing' &&
     !anyRunning &&
     snapshot.merge === null &&
     agent !== undefined &&
