@@ -154,14 +154,16 @@ A race that started on a detached HEAD has no branch to merge into: create one a
 Exit codes: 0 merged, 1 refused or failed, 2 usage error.`,
 
   runs: `Usage:
-  hydra runs [--json]
+  hydra runs [--json] [--limit N]
 
 Lists past races in this repository, newest first: run id, state, agents with their status,
 cost, and what was merged. A merged race stays listed after hydra clean (its history);
-hydra clean --forget-merged removes it.
+hydra clean --forget-merged removes it. On a terminal each run takes one line: when the
+terminal is narrow, the agents are counted instead of listed and the prompt is cut.
 
 Options:
   --json       print one JSON object {"runs":[...]} instead of a table
+  --limit N    only the newest N runs
   -h, --help   this help`,
 
   show: `Usage:
@@ -261,7 +263,7 @@ Options:
 Review the file before trusting it: hydra will run what it names.`,
 
   demo: `Usage:
-  hydra demo [--json] [--ascii]
+  hydra demo [--here] [--json] [--ascii]
 
 Creates a throwaway git repository in a temp directory, installs simulated agent CLIs (claude,
 codex, gemini and qwen, plus the experimental cursor and opencode) that replay recorded streams and
@@ -270,7 +272,14 @@ terminal, NDJSON otherwise.
 No agent CLI or API key needed. The repository is kept and its path printed, so you can look at
 the branches and merge a result there.
 
+With --here, the simulated agents race in the current repository instead, from its current
+HEAD, exactly as a real race would (your uncommitted work is never touched; the agents do not
+see it). Nothing is installed on PATH: the simulated CLIs live in a temp directory. The
+dashboard and the summary say the agents are simulated; the results are branches
+hydra/<run>/<agent>, which hydra merge and hydra clean work on as on any race's.
+
 Options:
+  --here       race the simulated agents in the current repository
   --json       headless: NDJSON on stdout, messages on stderr
   --ascii      ASCII-only dashboard
   -h, --help   this help`,

@@ -37,6 +37,8 @@ export interface SessionOptions {
   exitCode?: (summary: RaceSummary) => number;
   /** A recorded race opened again for another round: its settled agents are not news. */
   reopened?: boolean;
+  /** Said in the dashboard's header (`simulated agents` for `hydra demo --here`). */
+  marker?: string;
 }
 
 /** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
@@ -100,6 +102,7 @@ async function runWithDashboard(
     stdout: ctx.stdout,
     keepWorktrees,
     env: ctx.env,
+    ...(session.marker === undefined ? {} : { marker: session.marker }),
   }).finally(() => terminal?.destroy());
   // The race was cancelled and cleaned up like on Ctrl-C; there is no terminal to say more on.
   if (result.terminalLost) return TERMINAL_LOST;

@@ -261,10 +261,10 @@ describe('hydra race on a real terminal', () => {
     expect(existsSync(path.join(box.repo, 'claude.txt'))).toBe(false);
     expect(await readFile(path.join(box.repo, 'notes.txt'), 'utf8')).toBe('uncommitted work must survive\n');
 
-    // The merge keeps the choice open: Claude Code's result stays (branch and worktree); Codex's went.
+    // The merge keeps the choice open: Claude Code's result stays on its branch; Codex's went. Every
+    // worktree goes as the dashboard ends (issue 24, item 7: one rule; hydra open brings one back).
     const refs = await hydraRefs(box);
-    expect(refs.worktrees).toHaveLength(2);
-    expect(refs.worktrees[1]).toMatch(/\/claude$/);
+    expect(refs.worktrees).toHaveLength(1);
     expect(refs.branches).toMatch(/^\+? *hydra\/[^/]+\/claude$/);
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 120_000);

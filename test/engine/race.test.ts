@@ -125,16 +125,19 @@ describe('merging a result', () => {
     expect(git(sandbox.repo, 'rev-parse', 'HEAD~1').trim()).toBe(base);
     expect(readFileSync(path.join(sandbox.repo, 'hello.txt'), 'utf8')).toBe('from claude\n');
     expect(existsSync(path.join(sandbox.repo, 'other.txt'))).toBe(false);
-    // The merged result's branch and worktree go; codex's stay until hydra clean.
+    // The merged result's branch and worktree go; codex's result stays on its branch until hydra
+    // clean, and its worktree goes as the race ends (issue 24, item 7: one rule for every ending).
     expect(git(sandbox.repo, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/hydra/').trim()).toBe(
       `hydra/${handle.runId}/codex`,
     );
     expect(codexWorktree).toBeTruthy();
-    expect(existsSync(codexWorktree ?? '')).toBe(true);
-    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(2);
-    expect(result.removed).not.toContain(codexWorktree);
-    expect(handle.getSnapshot().agents.find((agent) => agent.agent === 'codex')?.worktree).toBe(
-      codexWorktree,
+    expect(existsSync(codexWorktree ?? '')).toBe(false);
+    expect(git(sandbox.repo, 'worktree', 'list').trim().split('\n')).toHaveLength(1);
+    expect(result.removed).toContain(codexWorktree);
+    expect(result.removed).not.toContain(`hydra/${handle.runId}/codex`);
+    expect(handle.getSnapshot().agents.find((agent) => agent.agent === 'codex')?.worktree).toBeNull();
+    expect(handle.getSnapshot().agents.find((agent) => agent.agent === 'codex')?.branch).toBe(
+      `hydra/${handle.runId}/codex`,
     );
     expect(handle.getSnapshot().agents.find((agent) => agent.agent === 'claude')?.worktree).toBeNull();
     expect(git(sandbox.repo, 'status', '--porcelain')).toBe('');

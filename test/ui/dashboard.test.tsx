@@ -424,7 +424,9 @@ describe('dashboard keys and views', () => {
       'Merges branch hydra/run-1/codex (2 files +42 -7) into main (started at 1a2b3c4)',
     );
     expect(frame).toContain('fast-forward');
-    expect(frame).toContain("Then removes Codex's worktree and branch; the other results (Claude Code)");
+    expect(frame).toContain(
+      "Then removes Codex's worktree and branch, and every other worktree; the other results (Claude",
+    );
     expect(frame).toContain('y merge');
     expect(frame).toContain('d merge, drop the others');
     await press(rendered, 'n');
@@ -444,7 +446,7 @@ describe('dashboard keys and views', () => {
     expect(frame).toContain(
       "Merged Codex's result (hydra/run-1/codex) into main: fast-forward, 2 files, now at abcdef0.",
     );
-    expect(frame).toContain('Cleaned up 4 worktrees and branches:');
+    expect(frame).toContain('Cleaned up 2 worktrees and 2 branches:');
     expect(frame).toContain('merged · 0 running · 2 done');
     expect(frame).toContain('/tmp/hydra-worktrees/run-1/claude');
     expect(rendered.outcomes).toEqual([expect.objectContaining({ kind: 'merged' })]);

@@ -70,9 +70,9 @@ describe('keymap in the scrollable views', () => {
     expect(keymap(inView('diff'), '', key({ rightArrow: true }))).toEqual({ type: 'focus-next' });
   });
 
-  it('moves the selection with up and down in the compare table', () => {
-    expect(keymap(inView('compare'), '', key({ downArrow: true }))).toEqual({ type: 'focus-next' });
-    expect(keymap(inView('compare'), '', key({ upArrow: true }))).toEqual({ type: 'focus-prev' });
+  it('moves the selection with up and down in the compare table, by its rows', () => {
+    expect(keymap(inView('compare'), '', key({ downArrow: true }))).toEqual({ type: 'select-row', by: 1 });
+    expect(keymap(inView('compare'), '', key({ upArrow: true }))).toEqual({ type: 'select-row', by: -1 });
   });
 });
 

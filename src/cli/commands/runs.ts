@@ -1,7 +1,10 @@
-/** `hydra runs [--json]`: past races, newest first. */
+/**
+ * `hydra runs [--json] [--limit N]`: past races, newest first. On a terminal the table fits its
+ * width (one line a run): the agents are counted instead of listed, and the prompt is cut.
+ */
 import { listRuns } from '../../engine/index.js';
 import type { AgentSummary, RunListEntry } from '../../engine/index.js';
-import { getBoolean, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import {
@@ -11,20 +14,27 @@ import {
   sanitizeStrings,
   shortRef,
   terminalSafeJson,
+  visibleWidth,
 } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 import type { Style } from '../style.js';
 import { table } from '../table.js';
 
+const HEADER = ['RUN', 'STATE', 'STARTED', 'AGENTS', 'COST', 'MERGED', 'PROMPT'];
+/** The fewest columns a cut prompt keeps before the table drops a column instead. */
+const MIN_PROMPT = 12;
+
 export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
-  const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' } });
+  const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' }, limit: { type: 'string' } });
   if (parsed.positionals.length > 0)
     throw new UsageError({
       message: `unexpected argument "${parsed.positionals[0]}"`,
       hint: seeHelp('runs'),
     });
+  const limit = parseLimit(getString(parsed, 'limit'));
   const root = requireRepo(ctx.cwd);
-  const runs = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
+  const all = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);
+  const runs = limit === undefined ? all : all.slice(0, limit);
   if (getBoolean(parsed, 'json')) {
     ctx.print(terminalSafeJson({ runs }));
     return EXIT.ok;
@@ -33,15 +43,55 @@ export async function runsCommand(ctx: CliContext, args: string[]): Promise<numb
     ctx.print('no races yet in this repository; start one with: hydra race "<prompt>"');
     return EXIT.ok;
   }
-  const header = ['RUN', 'STATE', 'STARTED', 'AGENTS', 'COST', 'MERGED', 'PROMPT'].map((cell) =>
-    ctx.out.dim(cell),
-  );
-  const rows = sanitizeStrings(runs).map((run) => runRow(run, ctx.out));
-  for (const line of table([header, ...rows])) ctx.print(line);
+  // A terminal's width; a pipe or a file gets every line whole.
+  const width = ctx.stdout.isTTY === true && ctx.stdout.columns > 0 ? ctx.stdout.columns : undefined;
+  for (const line of runsTable(sanitizeStrings(runs), ctx.out, width)) ctx.print(line);
+  if (runs.length < all.length)
+    ctx.print(
+      ctx.out.dim(
+        `${all.length - runs.length} older run${all.length - runs.length === 1 ? '' : 's'} not shown (a larger --limit shows them)`,
+      ),
+    );
   return EXIT.ok;
 }
 
-function runRow(run: RunListEntry, style: Style): string[] {
+function parseLimit(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(text.trim()))
+    throw new UsageError({
+      message: `--limit needs a whole number of runs above 0, not "${text}"`,
+      hint: 'For example: hydra runs --limit 10',
+    });
+  return Number(text.trim());
+}
+
+/**
+ * The table's lines, fitted to `width` columns when given: first the agents counted instead of
+ * listed, then the prompt cut (down to MIN_PROMPT columns), then the MERGED and STARTED columns
+ * dropped, in that order.
+ */
+export function runsTable(runs: readonly RunListEntry[], style: Style, width?: number): string[] {
+  const render = (compactAgents: boolean, drop: readonly string[], prompt?: number): string[] => {
+    const keep = HEADER.map((name) => !drop.includes(name));
+    const pick = (row: string[]): string[] => row.filter((_, index) => keep[index]);
+    const rows = runs.map((run) => pick(runRow(run, style, compactAgents, prompt)));
+    return table([pick(HEADER.map((cell) => style.dim(cell))), ...rows]);
+  };
+  const full = render(false, []);
+  if (width === undefined) return full;
+  const fits = (lines: readonly string[]): boolean => lines.every((line) => visibleWidth(line) <= width);
+  if (fits(full)) return full;
+  for (const drop of [[], ['MERGED'], ['MERGED', 'STARTED']]) {
+    // The room the prompt has: the width less the other columns (measured with a one-column prompt).
+    const narrow = render(true, drop, 1);
+    const used = Math.max(...narrow.map((line) => visibleWidth(line))) - 1;
+    const room = Math.min(50, width - used);
+    if (room >= MIN_PROMPT || drop.length === 2) return render(true, drop, Math.max(1, room));
+  }
+  return full;
+}
+
+function runRow(run: RunListEntry, style: Style, compactAgents: boolean, prompt?: number): string[] {
   // The total is an estimate when any part of it is.
   const estimated = run.agents.some((agent) => agent.usage.costSource === 'estimated');
   const cost = formatCost({ costUsd: run.totalCostUsd, costSource: estimated ? 'estimated' : 'reported' });
@@ -50,12 +100,22 @@ function runRow(run: RunListEntry, style: Style): string[] {
     stateCell(run.state, style),
     formatTime(run.startedAt),
     run.agents.length > 0
-      ? run.agents.map((agent) => agentCell(agent, style)).join(' ')
+      ? compactAgents
+        ? agentCount(run.agents, style)
+        : run.agents.map((agent) => agentCell(agent, style)).join(' ')
       : run.agentIds.join(' ') || '-',
     cost,
     run.merged ? `${run.merged.agent}@${shortRef(run.merged.commit)}` : '-',
-    oneLine(run.prompt, run.problem === null ? 50 : 200),
+    // A problem (why a record is damaged or foreign) is kept whole unless the width is fitted.
+    oneLine(run.prompt, prompt ?? (run.problem === null ? 50 : 200)),
   ];
+}
+
+/** `5/6 completed`: how many of the agents completed, for a narrow table. */
+function agentCount(agents: readonly AgentSummary[], style: Style): string {
+  const done = agents.filter((agent) => agent.status === 'completed').length;
+  const text = `${done}/${agents.length} completed`;
+  return done === agents.length ? style.green(text) : text;
 }
 
 function stateCell(state: RunListEntry['state'], style: Style): string {

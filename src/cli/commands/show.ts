@@ -131,6 +131,11 @@ export function renderRun(
   }
   if (record.merge === null && summary?.mergeReason !== undefined)
     lines.push(`merged  nothing: ${summary.mergeReason}`);
+  // The rule for what stays behind (docs/dashboard.md): results on branches, worktrees on demand.
+  if (Object.keys(commits).length > 0)
+    lines.push(
+      `kept    results on their branches; hydra open ${record.runId} <agent> makes a worktree again, hydra clean ${record.runId} removes them`,
+    );
   if (summary?.baseline !== undefined) {
     const checks = summary.baseline.checks.map(
       (check) => `${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}`,

@@ -120,8 +120,6 @@ export const raceMachine = setup({
       const decision = autoMergeDecision(context);
       return decision !== null && 'note' in decision;
     },
-    // Merged unattended: the race then ends as a headless one does (finishing), the others' results kept.
-    autoMergeBest: ({ context }) => context.options.autoMerge === 'best',
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
     reopening: ({ context }) => context.options.reopen !== undefined,
@@ -308,6 +306,11 @@ export const raceMachine = setup({
       update.applyMergeError(context, params.error),
     ),
     applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
+      // After a merge, what the race's end removed is part of what the merge reports as removed.
+      merge:
+        context.merge === null
+          ? null
+          : { ...context.merge, removed: [...context.merge.removed, ...output.removed] },
       agents: forgetRemoved(context.agents, output.removed),
       warnings: [...context.warnings, ...(output.warnings ?? [])],
     })),
@@ -518,17 +521,12 @@ export const raceMachine = setup({
       invoke: {
         src: 'mergeAgent',
         input: ({ context }) => inputs.mergeInput(context),
-        onDone: [
-          {
-            guard: 'autoMergeBest',
-            target: 'finishing',
-            actions: { type: 'applyMerge', params: ({ event }): MergeResult => event.output },
-          },
-          {
-            target: 'done',
-            actions: { type: 'applyMerge', params: ({ event }): MergeResult => event.output },
-          },
-        ],
+        // One rule for every way a race ends: once merged, it ends as any other (finishing), so the
+        // other agents' worktrees go and their results stay on their branches.
+        onDone: {
+          target: 'finishing',
+          actions: { type: 'applyMerge', params: ({ event }): MergeResult => event.output },
+        },
         onError: [
           {
             guard: 'cancelRequested',

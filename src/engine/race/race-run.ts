@@ -113,9 +113,10 @@ export const mergeResult = async (
   }
   const attempts = state.context.mergeAttempts;
   run.actor.send({ type: 'MERGE', agent, options: mergeOptions });
+  // A merge ends the race: its result is complete once the clean-up after it has run.
   const after = await waitUntil(
     run,
-    (next) => next.context.mergeAttempts > attempts && !next.matches('merging'),
+    (next) => next.context.mergeAttempts > attempts && !next.matches('merging') && !next.matches('finishing'),
   );
   assertNotCrashed(run);
   if (after.context.merge !== null && after.context.mergeError === null) return after.context.merge;

@@ -18,7 +18,7 @@ import { assertNever } from '../../core/events.js';
 import { errorText } from '../../core/hydra-error.js';
 import type { AgentName, RaceHandle } from '../../engine/index.js';
 import { keymap } from '../state/index.js';
-import { buildScreen } from '../layout/index.js';
+import { buildScreen, compareRowOrder } from '../layout/index.js';
 import { ScreenView } from './screen-view.js';
 import { createSnapshotStore, DEFAULT_THROTTLE_MS, type ReceivedSnapshot } from '../state/index.js';
 import type { Theme } from '../text/index.js';
@@ -59,6 +59,8 @@ export interface AppProps {
   onShell?: (agent: AgentName, state: ViewState) => void;
   /** The view state to start from (the dashboard drawn again after a shell). */
   initialState?: ViewState;
+  /** Said in the header on every screen (`simulated agents` for `hydra demo --here`). */
+  marker?: string;
 }
 
 /** The race snapshot, throttled, via useSyncExternalStore. */
@@ -108,6 +110,7 @@ export const App = ({
   onExit,
   onShell,
   initialState,
+  marker,
 }: AppProps): ReactElement => {
   const throttled = useRaceSnapshot(handle, throttleMs);
   const { columns, rows } = useTerminalSize();
@@ -131,7 +134,17 @@ export const App = ({
     [],
   );
 
-  const screen = buildScreen({ snapshot, state, now, columns, rows, theme, patches, keepWorktrees });
+  const screen = buildScreen({
+    snapshot,
+    state,
+    now,
+    columns,
+    rows,
+    theme,
+    patches,
+    keepWorktrees,
+    ...(marker === undefined ? {} : { marker }),
+  });
 
   const context: ViewContext = {
     agents: snapshot.agents,
@@ -140,6 +153,7 @@ export const App = ({
     pageLines: screen.scroll.pageLines,
     fileStarts: screen.scroll.fileStarts,
     detachedAt: snapshot.baseBranch === null ? snapshot.baseRef : null,
+    compareOrder: compareRowOrder(snapshot),
   };
   const contextRef = useRef(context);
   contextRef.current = context;
@@ -191,9 +205,10 @@ export const App = ({
           return;
         }
         case 'round':
-          handle
-            .startRound(effect.request)
-            .catch((error: unknown) => dispatch({ type: 'round-failed', message: errorText(error) }));
+          handle.startRound(effect.request).then(
+            () => dispatch({ type: 'round-finished' }),
+            (error: unknown) => dispatch({ type: 'round-failed', message: errorText(error) }),
+          );
           return;
         case 'shell':
           if (onShell === undefined) {

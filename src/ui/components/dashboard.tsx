@@ -30,6 +30,8 @@ export interface DashboardOptions {
   keepWorktrees?: boolean;
   /** Environment for display detection (defaults to process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Said in the header on every screen (`simulated agents` for `hydra demo --here`). */
+  marker?: string;
   /**
    * Route console output above the live area instead of through it (default true). Off in tests,
    * where the test runner replaces the console.
@@ -147,6 +149,7 @@ export async function runDashboard(
             shell = { agent, state };
           }}
           {...(resumeWith === undefined ? {} : { initialState: resumeWith })}
+          {...(options.marker === undefined ? {} : { marker: options.marker })}
         />,
         {
           stdin,

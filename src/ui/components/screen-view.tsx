@@ -92,6 +92,22 @@ const StackedPane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactEle
 const BodyView = ({ body, theme }: { body: Body; theme: Theme }): ReactElement => {
   switch (body.kind) {
     case 'panes':
+      if (body.mode === 'grid') {
+        const rows = Array.from({ length: Math.ceil(body.panes.length / body.perRow) }, (_, row) =>
+          body.panes.slice(row * body.perRow, (row + 1) * body.perRow),
+        );
+        return (
+          <Box flexDirection="column">
+            {rows.map((row, index) => (
+              <Box key={index} flexDirection="row">
+                {row.map((pane) => (
+                  <SidePane key={`${pane.agent}-${String(pane.focused)}`} pane={pane} theme={theme} />
+                ))}
+              </Box>
+            ))}
+          </Box>
+        );
+      }
       return body.mode === 'side-by-side' ? (
         <Box flexDirection="row">
           {body.panes.map((pane) => (

@@ -25,6 +25,8 @@ export const headerLines = (
   theme: Theme,
   width: number,
   phaseOverride?: string,
+  /** Said after the name (`hydra demo --here`: simulated agents). */
+  marker?: string,
 ): Line[] => {
   const { symbols } = theme;
   const ellipsis = symbols.ellipsis;
@@ -37,7 +39,11 @@ export const headerLines = (
     ),
     seg(elapsed, null, true),
   ];
-  const left: Line = [seg('hydra ', 'accent', true), seg(`"${oneLine(snapshot.prompt)}"`)];
+  const left: Line = [
+    seg('hydra ', 'accent', true),
+    ...(marker === undefined ? [] : [seg(`[${marker}] `, 'warn', true)]),
+    seg(`"${oneLine(snapshot.prompt)}"`),
+  ];
   const lines: Line[] = [spread(left, right, width, ellipsis)];
 
   const counts = raceCounts(snapshot);
@@ -74,11 +80,13 @@ export const headerLines = (
   return lines.map((line) => fitLine(line, width, ellipsis));
 };
 
-const hintsLine = (hints: KeyHint[]): Line => {
+/** The hints as one line: two spaces apart, or (compact) one space apart with shorter keys. */
+const hintsLine = (hints: KeyHint[], compact = false): Line => {
   const line: Line = [];
   for (const hint of hints) {
-    if (line.length > 0) line.push(seg('  '));
-    line.push(seg(hint.keys, 'accent', true), seg(` ${hint.label}`, 'muted'));
+    if (line.length > 0) line.push(seg(compact ? ' ' : '  '));
+    const keys = compact ? (hint.compactKeys ?? hint.keys) : hint.keys;
+    line.push(seg(keys, 'accent', true), seg(` ${hint.label}`, 'muted'));
   }
   return line;
 };
@@ -90,16 +98,18 @@ export const footerLine = (
   agentCount: number,
   position: string | null,
   anyRunning = true,
+  canRound = true,
 ): Line => {
-  let hints = footerHints(view, theme.symbols, agentCount, anyRunning);
+  let hints = footerHints(view, theme.symbols, agentCount, anyRunning, canRound);
   const room = width - (position === null ? 0 : displayWidth(position) + 1);
-  // Too narrow: drop the lesser hints (the key table ranks them) until the rest fits.
+  // Too narrow: closer together first, then drop the lesser hints (the key table ranks them).
+  const compact = lineWidth(hintsLine(hints)) > room;
   const ranks = [...new Set(hints.flatMap((hint) => hint.dropOrder ?? []))].sort((a, b) => a - b);
   for (const rank of ranks) {
-    if (lineWidth(hintsLine(hints)) <= room) break;
+    if (lineWidth(hintsLine(hints, compact)) <= room) break;
     hints = hints.filter((hint) => hint.dropOrder !== rank);
   }
-  const line = hintsLine(hints);
+  const line = hintsLine(hints, compact);
   if (position === null) return fitLine(line, width, theme.symbols.ellipsis);
   return spread(line, [seg(position, 'muted')], width, theme.symbols.ellipsis);
 };
@@ -175,10 +185,15 @@ const dialogText = (
       if (options.keepWorktrees)
         body.push(`All worktrees and branches of this race are kept (--keep-worktrees).`);
       else if (others.length === 0) body.push(`Then removes ${name}'s worktree and branch.`);
-      else
-        body.push(
-          `Then removes ${name}'s worktree and branch; the other results (${names(others)}) stay until hydra clean ${snapshot.runId}, unless you answer d to remove them now.`,
-        );
+      else {
+        // The race then ends as any other: the rule of what stays is the same as for q.
+        const results = others.filter((agent) => agent.status === 'completed');
+        const kept =
+          results.length === 0
+            ? ''
+            : `; the other results (${names(results)}) stay on their branches until hydra clean ${snapshot.runId}, unless you answer d to remove them now`;
+        body.push(`Then removes ${name}'s worktree and branch, and every other worktree${kept}.`);
+      }
       return { title: `Merge ${name}'s result into ${base}?`, body };
     }
     case 'stop': {
@@ -190,7 +205,7 @@ const dialogText = (
           `Ends ${name}'s process (SIGTERM, then SIGKILL after a grace period) and everything it started.`,
           options.keepWorktrees
             ? `Its work so far is discarded as a result (a stopped agent cannot be merged); its worktree is kept (--keep-worktrees).`
-            : `Its work so far is discarded: a stopped agent cannot be merged, and its worktree and branch are removed when the race ends (or by hydra clean).`,
+            : `Its work so far is discarded: a stopped agent cannot be merged, and its worktree and branch are removed when the race ends (quit or merge).`,
         ],
       };
     }
@@ -206,7 +221,10 @@ const dialogText = (
         );
       }
       if (options.keepWorktrees) body.push(`The worktrees and branches are kept (--keep-worktrees).`);
-      else body.push(`Then removes this race's worktrees and the branches of agents that did not complete.`);
+      else
+        body.push(
+          `Then removes this race's worktrees and the branches of agents that did not complete (hydra open brings a result's worktree back).`,
+        );
       if (completed.length > 0)
         body.push(
           `A completed result can still be merged later: hydra merge ${snapshot.runId} <agent> (hydra clean removes it).`,
@@ -255,6 +273,17 @@ export const dialogLines = (
   return lines;
 };
 
+/** "2 worktrees and 1 branch": what a clean-up removed, each kind counted (worktrees are paths). */
+export const removedCounts = (removed: readonly string[]): string => {
+  const worktrees = removed.filter((item) => item.startsWith('/')).length;
+  const branches = removed.length - worktrees;
+  const parts = [
+    ...(worktrees > 0 ? [`${worktrees} worktree${worktrees === 1 ? '' : 's'}`] : []),
+    ...(branches > 0 ? [`${branches} branch${branches === 1 ? '' : 'es'}`] : []),
+  ];
+  return parts.join(' and ');
+};
+
 /** The final screen after a merge: what went where and what was cleaned. */
 export const mergedLines = (
   result: MergeResult,
@@ -285,26 +314,31 @@ export const mergedLines = (
       ),
     ]);
   }
+  // A removed path or branch on one line each (its end, which names the agent, kept when cut).
+  const listed: Line[] = [];
   if (result.removed.length === 0) {
     lines.push([seg('Nothing was removed: the worktrees and branches are kept.', 'muted')]);
   } else {
-    lines.push([
-      seg(
-        `Cleaned up ${result.removed.length} worktree${result.removed.length === 1 ? '' : 's'} and branch${result.removed.length === 1 ? '' : 'es'}:`,
-      ),
-    ]);
-    for (const removed of result.removed) lines.push([seg(`  ${symbols.dot} ${removed}`, 'muted')]);
+    lines.push([seg(`Cleaned up ${removedCounts(result.removed)}:`)]);
+    const room = Math.max(1, width - 4);
+    for (const removed of result.removed) {
+      const shown = [...removed];
+      while (shown.length > 1 && displayWidth(shown.join('')) > room - 1) shown.shift();
+      const text = shown.length === [...removed].length ? removed : `${symbols.ellipsis}${shown.join('')}`;
+      listed.push([seg(`  ${symbols.dot} ${text}`, 'muted')]);
+    }
   }
   // A merge keeps the choice open: what is left of the other results, and how to use or remove it.
+  const after: Line[] = [];
   const kept = snapshot.agents.filter((agent) => agent.agent !== result.agent && agent.branch !== null);
   if (kept.length > 0)
-    lines.push([
+    after.push([
       seg(
-        `Kept: ${names(kept)}'s result${kept.length === 1 ? '' : 's'}; merge another with hydra merge ${result.runId} <agent>, remove ${kept.length === 1 ? 'it' : 'them'} with hydra clean ${result.runId}.`,
+        `Kept: ${names(kept)}'s result${kept.length === 1 ? '' : 's'} on ${kept.length === 1 ? 'its branch' : 'their branches'}; merge another with hydra merge ${result.runId} <agent>, get a worktree back with hydra open ${result.runId} <agent>, remove ${kept.length === 1 ? 'it' : 'them'} with hydra clean ${result.runId}.`,
         'muted',
       ),
     ]);
-  return wrapLines(lines, width);
+  return [...wrapLines(lines, width), ...listed, ...wrapLines(after, width)];
 };
 
 /** The final screen after quitting or when the race ended on its own. */
@@ -338,6 +372,13 @@ export const endedLines = (
   // How to merge later is said once, under this screen, by the command that ran the dashboard.
   if (keepWorktrees)
     lines.push([seg('The worktrees are kept (--keep-worktrees); hydra clean removes them.', 'muted')]);
+  else if (snapshot.agents.some((agent) => agent.status === 'completed' && agent.branch !== null))
+    lines.push([
+      seg(
+        `The worktrees are removed; results stay on their branches (hydra open ${snapshot.runId} <agent> brings a worktree back).`,
+        'muted',
+      ),
+    ]);
   // A race stopped before any agent started has no run record to show. (Branches are no test:
   // the clean-up forgets the ones it removed.)
   if (snapshot.agents.some((agent) => agent.startedAt !== null))

@@ -191,6 +191,17 @@ const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] =
   });
 };
 
+/** The warning line's first part only (`⚠ experimental`), for a pane too short for the line. */
+const shortWarning = (agent: AgentSnapshot, theme: Theme): Line => {
+  const label =
+    agent.tier === 'experimental'
+      ? 'experimental'
+      : agent.inferredFlags
+        ? 'inferred flags'
+        : `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`;
+  return [seg(` ${theme.symbols.warn} ${label}`, 'warn')];
+};
+
 /** All the lines of a pane, cut to its width, at most `height` of them. */
 export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[] => {
   const { theme, width, height, now } = options;
@@ -199,18 +210,35 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
     ? [spread(titleLine(agent, options), statusLine(agent, now, theme), width, ellipsis)]
     : [titleLine(agent, options), statusLine(agent, now, theme)];
   const warning = warningLine(agent, theme);
-  if (warning !== null) top.push(warning);
-  const bottom: Line[] = [
-    usageLine(agent, theme, width),
-    ...roundsLines(agent, theme),
+  const outcome = [
     ...outcomeLines(agent, theme),
     ...[checksLine(agent, theme), newTestsLine(agent, theme), scoreLine(agent, theme)].filter(
       (line): line is Line => line !== null,
     ),
   ];
-  const eventRoom = height - top.length - bottom.length;
-  const all = [...top, ...eventLines(agent, eventRoom, theme), ...bottom];
-  // When the pane is too short for everything, the title and status matter most.
-  const kept = all.length <= height ? all : [...top, ...bottom].slice(0, Math.max(0, height));
-  return kept.map((line) => fitLine(line, width, ellipsis));
+  const bottom: Line[] = [usageLine(agent, theme, width), ...roundsLines(agent, theme), ...outcome];
+  const full = warning === null ? top : [...top, warning];
+  const eventRoom = height - full.length - bottom.length;
+  const all = [...full, ...eventLines(agent, eventRoom, theme), ...bottom];
+  if (all.length <= height) return all.map((line) => fitLine(line, width, ellipsis));
+  // Too short for everything: the title and status first, the warning folded into the status
+  // line, then the result (outcome, checks, score) before the usage.
+  const status = top.length - 1;
+  const short =
+    warning === null
+      ? top
+      : top.map((line, index) =>
+          index === status
+            ? options.compact
+              ? spread(
+                  titleLine(agent, options),
+                  [...shortWarning(agent, theme), seg(' '), ...statusLine(agent, now, theme)],
+                  width,
+                  ellipsis,
+                )
+              : [...line, ...shortWarning(agent, theme)]
+            : line,
+        );
+  const kept = [...short, ...outcome, usageLine(agent, theme, width), ...roundsLines(agent, theme)];
+  return kept.slice(0, Math.max(0, height)).map((line) => fitLine(line, width, ellipsis));
 };

@@ -31,6 +31,10 @@ import { resolveScroll, type ViewState } from '../state/index.js';
 
 /** Narrowest pane worth putting side by side with others. */
 const MIN_PANE_WIDTH = 40;
+/** Shortest grid cell (borders included) worth a grid instead of stacked rows. */
+const MIN_GRID_HEIGHT = 7;
+/** Lines a stacked pane keeps while a dialog is open: its border and its title. */
+const MIN_STACKED_HEIGHT = 2;
 /** Smallest terminal the layout plans for; smaller ones are drawn as if this size, clipped. */
 const MIN_COLUMNS = 20;
 const MIN_ROWS = 6;
@@ -44,6 +48,8 @@ export interface ScreenInput {
   theme: Theme;
   patches: Partial<Record<AgentName, PatchState>>;
   keepWorktrees: boolean;
+  /** Said in the header, on every screen (`simulated agents` for `hydra demo --here`). */
+  marker?: string;
 }
 
 export interface PaneBox {
@@ -56,7 +62,8 @@ export interface PaneBox {
 }
 
 export type Body =
-  | { kind: 'panes'; mode: 'side-by-side' | 'stacked'; panes: PaneBox[] }
+  /** Grid: `perRow` panes a row (side by side: all in one row; stacked: one a row). */
+  | { kind: 'panes'; mode: PaneMode; perRow: number; panes: PaneBox[] }
   | { kind: 'scroll'; title: Line; lines: Line[]; height: number }
   | { kind: 'final'; lines: Line[] };
 
@@ -79,13 +86,42 @@ const NO_SCROLL = { contentLines: 0, pageLines: 0, fileStarts: [] };
 const focusedAgent = (input: ScreenInput): AgentSnapshot | undefined =>
   input.snapshot.agents[input.state.focus];
 
-export const paneMode = (columns: number, agentCount: number): 'side-by-side' | 'stacked' =>
-  agentCount > 0 && Math.floor(columns / agentCount) >= MIN_PANE_WIDTH ? 'side-by-side' : 'stacked';
+export type PaneMode = 'side-by-side' | 'grid' | 'stacked';
+
+/**
+ * Side by side while every pane gets MIN_PANE_WIDTH columns; for four agents or more, a grid of
+ * two or three columns (as many as fit) when its cells are tall enough; else stacked rows.
+ */
+export const paneLayout = (
+  columns: number,
+  agentCount: number,
+  height = Number.POSITIVE_INFINITY,
+): { mode: PaneMode; perRow: number } => {
+  if (agentCount > 0 && Math.floor(columns / agentCount) >= MIN_PANE_WIDTH)
+    return { mode: 'side-by-side', perRow: agentCount };
+  if (agentCount >= 4) {
+    for (const perRow of [3, 2]) {
+      const rows = Math.ceil(agentCount / perRow);
+      // Three columns only when they are needed to fit (four agents make a 2×2 grid).
+      if (perRow === 3 && agentCount === 4) continue;
+      if (Math.floor(columns / perRow) >= MIN_PANE_WIDTH && Math.floor(height / rows) >= MIN_GRID_HEIGHT)
+        return { mode: 'grid', perRow };
+    }
+  }
+  return { mode: 'stacked', perRow: 1 };
+};
+
+export const paneMode = (columns: number, agentCount: number, height?: number): PaneMode =>
+  paneLayout(columns, agentCount, height).mode;
+
+/** Splits `total` into `parts` sizes that differ by at most one, the larger ones first. */
+const split = (total: number, parts: number, index: number): number =>
+  Math.floor(total / parts) + (index < total % parts ? 1 : 0);
 
 const panesBody = (input: ScreenInput, columns: number, height: number): Body => {
   const { snapshot, theme, now, state } = input;
   const agents = snapshot.agents;
-  const mode = paneMode(columns, agents.length);
+  const { mode, perRow } = paneLayout(columns, agents.length, height);
   if (agents.length === 0) {
     return {
       kind: 'scroll',
@@ -96,6 +132,23 @@ const panesBody = (input: ScreenInput, columns: number, height: number): Body =>
   }
   const panes: PaneBox[] = agents.map((agent, index) => {
     const focused = index === state.focus;
+    if (mode === 'grid') {
+      const rows = Math.ceil(agents.length / perRow);
+      const row = Math.floor(index / perRow);
+      const inRow = Math.min(perRow, agents.length - row * perRow);
+      const width = split(columns, inRow, index % perRow);
+      const paneHeight = split(height, rows, row);
+      const lines = paneLines(agent, {
+        index,
+        focused,
+        now,
+        theme,
+        width: width - 4,
+        height: paneHeight - 2,
+        compact: false,
+      });
+      return { agent: agent.agent, focused, width, height: paneHeight, lines };
+    }
     if (mode === 'side-by-side') {
       const base = Math.floor(columns / agents.length);
       const width = index === agents.length - 1 ? columns - base * (agents.length - 1) : base;
@@ -123,7 +176,7 @@ const panesBody = (input: ScreenInput, columns: number, height: number): Body =>
     });
     return { agent: agent.agent, focused, width: columns, height: paneHeight, lines };
   });
-  return { kind: 'panes', mode, panes };
+  return { kind: 'panes', mode, perRow, panes };
 };
 
 const scrollBody = (
@@ -248,13 +301,16 @@ export const buildScreen = (input: ScreenInput): Screen => {
   // Ink clears the whole screen when its output reaches the terminal's height: stay one below.
   const height = Math.max(MIN_ROWS, input.rows) - 1;
   // On a very short terminal the header keeps its first two lines (title and counts).
-  const allHeader = headerLines(snapshot, now, theme, columns);
+  const allHeader = headerLines(snapshot, now, theme, columns, undefined, input.marker);
   const header = height < 12 ? allHeader.slice(0, 2) : allHeader;
 
   const final = finalBody(input, columns);
   if (final !== null && final.kind === 'final') {
     // The final lines say what went wrong themselves: the header keeps its title and counts.
-    const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state)).slice(0, 2);
+    const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state), input.marker).slice(
+      0,
+      2,
+    );
     const lines = final.lines.slice(0, Math.max(1, height - finalHeader.length));
     return {
       columns,
@@ -273,10 +329,19 @@ export const buildScreen = (input: ScreenInput): Screen => {
     state.dialog === null
       ? null
       : dialogLines(state.dialog, snapshot, theme, columns - 4, { keepWorktrees: input.keepWorktrees });
+  // The panes keep their titles under a dialog: side-by-side ones their borders, title and
+  // status; others a border and a title line each (a grid too short for its cells is stacked).
+  const bodyRoom = height - header.length - notices.length - 1;
+  const keptForPanes =
+    state.view !== 'panes' || snapshot.agents.length === 0
+      ? 0
+      : paneLayout(columns, snapshot.agents.length, bodyRoom).mode === 'side-by-side'
+        ? 4
+        : snapshot.agents.length * MIN_STACKED_HEIGHT;
   const dialog =
     fullDialog === null
       ? null
-      : fitDialog(fullDialog, height - header.length - notices.length - 1 - 2, theme);
+      : fitDialog(fullDialog, height - header.length - notices.length - 1 - 2 - keptForPanes, theme);
   const dialogHeight = dialog === null ? 0 : dialog.length + 2;
   const footerHeight = 1;
   const bodyHeight = Math.max(0, height - header.length - notices.length - dialogHeight - footerHeight);
@@ -346,6 +411,23 @@ export const buildScreen = (input: ScreenInput): Screen => {
   }
   if (body.kind === 'scroll') body = { ...body, title: fitLine(body.title, columns, theme.symbols.ellipsis) };
   const anyRunning = snapshot.agents.some((agent) => isRunning(agent.status));
-  const footer = footerLine(state.view, theme, columns, snapshot.agents.length, position, anyRunning);
+  // As the engine decides: rounds and shells once the race reviews (every agent settled, its
+  // result committed), before a merge, for an agent with a branch.
+  const canRound =
+    snapshot.phase === 'reviewing' &&
+    !anyRunning &&
+    snapshot.merge === null &&
+    agent !== undefined &&
+    agent.status !== 'skipped' &&
+    agent.branch !== null;
+  const footer = footerLine(
+    state.view,
+    theme,
+    columns,
+    snapshot.agents.length,
+    position,
+    anyRunning,
+    canRound,
+  );
   return { columns, height, header, body, dialog, notices, footer, scroll };
 };

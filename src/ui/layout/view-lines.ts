@@ -403,7 +403,8 @@ const newTestsColumn = (snapshot: RaceSnapshot): Column[] => {
 };
 
 /** Once scored, the best first (ties keep the race's order); before that, the race's order. */
-const rowOrder = (snapshot: RaceSnapshot): number[] => {
+/** The compare view's rows as agent indexes, top to bottom: by score once scored, else pane order. */
+export const compareRowOrder = (snapshot: RaceSnapshot): number[] => {
   const order = snapshot.agents.map((_, index) => index);
   if (!snapshot.agents.some((agent) => agent.score !== null)) return order;
   const total = (index: number): number => snapshot.agents[index]?.score?.total ?? -1;
@@ -444,7 +445,7 @@ export const compareLines = (
     seg(`  ${padEnd('Agent', NAME_WIDTH)}`, null, true),
     ...columns.map((column) => seg(` ${cell(column.title, column)}`, null, true)),
   ]);
-  for (const index of rowOrder(snapshot)) {
+  for (const index of compareRowOrder(snapshot)) {
     const agent = snapshot.agents[index];
     if (agent === undefined) continue;
     const focused = index === focus;

@@ -64,6 +64,11 @@ export interface HintContext {
   dialog: Dialog | null;
   /** Whether any agent still runs (stopping is offered only then). */
   anyRunning: boolean;
+  /**
+   * Whether another round or a shell can start for the focused agent (every agent settled, no
+   * merge yet, the agent has a branch): follow-up, rerun and shell are offered only then.
+   */
+  canRound: boolean;
 }
 
 export interface KeyHintSpec {
@@ -71,6 +76,8 @@ export interface KeyHintSpec {
   in: readonly View[] | 'dialog' | 'prompt';
   /** The keys as shown; null leaves the hint out. */
   keys: string | ((context: HintContext) => string | null);
+  /** Shorter keys for a footer too narrow for `keys` (default: `keys`). */
+  compactKeys?: (context: HintContext) => string;
   label: string | ((context: HintContext) => string);
   /** When the footer is too narrow, hints go by ascending dropOrder; those without one stay. */
   dropOrder?: number;
@@ -233,7 +240,13 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
       { press: named('leftArrow'), action: FOCUS_PREV },
     ],
     hints: [
-      { in: ['panes'], keys: ({ symbols }) => `${symbols.arrowLeftRight}/Tab`, label: 'focus' },
+      {
+        in: ['panes'],
+        keys: ({ symbols }) => `${symbols.arrowLeftRight}/Tab`,
+        compactKeys: ({ symbols }) => symbols.arrowLeftRight,
+        label: 'focus',
+        dropOrder: 5,
+      },
       { in: SCROLLING, keys: ({ symbols }) => symbols.arrowLeftRight, label: 'agent', dropOrder: 3 },
     ],
   },
@@ -242,8 +255,8 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     description: 'Move the selection in the comparison table',
     when: ['compare'],
     keys: [
-      { press: named('downArrow'), action: FOCUS_NEXT },
-      { press: named('upArrow'), action: FOCUS_PREV },
+      { press: named('downArrow'), action: { type: 'select-row', by: 1 } },
+      { press: named('upArrow'), action: { type: 'select-row', by: -1 } },
     ],
     hints: [{ in: ['compare'], keys: ({ symbols }) => symbols.arrowUpDown, label: 'select', dropOrder: 4 }],
   },
@@ -269,7 +282,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     when: ALL_VIEWS,
     keys: [{ press: named('return'), action: { type: 'open-detail' } }],
     hints: [
-      { in: ['panes', 'compare'], keys: ({ symbols }) => symbols.enter, label: 'detail', dropOrder: 5 },
+      { in: ['panes', 'compare'], keys: ({ symbols }) => symbols.enter, label: 'detail', dropOrder: 6 },
     ],
   },
   {
@@ -277,14 +290,14 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     description: "Open the focused agent's diff",
     when: ALL_VIEWS,
     keys: [{ press: text('d'), action: { type: 'open-diff' } }],
-    hints: [{ in: ['panes', 'detail', 'compare'], keys: 'd', label: 'diff', dropOrder: 7 }],
+    hints: [{ in: ['panes', 'detail', 'compare'], keys: 'd', label: 'diff', dropOrder: 8 }],
   },
   {
     command: 'compare',
     description: 'Compare the agents side by side',
     when: ALL_VIEWS,
     keys: [{ press: text('c'), action: { type: 'open-compare' } }],
-    hints: [{ in: ['panes'], keys: 'c', label: 'compare', dropOrder: 6 }],
+    hints: [{ in: ['panes'], keys: 'c', label: 'compare', dropOrder: 7 }],
   },
   {
     command: 'stop',
@@ -305,21 +318,37 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     description: 'Send the focused agent a follow-up prompt: it goes on in its session, on its branch',
     when: ALL_VIEWS,
     keys: [{ press: text('f'), action: { type: 'follow-up' } }],
-    hints: [{ in: ['panes', 'detail'], keys: 'f', label: 'follow-up', dropOrder: 8 }],
+    hints: [
+      {
+        in: ['panes', 'detail'],
+        keys: ({ canRound }) => (canRound ? 'f' : null),
+        label: 'follow-up',
+        dropOrder: 9,
+      },
+    ],
   },
   {
     command: 'rerun',
     description: 'Run the focused agent again from the base, on a new branch <agent>-2',
     when: ALL_VIEWS,
     keys: [{ press: text('r'), action: { type: 'rerun' } }],
-    hints: [{ in: ['panes'], keys: 'r', label: 'rerun', dropOrder: 9 }],
+    hints: [
+      { in: ['panes'], keys: ({ canRound }) => (canRound ? 'r' : null), label: 'rerun', dropOrder: 10 },
+    ],
   },
   {
     command: 'shell',
     description: "Open a shell in the focused agent's worktree; what you change there joins its result",
     when: ALL_VIEWS,
     keys: [{ press: text('s'), action: { type: 'shell' } }],
-    hints: [{ in: ['panes', 'detail'], keys: 's', label: 'shell', dropOrder: 10 }],
+    hints: [
+      {
+        in: ['panes', 'detail'],
+        keys: ({ canRound }) => (canRound ? 's' : null),
+        label: 'shell',
+        dropOrder: 11,
+      },
+    ],
   },
   {
     command: 'back',
@@ -359,6 +388,8 @@ export const inScope = (scope: KeyScope, view: View, dialogOpen: boolean, prompt
 export interface KeyHint {
   keys: string;
   label: string;
+  /** The keys for a narrow footer. */
+  compactKeys?: string;
   dropOrder?: number;
 }
 
@@ -366,7 +397,12 @@ const shown = (spec: KeyHintSpec, context: HintContext): KeyHint | null => {
   const keys = typeof spec.keys === 'string' ? spec.keys : spec.keys(context);
   if (keys === null) return null;
   const label = typeof spec.label === 'string' ? spec.label : spec.label(context);
-  return spec.dropOrder === undefined ? { keys, label } : { keys, label, dropOrder: spec.dropOrder };
+  return {
+    keys,
+    label,
+    ...(spec.compactKeys === undefined ? {} : { compactKeys: spec.compactKeys(context) }),
+    ...(spec.dropOrder === undefined ? {} : { dropOrder: spec.dropOrder }),
+  };
 };
 
 const hintsWhere = (where: (spec: KeyHintSpec) => boolean, context: HintContext): KeyHint[] =>
@@ -381,12 +417,14 @@ export const footerHints = (
   symbols: Theme['symbols'],
   agentCount: number,
   anyRunning = true,
+  canRound = true,
 ): KeyHint[] =>
   hintsWhere((spec) => typeof spec.in !== 'string' && spec.in.includes(view), {
     symbols,
     agentCount,
     dialog: null,
     anyRunning,
+    canRound,
   });
 
 /** The answers a dialog offers (a prompt line: send or cancel). */
@@ -396,4 +434,5 @@ export const dialogHints = (dialog: Dialog, symbols: Theme['symbols']): KeyHint[
     agentCount: 0,
     dialog,
     anyRunning: false,
+    canRound: false,
   });

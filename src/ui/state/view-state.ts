@@ -24,6 +24,8 @@ export interface Notice {
   tone: 'info' | 'warn' | 'error';
   /** Shown while this agent still runs ("Stopping Codex..."), cleared once it has stopped. */
   whileRunning?: AgentName;
+  /** Shown while a round (a rerun, a follow-up) runs, cleared once it has ended. */
+  whileRound?: true;
 }
 
 /** How the dashboard ended; once set, the app exits. */
@@ -73,6 +75,8 @@ export interface ViewContext {
   fileStarts: readonly number[];
   /** The commit the race started from, when that was a detached HEAD (nothing to merge into). */
   detachedAt?: string | null;
+  /** The compare view's rows, top to bottom, as agent indexes (sorted by score once scored). */
+  compareOrder?: readonly number[];
 }
 
 export type Action =
@@ -80,6 +84,8 @@ export type Action =
   | { type: 'focus-next' }
   | { type: 'focus-prev' }
   | { type: 'focus-index'; index: number }
+  /** The next or previous row of the compare view (its rows are sorted, not in pane order). */
+  | { type: 'select-row'; by: 1 | -1 }
   | { type: 'open-detail' }
   | { type: 'open-diff' }
   | { type: 'open-compare' }
@@ -109,6 +115,8 @@ export type Action =
   | { type: 'rerun' }
   | { type: 'shell' }
   | { type: 'round-failed'; message: string }
+  /** A round the dashboard started has ended (its notice goes). */
+  | { type: 'round-finished' }
   | { type: 'shell-finished'; message: string; tone: Notice['tone'] };
 
 export type Effect =
@@ -259,7 +267,14 @@ const requestRound = (
       return to({ ...state, dialog: { kind: 'follow-up', agent: agent.agent, text: '' }, notice: null });
     case 'rerun':
       return to(
-        { ...state, notice: { text: `Running ${agent.displayName} again from the base…`, tone: 'info' } },
+        {
+          ...state,
+          notice: {
+            text: `Running ${agent.displayName} again from the base…`,
+            tone: 'info',
+            whileRound: true,
+          },
+        },
         { kind: 'round', request: { kind: 'rerun', agent: agent.agent } },
       );
     case 'shell':
@@ -337,7 +352,11 @@ const confirm = (state: ViewState, context: ViewContext, discardOthers: boolean)
       if (prompt === '') return stay(state);
       const name = context.agents.find((agent) => agent.agent === dialog.agent)?.displayName ?? dialog.agent;
       return to(
-        { ...state, dialog: null, notice: { text: `Follow-up sent to ${name}.`, tone: 'info' } },
+        {
+          ...state,
+          dialog: null,
+          notice: { text: `Follow-up sent to ${name}.`, tone: 'info', whileRound: true },
+        },
         { kind: 'round', request: { kind: 'follow_up', agent: dialog.agent, prompt } },
       );
     }
@@ -365,6 +384,16 @@ const jumpFile = (state: ViewState, direction: 1 | -1, context: ViewContext): Tr
   return to(scrollTo(state, target, context));
 };
 
+/** ↑/↓ in the compare view: the row above or below the focused one, as the table sorts them. */
+const selectRow = (state: ViewState, by: 1 | -1, context: ViewContext): Transition => {
+  const order = context.compareOrder ?? context.agents.map((_, index) => index);
+  const at = order.indexOf(state.focus);
+  if (state.view !== 'compare' || order.length === 0 || at === -1)
+    return moveFocus(state, state.focus + by, context);
+  const next = order[(((at + by) % order.length) + order.length) % order.length];
+  return next === undefined ? stay(state) : moveFocus(state, next, context);
+};
+
 const scrollable = (state: ViewState): boolean => state.view === 'detail' || state.view === 'diff';
 
 /** The one place the dashboard's state changes. */
@@ -377,6 +406,8 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
       return moveFocus(state, state.focus + 1, context);
     case 'focus-prev':
       return moveFocus(state, state.focus - 1, context);
+    case 'select-row':
+      return selectRow(state, action.by, context);
     case 'focus-index':
       return action.index >= 0 && action.index < context.agents.length
         ? moveFocus(state, action.index, context)
@@ -451,6 +482,8 @@ export const reduce = (state: ViewState, action: Action, context: ViewContext): 
       return erased(state);
     case 'round-failed':
       return to({ ...state, notice: { text: action.message, tone: 'error' } });
+    case 'round-finished':
+      return state.notice?.whileRound === true ? to({ ...state, notice: null }) : stay(state);
     case 'shell-finished':
       return to({ ...state, notice: { text: action.message, tone: action.tone } });
     case 'race-ended':
