@@ -9,7 +9,6 @@ const CLI = {
   displayName: 'Acme',
   installHint: 'npm i -g acme',
   signInHint: 'Run `acme login`.',
-  prices: {},
   failures: {
     notSignedIn: /no provider/i,
     retried: 'Acme retried it',
