@@ -135,6 +135,31 @@ describe('hydra continue', () => {
   });
 });
 
+describe('the flags of a round', () => {
+  it("accept the race's flags that apply to one more agent run, on continue and rerun alike", async () => {
+    await raceOnce();
+    const flags = ['--allow-experimental-adapters', '--timeout', '300', '--idle-timeout', '120'];
+
+    const continued = await run(['continue', 'last', 'codex', 'Now add docs', '--json', ...flags]);
+    const rerun = await run([
+      'rerun',
+      'last',
+      'claude',
+      '--json',
+      '--max-cost-usd',
+      '5',
+      '--keep-worktrees',
+      ...flags,
+    ]);
+
+    expect(continued.exitCode, continued.stderr).toBe(0);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const bad = await run(['rerun', 'last', 'claude', '--timeout', 'soon']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('hydra rerun --help');
+  }, 90_000);
+});
+
 describe('hydra rerun', () => {
   it('races a fresh attempt from the base on hydra/<run>/<agent>-2', async () => {
     const runId = await raceOnce();

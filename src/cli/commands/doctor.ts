@@ -3,6 +3,7 @@ import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { DoctorContext } from '../../adapters/types.js';
 import {
   activeContainment,
+  buildRaceOptions,
   CONFIG_DEFAULTS,
   displayPath,
   loadConfig,
@@ -15,6 +16,7 @@ import { sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
+import type { RaceAgent } from '../doctor-view.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
 
@@ -74,10 +76,33 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       configLine,
       notes,
       activeContainment(),
+      configuredRaceAgents(loaded.config, allowExperimental, ctx.cwd),
     ))
       ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * The agents hydra.toml's `race.agents` lists, by name, as a race would expand them; undefined when
+ * it lists none (the default race) or the list has problems (the config check says which).
+ */
+function configuredRaceAgents(
+  config: ReturnType<typeof loadConfig>['config'],
+  allowExperimental: boolean,
+  cwd: string,
+): RaceAgent[] | undefined {
+  if (config.race?.agents === undefined) return undefined;
+  try {
+    return buildRaceOptions(config, { allowExperimental }, { repoPath: cwd, prompt: '' }).agents.map(
+      (plan) => ({
+        name: plan.name ?? plan.adapterId,
+        adapterId: plan.adapterId,
+      }),
+    );
+  } catch {
+    return undefined;
+  }
 }
 
 /**
