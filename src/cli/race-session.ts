@@ -6,6 +6,7 @@ import { openSync } from 'node:fs';
 import tty from 'node:tty';
 import { startRace } from '../engine/index.js';
 import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
+import { inParens } from '../core/text.js';
 import type { CliContext } from './context.js';
 import { EXIT, noteError, noteHint, TERMINAL_LOST } from './errors.js';
 import {
@@ -340,7 +341,7 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
   if (summary.merged) {
     ctx.note(
-      `hydra: ${err.green(`merged ${summary.merged.agent}`)} (${summary.merged.branch}, ${summary.merged.method})`,
+      `hydra: ${err.green(`merged ${summary.merged.agent}`)}${inParens(summary.merged.branch, summary.merged.method)}`,
     );
     return;
   }

@@ -161,6 +161,18 @@ describe('the flags of a round', () => {
 });
 
 describe('hydra rerun', () => {
+  it("names a merged run's merged agent without an empty field (its branch went with the merge)", async () => {
+    const runId = await raceOnce();
+    const merged = await run(['merge', runId, 'claude']);
+    expect(merged.exitCode, merged.stderr).toBe(0);
+
+    const result = await run(['rerun', runId, 'codex', '--json']);
+
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/hydra: merged claude \((fast-forward|merge-commit|squash)\)\n/);
+    expect(result.stderr).not.toContain('(, ');
+  }, 90_000);
+
   it('races a fresh attempt from the base on hydra/<run>/<agent>-2', async () => {
     const runId = await raceOnce();
 
