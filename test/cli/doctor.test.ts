@@ -153,6 +153,20 @@ describe('hydra doctor --json', () => {
     expect(cursor?.warnings.join(' ')).toMatch(/inferred/i);
   });
 
+  it('says a binary is ignored because the trusted file changed, not because it was never trusted', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    const file = path.join(repo, 'hydra.toml');
+    writeFileSync(file, '[agents.claude]\nbinary = "./tools/claude"\n');
+    expect((await hydra(['trust'], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
+    writeFileSync(file, '[agents.claude]\nbinary = "./tools/claude-edited"\n');
+
+    const { report } = await doctorJson();
+
+    const hint = report.adapters.find((adapter) => adapter.id === 'claude')?.error?.hint ?? '';
+    expect(hint).toContain('changed since you trusted it');
+    expect(hint).not.toContain('Install');
+  });
+
   it('describes a directory that is not a git repository', async () => {
     const outside = path.join(sandbox.dir, 'not-a-repo');
     mkdirSync(outside);

@@ -111,7 +111,7 @@ function configuredRaceAgents(
  */
 function withTrustHint(
   report: AgentProbeReport,
-  loaded: { path: string | null; ignored: readonly string[] },
+  loaded: { path: string | null; ignored: readonly string[]; why?: { kind: string } | undefined },
   cwd: string,
 ): AgentProbeReport {
   const key = `agents.${report.agent}.binary`;
@@ -127,7 +127,10 @@ function withTrustHint(
     ...report,
     error: {
       ...report.error,
-      hint: `${file} names ${key}, ignored until you trust the file: review it, then run hydra trust`,
+      hint:
+        loaded.why?.kind === 'changed'
+          ? `${file} names ${key}, ignored because the file changed since you trusted it: review the change, then run hydra trust`
+          : `${file} names ${key}, ignored until you trust the file: review it, then run hydra trust`,
     },
   };
 }
