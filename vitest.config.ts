@@ -39,6 +39,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // The price database, loaded as the engine loads it before an agent starts.
+    setupFiles: ['test/support/price-database.ts'],
     // Ink decides at import time whether it runs in CI (and then draws no live frames); the
     // component tests model a user's terminal, and CI=true is set where .ci/run runs.
     env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false' },

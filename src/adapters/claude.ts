@@ -12,46 +12,18 @@
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
 import { AnthropicParser } from './kit/index.js';
-import type { BuildCommand, CliFacts, ModelPrice, PriceTable } from './kit/index.js';
+import type { BuildCommand, CliFacts } from './kit/index.js';
 
 const ROOT_WARNING =
   'running as root with --unsafe: Claude Code refuses bypassPermissions as root unless IS_SANDBOX=1, which hydra ' +
   "sets for --unsafe races, so the agent runs with root's powers. Race --unsafe as root only in a disposable " +
   'container; otherwise run hydra as a normal user';
 
-const anthropic = (input: number, output: number): ModelPrice => ({
-  inputPerMTok: input,
-  outputPerMTok: output,
-  cacheReadPerMTok: input * 0.1,
-  cacheWritePerMTok: input * 1.25,
-});
-
-/**
- * Anthropic's prices (USD per million tokens; cache writes at the 5-minute rate). Claude reports
- * its cost in the `result` line: these only price the running total before that.
- */
-export const CLAUDE_PRICES: PriceTable = {
-  'claude-opus-4-6': anthropic(5, 25),
-  'claude-opus-4-5': anthropic(5, 25),
-  'claude-opus-4-1': anthropic(15, 75),
-  'claude-opus-4': anthropic(15, 75),
-  'claude-sonnet-4-6': anthropic(3, 15),
-  'claude-sonnet-4-5': anthropic(3, 15),
-  'claude-sonnet-4': anthropic(3, 15),
-  'claude-3-7-sonnet': anthropic(3, 15),
-  'claude-haiku-4-5': anthropic(1, 5),
-  'claude-3-5-haiku': anthropic(0.8, 4),
-  opus: anthropic(5, 25),
-  sonnet: anthropic(3, 15),
-  haiku: anthropic(1, 5),
-};
-
 const CLI: CliFacts = {
   id: 'claude',
   displayName: 'Claude Code',
   installHint: 'npm install -g @anthropic-ai/claude-code',
   signInHint: 'Set ANTHROPIC_API_KEY in the environment, or run `claude /login` once.',
-  prices: CLAUDE_PRICES,
 };
 
 const probe = probeCli(CLI, {

@@ -13,15 +13,7 @@ import { defineAdapter, commandOf, modelArgs } from './kit/index.js';
 import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
 import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
 import { asString, compactJson, firstLine, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
-import type {
-  AgentEvent,
-  BuildCommand,
-  CliFacts,
-  ModelPrice,
-  PriceTable,
-  Usage,
-  UsageCounts,
-} from './kit/index.js';
+import type { AgentEvent, BuildCommand, CliFacts, Usage, UsageCounts } from './kit/index.js';
 
 const LAST_MESSAGE_FILE = 'last-message.txt';
 
@@ -31,12 +23,6 @@ const LAST_MESSAGE_FILE = 'last-message.txt';
  */
 export const CODEX_MIN_JSON_VERSION = '0.44.0';
 
-const openai = (input: number, output: number, cachedInput: number): ModelPrice => ({
-  inputPerMTok: input,
-  outputPerMTok: output,
-  cacheReadPerMTok: cachedInput,
-});
-
 /**
  * The model Codex runs when nothing names one: gpt-5.5 for the CLI versions hydra records (0.169,
  * see scripts/vendor-cli.ts). Its stream does not name the model, so this and `model` in Codex's
@@ -44,36 +30,11 @@ const openai = (input: number, output: number, cachedInput: number): ModelPrice 
  */
 export const CODEX_DEFAULT_MODEL = 'gpt-5.5';
 
-/**
- * OpenAI's prices (USD per million tokens, standard tier, short context). Codex never reports a
- * cost: hydra estimates it from these.
- */
-export const CODEX_PRICES: PriceTable = {
-  'gpt-5.5': openai(5, 30, 0.5),
-  'gpt-5.4': openai(2.5, 15, 0.25),
-  'gpt-5.2-codex': openai(1.75, 14, 0.175),
-  'gpt-5.2': openai(1.75, 14, 0.175),
-  'gpt-5.1-codex-max': openai(1.25, 10, 0.125),
-  'gpt-5.1-codex-mini': openai(0.25, 2, 0.025),
-  'gpt-5.1-codex': openai(1.25, 10, 0.125),
-  'gpt-5.1': openai(1.25, 10, 0.125),
-  'gpt-5-codex': openai(1.25, 10, 0.125),
-  'gpt-5-mini': openai(0.25, 2, 0.025),
-  'gpt-5-nano': openai(0.05, 0.4, 0.005),
-  'gpt-5': openai(1.25, 10, 0.125),
-  'codex-mini-latest': openai(1.5, 6, 0.375),
-  'gpt-4.1-mini': openai(0.4, 1.6, 0.1),
-  'gpt-4.1': openai(2, 8, 0.5),
-  o3: openai(2, 8, 0.5),
-  'o4-mini': openai(1.1, 4.4, 0.275),
-};
-
 const CLI: CliFacts = {
   id: 'codex',
   displayName: 'Codex',
   installHint: 'npm install -g @openai/codex',
   signInHint: 'Run `codex login` once, or set OPENAI_API_KEY in the environment.',
-  prices: CODEX_PRICES,
 };
 
 const probe = probeCli(CLI, {
@@ -360,7 +321,6 @@ export const codexAdapter = defineAdapter({
   tier: 'tier1',
   aliases: [],
   binaries: ['codex'],
-  prices: CODEX_PRICES,
   modelConfig: { homeEnv: 'CODEX_HOME', homeDir: '.codex', file: 'config.toml', key: 'model' },
   defaultModel: CODEX_DEFAULT_MODEL,
   stateDirs: [{ path: '.codex', env: 'CODEX_HOME' }],

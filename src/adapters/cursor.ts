@@ -37,7 +37,6 @@ const CLI: CliFacts = {
   signInHint:
     'Set CURSOR_API_KEY in the environment (hydra.toml [agents.cursor.env]), or run `cursor-agent login` once.',
   // Cursor reports no tokens, so there is nothing to price.
-  prices: {},
   tools: TOOLS,
 };
 

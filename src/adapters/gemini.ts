@@ -38,8 +38,6 @@ import type {
   CliFacts,
   CompletedEvent,
   FailedEvent,
-  ModelPrice,
-  PriceTable,
   ProcessEnd,
   ToolTable,
   Usage,
@@ -50,29 +48,6 @@ import type {
  * status "success" and exit 0: a failure looks like a success. 0.12.0 reports it as an error.
  */
 export const GEMINI_MIN_VERSION = '0.12.0';
-
-const google = (input: number, output: number): ModelPrice => ({
-  inputPerMTok: input,
-  outputPerMTok: output,
-  cacheReadPerMTok: input / 10,
-});
-
-/**
- * Google's paid-tier prices (USD per million tokens) for prompts up to 200k tokens; longer
- * prompts cost more on the Pro models. Gemini CLI reports tokens per model but no cost. Models
- * missing here (the CLI's newer flash and flash-lite releases, Gemma) leave the cost unknown
- * unless hydra.toml `[prices]` names them.
- */
-export const GEMINI_PRICES: PriceTable = {
-  'gemini-3.1-pro-preview': google(2, 12),
-  'gemini-3-pro-preview': google(2, 12),
-  'gemini-3-flash-preview': google(0.5, 3),
-  'gemini-2.5-pro': google(1.25, 10),
-  'gemini-2.5-flash': google(0.3, 2.5),
-  'gemini-2.5-flash-lite': google(0.1, 0.4),
-  'gemini-2.0-flash': google(0.1, 0.4),
-  'gemini-2.0-flash-lite': google(0.075, 0.3),
-};
 
 /** A rejected or missing credential, in the words of the API and of the CLI. */
 const AUTH_TEXT =
@@ -104,7 +79,6 @@ const CLI: CliFacts = {
   installHint: 'npm install -g @google/gemini-cli',
   signInHint:
     'Set GEMINI_API_KEY in the environment (or hydra.toml [agents.gemini.env]), or run `gemini` once and sign in with Google.',
-  prices: GEMINI_PRICES,
   failures: { authText: AUTH_TEXT },
   tools: TOOLS,
 };

@@ -15,23 +15,15 @@
  * still asks, so is refused) and leaves the other tools to the user's opencode config. `--unsafe`
  * adds `--auto` (`--dangerously-skip-permissions` in 1.14), which approves everything not denied.
  */
-import { CLAUDE_PRICES } from './claude.js';
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, z } from './kit/index.js';
-import { ev, message, toolResult, completed, emptyUsage, addUsage, priceFor } from './kit/index.js';
+import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
 import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './kit/index.js';
-import type { AgentEvent, BuildCommand, CliFacts, PriceTable, Usage } from './kit/index.js';
-import { QWEN_PRICES } from './qwen.js';
+import type { AgentEvent, BuildCommand, CliFacts, Usage } from './kit/index.js';
 
 /** What `OPENCODE_PERMISSION` is set to in normal races: edits never wait for an answer. */
 export const OPENCODE_EDIT_PERMISSION = JSON.stringify({ edit: 'allow' });
-
-/**
- * opencode runs models of many providers, named `provider/model`; prices are looked up by the full
- * name (for hydra.toml overrides) and then by the model part. Anthropic's, OpenAI's and Qwen's.
- */
-const OPENCODE_PRICES: PriceTable = { ...CLAUDE_PRICES, ...QWEN_PRICES };
 
 const CLI: CliFacts = {
   id: 'opencode',
@@ -39,7 +31,8 @@ const CLI: CliFacts = {
   installHint: 'npm install -g opencode-ai',
   signInHint:
     "Run `opencode auth login` once, or set your provider's API key (ANTHROPIC_API_KEY, OPENAI_API_KEY, ...) in the environment.",
-  prices: OPENCODE_PRICES,
+  // Alibaba's Qwen models (`alibaba/qwen3-coder-plus`) are in the price database as OpenRouter's `qwen/<model>`.
+  priceListing: { provider: 'openrouter', prefix: 'qwen/' },
   failures: {
     authText: /ProviderAuthError/,
     retried: 'opencode retried it',
@@ -251,17 +244,10 @@ class OpencodeParser extends CliParser {
     return events;
   }
 
-  /** opencode prices a step itself when it knows the model; otherwise hydra's table does. */
+  /** opencode prices a step itself when it knows the model; otherwise hydra estimates it. */
   private usage(): Usage {
     if (this.reportedCost > 0) return { ...this.totals, costUsd: this.reportedCost, costSource: 'reported' };
     return this.priced(this.totals);
-  }
-
-  /** A `provider/model` name is priced by its full name when the table has it, else by the model part. */
-  protected override pricedModel(): string | undefined {
-    const model = this.requestedModel;
-    if (model === undefined || priceFor(model, this.prices) !== undefined) return model;
-    return model.split('/').at(-1);
   }
 }
 

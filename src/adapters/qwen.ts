@@ -14,34 +14,10 @@
  * (one argument, so yargs takes the rest verbatim) delivers it byte for byte; prompts too long for
  * an argument go through stdin, which Qwen Code reads as the prompt (it appends two newlines).
  */
-import { CODEX_PRICES } from './codex.js';
 import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
 import { AnthropicParser } from './kit/index.js';
-import type { BuildCommand, CliFacts, ModelPrice, PriceTable, ToolTable } from './kit/index.js';
-
-const qwenPrice = (input: number, output: number): ModelPrice => ({
-  inputPerMTok: input,
-  outputPerMTok: output,
-  // Model Studio bills implicit context-cache hits at 20% of the input price.
-  cacheReadPerMTok: input * 0.2,
-});
-
-/**
- * Alibaba Cloud Model Studio's international list prices (USD per million tokens) for the Qwen
- * models Qwen Code is usually pointed at, at their first tier (up to 32K input tokens; longer
- * contexts cost more). Qwen Code runs any OpenAI-compatible model, so OpenAI's prices are included.
- */
-export const QWEN_PRICES: PriceTable = {
-  ...CODEX_PRICES,
-  'qwen3-coder-plus': qwenPrice(1, 5),
-  'qwen3-coder-flash': qwenPrice(0.3, 1.5),
-  'qwen3-max': qwenPrice(1.2, 6),
-  'qwen-max': qwenPrice(1.6, 6.4),
-  'qwen-plus': qwenPrice(0.4, 1.2),
-  'qwen-flash': qwenPrice(0.05, 0.4),
-  'qwen-turbo': qwenPrice(0.05, 0.2),
-};
+import type { BuildCommand, CliFacts, ToolTable } from './kit/index.js';
 
 /** Its tools' lines (what the dashboard shows for a call). */
 const TOOLS: ToolTable = {
@@ -57,7 +33,8 @@ const CLI: CliFacts = {
   installHint: 'npm install -g @qwen-code/qwen-code',
   signInHint:
     'Run `qwen` once and choose how to sign in (/auth), or set OPENAI_API_KEY (with OPENAI_BASE_URL and OPENAI_MODEL for your provider) in the environment or in hydra.toml [agents.qwen.env].',
-  prices: QWEN_PRICES,
+  // The price database lists Alibaba's Qwen models as OpenRouter does, `qwen/<model>`.
+  priceListing: { provider: 'openrouter', prefix: 'qwen/' },
   failures: {
     // No provider set up at all (a user who never signed in): 0.5.x "Please set an Auth method in
     // your .../settings.json ...", 0.15 on "No auth type is selected".

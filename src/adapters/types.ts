@@ -143,10 +143,19 @@ export interface ModelPrice {
 
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
+/**
+ * Where the price database lists a CLI's models when not under their own names: Qwen Code's
+ * `qwen3-coder-plus` is OpenRouter's `qwen/qwen3-coder-plus` (provider `openrouter`, prefix `qwen/`).
+ */
+export interface PriceListing {
+  readonly provider: string;
+  readonly prefix: string;
+}
+
 export interface ParserOptions {
   /** The model requested, when known (for cost estimates before the CLI names one). */
   model?: string;
-  /** Price overrides from config, merged over the adapter's defaults. */
+  /** Prices from hydra.toml `[prices]`, over the price database's. */
   prices?: PriceTable;
   /** The agent's working directory (its worktree), so summaries can show paths relative to it. */
   cwd?: string;
@@ -224,8 +233,8 @@ export interface AgentAdapter {
   readonly installHint: string;
   /** How to sign the CLI in, when it says it is not authenticated. */
   readonly signInHint: string;
-  /** Default prices of the models it runs, for cost estimates; hydra.toml `[prices]` goes over them. */
-  readonly prices: PriceTable;
+  /** Where the price database lists its models, when not under their own names (see PriceListing). */
+  readonly priceListing?: PriceListing;
   /**
    * Where the CLI keeps its own choice of model, for pricing a run hydra.toml names no model for:
    * `<$homeEnv, else ~/homeDir>/file`, a TOML file with a top-level `key` (Codex: CODEX_HOME,

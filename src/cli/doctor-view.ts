@@ -84,6 +84,8 @@ export function renderDoctor(
   /** Said under the config line, e.g. which keys of an untrusted hydra.toml were ignored. */
   configNotes: readonly string[],
   containment: Containment,
+  /** The agents hydra.toml's `race.agents` races, by name (`opus` runs claude), when it lists them. */
+  raceAgents?: readonly RaceAgent[],
 ): string[] {
   const lines: string[] = [];
   lines.push(style.bold('git'));
@@ -103,8 +105,14 @@ export function renderDoctor(
     lines.push(...renderAdapter(report, heads[index] ?? report.adapterId, style));
   });
   lines.push('');
-  lines.push(...renderVerdict(repo, adapters, style));
+  lines.push(...renderVerdict(repo, adapters, style, raceAgents));
   return lines;
+}
+
+/** An agent a configured race runs: its name and the CLI it runs. */
+export interface RaceAgent {
+  name: string;
+  adapterId: AdapterId;
 }
 
 function renderGit(repo: RepoInfo, style: Style): string[] {
@@ -210,7 +218,12 @@ const remedy = (report: AgentProbeReport): string | null => {
 };
 
 /** The last lines: whether a race can run here, agreeing with what was found above. */
-function renderVerdict(repo: RepoInfo, adapters: readonly AgentProbeReport[], style: Style): string[] {
+function renderVerdict(
+  repo: RepoInfo,
+  adapters: readonly AgentProbeReport[],
+  style: Style,
+  raceAgents: readonly RaceAgent[] | undefined,
+): string[] {
   const ready = adapters.filter((report) => report.status === 'ready').map((report) => report.adapterId);
   // Ready CLIs outside the default race (Gemini CLI, Qwen Code) race only when named.
   const byDefault = ready.filter((id) => adapterOf(id).inDefaultRace !== false);
@@ -222,6 +235,7 @@ function renderVerdict(repo: RepoInfo, adapters: readonly AgentProbeReport[], st
         style.yellow(`agents ready (${ready.join(', ')}), but hydra cannot race here: ${stopper.message}`),
         style.dim(`next: ${stopper.hint}`),
       ];
+    if (raceAgents !== undefined) return configuredVerdict(adapters, raceAgents, style);
     const named =
       whenNamed.length === 0 ? '' : ` (${whenNamed.join(', ')} when named: --agents ${ready.join(',')})`;
     if (byDefault.length === 0)
@@ -242,5 +256,36 @@ function renderVerdict(repo: RepoInfo, adapters: readonly AgentProbeReport[], st
     style.red('no tier-1 agent is ready: hydra race would have nothing to run'),
     ...(remedies.length === 0 ? [] : [style.dim(`${remedies.join(', or ')};`)]),
     style.dim('or try hydra with simulated agents: hydra demo'),
+  ];
+}
+
+/** The verdict for hydra.toml's `race.agents`: its agents by their names, and which of them cannot run. */
+function configuredVerdict(
+  adapters: readonly AgentProbeReport[],
+  raceAgents: readonly RaceAgent[],
+  style: Style,
+): string[] {
+  const reportOf = (agent: RaceAgent): AgentProbeReport | undefined =>
+    adapters.find((report) => report.adapterId === agent.adapterId);
+  const ready = raceAgents.filter((agent) => reportOf(agent)?.status === 'ready');
+  const blocked = raceAgents
+    .filter((agent) => reportOf(agent)?.status !== 'ready')
+    .map((agent) => {
+      const report = reportOf(agent);
+      return report === undefined ? agent.name : `${agent.name} (${report.displayName} ${report.status})`;
+    });
+  const names = ready.map((agent) => agent.name).join(', ');
+  if (blocked.length === 0)
+    return [style.green(`ready to race: ${names} (race.agents)`), style.dim('next: hydra race "<prompt>"')];
+  if (ready.length === 0)
+    return [
+      style.red(`none of race.agents can race: ${blocked.join(', ')}`),
+      style.dim('next: fix the agents above, or name ready ones with --agents'),
+    ];
+  return [
+    style.yellow(`ready to race: ${names} (race.agents); not ready: ${blocked.join(', ')}`),
+    style.dim(
+      `next: fix the agents above, or race the ready ones: hydra race --agents ${ready.map((agent) => agent.name).join(',')} "<prompt>"`,
+    ),
   ];
 }

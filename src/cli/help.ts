@@ -193,6 +193,10 @@ Options:
   --unsafe          the vendors' sandbox-bypass modes (never taken from the record: give it again)
   --json            headless: NDJSON on stdout, messages on stderr
   --ascii           ASCII-only dashboard
+  --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees
+                    as for hydra race, for this round (default: what the race ran with)
+  --allow-experimental-adapters
+                    accepted; reopening a run of an experimental agent already allows it
   -h, --help        this help
 
 Exit codes: 0 when the agent completed the round, 1 otherwise, 2 on usage or config errors.`,

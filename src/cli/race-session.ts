@@ -5,7 +5,15 @@
 import { openSync } from 'node:fs';
 import tty from 'node:tty';
 import { startRace } from '../engine/index.js';
-import type { AgentSnapshot, RaceHandle, RaceOptions, RaceSnapshot, RaceSummary } from '../engine/index.js';
+import type {
+  AgentSnapshot,
+  RaceHandle,
+  RaceOptions,
+  RaceSnapshot,
+  RaceSummary,
+  ScoreSummary,
+} from '../engine/index.js';
+import { inParens } from '../core/text.js';
 import type { CliContext } from './context.js';
 import { EXIT, noteError, noteHint, TERMINAL_LOST } from './errors.js';
 import {
@@ -351,7 +359,7 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
   }
   if (summary.merged) {
     ctx.note(
-      `hydra: ${err.green(`merged ${summary.merged.agent}`)} (${summary.merged.branch}, ${summary.merged.method})`,
+      `hydra: ${err.green(`merged ${summary.merged.agent}`)}${inParens(summary.merged.branch, summary.merged.method)}`,
     );
     return;
   }
@@ -361,21 +369,57 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
     ctx.note(
       'hydra: no check ran, so no score above says whether a change is right: review the diffs, or race with --check auto',
     );
-  const first = completed[0];
+  const first = topResult(completed);
   if (first) {
     if (first.branch && summary.baseRef)
       ctx.note(`hydra: see a result with: git diff ${shortRef(summary.baseRef)} ${first.branch}`);
-    ctx.note(`hydra: merge one with: ${err.bold(`${prefix} merge ${summary.runId} ${first.agent}`)}`);
+    ctx.note(
+      mergeHint(summary.baseBranch, `${prefix} merge ${summary.runId} ${first.agent}`, first.branch, err),
+    );
   }
+}
+
+/** The result a hint names: the top score that no gate disqualified, else the first to complete. */
+function topResult<A extends { score?: ScoreSummary | null | undefined }>(
+  results: readonly A[],
+): A | undefined {
+  const rank = (item: A): number =>
+    item.score === undefined || item.score === null || item.score.disqualified !== null
+      ? Number.NEGATIVE_INFINITY
+      : item.score.total;
+  return results.reduce<A | undefined>(
+    (best, item) => (best === undefined || rank(item) > rank(best) ? item : best),
+    undefined,
+  );
+}
+
+/**
+ * How to take a result: `hydra merge`, which needs a branch to merge into; on a detached HEAD, a
+ * switch to a branch first, or to the result's own branch.
+ */
+function mergeHint(
+  baseBranch: string | null,
+  merge: string,
+  branch: string | null | undefined,
+  err: CliContext['err'],
+): string {
+  if (baseBranch !== null) return `hydra: merge one with: ${err.bold(merge)}`;
+  const take = branch ? ` or take it as it is: git switch ${branch}` : '';
+  return `hydra: HEAD is detached, so there is no branch to merge into: switch to one (git switch <branch>), then ${err.bold(merge)};${take}`;
 }
 
 /** After the dashboard (whose last screen shows errors and hints): how to merge a result later. */
 function explainNoMerge(ctx: CliContext, snapshot: RaceSnapshot, session: SessionOptions): void {
   const prefix = session.commandPrefix ?? 'hydra';
   const completed = snapshot.agents.filter((agent) => agent.status === 'completed' && agent.branch);
-  const first = completed[0];
+  const first = topResult(completed);
   if (!first) return;
   ctx.note(`hydra: nothing merged; the results of run ${snapshot.runId} stay on their branches:`);
   for (const agent of completed) ctx.note(`  ${agent.agent}: ${agent.branch ?? ''}`);
-  ctx.note(`hydra: merge one later with: ${prefix} merge ${shellQuote(snapshot.runId)} ${first.agent}`);
+  const merge = `${prefix} merge ${shellQuote(snapshot.runId)} ${first.agent}`;
+  ctx.note(
+    snapshot.baseBranch === null
+      ? mergeHint(null, merge, first.branch, ctx.err)
+      : `hydra: merge one later with: ${merge}`,
+  );
 }

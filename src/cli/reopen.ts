@@ -50,6 +50,8 @@ export interface ReopenRequest {
   configPath?: string;
   /** `--unsafe`, given again: never taken from a record. */
   unsafe?: boolean;
+  /** Flags given to this round (`--timeout`, `--max-cost-usd`...), over the recorded ones. */
+  flags?: RaceFlags;
   round?: RoundRequest;
 }
 
@@ -82,7 +84,10 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
         : {}),
   });
   const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
-  const flags = recordedFlags(recorded.success ? recorded.data.flags : undefined, record);
+  const flags = {
+    ...recordedFlags(recorded.success ? recorded.data.flags : undefined, record),
+    ...request.flags,
+  };
   if (request.unsafe === true) flags.unsafe = true;
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: root,

@@ -71,6 +71,8 @@ export type ErrorKind =
   | 'TimedOut'
   | 'Interrupted'
   | 'BudgetExceeded'
+  /** The CLI could not reach its model API (connection refused, no such host, network down). */
+  | 'Unreachable'
   | 'AgentFailed';
 
 /** A serializable error description, as carried by `failed` events and summaries. */

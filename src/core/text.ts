@@ -70,3 +70,9 @@ export const compactJson = (value: unknown, maxChars: number = SUMMARY_CHARS): s
 
 /** A message as a clause inside a sentence of hydra's: one line, no closing full stop. */
 export const asClause = (text: string): string => oneLine(text, MESSAGE_CHARS).replace(/\.$/, '');
+
+/** ` (a, b)` from the parts that say something, '' when none does: never `(, merge-commit)`. */
+export const inParens = (...parts: ReadonlyArray<string | null | undefined>): string => {
+  const said = parts.filter((part): part is string => typeof part === 'string' && part.trim() !== '');
+  return said.length === 0 ? '' : ` (${said.join(', ')})`;
+};

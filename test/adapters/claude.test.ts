@@ -332,6 +332,25 @@ describe('claude stream', () => {
     expect(final.kind === 'failed' && final.error.message).toMatch(/HTTP 500/);
   });
 
+  it('reports a refused connection as Unreachable, naming the network and base URL, never "(success)"', () => {
+    // As Claude Code 2.1.331 ends a call to a closed port: the recorded 500 with its words and no status.
+    const fixture = loadStream('claude', 'server-error');
+    const refused = 'API Error: Connection refused';
+    const lines = fixture.lines.map((line) =>
+      line
+        .replace(/API Error: 500 Internal server error\.[^"]*/, refused)
+        .replace('"api_error_status":500,', '')
+        .replace('"api_error_type":"api_error",', ''),
+    );
+    const { final } = replay(claudeAdapter, lines, endOf(fixture.meta));
+    expect(final).toMatchObject({
+      kind: 'failed',
+      error: { kind: 'Unreachable', message: `Claude Code could not reach its model API: ${refused}` },
+    });
+    expect(final.kind === 'failed' && final.error.hint).toMatch(/network.*base URL/);
+    expect(final.kind === 'failed' && final.error.message).not.toContain('(success)');
+  });
+
   it('still reports AuthMissing when the stream stops after the authentication_failed message', () => {
     const fixture = loadStream('claude', 'auth-failure');
     const withoutResult = fixture.lines.filter((line) => !line.includes('"type":"result"'));

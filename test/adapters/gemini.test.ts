@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../src/core/events.js';
 import { GEMINI_MIN_VERSION, geminiAdapter } from '../../src/adapters/gemini.js';
 import { compareVersions } from '../../src/adapters/help-flags.js';
@@ -204,9 +204,20 @@ describe('gemini parser on recorded streams', () => {
     });
   });
 
-  it('leaves the cost unknown when a model that used tokens has no price, and sums per model when all do', () => {
+  it("prices Gemini CLI 0.60/0.61's default models from the price database, each at its own price", () => {
+    // Before gemini-3.8-flash's dated price change (2027-01-01).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
     const { final } = replayStream('success-edit');
-    expect(final.usage).toMatchObject({ costUsd: null, costSource: 'unknown' });
+    vi.useRealTimers();
+    // gemini-3.5-flash-lite ($0.30 in, $2.50 out): the 400/12 routing call; gemini-3.8-flash ($0.75
+    // in, $0.075 cached, $3.75 out): 2352 uncached + 2048 cached in, 40+14 out + 16 thinking.
+    const expected = (400 * 0.3 + 12 * 2.5 + 2352 * 0.75 + 2048 * 0.075 + 70 * 3.75) / 1e6;
+    expect(final.usage?.costSource).toBe('estimated');
+    expect(final.usage?.costUsd).toBeCloseTo(expected, 6);
+  });
+
+  it('prices the models by hydra.toml [prices] over the price database', () => {
     const models = Object.keys(
       (JSON.parse(loadStream('gemini', 'success-edit').lines.at(-1)!) as { stats: { models: object } }).stats
         .models,
@@ -218,7 +229,7 @@ describe('gemini parser on recorded streams', () => {
     expect(priced.final.usage?.costUsd).toBeCloseTo((4800 * 1 + 82 * 2) / 1e6, 9);
   });
 
-  it('prices a run with a configured model from the default table', () => {
+  it('prices a run with a configured model from the price database', () => {
     const { events, final } = replayStream('success-model');
     expect(events[0]).toMatchObject({ kind: 'progress', model: 'gemini-2.5-pro' });
     // gemini-2.5-pro: 1.25 per MTok in, 0.125 cached, 10 out; 2100+2300 prompt, 2048 cached, 40+14 out + 16 thinking.

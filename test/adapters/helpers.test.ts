@@ -1,9 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compareVersions, parseHelpFlags, parseVersion } from '../../src/adapters/help-flags.js';
 import { parseJsonLine } from '../../src/adapters/json-line.js';
-import { CLAUDE_PRICES } from '../../src/adapters/claude.js';
-import { CODEX_PRICES } from '../../src/adapters/codex.js';
-import { estimateCost, mergePrices, priceFor } from '../../src/adapters/prices.js';
+import { estimateCost, priceFor, pricesOf, withEstimatedCost } from '../../src/adapters/prices.js';
 import { emptyUsage } from '../../src/core/events.js';
 import { helpVersions, readHelpFile } from './fixtures.js';
 
@@ -61,24 +59,80 @@ describe('help flag parser', () => {
 });
 
 describe('prices', () => {
-  it('matches dated and suffixed model names to the longest priced prefix', () => {
-    const DEFAULT_PRICES = { ...CLAUDE_PRICES, ...CODEX_PRICES };
-    expect(priceFor('claude-sonnet-4-5-20250929', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['claude-sonnet-4-5']);
-    expect(priceFor('gpt-5-codex', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['gpt-5-codex']);
-    expect(priceFor('gpt-5.1-codex-mini', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['gpt-5.1-codex-mini']);
-    expect(priceFor('GPT-5', DEFAULT_PRICES)).toBe(DEFAULT_PRICES['gpt-5']);
-    expect(priceFor('gpt-50', DEFAULT_PRICES)).toBeUndefined();
-    expect(priceFor('mystery-model', DEFAULT_PRICES)).toBeUndefined();
+  const none = pricesOf({});
+  // The database's prices change on dates (gemini-3.8-flash doubles on 2027-01-01): pin the day.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-26T12:00:00Z'));
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("prices Gemini CLI 0.60/0.61's default models from the price database", () => {
+    expect(priceFor('gemini-3.5-flash-lite', none)).toMatchObject({ inputPerMTok: 0.3, outputPerMTok: 2.5 });
+    expect(priceFor('gemini-3.8-flash', none)).toEqual({
+      inputPerMTok: 0.75,
+      outputPerMTok: 3.75,
+      cacheReadPerMTok: 0.075,
+    });
   });
 
-  it('lets config override and extend the defaults', () => {
-    const table = mergePrices(CODEX_PRICES, {
-      'gpt-5': { inputPerMTok: 1, outputPerMTok: 2 },
-      'my-model': { inputPerMTok: 3, outputPerMTok: 4 },
+  it("prices models hydra's old price tables lacked", () => {
+    expect(priceFor('claude-opus-5-5', none)).toMatchObject({ inputPerMTok: 4, outputPerMTok: 20 });
+    expect(priceFor('gpt-5.3-codex', none)).toMatchObject({ inputPerMTok: 1.75, outputPerMTok: 14 });
+  });
+
+  it('takes the price in force on the day (dated prices)', () => {
+    vi.setSystemTime(new Date('2027-01-02T12:00:00Z'));
+    expect(priceFor('gemini-3.8-flash', none)).toMatchObject({ inputPerMTok: 1.5, outputPerMTok: 7.5 });
+  });
+
+  it('prices every token at the base tier, as usage is summed over requests', () => {
+    // claude-sonnet-4-5 costs $6/$22.5 above 200k input tokens in one request.
+    expect(priceFor('claude-sonnet-4-5-20250929', none)).toEqual({
+      inputPerMTok: 3,
+      outputPerMTok: 15,
+      cacheReadPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
     });
-    expect(priceFor('gpt-5', table)).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
-    expect(priceFor('my-model', table)).toEqual({ inputPerMTok: 3, outputPerMTok: 4 });
-    expect(priceFor('o3', table)).toBe(CODEX_PRICES['o3']);
+  });
+
+  it('prices cache reads at the database cache rate', () => {
+    const usage = { ...emptyUsage(), inputTokens: 0, outputTokens: 0, cacheReadTokens: 1_000_000 };
+    expect(withEstimatedCost(usage, 'gemini-3.8-flash', none)).toMatchObject({
+      costUsd: 0.075,
+      costSource: 'estimated',
+    });
+  });
+
+  it('finds provider/model names by provider, and Qwen models where the database lists them', () => {
+    expect(priceFor('anthropic/claude-haiku-4-5', none)).toMatchObject({ inputPerMTok: 1, outputPerMTok: 5 });
+    expect(priceFor('qwen3-coder-plus', none)).toBeUndefined();
+    const qwen = pricesOf({}, { provider: 'openrouter', prefix: 'qwen/' });
+    expect(priceFor('qwen3-coder-plus', qwen)).toMatchObject({ inputPerMTok: 0.65, outputPerMTok: 3.25 });
+  });
+
+  it('leaves a model the database does not know unpriced, its cost unknown', () => {
+    expect(priceFor('mystery-model', none)).toBeUndefined();
+    const usage = { ...emptyUsage(), inputTokens: 10, outputTokens: 2 };
+    expect(withEstimatedCost(usage, 'mystery-model', none)).toMatchObject({
+      costUsd: null,
+      costSource: 'unknown',
+    });
+  });
+
+  it('lets hydra.toml [prices] override the database and add models, matching dated and suffixed names', () => {
+    const prices = pricesOf({
+      'gemini-3.8-flash': { inputPerMTok: 1, outputPerMTok: 2 },
+      'gpt-5': { inputPerMTok: 3, outputPerMTok: 4 },
+      'my-model': { inputPerMTok: 5, outputPerMTok: 6 },
+    });
+    expect(priceFor('gemini-3.8-flash', prices)).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
+    expect(priceFor('my-model', prices)).toEqual({ inputPerMTok: 5, outputPerMTok: 6 });
+    expect(priceFor('GPT-5-2025-08-07', prices)).toEqual({ inputPerMTok: 3, outputPerMTok: 4 });
+    expect(priceFor('acme/my-model', prices)).toEqual({ inputPerMTok: 5, outputPerMTok: 6 });
+    // Not a prefix at a separator: the database's price.
+    expect(priceFor('gpt-5.1-codex-mini', prices)).toMatchObject({ inputPerMTok: 0.25, outputPerMTok: 2 });
+    expect(priceFor('gemini-2.5-flash', prices)).toMatchObject({ inputPerMTok: 0.3 });
   });
 
   it('prices cache reads and writes at their own rates', () => {

@@ -9,7 +9,7 @@ import { clip, MESSAGE_CHARS } from '../../src/core/text.js';
 import { addUsage, completed, message, str, tagged } from '../../src/adapters/kit/events.js';
 import { CliParser, rule } from '../../src/adapters/kit/parser.js';
 import { probeCli } from '../../src/adapters/kit/probe.js';
-import { costByModel } from '../../src/adapters/prices.js';
+import { costByModel, pricesOf } from '../../src/adapters/prices.js';
 import type { ProbeRunner } from '../../src/adapters/types.js';
 
 const CLI = {
@@ -17,8 +17,9 @@ const CLI = {
   displayName: 'Acme',
   installHint: 'npm i -g acme',
   signInHint: 'Run `acme login`.',
-  prices: { 'acme-1': { inputPerMTok: 1, outputPerMTok: 2 } },
 };
+/** hydra.toml `[prices]` naming Acme's model (the price database does not know it). */
+const PRICES = pricesOf({ 'acme-1': { inputPerMTok: 1, outputPerMTok: 2 } });
 
 const SayLine = tagged('say', { text: str });
 
@@ -80,18 +81,18 @@ describe('usage and cost', () => {
 
   it('sums each model priced by its own price, unknown when one model or all are unpriced', () => {
     const usage = { ...emptyUsage(), inputTokens: 1_000_000, outputTokens: 1_000_000 };
-    expect(costByModel([['acme-1', usage]], CLI.prices)).toEqual({ costUsd: 3, costSource: 'estimated' });
+    expect(costByModel([['acme-1', usage]], PRICES)).toEqual({ costUsd: 3, costSource: 'estimated' });
     expect(
       costByModel(
         [
           ['acme-1', usage],
           ['acme-1-mini', usage],
         ],
-        CLI.prices,
+        PRICES,
       ),
     ).toEqual({ costUsd: 6, costSource: 'estimated' });
-    expect(costByModel([['other', usage]], CLI.prices)).toEqual({ costUsd: null, costSource: 'unknown' });
-    expect(costByModel([], CLI.prices)).toEqual({ costUsd: null, costSource: 'unknown' });
+    expect(costByModel([['other', usage]], PRICES)).toEqual({ costUsd: null, costSource: 'unknown' });
+    expect(costByModel([], PRICES)).toEqual({ costUsd: null, costSource: 'unknown' });
   });
 
   it('clips the completed result and leaves out what is not known', () => {

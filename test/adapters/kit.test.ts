@@ -9,7 +9,6 @@ const CLI = {
   displayName: 'Acme',
   installHint: 'npm i -g acme',
   signInHint: 'Run `acme login`.',
-  prices: {},
   failures: {
     notSignedIn: /no provider/i,
     retried: 'Acme retried it',
@@ -45,6 +44,23 @@ describe('classifyFailure', () => {
     expect(classifyFailure(CLI, { text: 'odd', label: 'weird' }).message).toBe(
       'Acme reported an error (weird): odd',
     );
+  });
+
+  it('shows a label that names the failure, never a "success" subtype', () => {
+    expect(classifyFailure(CLI, { text: 'boom', label: 'success' }).message).toBe(
+      'Acme reported an error: boom',
+    );
+    expect(classifyFailure(CLI, { text: 'boom', label: 'error_during_execution' }).message).toBe(
+      'Acme reported an error (error_during_execution): boom',
+    );
+  });
+
+  it.each([
+    'connect ECONNREFUSED 127.0.0.1:9',
+    'getaddrinfo ENOTFOUND api.example',
+    'TypeError: fetch failed',
+  ])('tells an API it could not reach apart: %s', (text) => {
+    expect(classifyFailure(CLI, { text })).toMatchObject({ kind: 'Unreachable' });
   });
 });
 

@@ -169,12 +169,13 @@ describe('qwen parser on recorded streams', () => {
     });
   });
 
-  it('estimates the cost from the price table for a model it knows', () => {
+  it('estimates the cost from the price database for a model it knows', () => {
     const fixture = loadStream('qwen', 'success-edit');
     const lines = fixture.lines.map((line) => line.replaceAll('fake-chat-model', 'qwen3-coder-plus'));
     const { final } = replay(qwenAdapter, lines, endOf(fixture.meta));
-    // 2264 input at $1/M, 1536 cached at $0.2/M, 62 output at $5/M.
-    expect(final.usage).toMatchObject({ costSource: 'estimated', costUsd: 0.002881 });
+    // The price database lists qwen3-coder-plus as OpenRouter's qwen/qwen3-coder-plus: 2264 input
+    // at $0.65/M, 1536 cached at $0.13/M, 62 output at $3.25/M.
+    expect(final.usage).toMatchObject({ costSource: 'estimated', costUsd: 0.001873 });
   });
 
   it('counts the same totals from the streamed usage as from the result line', () => {

@@ -37,7 +37,7 @@ describe('checks in hydra.toml', () => {
     expect(race.checks).toEqual([
       { name: 'lint', run: 'npm run lint', timeoutMs: 30_000, gate: false },
       { name: 'test', run: 'npm test', timeoutMs: 600_000, gate: true },
-      { name: 'test-2', run: 'node --test', timeoutMs: 600_000, gate: true },
+      { name: 'node-test', run: 'node --test', timeoutMs: 600_000, gate: true },
       { name: 'build', run: 'npm run build', timeoutMs: 600_000, gate: true },
     ]);
     expect(resolveRace({}, {}).checks).toBeUndefined();
@@ -50,6 +50,8 @@ describe('checks in hydra.toml', () => {
     ['cargo test', 'test'],
     ['pytest -q', 'pytest'],
     ['./scripts/check.sh', 'check.sh'],
+    ['test -f x', 'test-f-x'],
+    ['[ -f dist/main.js ]', 'test-f-dist-main.js'],
   ])('names --check %j %j', (run, name) => {
     expect(checkName(run)).toBe(name);
   });

@@ -135,7 +135,44 @@ describe('hydra continue', () => {
   });
 });
 
+describe('the flags of a round', () => {
+  it("accept the race's flags that apply to one more agent run, on continue and rerun alike", async () => {
+    await raceOnce();
+    const flags = ['--allow-experimental-adapters', '--timeout', '300', '--idle-timeout', '120'];
+
+    const continued = await run(['continue', 'last', 'codex', 'Now add docs', '--json', ...flags]);
+    const rerun = await run([
+      'rerun',
+      'last',
+      'claude',
+      '--json',
+      '--max-cost-usd',
+      '5',
+      '--keep-worktrees',
+      ...flags,
+    ]);
+
+    expect(continued.exitCode, continued.stderr).toBe(0);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    const bad = await run(['rerun', 'last', 'claude', '--timeout', 'soon']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('hydra rerun --help');
+  }, 90_000);
+});
+
 describe('hydra rerun', () => {
+  it("names a merged run's merged agent without an empty field (its branch went with the merge)", async () => {
+    const runId = await raceOnce();
+    const merged = await run(['merge', runId, 'claude']);
+    expect(merged.exitCode, merged.stderr).toBe(0);
+
+    const result = await run(['rerun', runId, 'codex', '--json']);
+
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/hydra: merged claude \((fast-forward|merge-commit|squash)\)\n/);
+    expect(result.stderr).not.toContain('(, ');
+  }, 90_000);
+
   it('races a fresh attempt from the base on hydra/<run>/<agent>-2', async () => {
     const runId = await raceOnce();
 

@@ -95,6 +95,9 @@ describe('hydra demo --json', () => {
       costUsd: null,
     });
     expect(usageOf('claude')?.inputTokens).toEqual(expect.any(Number));
+    // Gemini CLI's default models (gemini-3.5-flash-lite, gemini-3.8-flash) are priced by the
+    // price database, which the engine loads before the agents start.
+    expect(usageOf('gemini')).toMatchObject({ costSource: 'estimated', costUsd: expect.any(Number) });
     const record = JSON.parse(
       readFileSync(path.join(repo ?? '', '.hydra', 'runs', summary.runId, 'summary.json'), 'utf8'),
     ) as typeof summary;

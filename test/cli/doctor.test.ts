@@ -153,6 +153,20 @@ describe('hydra doctor --json', () => {
     expect(cursor?.warnings.join(' ')).toMatch(/inferred/i);
   });
 
+  it('says a binary is ignored because the trusted file changed, not because it was never trusted', async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    const file = path.join(repo, 'hydra.toml');
+    writeFileSync(file, '[agents.claude]\nbinary = "./tools/claude"\n');
+    expect((await hydra(['trust'], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
+    writeFileSync(file, '[agents.claude]\nbinary = "./tools/claude-edited"\n');
+
+    const { report } = await doctorJson();
+
+    const hint = report.adapters.find((adapter) => adapter.id === 'claude')?.error?.hint ?? '';
+    expect(hint).toContain('changed since you trusted it');
+    expect(hint).not.toContain('Install');
+  });
+
   it('describes a directory that is not a git repository', async () => {
     const outside = path.join(sandbox.dir, 'not-a-repo');
     mkdirSync(outside);
@@ -182,6 +196,26 @@ describe("hydra doctor's last line agrees with what it found", () => {
     expect(last[0]).toContain('agents ready (codex), but hydra cannot race here');
     expect(last[0]).toContain('not inside a git repository');
     expect(last[1]).toContain('git init');
+  });
+
+  it("names hydra.toml's race.agents by their names, and which of them cannot race", async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    writeFileSync(
+      path.join(repo, 'hydra.toml'),
+      '[race]\nagents = ["opus", "sonnet", "codex"]\n[agents.opus]\nadapter = "claude"\nmodel = "opus"\n' +
+        '[agents.sonnet]\nadapter = "claude"\nmodel = "sonnet"\n',
+    );
+    expect((await hydra(['trust'], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
+
+    const codexOnly = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+    await installFakes(sandbox.bin, { claude: { agent: 'claude' }, codex: { agent: 'codex' } });
+    const both = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
+
+    expect(codexOnly.stdout).toContain(
+      'ready to race: codex (race.agents); not ready: opus (Claude Code missing), sonnet (Claude Code missing)',
+    );
+    expect(codexOnly.stdout).toContain('hydra race --agents codex "<prompt>"');
+    expect(both.stdout).toContain('ready to race: opus, sonnet, codex (race.agents)');
   });
 
   it('says ready to race on a detached HEAD (only the merge needs a branch)', async () => {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex.js';
 import { claudeAdapter } from '../../src/adapters/claude.js';
+import { loadPriceDatabase, priceFor, pricesOf } from '../../src/adapters/prices.js';
 import { checkCommand, createLimiter, outsideAllowedPaths } from '../../src/engine/checks/index.js';
 import { pricingModel } from '../../src/engine/probe/index.js';
 
@@ -91,7 +92,8 @@ describe('pricingModel', () => {
     expect(pricingModel(claudeAdapter, undefined, {})).toBeUndefined();
   });
 
-  it('prices the default model', () => {
-    expect(codexAdapter.prices[codexAdapter.defaultModel ?? '']).toBeDefined();
+  it('prices the default model', async () => {
+    await loadPriceDatabase();
+    expect(priceFor(codexAdapter.defaultModel, pricesOf({}))).toBeDefined();
   });
 });

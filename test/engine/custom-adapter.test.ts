@@ -45,7 +45,6 @@ const acmeAdapter: AgentAdapter = {
   binaries: ['acme'],
   installHint: INSTALL_HINT,
   signInHint: 'Run `acme login` once.',
-  prices: {},
   probe: async (binary, run) => {
     const context = { adapterId: 'acme', displayName: 'Acme Agent', binary, installHint: INSTALL_HINT };
     const step = await runStep(context, run, ['--version']);

@@ -97,6 +97,28 @@ describe('a restore that cannot destroy', () => {
     expectUserStateUnchanged(sandbox.repo, before);
   });
 
+  it('a moved and a created tag: put back, with the git tag commands that set the agent’s again', async () => {
+    const before = captureUserState(sandbox.repo);
+    handle = raceScript(
+      sandbox,
+      [
+        'echo a > a.txt && git add a.txt && git commit -q -m "agent work"',
+        'git tag -f v1 HEAD',
+        'git tag v2 HEAD',
+      ].join('\n'),
+    );
+    await handle.settled;
+    const agentTip = /v2 was created during the race at ([0-9a-f]+)/.exec(warningsOf())?.[1] ?? '';
+    const warnings = warningsOf();
+    expect(warnings).toMatch(
+      new RegExp(`v1 was moved .*moved it back \\(\`git tag -f v1 [0-9a-f]+\` sets the agent's again\\)`),
+    );
+    expect(warnings).toContain(`hydra deleted it (\`git tag v2 ${agentTip}`);
+    expect(warnings).not.toMatch(/git reflog v1|git branch|update-ref refs\/tags/);
+    await handle.finish();
+    expectUserStateUnchanged(sandbox.repo, before);
+  });
+
   it('what cannot be put back stops the restore and names the exact git update-ref commands', async () => {
     // dev/x is checked out in a worktree of the user's: hydra leaves it, so dev cannot come back.
     const other = path.join(sandbox.dir, 'other');

@@ -35,7 +35,6 @@ const scriptAdapter = (id: string): AgentAdapter => ({
   binaries: [`${id}-agent`],
   installHint: 'written by the test',
   signInHint: 'none',
-  prices: {},
   probe: async (binary) => ({
     ok: true,
     capabilities: {

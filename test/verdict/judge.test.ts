@@ -36,7 +36,6 @@ const judgeAdapter: AgentAdapter = {
   binaries: ['fakejudge'],
   installHint: 'written by the test',
   signInHint: 'none',
-  prices: {},
   probe: async (binary) => ({
     ok: true,
     capabilities: {

@@ -1,5 +1,5 @@
 /**
- * `defineAdapter`: what an adapter file declares about its CLI (names, hints, prices, state
+ * `defineAdapter`: what an adapter file declares about its CLI (names, hints, price listing, state
  * directories, hosts, and its probe, command and parser) becomes the AgentAdapter the registry
  * holds, with what every CLI does the same way (model-name checks, parser options) filled in.
  */

@@ -1,8 +1,8 @@
 /**
  * The facts of one CLI that its probe, command, parser and hints all read: its names and hints,
- * its prices, how its failures read beyond what every CLI shares, and its tool table.
+ * where its models' prices are listed, how its failures read beyond what every CLI shares, and its tool table.
  */
-import type { PriceTable } from '../types.js';
+import type { PriceListing } from '../types.js';
 import type { ToolTable } from './tools.js';
 
 /** A failure a CLI names (`error_max_turns`, `ProviderModelNotFoundError`) and what to say. */
@@ -30,8 +30,8 @@ export interface CliFacts {
   readonly installHint: string;
   /** How to sign it in, when it says it is not authenticated. */
   readonly signInHint: string;
-  /** The prices of the models it runs (hydra.toml `[prices]` goes over them). */
-  readonly prices: PriceTable;
+  /** Where the price database lists its models, when not under their own names. */
+  readonly priceListing?: PriceListing;
   readonly failures?: FailureQuirks;
   /** What the dashboard shows for a call of each of its tools. */
   readonly tools?: ToolTable;

@@ -1,11 +1,11 @@
 /**
  * The one classifier of a failed model call, for every CLI: a missing sign-in, a rejected
- * credential, the CLI's own named failures (its quirks, declared as data), a server error, another
- * API error, anything else. Each CLI says what it knows (the status, the text, the CLI's label for
+ * credential, the CLI's own named failures (its quirks, declared as data), an API it could not
+ * reach, a server error, another API error, anything else. Each CLI says what it knows (the status, the text, the CLI's label for
  * the failure); the rules and their wording live here.
  */
 import type { ErrorInfo } from '../../core/events.js';
-import { oneLine } from '../../core/text.js';
+import { inParens, oneLine } from '../../core/text.js';
 import { looksLikeAuthFailure } from '../finish.js';
 import type { CliFacts } from './facts.js';
 
@@ -35,6 +35,13 @@ export const statusIn = (text: string): number | undefined => {
   return match?.[1] === undefined ? undefined : Number(match[1]);
 };
 
+/** A call that never reached the API: the words of Node, curl-like clients and the CLIs for it. */
+const UNREACHABLE =
+  /\bConnection refused\b|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|ECONNRESET|socket hang up|ENETUNREACH|EHOSTUNREACH|\bfetch failed\b|Unable to connect|network is unreachable|could not resolve host/i;
+
+/** A CLI's label that names no failure (Claude Code ends a failed call with subtype "success"). */
+const SAYS_NOTHING = /^success$/i;
+
 export const classifyFailure = (cli: CliFacts, failure: Failure): ErrorInfo => {
   const { displayName: name, signInHint } = cli;
   const rules = cli.failures ?? {};
@@ -54,6 +61,12 @@ export const classifyFailure = (cli: CliFacts, failure: Failure): ErrorInfo => {
   const named = label === undefined ? undefined : rules.named?.find((rule) => rule.label.test(label));
   if (named !== undefined)
     return { kind: 'AgentFailed', message: `${name} ${named.message}${detail}`, hint: named.hint };
+  if (status === undefined && UNREACHABLE.test(text))
+    return {
+      kind: 'Unreachable',
+      message: `${name} could not reach its model API${detail}`,
+      hint: `Nothing answered at the API's address: check the network (a proxy or firewall), and the base URL ${name} is pointed at if one is set (a *_BASE_URL variable in the environment or in hydra.toml [agents.<name>.env]); then retry.`,
+    };
   if (status !== undefined && status >= 500)
     return {
       kind: 'AgentFailed',
@@ -68,7 +81,7 @@ export const classifyFailure = (cli: CliFacts, failure: Failure): ErrorInfo => {
     };
   return {
     kind: 'AgentFailed',
-    message: `${name} reported an error${label === undefined ? '' : ` (${label})`}${detail}`,
+    message: `${name} reported an error${inParens(label !== undefined && SAYS_NOTHING.test(label) ? undefined : label)}${detail}`,
     hint: `The agent's output is shown by \`${SHOW_RUN}\`; retry if the provider had a passing fault.`,
   };
 };

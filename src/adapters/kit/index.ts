@@ -1,6 +1,6 @@
 /**
  * The kit an adapter file is written with: its one import surface, grouped the way an adapter file
- * reads. An adapter declares its CLI's facts (CliFacts: names, hints, prices, how its failures read,
+ * reads. An adapter declares its CLI's facts (CliFacts: names, hints, price listing, how its failures read,
  * its tool table), its flag table and requirements (probeCli), its command (commandOf), and parses
  * only what its stream says differently (CliParser with a table of line rules, or AnthropicParser
  * for Claude Code's stream-json), then hands all of it to defineAdapter.

@@ -1,6 +1,6 @@
 /**
- * The state every CLI's parser keeps besides its stream's own: prices (the CLI's, with hydra.toml's
- * over them), the model asked for and the one the stream names, the worktree for relative paths,
+ * The state every CLI's parser keeps besides its stream's own: prices (hydra.toml's over the price
+ * database's), the model asked for and the one the stream names, the worktree for relative paths,
  * the tool names by call id, and the run state finishRun reads. Subclasses read their stream.
  */
 import type { z } from 'zod';
@@ -10,8 +10,9 @@ import { clip, MESSAGE_CHARS } from '../../core/text.js';
 import type { RunState } from '../finish.js';
 import { JsonLineParser } from '../json-line-parser.js';
 import { isDefaultModel } from '../model-name.js';
-import { mergePrices, withEstimatedCost } from '../prices.js';
-import type { ParserOptions, PriceTable } from '../types.js';
+import { pricesOf, withEstimatedCost } from '../prices.js';
+import type { Prices } from '../prices.js';
+import type { ParserOptions } from '../types.js';
 import type { CliFacts } from './facts.js';
 import { classifyFailure } from './failures.js';
 import type { Failure } from './failures.js';
@@ -31,7 +32,7 @@ export const rule =
 
 export abstract class CliParser extends JsonLineParser {
   protected readonly state: RunState;
-  protected readonly prices: PriceTable;
+  protected readonly prices: Prices;
   /** The model hydra.toml or --model asked for (none for "default"). */
   protected readonly requestedModel: string | undefined;
   /** The model the stream named, once it did. */
@@ -46,7 +47,7 @@ export abstract class CliParser extends JsonLineParser {
   ) {
     super();
     this.state = { displayName: cli.displayName, sawJson: false, authHint: cli.signInHint };
-    this.prices = mergePrices(cli.prices, options.prices);
+    this.prices = pricesOf(options.prices, cli.priceListing);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
   }

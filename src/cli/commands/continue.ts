@@ -10,14 +10,25 @@ import type { CliContext } from '../context.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { reopenRun } from '../reopen.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
+import { raceFlags } from './race.js';
 import { requireRepo } from '../run-ids.js';
 import { withRunLock } from '../run-lock.js';
 
+/**
+ * A round takes the race's flags that make sense for one more agent run: its limits, its budget,
+ * what is kept, and the experimental opt-in (which reopening the run already gave: accepted, so the
+ * command the race ran with can be repeated). The agents, models, checks and prompt are the race's.
+ */
 const OPTIONS = {
   config: { type: 'string' },
   unsafe: { type: 'boolean' },
   json: { type: 'boolean' },
   ascii: { type: 'boolean' },
+  'allow-experimental-adapters': { type: 'boolean' },
+  'idle-timeout': { type: 'string' },
+  timeout: { type: 'string' },
+  'max-cost-usd': { type: 'string' },
+  'keep-worktrees': { type: 'boolean' },
 } as const;
 
 export async function continueCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -69,6 +80,7 @@ async function runRound(
         round,
         ...(configPath === undefined ? {} : { configPath }),
         unsafe: getBoolean(parsed, 'unsafe') ?? false,
+        flags: raceFlags(parsed, verb),
       });
       return runRaceSession(ctx, options, {
         mode: chooseMode(ctx, getBoolean(parsed, 'json') ?? false),

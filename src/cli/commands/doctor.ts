@@ -4,6 +4,7 @@ import type { DoctorContext } from '../../adapters/types.js';
 import {
   activeContainment,
   autoCheckState,
+  buildRaceOptions,
   describeAutoCheck,
   CONFIG_DEFAULTS,
   displayPath,
@@ -17,6 +18,7 @@ import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
+import type { RaceAgent } from '../doctor-view.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
 
@@ -91,6 +93,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       configLine,
       notes,
       activeContainment(),
+      configuredRaceAgents(loaded.config, allowExperimental, ctx.cwd),
     );
     // In the config section, under the config file: what --check auto would run.
     const at = lines.indexOf(`  ${configLine}`);
@@ -101,12 +104,34 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
 }
 
 /**
+ * The agents hydra.toml's `race.agents` lists, by name, as a race would expand them; undefined when
+ * it lists none (the default race) or the list has problems (the config check says which).
+ */
+function configuredRaceAgents(
+  config: ReturnType<typeof loadConfig>['config'],
+  allowExperimental: boolean,
+  cwd: string,
+): RaceAgent[] | undefined {
+  if (config.race?.agents === undefined) return undefined;
+  try {
+    return buildRaceOptions(config, { allowExperimental }, { repoPath: cwd, prompt: '' }).agents.map(
+      (plan) => ({
+        name: plan.name ?? plan.adapterId,
+        adapterId: plan.adapterId,
+      }),
+    );
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A CLI missing from PATH whose `binary` an untrusted repository config names: the fix is to trust
  * the file, not to install the CLI.
  */
 function withTrustHint(
   report: AgentProbeReport,
-  loaded: { path: string | null; ignored: readonly string[] },
+  loaded: { path: string | null; ignored: readonly string[]; why?: { kind: string } | undefined },
   cwd: string,
 ): AgentProbeReport {
   const key = `agents.${report.agent}.binary`;
@@ -122,7 +147,10 @@ function withTrustHint(
     ...report,
     error: {
       ...report.error,
-      hint: `${file} names ${key}, ignored until you trust the file: review it, then run hydra trust`,
+      hint:
+        loaded.why?.kind === 'changed'
+          ? `${file} names ${key}, ignored because the file changed since you trusted it: review the change, then run hydra trust`
+          : `${file} names ${key}, ignored until you trust the file: review it, then run hydra trust`,
     },
   };
 }

@@ -103,19 +103,19 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
 }
 
 /** The flags that override hydra.toml; only the ones given are set. */
-export function raceFlags(parsed: Parsed): RaceFlags {
+export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
   const flags: RaceFlags = {};
   // Repeatable: `--agents claude --agents codex` races both, like `--agents claude,codex`.
   const agents = getStrings(parsed, 'agents');
-  if (agents.length > 0) flags.agents = parseAgentList(agents.join(','));
-  const repeat = parseRepeat(getString(parsed, 'repeat'), MAX_REPEAT);
+  if (agents.length > 0) flags.agents = parseAgentList(agents.join(','), command);
+  const repeat = parseRepeat(getString(parsed, 'repeat'), MAX_REPEAT, command);
   if (repeat !== undefined) flags.repeat = repeat;
   if (getBoolean(parsed, 'allow-experimental-adapters')) flags.allowExperimental = true;
   const models = getStrings(parsed, 'model');
-  if (models.length > 0) flags.models = parseModelFlags(models);
-  const idle = parseSeconds('--idle-timeout', getString(parsed, 'idle-timeout'), false);
+  if (models.length > 0) flags.models = parseModelFlags(models, command);
+  const idle = parseSeconds('--idle-timeout', getString(parsed, 'idle-timeout'), false, command);
   if (idle !== undefined) flags.idleTimeoutS = idle;
-  const timeout = parseSeconds('--timeout', getString(parsed, 'timeout'), true);
+  const timeout = parseSeconds('--timeout', getString(parsed, 'timeout'), true, command);
   if (timeout !== undefined) flags.timeoutS = timeout;
   if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
   if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
@@ -125,17 +125,17 @@ export function raceFlags(parsed: Parsed): RaceFlags {
     if (check.trim() === '')
       throw new UsageError({
         message: '--check needs a command, e.g. --check "npm test"',
-        hint: seeHelp('race'),
+        hint: seeHelp(command),
       });
   if (checks.length > 0) flags.checks = checks;
-  const budget = parseUsd('--max-cost-usd', getString(parsed, 'max-cost-usd'));
+  const budget = parseUsd('--max-cost-usd', getString(parsed, 'max-cost-usd'), command);
   if (budget !== undefined) flags.maxCostUsd = budget;
   const autoMerge = getString(parsed, 'auto-merge');
   if (autoMerge !== undefined) {
     if (autoMerge !== 'best')
       throw new UsageError({
         message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it`,
-        hint: seeHelp('race'),
+        hint: seeHelp(command),
       });
     flags.autoMerge = 'best';
   }
@@ -157,14 +157,14 @@ export function raceFlags(parsed: Parsed): RaceFlags {
 }
 
 /** A positive amount of USD from a flag. */
-function parseUsd(flag: string, text: string | undefined): number | undefined {
+function parseUsd(flag: string, text: string | undefined, command: string): number | undefined {
   if (text === undefined) return undefined;
   const trimmed = text.trim().replace(/^\$/, '');
   const value = /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
   if (!(value > 0))
     throw new UsageError({
       message: `${flag} must be a positive number of USD, e.g. 2.50 (got "${text}")`,
-      hint: seeHelp('race'),
+      hint: seeHelp(command),
     });
   return value;
 }

@@ -2,6 +2,7 @@
 import { commitsBrought, readRun, resolveRunName } from '../../engine/index.js';
 import type { AgentEventRecord, AgentName, BroughtCommit, RunRecord } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import { inParens } from '../../core/text.js';
 import type { CliContext } from '../context.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import {
@@ -124,9 +125,9 @@ export function renderRun(
   if (summary?.error) lines.push(`${style.red('error')}   ${summary.error.message}`);
   // Every merge of the run, oldest first (a merge keeps the choice open: more may follow).
   for (const merge of record.merge ? [...(record.merge.earlier ?? []), record.merge] : []) {
-    const only = merge.only ? `, only ${merge.only.map(sanitizeName).join(', ')}` : '';
+    const only = merge.only ? `only ${merge.only.map(sanitizeName).join(', ')}` : '';
     lines.push(
-      `merged  ${merge.agent} into ${merge.into} (${merge.method}, ${shortRef(merge.commit)}${only})`,
+      `merged  ${merge.agent} into ${merge.into}${inParens(merge.method, shortRef(merge.commit), only)}`,
     );
   }
   if (record.merge === null && summary?.mergeReason !== undefined)

@@ -176,14 +176,17 @@ async function restore(input: RestoreInput): Promise<string[]> {
     if (before === undefined) {
       say(
         `${ref} ${after}`,
-        `${shortRef(ref)} was created ${found} at ${short(after!)}; hydra deleted it (\`git update-ref ${ref} ${after!}\` brings it back).`,
+        `${shortRef(ref)} was created ${found} at ${short(after!)}; hydra deleted it (\`${setRef(ref, after!)}\` brings it back).`,
       );
     } else if (after === undefined) {
       say(`${ref} deleted`, `${shortRef(ref)} was deleted ${found}; hydra restored it at ${short(before)}.`);
     } else {
       say(
         `${ref} ${after}`,
-        `${shortRef(ref)} was moved ${found} from ${short(before)} to ${short(after)}; hydra moved it back (the agent's ${short(after)} stays in \`git reflog ${shortRef(ref)}\`).`,
+        ref.startsWith('refs/heads/')
+          ? `${shortRef(ref)} was moved ${found} from ${short(before)} to ${short(after)}; hydra moved it back (the agent's ${short(after)} stays in \`git reflog ${shortRef(ref)}\`).`
+          : // Only branches keep a reflog: the agent's commit is named by the command that sets it again.
+            `${shortRef(ref)} was moved ${found} from ${short(before)} to ${short(after)}; hydra moved it back (\`${setRef(ref, after, true)}\` sets the agent's again).`,
       );
     }
     return true;
@@ -220,6 +223,14 @@ async function restore(input: RestoreInput): Promise<string[]> {
 }
 
 const zeroOf = (sha: string): string => '0'.repeat(sha.length);
+
+/** The git command that sets a ref to a commit, in the words of its kind: `git tag`, `git branch`, else update-ref. */
+const setRef = (ref: string, sha: string, replace = false): string => {
+  const name = ref.replace(/^refs\/(heads|tags)\//, '');
+  if (ref.startsWith('refs/tags/')) return `git tag ${replace ? '-f ' : ''}${name} ${sha}`;
+  if (ref.startsWith('refs/heads/')) return `git branch ${replace ? '-f ' : ''}${name} ${sha}`;
+  return `git update-ref ${ref} ${sha}`;
+};
 
 /**
  * A branch the agent renamed (`git branch -m dev dev/x`: `dev` gone, `dev/x` new at its commit) is

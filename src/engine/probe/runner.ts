@@ -17,8 +17,14 @@ const PROBE_FORCE_KILL_MS = 2000;
  * whole group gets SIGTERM then SIGKILL, once its main process exits whatever it left behind is
  * killed (a child holding stdout open would otherwise keep the probe waiting), and if hydra exits
  * or is interrupted meanwhile the group is killed with the agents': `processes` is the race's
- * registry; without one (hydra doctor), each probe has a registry of its own while it runs.
+ * registry; without one (hydra doctor), the probes share one registry, so however many run at once
+ * hydra listens for its exit once (a registry per probe added an `exit` listener each: Node warned
+ * of a listener leak past ten).
  */
+let standalone: ProcessRegistry | undefined;
+/** The registry of probes outside a race; its handlers are installed only while a probe runs. */
+const standaloneRegistry = (): ProcessRegistry => (standalone ??= createProcessRegistry());
+
 export const createProbeRunner =
   (env: NodeJS.ProcessEnv = process.env, processes?: ProcessRegistry): ProbeRunner =>
   async (file, args, { timeoutMs }) => {
@@ -26,7 +32,7 @@ export const createProbeRunner =
       const child = startChild(file, args, { env, detached: true, maxBuffer: PROBE_MAX_BUFFER });
       const subprocess = child.process;
       const pgid = child.pid;
-      const registry = processes ?? createProcessRegistry();
+      const registry = processes ?? standaloneRegistry();
       if (pgid !== undefined) registry.registerGroup(pgid, { runId: PROBE_OWNER });
       let timedOut = false;
       let forceKill: NodeJS.Timeout | undefined;
@@ -49,7 +55,6 @@ export const createProbeRunner =
           signalGroup(pgid, 'SIGKILL');
           registry.unregisterGroup(pgid);
         }
-        if (processes === undefined) registry.dispose();
       });
       const output: ProbeOutput = {
         exitCode: result.exitCode ?? null,

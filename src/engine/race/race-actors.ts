@@ -45,6 +45,7 @@ import {
 } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
+import { loadPriceDatabase } from '../../adapters/prices.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
@@ -145,11 +146,14 @@ async function buildWorkspace(
   // while the exclude file and the record are written.
   const refsRead = snapshotRefs(repo.root, options.runId);
   refsRead.catch(() => undefined);
+  // The price database (~100 ms to load) prices the agents' usage; loaded while git works.
+  const pricesRead = loadPriceDatabase();
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
   trace('race: run record started');
   const refsAtStart = await refsRead;
+  await pricesRead;
   trace('race: refs snapshotted');
   // In a large repository the agents' checkouts run at once (createWorktree).
   const separateCheckout = input.reports.length > 1 && (await largeCheckout(repo.root));

@@ -11,6 +11,7 @@ import { fromPromise } from 'xstate';
 import { emptyUsage, ev } from '../../core/events.js';
 import { nothingYet } from './fresh-agent.js';
 import type { AgentEvent, ProgressEvent } from '../../core/events.js';
+import { loadPriceDatabase } from '../../adapters/prices.js';
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import { isSessionId } from '../../adapters/types.js';
 import type { AdapterId, Capabilities } from '../../adapters/types.js';
@@ -411,7 +412,7 @@ async function launchFor(
       hint: 'Give the config it raced with: --config <file>.',
     });
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
-  await mkdir(agentScratchDir(runDir, agent), { recursive: true });
+  await Promise.all([mkdir(agentScratchDir(runDir, agent), { recursive: true }), loadPriceDatabase()]);
   return buildLaunch({
     options,
     repo,

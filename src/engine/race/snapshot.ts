@@ -439,8 +439,12 @@ const baselineSummary = (baseline: BaselineSnapshot): NonNullable<RaceSummary['b
 const mergedPart = (context: RaceContext): Pick<RaceSummary, 'merged' | 'mergeReason'> => {
   const merge = context.merge;
   if (merge !== null) {
-    const launch = context.launches.find((item) => item.agent === merge.agent);
-    return { merged: { agent: merge.agent, branch: launch?.branch ?? '', method: merge.method } };
+    // A later round (a rerun) launches other agents: the merged one's branch is in its snapshot.
+    const branch =
+      context.launches.find((item) => item.agent === merge.agent)?.branch ??
+      context.agents.find((item) => item.agent === merge.agent)?.branch ??
+      '';
+    return { merged: { agent: merge.agent, branch, method: merge.method } };
   }
   return {
     merged: null,

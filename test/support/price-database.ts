@@ -1,0 +1,7 @@
+/**
+ * Every test file starts with the price database loaded, as the engine loads it before an agent
+ * starts (race-actors.ts, race-rounds.ts): a parser test replays a stream without an engine.
+ */
+import { loadPriceDatabase } from '../../src/adapters/prices.js';
+
+await loadPriceDatabase();
