@@ -63,6 +63,11 @@ export interface SpawnRequest {
   model?: string;
   /** The vendors' sandbox-bypass modes, only when the user asked for --unsafe. */
   unsafe: boolean;
+  /**
+   * The process runs in hydra's OS sandbox (its worktree writable, its API reachable, nothing
+   * else): the CLI may run in its no-approval mode there. Absent: false.
+   */
+  sandboxed?: boolean;
   maxTurns?: number;
   /** Appended to the built command (hydra.toml `extra_args`). */
   extraArgs: readonly string[];

@@ -25,6 +25,9 @@ import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../r
 import { spawnSupervised } from '../process/index.js';
 import type { Supervised } from '../process/index.js';
 
+/** The stage of the `progress` event that says what the sandbox refused the agent. */
+export const SANDBOX_REFUSED_STAGE = 'sandbox_refused';
+
 /** The shortest time between two batches of one agent's events while it floods its output. */
 const BATCH_INTERVAL_MS = 25;
 
@@ -184,6 +187,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         runId: launch.runId,
         agent: launch.agent,
         graceMs: launch.graceMs,
+        sandbox: launch.sandbox ?? null,
       },
       {
         onSpawn: (pid) => {
@@ -201,6 +205,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           sendBack({ type: 'SPAWNED', at: Date.now(), pid });
         },
         onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
+        // What the sandbox turned away shows in the pane and the record, not as a silent failure.
+        onRefused: (line) => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })]),
         onOversizeLine: (bytes, head) =>
           collect([
             ev({
