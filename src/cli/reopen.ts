@@ -50,6 +50,8 @@ export interface ReopenRequest {
   configPath?: string;
   /** `--unsafe`, given again: never taken from a record. */
   unsafe?: boolean;
+  /** `--sandbox`, given again: never taken from a record. */
+  sandbox?: 'auto' | 'required' | 'off';
   round?: RoundRequest;
 }
 
@@ -84,6 +86,7 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
   const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
   const flags = recordedFlags(recorded.success ? recorded.data.flags : undefined, record);
   if (request.unsafe === true) flags.unsafe = true;
+  if (request.sandbox !== undefined) flags.sandbox = request.sandbox;
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: root,
     prompt: record.meta.prompt,

@@ -9,6 +9,7 @@ import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/type
 import type { ScoreWeights } from './checks/score.js';
 import type { CheckSpec, CheckSummary, ScoreSummary } from './check-types.js';
 import type { AgentName } from './probe-types.js';
+import type { SandboxMechanism, SandboxSettings } from './sandbox/settings.js';
 
 // The checks' and the probe's shapes live in files of their own; every name is still exported here.
 export type { CheckRun, CheckSpec, CheckStatus, CheckSummary, ScoreSummary } from './check-types.js';
@@ -98,6 +99,8 @@ export interface RaceOptions {
    * check command or config it changed, is scored like any other and may win `--auto-merge best`.
    */
   allowTestChanges?: boolean;
+  /** The OS sandbox around each agent (`[sandbox]`, `--sandbox`); absent: as `mode = "off"`. */
+  sandbox?: SandboxSettings;
 }
 
 /** A recorded run as a reopened race starts from (built from a checked record: reopenFromRecord). */
@@ -220,6 +223,8 @@ export interface AgentSnapshot {
   rounds?: AgentRound[];
   /** For a rerun (`claude-2`): the agent it reruns, whose configuration it runs with. */
   rerunOf?: AgentName;
+  /** What sandboxes it (`bubblewrap`, `sandbox-exec`), null when it runs unsandboxed; absent until launched. */
+  sandbox?: SandboxMechanism | null;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -277,6 +282,8 @@ export interface AgentSummary {
   rounds?: AgentRound[];
   /** For a rerun (`claude-2`): the agent it reruns, whose configuration it runs with. */
   rerunOf?: AgentName;
+  /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null (unsandboxed); absent in older records. */
+  sandbox?: string | null;
 }
 
 export interface RaceSummary {

@@ -20,6 +20,7 @@ import {
   parseCommandArgs,
   parseModelFlags,
   parseRepeat,
+  parseSandboxMode,
   parseSeconds,
 } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -47,6 +48,7 @@ const OPTIONS = {
   'auto-merge': { type: 'string' },
   'allow-test-changes': { type: 'boolean' },
   'resume-dashboard': { type: 'string' },
+  sandbox: { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -112,6 +114,8 @@ export function raceFlags(parsed: Parsed): RaceFlags {
   if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
   if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
   if (getBoolean(parsed, 'allow-test-changes')) flags.allowTestChanges = true;
+  const sandbox = parseSandboxMode(getString(parsed, 'sandbox'));
+  if (sandbox !== undefined) flags.sandbox = sandbox;
   const checks = getStrings(parsed, 'check');
   for (const check of checks)
     if (check.trim() === '')

@@ -15,6 +15,8 @@ import { isPathLike, resolveCommandSync } from '../probe/index.js';
 import { checkSpecsOf, flagChecks } from './race-checks.js';
 import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, secondsToMs } from './schema.js';
 import type { AgentConfig, HydraConfig } from './schema.js';
+import { DEFAULT_SANDBOX, SANDBOX_MODES } from '../sandbox/index.js';
+import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
@@ -37,6 +39,8 @@ export interface RaceFlags {
   autoMerge?: 'best';
   /** `--allow-test-changes`: a result that changes what a check runs may still win. */
   allowTestChanges?: boolean;
+  /** `--sandbox auto|required|off`: over `[sandbox] mode` and HYDRA_SANDBOX. */
+  sandbox?: SandboxMode;
 }
 
 export interface ResolvedRace {
@@ -55,6 +59,7 @@ export interface ResolvedRace {
   maxCostUsd?: number;
   autoMerge?: 'best';
   allowTestChanges?: boolean;
+  sandbox: SandboxSettings;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -159,6 +164,25 @@ export function resolveRace(
     prices: toPriceTable(config.prices),
     ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
     ...checksOf(config, raceChecks, flags),
+    sandbox: sandboxOf(config, flags),
+  };
+}
+
+/** HYDRA_SANDBOX: the user's own default mode (a test suite's `off`), under the flag, over hydra.toml. */
+export const SANDBOX_ENV = 'HYDRA_SANDBOX';
+
+/** `[sandbox]`, `--sandbox` and HYDRA_SANDBOX, with the defaults filled in. */
+function sandboxOf(
+  config: HydraConfig,
+  flags: RaceFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): SandboxSettings {
+  const fromEnv = env[SANDBOX_ENV];
+  const envMode = SANDBOX_MODES.find((mode) => mode === fromEnv);
+  return {
+    mode: flags.sandbox ?? envMode ?? config.sandbox?.mode ?? DEFAULT_SANDBOX.mode,
+    allowHosts: [...(config.sandbox?.allow_hosts ?? [])],
+    allowWrite: [...(config.sandbox?.allow_write ?? [])],
   };
 }
 

@@ -4,18 +4,22 @@
  * The first round (race-actors.ts) and every later one (race-rounds.ts) build it here, so a round
  * runs under the same rules as the first.
  */
+import path from 'node:path';
 import { adapterOf } from '../../adapters/registry.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentLaunch } from '../agent/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { pricingModel } from '../probe/index.js';
 import {
+  agentPrivateGitDir,
   agentScratchDir,
   agentWorktreeDir,
   branchName,
   runRecordDir,
   runWorktreesDir,
 } from '../records/index.js';
+import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
+import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import type { AgentName, AgentPlan } from '../types.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 
@@ -28,6 +32,8 @@ export interface LaunchRequest {
   capabilities: Capabilities;
   prompt: string;
   resumeSessionId?: string;
+  /** Whether the race's agents are sandboxed here (sandboxVerdict); absent: they are not. */
+  sandbox?: SandboxVerdict;
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -41,6 +47,19 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   const worktree = agentWorktreeDir(runDir, agent);
   const scratchDir = agentScratchDir(runDir, agent);
+  const sandbox: SandboxPolicy | null =
+    request.sandbox?.sandboxed === true
+      ? agentPolicy({
+          mechanism: request.sandbox.mechanism,
+          adapter,
+          env: { ...process.env, ...plan.env },
+          worktree,
+          scratchDir,
+          privateGitDir: agentPrivateGitDir(runDir, agent),
+          tmpDir: path.join(scratchDir, 'tmp'),
+          settings: options.sandbox ?? DEFAULT_SANDBOX,
+        })
+      : null;
   const command = adapter.buildCommand(
     {
       prompt,
@@ -48,6 +67,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
       scratchDir,
       ...optional('model', plan.model),
       unsafe: options.unsafe,
+      sandboxed: sandbox !== null,
       ...optional('maxTurns', plan.maxTurns),
       extraArgs: plan.extraArgs,
       env: plan.env,
@@ -67,6 +87,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
       ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
       prices: options.prices,
       cwd: worktree,
+      // What its tools' output says the sandbox refused becomes a warning (adapters/kit/refusals.ts).
+      sandboxed: sandbox !== null,
     },
     repoRoot: repo.root,
     recordDir: runRecordDir(repo.root, options.runId),
@@ -83,5 +105,6 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('checks', plan.checks ?? options.checks),
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
+    sandbox,
   };
 }

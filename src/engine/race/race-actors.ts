@@ -49,6 +49,8 @@ import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
 import { buildLaunch } from './agent-launch.js';
+import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
+import type { SandboxVerdict } from '../sandbox/index.js';
 import { trace } from '../../trace.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
@@ -130,6 +132,9 @@ async function buildWorkspace(
   const { options, repo } = input;
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  // Checked since the race started (guardRace); `required` on a machine that cannot is refused here,
+  // before any worktree exists.
+  const sandbox = await sandboxVerdict(options.sandbox);
   if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
     // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
     throw new EngineError({
@@ -158,7 +163,7 @@ async function buildWorkspace(
       const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
       if (plan === undefined || report.capabilities === null) return null;
       return prepareAgent(
-        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout },
+        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox },
         report,
         plan,
         report.capabilities,
@@ -175,7 +180,11 @@ async function buildWorkspace(
   // Started with the race (guardRace): the agents spawn in what it found.
   await prepareContainment();
   trace('race: workspace ready');
-  return { recordDir, launches };
+  return {
+    recordDir,
+    launches,
+    ...(sandbox.sandboxed || sandbox.why === null ? {} : { warnings: [unsandboxedWarning(sandbox.why)] }),
+  };
 }
 
 interface PrepareContext {
@@ -187,11 +196,12 @@ interface PrepareContext {
   refsAtStart: RefSnapshot;
   /** Check the worktree's files out after `worktree add`, beside the other agents' (createWorktree). */
   separateCheckout: boolean;
+  sandbox: SandboxVerdict;
 }
 
 /** One agent's worktree, branch, scratch directory and command. */
 async function prepareAgent(
-  { input, signal, created, runDir, refsAtStart, separateCheckout }: PrepareContext,
+  { input, signal, created, runDir, refsAtStart, separateCheckout, sandbox }: PrepareContext,
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
@@ -231,7 +241,15 @@ async function prepareAgent(
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
   await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
   return {
-    ...buildLaunch({ options, repo, plan, agent: report.agent, capabilities, prompt: options.prompt }),
+    ...buildLaunch({
+      options,
+      repo,
+      plan,
+      agent: report.agent,
+      capabilities,
+      prompt: options.prompt,
+      sandbox,
+    }),
     refsAtStart,
   };
 }

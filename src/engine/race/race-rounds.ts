@@ -43,6 +43,7 @@ import type {
 } from '../types.js';
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
 import { buildLaunch } from './agent-launch.js';
+import { sandboxVerdict } from '../sandbox/index.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -387,6 +388,7 @@ async function launchFor(
     agent,
     capabilities,
     prompt: ask.prompt,
+    sandbox: await sandboxVerdict(options.sandbox),
     ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
   });
 }

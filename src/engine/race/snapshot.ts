@@ -446,6 +446,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.sessionId === undefined ? {} : { sessionId: agent.sessionId }),
     ...(agent.rounds === undefined ? {} : { rounds: agent.rounds }),
     ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
+    ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
   })),
   error: context.error,
 });

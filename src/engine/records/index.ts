@@ -1,5 +1,6 @@
 /** Run records: where a run lives on disk (paths, ids), and reading and writing its records. */
 export {
+  agentPrivateGitDir,
   agentScratchDir,
   agentWorktreeDir,
   branchName,

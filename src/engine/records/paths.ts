@@ -36,6 +36,10 @@ export const agentWorktreeDir = (runDir: string, agent: AgentName): string => pa
 export const agentScratchDir = (runDir: string, agent: AgentName): string =>
   path.join(runDir, '.scratch', agent);
 
+/** An agent's private git repository (its own objects and refs, the shared ones as alternates). */
+export const agentPrivateGitDir = (runDir: string, agent: AgentName): string =>
+  path.join(runDir, '.git-private', agent);
+
 export const branchName = (runId: string, agent: AgentName): string => `hydra/${runId}/${agent}`;
 
 export const RUN_ID_PATTERN = /^\d{8}-\d{6}-[0-9a-f]{4}$/;

@@ -156,6 +156,7 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
       )
       .optional(),
     rerunOf: agentId.optional(),
+    sandbox: z.string().max(64).nullable().optional(),
   })
   .transform(withAdapter);
 
