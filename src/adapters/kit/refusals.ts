@@ -150,7 +150,7 @@ const refusalOf = (line: string, cwd: string | undefined): string | undefined =>
 };
 
 /** Whether a tool's output is worth reading for refusals (not file contents or a listing). */
-export const readsRefusals = (toolName: string | undefined): boolean =>
+const readsRefusals = (toolName: string | undefined): boolean =>
   toolName === undefined || !READERS.has(toolName.replaceAll('_', '').toLowerCase());
 
 /**
