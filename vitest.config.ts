@@ -43,7 +43,9 @@ export default defineConfig({
     setupFiles: ['test/support/price-database.ts'],
     // Ink decides at import time whether it runs in CI (and then draws no live frames); the
     // component tests model a user's terminal, and CI=true is set where .ci/run runs.
-    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false' },
+    // The suites written before the sandbox race their fake agents unsandboxed, as they were
+    // written to (HYDRA_SANDBOX is the user's default mode); test/sandbox/ races them in it.
+    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', HYDRA_SANDBOX: 'off' },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: NEVER } },
       {

@@ -7,7 +7,7 @@
  * before the first agent could spawn (issue 12). Bundled, they are a few shared chunks. The
  * dashboard's packages (Ink, React) stay in node_modules: they load only in the modes that need
  * them, and Ink is run as its authors ship it. So the package's runtime `dependencies` are exactly
- * Ink and React; everything bundled is a devDependency, and the build fails when dist/ imports a
+ * Ink, React and the sandbox library (src/engine/sandbox/runtime.ts says why); everything bundled is a devDependency, and the build fails when dist/ imports a
  * package that is not a runtime dependency (it would be missing from an install).
  *
  * Entries (paths the code and the tests rely on): dist/cli/main.js (the `hydra` binary),
@@ -40,7 +40,9 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   packages: 'bundle',
-  external: ['ink', 'react', 'react/*'],
+  // The sandbox library runs its seccomp helper from its own package folder, and is loaded only
+  // when an agent is sandboxed: it stays in node_modules, a runtime dependency.
+  external: ['ink', 'react', 'react/*', '@anthropic-ai/sandbox-runtime'],
   jsx: 'automatic',
   // The watchdog's and the namespace init's /bin/sh scripts (src/engine/process/*.sh, checked by
   // shellcheck in `npm run lint`) become string constants of the bundle: no file read at run time.

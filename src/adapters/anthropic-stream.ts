@@ -11,18 +11,7 @@ import type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../core/eve
 import { asString, compactJson, oneLine, OUTPUT_CHARS } from '../core/text.js';
 import { anthropicCounts, MessageUsage, openaiCounts } from './anthropic-usage.js';
 import { looksLikeAuthFailure } from './finish.js';
-import {
-  bool,
-  completed,
-  json,
-  message,
-  num,
-  partialMessage,
-  str,
-  tagged,
-  toolCall,
-  toolResult,
-} from './kit/events.js';
+import { bool, completed, json, message, num, partialMessage, str, tagged, toolCall } from './kit/events.js';
 import type { CliFacts } from './kit/facts.js';
 import type { Failure } from './kit/failures.js';
 import { CliParser, rule } from './kit/parser.js';
@@ -147,15 +136,22 @@ const assistantBlockEvents = (
   return { events: [ev({ kind: 'unknown', type: `assistant.${blockType(block) ?? 'block'}`, raw: block })] };
 };
 
+/** A tool's result and what follows it (CliParser.resultEvents). */
+type ResultEvents = (id: string, name: string | undefined, ok: boolean, output: string) => AgentEvent[];
+
 /** Events for a user message's content: tool results, user text, anything else kept as unknown. */
-const userContentEvents = (content: unknown, toolNames: ReadonlyMap<string, string>): AgentEvent[] => {
+const userContentEvents = (
+  content: unknown,
+  toolNames: ReadonlyMap<string, string>,
+  resultEvents: ResultEvents,
+): AgentEvent[] => {
   if (typeof content === 'string') return content === '' ? [] : [message('user', content)];
   const events: AgentEvent[] = [];
   for (const block of Array.isArray(content) ? content : []) {
     const result = ToolResultBlock.safeParse(block);
     if (result.success) {
       const { tool_use_id: id, content: output, is_error: isError } = result.data;
-      events.push(toolResult(id, toolNames.get(id), isError !== true, resultText(output)));
+      events.push(...resultEvents(id, toolNames.get(id), isError !== true, resultText(output)));
       continue;
     }
     const text = TextBlock.safeParse(block);
@@ -253,7 +249,11 @@ export class AnthropicParser extends CliParser {
   protected override readonly lines = {
     system: rule(SystemLine, (line) => this.system(line)),
     assistant: rule(AssistantLine, (line) => this.assistant(line)),
-    user: rule(UserLine, (line) => userContentEvents(line.message.content, this.toolNames)),
+    user: rule(UserLine, (line) =>
+      userContentEvents(line.message.content, this.toolNames, (id, name, ok, output) =>
+        this.resultEvents(id, name, ok, output),
+      ),
+    ),
     stream_event: partialMessageEvents,
     result: rule(ResultLine, (line) => this.result(line)),
     rate_limit_event: rule(RateLimitLine, (line) => [

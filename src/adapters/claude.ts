@@ -5,12 +5,13 @@
  * Permissions: a race must edit files unattended, and hydra's promise is that the user's own
  * checkout is never touched. `--permission-mode acceptEdits` lets Claude edit files inside its
  * worktree without asking while shell commands stay subject to the user's own Claude settings
- * (allow rules), the same bargain as Codex's `workspace-write` sandbox. `--unsafe` switches to
- * `bypassPermissions` (every tool, no questions) and sets IS_SANDBOX=1, without which Claude Code
+ * (allow rules), the same bargain as Codex's `workspace-write` sandbox. `--unsafe`, and a race in
+ * hydra's OS sandbox (which holds the agent, so it may run the project's build and tests), switch to
+ * `bypassPermissions` (every tool, no questions) and set IS_SANDBOX=1, without which Claude Code
  * refuses that mode when running as root.
  */
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
-import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { defineAdapter, commandOf, fullAutonomy, modelArgs, resumeArgs } from './kit/index.js';
 import { AnthropicParser } from './kit/index.js';
 import type { BuildCommand, CliFacts } from './kit/index.js';
 
@@ -32,10 +33,13 @@ const probe = probeCli(CLI, {
     print: { flags: ['-p', '--print'], means: 'a headless run that prints and exits' },
     outputFormat: { flags: ['--output-format'], means: 'its stream as JSON lines' },
     verbose: { flags: ['--verbose'], means: 'stream-json requires it' },
-    permissionMode: { flags: ['--permission-mode'], means: 'acceptEdits, or bypassPermissions for --unsafe' },
+    permissionMode: {
+      flags: ['--permission-mode'],
+      means: 'acceptEdits, or bypassPermissions for --unsafe and sandboxed races',
+    },
     skipPermissions: {
       flags: ['--dangerously-skip-permissions'],
-      means: '--unsafe without --permission-mode',
+      means: '--unsafe and sandboxed races without --permission-mode',
     },
     allowedTools: { flags: ['--allowedTools', '--allowed-tools'], means: 'edits without --permission-mode' },
     model: MODEL_FLAG,
@@ -55,6 +59,10 @@ const probe = probeCli(CLI, {
       when: (has) => !has.permissionMode && !has.allowedTools,
       text: `has neither --permission-mode nor --allowedTools: it may be unable to edit files unattended. Upgrade: ${CLI.installHint}`,
     },
+    {
+      when: (has) => !has.permissionMode && !has.skipPermissions,
+      text: 'has neither --permission-mode nor --dangerously-skip-permissions: sandboxed and --unsafe races keep its edit-only permissions (no shell).',
+    },
     { when: (has) => !has.verbose, text: 'has no --verbose flag; stream-json is requested without it.' },
   ],
 });
@@ -62,12 +70,18 @@ const probe = probeCli(CLI, {
 /** Tools granted by --allowedTools on versions without --permission-mode (edits only). */
 const EDIT_TOOLS = 'Edit,Write,MultiEdit,NotebookEdit';
 
-const permissionArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {
-  if (unsafe) {
-    if (features['permissionMode'] === true) return ['--permission-mode', 'bypassPermissions'];
-    if (features['skipPermissions'] === true) return ['--dangerously-skip-permissions'];
-    return [];
-  }
+/** Every tool without a question (--unsafe, or a sandboxed race), as this version spells it. */
+const bypassArgs = (features: Record<string, boolean>): string[] | undefined => {
+  if (features['permissionMode'] === true) return ['--permission-mode', 'bypassPermissions'];
+  if (features['skipPermissions'] === true) return ['--dangerously-skip-permissions'];
+  return undefined;
+};
+
+const permissionArgs = (full: boolean, unsafe: boolean, features: Record<string, boolean>): string[] => {
+  const bypass = full ? bypassArgs(features) : undefined;
+  if (bypass !== undefined) return bypass;
+  // A version that cannot bypass: --unsafe leaves its permissions as they are (the probe warns).
+  if (unsafe) return [];
   if (features['permissionMode'] === true) return ['--permission-mode', 'acceptEdits'];
   if (features['allowedTools'] === true) return ['--allowedTools', EDIT_TOOLS];
   return [];
@@ -79,15 +93,17 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   if (features['verbose'] !== false) args.push('--verbose');
   // Read-only (a judge): plan mode, in which Claude Code edits nothing and runs no command.
   const readOnly = request.readOnly === true && features['permissionMode'] === true;
+  const full = !readOnly && fullAutonomy(request);
   args.push(
-    ...(readOnly ? ['--permission-mode', 'plan'] : permissionArgs(request.unsafe, features)),
+    ...(readOnly ? ['--permission-mode', 'plan'] : permissionArgs(full, request.unsafe, features)),
     ...modelArgs(request),
   );
   if (request.maxTurns !== undefined) args.push('--max-turns', String(request.maxTurns));
   args.push(...resumeArgs(request, capabilities, '--resume'));
   // `claude -p` reads the prompt from stdin when no prompt argument is given. CLAUDECODE is emptied
-  // so it starts even when hydra itself runs inside a Claude Code session.
-  const env: Record<string, string> = { CLAUDECODE: '', ...(request.unsafe ? { IS_SANDBOX: '1' } : {}) };
+  // so it starts even when hydra itself runs inside a Claude Code session. IS_SANDBOX=1 lets
+  // bypassPermissions run as root (srt's own sandbox sets IS_SANDBOX=yes, which Claude Code ignores).
+  const env: Record<string, string> = { CLAUDECODE: '', ...(full ? { IS_SANDBOX: '1' } : {}) };
   return commandOf(request, capabilities, { args, env, readOnly });
 };
 

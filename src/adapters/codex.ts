@@ -9,9 +9,9 @@
  */
 import { join } from 'node:path';
 import { probeCli, MODEL_FLAG } from './kit/index.js';
-import { defineAdapter, commandOf, modelArgs } from './kit/index.js';
+import { defineAdapter, commandOf, fullAutonomy, modelArgs } from './kit/index.js';
 import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
-import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
+import { ev, message, completed, emptyUsage, addUsage } from './kit/index.js';
 import { asString, compactJson, firstLine, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, Usage, UsageCounts } from './kit/index.js';
 
@@ -45,7 +45,10 @@ const probe = probeCli(CLI, {
     cd: { flags: ['-C', '--cd'], means: 'the worktree as its working root' },
     fullAuto: { flags: ['--full-auto'], means: 'to edit files unattended (older releases)' },
     sandbox: { flags: ['-s', '--sandbox'], means: 'to edit files unattended (workspace-write)' },
-    bypass: { flags: ['--dangerously-bypass-approvals-and-sandbox'], means: '--unsafe races' },
+    bypass: {
+      flags: ['--dangerously-bypass-approvals-and-sandbox'],
+      means: '--unsafe and sandboxed races (no approvals, no sandbox of its own)',
+    },
     skipGitRepoCheck: { flags: ['--skip-git-repo-check'], means: 'a run in a linked worktree' },
     outputLastMessage: { flags: ['-o', '--output-last-message'], means: 'the final message in a file' },
     model: MODEL_FLAG,
@@ -59,6 +62,13 @@ const probe = probeCli(CLI, {
     version: CODEX_MIN_JSON_VERSION,
     problem: 'prints the legacy `exec --json` event format, not the thread/turn/item events hydra reads',
   },
+  warnings: [
+    {
+      // Its own sandbox inside hydra's fails every command (nested bubblewrap), and Codex exits 0.
+      when: (has) => !has.bypass && !has.sandbox,
+      text: "has neither --dangerously-bypass-approvals-and-sandbox nor --sandbox: in hydra's sandbox it starts its own (--full-auto), whose commands may all fail.",
+    },
+  ],
   lacking: {
     outputLastMessage: 'has no --output-last-message: the final message comes from the stream only.',
     cd: 'has no -C/--cd: it runs in its working directory instead.',
@@ -66,9 +76,14 @@ const probe = probeCli(CLI, {
   },
 });
 
-const sandboxArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {
-  if (unsafe && features['bypass'] === true) return ['--dangerously-bypass-approvals-and-sandbox'];
-  if (unsafe && features['sandbox'] === true) return ['--sandbox', 'danger-full-access'];
+/**
+ * Its approval and sandbox flags. Full autonomy (--unsafe, or hydra's sandbox around it) starts no
+ * sandbox of its own: with a system bubblewrap, Codex's workspace-write sandbox fails every command
+ * inside another and still exits 0.
+ */
+const sandboxArgs = (full: boolean, features: Record<string, boolean>): string[] => {
+  if (full && features['bypass'] === true) return ['--dangerously-bypass-approvals-and-sandbox'];
+  if (full && features['sandbox'] === true) return ['--sandbox', 'danger-full-access'];
   if (features['fullAuto'] === true) return ['--full-auto'];
   if (features['sandbox'] === true) return ['--sandbox', 'workspace-write'];
   return [];
@@ -80,7 +95,7 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   if (features['cd'] !== false) args.push('-C', request.cwd);
   // Read-only (a judge): Codex's read-only sandbox.
   const readOnly = request.readOnly === true && features['sandbox'] === true;
-  args.push(...(readOnly ? ['--sandbox', 'read-only'] : sandboxArgs(request.unsafe, features)));
+  args.push(...(readOnly ? ['--sandbox', 'read-only'] : sandboxArgs(fullAutonomy(request), features)));
   if (features['skipGitRepoCheck'] === true) args.push('--skip-git-repo-check');
   // The long spelling: 0.2x releases have no `-o` short form.
   const lastMessageFile =
@@ -311,7 +326,7 @@ class CodexParser extends CliParser {
   private tool(phase: ItemPhase, id: string, tool: ToolItem): AgentEvent[] {
     const events = this.callOnce(id, tool.name, tool.summary, tool.input);
     if (phase === 'item.completed')
-      events.push(toolResult(id, tool.name, tool.ok, tool.output, tool.resultSummary));
+      events.push(...this.resultEvents(id, tool.name, tool.ok, tool.output, tool.resultSummary));
     return events;
   }
 }

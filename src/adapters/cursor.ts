@@ -7,7 +7,7 @@
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
 import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, rule, z, tagged, str, num, bool } from './kit/index.js';
-import { ev, message, toolCall, toolResult, completed } from './kit/index.js';
+import { ev, message, toolCall, completed } from './kit/index.js';
 import { asNumber, asString, compactJson, oneLine, OUTPUT_CHARS, relativePath } from './kit/index.js';
 import { normalizeLine, TEXT_OUTPUT_STAGE } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, ToolTable } from './kit/index.js';
@@ -49,6 +49,8 @@ const probe = probeCli(CLI, {
     model: MODEL_FLAG,
     // "Trust the workspace without prompting (headless mode only)": a fresh worktree is untrusted.
     trust: { flags: ['--trust'], means: 'a headless run in a new worktree' },
+    // "Set sandbox mode: enabled or disabled": inside hydra's sandbox a nested one of its own fails.
+    ownSandbox: { flags: ['--sandbox'], says: /disabled/, means: "its own sandbox off inside hydra's" },
     // `--resume [chatId]`: a follow-up continues the chat its init line named.
     resume: resumeFlag('--resume'),
   },
@@ -68,6 +70,9 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   const args = ['-p', '--output-format', 'stream-json'];
   if (capabilities.features['force'] !== false) args.push('--force');
   if (capabilities.features['trust'] === true) args.push('--trust');
+  // --force already approves every command; in hydra's sandbox, its own sandbox stays off.
+  if (request.sandboxed === true && capabilities.features['ownSandbox'] === true)
+    args.push('--sandbox', 'disabled');
   args.push(...modelArgs(request), ...resumeArgs(request, capabilities, '--resume'));
   // Inferred: with no prompt argument, print mode reads the prompt from stdin like other CLIs.
   return commandOf(request, capabilities, { args });
@@ -226,7 +231,7 @@ class CursorParser extends CliParser {
     const name = this.toolNames.get(id) ?? kind;
     const outcome = toolOutcome(fields['result'], this.cwd);
     const events = this.callOnce(id, name, summary, args);
-    events.push(toolResult(id, name, outcome.ok, outcome.output, outcome.summary));
+    events.push(...this.resultEvents(id, name, outcome.ok, outcome.output, outcome.summary));
     return events;
   }
 }

@@ -13,24 +13,16 @@
  *
  * Permissions: `--approval-mode auto_edit` lets it edit files in its worktree without asking while
  * shell commands still need approval (which a headless run cannot give, so they are refused);
- * `--unsafe` switches to `--approval-mode yolo`.
+ * `--unsafe` and a race in hydra's OS sandbox switch to `--approval-mode yolo`. In the sandbox,
+ * GEMINI_SANDBOX=false keeps its own (docker, podman, sandbox-exec) off, whatever its settings say.
  *
  * Follow-ups: `--resume` takes the session id from the `init` line. Its help says "latest" or an
  * index, but every release that has the flag (0.15 and later) also looks the session up by id.
  */
 import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
-import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { defineAdapter, commandOf, fullAutonomy, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, rule, z, tagged, str, num, bool, json } from './kit/index.js';
-import {
-  ev,
-  message,
-  partialMessage,
-  toolCall,
-  toolResult,
-  completed,
-  emptyUsage,
-  costByModel,
-} from './kit/index.js';
+import { ev, message, partialMessage, toolCall, completed, emptyUsage, costByModel } from './kit/index.js';
 import { clip, MESSAGE_CHARS, oneLine } from './kit/index.js';
 import type {
   AgentEvent,
@@ -106,7 +98,8 @@ const probe = probeCli(CLI, {
 
 const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
-  const args = ['--output-format', 'stream-json', '--approval-mode', request.unsafe ? 'yolo' : 'auto_edit'];
+  const mode = fullAutonomy(request) ? 'yolo' : 'auto_edit';
+  const args = ['--output-format', 'stream-json', '--approval-mode', mode];
   // A new worktree is a folder Gemini CLI has never trusted; 0.40 and later refuse to run there.
   if (features['skipTrust'] === true) args.push('--skip-trust');
   // The id is the CLI's own session UUID (never dash-led), so it can be a separate argument.
@@ -114,7 +107,8 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   // yargs has no `--` for an option's value: the prompt travels as one `--prompt=<prompt>` argument;
   // without a prompt argument, stdin that is not a terminal is the prompt (a headless run).
   const prompt = { forceStdin: features['promptFlag'] === false, argvFlag: '--prompt' };
-  return commandOf(request, capabilities, { args, prompt });
+  const env: Record<string, string> = request.sandboxed === true ? { GEMINI_SANDBOX: 'false' } : {};
+  return commandOf(request, capabilities, { args, prompt, env });
 };
 
 /** Exit code of Gemini CLI's FatalAuthenticationError (no auth method, no key, a failed sign-in). */
@@ -201,7 +195,10 @@ class GeminiParser extends CliParser {
     tool_result: rule(ToolResultLine, ({ tool_id: id, status, output, error }) => {
       this.inResponse = false;
       const name = this.toolNames.get(id);
-      return [...this.flush(), toolResult(id, name, status === 'success', output ?? error?.message ?? '')];
+      return [
+        ...this.flush(),
+        ...this.resultEvents(id, name, status === 'success', output ?? error?.message ?? ''),
+      ];
     }),
     // Warnings the run survives (a loop, the turn limit); the result line follows.
     error: rule(ErrorLine, (line) => {

@@ -13,10 +13,12 @@
  * `run` is rejected on the spot, which ends the run. Hydra sets `OPENCODE_PERMISSION` to allow
  * edits (the `auto-edit` bargain: edits inside the worktree never stop the race; editing outside it
  * still asks, so is refused) and leaves the other tools to the user's opencode config. `--unsafe`
- * adds `--auto` (`--dangerously-skip-permissions` in 1.14), which approves everything not denied.
+ * and a race in hydra's OS sandbox add `--auto` (`--dangerously-skip-permissions` in 1.14), which
+ * approves everything not denied: in the sandbox a write outside the worktree then reaches the
+ * jail, which refuses it, instead of a permission question that would end the run.
  */
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
-import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { defineAdapter, commandOf, fullAutonomy, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, z } from './kit/index.js';
 import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
 import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './kit/index.js';
@@ -58,14 +60,17 @@ const probe = probeCli(CLI, {
     },
     model: MODEL_FLAG,
     resume: resumeFlag('-s', '--session'),
-    auto: { flags: ['--auto'], means: '--unsafe races' },
-    skipPermissions: { flags: ['--dangerously-skip-permissions'], means: '--unsafe races (1.14)' },
+    auto: { flags: ['--auto'], means: '--unsafe and sandboxed races' },
+    skipPermissions: {
+      flags: ['--dangerously-skip-permissions'],
+      means: '--unsafe and sandboxed races (1.14)',
+    },
   },
   requires: [['jsonFormat']],
   warnings: [
     {
       when: (has) => !has.auto && !has.skipPermissions,
-      text: 'has neither --auto nor --dangerously-skip-permissions: --unsafe races keep its permission rules.',
+      text: 'has neither --auto nor --dangerously-skip-permissions: --unsafe and sandboxed races keep its permission rules.',
     },
   ],
 });
@@ -74,9 +79,9 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   const features = capabilities.features;
   const args = ['run', '--format', 'json'];
   const env: Record<string, string> = {};
-  if (request.unsafe && features['auto'] === true) args.push('--auto');
-  else if (request.unsafe && features['skipPermissions'] === true)
-    args.push('--dangerously-skip-permissions');
+  const full = fullAutonomy(request);
+  if (full && features['auto'] === true) args.push('--auto');
+  else if (full && features['skipPermissions'] === true) args.push('--dangerously-skip-permissions');
   else env['OPENCODE_PERMISSION'] = OPENCODE_EDIT_PERMISSION;
   args.push(...modelArgs(request), ...resumeArgs(request, capabilities, '--session'));
   return commandOf(request, capabilities, { args, env, prompt: { forceStdin: true } });
@@ -209,7 +214,7 @@ class OpencodeParser extends CliParser {
       };
     }
     const resultSummary = firstLine(output) || state.title || (ok ? 'done' : 'failed');
-    events.push(toolResult(id, tool, ok, output, resultSummary));
+    events.push(...this.resultEvents(id, tool, ok, output, resultSummary));
     return events;
   }
 

@@ -7,7 +7,9 @@
  *
  * Approval: `--approval-mode auto-edit` lets it edit files in its worktree unattended while its
  * shell tool stays out of reach (Qwen Code leaves `run_shell_command` out of the tools it offers
- * the model in that mode); `--unsafe` switches to `yolo`.
+ * the model in that mode); `--unsafe` and a race in hydra's OS sandbox switch to `yolo`. In the
+ * sandbox, QWEN_SANDBOX=false keeps its own whole-CLI sandbox off, and its warning that yolo runs
+ * "with no sandbox" is silenced (QWEN_CODE_SUPPRESS_YOLO_WARNING): hydra's holds it.
  *
  * The prompt: the positional prompt is parsed by yargs, which turns "0x10" into 16 and reads a
  * leading dash as a flag, and `qwen -- "<prompt>"` ignores the prompt altogether. `--prompt=<text>`
@@ -15,7 +17,7 @@
  * an argument go through stdin, which Qwen Code reads as the prompt (it appends two newlines).
  */
 import { probeCli, GEMINI_FAMILY_FLAGS } from './kit/index.js';
-import { defineAdapter, commandOf, modelArgs, resumeArgs } from './kit/index.js';
+import { defineAdapter, commandOf, fullAutonomy, modelArgs, resumeArgs } from './kit/index.js';
 import { AnthropicParser } from './kit/index.js';
 import type { BuildCommand, CliFacts, ToolTable } from './kit/index.js';
 
@@ -48,7 +50,10 @@ const probe = probeCli(CLI, {
   /** The flags hydra uses, as `qwen --help` lists them. */
   flags: {
     ...GEMINI_FAMILY_FLAGS,
-    approvalMode: { flags: ['--approval-mode'], means: 'the approval mode: auto-edit, or yolo for --unsafe' },
+    approvalMode: {
+      flags: ['--approval-mode'],
+      means: 'the approval mode: auto-edit, or yolo for --unsafe and sandboxed races',
+    },
     autoEdit: { flags: ['--approval-mode'], says: /auto-edit/, means: 'to edit files unattended' },
     partialMessages: { flags: ['--include-partial-messages'], means: 'text as it streams' },
     maxTurns: { flags: ['--max-session-turns'], means: 'a turn limit' },
@@ -61,9 +66,9 @@ const probe = probeCli(CLI, {
   },
 });
 
-const approvalArgs = (unsafe: boolean, features: Record<string, boolean>): string[] => {
+const approvalArgs = (full: boolean, features: Record<string, boolean>): string[] => {
   const mode = features['approvalMode'] === true;
-  if (unsafe) return mode ? ['--approval-mode', 'yolo'] : features['yolo'] === true ? ['--yolo'] : [];
+  if (full) return mode ? ['--approval-mode', 'yolo'] : features['yolo'] === true ? ['--yolo'] : [];
   return mode && features['autoEdit'] === true ? ['--approval-mode', 'auto-edit'] : [];
 };
 
@@ -72,7 +77,7 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   const args = [
     '--output-format',
     'stream-json',
-    ...approvalArgs(request.unsafe, features),
+    ...approvalArgs(fullAutonomy(request), features),
     ...modelArgs(request),
   ];
   if (request.maxTurns !== undefined && features['maxTurns'] === true)
@@ -81,7 +86,9 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   // One `--prompt=<prompt>` argument (yargs takes everything after `=`, a leading dash included);
   // without it Qwen Code reads the prompt from stdin (a file, never a pipe).
   const prompt = { forceStdin: features['promptFlag'] === false, argvFlag: '--prompt' };
-  return commandOf(request, capabilities, { args, prompt });
+  const env: Record<string, string> =
+    request.sandboxed === true ? { QWEN_SANDBOX: 'false', QWEN_CODE_SUPPRESS_YOLO_WARNING: '1' } : {};
+  return commandOf(request, capabilities, { args, prompt, env });
 };
 
 export const qwenAdapter = defineAdapter({

@@ -63,6 +63,13 @@ export interface SpawnRequest {
   model?: string;
   /** The vendors' sandbox-bypass modes, only when the user asked for --unsafe. */
   unsafe: boolean;
+  /**
+   * The process runs inside hydra's OS sandbox (only its worktree, temp and state directories
+   * writable, the network limited to its API hosts through the sandbox's proxy). The CLI then runs
+   * in its no-approval mode, so the agent can run the project's build and tests, and starts no
+   * sandbox of its own (nested ones fail): the jail holds it, so no warning. Absent: false.
+   */
+  sandboxed?: boolean;
   maxTurns?: number;
   /** Appended to the built command (hydra.toml `extra_args`). */
   extraArgs: readonly string[];
@@ -159,6 +166,11 @@ export interface ParserOptions {
   prices?: PriceTable;
   /** The agent's working directory (its worktree), so summaries can show paths relative to it. */
   cwd?: string;
+  /**
+   * It runs in hydra's OS sandbox (SpawnRequest.sandboxed): what its tools' output says the sandbox
+   * refused becomes a warning event (adapters/kit/refusals.ts). Absent: false.
+   */
+  sandboxed?: boolean;
 }
 
 /**

@@ -173,3 +173,17 @@ export function parseDuration(flag: string, text: string, command: string): numb
   }
   return value;
 }
+
+/** `--sandbox auto|required|off` (race, continue, rerun); undefined when not given. */
+export function parseSandboxMode(
+  text: string | undefined,
+  command = 'race',
+): 'auto' | 'required' | 'off' | undefined {
+  if (text === undefined) return undefined;
+  const mode = text.trim().toLowerCase();
+  if (mode === 'auto' || mode === 'required' || mode === 'off') return mode;
+  throw new UsageError({
+    message: `--sandbox must be auto, required or off (got "${text}")`,
+    hint: seeHelp(command),
+  });
+}

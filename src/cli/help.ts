@@ -80,6 +80,8 @@ Options:
   --idle-timeout <seconds>         stop an agent after this long without output (default 300)
   --timeout <seconds>              overall limit per agent, 0 = none (default 1800)
   --unsafe                         use the vendors' sandbox-bypass modes (prints a warning)
+  --sandbox auto|required|off      the OS sandbox around each agent (default auto: where the
+                                   machine can; see docs/sandbox.md)
   --keep-worktrees                 keep every worktree after the race
   --check "<command>"              a check (a gate) run in every result and on the base; repeatable
   --check auto                     the project's own test command (hydra.toml, package.json, pytest,
@@ -104,7 +106,7 @@ Headless output (one JSON object per line):
     (warnings only when there are any, e.g. keys of an untrusted hydra.toml that were ignored)
   {"type":"agent_event","agent":"claude","adapter":"claude","event":{"kind":"tool_call",...}}
   {"type":"summary","runId":...,"agents":[{"agent","adapter","status","exitCode","durationMs",
-    "usage","diff","branch","worktree","error","checks","score"}],"baseline":{"checks":[...]},
+    "usage","diff","branch","worktree","error","checks","score","sandbox"}],"baseline":{"checks":[...]},
     "merged":{"agent","branch","method"}|null,"mergeReason"}
   ("agent" is the agent's name, e.g. opus or claude-2; "adapter" the CLI it ran)
 Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <run-id> <agent>
@@ -178,7 +180,7 @@ Options:
   -h, --help   this help`,
 
   continue: `Usage:
-  hydra continue <run> <agent> "<prompt>" [--json] [--config <file>] [--unsafe] [--ascii]
+  hydra continue <run> <agent> "<prompt>" [--json] [--config <file>] [--unsafe] [--sandbox <mode>] [--ascii]
 
 A follow-up for one agent of a race: it continues the agent's own session (Claude Code --resume
 <session>, Codex exec resume <thread>, Cursor Agent and Gemini CLI --resume <session>) in its
@@ -191,6 +193,7 @@ as hydra race --json). Usage and cost add up across rounds; each round's is kept
 Options:
   --config <file>   use this config file (default: the one the race ran with, trusted as before)
   --unsafe          the vendors' sandbox-bypass modes (never taken from the record: give it again)
+  --sandbox <mode>  auto, required or off (never taken from the record; default auto)
   --json            headless: NDJSON on stdout, messages on stderr
   --ascii           ASCII-only dashboard
   --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees
@@ -202,7 +205,7 @@ Options:
 Exit codes: 0 when the agent completed the round, 1 otherwise, 2 on usage or config errors.`,
 
   rerun: `Usage:
-  hydra rerun <run> <agent> [--json] [--config <file>] [--unsafe] [--ascii]
+  hydra rerun <run> <agent> [--json] [--config <file>] [--unsafe] [--sandbox <mode>] [--ascii]
 
 Runs one agent of a race again from the race's base commit with the race's prompt, as a new agent
 <agent>-2 (then -3, ...) on a new branch hydra/<run-id>/<agent>-2, beside the other results.

@@ -52,6 +52,8 @@ export interface ReopenRequest {
   unsafe?: boolean;
   /** Flags given to this round (`--timeout`, `--max-cost-usd`...), over the recorded ones. */
   flags?: RaceFlags;
+  /** `--sandbox`, given again: never taken from a record. */
+  sandbox?: 'auto' | 'required' | 'off';
   round?: RoundRequest;
 }
 
@@ -89,6 +91,7 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
     ...request.flags,
   };
   if (request.unsafe === true) flags.unsafe = true;
+  if (request.sandbox !== undefined) flags.sandbox = request.sandbox;
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: root,
     prompt: record.meta.prompt,

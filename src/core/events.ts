@@ -122,7 +122,7 @@ export interface ToolResultEvent extends EventBase {
 
 export interface ProgressEvent extends EventBase {
   kind: 'progress';
-  /** e.g. "init", "turn_started", "retry", "status", or TEXT_OUTPUT_STAGE. */
+  /** e.g. "init", "turn_started", "retry", "status", TEXT_OUTPUT_STAGE or SANDBOX_REFUSED_STAGE. */
   stage: string;
   detail?: string;
   /** Session or thread id when the CLI reports one. */
@@ -134,6 +134,14 @@ export interface ProgressEvent extends EventBase {
 
 /** The stage of a `progress` event that carries a line of plain text a CLI printed (a banner). */
 export const TEXT_OUTPUT_STAGE = 'output';
+
+/**
+ * The stage of a `progress` event that is a warning: hydra's OS sandbox refused the agent something
+ * (a write outside its worktree, a host off the allowlist); `detail` says what. Shown as a warning
+ * in its pane. Adapters find them in tool output (adapters/kit/refusals.ts); the sandbox's proxy
+ * reports the hosts it refused.
+ */
+export const SANDBOX_REFUSED_STAGE = 'sandbox_refused';
 
 export interface UsageEvent extends EventBase {
   kind: 'usage';

@@ -9,6 +9,7 @@ import type { AdapterId, Capabilities, PriceTable, Tier } from '../adapters/type
 import type { ScoreWeights } from './checks/score.js';
 import type { CheckSpec, CheckSummary, NewTestsSummary, ScoreSummary } from './check-types.js';
 import type { AgentName } from './probe-types.js';
+import type { SandboxMechanism, SandboxSettings } from './sandbox/settings.js';
 
 // The checks' and the probe's shapes live in files of their own; every name is still exported here.
 export type { CheckRun, CheckSpec, CheckStatus, CheckSummary, ScoreSummary } from './check-types.js';
@@ -111,6 +112,8 @@ export interface RaceOptions {
   judge?: AgentPlan;
   /** `[score] judge_margin`: how close to the top a result must be for the judge to rank it. */
   judgeMargin?: number;
+  /** The OS sandbox around each agent (`[sandbox]`, `--sandbox`); absent: as `mode = "off"`. */
+  sandbox?: SandboxSettings;
 }
 
 /** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */
@@ -253,6 +256,8 @@ export interface AgentSnapshot {
   rerunOf?: AgentName;
   /** The tests it added or changed, cross-tested (checks/cross-test); absent when it added none or the race has no checks. */
   newTests?: NewTestsSummary;
+  /** What sandboxes it (`bubblewrap`, `sandbox-exec`), null when it runs unsandboxed; absent until launched. */
+  sandbox?: SandboxMechanism | null;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -314,6 +319,8 @@ export interface AgentSummary {
   rerunOf?: AgentName;
   /** The tests it added or changed, cross-tested (checks/cross-test); absent when it added none or the race has no checks. */
   newTests?: NewTestsSummary;
+  /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null (unsandboxed); absent in older records. */
+  sandbox?: string | null;
 }
 
 export interface RaceSummary {

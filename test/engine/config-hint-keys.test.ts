@@ -78,7 +78,7 @@ describe('hints and messages name only keys hydra.toml has', () => {
   it('finds a planted bad key in each form it reads (the check can fail)', () => {
     expect(badKeysIn('set race.max_cost (got 3)')).toEqual(['race.max_cost']);
     expect(badKeysIn('fix agents.<x>.binry in hydra.toml')).toEqual(['agents.<x>.binry']);
-    expect(badKeysIn('add [sandbox] network = false')).toEqual(['[sandbox]']);
+    expect(badKeysIn('add [sandbox] network = false')).toEqual(['[sandbox] network']);
     expect(badKeysIn('[score] speed = 3')).toEqual(['[score] speed']);
     expect(badKeysIn('Raise max_turns for qwen in hydra.toml, or drop it.')).toEqual(['max_turns']);
     expect(

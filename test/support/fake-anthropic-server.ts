@@ -41,6 +41,8 @@ export interface FakeAnthropicOptions {
   edit?: { filePath: string; content: string };
   /** The final assistant text. */
   finalText?: string;
+  /** When set, turn 1 of `success-edit` runs this command with the `Bash` tool instead of writing. */
+  shell?: string;
 }
 
 export interface ModelUsage {
@@ -137,13 +139,19 @@ const answerMessages = (
   }
   // Only the final turn is held open: the CLI gets every turn it needs, then a connection that never ends.
   const earlier = options.scenario === 'hold-open-after-result' ? {} : fault;
+  if (options.shell !== undefined) {
+    const turn = nextTurn();
+    reply(response, body, bashToolMessage(`msg_fake_turn${turn + 1}`, model, options.shell, usageFor(turn)));
+    return;
+  }
   const edit = options.edit;
   if (edit === undefined) {
     throw new Error('success-edit needs options.edit (the file the Write tool creates)');
   }
   const turn = nextTurn();
   if (options.scenario === 'bash-leaves-child') {
-    reply(response, body, bashToolMessage(`msg_fake_turn${turn + 1}`, model, edit, usageFor(turn)));
+    const command = `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.filePath)}; ${BACKGROUND_CHILD_COMMAND}`;
+    reply(response, body, bashToolMessage(`msg_fake_turn${turn + 1}`, model, command, usageFor(turn)));
     return;
   }
   const stall = options.scenario === 'stall-mid-stream' ? { stallAfter: 3 } : earlier;
@@ -219,12 +227,7 @@ const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 /** Left running in the background by `bash-leaves-child` (a `sleep` with a length tests look for). */
 export const BACKGROUND_CHILD_COMMAND = 'sleep 313 >/dev/null 2>&1 &';
 
-const bashToolMessage = (
-  id: string,
-  model: string,
-  edit: { filePath: string; content: string },
-  usage: ModelUsage,
-): ScriptedMessage => ({
+const bashToolMessage = (id: string, model: string, command: string, usage: ModelUsage): ScriptedMessage => ({
   id,
   model,
   blocks: [
@@ -232,10 +235,7 @@ const bashToolMessage = (
       type: 'tool_use',
       id: 'toolu_fake_bash_1',
       name: 'Bash',
-      input: {
-        command: `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.filePath)}; ${BACKGROUND_CHILD_COMMAND}`,
-        description: 'Create the file',
-      },
+      input: { command, description: 'Create the file' },
     },
   ],
   stopReason: 'tool_use',

@@ -33,6 +33,8 @@ export interface FakeGeminiOptions {
   /** The file `write_file` creates, relative to the session's working directory. */
   edit?: { path: string; content: string };
   finalText?: string;
+  /** When set, turn 1 of `success-edit` runs this command with `run_shell_command` instead of writing. */
+  shell?: string;
 }
 
 export interface GeminiUsage {
@@ -158,6 +160,11 @@ const answerStream = (
   }
   if (carriesFunctionResponse(body) || options.scenario === 'reply-text') {
     sendGeminiSse(response, chunks(id, model, halves(finalText), [], turnUsage));
+    return;
+  }
+  if (options.shell !== undefined) {
+    const call = { name: 'run_shell_command', args: { command: options.shell } };
+    sendGeminiSse(response, chunks(id, model, ['I will run it.'], [call], turnUsage));
     return;
   }
   const edit = options.edit;

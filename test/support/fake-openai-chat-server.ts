@@ -33,6 +33,8 @@ export interface FakeChatOptions {
   finalText?: string;
   /** The model id `GET /v1/models` lists (the CLIs ask for it by the name they were given). */
   model?: string;
+  /** When set, turn 1 of `success-edit` runs this command with the shell tool instead of writing. */
+  shell?: string;
 }
 
 export interface ChatUsage {
@@ -149,6 +151,14 @@ const answerChat = (
   const turnUsage = CHAT_TURN_USAGE[Math.min(turn, CHAT_TURN_USAGE.length - 1)] ?? CHAT_TURN_USAGE[0]!;
   if (carriesToolResult(body) || options.scenario === 'reply-text') {
     send(response, body, model, id, { text: finalText, usage: turnUsage }, headers);
+    return;
+  }
+  if (options.shell !== undefined) {
+    // Qwen Code's `run_shell_command`, opencode's `bash`.
+    const name = declaredTools(body).has('run_shell_command') ? 'run_shell_command' : 'bash';
+    const args = JSON.stringify({ command: options.shell, description: 'Run the command' });
+    const toolCall = { id: 'call_fake_shell_1', name, arguments: args };
+    send(response, body, model, id, { text: 'I will run it.', toolCall, usage: turnUsage }, headers);
     return;
   }
   const edit = options.edit;

@@ -42,6 +42,8 @@ export interface FakeOpenAiOptions {
   /** The file the tool call creates, relative to the session's working directory. */
   edit?: { path: string; content: string };
   finalText?: string;
+  /** When set, turn 1 of `success-shell` runs this shell command instead of the one writing `edit`. */
+  shell?: string;
 }
 
 export interface ResponsesUsage {
@@ -155,6 +157,7 @@ const answerResponses = (
       : 'success-edit',
     declaredTools(body),
     options.scenario === 'shell-leaves-child' ? { ...edit, background: BACKGROUND_CHILD_COMMAND } : edit,
+    options.shell,
   );
   sendSse(
     response,
@@ -196,10 +199,11 @@ const toolCallFor = (
   scenario: 'success-edit' | 'success-shell',
   tools: ReadonlySet<string>,
   edit: ShellEdit,
+  shell: string = writeCommand(edit),
 ): OutputItem => {
   if (scenario === 'success-edit' && tools.has('apply_patch')) return applyPatchItem(edit);
-  if (tools.has('exec_command')) return execCommandItem(edit);
-  return legacyShellItem(edit);
+  if (tools.has('exec_command')) return execCommandItem(shell);
+  return legacyShellItem(shell);
 };
 
 type OutputItem = Record<string, unknown> & { type: string; id: string };
@@ -237,22 +241,22 @@ const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 const writeCommand = (edit: ShellEdit): string =>
   `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.path)}${edit.background === undefined ? '' : `; ${edit.background}`}`;
 
-const execCommandItem = (edit: ShellEdit): OutputItem => ({
+const execCommandItem = (command: string): OutputItem => ({
   type: 'function_call',
   id: 'fc_fake_1',
   call_id: 'call_fake_shell_1',
   name: 'exec_command',
   status: 'completed',
-  arguments: JSON.stringify({ cmd: writeCommand(edit) }),
+  arguments: JSON.stringify({ cmd: command }),
 });
 
-const legacyShellItem = (edit: ShellEdit): OutputItem => ({
+const legacyShellItem = (command: string): OutputItem => ({
   type: 'function_call',
   id: 'fc_fake_1',
   call_id: 'call_fake_shell_1',
   name: 'shell',
   status: 'completed',
-  arguments: JSON.stringify({ command: ['bash', '-lc', writeCommand(edit)] }),
+  arguments: JSON.stringify({ command: ['bash', '-lc', command] }),
 });
 
 /** The Responses API's SSE sequence for one response with the given output items. */

@@ -114,6 +114,16 @@ describe('format', () => {
     ).toBe('muted');
   });
 
+  it('shows what the sandbox refused an agent as a warning', () => {
+    const symbols = createTheme({ ascii: false, color: false }).symbols;
+    const detail = 'a write to ../outside.txt (read-only file system)';
+    expect(eventLine(ev({ kind: 'progress', stage: 'sandbox_refused', detail }), symbols)).toEqual({
+      symbol: symbols.warn,
+      text: `sandbox refused ${detail}`,
+      tone: 'warn',
+    });
+  });
+
   it('keeps usage events and streamed fragments out of the panes', () => {
     expect(isShownInPane(ev({ kind: 'usage', usage: agentSnapshot('claude').usage }))).toBe(false);
     expect(isShownInPane(ev({ kind: 'message', role: 'assistant', text: 'par', partial: true }))).toBe(false);

@@ -8,6 +8,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { jailFor } from './sandbox.js';
+import type { Jail } from './sandbox.js';
 import { isTerminal } from '../../src/core/events.js';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/core/events.js';
 import { tail } from '../../src/adapters/errors.js';
@@ -63,6 +65,15 @@ export interface VendorRunOptions {
   env?: Record<string, string>;
   /** Then a follow-up prompt in the same repository, resuming the session the first run reported. */
   followUpPrompt?: string;
+  /**
+   * Run the CLI in the OS sandbox (sandbox.ts), as hydra does with a sandboxed agent: the adapter
+   * is told (SpawnRequest.sandboxed, ParserOptions.sandboxed) and the command runs inside `srt`.
+   */
+  sandboxed?: boolean;
+  /** A shell command the fake model has the CLI run (its shell tool) instead of writing hello.txt. */
+  shell?: string;
+  /** Files to read after the run, relative to the run's temp root (`repo/ran.txt`, `outside.txt`). */
+  read?: readonly string[];
 }
 
 /** One run of the CLI: the command, how it ended and what the adapter made of it. */
@@ -91,29 +102,38 @@ export interface VendorRun {
   repo: string;
   /** The follow-up run, when `followUpPrompt` was given. */
   followUp?: VendorPass;
+  /** The contents of the `read` files after the run (null: no such file). */
+  files: Record<string, string | null>;
+  /** The run's temp root (already deleted) and the fake server's port, for normalizing output. */
+  root: string;
+  serverPort: number;
 }
 
 type Env = Record<string, string>;
 
 const startServer = (options: VendorRunOptions, repo: string): Promise<FakeModelServer> => {
+  const shell = options.shell === undefined ? {} : { shell: options.shell };
   switch (options.agent) {
     case 'claude':
       return startFakeAnthropicServer({
         scenario: options.scenario as AnthropicScenario,
         edit: { filePath: join(repo, EDIT_FILE), content: EDIT_CONTENT },
         finalText: FINAL_TEXT,
+        ...shell,
       });
     case 'codex':
       return startFakeOpenAiServer({
         scenario: options.scenario as OpenAiScenario,
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
         finalText: FINAL_TEXT,
+        ...shell,
       });
     case 'gemini':
       return startFakeGeminiServer({
         scenario: options.scenario as GeminiScenario,
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
         finalText: FINAL_TEXT,
+        ...shell,
       });
     case 'qwen':
     case 'opencode':
@@ -121,6 +141,7 @@ const startServer = (options: VendorRunOptions, repo: string): Promise<FakeModel
         scenario: options.scenario as ChatScenario,
         edit: { path: EDIT_FILE, content: EDIT_CONTENT },
         finalText: FINAL_TEXT,
+        ...shell,
       });
   }
 };
@@ -189,16 +210,18 @@ export const runVendor = async (options: VendorRunOptions): Promise<VendorRun> =
   try {
     const capabilities = await probeVendor(options.agent, options.version, home);
     const env = { ...baseEnv(), ...(await offlineEnv(options.agent, server.url, home)) };
+    const jail = options.sandboxed === true ? await jailFor(root, [repo, home, scratchDir]) : undefined;
     const request: SpawnRequest = {
       prompt: options.prompt ?? 'Create hello.txt containing a short greeting.',
       cwd: repo,
       scratchDir,
       unsafe: options.unsafe ?? false,
+      ...(jail === undefined ? {} : { sandboxed: true }),
       extraArgs: options.extraArgs ?? [],
       env: options.env ?? {},
       ...(options.model === undefined ? {} : { model: options.model }),
     };
-    const first = await runPass(options, capabilities, request, env);
+    const first = await runPass(options, capabilities, request, env, jail);
     const sessionId = first.events.find((event) => event.kind === 'progress' && event.stage === 'init');
     const followUp =
       options.followUpPrompt === undefined
@@ -214,15 +237,22 @@ export const runVendor = async (options: VendorRunOptions): Promise<VendorRun> =
                 : {}),
             },
             env,
+            jail,
           );
     const editedPath = join(repo, EDIT_FILE);
     const edited = existsSync(editedPath) ? await readFile(editedPath, 'utf8') : null;
+    const files: Record<string, string | null> = {};
+    for (const file of options.read ?? [])
+      files[file] = existsSync(join(root, file)) ? await readFile(join(root, file), 'utf8') : null;
     return {
       capabilities,
       ...first,
       requests: [...server.requests],
       edited,
       repo,
+      files,
+      root,
+      serverPort: server.port,
       ...(followUp === undefined ? {} : { followUp }),
     };
   } finally {
@@ -237,13 +267,15 @@ const runPass = async (
   capabilities: Capabilities,
   request: SpawnRequest,
   offline: Env,
+  jail: Jail | undefined,
 ): Promise<VendorPass> => {
   const adapter = getAdapter(options.agent)!;
   const built = adapter.buildCommand(request, capabilities);
   for (const file of built.files) await writeFile(file.path, file.content);
-  const result = await execa(built.file, built.args, {
+  const run = jail === undefined ? { file: built.file, args: built.args, env: {} } : jail.wrap(built);
+  const result = await execa(run.file, run.args, {
     cwd: built.cwd,
-    env: { ...offline, ...built.env },
+    env: { ...offline, ...built.env, ...run.env },
     extendEnv: false,
     reject: false,
     stdin: built.stdinFile === undefined ? 'ignore' : { file: built.stdinFile },
@@ -257,6 +289,7 @@ const runPass = async (
   const parser = adapter.createParser({
     cwd: request.cwd,
     ...(options.model === undefined ? {} : { model: options.model }),
+    ...(jail === undefined ? {} : { sandboxed: true }),
   });
   const events = splitLines(stdout).flatMap((line) => parser.parseLine(line));
   const lastMessage =

@@ -114,11 +114,12 @@ const WORKING_DIRECTORY = /(?:Primary working directory|Working directory): ([^\
 export const claudeWorkingDirectory = (request: RecordedRequest | undefined): string | undefined =>
   request === undefined ? undefined : WORKING_DIRECTORY.exec(request.text)?.[1];
 
-const startClaudeServer = async (scenario: AnthropicScenario): Promise<FakeModelServer> => {
+const startClaudeServer = async (scenario: AnthropicScenario, shell?: string): Promise<FakeModelServer> => {
   const started: { server?: FakeModelServer } = {};
   const options: FakeAnthropicOptions = {
     scenario,
     finalText: FINAL_TEXT,
+    ...(shell === undefined ? {} : { shell }),
     get edit() {
       const cwd = claudeWorkingDirectory(started.server?.requests.at(-1));
       if (cwd === undefined) {
@@ -177,9 +178,14 @@ const parseJsonOrUndefined = (text: string): unknown => {
   }
 };
 
-const startServers = async (scenarios: RaceScenarios): Promise<Record<VendorAgent, FakeModelServer>> => {
+const startServers = async (
+  scenarios: RaceScenarios,
+  shell?: string,
+): Promise<Record<VendorAgent, FakeModelServer>> => {
   const claude =
-    scenarios.claude === 'hang' ? await startHangingServer() : await startClaudeServer(scenarios.claude);
+    scenarios.claude === 'hang'
+      ? await startHangingServer()
+      : await startClaudeServer(scenarios.claude, shell);
   const codex =
     scenarios.codex === 'hang'
       ? await startHangingServer()
@@ -187,6 +193,7 @@ const startServers = async (scenarios: RaceScenarios): Promise<Record<VendorAgen
           scenario: scenarios.codex,
           edit: { path: EDIT_FILE, content: EDIT_CONTENT },
           finalText: FINAL_TEXT,
+          ...(shell === undefined ? {} : { shell }),
         });
   // Gemini CLI names its working directory in every request: the server writes into that worktree.
   const gemini =
@@ -283,16 +290,18 @@ const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): s
   ].join('\n');
 };
 
+/** `shell`: the command the claude and codex fake models have their CLI's shell tool run on turn 1. */
 export const createRaceSandbox = async (
   scenarios: RaceScenarios,
   setup: RaceSetup = 'environment',
+  options: { shell?: string } = {},
 ): Promise<RaceSandbox> => {
   const dir = await mkdtemp(join(tmpdir(), 'hydra-vendor-race-'));
   const repo = join(dir, 'repo');
   const home = join(dir, 'home');
   const bin = join(dir, 'bin');
   const worktreeRoot = join(dir, 'worktrees');
-  const servers = await startServers(scenarios);
+  const servers = await startServers(scenarios, options.shell);
   try {
     for (const sub of [
       home,

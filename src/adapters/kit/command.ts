@@ -3,6 +3,12 @@ import { isDefaultModel } from '../model-name.js';
 import { deliverPrompt } from '../prompt-delivery.js';
 import type { BuiltCommand, Capabilities, SpawnRequest } from '../types.js';
 
+/**
+ * Whether the CLI runs in its no-approval mode: the user asked for --unsafe, or hydra's OS sandbox
+ * holds it (SpawnRequest.sandboxed), where approvals would only stop the agent running the tests.
+ */
+export const fullAutonomy = (request: SpawnRequest): boolean => request.unsafe || request.sandboxed === true;
+
 /** `--model <name>`, unless the user left the choice to the CLI ("default" or nothing). */
 export const modelArgs = (request: SpawnRequest): string[] =>
   request.model === undefined || isDefaultModel(request.model) ? [] : ['--model', request.model];

@@ -10,7 +10,7 @@
 export { GEMINI_FAMILY_FLAGS, MODEL_FLAG, probeCli, resumeFlag } from './probe.js';
 
 // Its command and the adapter itself.
-export { commandOf, modelArgs, resumeArgs } from './command.js';
+export { commandOf, fullAutonomy, modelArgs, resumeArgs } from './command.js';
 export { defineAdapter } from './cli.js';
 export type { BuildCommand } from './cli.js';
 export type { CliFacts } from './facts.js';

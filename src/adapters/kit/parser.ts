@@ -16,7 +16,8 @@ import type { ParserOptions } from '../types.js';
 import type { CliFacts } from './facts.js';
 import { classifyFailure } from './failures.js';
 import type { Failure } from './failures.js';
-import { toolCall } from './events.js';
+import { toolCall, toolResult } from './events.js';
+import { withRefusals } from './refusals.js';
 import { summarizeTool } from './tools.js';
 
 /** What one type of line becomes: null when the line is not of the shape its schema expects. */
@@ -38,6 +39,8 @@ export abstract class CliParser extends JsonLineParser {
   /** The model the stream named, once it did. */
   protected model: string | undefined;
   protected cwd: string | undefined;
+  /** Whether it runs in hydra's OS sandbox, whose refusals its tools' output reports. */
+  protected readonly sandboxed: boolean;
   /** Tool names by call id, so a result can name its tool. */
   protected readonly toolNames = new Map<string, string>();
 
@@ -50,6 +53,7 @@ export abstract class CliParser extends JsonLineParser {
     this.prices = pricesOf(options.prices, cli.priceListing);
     this.requestedModel = isDefaultModel(options.model) ? undefined : options.model;
     this.cwd = options.cwd;
+    this.sandboxed = options.sandboxed === true;
   }
 
   /** The stream's line types by `type`, and what each becomes (see `rule`); unlisted types are unknown. */
@@ -102,6 +106,18 @@ export abstract class CliParser extends JsonLineParser {
     if (this.toolNames.has(id)) return [];
     this.toolNames.set(id, name);
     return [toolCall(id, name, summary, input)];
+  }
+
+  /** A tool's result, then, in the sandbox, a warning for each refusal its output reports (kit/refusals.ts). */
+  protected resultEvents(
+    id: string,
+    name: string | undefined,
+    ok: boolean,
+    output: string,
+    summary?: string,
+  ): AgentEvent[] {
+    const result = toolResult(id, name, ok, output, summary);
+    return this.sandboxed ? withRefusals(result, name, output, this.cwd) : [result];
   }
 
   /** The answer text, remembered (clipped) as the run's last words. */

@@ -5,7 +5,7 @@
  */
 import { resolveRunName } from '../../engine/index.js';
 import type { RaceSummary, RoundRequest } from '../../engine/index.js';
-import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, parseCommandArgs, parseSandboxMode } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { reopenRun } from '../reopen.js';
@@ -22,6 +22,7 @@ import { withRunLock } from '../run-lock.js';
 const OPTIONS = {
   config: { type: 'string' },
   unsafe: { type: 'boolean' },
+  sandbox: { type: 'string' },
   json: { type: 'boolean' },
   ascii: { type: 'boolean' },
   'allow-experimental-adapters': { type: 'boolean' },
@@ -59,6 +60,15 @@ export async function rerunCommand(ctx: CliContext, args: string[]): Promise<num
   return runRound(ctx, parsed, run, { kind: 'rerun', agent });
 }
 
+/** `--sandbox`, given again for the round (a record's mode is not taken). */
+const sandboxFlag = (
+  parsed: ReturnType<typeof parseCommandArgs>,
+  verb: string,
+): { sandbox?: 'auto' | 'required' | 'off' } => {
+  const sandbox = parseSandboxMode(getString(parsed, 'sandbox'), verb);
+  return sandbox === undefined ? {} : { sandbox };
+};
+
 async function runRound(
   ctx: CliContext,
   parsed: ReturnType<typeof parseCommandArgs>,
@@ -81,6 +91,7 @@ async function runRound(
         ...(configPath === undefined ? {} : { configPath }),
         unsafe: getBoolean(parsed, 'unsafe') ?? false,
         flags: raceFlags(parsed, verb),
+        ...sandboxFlag(parsed, verb),
       });
       return runRaceSession(ctx, options, {
         mode: chooseMode(ctx, getBoolean(parsed, 'json') ?? false),

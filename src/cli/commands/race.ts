@@ -22,6 +22,7 @@ import {
   parseCommandArgs,
   parseModelFlags,
   parseRepeat,
+  parseSandboxMode,
   parseSeconds,
 } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -51,6 +52,7 @@ const OPTIONS = {
   unverified: { type: 'boolean' },
   judge: { type: 'string' },
   'resume-dashboard': { type: 'string' },
+  sandbox: { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -120,6 +122,8 @@ export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
   if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
   if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
   if (getBoolean(parsed, 'allow-test-changes')) flags.allowTestChanges = true;
+  const sandbox = parseSandboxMode(getString(parsed, 'sandbox'));
+  if (sandbox !== undefined) flags.sandbox = sandbox;
   const checks = getStrings(parsed, 'check');
   for (const check of checks)
     if (check.trim() === '')

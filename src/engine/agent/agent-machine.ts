@@ -30,6 +30,7 @@ import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import { commitSubject, knowRepository } from '../git/index.js';
 import { finalizeWork } from './finalize.js';
+import { treePolicy } from '../sandbox/index.js';
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 
@@ -44,7 +45,14 @@ export interface ChecksInput {
 /** The agent's checks, in a clean checkout of its committed result (never its worktree). */
 const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ input, signal }) => {
   if (input.slots === null) throw new Error(`Checks of ${input.launch.agent} were due with no check slots.`);
-  return runChecksOnCommit(input.launch.checks ?? [], { ...input.place, slots: input.slots, signal });
+  // A sandboxed agent's checks run sandboxed too, with their clean checkout writable.
+  const sandbox = input.launch.sandbox ? treePolicy(input.launch.sandbox, input.place.dir) : null;
+  return runChecksOnCommit(input.launch.checks ?? [], {
+    ...input.place,
+    slots: input.slots,
+    signal,
+    sandbox,
+  });
 });
 
 /**

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromCallback } from 'xstate';
-import { ev, isTerminal } from '../../core/events.js';
+import { ev, isTerminal, SANDBOX_REFUSED_STAGE } from '../../core/events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../core/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import type { ProcessEnd } from '../../adapters/types.js';
@@ -184,6 +184,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         runId: launch.runId,
         agent: launch.agent,
         graceMs: launch.graceMs,
+        sandbox: launch.sandbox ?? null,
       },
       {
         onSpawn: (pid) => {
@@ -201,6 +202,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           sendBack({ type: 'SPAWNED', at: Date.now(), pid });
         },
         onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
+        // What the sandbox turned away shows in the pane and the record, not as a silent failure.
+        onRefused: (line) => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })]),
         onOversizeLine: (bytes, head) =>
           collect([
             ev({

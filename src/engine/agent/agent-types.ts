@@ -5,6 +5,7 @@ import type { ErrorInfo } from '../../core/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { Limiter } from '../checks/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 import type { AgentName, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
 
 /**
@@ -48,6 +49,8 @@ export interface AgentLaunch {
   maxCostUsd?: number;
   /** The race's budget (USD), named when the race stops it for passing it. */
   raceMaxCostUsd?: number;
+  /** Its OS sandbox (src/engine/sandbox), for it and its checks; null or absent: unsandboxed. */
+  sandbox?: SandboxPolicy | null;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */

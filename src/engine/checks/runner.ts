@@ -12,6 +12,7 @@ import type { Limiter } from './limiter.js';
 import { readTestCounts } from './test-counts.js';
 import { knownSecrets, redactSecrets, redactValue } from '../records/index.js';
 import type { KnownSecret } from '../records/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 
 /** Output read for test counts: the last 1 MB of lines. */
 const PARSED_OUTPUT_BYTES = 1024 * 1024;
@@ -40,6 +41,8 @@ export interface CheckPlace {
    * of hydra's own environment, which the check inherits, are always redacted too.
    */
   secrets?: readonly KnownSecret[];
+  /** Run the checks in the OS sandbox with this policy (a sandboxed agent's checks); null: not. */
+  sandbox?: SandboxPolicy | null;
 }
 
 /** Keeps the last `maxBytes` of lines. */
@@ -82,6 +85,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         agent: `${place.owner}:${spec.name}`,
         stderrTailBytes: 64 * 1024,
         graceMs: place.graceMs,
+        sandbox: place.sandbox ?? null,
       },
       { onSpawn: () => undefined, onLine: (line) => stdout.push(line), onOversizeLine: () => undefined },
       place.processes,

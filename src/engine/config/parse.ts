@@ -97,6 +97,7 @@ function knownKeysAt(
   if (first === 'prices') return keys.price;
   if (first === 'checks') return keys.check;
   if (first === 'score') return keys.score;
+  if (first === 'sandbox') return keys.sandbox;
   return [];
 }
 

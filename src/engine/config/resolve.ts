@@ -15,6 +15,8 @@ import { isPathLike, resolveCommandSync } from '../probe/index.js';
 import { checkSpecsOf, flagChecks } from './race-checks.js';
 import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, secondsToMs } from './schema.js';
 import type { AgentConfig, HydraConfig } from './schema.js';
+import { DEFAULT_SANDBOX, SANDBOX_MODES } from '../sandbox/index.js';
+import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
@@ -41,6 +43,8 @@ export interface RaceFlags {
   unverified?: boolean;
   /** `--judge <agent>`: a configured agent that ranks tied results, read-only. */
   judge?: string;
+  /** `--sandbox auto|required|off`: over `[sandbox] mode` and HYDRA_SANDBOX. */
+  sandbox?: SandboxMode;
 }
 
 export interface ResolvedRace {
@@ -61,6 +65,7 @@ export interface ResolvedRace {
   allowTestChanges?: boolean;
   allowUnverified?: boolean;
   judgeMargin?: number;
+  sandbox: SandboxSettings;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -165,6 +170,25 @@ export function resolveRace(
     prices: toPriceTable(config.prices),
     ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
     ...checksOf(config, raceChecks, flags),
+    sandbox: sandboxOf(config, flags),
+  };
+}
+
+/** HYDRA_SANDBOX: the user's own default mode (a test suite's `off`), under the flag, over hydra.toml. */
+export const SANDBOX_ENV = 'HYDRA_SANDBOX';
+
+/** `[sandbox]`, `--sandbox` and HYDRA_SANDBOX, with the defaults filled in. */
+function sandboxOf(
+  config: HydraConfig,
+  flags: RaceFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): SandboxSettings {
+  const fromEnv = env[SANDBOX_ENV];
+  const envMode = SANDBOX_MODES.find((mode) => mode === fromEnv);
+  return {
+    mode: flags.sandbox ?? envMode ?? config.sandbox?.mode ?? DEFAULT_SANDBOX.mode,
+    allowHosts: [...(config.sandbox?.allow_hosts ?? [])],
+    allowWrite: [...(config.sandbox?.allow_write ?? [])],
   };
 }
 

@@ -156,6 +156,24 @@ const scoreSchema = z.strictObject(
   },
 );
 
+/** `[sandbox]`: the OS sandbox around each agent (src/engine/sandbox; docs/sandbox.md). */
+const sandboxSchema = z.strictObject(
+  {
+    mode: z.enum(['auto', 'required', 'off'], { error: 'must be "auto", "required" or "off"' }).optional(),
+    allow_hosts: z
+      .array(nonEmpty, {
+        error: 'must be a list of host names, e.g. ["registry.npmjs.org", "*.internal.example"]',
+      })
+      .optional(),
+    allow_write: z
+      .array(nonEmpty, {
+        error: 'must be a list of absolute paths (or ~/...) agents may write, e.g. ["~/.cache/pip"]',
+      })
+      .optional(),
+  },
+  { error: 'must be a table: [sandbox] with mode, allow_hosts and allow_write' },
+);
+
 const priceSchema = z.strictObject(
   {
     input_per_mtok: price,
@@ -196,12 +214,13 @@ export const configSchema = () =>
       })
       .optional(),
     score: scoreSchema.optional(),
+    sandbox: sandboxSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
-export type KeyTable = 'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score';
+export type KeyTable = 'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -212,6 +231,7 @@ export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTa
   price: Object.keys(priceSchema.shape),
   check: Object.keys(checkSchema.shape),
   score: Object.keys(scoreSchema.shape),
+  sandbox: Object.keys(sandboxSchema.shape),
 });
 
 /**
@@ -230,6 +250,8 @@ export function isConfigKey(path: string): boolean {
       return parts.length === 2 && keys.race.includes(second ?? '');
     case 'score':
       return parts.length === 2 && keys.score.includes(second ?? '');
+    case 'sandbox':
+      return parts.length === 2 && keys.sandbox.includes(second ?? '');
     case 'checks':
       return parts.length === 2 && keys.check.includes(second ?? '');
     case 'prices':

@@ -29,6 +29,8 @@ export const TRUSTED_ONLY_KEYS: ReadonlyArray<{ path: string; rule: TrustRule }>
   { path: 'race.allow_experimental_adapters', rule: 'unless-off' },
   { path: 'race.agents', rule: 'unless-new-cli' },
   { path: 'agents.*.enabled', rule: 'unless-new-cli' },
+  // The sandbox: its mode, hosts and paths decide what an agent may reach.
+  { path: 'sandbox', rule: 'always' },
 ];
 
 /**

@@ -19,6 +19,10 @@ import { startChild } from './child.js';
 import { watchdogWanted } from './watchdog.js';
 import { trace } from '../../trace.js';
 import { AGENT_ENV, RUN_ID_ENV, processesOfRun, signalGroup, waitForGroupExit } from './process-table.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
+import type { SandboxedCommand } from '../sandbox/index.js';
+import { watchRefusals } from '../sandbox/index.js';
+import { prepareSandboxed, refusalKey } from './sandboxed.js';
 
 export interface SpawnSpec {
   file: string;
@@ -32,12 +36,16 @@ export interface SpawnSpec {
   stderrTailBytes?: number;
   /** Between SIGTERM and SIGKILL when the namespace's init stops the agent after hydra died. */
   graceMs?: number;
+  /** Run it in the OS sandbox with this policy (sandboxed.ts); null or absent: unsandboxed. */
+  sandbox?: SandboxPolicy | null;
 }
 
 export interface SupervisorCallbacks {
   onSpawn(pid: number): void;
   onLine(line: string): void;
   onOversizeLine(bytes: number, head: string): void;
+  /** What the sandbox refused it (a host its proxy turned away), one line each. */
+  onRefused?(line: string): void;
 }
 
 export interface ProcessExit {
@@ -109,7 +117,8 @@ const initExit = (init: InitStatus): { exitCode: number | null; signal: string |
 
 /**
  * `processes` is the registry of the race the agent belongs to: it kills the group if hydra goes
- * away. `containment` defaults to what this machine allows (activeContainment).
+ * away. `containment` defaults to what this machine allows (activeContainment). With a sandbox
+ * policy, the command is wrapped in the sandbox first (sandboxed.ts) and starts once it is.
  */
 export function spawnSupervised(
   spec: SpawnSpec,
@@ -117,24 +126,43 @@ export function spawnSupervised(
   processes: ProcessRegistry,
   containment: Containment = activeContainment(),
 ): Supervised {
-  trace(`agent ${spec.agent}: spawning (${containment.kind})`);
+  const policy = spec.sandbox ?? null;
+  if (policy === null) return startSupervised(spec, spec, callbacks, processes, containment);
+  const key = refusalKey(spec.runId, spec.agent);
+  return deferredSupervised(
+    () => prepareSandboxed(policy, spec.file, spec.args, spec.env.PATH ?? process.env.PATH ?? '', key),
+    (command) => startSupervised(spec, command, callbacks, processes, containment),
+    callbacks.onRefused,
+    key,
+  );
+}
+
+/** Starts `command` (the spec's own, or it wrapped in the sandbox) under supervision. */
+function startSupervised(
+  spec: SpawnSpec,
+  command: { file: string; args: readonly string[] },
+  callbacks: SupervisorCallbacks,
+  processes: ProcessRegistry,
+  containment: Containment,
+): Supervised {
+  trace(`agent ${spec.agent}: spawning (${containment.kind}${spec.sandbox ? ', sandboxed' : ''})`);
   const statusFile = statusFileFor(containment);
   // The namespace's init stops the agent if hydra dies, as the race's watchdog does
   // (HYDRA_WATCHDOG=0 turns off both).
   const lifeline = statusFile !== null && watchdogWanted();
   const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent };
-  const command =
+  const started =
     statusFile === null
-      ? { file: spec.file, args: [...spec.args] }
+      ? { file: command.file, args: [...command.args] }
       : containedCommand(
           containment,
-          spec.file,
-          spec.args,
+          command.file,
+          command.args,
           statusFile,
           env,
           lifeline ? (spec.graceMs ?? 5000) : null,
         );
-  const child = startChild(command.file, command.args, {
+  const child = startChild(started.file, started.args, {
     cwd: spec.cwd,
     env,
     stdin: spec.stdinFile === undefined ? 'ignore' : { file: spec.stdinFile },
@@ -222,6 +250,65 @@ export function spawnSupervised(
       if (pgid !== undefined) signalGroup(pgid, 'SIGKILL');
     },
     hasExited: () => exited,
+    exited: done,
+  };
+}
+
+/**
+ * A Supervised whose process starts once `prepare` has its command: a stop asked for before that
+ * ends it without starting it. `start` spawns the prepared command under supervision.
+ */
+function deferredSupervised(
+  prepare: () => Promise<SandboxedCommand | { error: string }>,
+  start: (command: { file: string; args: string[] }) => Supervised,
+  onRefused: ((line: string) => void) | undefined,
+  key: string,
+): Supervised {
+  let inner: Supervised | null = null;
+  let stopped = false;
+  let exited = false;
+  const notStarted = (spawnError?: string): ProcessExit => ({
+    exitCode: null,
+    signal: spawnError === undefined ? 'SIGTERM' : null,
+    stderrTail: '',
+    ...(spawnError === undefined ? {} : { spawnError }),
+  });
+  const done = (async (): Promise<ProcessExit> => {
+    let command: SandboxedCommand | { error: string };
+    try {
+      command = await prepare();
+    } catch (error) {
+      command = { error: `the sandbox could not be set up: ${(error as Error).message}` };
+    }
+    if ('error' in command) return notStarted(command.error);
+    if (stopped) {
+      command.done();
+      return notStarted();
+    }
+    const unwatch = onRefused === undefined ? () => undefined : watchRefusals(key, onRefused);
+    inner = start(command);
+    try {
+      return await inner.exited;
+    } finally {
+      unwatch();
+      command.done();
+    }
+  })().finally(() => {
+    exited = true;
+  });
+  return {
+    get pid() {
+      return inner?.pid;
+    },
+    terminate: () => {
+      if (inner === null) stopped = true;
+      else inner.terminate();
+    },
+    kill: () => {
+      if (inner === null) stopped = true;
+      else inner.kill();
+    },
+    hasExited: () => exited || (inner?.hasExited() ?? false),
     exited: done,
   };
 }

@@ -4,6 +4,7 @@
  * The first round (race-actors.ts) and every later one (race-rounds.ts) build it here, so a round
  * runs under the same rules as the first.
  */
+import path from 'node:path';
 import { adapterOf } from '../../adapters/registry.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentLaunch } from '../agent/index.js';
@@ -11,12 +12,15 @@ import { preparePrivateGit } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import { pricingModel } from '../probe/index.js';
 import {
+  agentPrivateGitDir,
   agentScratchDir,
   agentWorktreeDir,
   branchName,
   runRecordDir,
   runWorktreesDir,
 } from '../records/index.js';
+import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
+import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import type { AgentName, AgentPlan } from '../types.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 
@@ -29,6 +33,8 @@ export interface LaunchRequest {
   capabilities: Capabilities;
   prompt: string;
   resumeSessionId?: string;
+  /** Whether the race's agents are sandboxed here (sandboxVerdict); absent: they are not. */
+  sandbox?: SandboxVerdict;
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -42,6 +48,19 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   const worktree = agentWorktreeDir(runDir, agent);
   const scratchDir = agentScratchDir(runDir, agent);
+  const sandbox: SandboxPolicy | null =
+    request.sandbox?.sandboxed === true
+      ? agentPolicy({
+          mechanism: request.sandbox.mechanism,
+          adapter,
+          env: { ...process.env, ...plan.env },
+          worktree,
+          scratchDir,
+          privateGitDir: agentPrivateGitDir(runDir, agent),
+          tmpDir: path.join(scratchDir, 'tmp'),
+          settings: options.sandbox ?? DEFAULT_SANDBOX,
+        })
+      : null;
   const command = adapter.buildCommand(
     {
       prompt,
@@ -49,6 +68,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
       scratchDir,
       ...optional('model', plan.model),
       unsafe: options.unsafe,
+      sandboxed: sandbox !== null,
       ...optional('maxTurns', plan.maxTurns),
       extraArgs: plan.extraArgs,
       env: plan.env,
@@ -68,6 +88,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
       ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
       prices: options.prices,
       cwd: worktree,
+      // What its tools' output says the sandbox refused becomes a warning (adapters/kit/refusals.ts).
+      sandboxed: sandbox !== null,
     },
     repoRoot: repo.root,
     recordDir: runRecordDir(repo.root, options.runId),
@@ -84,6 +106,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('checks', plan.checks ?? options.checks),
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
+    sandbox,
   };
 }
 
@@ -94,19 +117,21 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
  * as in any linked worktree, and what it changed of the user's refs and settings is put back and
  * named after it (ref-restore.ts, git-dir.ts).
  */
-export const privateGitFor = (_options: ResolvedRaceOptions, env: NodeJS.ProcessEnv = process.env): boolean =>
-  env['HYDRA_PRIVATE_GIT'] === '1';
+export const privateGitFor = (
+  launch: { sandbox?: SandboxPolicy | null },
+  env: NodeJS.ProcessEnv = process.env,
+): boolean => (launch.sandbox ?? null) !== null || env['HYDRA_PRIVATE_GIT'] === '1';
 
 /**
  * Links the agent's worktree to its own git repository just before its process starts (every
- * round: the first, a rerun, each follow-up), when `privateGit` (privateGitFor), with the
+ * round: the first, a rerun, each follow-up), when `privateGit` (by default privateGitFor), with the
  * repository's refs as `refsAtStart` read them: the agent's git works there without writing the
  * shared git directory, and its settling takes its commits back (private-git.ts). Returns the
  * launch as given.
  */
 export async function prepareAgentGit<
   T extends Omit<AgentLaunch, 'refsAtStart'> & { refsAtStart: RefSnapshot },
->(launch: T, privateGit: boolean): Promise<T> {
+>(launch: T, privateGit: boolean = privateGitFor(launch)): Promise<T> {
   if (!privateGit) return launch;
   await preparePrivateGit({
     root: launch.repoRoot,

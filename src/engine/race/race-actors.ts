@@ -52,7 +52,9 @@ import { trackWork } from './work-tracker.js';
 import { runJudge } from '../judge/index.js';
 import type { JudgeInput } from '../judge/index.js';
 import type { JudgeSummary } from '../types.js';
-import { buildLaunch, prepareAgentGit, privateGitFor } from './agent-launch.js';
+import { buildLaunch, prepareAgentGit } from './agent-launch.js';
+import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
+import type { SandboxVerdict } from '../sandbox/index.js';
 import { trace } from '../../trace.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
@@ -134,6 +136,9 @@ async function buildWorkspace(
   const { options, repo } = input;
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  // Checked since the race started (guardRace); `required` on a machine that cannot is refused here,
+  // before any worktree exists.
+  const sandbox = await sandboxVerdict(options.sandbox);
   if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
     // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
     throw new EngineError({
@@ -165,7 +170,7 @@ async function buildWorkspace(
       const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
       if (plan === undefined || report.capabilities === null) return null;
       return prepareAgent(
-        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout },
+        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox },
         report,
         plan,
         report.capabilities,
@@ -182,7 +187,11 @@ async function buildWorkspace(
   // Started with the race (guardRace): the agents spawn in what it found.
   await prepareContainment();
   trace('race: workspace ready');
-  return { recordDir, launches };
+  return {
+    recordDir,
+    launches,
+    ...(sandbox.sandboxed || sandbox.why === null ? {} : { warnings: [unsandboxedWarning(sandbox.why)] }),
+  };
 }
 
 interface PrepareContext {
@@ -194,11 +203,12 @@ interface PrepareContext {
   refsAtStart: RefSnapshot;
   /** Check the worktree's files out after `worktree add`, beside the other agents' (createWorktree). */
   separateCheckout: boolean;
+  sandbox: SandboxVerdict;
 }
 
 /** One agent's worktree, branch, scratch directory and command. */
 async function prepareAgent(
-  { input, signal, created, runDir, refsAtStart, separateCheckout }: PrepareContext,
+  { input, signal, created, runDir, refsAtStart, separateCheckout, sandbox }: PrepareContext,
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
@@ -237,13 +247,18 @@ async function prepareAgent(
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
   await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
-  return prepareAgentGit(
-    {
-      ...buildLaunch({ options, repo, plan, agent: report.agent, capabilities, prompt: options.prompt }),
-      refsAtStart,
-    },
-    privateGitFor(options),
-  );
+  return prepareAgentGit({
+    ...buildLaunch({
+      options,
+      repo,
+      plan,
+      agent: report.agent,
+      capabilities,
+      prompt: options.prompt,
+      sandbox,
+    }),
+    refsAtStart,
+  });
 }
 
 /** Removes what a failed workspace made; true when nothing of it is left. */

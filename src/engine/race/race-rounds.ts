@@ -44,7 +44,8 @@ import type {
   RunRecord,
 } from '../types.js';
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
-import { buildLaunch, prepareAgentGit, privateGitFor } from './agent-launch.js';
+import { buildLaunch, prepareAgentGit } from './agent-launch.js';
+import { sandboxVerdict } from '../sandbox/index.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -283,10 +284,11 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
     { prompt, usage: emptyUsage(), startedAt: null, endedAt: null },
   ];
   return {
-    launch: await prepareAgentGit(
-      { ...next, round, refsAtStart: await snapshotRefs(repo.root, options.runId) },
-      privateGitFor(options),
-    ),
+    launch: await prepareAgentGit({
+      ...next,
+      round,
+      refsAtStart: await snapshotRefs(repo.root, options.runId),
+    }),
     agent: {
       ...agent,
       status: 'spawning',
@@ -323,10 +325,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   recordAgent(repo.root, options.runId, launch, capabilities);
   await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions(input, signal, 'add'));
   return {
-    launch: await prepareAgentGit(
-      { ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) },
-      privateGitFor(options),
-    ),
+    launch: await prepareAgentGit({ ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) }),
     agent: {
       ...agent,
       agent: name,
@@ -420,6 +419,7 @@ async function launchFor(
     agent,
     capabilities,
     prompt: ask.prompt,
+    sandbox: await sandboxVerdict(options.sandbox),
     ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
   });
 }

@@ -50,6 +50,8 @@ export interface WorkspaceInput {
 export interface Workspace {
   recordDir: string;
   launches: AgentLaunch[];
+  /** Said in the header and the summary (agents that run unsandboxed, and why). */
+  warnings?: string[];
 }
 
 /** A recorded run's workspace: its launches, and which of their worktrees are still on disk. */

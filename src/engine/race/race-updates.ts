@@ -41,9 +41,16 @@ export const applyWorkspace = (context: RaceContext, workspace: Workspace): Part
       status: 'spawning',
       branch: launch.branch,
       worktree: launch.worktree,
+      sandbox: launch.sandbox?.mechanism ?? null,
     }));
   }
-  return { launches: workspace.launches, recordDir: workspace.recordDir, agents };
+  const warnings = (workspace.warnings ?? []).filter((warning) => !context.warnings.includes(warning));
+  return {
+    launches: workspace.launches,
+    recordDir: workspace.recordDir,
+    agents,
+    ...(warnings.length === 0 ? {} : { warnings: [...context.warnings, ...warnings] }),
+  };
 };
 
 /** A reopened run's probe: each agent's capabilities (a rerun's are its original's). */

@@ -7,6 +7,7 @@ import { createActor } from 'xstate';
 import type { AgentName } from '../types.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
 import { createProcessRegistry, prepareContainment, startWatchdog } from '../process/index.js';
+import { prepareSandbox } from '../sandbox/index.js';
 import type { HandledSignal } from '../process/index.js';
 import { raceMachine } from './race-machine.js';
 import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
@@ -59,7 +60,7 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   );
   const records = createRaceRecords();
   const settled = promiseWithResolve<RaceSummary>();
-  const release = guardRace(run, resolved.killGraceMs);
+  const release = guardRace(run, resolved.killGraceMs, (resolved.sandbox?.mode ?? 'off') !== 'off');
   const end = (): void => {
     records.close();
     release();
@@ -88,10 +89,11 @@ function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): Race
  * by the watchdog (watchdog.ts), and agents in PID namespaces by their namespace's init too
  * (containment.ts). Returns the function that releases both, idempotent.
  */
-function guardRace(run: RaceRun, killGraceMs: number): () => void {
+function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
-  // Checked while the repository is; the agents' spawns wait for it (buildWorkspace).
+  // Checked while the repository is; the agents' spawns wait for them (buildWorkspace).
   void prepareContainment();
+  if (sandboxWanted) void prepareSandbox();
   const stopWatchdog = startWatchdog(run.runId, killGraceMs);
   trace('race: watchdog started');
   let released = false;

@@ -511,6 +511,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.rounds === undefined ? {} : { rounds: agent.rounds }),
     ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
     ...(agent.newTests === undefined ? {} : { newTests: agent.newTests }),
+    ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
   })),
   error: context.error,
 });

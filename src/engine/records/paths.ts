@@ -36,7 +36,7 @@ export const agentWorktreeDir = (runDir: string, agent: AgentName): string => pa
 export const agentScratchDir = (runDir: string, agent: AgentName): string =>
   path.join(runDir, '.scratch', agent);
 
-/** An agent's private git directory while its process runs (its worktree's `.git` points there). */
+/** An agent's private git repository (its own objects and refs, the shared ones as alternates). */
 export const agentPrivateGitDir = (runDir: string, agent: AgentName): string =>
   path.join(runDir, '.git-private', agent);
 

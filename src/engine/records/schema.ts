@@ -184,6 +184,7 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
       .optional(),
     rerunOf: agentId.optional(),
     newTests: newTestsSchema.optional(),
+    sandbox: z.string().max(64).nullable().optional(),
   })
   .transform(({ score, ...entry }) =>
     withAdapter({

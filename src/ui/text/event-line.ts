@@ -2,7 +2,7 @@
  * One event as one line: the symbol, text and tone every printer uses, the dashboard's panes and
  * detail view as well as `hydra show`.
  */
-import { assertNever, type AgentEvent } from '../../core/events.js';
+import { assertNever, SANDBOX_REFUSED_STAGE, type AgentEvent } from '../../core/events.js';
 import { formatUsage } from './format.js';
 import type { Symbols, Tone } from './theme.js';
 import { oneLine, plainEllipsis, truncate } from './text.js';
@@ -76,6 +76,9 @@ const eventLineText = (event: AgentEvent, symbols: Symbols): EventLine => {
           tone: 'accent',
         };
       const detail = event.detail === undefined ? '' : ` ${oneLine(event.detail)}`;
+      // The sandbox refused the agent something (a write outside its worktree, a blocked host).
+      if (event.stage === SANDBOX_REFUSED_STAGE)
+        return { symbol: symbols.warn, text: `sandbox refused${detail}`, tone: 'warn' };
       const model = event.model === undefined ? '' : ` (${oneLine(event.model)})`;
       return { symbol: symbols.progress, text: `${oneLine(event.stage)}${detail}${model}`, tone: 'muted' };
     }

@@ -1,0 +1,151 @@
+/**
+ * What one agent's sandbox allows, as plain data: the paths it may write (its worktree, its
+ * scratch and temp directories, its private git directory, its CLI's state directories), the
+ * paths it may not read (credentials, and the other CLIs' state), and the hosts it may reach (its
+ * CLI's API, the hosts its base-URL variables name, `[sandbox] allow_hosts`). Everything else on
+ * the machine is read-only, and every other host is refused. Built once per agent, before spawning.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { listAdapters } from '../../adapters/registry.js';
+import type { AgentAdapter, StateDir } from '../../adapters/types.js';
+import type { SandboxMechanism, SandboxSettings } from './settings.js';
+
+export interface SandboxPolicy {
+  /** What runs it (`bubblewrap`, `sandbox-exec`): the summary's `sandbox`. */
+  mechanism: SandboxMechanism;
+  /** Absolute paths the sandboxed processes may write; everything else is read-only. */
+  allowWrite: string[];
+  /** Absolute paths they may not read. */
+  denyRead: string[];
+  /** Hosts they may reach (through the sandbox's proxy); every other host is refused. */
+  allowHosts: string[];
+  /** Their private temp directory (TMPDIR), inside `allowWrite`. */
+  tmpDir: string;
+  /** Loopback hosts among `allowHosts`: reached through the proxy, so not in NO_PROXY. */
+  loopbackHosts: string[];
+}
+
+/**
+ * Credentials no agent reads: keys, cloud and cluster logins, registry and forge tokens. Paths
+ * under the home directory.
+ */
+export const CREDENTIAL_PATHS: readonly string[] = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gh',
+  '.config/hub',
+  '.config/gcloud',
+  '.azure',
+  '.docker',
+  '.kube',
+  '.netrc',
+  '.git-credentials',
+  '.pypirc',
+];
+
+export interface AgentPolicyInput {
+  mechanism: SandboxMechanism;
+  /** The agent's CLI. */
+  adapter: AgentAdapter;
+  /** The environment it runs with (hydra's, the configured `env` over it): state dirs and base URLs. */
+  env: Readonly<Record<string, string | undefined>>;
+  worktree: string;
+  scratchDir: string;
+  /** Its private git directory (`<run dir>/.git-private/<agent>`), writable whether or not it exists yet. */
+  privateGitDir: string;
+  tmpDir: string;
+  settings: SandboxSettings;
+  home?: string;
+}
+
+/** Where a CLI keeps one piece of state: `$env/<under>` when the variable is set, else `~/<path>`. */
+export const stateDirPath = (dir: StateDir, env: AgentPolicyInput['env'], home: string): string => {
+  const base = dir.env === undefined ? undefined : env[dir.env];
+  return base !== undefined && base !== '' ? path.join(base, dir.under ?? '') : path.join(home, dir.path);
+};
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+/** The host of a base URL (`https://proxy.example:8443/v1` → `proxy.example`), or null. */
+const hostOf = (url: string): string | null => {
+  try {
+    const host = new URL(url).hostname;
+    return host === '' ? null : host.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return null;
+  }
+};
+
+/** Every base-URL variable some CLI reads (ANTHROPIC_BASE_URL, OPENAI_BASE_URL...). */
+const baseUrlVariables = (): string[] => [
+  ...new Set(listAdapters().flatMap((adapter) => adapter.api?.baseUrlEnv ?? [])),
+];
+
+/** The hosts the agent may reach: its CLI's, its base URLs' and the configured ones. */
+export const allowedHosts = (input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings'>): string[] => {
+  const fromEnv = baseUrlVariables().flatMap((name) => {
+    const value = input.env[name];
+    const host = value === undefined || value === '' ? null : hostOf(value);
+    return host === null ? [] : [host];
+  });
+  return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromEnv, ...input.settings.allowHosts])];
+};
+
+/** The state directories of every other CLI (their tokens and sessions are not this agent's). */
+const otherCliState = (own: AgentAdapter, env: AgentPolicyInput['env'], home: string): string[] => {
+  const mine = new Set((own.stateDirs ?? []).map((dir) => stateDirPath(dir, env, home)));
+  return listAdapters()
+    .filter((adapter) => adapter.id !== own.id)
+    .flatMap((adapter) => (adapter.stateDirs ?? []).map((dir) => stateDirPath(dir, env, home)))
+    .filter((dir) => !mine.has(dir) && ![...mine].some((kept) => isAtOrUnder(kept, dir)));
+};
+
+const isAtOrUnder = (child: string, parent: string): boolean => {
+  const relative = path.relative(parent, child);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+};
+
+/** One agent's policy (pure: reads no file). */
+export function agentPolicy(input: AgentPolicyInput): SandboxPolicy {
+  const home = input.home ?? os.homedir();
+  const state = (input.adapter.stateDirs ?? []).map((dir) => stateDirPath(dir, input.env, home));
+  const allowHosts = allowedHosts(input);
+  return {
+    mechanism: input.mechanism,
+    allowWrite: [
+      ...new Set([
+        input.worktree,
+        input.scratchDir,
+        input.tmpDir,
+        input.privateGitDir,
+        ...state,
+        ...input.settings.allowWrite.map((entry) => path.resolve(home, expandHome(entry, home))),
+      ]),
+    ],
+    denyRead: [
+      ...new Set([
+        ...CREDENTIAL_PATHS.map((entry) => path.join(home, entry)),
+        ...otherCliState(input.adapter, input.env, home),
+      ]),
+    ],
+    allowHosts,
+    tmpDir: input.tmpDir,
+    loopbackHosts: allowHosts.filter((host) => LOOPBACK.has(host)),
+  };
+}
+
+/** `~/x` → `<home>/x`; anything else as written. */
+const expandHome = (entry: string, home: string): string =>
+  entry === '~' ? home : entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry;
+
+/**
+ * The policy for a command hydra runs for the agent in another tree (its checks, in a clean
+ * checkout of its commit): that tree and the temp directory writable, nothing else; reads and
+ * hosts as the agent's.
+ */
+export const treePolicy = (policy: SandboxPolicy, tree: string): SandboxPolicy => ({
+  ...policy,
+  allowWrite: [tree, policy.tmpDir],
+});

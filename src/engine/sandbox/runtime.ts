@@ -1,0 +1,187 @@
+/**
+ * The sandbox itself: Anthropic's sandbox-runtime (`@anthropic-ai/sandbox-runtime`, Claude Code's
+ * own sandbox: bubblewrap + socat + a seccomp helper on Linux, Seatbelt on macOS). It is a runtime
+ * dependency of its own (not bundled: it runs its seccomp helper from its package folder) and is
+ * loaded only when an agent is sandboxed.
+ *
+ * The library is one manager per process. It starts an HTTP and a SOCKS proxy in this process
+ * (the sandbox has no network of its own; socat inside it bridges to the proxies), which refuse
+ * every host not on the allowlist. The filesystem policy is given per command, so each agent gets
+ * its own writable trees; the host allowlist is the manager's, so it is the union of the hosts of
+ * every agent sandboxed so far in this process (each agent's CLI host is open to its rivals too).
+ * The proxies keep running while a sandboxed process does, and stop with the last one.
+ */
+import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime';
+import { trace } from '../../trace.js';
+import type { SandboxPolicy } from './policy.js';
+import { findSandboxTools } from './tools.js';
+import type { SandboxTools } from './tools.js';
+
+type Library = typeof SandboxRuntime;
+type RuntimeConfig = Parameters<Library['SandboxManager']['initialize']>[0];
+
+let library: Promise<Library> | null = null;
+
+/** The library, imported once (about 0.2 s: zod and node-forge come with it). */
+export const loadLibrary = (): Promise<Library> =>
+  (library ??= import('@anthropic-ai/sandbox-runtime').catch((error: unknown) => {
+    library = null;
+    throw error;
+  }));
+
+/** The manager's state: started (with the hosts it allows), and how many sandboxed processes use it. */
+let started: Promise<Library['SandboxManager']> | null = null;
+let stopping: Promise<void> = Promise.resolve();
+let users = 0;
+const hosts = new Set<string>();
+
+const configFor = (tools: SandboxTools): RuntimeConfig => ({
+  network: { allowedDomains: [...hosts].sort(), deniedDomains: [], strictAllowlist: true },
+  // Each command brings its own filesystem policy; this one is only the fallback.
+  filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
+  ...(tools.bwrap === null ? {} : { bwrapPath: tools.bwrap }),
+  ...(tools.socat === null ? {} : { socatPath: tools.socat }),
+  ...(tools.rg === null ? {} : { ripgrep: { command: tools.rg } }),
+});
+
+/**
+ * Starts the manager (its proxies) on first use. The library adds once-only SIGINT and SIGTERM
+ * listeners of its own; they are taken off again, because a listener stops Node's default exit on
+ * that signal and hydra handles its signals itself (process-registry.ts).
+ */
+const start = async (tools: SandboxTools): Promise<Library['SandboxManager']> => {
+  await stopping;
+  const { SandboxManager } = await loadLibrary();
+  const before = new Map(
+    (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, new Set(process.listeners(signal))]),
+  );
+  await SandboxManager.initialize(configFor(tools));
+  for (const [signal, kept] of before)
+    for (const listener of process.listeners(signal))
+      if (!kept.has(listener)) process.removeListener(signal, listener);
+  trace('sandbox: proxies started');
+  return SandboxManager;
+};
+
+/** The manager, started, with `allow` added to its hosts. */
+const managerWith = async (allow: readonly string[]): Promise<Library['SandboxManager']> => {
+  const fresh = allow.filter((host) => !hosts.has(host));
+  for (const host of fresh) hosts.add(host);
+  if (started === null) {
+    started = start(findSandboxTools());
+    started.catch(() => (started = null));
+    return started;
+  }
+  const manager = await started;
+  if (fresh.length > 0) {
+    const config = manager.getConfig();
+    if (config !== undefined)
+      manager.updateConfig({ ...config, network: { ...config.network, allowedDomains: [...hosts].sort() } });
+  }
+  return manager;
+};
+
+/** One sandboxed process is done: the last one stops the proxies. */
+const release = (): void => {
+  users = Math.max(0, users - 1);
+  if (users > 0 || started === null) return;
+  const manager = started;
+  started = null;
+  hosts.clear();
+  stopping = manager
+    .then((instance) => instance.reset())
+    .then(() => trace('sandbox: proxies stopped'))
+    .catch(() => undefined);
+};
+
+/** A single-quoted shell word. */
+export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
+
+/** The address proxies are not used for inside the sandbox, minus the loopback hosts it must reach through them. */
+const noProxy = (loopbackHosts: readonly string[]): string =>
+  ['localhost', '127.0.0.1', '::1', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']
+    .filter((entry) => !loopbackHosts.includes(entry))
+    .join(',');
+
+export interface SandboxedCommand {
+  /** `/bin/sh -c <bwrap ... -- the command>`. */
+  file: string;
+  args: string[];
+  /** Call once the process has ended: the last one stops the proxies. */
+  done(): void;
+}
+
+/**
+ * `file args` wrapped in the sandbox `policy` describes. `file` must be a path (the caller resolves
+ * it: inside, a bare name would be looked up by the sandbox's shell). `key` names the process in
+ * what the sandbox refused (refusalsOf).
+ */
+export async function sandboxedCommand(
+  policy: SandboxPolicy,
+  file: string,
+  args: readonly string[],
+  key: string,
+): Promise<SandboxedCommand> {
+  users += 1;
+  let released = false;
+  const done = (): void => {
+    if (released) return;
+    released = true;
+    release();
+  };
+  try {
+    const manager = await managerWith(policy.allowHosts);
+    // The library's TMPDIR (/tmp/claude) is shared by every sandbox: each agent gets its own. A
+    // loopback host the agent may reach (a local API) goes through the proxy, so it leaves NO_PROXY.
+    const env = [
+      `TMPDIR=${shellQuote(policy.tmpDir)}`,
+      ...(policy.loopbackHosts.length === 0
+        ? []
+        : ['NO_PROXY', 'no_proxy'].map((name) => `${name}=${shellQuote(noProxy(policy.loopbackHosts))}`)),
+    ];
+    const command = [...env, 'exec', ...[file, ...args].map(shellQuote)].join(' ');
+    const wrapped = await manager.wrapWithSandbox(
+      command,
+      undefined,
+      {
+        filesystem: { allowWrite: policy.allowWrite, denyWrite: [], denyRead: policy.denyRead },
+        network: { allowedDomains: policy.allowHosts, deniedDomains: [] },
+      },
+      undefined,
+      { commandId: key, commandText: `${file} ${args.join(' ')}`.slice(0, 200) },
+    );
+    return { file: '/bin/sh', args: ['-c', wrapped], done };
+  } catch (error) {
+    done();
+    throw error;
+  }
+}
+
+/**
+ * Calls `listener` with each refusal the sandbox records for `key` from now on: on Linux the hosts
+ * its proxy refused (`deny network-outbound evil.example:443 (host is not on the allow list)`).
+ * Refused writes are not reported on Linux: the library's write monitor judges every process by
+ * one process-wide policy (wrong for per-agent trees) and slowed a write-heavy command 1.5×; the
+ * agent sees `Read-only file system` in its tool's output instead. Returns the unsubscribe.
+ */
+export function watchRefusals(key: string, listener: (line: string) => void): () => void {
+  if (started === null) return () => undefined;
+  let unsubscribe: (() => void) | null = null;
+  let cancelled = false;
+  void started.then((manager) => {
+    if (cancelled) return;
+    const store = manager.getSandboxViolationStore();
+    let seen = store.getTotalCount();
+    const wanted = Buffer.from(key.slice(0, 100)).toString('base64');
+    unsubscribe = store.subscribe(() => {
+      const total = store.getTotalCount();
+      const fresh = store.getViolations(Math.min(total - seen, 100));
+      seen = total;
+      for (const violation of fresh) if (violation.encodedCommand === wanted) listener(violation.line);
+    });
+  });
+  return () => {
+    cancelled = true;
+    unsubscribe?.();
+  };
+}
