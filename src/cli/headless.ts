@@ -51,6 +51,8 @@ export interface SummaryAgentLine {
   checks?: CheckLine[];
   /** Only when the race has launched agents (it was scored). */
   score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts'>;
+  /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null when it ran unsandboxed; absent when not launched. */
+  sandbox?: string | null;
 }
 
 /** One check's result in the summary line. */
@@ -136,6 +138,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     if (agent.checks !== undefined) line.checks = agent.checks.map(checkLine);
     if (agent.score !== undefined)
       line.score = { total: agent.score.total, gates: agent.score.gates, parts: agent.score.parts };
+    if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

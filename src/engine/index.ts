@@ -19,6 +19,8 @@ export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/i
 export { probeAgents } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';
+export { describeSandbox, prepareSandbox } from './sandbox/index.js';
+export type { SandboxSettings, SandboxSupport } from './sandbox/index.js';
 export {
   buildRaceOptions,
   checkConfiguredBinaries,
@@ -36,6 +38,7 @@ export {
   parseConfigText,
   planForDoctor,
   revokeTrust,
+  sandboxOf,
   trustFile,
   userConfigDirOf,
   userConfigPath,

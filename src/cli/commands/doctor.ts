@@ -8,6 +8,8 @@ import {
   loadConfig,
   planForDoctor,
   configWarnings,
+  prepareSandbox,
+  sandboxOf,
 } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
@@ -52,14 +54,20 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
     unsafe: getBoolean(parsed, 'unsafe') ?? false,
   };
+  // Checked beside the agents' probes (a trial run in the sandbox takes a moment); not when off.
+  const sandboxMode = sandboxOf(loaded.config, {}, ctx.env).mode;
+  const sandboxSupport = sandboxMode === 'off' ? null : prepareSandbox();
   const reports = (
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
   ).map((report) => withTrustHint(withDoctorWarnings(report, machine), loaded, ctx.cwd));
 
+  const sandbox = { mode: sandboxMode, support: await sandboxSupport };
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     ctx.print(
-      terminalSafeJson(doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment())),
+      terminalSafeJson(
+        doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment(), sandbox),
+      ),
     );
   } else {
     const configLine = loaded.path
@@ -74,6 +82,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       configLine,
       notes,
       activeContainment(),
+      sandbox,
     ))
       ctx.print(line);
   }
