@@ -27,6 +27,7 @@ const UNIT = [
   'test/cli/printers.test.ts',
   'test/tooling/fake-servers.test.ts',
   'test/tooling/normalize-fixture.test.ts',
+  'test/sandbox/policy.test.ts',
 ];
 
 const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];

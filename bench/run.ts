@@ -4,7 +4,7 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood; memory needs
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox; memory needs
  * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -28,6 +28,7 @@ import {
 } from './suites/races.js';
 import { benchStartup, type StartupResult } from './suites/startup.js';
 import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/targets.js';
+import { benchSandbox, sandboxTable, type SandboxResult } from './suites/sandbox.js';
 
 const SUITES = [
   'targets',
@@ -38,6 +39,7 @@ const SUITES = [
   'parsers',
   'dashboard',
   'dashboard-flood',
+  'sandbox',
 ] as const;
 type SuiteName = (typeof SUITES)[number];
 
@@ -65,6 +67,7 @@ interface Results {
   parsers?: ParserResult;
   dashboard?: DashboardResult;
   dashboardFlood?: DashboardFloodResult;
+  sandbox?: SandboxResult;
 }
 
 const usageError = (message: string): never => {
@@ -410,6 +413,8 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
     results.dashboardFlood = await step('dashboard-flood', () =>
       benchDashboardFlood(ws, plan.dashboardFlood),
     );
+  if (plan.suites.has('sandbox'))
+    results.sandbox = await step('sandbox', () => benchSandbox(ws, plan.repeats, plan.targets.agentSeconds));
   return results;
 };
 
@@ -423,6 +428,7 @@ const report = (results: Results): string =>
     results.parsers && printParsers(results.parsers),
     results.dashboard && printDashboard(results.dashboard),
     results.dashboardFlood && printDashboardFlood(results.dashboardFlood),
+    results.sandbox && ((t) => table(t.title, t.head, t.rows))(sandboxTable(results.sandbox)),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

@@ -86,6 +86,8 @@ export const createWorkspace = (): Workspace => {
         ...process.env,
         PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ''}`,
         HYDRA_WORKTREE_ROOT: worktrees,
+        // Races run unsandboxed unless a suite says otherwise (the sandbox suite gives --sandbox).
+        HYDRA_SANDBOX: 'off',
         NO_COLOR: '1',
         CI: 'true',
       };

@@ -2,8 +2,15 @@
 import type { ErrorInfo } from '../core/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
-import { blocksRace, describeContainment } from '../engine/index.js';
-import type { AdapterStatus, AgentProbeReport, Containment, RepoInfo } from '../engine/index.js';
+import { blocksRace, describeContainment, describeSandbox } from '../engine/index.js';
+import type {
+  AdapterStatus,
+  AgentProbeReport,
+  Containment,
+  RepoInfo,
+  SandboxSettings,
+  SandboxSupport,
+} from '../engine/index.js';
 import { shortRef } from '../ui/index.js';
 import { shellJoin } from './shell-quote.js';
 import { table } from './table.js';
@@ -36,6 +43,13 @@ export interface DoctorJson {
   }>;
   /** How each agent's process tree is kept together (containment.ts). */
   processes: { containment: Containment['kind']; description: string };
+  /** The OS sandbox a race would put each agent in (src/engine/sandbox). */
+  sandbox?: {
+    mode: SandboxSettings['mode'];
+    available: boolean;
+    mechanism: string | null;
+    description: string;
+  };
 }
 
 export function doctorJson(
@@ -43,6 +57,7 @@ export function doctorJson(
   adapters: readonly AgentProbeReport[],
   config: DoctorConfig,
   containment: Containment,
+  sandbox?: DoctorSandbox,
 ): DoctorJson {
   return {
     config,
@@ -69,8 +84,30 @@ export function doctorJson(
       error: report.error,
     })),
     processes: { containment: containment.kind, description: describeContainment(containment) },
+    ...(sandbox === undefined ? {} : { sandbox: sandboxJson(sandbox) }),
   };
 }
+
+/** What doctor knows of the sandbox: the mode a race would use and whether the machine can (null: off, not checked). */
+export interface DoctorSandbox {
+  mode: SandboxSettings['mode'];
+  support: SandboxSupport | null;
+}
+
+/** The sandbox's line: what a race in this mode does on this machine, and the fix when it cannot. */
+const sandboxLine = ({ mode, support }: DoctorSandbox): string => {
+  if (mode === 'off' || support === null)
+    return 'sandbox: off (sandbox mode "off"): agents run unsandboxed, with your full powers';
+  if (support.available || mode === 'auto') return `sandbox: ${describeSandbox(support)}`;
+  return `sandbox: required, so a race is refused here: ${support.reason}. ${support.hint}`;
+};
+
+const sandboxJson = (sandbox: DoctorSandbox): NonNullable<DoctorJson['sandbox']> => ({
+  mode: sandbox.mode,
+  available: sandbox.support?.available ?? false,
+  mechanism: sandbox.support?.available === true ? sandbox.support.mechanism : null,
+  description: sandboxLine(sandbox),
+});
 
 /** Exit code rule: 0 when at least one tier-1 adapter is ready. */
 export const doctorPasses = (adapters: readonly AgentProbeReport[]): boolean =>
@@ -86,6 +123,7 @@ export function renderDoctor(
   containment: Containment,
   /** The agents hydra.toml's `race.agents` races, by name (`opus` runs claude), when it lists them. */
   raceAgents?: readonly RaceAgent[],
+  sandbox?: DoctorSandbox,
 ): string[] {
   const lines: string[] = [];
   lines.push(style.bold('git'));
@@ -98,6 +136,10 @@ export function renderDoctor(
   lines.push(style.bold('processes'));
   const contained = containment.kind === 'pid-namespace';
   lines.push(`  ${(contained ? style.green : style.yellow)(describeContainment(containment))}`);
+  if (sandbox !== undefined) {
+    const ok = sandbox.mode !== 'off' && sandbox.support?.available === true;
+    lines.push(`  ${(ok ? style.green : style.yellow)(sandboxLine(sandbox))}`);
+  }
   lines.push('');
   lines.push(style.bold('agents'));
   const heads = table(adapters.map((report) => adapterHeadCells(report, style)));

@@ -53,6 +53,8 @@ export interface SummaryAgentLine {
   score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts' | 'verified'>;
   /** The tests it added or changed, cross-tested on the base and the others' results (only when it added some). */
   newTests?: AgentSummary['newTests'];
+  /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null when it ran unsandboxed; absent when not launched. */
+  sandbox?: string | null;
 }
 
 /** One check's result in the summary line. */
@@ -146,6 +148,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
         verified: agent.score.verified,
       };
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
+    if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

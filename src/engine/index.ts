@@ -22,6 +22,8 @@ export type { Containment } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
 export type { AutoCheckState } from './config/index.js';
 export { DETECTION_SOURCES, detectTestCommand } from './checks/index.js';
+export { describeSandbox, prepareSandbox } from './sandbox/index.js';
+export type { SandboxSettings, SandboxSupport } from './sandbox/index.js';
 export {
   buildRaceOptions,
   checkConfiguredBinaries,
@@ -39,6 +41,7 @@ export {
   parseConfigText,
   planForDoctor,
   revokeTrust,
+  sandboxOf,
   trustFile,
   userConfigDirOf,
   userConfigPath,

@@ -58,7 +58,14 @@ describe('hydra doctor --json', () => {
     });
     const { result, report } = await doctorJson();
     expect(result.exitCode).toBe(0);
-    expect(Object.keys(report).sort()).toEqual(['adapters', 'autoCheck', 'config', 'git', 'processes']);
+    expect(Object.keys(report).sort()).toEqual([
+      'adapters',
+      'autoCheck',
+      'config',
+      'git',
+      'processes',
+      'sandbox',
+    ]);
     expect(report.git).toMatchObject({
       isRepo: true,
       branch: 'main',

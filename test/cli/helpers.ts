@@ -33,6 +33,8 @@ export function createSandbox(): Sandbox {
     XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
     XDG_CACHE_HOME: path.join(dir, 'xdg-cache'),
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
+    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
+    HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
     TMPDIR: path.join(dir, 'tmp'),
     LANG: 'C.UTF-8',
     TERM: 'dumb',

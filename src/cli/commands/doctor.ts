@@ -11,6 +11,8 @@ import {
   loadConfig,
   planForDoctor,
   configWarnings,
+  prepareSandbox,
+  sandboxOf,
 } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
@@ -56,6 +58,9 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     isRoot: typeof process.getuid === 'function' && process.getuid() === 0,
     unsafe: getBoolean(parsed, 'unsafe') ?? false,
   };
+  // Checked beside the agents' probes (a trial run in the sandbox takes a moment); not when off.
+  const sandboxMode = sandboxOf(loaded.config, {}, ctx.env).mode;
+  const sandboxSupport = sandboxMode === 'off' ? null : prepareSandbox();
   const reports = (
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
   ).map((report) => withTrustHint(withDoctorWarnings(report, machine), loaded, ctx.cwd));
@@ -66,6 +71,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     auto,
     loaded.path === null ? 'hydra.toml' : displayPath(loaded.path, ctx.cwd),
   );
+  const sandbox = { mode: sandboxMode, support: await sandboxSupport };
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     const autoCheck = {
@@ -76,7 +82,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     };
     ctx.print(
       terminalSafeJson({
-        ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment()),
+        ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment(), sandbox),
         autoCheck,
       }),
     );
@@ -94,6 +100,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       notes,
       activeContainment(),
       configuredRaceAgents(loaded.config, allowExperimental, ctx.cwd),
+      sandbox,
     );
     // In the config section, under the config file: what --check auto would run.
     const at = lines.indexOf(`  ${configLine}`);

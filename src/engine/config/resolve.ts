@@ -177,10 +177,10 @@ export function resolveRace(
 /** HYDRA_SANDBOX: the user's own default mode (a test suite's `off`), under the flag, over hydra.toml. */
 export const SANDBOX_ENV = 'HYDRA_SANDBOX';
 
-/** `[sandbox]`, `--sandbox` and HYDRA_SANDBOX, with the defaults filled in. */
-function sandboxOf(
+/** `[sandbox]`, `--sandbox` and HYDRA_SANDBOX, with the defaults filled in (a race's, and doctor's). */
+export function sandboxOf(
   config: HydraConfig,
-  flags: RaceFlags,
+  flags: Pick<RaceFlags, 'sandbox'>,
   env: NodeJS.ProcessEnv = process.env,
 ): SandboxSettings {
   const fromEnv = env[SANDBOX_ENV];
