@@ -21,8 +21,6 @@ await build({
   // The process module imports its shell scripts as text, as the build does.
   loader: { '.sh': 'text' },
   logLevel: 'warning',
-  // The process folder's shell scripts are imported as text, as the build does.
-  loader: { '.sh': 'text' },
 });
 const { withDiagrams } = await import(pathToFileURL(outfile).href);
 const file = path.join(root, 'ARCHITECTURE.md');

@@ -20,7 +20,7 @@
 import { probeCli, MODEL_FLAG, resumeFlag } from './kit/index.js';
 import { defineAdapter, commandOf, fullAutonomy, modelArgs, resumeArgs } from './kit/index.js';
 import { CliParser, z } from './kit/index.js';
-import { ev, message, toolResult, completed, emptyUsage, addUsage } from './kit/index.js';
+import { ev, message, completed, emptyUsage, addUsage } from './kit/index.js';
 import { clip, compactJson, firstLine, MESSAGE_CHARS, oneLine, OUTPUT_CHARS } from './kit/index.js';
 import type { AgentEvent, BuildCommand, CliFacts, Usage } from './kit/index.js';
 
