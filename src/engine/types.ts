@@ -57,6 +57,11 @@ export interface RaceOptions {
   configSnapshot?: unknown;
   /** Said before the race starts, with the repository's own warnings (e.g. ignored untrusted config keys). */
   warnings?: string[];
+  /**
+   * The hint for an agent whose CLI is missing, by agent name, in place of "install it": a
+   * repository's `agents.<name>.binary` that hydra ignored until `hydra trust` (src/cli/trust-hints.ts).
+   */
+  missingHints?: Record<string, string>;
   /** Where to cache probe results; defaults to <repo>/.cache/hydra. */
   cacheDir?: string;
   /** Optional run id (tests); generated otherwise. */

@@ -110,12 +110,15 @@ describe('hydra race --json', () => {
         'diff',
         'durationMs',
         'exitCode',
+        'sandbox',
         'score',
         'status',
         'usage',
         'worktree',
       ]);
-      expect(Object.keys(agent.score as object).sort()).toEqual(['gates', 'parts', 'total']);
+      // HYDRA_SANDBOX=off in the tests' environment: it ran unsandboxed, and the summary says so.
+      expect(agent.sandbox).toBeNull();
+      expect(Object.keys(agent.score as object).sort()).toEqual(['gates', 'parts', 'total', 'verified']);
       expect(agent.status).toBe('completed');
       expect(Object.keys(agent.usage as object).sort()).toEqual(
         [

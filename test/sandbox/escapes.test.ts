@@ -2,7 +2,7 @@
  * Issue 22: an agent in the OS sandbox tries every escape an attacker would (write to $HOME, the
  * user's checkout, a sibling's worktree, the shared git dir's config, hooks and packed-refs, delete
  * a shared object, read ~/.ssh/id_rsa, reach a loopback server) and is refused each time, while its
- * own edit is committed. The same agent with `mode = "off"` succeeds at each: the test can fail.
+ * own edit is committed and its own `git commit` (in its private repository) lands on its branch. The same agent with `mode = "off"` succeeds at each: the test can fail.
  * Needs bubblewrap, socat and ripgrep (.ci/run installs them).
  */
 import { execFileSync } from 'node:child_process';
@@ -84,15 +84,20 @@ const escaperBody = (): string => {
     loopbackProxied: `command -v curl >/dev/null && curl -sf -m 5 --noproxy '' http://127.0.0.1:${port}/proxied >/dev/null`,
   };
   return [
-    'common=$(git rev-parse --path-format=absolute --git-common-dir)',
+    // The repository's shared git directory (the agent's own git, sandboxed, is a private repository).
+    `common="${sandbox.repo}/.git"`,
     ...Object.entries(attempts).map(
       ([name, command]) =>
         `if ( ${command} ) 2>/dev/null; then echo "${name}=ok" >> attempts.txt; else echo "${name}=refused" >> attempts.txt; fi`,
     ),
-    // Its legitimate work: an edit in its own worktree.
+    // Its legitimate work: an edit in its own worktree, and a commit of its own with its git.
     'echo hello > hello.txt',
+    `if ( echo mine > own.txt && git add own.txt && git -c user.name=agent -c user.email=agent@example.invalid commit -q -m "${OWN_COMMIT}" ) 2>/dev/null; then echo "gitCommit=ok" >> attempts.txt; else echo "gitCommit=refused" >> attempts.txt; fi`,
   ].join('\n');
 };
+
+/** The subject of the commit the agent makes itself, in its worktree, with its own git. */
+const OWN_COMMIT = 'the agent commits its own work';
 
 const ESCAPES = [
   'home',
@@ -144,8 +149,14 @@ describe('an agent in the sandbox', () => {
     // Its own work is there.
     const branch = summary.agents.find((agent) => agent.agent === 'escaper')?.branch ?? '';
     expect(git(sandbox.repo, 'show', `${branch}:hello.txt`)).toBe('hello\n');
-    // Every attempt failed, as the agent saw it...
-    expect(attempts).toEqual(Object.fromEntries(ESCAPES.map((name) => [name, 'refused'])));
+    // Every attempt failed, as the agent saw it, while its own git commit worked...
+    expect(attempts).toEqual({
+      ...Object.fromEntries(ESCAPES.map((name) => [name, 'refused'])),
+      gitCommit: 'ok',
+    });
+    // ...and that commit is on its branch, in the user's repository, with the file it committed.
+    expect(git(sandbox.repo, 'log', '--format=%s', branch)).toContain(OWN_COMMIT);
+    expect(git(sandbox.repo, 'show', `${branch}:own.txt`)).toBe('mine\n');
     // ...and as the disk and the server say.
     expect(existsSync(path.join(home, 'escaped.txt'))).toBe(false);
     expect(existsSync(path.join(sandbox.repo, 'escaped.txt'))).toBe(false);
@@ -154,14 +165,12 @@ describe('an agent in the sandbox', () => {
     expect(git(sandbox.repo, 'cat-file', '-t', spareObject)).toBe('blob\n');
     expect(leaked(summary)).not.toContain(SECRET);
     expect(hits).toEqual([]);
-    // TODO(sbxgit): the agent's own `git add && git commit` inside the sandbox, in its private
-    // repository (<run dir>/.git-private/<agent>), goes here once that branch is merged.
   });
 
   it('succeeds at every escape with mode "off" (the test above can fail)', { timeout: 90_000 }, async () => {
     const { summary, attempts } = await race('off');
     expect(summary.agents.map((agent) => agent.sandbox)).toEqual([null, null]);
-    expect(attempts).toEqual(Object.fromEntries(ESCAPES.map((name) => [name, 'ok'])));
+    expect(attempts).toEqual({ ...Object.fromEntries(ESCAPES.map((name) => [name, 'ok'])), gitCommit: 'ok' });
     expect(readFileSync(path.join(home, 'escaped.txt'), 'utf8')).toBe('escaped\n');
     expect(existsSync(path.join(sandbox.repo, 'escaped.txt'))).toBe(true);
     expect(leaked(summary)).toContain(SECRET);

@@ -72,6 +72,21 @@ describe('a repository hydra.toml that names programs', () => {
     });
   });
 
+  it("a race's skipped agent whose only binary is the ignored one says to trust the file, not to install it", async () => {
+    // Claude Code is not on PATH: only the repository's tool.sh would run it.
+    const env = { ...sandbox.env, PATH: '/usr/bin:/bin' };
+    const result = await hydra(['race', '--json', 'Add a hello.txt file'], { cwd: repo, env });
+    expect(toolRuns()).toBe(0);
+    const summary = parseNdjson(result.stdout).at(-1) as {
+      agents?: Array<{ agent: string; status: string; error?: { kind: string; hint: string } }>;
+      error?: { kind: string; hint: string };
+    };
+    const claude = summary.agents?.find((agent) => agent.agent === 'claude');
+    const hint = claude?.error?.hint ?? summary.error?.hint ?? '';
+    expect(hint).toContain('hydra.toml names agents.claude.binary, ignored until you trust the file');
+    expect(hint).not.toContain('npm install -g');
+  });
+
   it('race does not run its binary until trusted, and warns on stderr and in the NDJSON', async () => {
     const before = captureUserState(repo);
     const result = await run(['race', '--json', 'Add a hello.txt file']);

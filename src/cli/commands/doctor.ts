@@ -1,4 +1,5 @@
 /** `hydra doctor [--json]`: git, the repository, and every adapter with a hint for each problem. */
+import { trustHints, withTrustHint } from '../trust-hints.js';
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
 import type { DoctorContext } from '../../adapters/types.js';
 import {
@@ -63,7 +64,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   const sandboxSupport = sandboxMode === 'off' ? null : prepareSandbox();
   const reports = (
     await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
-  ).map((report) => withTrustHint(withDoctorWarnings(report, machine), loaded, ctx.cwd));
+  ).map((report) => withTrustHint(withDoctorWarnings(report, machine), trustHints(loaded, ctx.cwd)));
 
   // What `--check auto` would run here, and whether its file is trusted.
   const auto = autoCheckState(loaded, ctx.cwd, ctx.env);
@@ -130,36 +131,6 @@ function configuredRaceAgents(
   } catch {
     return undefined;
   }
-}
-
-/**
- * A CLI missing from PATH whose `binary` an untrusted repository config names: the fix is to trust
- * the file, not to install the CLI.
- */
-function withTrustHint(
-  report: AgentProbeReport,
-  loaded: { path: string | null; ignored: readonly string[]; why?: { kind: string } | undefined },
-  cwd: string,
-): AgentProbeReport {
-  const key = `agents.${report.agent}.binary`;
-  if (
-    report.status !== 'missing' ||
-    report.error === null ||
-    loaded.path === null ||
-    !loaded.ignored.includes(key)
-  )
-    return report;
-  const file = displayPath(loaded.path, cwd);
-  return {
-    ...report,
-    error: {
-      ...report.error,
-      hint:
-        loaded.why?.kind === 'changed'
-          ? `${file} names ${key}, ignored because the file changed since you trusted it: review the change, then run hydra trust`
-          : `${file} names ${key}, ignored until you trust the file: review it, then run hydra trust`,
-    },
-  };
 }
 
 /** Adds the adapter's own warnings for this machine (running as root, ...) to an installed CLI's report. */

@@ -1,4 +1,5 @@
 /** `hydra race "<prompt>"`: config + flags → RaceOptions → a race, on the dashboard or headless. */
+import { trustHints } from '../trust-hints.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -91,6 +92,8 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   // An untrusted repository config, a user's check kept: the race says so (pane, stderr and NDJSON).
   const warnings = configWarnings(loaded, ctx.cwd);
   if (warnings.length > 0) options.warnings = warnings;
+  const hints = trustHints(loaded, ctx.cwd);
+  if (Object.keys(hints).length > 0) options.missingHints = hints;
   const json = getBoolean(parsed, 'json') ?? false;
   // The race holds its run's lock: a `hydra merge last` or `hydra clean` of it waits, then refuses.
   const runId = (options.runId ??= newRunId());

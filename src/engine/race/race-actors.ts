@@ -89,7 +89,13 @@ export const probeAgentsLogic = fromPromise<AgentProbeReport[], ProbeInput>(asyn
     processes: input.processes,
   });
   trace('race: agents probed');
-  return reports;
+  // A CLI missing because the repository's `binary` for it was ignored: the fix is `hydra trust`.
+  return reports.map((report) => {
+    const hint = input.missingHints[report.agent];
+    return report.status === 'missing' && report.error !== null && hint !== undefined
+      ? { ...report, error: { ...report.error, hint } }
+      : report;
+  });
 });
 
 const interrupted = (): EngineError =>

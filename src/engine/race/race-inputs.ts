@@ -42,6 +42,7 @@ export const probeInput = (context: RaceContext): ProbeInput => ({
   repoRoot: context.repo?.root ?? context.options.repoPath,
   cacheDir: context.options.cacheDir ?? null,
   processes: context.processes,
+  missingHints: context.options.missingHints ?? {},
 });
 
 export const workspaceInput = (context: RaceContext): Prepared<WorkspaceInput> =>

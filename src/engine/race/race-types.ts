@@ -35,6 +35,8 @@ export interface ProbeInput {
   cacheDir: string | null;
   /** The race's registry: a probe's process group is killed with the agents' if hydra goes away. */
   processes: ProcessRegistry;
+  /** RaceOptions.missingHints: a missing CLI's hint when its configured binary was ignored. */
+  missingHints: Readonly<Record<string, string>>;
 }
 
 export interface WorkspaceInput {
