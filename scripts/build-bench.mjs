@@ -1,0 +1,21 @@
+// Builds the benchmark (`npm run bench`) with esbuild, as scripts/build.mjs builds hydra: src/
+// imports its shell scripts as text, which tsc's output cannot load. The probe preload is a file of
+// its own beside run.js (bench/lib/measure.ts finds it there).
+import { build } from 'esbuild';
+
+const common = {
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  loader: { '.sh': 'text' },
+  jsx: 'automatic',
+  logLevel: 'warning',
+};
+await build({ ...common, entryPoints: ['bench/run.ts'], outfile: '.cache/bench/bench/run.js' });
+await build({
+  ...common,
+  entryPoints: ['bench/lib/probe-preload.ts'],
+  outfile: '.cache/bench/bench/probe-preload.js',
+});
