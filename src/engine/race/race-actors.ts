@@ -39,6 +39,7 @@ import {
   HYDRA_EXCLUDES,
   checkRepoForRace,
   ensureExcluded,
+  knowRepository,
   largeCheckout,
   restoreAfterRace,
   snapshotRefs,
@@ -156,6 +157,9 @@ async function buildWorkspace(
   // The user's refs before any agent runs: each agent's settling puts back what it changed. Read
   // while the exclude file and the record are written.
   const refsRead = snapshotRefs(repo.root, options.runId);
+  // The common git directory each agent's settling pins its worktree to: asked of git now, while
+  // the repository is whole (an agent may damage HEAD before its own warm-up asks).
+  knowRepository(repo.root);
   refsRead.catch(() => undefined);
   // The price database (~100 ms to load) prices the agents' usage; loaded while git works.
   const pricesRead = loadPriceDatabase();
