@@ -26,8 +26,9 @@
  * fallback is the process group too: a namespace with the host's /proc breaks the agents' sandboxes.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { findExecutable } from '../sandbox/index.js';
 import { startChild } from './child.js';
 import namespaceInit from './namespace-init.sh';
 
@@ -84,21 +85,6 @@ const INIT_SCRIPT = shellScript(namespaceInit);
 
 /** The shell that runs the init and the watchdog: POSIX sh, present on every Linux. */
 export const SHELL = '/bin/sh';
-
-/** The first executable file `name` in `dirs`, as spawn's PATH lookup finds it; null when none. */
-const findExecutable = (name: string, dirs: readonly string[]): string | null => {
-  for (const dir of dirs) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (!statSync(candidate).isDirectory()) return candidate;
-    } catch {
-      // Not here: the next folder.
-    }
-  }
-  return null;
-};
 
 const pathDirs = (env: NodeJS.ProcessEnv): string[] => (env.PATH ?? '').split(path.delimiter);
 

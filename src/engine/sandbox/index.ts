@@ -7,6 +7,6 @@ export { describeSandbox, prepareSandbox } from './support.js';
 export type { SandboxSupport } from './support.js';
 export { sandboxedCommand, watchRefusals } from './runtime.js';
 export type { SandboxedCommand } from './runtime.js';
-export { LINUX_INSTALL, SANDBOX_PATH_ENV } from './tools.js';
+export { LINUX_INSTALL, SANDBOX_PATH_ENV, findExecutable } from './tools.js';
 export { sandboxVerdict, unsandboxedWarning } from './verdict.js';
 export type { SandboxVerdict } from './verdict.js';

@@ -19,7 +19,11 @@ export const LINUX_PACKAGES = { bwrap: 'bubblewrap', socat: 'socat', rg: 'ripgre
 
 export const LINUX_INSTALL = 'apt-get install bubblewrap socat ripgrep';
 
-const executableIn = (name: string, dirs: readonly string[]): string | null => {
+/**
+ * The first executable file `name` in `dirs`, as spawn's PATH lookup finds it; null when none. Also
+ * the containment's lookup (process/containment.ts), which imports it from here.
+ */
+export const findExecutable = (name: string, dirs: readonly string[]): string | null => {
   for (const dir of dirs) {
     if (dir === '') continue;
     const candidate = path.join(dir, name);
@@ -36,9 +40,9 @@ const executableIn = (name: string, dirs: readonly string[]): string | null => {
 export const findSandboxTools = (env: NodeJS.ProcessEnv = process.env): SandboxTools => {
   const dirs = (env[SANDBOX_PATH_ENV] ?? env.PATH ?? '').split(path.delimiter);
   return {
-    bwrap: executableIn('bwrap', dirs),
-    socat: executableIn('socat', dirs),
-    rg: executableIn('rg', dirs),
+    bwrap: findExecutable('bwrap', dirs),
+    socat: findExecutable('socat', dirs),
+    rg: findExecutable('rg', dirs),
   };
 };
 
