@@ -10,6 +10,7 @@ import type { ScoreWeights } from './checks/score.js';
 import type { CheckSpec, CheckSummary, NewTestsSummary, ScoreSummary } from './check-types.js';
 import type { AgentName } from './probe-types.js';
 import type { SandboxMechanism, SandboxSettings } from './sandbox/settings.js';
+import type { SetupSettings } from './setup/settings.js';
 
 // The checks' and the probe's shapes live in files of their own; every name is still exported here.
 export type { CheckRun, CheckSpec, CheckStatus, CheckSummary, ScoreSummary } from './check-types.js';
@@ -119,6 +120,8 @@ export interface RaceOptions {
   judgeMargin?: number;
   /** The OS sandbox around each agent (`[sandbox]`, `--sandbox`); absent: as `mode = "off"`. */
   sandbox?: SandboxSettings;
+  /** `[setup]`: copied files, setup commands and shared directories for each worktree; absent: none. */
+  setup?: SetupSettings;
 }
 
 /** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */

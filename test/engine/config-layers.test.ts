@@ -21,8 +21,9 @@ describe('the declared lists of keys', () => {
     const keys = knownKeys(configSchema());
     const classified = new Set([...TRUSTED_ONLY_KEYS.map((key) => key.path), ...KEYS_ANY_FILE_SETS]);
     const paths = [
-      ...keys.root.filter((key) => key !== 'race' && key !== 'agents'),
+      ...keys.root.filter((key) => key !== 'race' && key !== 'agents' && key !== 'setup'),
       ...keys.race.map((key) => `race.${key}`),
+      ...keys.setup.map((key) => `setup.${key}`),
       ...keys.agent.map((key) => `agents.*.${key}`),
     ];
     expect(paths.filter((key) => !classified.has(key))).toEqual([]);

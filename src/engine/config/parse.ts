@@ -98,6 +98,7 @@ function knownKeysAt(
   if (first === 'checks') return keys.check;
   if (first === 'score') return keys.score;
   if (first === 'sandbox') return keys.sandbox;
+  if (first === 'setup') return keys.setup;
   return [];
 }
 

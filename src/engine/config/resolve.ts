@@ -17,6 +17,8 @@ import { CONFIG_DEFAULTS, CONFIG_FILE_NAME, secondsToMs } from './schema.js';
 import type { AgentConfig, HydraConfig } from './schema.js';
 import { DEFAULT_SANDBOX, SANDBOX_MODES } from '../sandbox/index.js';
 import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
+import { DEFAULT_SETUP_TIMEOUT_MS } from '../setup/index.js';
+import type { SetupSettings } from '../setup/index.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
@@ -66,6 +68,7 @@ export interface ResolvedRace {
   allowUnverified?: boolean;
   judgeMargin?: number;
   sandbox: SandboxSettings;
+  setup: SetupSettings;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -171,6 +174,20 @@ export function resolveRace(
     ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
     ...checksOf(config, raceChecks, flags),
     sandbox: sandboxOf(config, flags),
+    setup: setupOf(config),
+  };
+}
+
+/** `[setup]` with the defaults filled in; `.cursor/worktrees.json` is read where the race starts (src/engine/setup). */
+export function setupOf(config: HydraConfig): SetupSettings {
+  const setup = config.setup ?? {};
+  const run = setup.run === undefined ? [] : typeof setup.run === 'string' ? [setup.run] : [...setup.run];
+  return {
+    run,
+    runSource: run.length > 0 ? 'hydra.toml' : null,
+    timeoutMs: setup.timeout_s === undefined ? DEFAULT_SETUP_TIMEOUT_MS : secondsToMs(setup.timeout_s),
+    copy: [...(setup.copy ?? [])],
+    share: [...(setup.share ?? [])],
   };
 }
 

@@ -174,6 +174,30 @@ const sandboxSchema = z.strictObject(
   { error: 'must be a table: [sandbox] with mode, allow_hosts and allow_write' },
 );
 
+/** `[setup]`: making each worktree ready (src/engine/setup; docs/setup.md). */
+const setupSchema = z.strictObject(
+  {
+    run: z
+      .union([nonEmpty, z.array(nonEmpty)], {
+        error: 'must be a command or a list of commands, e.g. "npm ci" or ["npm ci", "cp .env.example .env"]',
+      })
+      .optional(),
+    timeout_s: z
+      .number({ error: 'must be a number of seconds, e.g. 600' })
+      .positive({ error: 'must be more than 0 seconds' })
+      .optional(),
+    copy: z
+      .array(nonEmpty, {
+        error: 'must be a list of gitignore-style patterns, e.g. [".env", "config/*.local.json"]',
+      })
+      .optional(),
+    share: z
+      .array(nonEmpty, { error: 'must be a list of ignored directories, e.g. ["node_modules", ".venv"]' })
+      .optional(),
+  },
+  { error: 'must be a table: [setup] with run, timeout_s, copy and share' },
+);
+
 const priceSchema = z.strictObject(
   {
     input_per_mtok: price,
@@ -215,12 +239,14 @@ export const configSchema = () =>
       .optional(),
     score: scoreSchema.optional(),
     sandbox: sandboxSchema.optional(),
+    setup: setupSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
-export type KeyTable = 'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox';
+export type KeyTable =
+  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -232,6 +258,7 @@ export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTa
   check: Object.keys(checkSchema.shape),
   score: Object.keys(scoreSchema.shape),
   sandbox: Object.keys(sandboxSchema.shape),
+  setup: Object.keys(setupSchema.shape),
 });
 
 /**
@@ -252,6 +279,8 @@ export function isConfigKey(path: string): boolean {
       return parts.length === 2 && keys.score.includes(second ?? '');
     case 'sandbox':
       return parts.length === 2 && keys.sandbox.includes(second ?? '');
+    case 'setup':
+      return parts.length === 2 && keys.setup.includes(second ?? '');
     case 'checks':
       return parts.length === 2 && keys.check.includes(second ?? '');
     case 'prices':

@@ -31,6 +31,8 @@ export const TRUSTED_ONLY_KEYS: ReadonlyArray<{ path: string; rule: TrustRule }>
   { path: 'agents.*.enabled', rule: 'unless-new-cli' },
   // The sandbox: its mode, hosts and paths decide what an agent may reach.
   { path: 'sandbox', rule: 'always' },
+  // Setup commands run in every worktree before its agent.
+  { path: 'setup.run', rule: 'always' },
 ];
 
 /**
@@ -50,6 +52,10 @@ export const KEYS_ANY_FILE_SETS: readonly string[] = [
   'agents.*.max_cost_usd',
   'prices',
   'score',
+  // Copied and shared files come from the user's own checkout only (never through a symlink out).
+  'setup.timeout_s',
+  'setup.copy',
+  'setup.share',
 ];
 
 /** The key paths the declared list names, for `hydra trust` and its messages. */

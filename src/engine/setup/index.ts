@@ -1,0 +1,3 @@
+/** Making each worktree ready: copied files, setup commands, shared dependencies, ports. */
+export type { SetupSettings } from './settings.js';
+export { DEFAULT_SETUP_TIMEOUT_MS, NO_SETUP } from './settings.js';
