@@ -427,6 +427,7 @@ export const agentMachine = setup({
             area: path.dirname(context.launch.worktree),
             base: context.launch.baseRef,
             secrets: knownSecrets(context.launch.env),
+            copy: context.launch.copy ?? [],
             runId: context.launch.runId,
             owner: `check:${context.launch.agent}`,
             processes: context.processes,

@@ -45,6 +45,8 @@ export interface AgentLaunch {
   refsAtStart?: RefSnapshot;
   /** Run in the worktree once the agent completed and its result is committed. */
   checks?: CheckSpec[];
+  /** `[setup] copy`: the user's ignored files its checks' checkout gets too (setup/copy.ts). */
+  copy?: readonly string[];
   /** Stopped once its estimated spend passes this (USD). */
   maxCostUsd?: number;
   /** The race's budget (USD), named when the race stops it for passing it. */

@@ -27,6 +27,8 @@ export interface BaselineInput {
   graceMs: number;
   /** Configured values to redact from the checks' output (the agents' `env`). */
   secrets?: readonly KnownSecret[];
+  /** `[setup] copy` (setup/copy.ts): the checkout gets these ignored files of the user's too. */
+  copy?: readonly string[];
 }
 
 export interface BaselineOutput {
@@ -55,6 +57,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       graceMs: input.graceMs,
       signal,
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      ...(input.copy === undefined ? {} : { copy: input.copy }),
     });
     return { checks, error: null };
   } catch (error) {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { CheckRun, CheckSpec } from '../types.js';
 import { RUN_ID_ENV } from '../process/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/index.js';
+import { copyIncludedFiles } from '../setup/index.js';
 import { commandChanges } from './command-config.js';
 import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
@@ -25,6 +26,8 @@ export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   area: string;
   /** The race's base: the check's command config is compared with it (absent for the baseline). */
   base?: string;
+  /** `[setup] copy`: the user's ignored files the checkout gets besides `.worktreeinclude`'s (setup/copy.ts). */
+  copy?: readonly string[];
 }
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
@@ -55,7 +58,7 @@ export async function runChecksOnCommit(
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { repoRoot, commit, dir, area, base, ...rest } = place;
+  const { repoRoot, commit, dir, area, base, copy, ...rest } = place;
   try {
     const [changes] = await Promise.all([
       base === undefined
@@ -70,6 +73,7 @@ export async function runChecksOnCommit(
         owner: rest.runId,
       }),
     ]);
+    await copyIncludedFiles({ checkout: repoRoot, target: dir, patterns: copy ?? [] });
     const runs = await runChecks(specs, { ...rest, cwd: dir });
     const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,

@@ -106,6 +106,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('checks', plan.checks ?? options.checks),
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
+    ...optional('copy', options.setup?.copy),
     sandbox,
   };
 }

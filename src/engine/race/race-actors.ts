@@ -57,6 +57,7 @@ import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { trace } from '../../trace.js';
+import { copyIncludedFiles } from '../setup/index.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 import {
@@ -218,7 +219,7 @@ interface PrepareContext {
 
 /** One agent's worktree, branch, scratch directory and command. */
 async function prepareAgent(
-  { input, signal, created, runDir, refsAtStart, separateCheckout, sandbox }: PrepareContext,
+  { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox }: PrepareContext,
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
@@ -256,6 +257,12 @@ async function prepareAgent(
       separateCheckout,
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
+  await copyIncludedFiles({
+    checkout: repo.root,
+    target: worktree,
+    patterns: options.setup?.copy ?? [],
+    recordDir,
+  });
   await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
   return prepareAgentGit({
     ...buildLaunch({

@@ -114,6 +114,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+    copy: context.options.setup?.copy ?? [],
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -129,6 +130,7 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+    copy: context.options.setup?.copy ?? [],
   }));
 
 /**

@@ -20,6 +20,8 @@ import type { AgentLaunch } from '../agent/index.js';
 import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';
 import { branchExists, createWorktree, diffSummary, reopenWorktree, snapshotRefs } from '../git/index.js';
+import { copyIncludedFiles } from '../setup/index.js';
+import type { CopyRequest } from '../setup/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { processInfo, RUN_ID_ENV } from '../process/index.js';
@@ -262,8 +264,10 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
   const { agent, launch, options, repo } = input;
   const planName = planNameOf(agent);
   const capabilities = readyCapabilities(input, planName);
-  if (!existsSync(launch.worktree))
+  if (!existsSync(launch.worktree)) {
     await reopenWorktree(repo.root, launch.worktree, launch.branch, gitOptions(input, signal, 'reopen'));
+    await copyIncludedFiles(copyRequest(input, launch.worktree));
+  }
   const resume =
     capabilities.features['resume'] === true && isSessionId(agent.sessionId) ? agent.sessionId : undefined;
   const round = (agent.rounds?.length ?? 1) + 1;
@@ -324,6 +328,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   // Named in meta.json before git runs, so `hydra clean` finds it whatever happens next.
   recordAgent(repo.root, options.runId, launch, capabilities);
   await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions(input, signal, 'add'));
+  await copyIncludedFiles(copyRequest(input, worktree));
   return {
     launch: await prepareAgentGit({ ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) }),
     agent: {
@@ -363,6 +368,14 @@ const gitOptions = (input: RoundInput, signal: AbortSignal, what: string) => ({
   env: { [RUN_ID_ENV]: input.options.runId },
   processes: input.processes,
   owner: input.options.runId,
+});
+
+/** The user's ignored files a worktree made again gets (setup/copy.ts), recorded in the run. */
+const copyRequest = (input: RoundInput, target: string): CopyRequest => ({
+  checkout: input.repo.root,
+  target,
+  patterns: input.options.setup?.copy ?? [],
+  recordDir: runRecordDir(input.repo.root, input.options.runId),
 });
 
 /** Adds a rerun's agent to meta.json (its branch and worktree), so clean and merge know it. */

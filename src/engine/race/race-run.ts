@@ -24,6 +24,7 @@ import type {
 import type { raceMachine } from './race-machine.js';
 import { buildSummary, phaseOf } from './snapshot.js';
 import { waitForWork } from './work-tracker.js';
+import { copyIncludedFiles } from '../setup/index.js';
 
 export type RaceMachine = typeof raceMachine;
 export type RaceState = SnapshotFrom<RaceMachine>;
@@ -230,6 +231,11 @@ export const runShell = async (run: RaceRun, request: ShellRequest): Promise<She
       processes: run.processes,
       owner: run.runId,
       step: `git worktree add for a shell in ${request.agent}`,
+    });
+    await copyIncludedFiles({
+      checkout: root,
+      target: launch.worktree,
+      patterns: context.options.setup?.copy ?? [],
     });
   }
   const refsAtStart = await snapshotRefs(root, run.runId);

@@ -15,19 +15,28 @@ export {
   worktreePoolDir,
 } from './paths.js';
 export {
+  readCopyRecord,
   readPidRecords,
   removePidRecord,
   writeMergeRecord,
+  writeCopyRecord,
   writeMeta,
   writePidRecord,
   writeSummary,
 } from './record-files.js';
-export type { RunMeta } from './schema.js';
+export type { CopyRecord, RunMeta } from './schema.js';
 export { EventLog } from './event-log.js';
 export { loadRun, readRecordDir, readRun, trackedRunIds } from './read-run.js';
 export type { LoadedRun } from './read-run.js';
 export { listRuns, ownerAlive, recordedRunIds, runIdTime } from './runs.js';
 export { LAST_RUN, resolveRunName } from './run-names.js';
-export { knownSecrets, recordableConfig, redactSecrets, redactValue, secretsIn } from './redact.js';
+export {
+  knownSecrets,
+  recordableConfig,
+  redactSecrets,
+  redactValue,
+  rememberSecrets,
+  secretsIn,
+} from './redact.js';
 export type { KnownSecret } from './redact.js';
 export { eventJson } from './event-json.js';

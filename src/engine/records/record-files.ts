@@ -24,7 +24,14 @@ import type { z } from 'zod';
 import type { AgentName, MergeResult, RaceSummary } from '../types.js';
 import { EngineError } from '../errors.js';
 import { recordableSummary } from './recordable-summary.js';
-import { describeProblem, pidRecordSchema, type AgentPidRecord, type RunMeta } from './schema.js';
+import {
+  copyRecordSchema,
+  describeProblem,
+  pidRecordSchema,
+  type AgentPidRecord,
+  type CopyRecord,
+  type RunMeta,
+} from './schema.js';
 
 /** Owner-only: records hold prompts, commands and config. */
 export const FILE_MODE = 0o600;
@@ -147,6 +154,14 @@ export const writeSummary = (dir: string, summary: RaceSummary): void =>
   writeJsonAtomic(path.join(dir, 'summary.json'), recordableSummary(summary));
 export const writeMergeRecord = (dir: string, merge: MergeResult): void =>
   writeJsonAtomic(path.join(dir, 'merge.json'), merge);
+
+/** copied.json (setup/copy.ts): what the run copied into its worktrees. */
+export const writeCopyRecord = (dir: string, record: CopyRecord): void =>
+  writeJsonAtomic(path.join(dir, 'copied.json'), record);
+
+/** copied.json as recorded, or null when the run copied nothing (or is older); a damaged one is a problem. */
+export const readCopyRecord = (dir: string): Checked<CopyRecord> =>
+  readChecked(dir, 'copied.json', copyRecordSchema);
 
 const pidFile = (dir: string, agent: AgentName): string => path.join(dir, 'agents', `${agent}.pid`);
 

@@ -47,10 +47,23 @@ export const knownSecrets = (env: Readonly<Record<string, string>>): KnownSecret
     .filter(([name, value]) => SECRET_KEY_NAME.test(name) && value.length >= MIN_KNOWN_SECRET_LENGTH)
     .map(([name, value]) => ({ name, value }));
 
+/**
+ * Secrets this process learned while it runs (the values of env-like files copied into worktrees,
+ * setup/copy.ts): removed from every text redacted from then on, as if each caller had passed them.
+ */
+let remembered: KnownSecret[] = [];
+
+/** Adds values every later redaction removes, for the life of this process (longest first). */
+export const rememberSecrets = (secrets: readonly KnownSecret[]): void => {
+  const fresh = secrets.filter((secret) => !remembered.some((known) => known.value === secret.value));
+  if (fresh.length > 0)
+    remembered = [...remembered, ...fresh].sort((a, b) => b.value.length - a.value.length);
+};
+
 /** Text with every known secret and every token that looks like a key replaced by a marker. */
 export const redactSecrets = (text: string, known: readonly KnownSecret[] = []): string => {
   let out = text;
-  for (const secret of known) {
+  for (const secret of remembered.length === 0 ? known : [...known, ...remembered]) {
     if (out.includes(secret.value)) out = out.split(secret.value).join(redactionMarker(`env ${secret.name}`));
   }
   if (!MAYBE_SECRET.test(out)) return out;

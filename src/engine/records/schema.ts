@@ -266,6 +266,22 @@ export const pidRecordSchema = z.object({
 
 export type AgentPidRecord = z.infer<typeof pidRecordSchema>;
 
+/**
+ * copied.json: what the run copied from the user's checkout into its worktrees (setup/copy.ts), so
+ * a merge later refuses a result that commits one of those files or adds one of their secret
+ * values. Paths and SHA-256 hashes only, never a value. A record from before it has none.
+ */
+export const copyRecordSchema = z.object({
+  files: z.array(
+    z.object({
+      path: z.string(),
+      secrets: z.array(z.object({ key: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/) })),
+    }),
+  ),
+});
+
+export type CopyRecord = z.infer<typeof copyRecordSchema>;
+
 /** The fields each event kind needs to be shown (extra fields are kept). */
 const eventSchema: z.ZodType<AgentEvent> = z.discriminatedUnion('kind', [
   z.looseObject({

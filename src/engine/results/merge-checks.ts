@@ -11,6 +11,7 @@ import { EngineError, listSome } from '../errors.js';
 import { commitSubject, dirtyPaths, gitLine, runGit, splitZ } from '../git/index.js';
 import { branchName } from '../records/index.js';
 import { commitsBrought, secretsInDiff } from './secret-scan.js';
+import { copiedOf, refuseCopiedFiles, refuseCopiedInHistory } from './merge-copied.js';
 
 export interface MergeRequest {
   root: string;
@@ -152,7 +153,10 @@ export async function refuseSecrets(
 ): Promise<void> {
   if (request.options.allowSecrets === true) return;
   const merge = `hydra merge ${request.runId} ${request.agent}`;
-  const net = await secretsInDiff(request.root, head, tree);
+  // Files copied from the user's checkout (setup/copy.ts): never committed, their values secrets.
+  const copied = await copiedOf(request);
+  await refuseCopiedFiles(request, copied, head, tree);
+  const net = await secretsInDiff(request.root, head, tree, copied);
   if (net.length > 0)
     refuse(
       `${request.agent}'s result adds what looks like a secret: ${secretList(net)}.`,
@@ -160,7 +164,9 @@ export async function refuseSecrets(
       [...new Set(net.map((item) => item.file))],
     );
   if (squash) return;
-  const leaking = (await commitsBrought(request.root, head, tip)).filter((item) => item.secrets.length > 0);
+  const brought = await commitsBrought(request.root, head, tip, copied);
+  refuseCopiedInHistory(request, copied, brought);
+  const leaking = brought.filter((item) => item.secrets.length > 0);
   if (leaking.length === 0) return;
   const named = leaking.map(
     (item) =>

@@ -7,7 +7,10 @@
  */
 import type { BroughtCommit, SecretFound } from '../types.js';
 import { runGit } from '../git/index.js';
+import { createHash } from 'node:crypto';
 import { secretsIn } from '../records/index.js';
+import type { KnownSecret } from '../records/index.js';
+import { MIN_SECRET_LENGTH } from '../setup/index.js';
 
 /** Commits listed at most (an agent's branch holds a handful). */
 const MAX_COMMITS = 200;
@@ -47,14 +50,45 @@ const addedLines = (patch: string): Map<string, string[]> => {
   return files;
 };
 
-const scanFiles = (files: Map<string, string[]>): SecretFound[] =>
-  [...files].flatMap(([file, lines]) => secretsIn(lines.join('\n')).map((label) => ({ file, label })));
+/**
+ * Values known to be secret besides the shapes: those of files copied from the user's checkout
+ * (setup/copy.ts), and hashes of recorded values the checkout no longer holds (hash → name).
+ */
+export interface KnownValues {
+  values: readonly KnownSecret[];
+  hashes: ReadonlyMap<string, string>;
+}
+
+const NO_VALUES: KnownValues = { values: [], hashes: new Map() };
+
+/** A value is matched whole; a hashed one as a token of the text (split at spaces, quotes, `=`, `:`, `,`). */
+const knownIn = (text: string, known: KnownValues): string[] => {
+  const found = known.values.filter((secret) => text.includes(secret.value)).map((secret) => secret.name);
+  if (known.hashes.size > 0)
+    for (const token of new Set(text.split(/[\s"'`=:,;()[\]{}<>]+/)))
+      if (token.length >= MIN_SECRET_LENGTH) {
+        const name = known.hashes.get(createHash('sha256').update(token).digest('hex'));
+        if (name !== undefined) found.push(name);
+      }
+  return [...new Set(found)].map((name) => `the value of ${name}`);
+};
+
+const scanFiles = (files: Map<string, string[]>, known: KnownValues = NO_VALUES): SecretFound[] =>
+  [...files].flatMap(([file, lines]) => {
+    const text = lines.join('\n');
+    return [...secretsIn(text), ...knownIn(text, known)].map((label) => ({ file, label }));
+  });
 
 /**
  * The commits `tip` has that `from` does not, oldest first, each with its files and the secrets it
  * adds. The patch is read without the repository's diff drivers or textconv (an agent could set one).
  */
-export async function commitsBrought(root: string, from: string, tip: string): Promise<BroughtCommit[]> {
+export async function commitsBrought(
+  root: string,
+  from: string,
+  tip: string,
+  known: KnownValues = NO_VALUES,
+): Promise<BroughtCommit[]> {
   const { stdout } = await runGit(root, [
     '-c',
     'core.quotePath=false',
@@ -80,12 +114,17 @@ export async function commitsBrought(root: string, from: string, tip: string): P
       const newline = rest.indexOf('\n');
       const subject = newline < 0 ? rest : rest.slice(0, newline);
       const files = addedLines(newline < 0 ? '' : rest.slice(newline + 1));
-      return { commit, subject, files: [...files.keys()], secrets: scanFiles(files) };
+      return { commit, subject, files: [...files.keys()], secrets: scanFiles(files, known) };
     });
 }
 
 /** The secrets a plain diff between two commits or trees adds (a squash brings only that). */
-export async function secretsInDiff(root: string, from: string, to: string): Promise<SecretFound[]> {
+export async function secretsInDiff(
+  root: string,
+  from: string,
+  to: string,
+  known: KnownValues = NO_VALUES,
+): Promise<SecretFound[]> {
   const { stdout } = await runGit(root, [
     '-c',
     'core.quotePath=false',
@@ -99,5 +138,5 @@ export async function secretsInDiff(root: string, from: string, to: string): Pro
     to,
     '--',
   ]);
-  return scanFiles(addedLines(stdout));
+  return scanFiles(addedLines(stdout), known);
 }

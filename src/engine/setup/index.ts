@@ -1,3 +1,7 @@
 /** Making each worktree ready: copied files, setup commands, shared dependencies, ports. */
 export type { SetupSettings } from './settings.js';
 export { DEFAULT_SETUP_TIMEOUT_MS, NO_SETUP } from './settings.js';
+export { copiedForMerge, copyIncludedFiles, describeCopies } from './copy.js';
+export type { CopiedSecrets, CopyPreview, CopyReport, CopyRequest, CopySkip } from './copy.js';
+export { MIN_SECRET_LENGTH, isEnvLike, isTrivialValue, secretValues } from './env-values.js';
+export { WORKTREE_INCLUDE } from './include-list.js';

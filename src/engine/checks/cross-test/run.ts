@@ -13,6 +13,7 @@ import { RUN_ID_ENV } from '../../process/index.js';
 import type { KnownSecret } from '../../records/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
 import type { Limiter } from '../limiter.js';
+import { copyIncludedFiles } from '../../setup/index.js';
 import { runCheck } from '../runner.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
@@ -32,6 +33,8 @@ export interface CrossTestInput {
   slots: Limiter;
   graceMs: number;
   secrets?: readonly KnownSecret[];
+  /** `[setup] copy` (setup/copy.ts): every checkout gets these ignored files of the user's too. */
+  copy?: readonly string[];
 }
 
 export interface CrossTestOutput {
@@ -168,6 +171,7 @@ async function testTree(
       processes: input.processes,
       owner: input.runId,
     });
+    await copyIncludedFiles({ checkout: input.repoRoot, target: dir, patterns: input.copy ?? [] });
   } catch {
     failAll(0);
     return out;
