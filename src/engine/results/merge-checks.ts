@@ -11,7 +11,7 @@ import { EngineError, listSome } from '../errors.js';
 import { commitSubject, dirtyPaths, gitLine, runGit, splitZ } from '../git/index.js';
 import { branchName } from '../records/index.js';
 import { commitsBrought, secretsInDiff } from './secret-scan.js';
-import { copiedOf, refuseCopiedFiles, refuseCopiedInHistory } from './merge-copied.js';
+import { copiedOf, refuseCopiedInHistory } from './merge-copied.js';
 
 export interface MergeRequest {
   root: string;
@@ -155,7 +155,6 @@ export async function refuseSecrets(
   const merge = `hydra merge ${request.runId} ${request.agent}`;
   // Files copied from the user's checkout (setup/copy.ts): never committed, their values secrets.
   const copied = await copiedOf(request);
-  await refuseCopiedFiles(request, copied, head, tree);
   const net = await secretsInDiff(request.root, head, tree, copied);
   if (net.length > 0)
     refuse(

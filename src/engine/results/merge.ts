@@ -11,6 +11,7 @@
  * This file runs the merge; merge-checks.ts holds the checks before it, merge-commit.ts its commit,
  * clean-up and undoing, merge-run.ts the merge of a recorded run.
  */
+import { copiedOf, refuseCopiedFiles } from './merge-copied.js';
 import type { MergeResult } from '../types.js';
 import { listSome } from '../errors.js';
 import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from '../git/index.js';
@@ -122,6 +123,9 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
   }
   const headTree = await gitLine(root, ['rev-parse', `${head}^{tree}`]);
   if (tree === headTree) return finishWith('nothing-to-merge', head, 0);
+  // A committed copy of the user's ignored file (.env) is named as such, before it is "in the way".
+  if (request.options.allowSecrets !== true)
+    await refuseCopiedFiles(request, await copiedOf(request), head, tree);
   const overlap = await overlappingChanges(root, head, tree);
   if (overlap.length > 0) {
     refuse(
