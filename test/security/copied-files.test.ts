@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeRun, startRace } from '../../src/engine/index.js';
 import { EngineError } from '../../src/engine/errors.js';
+import { worktreePoolDir } from '../../src/engine/records/index.js';
 import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
 import {
   createRepo,
@@ -189,6 +190,21 @@ describe('copied files (issue 23)', () => {
     expect(again.message).toContain('the value of API_KEY from .env in config.js');
   });
 
+  it('--auto-merge best refuses a best result that holds a copied value, and merges nothing', async () => {
+    handle = raceScript(sandbox, `echo "const key = '$(sed -n 's/^API_KEY=//p' .env)';" > config.js`, {
+      checks: [ENV_CHECK],
+      autoMerge: 'best',
+    });
+    await handle.settled;
+    const summary = await handle.finish();
+    handle = null;
+    expect(summary.merged).toBeNull();
+    expect(summary.mergeReason).toBe(
+      `--auto-merge best could not merge: ${SCRIPT_AGENT}'s result adds what looks like a secret: the value of API_KEY from .env in config.js.`,
+    );
+    expect(existsSync(path.join(sandbox.repo, 'config.js'))).toBe(false);
+  });
+
   it('a pooled worktree and a rerun’s get the file again', async () => {
     const first = raceScript(sandbox, SEES_ENV, { worktreePool: 1 });
     handle = first;
@@ -196,8 +212,7 @@ describe('copied files (issue 23)', () => {
     await first.finish();
     handle = null;
     // The pool holds the first race's worktree, without its ignored files (clean -ffdx).
-    const pooled = path.join(sandbox.worktreeRoot);
-    expect(existsSync(pooled)).toBe(true);
+    expect(readdirSync(worktreePoolDir(sandbox.worktreeRoot, sandbox.repo))).toHaveLength(1);
     handle = raceScripts(sandbox, { [SCRIPT_AGENT]: SEES_ENV }, { worktreePool: 1 });
     await handle.settled;
     const runId = handle.runId;

@@ -73,18 +73,16 @@ describe('copyIncludedFiles', () => {
     expect(readFileSync(path.join(target, 'deep/er/b.local'), 'utf8')).toBe('B=1\n');
   });
 
-  it('never copies a tracked file, even one a pattern names', async () => {
-    write('config.json', '{"tracked":true}\n');
-    commitAll();
+  it('never copies a tracked file, even one the ignore rules match (added with -f)', async () => {
+    write('tracked.local', 'TRACKED=committed-value\n');
+    git(sandbox.repo, 'add', '-f', 'tracked.local');
+    git(sandbox.repo, 'commit', '-q', '-m', 'tracked despite the ignore rule');
     const fresh = newWorktree();
-    write('config.json', '{"changed":"in the checkout"}\n');
-    const report = await copyIncludedFiles({
-      checkout: sandbox.repo,
-      target: fresh,
-      patterns: ['config.json'],
-    });
-    expect(report.copied).toEqual([]);
-    expect(readFileSync(path.join(fresh, 'config.json'), 'utf8')).toBe('{"tracked":true}\n');
+    write('tracked.local', 'TRACKED=changed-in-the-checkout\n');
+    const report = await copyIncludedFiles({ checkout: sandbox.repo, target: fresh, patterns: ['*.local'] });
+    // Not even a candidate: git lists untracked files only.
+    expect(report).toEqual({ copied: [], skipped: [] });
+    expect(readFileSync(path.join(fresh, 'tracked.local'), 'utf8')).toBe('TRACKED=committed-value\n');
   });
 
   it('never writes over a file the worktree has', async () => {
@@ -145,7 +143,7 @@ describe('copyIncludedFiles', () => {
 
   it('keeps the mode of each file', async () => {
     write('build/run.local', '#!/bin/sh\n');
-    chmodSync(path.join(sandbox.repo, 'build/run.local'), 0o750);
+    chmodSync(path.join(sandbox.repo, 'build/run.local'), 0o775);
     write('secret.local', 'S=1\n');
     chmodSync(path.join(sandbox.repo, 'secret.local'), 0o600);
     await copyIncludedFiles({
@@ -153,7 +151,7 @@ describe('copyIncludedFiles', () => {
       target,
       patterns: ['build/run.local', 'secret.local'],
     });
-    expect(statSync(path.join(target, 'build/run.local')).mode & 0o777).toBe(0o750);
+    expect(statSync(path.join(target, 'build/run.local')).mode & 0o777).toBe(0o775);
     expect(statSync(path.join(target, 'secret.local')).mode & 0o777).toBe(0o600);
     expect(lstatSync(path.join(target, 'build')).isDirectory()).toBe(true);
   });
