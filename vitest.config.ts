@@ -21,6 +21,7 @@ const UNIT = [
   'test/engine/process-registry.test.ts',
   'test/engine/race-machine.test.ts',
   'test/engine/score.test.ts',
+  'test/engine/setup/env-values.test.ts',
   'test/engine/test-counts.test.ts',
   'test/cli/agent-checks-config.test.ts',
   'test/cli/mode.test.ts',

@@ -42,6 +42,9 @@ export interface CopyReport {
 /** One file read safely from the checkout: its bytes and mode, or why it is not copied. */
 type Source = { content: Buffer; mode: number } | { skip: string };
 
+/** A file larger than this is not copied (a copied file is read whole). */
+const MAX_COPY_BYTES = 64 * 2 ** 20;
+
 /** hydra's own records are ignored (info/exclude) but never copied. */
 const HYDRA_DIR = '.hydra/';
 
@@ -79,7 +82,10 @@ async function readSource(checkout: string, file: string): Promise<Source> {
   try {
     const stat = await handle.stat();
     if (!stat.isFile()) return { skip: 'not a regular file' };
-    return { content: await handle.readFile(), mode: stat.mode & 0o7777 };
+    if (stat.size > MAX_COPY_BYTES)
+      return { skip: `larger than ${MAX_COPY_BYTES / 2 ** 20} MB (for dependencies, use [setup] share)` };
+    // Permission bits only: no set-user-id, set-group-id or sticky bit on a copy.
+    return { content: await handle.readFile(), mode: stat.mode & 0o777 };
   } finally {
     await handle.close();
   }
