@@ -10,6 +10,7 @@ import type { CheckRun, CheckSpec } from '../types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { KnownSecret } from '../records/index.js';
 import type { Limiter } from './limiter.js';
+import type { SharedDir } from '../setup/index.js';
 import { runChecksOnCommit } from './checkout.js';
 
 /** The process marker of the baseline's checks. */
@@ -27,6 +28,8 @@ export interface BaselineInput {
   graceMs: number;
   /** Configured values to redact from the checks' output (the agents' `env`). */
   secrets?: readonly KnownSecret[];
+  /** The checkout's directories shared into the baseline's worktree (`[setup] share`). */
+  shared?: readonly SharedDir[];
 }
 
 export interface BaselineOutput {
@@ -55,6 +58,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       graceMs: input.graceMs,
       signal,
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      ...(input.shared === undefined ? {} : { shared: input.shared }),
     });
     return { checks, error: null };
   } catch (error) {

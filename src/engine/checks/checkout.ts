@@ -14,6 +14,8 @@ import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/i
 import { commandChanges } from './command-config.js';
 import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
+import { worktreeShares } from '../setup/index.js';
+import type { SharedDir } from '../setup/index.js';
 
 export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   repoRoot: string;
@@ -25,6 +27,8 @@ export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   area: string;
   /** The race's base: the check's command config is compared with it (absent for the baseline). */
   base?: string;
+  /** The checkout's directories shared into this one (`[setup] share`), each check with its own layer. */
+  shared?: readonly SharedDir[];
 }
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
@@ -55,7 +59,7 @@ export async function runChecksOnCommit(
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { repoRoot, commit, dir, area, base, ...rest } = place;
+  const { repoRoot, commit, dir, area, base, shared = [], ...rest } = place;
   try {
     const [changes] = await Promise.all([
       base === undefined
@@ -70,7 +74,8 @@ export async function runChecksOnCommit(
         owner: rest.runId,
       }),
     ]);
-    const runs = await runChecks(specs, { ...rest, cwd: dir });
+    const shares = worktreeShares(shared, dir);
+    const runs = await runChecks(specs, { ...rest, cwd: dir, ...(shares.length === 0 ? {} : { shares }) });
     const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,
     ]);

@@ -18,3 +18,15 @@ export type { Containment } from './containment.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
 export { runInteractive } from './interactive.js';
+export { SHELL } from './containment.js';
+export {
+  copyShare,
+  mountProgram,
+  overlayOptions,
+  prepareOverlay,
+  removeShareLayers,
+  SHARE_DIR,
+  shareLayersDir,
+  unmountable,
+} from './share-mount.js';
+export type { ShareMount } from './share-mount.js';

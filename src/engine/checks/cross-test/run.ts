@@ -14,6 +14,8 @@ import type { KnownSecret } from '../../records/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
 import type { Limiter } from '../limiter.js';
 import { runCheck } from '../runner.js';
+import { worktreeShares } from '../../setup/index.js';
+import type { SharedDir } from '../../setup/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -32,6 +34,8 @@ export interface CrossTestInput {
   slots: Limiter;
   graceMs: number;
   secrets?: readonly KnownSecret[];
+  /** The checkout's directories shared into each tree (`[setup] share`). */
+  shared?: readonly SharedDir[];
 }
 
 export interface CrossTestOutput {
@@ -196,6 +200,7 @@ async function testTree(
             graceMs: input.graceMs,
             signal,
             ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+            shares: worktreeShares(input.shared ?? [], dir),
           });
           statuses.set(test.file, statusOf(run.status));
         }
