@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RaceHandle } from '../../src/engine/types.js';
 import { activeContainment } from '../../src/engine/process/index.js';
 import { shareSupport } from '../../src/engine/setup/index.js';
+import { hydra } from '../cli/helpers.js';
 import { makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScript, registerScriptAgent } from '../security/script-agent.js';
@@ -73,5 +74,12 @@ describe('[setup] share without a mount namespace (issue 23)', () => {
       'leftpad\nwrote-by-agent\n',
     );
     expect(treeState(path.join(sandbox.repo, 'node_modules'))).toEqual(before);
+  });
+
+  it('hydra doctor says the share is a copy here, and why', async () => {
+    const doctor = await hydra(['doctor'], { cwd: sandbox.repo, env: process.env });
+    expect(doctor.stdout).toContain(
+      '[setup] share: copy per worktree (cp --reflink=auto), no copy-on-write: agents run without a mount namespace (HYDRA_CONTAINMENT=group is set)',
+    );
   });
 });

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RaceHandle } from '../../src/engine/types.js';
 import { runWorktreesDir } from '../../src/engine/records/index.js';
 import { shareSupport } from '../../src/engine/setup/index.js';
+import { hydra } from '../cli/helpers.js';
 import { makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScripts, registerScriptAgent } from '../security/script-agent.js';
@@ -88,6 +89,13 @@ describe('[setup] share (issue 23)', () => {
     expect(handle.getSnapshot().warnings.filter((warning) => warning.includes('share'))).toEqual([]);
     // The layers went with the worktrees.
     expect(existsSync(runWorktreesDir(sandbox.worktreeRoot, sandbox.repo, summary.runId))).toBe(false);
+  });
+
+  it('hydra doctor says the share is an overlay here', async () => {
+    const doctor = await hydra(['doctor'], { cwd: sandbox.repo, env: process.env });
+    expect(doctor.stdout).toContain(
+      "[setup] share: overlay (copy-on-write) in each agent's mount namespace: no copy, the checkout's copy is read-only to agents",
+    );
   });
 
   it('refuses a shared directory git tracks, before any worktree is made', async () => {
