@@ -19,14 +19,5 @@ export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
 export { runInteractive } from './interactive.js';
 export { SHELL } from './containment.js';
-export {
-  copyShare,
-  mountProgram,
-  overlayOptions,
-  prepareOverlay,
-  removeShareLayers,
-  SHARE_DIR,
-  shareLayersDir,
-  unmountable,
-} from './share-mount.js';
+export { mountProgram, removeShareLayers, SHARE_DIR, shareLayersDir, unmountable } from './share-mount.js';
 export type { ShareMount } from './share-mount.js';

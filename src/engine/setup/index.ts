@@ -9,7 +9,5 @@ export {
   shareWarning,
   worktreeShares,
 } from './share.js';
-export { removeShareLayers, shareLayersDir, SHARE_DIR } from '../process/index.js';
-export type { ShareMount, SharedDir, SharedDirs } from './share.js';
+export type { ShareMount, SharedDir } from './share.js';
 export { describeShareSupport, shareSupport } from './share-support.js';
-export type { ShareSupport } from './share-support.js';

@@ -30,7 +30,7 @@ export interface SharedDir {
 }
 
 /** The shared directories of a configuration, and what was skipped (a warning each). */
-export interface SharedDirs {
+interface SharedDirs {
   dirs: SharedDir[];
   warnings: string[];
 }
