@@ -4,7 +4,7 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox; memory needs
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share; memory needs
  * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +29,7 @@ import {
 import { benchStartup, type StartupResult } from './suites/startup.js';
 import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/targets.js';
 import { benchSandbox, sandboxTable, type SandboxResult } from './suites/sandbox.js';
+import { benchShare, shareTable, type SharePlan, type ShareResult } from './suites/share.js';
 
 const SUITES = [
   'targets',
@@ -40,6 +41,7 @@ const SUITES = [
   'dashboard',
   'dashboard-flood',
   'sandbox',
+  'share',
 ] as const;
 type SuiteName = (typeof SUITES)[number];
 
@@ -56,6 +58,7 @@ interface Plan {
   dashboardSnapshots: number;
   dashboardFlood: { events: number; seconds: number; repeats: number };
   targets: TargetsPlan;
+  share: SharePlan;
 }
 
 interface Results {
@@ -68,6 +71,7 @@ interface Results {
   dashboard?: DashboardResult;
   dashboardFlood?: DashboardFloodResult;
   sandbox?: SandboxResult;
+  share?: ShareResult;
 }
 
 const usageError = (message: string): never => {
@@ -129,6 +133,8 @@ const parsePlan = (argv: string[]): Plan => {
       largeRepoFiles,
       scaling: quick ? [1, 2, 8, 16] : [1, 2, 4, 8, 16],
     },
+    // Issue 23: a 50,000-file node_modules (100 packages of 500 files) in either size.
+    share: { agents: quick ? 2 : 3, packages: 100, filesPerPackage: 500, repeats: quick ? 1 : repeats },
   };
 };
 
@@ -415,6 +421,7 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
     );
   if (plan.suites.has('sandbox'))
     results.sandbox = await step('sandbox', () => benchSandbox(ws, plan.repeats, plan.targets.agentSeconds));
+  if (plan.suites.has('share')) results.share = await step('share', () => benchShare(plan.share));
   return results;
 };
 
@@ -429,6 +436,7 @@ const report = (results: Results): string =>
     results.dashboard && printDashboard(results.dashboard),
     results.dashboardFlood && printDashboardFlood(results.dashboardFlood),
     results.sandbox && ((t) => table(t.title, t.head, t.rows))(sandboxTable(results.sandbox)),
+    results.share && ((t) => table(t.title, t.head, t.rows))(shareTable(results.share)),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

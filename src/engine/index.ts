@@ -49,3 +49,4 @@ export {
 export type { RaceFlags } from './config/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';
+export { describeShareSupport, shareSupport } from './setup/index.js';

@@ -12,7 +12,9 @@ import {
   loadConfig,
   planForDoctor,
   configWarnings,
+  describeShareSupport,
   prepareSandbox,
+  shareSupport,
   sandboxOf,
 } from '../../engine/index.js';
 import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
@@ -85,6 +87,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       terminalSafeJson({
         ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment(), sandbox),
         autoCheck,
+        share: { mechanism: shareSupport().kind, summary: describeShareSupport(shareSupport()) },
       }),
     );
   } else {
@@ -105,7 +108,13 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     );
     // In the config section, under the config file: what --check auto would run.
     const at = lines.indexOf(`  ${configLine}`);
-    lines.splice(at < 0 ? lines.length : at + 1, 0, `  --check auto: ${sanitize(autoLine)}`);
+    lines.splice(
+      at < 0 ? lines.length : at + 1,
+      0,
+      `  --check auto: ${sanitize(autoLine)}`,
+      // How `[setup] share` gives each worktree the checkout's directories here (issue 23).
+      `  [setup] share: ${sanitize(describeShareSupport(shareSupport()))}`,
+    );
     for (const line of lines) ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;

@@ -432,6 +432,7 @@ export const agentMachine = setup({
             owner: `check:${context.launch.agent}`,
             processes: context.processes,
             graceMs: context.launch.graceMs,
+            ...(context.launch.shared === undefined ? {} : { shared: context.launch.shared }),
           },
           slots: context.checkSlots,
         }),

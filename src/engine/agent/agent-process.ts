@@ -23,6 +23,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
 import { spawnSupervised } from '../process/index.js';
+import { describeShares, SHARED_STAGE, worktreeShares } from '../setup/index.js';
 import type { Supervised } from '../process/index.js';
 
 /** The shortest time between two batches of one agent's events while it floods its output. */
@@ -174,6 +175,9 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       for (const event of events) batch.push(event);
     };
 
+    // `[setup] share`: the checkout's directories, mounted (or copied) before it starts.
+    const shares = worktreeShares(launch.shared ?? [], launch.worktree);
+    const shared = describeShares(shares, launch.worktree);
     const supervised: Supervised = spawnSupervised(
       {
         file: launch.command.file,
@@ -185,6 +189,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         agent: launch.agent,
         graceMs: launch.graceMs,
         sandbox: launch.sandbox ?? null,
+        shares,
       },
       {
         onSpawn: (pid) => {
@@ -200,6 +205,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
             // The record is for recovery only; the race goes on without it.
           }
           sendBack({ type: 'SPAWNED', at: Date.now(), pid });
+          if (shared !== null) collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: shared })]);
         },
         onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
         // What the sandbox turned away shows in the pane and the record, not as a silent failure.

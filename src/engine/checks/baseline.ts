@@ -10,6 +10,7 @@ import type { CheckRun, CheckSpec } from '../types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { KnownSecret } from '../records/index.js';
 import type { Limiter } from './limiter.js';
+import type { SharedDir } from '../setup/index.js';
 import { runChecksOnCommit } from './checkout.js';
 
 /** The process marker of the baseline's checks. */
@@ -29,6 +30,8 @@ export interface BaselineInput {
   secrets?: readonly KnownSecret[];
   /** `[setup] copy` (setup/copy.ts): the checkout gets these ignored files of the user's too. */
   copy?: readonly string[];
+  /** The checkout's directories shared into the baseline's worktree (`[setup] share`). */
+  shared?: readonly SharedDir[];
 }
 
 export interface BaselineOutput {
@@ -58,6 +61,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       signal,
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
       ...(input.copy === undefined ? {} : { copy: input.copy }),
+      ...(input.shared === undefined ? {} : { shared: input.shared }),
     });
     return { checks, error: null };
   } catch (error) {

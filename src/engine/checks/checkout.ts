@@ -15,6 +15,8 @@ import { copyIncludedFiles } from '../setup/index.js';
 import { commandChanges } from './command-config.js';
 import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
+import { worktreeShares } from '../setup/index.js';
+import type { SharedDir } from '../setup/index.js';
 
 export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   repoRoot: string;
@@ -28,6 +30,8 @@ export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   base?: string;
   /** `[setup] copy`: the user's ignored files the checkout gets besides `.worktreeinclude`'s (setup/copy.ts). */
   copy?: readonly string[];
+  /** The checkout's directories shared into this one (`[setup] share`), each check with its own layer. */
+  shared?: readonly SharedDir[];
 }
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
@@ -58,7 +62,7 @@ export async function runChecksOnCommit(
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { repoRoot, commit, dir, area, base, copy, ...rest } = place;
+  const { repoRoot, commit, dir, area, base, copy, shared = [], ...rest } = place;
   try {
     const [changes] = await Promise.all([
       base === undefined
@@ -74,7 +78,8 @@ export async function runChecksOnCommit(
       }),
     ]);
     await copyIncludedFiles({ checkout: repoRoot, target: dir, patterns: copy ?? [] });
-    const runs = await runChecks(specs, { ...rest, cwd: dir });
+    const shares = worktreeShares(shared, dir);
+    const runs = await runChecks(specs, { ...rest, cwd: dir, ...(shares.length === 0 ? {} : { shares }) });
     const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,
     ]);

@@ -13,6 +13,8 @@ import { readTestCounts } from './test-counts.js';
 import { knownSecrets, redactSecrets, redactValue } from '../records/index.js';
 import type { KnownSecret } from '../records/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
+import { ownLayers } from '../setup/index.js';
+import type { ShareMount } from '../setup/index.js';
 
 /** Output read for test counts: the last 1 MB of lines. */
 const PARSED_OUTPUT_BYTES = 1024 * 1024;
@@ -43,6 +45,12 @@ export interface CheckPlace {
   secrets?: readonly KnownSecret[];
   /** Run the checks in the OS sandbox with this policy (a sandboxed agent's checks); null: not. */
   sandbox?: SandboxPolicy | null;
+  /**
+   * The shared directories (`[setup] share`) mounted in `cwd` for each check (worktreeShares). A
+   * setup command passes its worktree's own, so what it installs stays; runChecks gives each of
+   * its checks a layer of its own (ownLayers).
+   */
+  shares?: readonly ShareMount[];
 }
 
 /** Keeps the last `maxBytes` of lines. */
@@ -86,6 +94,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         stderrTailBytes: 64 * 1024,
         graceMs: place.graceMs,
         sandbox: place.sandbox ?? null,
+        ...(place.shares === undefined ? {} : { shares: place.shares }),
       },
       { onSpawn: () => undefined, onLine: (line) => stdout.push(line), onOversizeLine: () => undefined },
       place.processes,
@@ -166,4 +175,11 @@ const stopped = (spec: CheckSpec): CheckRun => ({
 
 /** Every check in one worktree; they share the race's slots with the other worktrees' checks. */
 export const runChecks = (specs: readonly CheckSpec[], place: CheckPlace): Promise<CheckRun[]> =>
-  Promise.all(specs.map((spec) => runCheck(spec, place)));
+  Promise.all(
+    specs.map((spec, index) =>
+      runCheck(
+        spec,
+        place.shares === undefined ? place : { ...place, shares: ownLayers(place.shares, index) },
+      ),
+    ),
+  );

@@ -11,6 +11,7 @@ import { EngineError } from '../errors.js';
 import { GitCommandError, NO_HOOKS, runGit } from './git.js';
 import type { RunGitOptions } from './git.js';
 import { removePrivateGit, repairPrivateGit } from './private-git.js';
+import { removeShareLayers, SHARE_DIR } from '../process/index.js';
 
 /** How a worktree is made: cancellable, time-limited, named in errors, marked with the run's id. */
 export type WorktreeGitOptions = Pick<
@@ -217,6 +218,8 @@ export async function removeWorktrees(
   let prune = false;
   const removals = await Promise.allSettled(
     worktrees.map(async ({ dir, area }) => {
+      // Its layers of the shared directories (`[setup] share`) go with it.
+      await removeShareLayers(dir);
       if (!existsSync(dir)) {
         prune = true;
         await removePrivateGit(dir);
@@ -289,6 +292,7 @@ export async function deleteBranches(root: string, branches: readonly string[]):
 export async function removeRunDirIfEmpty(runDir: string): Promise<void> {
   await rm(path.join(runDir, '.scratch'), { recursive: true, force: true });
   await rmdir(path.join(runDir, '.git-private')).catch(() => undefined);
+  await rmdir(path.join(runDir, SHARE_DIR)).catch(() => undefined);
   for (const dir of [runDir, path.dirname(runDir)]) {
     try {
       await rmdir(dir);

@@ -60,8 +60,8 @@ export const shellScript = (text: string): string => text.replace(/^[ \t]*#.*\n/
 
 /**
  * PID 1 of an agent's namespace (namespace-init.sh, checked by shellcheck in `npm run lint`):
- * `sh -c INIT_SCRIPT hydra-init <status file> <grace s> <file>
- * <args...>`. Runs the agent in the foreground, so it stays in the same process group with the
+ * `sh -c INIT_SCRIPT hydra-init <status file> <grace s> <mounts> <file> <args...>` (`<mounts>`:
+ * the overlays it mounts first, see containedCommand). Runs the agent in the foreground, so it stays in the same process group with the
  * same stdio and signals to the group reach it as they would without a namespace (the init itself
  * has no handlers, and a namespace's PID 1 drops the signals it has no handler for). When the agent
  * ends, it writes how to the status file (a namespace's init cannot die of a signal, so its own
@@ -174,11 +174,30 @@ export const describeContainment = (containment: Containment): string =>
     ? `PID namespace per agent (unshare ${containment.flags.join(' ')}): everything an agent starts ends with it`
     : `process group + run marker (fallback: ${containment.reason}); a process that leaves both can outlive its agent`;
 
+/** Overlays the init mounts before it starts the agent: `mount -t overlay hydra-share -o <options> <target>`. */
+export interface InitMounts {
+  /** The `mount` program (a path). */
+  program: string;
+  overlays: ReadonlyArray<{ options: string; target: string }>;
+}
+
+/** The init's arguments for its mounts: `<n> [<program> (<options> <target>) x n]`. */
+const mountArgs = (mounts: InitMounts | null): string[] =>
+  mounts === null || mounts.overlays.length === 0
+    ? ['0']
+    : [
+        String(mounts.overlays.length),
+        mounts.program,
+        ...mounts.overlays.flatMap((overlay) => [overlay.options, overlay.target]),
+      ];
+
 /**
- * `unshare <flags> -- /bin/sh -c <init> hydra-init <status file> <grace s> <file> <args>`, or the
- * command itself. `env` is the agent's environment: its PATH finds `file`. With a `graceMs`, the
- * spawn must give the init a pipe as fd 3 and keep its other end open while hydra runs (see
- * INIT_SCRIPT); null leaves the init without its watchdog (HYDRA_WATCHDOG=0).
+ * `unshare <flags> -- /bin/sh -c <init> hydra-init <status file> <grace s> <mounts> <file> <args>`,
+ * or the command itself. `env` is the agent's environment: its PATH finds `file`. With a `graceMs`,
+ * the spawn must give the init a pipe as fd 3 and keep its other end open while hydra runs (see
+ * INIT_SCRIPT); null leaves the init without its watchdog (HYDRA_WATCHDOG=0). `mounts`: overlays
+ * mounted in the namespace before the agent starts (the shared directories, share-mount.ts); they
+ * need the namespace, so the process-group fallback takes none.
  */
 export const containedCommand = (
   containment: Containment,
@@ -187,6 +206,7 @@ export const containedCommand = (
   statusFile: string,
   env: NodeJS.ProcessEnv,
   graceMs: number | null,
+  mounts: InitMounts | null = null,
 ): ContainedCommand =>
   containment.kind === 'pid-namespace'
     ? {
@@ -200,6 +220,7 @@ export const containedCommand = (
           'hydra-init',
           statusFile,
           graceMs === null ? 'off' : String(Math.max(0, graceMs) / 1000),
+          ...mountArgs(mounts),
           (file.includes('/') ? file : findExecutable(file, pathDirs(env))) ?? file,
           ...args,
         ],

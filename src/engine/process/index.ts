@@ -18,3 +18,6 @@ export type { Containment } from './containment.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
 export { runInteractive } from './interactive.js';
+export { SHELL } from './containment.js';
+export { mountProgram, removeShareLayers, SHARE_DIR, shareLayersDir, unmountable } from './share-mount.js';
+export type { ShareMount } from './share-mount.js';

@@ -1,9 +1,21 @@
 #!/bin/sh
 # PID 1 of an agent's PID namespace (containment.ts): sh -c <this> hydra-init <status file>
-# <grace in seconds, or off> <file> <args...>. Comment lines are dropped before it runs.
+# <grace in seconds, or off> <n> [<mount program> (<overlay options> <target>) x n] <file> <args...>.
+# Comment lines are dropped before it runs.
 status=$1
 grace=$2
-shift 2
+mounts=$3
+shift 3
+# The shared directories (share-mount.ts), mounted in this namespace only: no other process sees them.
+if [ "$mounts" -gt 0 ]; then
+  mounter=$1
+  shift
+  while [ "$mounts" -gt 0 ]; do
+    if ! "$mounter" -t overlay hydra-share -o "$1" "$2"; then printf '{"exitCode":null,"spawnError":"EMOUNT"}' >"$status"; exit 126; fi
+    shift 2
+    mounts=$((mounts - 1))
+  done
+fi
 # The agent's file is a path (containedCommand resolved it), never a builtin or function.
 case $1 in
   */*) ;;

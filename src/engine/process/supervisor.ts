@@ -23,6 +23,9 @@ import type { SandboxPolicy } from '../sandbox/index.js';
 import type { SandboxedCommand } from '../sandbox/index.js';
 import { watchRefusals } from '../sandbox/index.js';
 import { prepareSandboxed, refusalKey } from './sandboxed.js';
+import { copyShare, mountProgram, overlayOptions, prepareOverlay } from './share-mount.js';
+import type { ShareMount } from './share-mount.js';
+import type { InitMounts } from './containment.js';
 
 export interface SpawnSpec {
   file: string;
@@ -38,6 +41,12 @@ export interface SpawnSpec {
   graceMs?: number;
   /** Run it in the OS sandbox with this policy (sandboxed.ts); null or absent: unsandboxed. */
   sandbox?: SandboxPolicy | null;
+  /**
+   * Shared directories of the user's checkout it sees in its worktree (`[setup] share`,
+   * share-mount.ts): overlays mounted in its namespace before it starts, or copies made first
+   * where there is no namespace to mount them in.
+   */
+  shares?: readonly ShareMount[];
 }
 
 export interface SupervisorCallbacks {
@@ -127,14 +136,50 @@ export function spawnSupervised(
   containment: Containment = activeContainment(),
 ): Supervised {
   const policy = spec.sandbox ?? null;
-  if (policy === null) return startSupervised(spec, spec, callbacks, processes, containment);
+  const shares = spec.shares ?? [];
+  if (policy === null && shares.length === 0)
+    return startSupervised(spec, spec, callbacks, processes, containment, null);
   const key = refusalKey(spec.runId, spec.agent);
+  let mounts: InitMounts | null = null;
   return deferredSupervised(
-    () => prepareSandboxed(policy, spec.file, spec.args, spec.env.PATH ?? process.env.PATH ?? '', key),
-    (command) => startSupervised(spec, command, callbacks, processes, containment),
+    async () => {
+      const shared = await shareInto(shares, containment);
+      if (shared !== null && 'error' in shared) return shared;
+      mounts = shared;
+      return policy === null
+        ? { file: spec.file, args: [...spec.args], done: () => undefined }
+        : prepareSandboxed(policy, spec.file, spec.args, spec.env.PATH ?? process.env.PATH ?? '', key);
+    },
+    (command) => startSupervised(spec, command, callbacks, processes, containment, mounts),
     callbacks.onRefused,
     key,
   );
+}
+
+/**
+ * Gets the shared directories ready: the overlays' mount points and layers made (the init mounts
+ * them), the copies made where they cannot be mounted (no namespace; share-support.ts decided
+ * `copy` for the race). Returns what the init mounts, or why the process cannot start.
+ */
+async function shareInto(
+  shares: readonly ShareMount[],
+  containment: Containment,
+): Promise<InitMounts | { error: string } | null> {
+  const program = containment.kind === 'pid-namespace' ? mountProgram() : null;
+  const overlays = program === null ? [] : shares.filter((mount) => mount.how === 'overlay');
+  const copies = shares.filter((mount) => !overlays.includes(mount));
+  try {
+    for (const mount of overlays) prepareOverlay(mount);
+    await Promise.all(copies.map((mount) => copyShare(mount)));
+  } catch (error) {
+    return { error: `a shared directory could not be set up: ${(error as Error).message}` };
+  }
+  return program === null || overlays.length === 0
+    ? null
+    : {
+        program,
+        overlays: overlays.map((mount) => ({ options: overlayOptions(mount), target: mount.target })),
+      };
 }
 
 /** Starts `command` (the spec's own, or it wrapped in the sandbox) under supervision. */
@@ -144,6 +189,7 @@ function startSupervised(
   callbacks: SupervisorCallbacks,
   processes: ProcessRegistry,
   containment: Containment,
+  mounts: InitMounts | null,
 ): Supervised {
   trace(`agent ${spec.agent}: spawning (${containment.kind}${spec.sandbox ? ', sandboxed' : ''})`);
   const statusFile = statusFileFor(containment);
@@ -161,6 +207,7 @@ function startSupervised(
           statusFile,
           env,
           lifeline ? (spec.graceMs ?? 5000) : null,
+          mounts,
         );
   const child = startChild(started.file, started.args, {
     cwd: spec.cwd,
@@ -227,7 +274,11 @@ function startSupervised(
       return {
         ...initExit(init),
         stderrTail: stderr.text(),
-        ...(init.spawnError === undefined ? {} : { spawnError: `spawn ${spec.file} ${init.spawnError}` }),
+        ...(init.spawnError === undefined
+          ? {}
+          : init.spawnError === 'EMOUNT'
+            ? { spawnError: `the shared directories could not be mounted: ${stderr.text().trim()}` }
+            : { spawnError: `spawn ${spec.file} ${init.spawnError}` }),
       };
     }
     return {
@@ -259,7 +310,7 @@ function startSupervised(
  * ends it without starting it. `start` spawns the prepared command under supervision.
  */
 function deferredSupervised(
-  prepare: () => Promise<SandboxedCommand | { error: string }>,
+  prepare: () => Promise<Pick<SandboxedCommand, 'file' | 'args' | 'done'> | { error: string }>,
   start: (command: { file: string; args: string[] }) => Supervised,
   onRefused: ((line: string) => void) | undefined,
   key: string,
@@ -274,7 +325,7 @@ function deferredSupervised(
     ...(spawnError === undefined ? {} : { spawnError }),
   });
   const done = (async (): Promise<ProcessExit> => {
-    let command: SandboxedCommand | { error: string };
+    let command: Pick<SandboxedCommand, 'file' | 'args' | 'done'> | { error: string };
     try {
       command = await prepare();
     } catch (error) {

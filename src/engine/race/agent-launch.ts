@@ -21,6 +21,7 @@ import {
 } from '../records/index.js';
 import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
 import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
+import { sharedDirs } from '../setup/index.js';
 import type { AgentName, AgentPlan } from '../types.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 
@@ -61,6 +62,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
           settings: options.sandbox ?? DEFAULT_SANDBOX,
         })
       : null;
+  // Checked when the race starts (buildWorkspace); read again here, from that check.
+  const shared = sharedDirs(repo.root, options.setup?.share ?? []).dirs;
   const command = adapter.buildCommand(
     {
       prompt,
@@ -108,6 +111,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('raceMaxCostUsd', options.maxCostUsd),
     ...optional('copy', options.setup?.copy),
     sandbox,
+    ...(shared.length === 0 ? {} : { shared }),
   };
 }
 

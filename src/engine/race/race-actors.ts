@@ -56,6 +56,7 @@ import type { JudgeSummary } from '../types.js';
 import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
+import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
 import { copyIncludedFiles } from '../setup/index.js';
 import { usable } from './prepared.js';
@@ -155,6 +156,9 @@ async function buildWorkspace(
       hint: 'Set HYDRA_WORKTREE_ROOT to a directory outside the repository (or unset it for ~/.cache/hydra/worktrees).',
     });
   }
+  // `[setup] share` checked against the checkout before anything is made: a refused one is a config error.
+  const shared = sharedDirs(repo.root, options.setup?.share ?? []);
+  const shareNotes = [...shared.warnings, shareWarning(shared.dirs)].filter((note) => note !== null);
   // The user's refs before any agent runs: each agent's settling puts back what it changed. Read
   // while the exclude file and the record are written.
   const refsRead = snapshotRefs(repo.root, options.runId);
@@ -198,11 +202,11 @@ async function buildWorkspace(
   // Started with the race (guardRace): the agents spawn in what it found.
   await prepareContainment();
   trace('race: workspace ready');
-  return {
-    recordDir,
-    launches,
-    ...(sandbox.sandboxed || sandbox.why === null ? {} : { warnings: [unsandboxedWarning(sandbox.why)] }),
-  };
+  const warnings = [
+    ...(sandbox.sandboxed || sandbox.why === null ? [] : [unsandboxedWarning(sandbox.why)]),
+    ...shareNotes,
+  ];
+  return { recordDir, launches, ...(warnings.length === 0 ? {} : { warnings }) };
 }
 
 interface PrepareContext {

@@ -8,6 +8,7 @@ import type { ErrorInfo } from '../../core/events.js';
 import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import { sharedDirs } from '../setup/index.js';
 import type { AgentName } from '../types.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
@@ -115,6 +116,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
     copy: context.options.setup?.copy ?? [],
+    shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -131,6 +133,7 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
     copy: context.options.setup?.copy ?? [],
+    shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
   }));
 
 /**

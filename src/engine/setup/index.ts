@@ -5,3 +5,13 @@ export { copiedForMerge, copyIncludedFiles, describeCopies } from './copy.js';
 export type { CopiedSecrets, CopyPreview, CopyReport, CopyRequest, CopySkip } from './copy.js';
 export { MIN_SECRET_LENGTH, isEnvLike, isTrivialValue, secretValues } from './env-values.js';
 export { WORKTREE_INCLUDE } from './include-list.js';
+export {
+  describeShares,
+  sharedDirs,
+  ownLayers,
+  SHARED_STAGE,
+  shareWarning,
+  worktreeShares,
+} from './share.js';
+export type { ShareMount, SharedDir } from './share.js';
+export { describeShareSupport, shareSupport } from './share-support.js';

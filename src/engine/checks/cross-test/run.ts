@@ -15,6 +15,8 @@ import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../gi
 import type { Limiter } from '../limiter.js';
 import { copyIncludedFiles } from '../../setup/index.js';
 import { runCheck } from '../runner.js';
+import { worktreeShares } from '../../setup/index.js';
+import type { SharedDir } from '../../setup/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -35,6 +37,8 @@ export interface CrossTestInput {
   secrets?: readonly KnownSecret[];
   /** `[setup] copy` (setup/copy.ts): every checkout gets these ignored files of the user's too. */
   copy?: readonly string[];
+  /** The checkout's directories shared into each tree (`[setup] share`). */
+  shared?: readonly SharedDir[];
 }
 
 export interface CrossTestOutput {
@@ -200,6 +204,7 @@ async function testTree(
             graceMs: input.graceMs,
             signal,
             ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+            shares: worktreeShares(input.shared ?? [], dir),
           });
           statuses.set(test.file, statusOf(run.status));
         }
