@@ -173,6 +173,7 @@ export function renderRun(
         );
       }
       if (result.branch) lines.push(`  branch  ${result.branch}`);
+      if (result.port !== undefined && result.port !== null) lines.push(`  port    ${result.port}`);
       lines.push(...commitLines(commits[agent] ?? [], style));
       for (const check of result.checks ?? []) {
         lines.push(

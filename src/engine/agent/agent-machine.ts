@@ -429,6 +429,8 @@ export const agentMachine = setup({
             secrets: knownSecrets(context.launch.env),
             runId: context.launch.runId,
             owner: `check:${context.launch.agent}`,
+            // Its checks are who it is, with its ports (HYDRA_AGENT, HYDRA_PORT: setup/env.ts).
+            identity: { agent: context.launch.agent, port: context.launch.port ?? null },
             processes: context.processes,
             graceMs: context.launch.graceMs,
           },

@@ -51,6 +51,8 @@ export interface AgentLaunch {
   raceMaxCostUsd?: number;
   /** Its OS sandbox (src/engine/sandbox), for it and its checks; null or absent: unsandboxed. */
   sandbox?: SandboxPolicy | null;
+  /** The first port of its block (`HYDRA_PORT`, setup/ports.ts), for it and its checks; null or absent: none. */
+  port?: number | null;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */

@@ -18,7 +18,7 @@ import type { AgentConfig, HydraConfig } from './schema.js';
 import { DEFAULT_SANDBOX, SANDBOX_MODES } from '../sandbox/index.js';
 import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
 import { DEFAULT_SETUP_TIMEOUT_MS } from '../setup/index.js';
-import type { SetupSettings } from '../setup/index.js';
+import type { PortRange, SetupSettings } from '../setup/index.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
@@ -60,6 +60,8 @@ export interface ResolvedRace {
   checkConcurrency?: number;
   /** `worktree_pool`: worktrees kept between races (0 or absent: none). */
   worktreePool?: number;
+  /** `port_range`: where agents' port blocks are taken (absent: the default range). */
+  portRange?: PortRange;
   scoreWeights?: ScoreWeights;
   allowedPaths?: string[];
   maxCostUsd?: number;
@@ -172,6 +174,9 @@ export function resolveRace(
     keepWorktrees: flags.keepWorktrees ?? race.keep_worktrees ?? CONFIG_DEFAULTS.keepWorktrees,
     prices: toPriceTable(config.prices),
     ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
+    ...(race.port_range === undefined
+      ? {}
+      : { portRange: { first: race.port_range[0], last: race.port_range[1] } }),
     ...checksOf(config, raceChecks, flags),
     sandbox: sandboxOf(config, flags),
     setup: setupOf(config),

@@ -35,6 +35,8 @@ export interface LaunchRequest {
   resumeSessionId?: string;
   /** Whether the race's agents are sandboxed here (sandboxVerdict); absent: they are not. */
   sandbox?: SandboxVerdict;
+  /** The first port of its block (the race's PortLeases); absent: none. */
+  port?: number;
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -107,6 +109,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
     sandbox,
+    port: request.port ?? null,
   };
 }
 

@@ -256,7 +256,10 @@ async function prepareAgent(
       separateCheckout,
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
-  await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
+  const [port] = await Promise.all([
+    input.ports.lease(report.agent),
+    mkdir(agentScratchDir(runDir, report.agent), { recursive: true }),
+  ]);
   return prepareAgentGit({
     ...buildLaunch({
       options,
@@ -266,6 +269,7 @@ async function prepareAgent(
       capabilities,
       prompt: options.prompt,
       sandbox,
+      port,
     }),
     refsAtStart,
   });

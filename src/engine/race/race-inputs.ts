@@ -52,6 +52,7 @@ export const workspaceInput = (context: RaceContext): Prepared<WorkspaceInput> =
     startedAt: context.startedAt,
     reports: context.reports.filter((report) => report.status === 'ready'),
     processes: context.processes,
+    ports: context.ports,
   }));
 
 export const reopenInput = (context: RaceContext): Prepared<ReopenInput> => {
@@ -92,6 +93,7 @@ export const roundInput = (context: RaceContext): Prepared<RoundInput> => {
     launch,
     taken: context.agents.map((item) => item.agent),
     processes: context.processes,
+    ports: context.ports,
   }));
 };
 
@@ -114,6 +116,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+    ports: context.ports,
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -129,6 +132,7 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+    ports: context.ports,
   }));
 
 /**

@@ -512,6 +512,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
     ...(agent.newTests === undefined ? {} : { newTests: agent.newTests }),
     ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
+    ...(agent.port === undefined ? {} : { port: agent.port }),
   })),
   error: context.error,
 });

@@ -14,6 +14,8 @@ import type { KnownSecret } from '../../records/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
 import type { Limiter } from '../limiter.js';
 import { runCheck } from '../runner.js';
+import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
+import type { PortLeases } from '../../setup/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -32,6 +34,8 @@ export interface CrossTestInput {
   slots: Limiter;
   graceMs: number;
   secrets?: readonly KnownSecret[];
+  /** The race's port blocks: a result's tree runs with its agent's (the base's with the baseline's); absent: none. */
+  ports?: PortLeases;
 }
 
 export interface CrossTestOutput {
@@ -173,6 +177,15 @@ async function testTree(
     return out;
   }
   try {
+    // Who the tree is (HYDRA_AGENT) and its ports: the agent whose result it is, or the baseline.
+    const identity = {
+      agent: tree.agent ?? BASELINE_AGENT,
+      // No free block: the tests run without one, as they would without ports.
+      port:
+        input.ports === undefined
+          ? null
+          : await input.ports.lease(tree.agent ?? BASELINE_LEASE).catch(() => null),
+    };
     for (const [index, author] of authors.entries()) {
       const statuses = new Map<string, NewTestStatus>();
       out.set(author.agent, statuses);
@@ -191,6 +204,7 @@ async function testTree(
             cwd: dir,
             runId: input.runId,
             owner: `check:cross:${tree.agent ?? 'base'}`,
+            identity,
             processes: input.processes,
             slots: input.slots,
             graceMs: input.graceMs,
