@@ -178,6 +178,10 @@ export type RacePhase =
   | 'probing'
   | 'creating_worktrees'
   | 'racing'
+  /** Every agent settled; each agent's new tests run on the others' results (checks/cross-test). */
+  | 'cross_testing'
+  /** The judge ranks the tied results (`--judge`). */
+  | 'judging'
   | 'reviewing'
   | 'merging'
   | 'done'
