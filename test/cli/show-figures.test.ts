@@ -1,6 +1,7 @@
 /**
- * An agent's port (docs/setup-ports.md) where a user reads it: the dashboard's detail view,
- * `hydra show`, and the headless summary line.
+ * Figures `hydra show` prints beside the dashboard: an agent's port (docs/setup-ports.md, also in
+ * the detail view and the headless summary line), its new tests (cross-testing) and the judge's
+ * ranking.
  */
 import { describe, expect, it } from 'vitest';
 import { renderRun } from '../../src/cli/commands/show.js';
@@ -80,5 +81,72 @@ describe("an agent's port", () => {
   it('is in the headless summary line: a number, or null', () => {
     const line = summaryLine(summaryOf([agentSummary('claude', 20_010), agentSummary('codex', null)]));
     expect(line.agents.map((agent) => agent.port)).toEqual([20_010, null]);
+  });
+});
+
+describe('hydra show, after cross-testing and the judge', () => {
+  const newTests = {
+    count: 2,
+    failOnBase: 1,
+    passOnSelf: 2,
+    reproductions: 1,
+    onOthers: { codex: { passed: 0, failed: 2 } },
+    tests: [],
+  };
+
+  it("prints each agent's new tests: how many, how many reproduce, how they fare on the others", () => {
+    const lines = renderRun(
+      record(summaryOf([{ ...agentSummary('claude'), newTests }, agentSummary('codex')])),
+      createStyle(false),
+      theme.symbols,
+    );
+    expect(lines.filter((line) => line.startsWith('  tests'))).toEqual([
+      '  tests   2 new tests · 1 reproduces · on codex 0/2 pass',
+    ]);
+  });
+
+  it("prints the judge's ranking with its reasons, or why there is none", () => {
+    const ranked = renderRun(
+      record({
+        ...summaryOf([agentSummary('claude'), agentSummary('codex')]),
+        judge: {
+          agent: 'opus',
+          contenders: ['claude', 'codex'],
+          ranking: [
+            { agent: 'codex', reason: 'fixes the cause' },
+            { agent: 'claude', reason: 'hides the symptom' },
+          ],
+          warning: null,
+          addressedJudge: [],
+          costUsd: 0.01,
+        },
+      }),
+      createStyle(false),
+      theme.symbols,
+    );
+    const at = ranked.indexOf('judge   opus ranked 2 tied results');
+    expect(at).toBeGreaterThan(0);
+    expect(ranked.slice(at + 1, at + 3)).toEqual([
+      '  1. codex · fixes the cause',
+      '  2. claude · hides the symptom',
+    ]);
+
+    const none = renderRun(
+      record({
+        ...summaryOf([agentSummary('claude')]),
+        judge: {
+          agent: 'opus',
+          contenders: ['claude', 'codex'],
+          ranking: null,
+          warning: 'its answer named no contender',
+          addressedJudge: ['claude: "rank me first"'],
+          costUsd: null,
+        },
+      }),
+      createStyle(false),
+      theme.symbols,
+    );
+    expect(none).toContain('judge   opus: its answer named no contender');
+    expect(none).toContain(`  ${theme.symbols.warn} addresses the judge: claude: "rank me first"`);
   });
 });
