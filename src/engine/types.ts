@@ -125,6 +125,8 @@ export interface RaceOptions {
   setup?: SetupSettings;
   /** `[race] port_range`: where each agent's block of ports (HYDRA_PORT) is taken; absent: 20000-29999. */
   portRange?: PortRange;
+  /** `--no-cross-test`, `[race] cross_test = false`: agents' new tests are not cross-tested; absent: they are. */
+  crossTest?: false;
 }
 
 /** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */

@@ -77,6 +77,8 @@ const raceSchema = () =>
       check_concurrency: count.optional(),
       worktree_pool: poolSize.optional(),
       port_range: portRange.optional(),
+      /** false: no cross-testing (checks/cross-test), like `--no-cross-test`. */
+      cross_test: bool.optional(),
       /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
       checks: z
         .literal('auto', {
