@@ -55,6 +55,8 @@ export interface SummaryAgentLine {
   newTests?: AgentSummary['newTests'];
   /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null when it ran unsandboxed; absent when not launched. */
   sandbox?: string | null;
+  /** The first port of its block (HYDRA_PORT), or null; absent when not launched. */
+  port?: number | null;
 }
 
 /** One check's result in the summary line. */
@@ -149,6 +151,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
       };
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
     if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
+    if (agent.port !== undefined) line.port = agent.port;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

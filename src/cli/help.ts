@@ -94,6 +94,8 @@ Options:
                                    default 5 points), ask this agent, read-only, to rank them
   --allow-test-changes             let a result win that removes or skips tests the baseline ran,
                                    or changes a check's command or config (flagged otherwise)
+  --no-cross-test                  do not run the agents' new tests on the base and on each other's
+                                   results (docs/cross-testing.md; [race] cross_test = false)
   --prompt-file <file>             read the prompt from a file ("-" = stdin)
   --config <file>                  use this config file instead of hydra.toml
   --json                           headless: NDJSON on stdout, messages on stderr
@@ -196,7 +198,7 @@ Options:
   --sandbox <mode>  auto, required or off (never taken from the record; default auto)
   --json            headless: NDJSON on stdout, messages on stderr
   --ascii           ASCII-only dashboard
-  --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees
+  --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees, --no-cross-test
                     as for hydra race, for this round (default: what the race ran with)
   --allow-experimental-adapters
                     accepted; reopening a run of an experimental agent already allows it

@@ -11,6 +11,7 @@ import type { CheckSpec, CheckSummary, NewTestsSummary, ScoreSummary } from './c
 import type { AgentName } from './probe-types.js';
 import type { SandboxMechanism, SandboxSettings } from './sandbox/settings.js';
 import type { SetupSettings } from './setup/settings.js';
+import type { PortRange } from './setup/port-range.js';
 
 // The checks' and the probe's shapes live in files of their own; every name is still exported here.
 export type { CheckRun, CheckSpec, CheckStatus, CheckSummary, ScoreSummary } from './check-types.js';
@@ -122,6 +123,10 @@ export interface RaceOptions {
   sandbox?: SandboxSettings;
   /** `[setup]`: copied files, setup commands and shared directories for each worktree; absent: none. */
   setup?: SetupSettings;
+  /** `[race] port_range`: where each agent's block of ports (HYDRA_PORT) is taken; absent: 20000-29999. */
+  portRange?: PortRange;
+  /** `--no-cross-test`, `[race] cross_test = false`: agents' new tests are not cross-tested; absent: they are. */
+  crossTest?: false;
 }
 
 /** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */
@@ -175,6 +180,10 @@ export type RacePhase =
   | 'probing'
   | 'creating_worktrees'
   | 'racing'
+  /** Every agent settled; each agent's new tests run on the others' results (checks/cross-test). */
+  | 'cross_testing'
+  /** The judge ranks the tied results (`--judge`). */
+  | 'judging'
   | 'reviewing'
   | 'merging'
   | 'done'
@@ -266,6 +275,8 @@ export interface AgentSnapshot {
   newTests?: NewTestsSummary;
   /** What sandboxes it (`bubblewrap`, `sandbox-exec`), null when it runs unsandboxed; absent until launched. */
   sandbox?: SandboxMechanism | null;
+  /** The first port of its block (`HYDRA_PORT`), null when it has none; absent until launched. */
+  port?: number | null;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -329,6 +340,8 @@ export interface AgentSummary {
   newTests?: NewTestsSummary;
   /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null (unsandboxed); absent in older records. */
   sandbox?: string | null;
+  /** The first port of its block (`HYDRA_PORT`) in its last round, or null; absent in older records. */
+  port?: number | null;
 }
 
 export interface RaceSummary {

@@ -19,6 +19,7 @@ export {
   formatRoundCosts,
   formatDiff,
   formatDuration,
+  formatNewTests,
   formatTime,
   formatUsage,
   mergeMethodLabel,

@@ -318,7 +318,7 @@ const baselineCheckRunning = (runId: string): boolean =>
     .some((pid) => {
       try {
         const env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-        return env.includes(`HYDRA_RUN_ID=${runId}`) && env.includes('HYDRA_AGENT=check:baseline:slow');
+        return env.includes(`HYDRA_RUN_ID=${runId}`) && env.includes('HYDRA_OWNER=check:baseline:slow');
       } catch {
         return false;
       }

@@ -191,7 +191,7 @@ describe('cross-testing (issue 26)', () => {
     const settled = await waitForSnapshot(
       racing,
       (snapshot) =>
-        snapshot.phase === 'racing' &&
+        snapshot.phase === 'cross_testing' &&
         snapshot.agents.every(
           (agent) => agent.status === 'completed' && agent.checks !== null && !agent.checking,
         ),

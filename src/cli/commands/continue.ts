@@ -30,6 +30,7 @@ const OPTIONS = {
   timeout: { type: 'string' },
   'max-cost-usd': { type: 'string' },
   'keep-worktrees': { type: 'boolean' },
+  'no-cross-test': { type: 'boolean' },
 } as const;
 
 export async function continueCommand(ctx: CliContext, args: string[]): Promise<number> {

@@ -50,6 +50,7 @@ const OPTIONS = {
   'max-cost-usd': { type: 'string' },
   'auto-merge': { type: 'string' },
   'allow-test-changes': { type: 'boolean' },
+  'no-cross-test': { type: 'boolean' },
   unverified: { type: 'boolean' },
   judge: { type: 'string' },
   'resume-dashboard': { type: 'string' },
@@ -125,6 +126,7 @@ export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
   if (getBoolean(parsed, 'unsafe')) flags.unsafe = true;
   if (getBoolean(parsed, 'keep-worktrees')) flags.keepWorktrees = true;
   if (getBoolean(parsed, 'allow-test-changes')) flags.allowTestChanges = true;
+  if (getBoolean(parsed, 'no-cross-test')) flags.crossTest = false;
   const sandbox = parseSandboxMode(getString(parsed, 'sandbox'));
   if (sandbox !== undefined) flags.sandbox = sandbox;
   const checks = getStrings(parsed, 'check');

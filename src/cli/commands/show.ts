@@ -1,6 +1,13 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
 import { commitsBrought, readRun, resolveRunName } from '../../engine/index.js';
-import type { AgentEventRecord, AgentName, BroughtCommit, RunRecord } from '../../engine/index.js';
+import type {
+  AgentEventRecord,
+  AgentName,
+  BroughtCommit,
+  JudgeSummary,
+  NewTestsSummary,
+  RunRecord,
+} from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import { inParens } from '../../core/text.js';
 import type { CliContext } from '../context.js';
@@ -14,6 +21,7 @@ import {
   formatScore,
   formatDiff,
   formatDuration,
+  formatNewTests,
   formatTime,
   formatUsage,
   oneLine,
@@ -144,6 +152,7 @@ export function renderRun(
     const why = summary.baseline.error ?? 'no checks ran';
     lines.push(`baseline ${checks.length === 0 ? why : checks.join('  ')}`);
   }
+  if (summary?.judge !== undefined) lines.push(...judgeLines(summary.judge, symbols));
   const agents: AgentName[] = summary
     ? summary.agents.map((agent) => agent.agent)
     : meta.agents.map((agent) => agent.agent);
@@ -173,6 +182,7 @@ export function renderRun(
         );
       }
       if (result.branch) lines.push(`  branch  ${result.branch}`);
+      if (result.port !== undefined && result.port !== null) lines.push(`  port    ${result.port}`);
       lines.push(...commitLines(commits[agent] ?? [], style));
       for (const check of result.checks ?? []) {
         lines.push(
@@ -185,6 +195,7 @@ export function renderRun(
             `          ${style.yellow(`its checkout changed while it ran: ${check.checkoutChanged.join(', ')}`)}`,
           );
       }
+      if (result.newTests !== undefined) lines.push(`  tests   ${newTestsText(result.newTests, symbols)}`);
       if (result.outsideAllowed !== undefined && result.outsideAllowed.length > 0)
         lines.push(
           `  ${style.yellow('scope')}   outside allowed_paths: ${result.outsideAllowed.map(sanitizeName).join(', ')}`,
@@ -210,6 +221,33 @@ export function renderRun(
   }
   return lines;
 }
+
+/**
+ * The judge's verdict on a tie: `judge   opus ranked 2 tied results`, then `  1. claude · reason`;
+ * or why it gave none.
+ */
+const judgeLines = (judge: JudgeSummary, symbols: Symbols): string[] => {
+  const head =
+    judge.ranking === null
+      ? `judge   ${judge.agent}: ${oneLine(judge.warning ?? 'no ranking', 200)}`
+      : `judge   ${judge.agent} ranked ${judge.contenders.length} tied results${judge.warning === null ? '' : ` ${symbols.dot} ${oneLine(judge.warning, 120)}`}`;
+  return [
+    head,
+    ...(judge.ranking ?? []).map(
+      (item, index) => `  ${index + 1}. ${item.agent} ${symbols.dot} ${oneLine(item.reason, 160)}`,
+    ),
+    ...judge.addressedJudge.map((item) => `  ${symbols.warn} addresses the judge: ${oneLine(item, 160)}`),
+  ];
+};
+
+/** Cross-testing: `2 new tests · 1 reproduces · on codex 1/2 pass`. */
+const newTestsText = (newTests: NewTestsSummary, symbols: Symbols): string =>
+  [
+    formatNewTests(newTests, symbols.dot),
+    ...Object.entries(newTests.onOthers).map(
+      ([other, counts]) => `on ${other} ${counts.passed}/${newTests.count} pass`,
+    ),
+  ].join(` ${symbols.dot} `);
 
 /** How many of the last stderr lines of a failed agent to show. */
 const STDERR_LINES = 20;

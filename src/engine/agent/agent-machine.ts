@@ -430,6 +430,8 @@ export const agentMachine = setup({
             copy: context.launch.copy ?? [],
             runId: context.launch.runId,
             owner: `check:${context.launch.agent}`,
+            // Its checks are who it is, with its ports (HYDRA_AGENT, HYDRA_PORT: setup/env.ts).
+            identity: { agent: context.launch.agent, port: context.launch.port ?? null },
             processes: context.processes,
             graceMs: context.launch.graceMs,
             ...(context.launch.shared === undefined ? {} : { shared: context.launch.shared }),

@@ -25,6 +25,7 @@ import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../r
 import { spawnSupervised } from '../process/index.js';
 import { describeShares, SHARED_STAGE, worktreeShares } from '../setup/index.js';
 import type { Supervised } from '../process/index.js';
+import { worktreeEnv } from '../setup/index.js';
 
 /** The shortest time between two batches of one agent's events while it floods its output. */
 const BATCH_INTERVAL_MS = 25;
@@ -183,7 +184,17 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         file: launch.command.file,
         args: launch.command.args,
         cwd: launch.command.cwd,
-        env: { ...launch.command.env, ...launch.env },
+        // Who it is and its ports (setup/env.ts); the agent's configured `env` may still set them.
+        env: {
+          ...launch.command.env,
+          ...worktreeEnv({
+            runId: launch.runId,
+            agent: launch.agent,
+            worktree: launch.worktree,
+            port: launch.port ?? null,
+          }),
+          ...launch.env,
+        },
         ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
         runId: launch.runId,
         agent: launch.agent,

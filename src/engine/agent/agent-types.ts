@@ -56,6 +56,8 @@ export interface AgentLaunch {
   sandbox?: SandboxPolicy | null;
   /** The checkout's directories it, its setup and its checks see copy-on-write (`[setup] share`). */
   shared?: SharedDir[];
+  /** The first port of its block (`HYDRA_PORT`, setup/ports.ts), for it and its checks; null or absent: none. */
+  port?: number | null;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */

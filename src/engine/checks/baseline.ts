@@ -12,6 +12,8 @@ import type { KnownSecret } from '../records/index.js';
 import type { Limiter } from './limiter.js';
 import type { SharedDir } from '../setup/index.js';
 import { runChecksOnCommit } from './checkout.js';
+import { BASELINE_AGENT, BASELINE_LEASE } from '../setup/index.js';
+import type { PortLeases } from '../setup/index.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
@@ -32,6 +34,8 @@ export interface BaselineInput {
   copy?: readonly string[];
   /** The checkout's directories shared into the baseline's worktree (`[setup] share`). */
   shared?: readonly SharedDir[];
+  /** The race's port blocks: the baseline's checks get a block of their own (HYDRA_PORT); absent: none. */
+  ports?: PortLeases;
 }
 
 export interface BaselineOutput {
@@ -48,6 +52,7 @@ const baselineWorktreeDir = (runDir: string): string => path.join(runDir, '.base
  */
 export async function runBaseline(input: BaselineInput, signal: AbortSignal): Promise<BaselineOutput> {
   try {
+    const port = input.ports === undefined ? null : await input.ports.lease(BASELINE_LEASE);
     const checks = await runChecksOnCommit(input.checks, {
       repoRoot: input.repoRoot,
       commit: input.baseRef,
@@ -55,6 +60,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       area: input.runDir,
       runId: input.runId,
       owner: BASELINE_OWNER,
+      identity: { agent: BASELINE_AGENT, port },
       processes: input.processes,
       slots: input.slots,
       graceMs: input.graceMs,

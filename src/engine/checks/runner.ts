@@ -15,6 +15,7 @@ import type { KnownSecret } from '../records/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
 import { ownLayers } from '../setup/index.js';
 import type { ShareMount } from '../setup/index.js';
+import { worktreeEnv } from '../setup/index.js';
 
 /** Output read for test counts: the last 1 MB of lines. */
 const PARSED_OUTPUT_BYTES = 1024 * 1024;
@@ -29,7 +30,7 @@ export interface CheckPlace {
   runId: string;
   /**
    * Whose checks: `check:<agent>` or `check:baseline`. Each check's processes are marked
-   * `<owner>:<check name>` (HYDRA_AGENT): the supervisor kills what carries its marker once the
+   * `<owner>:<check name>` (HYDRA_OWNER): the supervisor kills what carries its marker once the
    * check ends, so two checks running at once must not share one.
    */
   owner: string;
@@ -51,7 +52,18 @@ export interface CheckPlace {
    * its checks a layer of its own (ownLayers).
    */
   shares?: readonly ShareMount[];
+  /**
+   * Whose tree it is: the checks get HYDRA_AGENT, HYDRA_PORT and PORT of that agent (or the
+   * baseline), HYDRA_RUN_ID, and HYDRA_WORKTREE = `cwd` (setup/env.ts); absent: none of them.
+   */
+  identity?: { agent: string; port: number | null };
 }
+
+/** The place's HYDRA_* variables and PORT (setup/env.ts), or none. */
+const identityEnv = (place: CheckPlace): Record<string, string> =>
+  place.identity === undefined
+    ? {}
+    : worktreeEnv({ runId: place.runId, worktree: place.cwd, ...place.identity });
 
 /** Keeps the last `maxBytes` of lines. */
 const lineTail = (maxBytes: number): { push(line: string): void; text(): string } => {
@@ -88,7 +100,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         args: command.args,
         cwd: place.cwd,
         // Plain output, so the counts can be read.
-        env: { NO_COLOR: '1', FORCE_COLOR: '0' },
+        env: { ...identityEnv(place), NO_COLOR: '1', FORCE_COLOR: '0' },
         runId: place.runId,
         agent: `${place.owner}:${spec.name}`,
         stderrTailBytes: 64 * 1024,

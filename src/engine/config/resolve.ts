@@ -18,7 +18,7 @@ import type { AgentConfig, HydraConfig } from './schema.js';
 import { DEFAULT_SANDBOX, SANDBOX_MODES } from '../sandbox/index.js';
 import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
 import { DEFAULT_SETUP_TIMEOUT_MS } from '../setup/index.js';
-import type { SetupSettings } from '../setup/index.js';
+import type { PortRange, SetupSettings } from '../setup/index.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
@@ -43,6 +43,8 @@ export interface RaceFlags {
   allowTestChanges?: boolean;
   /** `--unverified`: `--auto-merge best` may merge a result no check ran for. */
   unverified?: boolean;
+  /** `--no-cross-test` (false): over `[race] cross_test`. */
+  crossTest?: boolean;
   /** `--judge <agent>`: a configured agent that ranks tied results, read-only. */
   judge?: string;
   /** `--sandbox auto|required|off`: over `[sandbox] mode` and HYDRA_SANDBOX. */
@@ -60,6 +62,10 @@ export interface ResolvedRace {
   checkConcurrency?: number;
   /** `worktree_pool`: worktrees kept between races (0 or absent: none). */
   worktreePool?: number;
+  /** `port_range`: where agents' port blocks are taken (absent: the default range). */
+  portRange?: PortRange;
+  /** `--no-cross-test`, `[race] cross_test = false`: no cross-testing (absent: on). */
+  crossTest?: false;
   scoreWeights?: ScoreWeights;
   allowedPaths?: string[];
   maxCostUsd?: number;
@@ -172,6 +178,10 @@ export function resolveRace(
     keepWorktrees: flags.keepWorktrees ?? race.keep_worktrees ?? CONFIG_DEFAULTS.keepWorktrees,
     prices: toPriceTable(config.prices),
     ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
+    ...((flags.crossTest ?? race.cross_test) === false ? { crossTest: false as const } : {}),
+    ...(race.port_range === undefined
+      ? {}
+      : { portRange: { first: race.port_range[0], last: race.port_range[1] } }),
     ...checksOf(config, raceChecks, flags),
     sandbox: sandboxOf(config, flags),
     setup: setupOf(config),

@@ -46,6 +46,18 @@ const poolSize = z
   .min(0, { error: POOL })
   .max(64, { error: POOL });
 
+const PORT_RANGE =
+  "must be the first and last port agents' blocks of 10 are taken from, from 1024 to 65535, at least 10 apart, e.g. port_range = [20000, 29999]";
+const portNumber = z
+  .number({ error: PORT_RANGE })
+  .int({ error: PORT_RANGE })
+  .min(1024, { error: PORT_RANGE })
+  .max(65_535, { error: PORT_RANGE });
+/** `[race] port_range`: where each agent's block of ports (HYDRA_PORT, setup/ports.ts) is taken. */
+const portRange = z
+  .tuple([portNumber, portNumber], { error: PORT_RANGE })
+  .refine(([first, last]) => last - first + 1 >= 10, { error: PORT_RANGE });
+
 /** `[race]`: `agents` is checked against the adapters and the agent tables when a race is resolved. */
 const raceSchema = () =>
   z.strictObject(
@@ -64,6 +76,9 @@ const raceSchema = () =>
       max_cost_usd: usd.optional(),
       check_concurrency: count.optional(),
       worktree_pool: poolSize.optional(),
+      port_range: portRange.optional(),
+      /** false: no cross-testing (checks/cross-test), like `--no-cross-test`. */
+      cross_test: bool.optional(),
       /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
       checks: z
         .literal('auto', {

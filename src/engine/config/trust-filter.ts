@@ -46,6 +46,10 @@ export const KEYS_ANY_FILE_SETS: readonly string[] = [
   'race.max_cost_usd',
   'race.check_concurrency',
   'race.worktree_pool',
+  // Where agents' port blocks are taken: a range of the user's machine, nothing runs.
+  'race.port_range',
+  // Cross-testing runs the race's (trusted) checks' runners on more trees, or not at all.
+  'race.cross_test',
   'agents.*.adapter',
   'agents.*.model',
   'agents.*.idle_timeout_s',

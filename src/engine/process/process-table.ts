@@ -8,7 +8,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { AgentName } from '../types.js';
 
 export const RUN_ID_ENV = 'HYDRA_RUN_ID';
-export const AGENT_ENV = 'HYDRA_AGENT';
+/**
+ * Which supervised process group a process belongs to (`claude`, `check:claude:test`): the
+ * supervisor kills what carries it once that group's main process ends. Not HYDRA_AGENT, which
+ * tells a project's scripts whose worktree they run in (setup/env.ts).
+ */
+export const OWNER_ENV = 'HYDRA_OWNER';
 
 export type Signal = 'SIGTERM' | 'SIGKILL';
 
@@ -116,12 +121,12 @@ const environOf = (pid: number): string => {
 };
 
 /**
- * Processes that carry `HYDRA_RUN_ID=<runId>` (and `HYDRA_AGENT=<agent>` when given) in their
+ * Processes that carry `HYDRA_RUN_ID=<runId>` (and `HYDRA_OWNER=<owner>` when given) in their
  * environment: agents and everything they started, even those that left the process group.
  */
 export const processesOfRun = (runId: string, agent?: AgentName): number[] => {
   const runMarker = `\0${RUN_ID_ENV}=${runId}\0`;
-  const agentMarker = agent === undefined ? null : `\0${AGENT_ENV}=${agent}\0`;
+  const agentMarker = agent === undefined ? null : `\0${OWNER_ENV}=${agent}\0`;
   return procPids().filter((pid) => {
     if (pid === process.pid) return false;
     const environ = `\0${environOf(pid)}`;

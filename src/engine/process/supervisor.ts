@@ -18,7 +18,7 @@ import type { ProcessRegistry } from './process-registry.js';
 import { startChild } from './child.js';
 import { watchdogWanted } from './watchdog.js';
 import { trace } from '../../trace.js';
-import { AGENT_ENV, RUN_ID_ENV, processesOfRun, signalGroup, waitForGroupExit } from './process-table.js';
+import { OWNER_ENV, RUN_ID_ENV, processesOfRun, signalGroup, waitForGroupExit } from './process-table.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
 import type { SandboxedCommand } from '../sandbox/index.js';
 import { watchRefusals } from '../sandbox/index.js';
@@ -196,7 +196,7 @@ function startSupervised(
   // The namespace's init stops the agent if hydra dies, as the race's watchdog does
   // (HYDRA_WATCHDOG=0 turns off both).
   const lifeline = statusFile !== null && watchdogWanted();
-  const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [AGENT_ENV]: spec.agent };
+  const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [OWNER_ENV]: spec.agent };
   const started =
     statusFile === null
       ? { file: command.file, args: [...command.args] }

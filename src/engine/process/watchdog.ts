@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { SHELL, shellScript } from './containment.js';
-import { AGENT_ENV, RUN_ID_ENV } from './process-table.js';
+import { OWNER_ENV, RUN_ID_ENV } from './process-table.js';
 import watchdogScript from './watchdog.sh';
 
 /**
@@ -45,7 +45,7 @@ export const startWatchdog = (
   if (!watchdogWanted(env) || process.platform !== 'linux' || !existsSync(SHELL)) return () => undefined;
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
-  delete childEnv[AGENT_ENV];
+  delete childEnv[OWNER_ENV];
   try {
     const child = spawn(
       SHELL,

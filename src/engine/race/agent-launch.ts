@@ -36,6 +36,8 @@ export interface LaunchRequest {
   resumeSessionId?: string;
   /** Whether the race's agents are sandboxed here (sandboxVerdict); absent: they are not. */
   sandbox?: SandboxVerdict;
+  /** The first port of its block (the race's PortLeases); absent: none. */
+  port?: number;
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -112,6 +114,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('copy', options.setup?.copy),
     sandbox,
     ...(shared.length === 0 ? {} : { shared }),
+    port: request.port ?? null,
   };
 }
 

@@ -267,7 +267,10 @@ async function prepareAgent(
     patterns: options.setup?.copy ?? [],
     recordDir,
   });
-  await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
+  const [port] = await Promise.all([
+    input.ports.lease(report.agent),
+    mkdir(agentScratchDir(runDir, report.agent), { recursive: true }),
+  ]);
   return prepareAgentGit({
     ...buildLaunch({
       options,
@@ -277,6 +280,7 @@ async function prepareAgent(
       capabilities,
       prompt: options.prompt,
       sandbox,
+      port,
     }),
     refsAtStart,
   });

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { adapterOf } from '../../adapters/registry.js';
 import { agentNameOf } from '../agent-name.js';
 import { createLimiter } from '../checks/index.js';
+import { createPortLeases } from '../setup/index.js';
 import type { AgentSnapshot, BaselineSnapshot, RaceSummary } from '../types.js';
 import { nothingYet } from './fresh-agent.js';
 import { reopenedAgent } from './race-rounds.js';
@@ -59,6 +60,12 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   endedAt: null,
   baseline: recordedBaseline(input.options.reopen?.baseline),
   checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
+  ports:
+    input.ports ??
+    createPortLeases({
+      runId: input.options.runId,
+      ...(input.options.portRange === undefined ? {} : { range: input.options.portRange }),
+    }),
   overBudget: false,
   mergeNote: null,
   judge: null,

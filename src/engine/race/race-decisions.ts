@@ -31,9 +31,10 @@ export const crossTestAgents = (context: RaceContext): Array<{ agent: AgentName;
       : [];
   });
 
-/** Cross-testing is due once everyone settled: the race has checks (its tests may run) and a result. */
+/** Cross-testing is due once everyone settled: it is on, the race has checks (its tests may run) and a result. */
 export const crossTestDue = (context: RaceContext): boolean =>
   !context.cancelRequested &&
+  context.options.crossTest !== false &&
   (context.options.checks ?? []).length > 0 &&
   crossTestAgents(context).length > 0;
 

@@ -53,6 +53,7 @@ export const workspaceInput = (context: RaceContext): Prepared<WorkspaceInput> =
     startedAt: context.startedAt,
     reports: context.reports.filter((report) => report.status === 'ready'),
     processes: context.processes,
+    ports: context.ports,
   }));
 
 export const reopenInput = (context: RaceContext): Prepared<ReopenInput> => {
@@ -93,6 +94,7 @@ export const roundInput = (context: RaceContext): Prepared<RoundInput> => {
     launch,
     taken: context.agents.map((item) => item.agent),
     processes: context.processes,
+    ports: context.ports,
   }));
 };
 
@@ -117,6 +119,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
     copy: context.options.setup?.copy ?? [],
     shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
+    ports: context.ports,
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -134,6 +137,7 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
     copy: context.options.setup?.copy ?? [],
     shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
+    ports: context.ports,
   }));
 
 /**

@@ -24,6 +24,7 @@ import { copyIncludedFiles } from '../setup/index.js';
 import type { CopyRequest } from '../setup/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
+import type { PortLeases } from '../setup/index.js';
 import { processInfo, RUN_ID_ENV } from '../process/index.js';
 import {
   agentScratchDir,
@@ -139,6 +140,8 @@ export const reopenedAgent = (summary: AgentSummary, startedAt: number): AgentSn
     ...(summary.rounds === undefined ? {} : { rounds: summary.rounds }),
     ...(summary.rerunOf === undefined ? {} : { rerunOf: summary.rerunOf }),
     ...(summary.newTests === undefined ? {} : { newTests: summary.newTests }),
+    // The block it last ran with (a new round takes one of this process's).
+    ...(summary.port === undefined ? {} : { port: summary.port }),
   };
 };
 
@@ -232,6 +235,8 @@ export interface RoundInput {
   /** Every agent id in the race (a rerun takes the next free `<agent>-N`). */
   taken: AdapterId[];
   processes: ProcessRegistry;
+  /** The race's port blocks: a follow-up keeps its agent's block (while held), a rerun takes one. */
+  ports: PortLeases;
 }
 
 export interface RoundStart {
@@ -273,6 +278,7 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
   const round = (agent.rounds?.length ?? 1) + 1;
   const next = await launchFor(options, repo, agent.agent, planName, capabilities, {
     prompt,
+    port: await input.ports.lease(agent.agent),
     ...(resume === undefined ? {} : { resumeSessionId: resume }),
   });
   const warnings =
@@ -302,6 +308,7 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
       error: null,
       worktree: launch.worktree,
       capabilities,
+      port: next.port ?? null,
       // Checked and scored again once the round's work is in.
       checks: null,
       checking: false,
@@ -324,7 +331,10 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   const worktree = agentWorktreeDir(runDir, name);
   const branch = branchName(options.runId, name);
-  const launch = await launchFor(options, repo, name, planName, capabilities, { prompt: options.prompt });
+  const launch = await launchFor(options, repo, name, planName, capabilities, {
+    prompt: options.prompt,
+    port: await input.ports.lease(name),
+  });
   // Named in meta.json before git runs, so `hydra clean` finds it whatever happens next.
   recordAgent(repo.root, options.runId, launch, capabilities);
   await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions(input, signal, 'add'));
@@ -341,6 +351,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
       branch,
       worktree,
       capabilities,
+      port: launch.port ?? null,
     },
     divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),
   };
@@ -414,7 +425,7 @@ async function launchFor(
   agent: AgentName,
   planName: AgentName,
   capabilities: Capabilities,
-  ask: { prompt: string; resumeSessionId?: string },
+  ask: { prompt: string; resumeSessionId?: string; port?: number },
 ): Promise<AgentLaunch> {
   const plan = options.agents.find((item) => agentNameOf(item) === planName);
   if (plan === undefined)
@@ -434,5 +445,6 @@ async function launchFor(
     prompt: ask.prompt,
     sandbox: await sandboxVerdict(options.sandbox),
     ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
+    ...(ask.port === undefined ? {} : { port: ask.port }),
   });
 }

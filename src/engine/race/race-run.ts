@@ -15,6 +15,7 @@ import type { ProcessRegistry } from '../process/index.js';
 import type {
   MergeOptions,
   MergeResult,
+  RacePhase,
   RaceSnapshot,
   RaceSummary,
   RoundRequest,
@@ -39,6 +40,16 @@ export interface RaceRun {
 }
 
 /** The race has nothing left to do: done, failed, or cancelled and cleaned up. */
+/** Phases in which the race still works toward its results (a merge or round waits for reviewing). */
+const stillRacing = (phase: RacePhase): boolean =>
+  phase === 'racing' || phase === 'cross_testing' || phase === 'judging';
+
+/** What to wait for in such a phase. */
+const waitHint = (phase: RacePhase): string =>
+  phase === 'racing'
+    ? 'Wait for the agents, or stop the ones still running.'
+    : `Wait: every agent has settled, and hydra is ${phase === 'judging' ? 'asking the judge' : 'cross-testing their results'}.`;
+
 export const isOver = (state: RaceState): boolean =>
   state.status !== 'active' || state.matches({ cancelled: 'over' });
 
@@ -103,13 +114,13 @@ export const mergeResult = async (
     throw new EngineError({
       kind: 'Refused',
       message:
-        phase === 'racing' ||
+        stillRacing(phase) ||
         phase === 'checking_repo' ||
         phase === 'probing' ||
         phase === 'creating_worktrees'
           ? 'The race is still running; a result can be merged once every agent has settled.'
           : `The race is ${phase}; there is nothing to merge.`,
-      hint: phase === 'racing' ? 'Wait for the agents, or stop the ones still running.' : 'Start a new race.',
+      hint: stillRacing(phase) ? waitHint(phase) : 'Start a new race.',
     });
   }
   const attempts = state.context.mergeAttempts;
@@ -179,14 +190,10 @@ export const startRound = async (run: RaceRun, request: RoundRequest): Promise<R
     const phase = phaseOf(state.value);
     throw new EngineError({
       kind: 'Refused',
-      message:
-        phase === 'racing'
-          ? 'Another round can start once every agent has settled.'
-          : `The race is ${phase}; no round can start.`,
-      hint:
-        phase === 'racing'
-          ? 'Wait for the agents, or stop the ones still running.'
-          : `Reopen it with \`hydra show ${run.runId} --tui\`.`,
+      message: stillRacing(phase)
+        ? 'Another round can start once every agent has settled.'
+        : `The race is ${phase}; no round can start.`,
+      hint: stillRacing(phase) ? waitHint(phase) : `Reopen it with \`hydra show ${run.runId} --tui\`.`,
     });
   }
   const attempts = state.context.roundAttempts;

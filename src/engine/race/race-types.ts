@@ -7,6 +7,7 @@ import type { ProcessRegistry } from '../process/index.js';
 import type { ErrorInfo } from '../../core/events.js';
 import type { Prepared } from './prepared.js';
 import type { BaselineOutput, Limiter } from '../checks/index.js';
+import type { PortLeases } from '../setup/index.js';
 import type {
   AgentPlan,
   AgentProbeReport,
@@ -47,6 +48,8 @@ export interface WorkspaceInput {
   reports: AgentProbeReport[];
   /** The race's registry: git making a worktree is killed with the agents' if hydra goes away. */
   processes: ProcessRegistry;
+  /** The race's port blocks: each agent's launch gets one. */
+  ports: PortLeases;
 }
 
 export interface Workspace {
@@ -118,6 +121,8 @@ export interface RaceInput {
   startedAt: number;
   /** The race's process registry, handed to the actors that start processes. */
   processes: ProcessRegistry;
+  /** The race's port blocks (default: taken from `options.portRange`); given back as the race ends. */
+  ports?: PortLeases;
 }
 
 export interface RaceContext {
@@ -145,6 +150,8 @@ export interface RaceContext {
   baseline: BaselineSnapshot | null;
   /** The race's limit on checks running at once, shared by the baseline and every agent. */
   checkSlots: Limiter;
+  /** The race's blocks of ports (HYDRA_PORT), one per agent and the baseline, held until it ends. */
+  ports: PortLeases;
   /** Set once the race's total spend passed race budget (its agents were told once). */
   overBudget: boolean;
   /** Why `--auto-merge best` merged nothing, else null. */

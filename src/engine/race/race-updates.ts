@@ -42,6 +42,7 @@ export const applyWorkspace = (context: RaceContext, workspace: Workspace): Part
       branch: launch.branch,
       worktree: launch.worktree,
       sandbox: launch.sandbox?.mechanism ?? null,
+      port: launch.port ?? null,
     }));
   }
   const warnings = (workspace.warnings ?? []).filter((warning) => !context.warnings.includes(warning));

@@ -64,6 +64,8 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   const end = (): void => {
     records.close();
     release();
+    // The agents' and the baseline's port blocks go with the race, however it ended.
+    run.actor.getSnapshot().context.ports.release();
   };
   wireRace(run, { listeners, records, settle: settled.resolve, end });
   run.actor.start();

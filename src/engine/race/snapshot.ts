@@ -304,11 +304,14 @@ export const phaseOf = (value: StateValue): RacePhase => {
     case 'creatingWorktrees':
       return 'creating_worktrees';
     case 'racing':
-    case 'crossTesting':
-    case 'judging':
-    case 'weighing':
     case 'preparingRound':
       return 'racing';
+    // Weighing decides, at once, whether the judge is asked after the cross-tests.
+    case 'crossTesting':
+    case 'weighing':
+      return 'cross_testing';
+    case 'judging':
+      return 'judging';
     case 'reopening':
       return 'creating_worktrees';
     case 'reviewing':
@@ -512,6 +515,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
     ...(agent.newTests === undefined ? {} : { newTests: agent.newTests }),
     ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
+    ...(agent.port === undefined ? {} : { port: agent.port }),
   })),
   error: context.error,
 });

@@ -185,6 +185,7 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
     rerunOf: agentId.optional(),
     newTests: newTestsSchema.optional(),
     sandbox: z.string().max(64).nullable().optional(),
+    port: z.number().int().min(1).max(65_535).nullable().optional(),
   })
   .transform(({ score, ...entry }) =>
     withAdapter({

@@ -15,3 +15,9 @@ export {
 } from './share.js';
 export type { ShareMount, SharedDir } from './share.js';
 export { describeShareSupport, shareSupport } from './share-support.js';
+export { BASELINE_LEASE, createPortLeases, portLeaseDir } from './ports.js';
+export type { PortLeases } from './ports.js';
+export { DEFAULT_PORT_RANGE, PORT_BLOCK } from './port-range.js';
+export type { PortRange } from './port-range.js';
+export { BASELINE_AGENT, worktreeEnv } from './env.js';
+export type { WorktreeIdentity } from './env.js';

@@ -192,7 +192,11 @@ export const App = ({
             for (const agent of effect.stopFirst) handle.stopAgent(agent);
             // Also when none had to be stopped but the race still runs: an agent whose result is in
             // may be in its short result grace, and a race merges once every agent has settled.
-            if (effect.stopFirst.length > 0 || handle.getSnapshot().phase === 'racing') await handle.settled;
+            if (
+              effect.stopFirst.length > 0 ||
+              ['racing', 'cross_testing', 'judging'].includes(handle.getSnapshot().phase)
+            )
+              await handle.settled;
             const result = await handle.merge(
               effect.agent,
               keepWorktrees ? { keepWorktrees: true } : { discardOthers: effect.discardOthers },

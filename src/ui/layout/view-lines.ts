@@ -64,6 +64,8 @@ export const detailLines = (
   for (const warning of agent.warnings) lines.push([seg(`${symbols.warn} ${oneLine(warning)}`, 'warn')]);
   if (agent.branch !== null) lines.push([seg(`branch   ${agent.branch}`, 'muted')]);
   if (agent.worktree !== null) lines.push([seg(`worktree ${agent.worktree}`, 'muted')]);
+  // Its block of ports (HYDRA_PORT and the next 9): where its dev server listens.
+  if (agent.port !== undefined && agent.port !== null) lines.push([seg(`port     ${agent.port}`, 'muted')]);
   lines.push([seg(`usage    ${formatUsage(agent.usage, symbols.dot)}`)]);
   if (agent.diff !== null) {
     lines.push([seg(`diff     ${formatDiff(agent.diff)}`, 'ok')]);

@@ -140,6 +140,10 @@ export const phaseLabel = (phase: RaceSnapshot['phase']): string => {
       return 'creating worktrees';
     case 'racing':
       return 'racing';
+    case 'cross_testing':
+      return 'cross-testing';
+    case 'judging':
+      return 'judging';
     case 'reviewing':
       return 'reviewing';
     case 'merging':

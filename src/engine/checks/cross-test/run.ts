@@ -17,6 +17,8 @@ import { copyIncludedFiles } from '../../setup/index.js';
 import { runCheck } from '../runner.js';
 import { worktreeShares } from '../../setup/index.js';
 import type { SharedDir } from '../../setup/index.js';
+import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
+import type { PortLeases } from '../../setup/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -39,6 +41,8 @@ export interface CrossTestInput {
   copy?: readonly string[];
   /** The checkout's directories shared into each tree (`[setup] share`). */
   shared?: readonly SharedDir[];
+  /** The race's port blocks: a result's tree runs with its agent's (the base's with the baseline's); absent: none. */
+  ports?: PortLeases;
 }
 
 export interface CrossTestOutput {
@@ -181,6 +185,15 @@ async function testTree(
     return out;
   }
   try {
+    // Who the tree is (HYDRA_AGENT) and its ports: the agent whose result it is, or the baseline.
+    const identity = {
+      agent: tree.agent ?? BASELINE_AGENT,
+      // No free block: the tests run without one, as they would without ports.
+      port:
+        input.ports === undefined
+          ? null
+          : await input.ports.lease(tree.agent ?? BASELINE_LEASE).catch(() => null),
+    };
     for (const [index, author] of authors.entries()) {
       const statuses = new Map<string, NewTestStatus>();
       out.set(author.agent, statuses);
@@ -199,6 +212,7 @@ async function testTree(
             cwd: dir,
             runId: input.runId,
             owner: `check:cross:${tree.agent ?? 'base'}`,
+            identity,
             processes: input.processes,
             slots: input.slots,
             graceMs: input.graceMs,
