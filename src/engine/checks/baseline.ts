@@ -11,6 +11,8 @@ import type { ProcessRegistry } from '../process/index.js';
 import type { KnownSecret } from '../records/index.js';
 import type { Limiter } from './limiter.js';
 import { runChecksOnCommit } from './checkout.js';
+import { HydraError } from '../../core/hydra-error.js';
+import type { SetupPlan } from '../setup/index.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
@@ -27,6 +29,8 @@ export interface BaselineInput {
   graceMs: number;
   /** Configured values to redact from the checks' output (the agents' `env`). */
   secrets?: readonly KnownSecret[];
+  /** The race's setup commands, run in the baseline's checkout first (src/engine/setup). */
+  setup?: SetupPlan | null;
 }
 
 export interface BaselineOutput {
@@ -55,9 +59,13 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       graceMs: input.graceMs,
       signal,
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      ...(input.setup === undefined ? {} : { setup: input.setup }),
     });
     return { checks, error: null };
   } catch (error) {
+    // A failed setup says so (its kind, its hint): the checks are then compared with no baseline.
+    if (error instanceof HydraError && error.kind === 'SetupFailed')
+      return { checks: [], error: `SetupFailed: ${error.message}\n${error.hint}` };
     return { checks: [], error: error instanceof Error ? error.message : String(error) };
   } finally {
     // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).

@@ -14,6 +14,8 @@ import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/i
 import { commandChanges } from './command-config.js';
 import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
+import { runSetup, setupFailedError } from '../setup/index.js';
+import type { SetupPlan } from '../setup/index.js';
 
 export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   repoRoot: string;
@@ -25,6 +27,11 @@ export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   area: string;
   /** The race's base: the check's command config is compared with it (absent for the baseline). */
   base?: string;
+  /**
+   * The race's setup commands, run in the checkout before the checks (src/engine/setup); one that
+   * fails throws `SetupFailed` and no check runs. Null or absent: none.
+   */
+  setup?: SetupPlan | null;
 }
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
@@ -55,7 +62,7 @@ export async function runChecksOnCommit(
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { repoRoot, commit, dir, area, base, ...rest } = place;
+  const { repoRoot, commit, dir, area, base, setup, ...rest } = place;
   try {
     const [changes] = await Promise.all([
       base === undefined
@@ -70,6 +77,20 @@ export async function runChecksOnCommit(
         owner: rest.runId,
       }),
     ]);
+    if (setup !== undefined && setup !== null) {
+      const outcome = await runSetup(setup, {
+        cwd: dir,
+        repoRoot,
+        runId: rest.runId,
+        owner: `setup:${rest.owner}`,
+        processes: rest.processes,
+        graceMs: rest.graceMs,
+        ...(rest.signal === undefined ? {} : { signal: rest.signal }),
+        ...(rest.secrets === undefined ? {} : { secrets: rest.secrets }),
+        sandbox: rest.sandbox ?? null,
+      });
+      if (outcome.status !== 'ok') throw setupFailedError(outcome, `(in the checkout for ${rest.owner})`);
+    }
     const runs = await runChecks(specs, { ...rest, cwd: dir });
     const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,

@@ -22,6 +22,8 @@ import {
 import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
 import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import type { AgentName, AgentPlan } from '../types.js';
+import { setupPlanOf } from '../setup/index.js';
+import type { SetupPlan } from '../setup/index.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 
 export interface LaunchRequest {
@@ -35,6 +37,8 @@ export interface LaunchRequest {
   resumeSessionId?: string;
   /** Whether the race's agents are sandboxed here (sandboxVerdict); absent: they are not. */
   sandbox?: SandboxVerdict;
+  /** Its worktree's setup commands, run before it starts (a new worktree's; none for a follow-up in its own). */
+  setup?: SetupPlan | null;
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -107,6 +111,12 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
     sandbox,
+    ...optional('setup', request.setup ?? undefined),
+    // Its checks run in a fresh checkout of its result: set up the same way first.
+    ...optional(
+      'checksSetup',
+      setupPlanOf(options.setup, runRecordDir(repo.root, options.runId), `check-${agent}`) ?? undefined,
+    ),
   };
 }
 

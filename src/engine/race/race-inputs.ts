@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
-import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import { setupPlanOf } from '../setup/index.js';
 import type { AgentName } from '../types.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
@@ -114,6 +115,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+    setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -129,6 +131,7 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     slots: context.checkSlots,
     graceMs: context.options.killGraceMs,
     secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+    setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'cross'),
   }));
 
 /**

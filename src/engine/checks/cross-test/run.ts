@@ -14,6 +14,8 @@ import type { KnownSecret } from '../../records/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
 import type { Limiter } from '../limiter.js';
 import { runCheck } from '../runner.js';
+import { runSetup, setupLogFile } from '../../setup/index.js';
+import type { SetupPlan } from '../../setup/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -32,6 +34,8 @@ export interface CrossTestInput {
   slots: Limiter;
   graceMs: number;
   secrets?: readonly KnownSecret[];
+  /** The race's setup commands, run in each checkout before its tests (src/engine/setup). */
+  setup?: SetupPlan | null;
 }
 
 export interface CrossTestOutput {
@@ -173,6 +177,27 @@ async function testTree(
     return out;
   }
   try {
+    // Set up once per checkout (putBack keeps ignored files): a failed setup makes every test an error.
+    if (input.setup !== undefined && input.setup !== null) {
+      const name = `cross-${tree.agent ?? 'base'}`;
+      const outcome = await runSetup(
+        { ...input.setup, logFile: setupLogFile(path.dirname(input.setup.logFile), name) },
+        {
+          cwd: dir,
+          repoRoot: input.repoRoot,
+          runId: input.runId,
+          owner: `setup:${name}`,
+          processes: input.processes,
+          graceMs: input.graceMs,
+          signal,
+          ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+        },
+      );
+      if (outcome.status !== 'ok') {
+        failAll(0);
+        return out;
+      }
+    }
     for (const [index, author] of authors.entries()) {
       const statuses = new Map<string, NewTestStatus>();
       out.set(author.agent, statuses);
