@@ -47,7 +47,7 @@ export {
   userConfigPath,
 } from './config/index.js';
 export type { RaceFlags } from './config/index.js';
-export { raceSetup, trustCursorSetup } from './config/index.js';
+export { raceSetup, setupOf, trustCursorSetup } from './config/index.js';
 export { CURSOR_SETUP_FILE, readCursorSetup } from './setup/index.js';
 export type { CursorResolution, SetupSettings } from './setup/index.js';
 export { EngineError } from './errors.js';

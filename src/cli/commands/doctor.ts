@@ -24,6 +24,7 @@ import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
 import type { RaceAgent } from '../doctor-view.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
+import { doctorSetup, renderDoctorSetup } from '../doctor-setup.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -73,6 +74,8 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     loaded.path === null ? 'hydra.toml' : displayPath(loaded.path, ctx.cwd),
   );
   const sandbox = { mode: sandboxMode, support: await sandboxSupport };
+  // What a race here copies, shares and runs in each worktree (doctor-setup.ts).
+  const setup = doctorSetup(loaded, repo.root, ctx.env);
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     const autoCheck = {
@@ -85,6 +88,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       terminalSafeJson({
         ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment(), sandbox),
         autoCheck,
+        setup,
       }),
     );
   } else {
@@ -106,6 +110,14 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     // In the config section, under the config file: what --check auto would run.
     const at = lines.indexOf(`  ${configLine}`);
     lines.splice(at < 0 ? lines.length : at + 1, 0, `  --check auto: ${sanitize(autoLine)}`);
+    // After the config section, before the processes.
+    const processes = lines.indexOf(ctx.out.bold('processes'));
+    lines.splice(
+      processes < 0 ? lines.length : processes,
+      0,
+      ...renderDoctorSetup(sanitizeStrings(setup), ctx.out),
+      '',
+    );
     for (const line of lines) ctx.print(line);
   }
   return doctorPasses(reports) ? EXIT.ok : EXIT.failed;

@@ -13,3 +13,4 @@ export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './auto-che
 export type { AutoCheckState } from './auto-checks.js';
 export { MAX_REPEAT } from './agents.js';
 export { raceSetup, trustCursorSetup } from './setup-trust.js';
+export { setupOf } from './resolve.js';
