@@ -4,7 +4,7 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox; memory needs
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, setup; memory needs
  * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -29,6 +29,7 @@ import {
 import { benchStartup, type StartupResult } from './suites/startup.js';
 import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/targets.js';
 import { benchSandbox, sandboxTable, type SandboxResult } from './suites/sandbox.js';
+import { benchSetup, setupTable, type SetupResult } from './suites/setup.js';
 
 const SUITES = [
   'targets',
@@ -40,6 +41,7 @@ const SUITES = [
   'dashboard',
   'dashboard-flood',
   'sandbox',
+  'setup',
 ] as const;
 type SuiteName = (typeof SUITES)[number];
 
@@ -68,6 +70,7 @@ interface Results {
   dashboard?: DashboardResult;
   dashboardFlood?: DashboardFloodResult;
   sandbox?: SandboxResult;
+  setup?: SetupResult;
 }
 
 const usageError = (message: string): never => {
@@ -415,6 +418,9 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
     );
   if (plan.suites.has('sandbox'))
     results.sandbox = await step('sandbox', () => benchSandbox(ws, plan.repeats, plan.targets.agentSeconds));
+  // Its own workspace (an npm project): three races per round, so a few rounds even when quick.
+  if (plan.suites.has('setup'))
+    results.setup = await step('setup', () => benchSetup(plan.quick ? 3 : Math.max(5, plan.repeats)));
   return results;
 };
 
@@ -429,6 +435,7 @@ const report = (results: Results): string =>
     results.dashboard && printDashboard(results.dashboard),
     results.dashboardFlood && printDashboardFlood(results.dashboardFlood),
     results.sandbox && ((t) => table(t.title, t.head, t.rows))(sandboxTable(results.sandbox)),
+    results.setup && ((t) => table(t.title, t.head, t.rows))(setupTable(results.setup)),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

@@ -55,6 +55,8 @@ export interface SummaryAgentLine {
   newTests?: AgentSummary['newTests'];
   /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null when it ran unsandboxed; absent when not launched. */
   sandbox?: string | null;
+  /** Its worktree's setup commands (`warm`: kept from the pool), null when none ran (docs/setup-run.md). */
+  setup?: AgentSummary['setup'];
 }
 
 /** One check's result in the summary line. */
@@ -149,6 +151,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
       };
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
     if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
+    if (agent.setup !== undefined) line.setup = agent.setup;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };
