@@ -48,7 +48,6 @@ export {
 } from './config/index.js';
 export type { RaceFlags } from './config/index.js';
 export { raceSetup, setupOf, trustCursorSetup } from './config/index.js';
-export { CURSOR_SETUP_FILE, readCursorSetup } from './setup/index.js';
-export type { CursorResolution, SetupSettings } from './setup/index.js';
+export { CURSOR_SETUP_FILE } from './setup/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';

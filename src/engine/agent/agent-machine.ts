@@ -36,7 +36,7 @@ import { runSetup, setupFailure, writeSetupRecord } from '../setup/index.js';
 import type { SetupOutcome } from '../setup/index.js';
 
 /** The stage of the `progress` events that say how the worktree's setup goes (the pane, NDJSON, the record). */
-export const SETUP_STAGE = 'setup';
+const SETUP_STAGE = 'setup';
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 

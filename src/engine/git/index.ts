@@ -42,7 +42,6 @@ export {
 } from './private-git.js';
 export type { PinnedWorktree } from './pinned.js';
 export { pooledWorktrees, returnToPool, takePooledWorktree } from './pool.js';
-export type { PooledSetup } from './pool.js';
 export { commitAgentResult, detachFromForeignBranch, stageChanges } from './result-commit.js';
 export type { WorktreeHead } from './result-commit.js';
 export { diffSummary, fullPatch } from './diff.js';

@@ -27,7 +27,7 @@ const LOCKFILES = new Set([
 ]);
 
 /** Whether the setup's output depends on this tracked file. */
-export const isSetupInput = (file: string, extra: readonly string[] = []): boolean => {
+const isSetupInput = (file: string, extra: readonly string[] = []): boolean => {
   const name = path.posix.basename(file);
   return (
     LOCKFILES.has(name) ||

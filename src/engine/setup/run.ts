@@ -61,7 +61,7 @@ export interface SetupOutcome {
  * The environment setup commands get: the same as the checks (plain output), plus
  * `ROOT_WORKTREE_PATH` for commands from `.cursor/worktrees.json`. The one place setup's env is built.
  */
-export const setupEnv = (plan: SetupPlan, place: SetupPlace): Record<string, string> => ({
+const setupEnv = (plan: SetupPlan, place: SetupPlace): Record<string, string> => ({
   NO_COLOR: '1',
   FORCE_COLOR: '0',
   ...(plan.source === 'cursor' ? { ROOT_WORKTREE_PATH: place.repoRoot } : {}),
