@@ -4,7 +4,8 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share; memory needs
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share, setup;
+ * memory needs
  * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ import { benchStartup, type StartupResult } from './suites/startup.js';
 import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/targets.js';
 import { benchSandbox, sandboxTable, type SandboxResult } from './suites/sandbox.js';
 import { benchShare, shareTable, type SharePlan, type ShareResult } from './suites/share.js';
+import { benchSetup, setupTable, type SetupResult } from './suites/setup.js';
 
 const SUITES = [
   'targets',
@@ -42,6 +44,7 @@ const SUITES = [
   'dashboard-flood',
   'sandbox',
   'share',
+  'setup',
 ] as const;
 type SuiteName = (typeof SUITES)[number];
 
@@ -72,6 +75,7 @@ interface Results {
   dashboardFlood?: DashboardFloodResult;
   sandbox?: SandboxResult;
   share?: ShareResult;
+  setup?: SetupResult;
 }
 
 const usageError = (message: string): never => {
@@ -422,6 +426,9 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
   if (plan.suites.has('sandbox'))
     results.sandbox = await step('sandbox', () => benchSandbox(ws, plan.repeats, plan.targets.agentSeconds));
   if (plan.suites.has('share')) results.share = await step('share', () => benchShare(plan.share));
+  // Its own workspace (an npm project): three races per round, so a few rounds even when quick.
+  if (plan.suites.has('setup'))
+    results.setup = await step('setup', () => benchSetup(plan.quick ? 3 : Math.max(5, plan.repeats)));
   return results;
 };
 
@@ -437,6 +444,7 @@ const report = (results: Results): string =>
     results.dashboardFlood && printDashboardFlood(results.dashboardFlood),
     results.sandbox && ((t) => table(t.title, t.head, t.rows))(sandboxTable(results.sandbox)),
     results.share && ((t) => table(t.title, t.head, t.rows))(shareTable(results.share)),
+    results.setup && ((t) => table(t.title, t.head, t.rows))(setupTable(results.setup)),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

@@ -57,6 +57,8 @@ export interface SummaryAgentLine {
   sandbox?: string | null;
   /** The first port of its block (HYDRA_PORT), or null; absent when not launched. */
   port?: number | null;
+  /** Its worktree's setup commands (`warm`: kept from the pool), null when none ran (docs/setup-run.md). */
+  setup?: AgentSummary['setup'];
 }
 
 /** One check's result in the summary line. */
@@ -152,6 +154,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
     if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
     if (agent.port !== undefined) line.port = agent.port;
+    if (agent.setup !== undefined) line.setup = agent.setup;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

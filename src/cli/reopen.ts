@@ -22,6 +22,7 @@ import type { CliContext } from './context.js';
 import { requireRepo } from './run-ids.js';
 import { CommandError, UsageError } from './errors.js';
 import { chooseMode, runRaceSession } from './race-session.js';
+import { withCursorSetup } from './cursor-setup.js';
 import { withRunLock } from './run-lock.js';
 
 /**
@@ -102,6 +103,9 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
   options.runId = record.runId;
   options.reopen = reopenFromRecord(record, request.round);
   const warnings = configWarnings(loaded, ctx.cwd);
+  // A rerun's new worktree is set up as the race's were (`.cursor/worktrees.json` once trusted).
+  const setup = withCursorSetup(options, ctx.env);
+  if (setup !== null) warnings.push(setup);
   if (warnings.length > 0) options.warnings = warnings;
   return { options, record };
 }

@@ -54,7 +54,8 @@ export const hasTokenCounts = (usage: Usage): boolean =>
  * `Refused` (hydra will not do what was asked: a merge that could conflict, a repository it cannot
  * race in, a run that does not exist), `BudgetExceeded` (hydra stopped an agent whose estimated
  * spend passed `max_cost_usd`), `GitFailed` (a git command hydra ran started and exited non-zero;
- * `SpawnFailed` is for a process, git included, that could not start) and a catch-all for a failed
+ * `SpawnFailed` is for a process, git included, that could not start), `SetupFailed` (a worktree's
+ * setup commands failed, so nothing else started there) and a catch-all for a failed
  * agent run. Records and summaries written before `GitFailed` existed say `SpawnFailed` for a git
  * exit; both read (records/schema.ts takes any kind).
  */
@@ -73,6 +74,8 @@ export type ErrorKind =
   | 'BudgetExceeded'
   /** The CLI could not reach its model API (connection refused, no such host, network down). */
   | 'Unreachable'
+  /** A worktree's setup commands (`[setup] run`, `.cursor/worktrees.json`) failed: its agent never started. */
+  | 'SetupFailed'
   | 'AgentFailed';
 
 /** A serializable error description, as carried by `failed` events and summaries. */

@@ -47,6 +47,8 @@ export {
   userConfigPath,
 } from './config/index.js';
 export type { RaceFlags } from './config/index.js';
+export { raceSetup, setupOf, trustCursorSetup } from './config/index.js';
+export { CURSOR_SETUP_FILE } from './setup/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';
 export { describeShareSupport, shareSupport } from './setup/index.js';

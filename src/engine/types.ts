@@ -191,7 +191,30 @@ export type RacePhase =
   | 'failed';
 
 export type AgentStatus =
-  'pending' | 'spawning' | 'running' | 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
+  | 'pending'
+  /** Its worktree's setup commands run (`[setup] run`, src/engine/setup); the agent starts after. */
+  | 'setting_up'
+  | 'spawning'
+  | 'running'
+  | 'completed'
+  | 'failed'
+  | 'timed_out'
+  | 'cancelled'
+  | 'skipped';
+
+/** An agent's worktree setup (src/engine/setup): running while the agent is `setting_up`, then how it went. */
+export interface AgentSetup {
+  /** Where the commands came from. */
+  source: 'hydra.toml' | 'cursor';
+  /** The worktree came from the pool with the setup's output kept: nothing ran. */
+  warm: boolean;
+  /** Epoch ms it started. */
+  startedAt: number;
+  /** Null while it runs. */
+  durationMs: number | null;
+  /** The last command's exit code; null while it runs, when warm, or when it did not exit by itself. */
+  exitCode: number | null;
+}
 
 export interface FileStat {
   path: string;
@@ -277,6 +300,8 @@ export interface AgentSnapshot {
   sandbox?: SandboxMechanism | null;
   /** The first port of its block (`HYDRA_PORT`), null when it has none; absent until launched. */
   port?: number | null;
+  /** Its worktree's setup; absent when the race has no setup commands. */
+  setup?: AgentSetup;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -315,7 +340,7 @@ export interface AgentSummary {
   agent: AgentName;
   /** The CLI the agent ran (records written before named agents: the agent's own name). */
   adapter: AdapterId;
-  status: Exclude<AgentStatus, 'pending' | 'spawning' | 'running'>;
+  status: Exclude<AgentStatus, 'pending' | 'setting_up' | 'spawning' | 'running'>;
   exitCode: number | null;
   durationMs: number;
   usage: Usage;
@@ -342,6 +367,8 @@ export interface AgentSummary {
   sandbox?: string | null;
   /** The first port of its block (`HYDRA_PORT`) in its last round, or null; absent in older records. */
   port?: number | null;
+  /** Its worktree's setup commands (`warm`: kept from the pool, nothing ran), null when none ran; absent in older records. */
+  setup?: { durationMs: number; exitCode: number | null; source: AgentSetup['source']; warm: boolean } | null;
 }
 
 export interface RaceSummary {

@@ -65,6 +65,7 @@ describe('hydra doctor --json', () => {
       'git',
       'processes',
       'sandbox',
+      'setup',
     ]);
     expect(report.git).toMatchObject({
       isRepo: true,

@@ -26,6 +26,7 @@ import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
 import type { RaceAgent } from '../doctor-view.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
+import { doctorSetup, renderDoctorSetup } from '../doctor-setup.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -75,6 +76,8 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     loaded.path === null ? 'hydra.toml' : displayPath(loaded.path, ctx.cwd),
   );
   const sandbox = { mode: sandboxMode, support: await sandboxSupport };
+  // What a race here copies, shares and runs in each worktree (doctor-setup.ts).
+  const setup = doctorSetup(loaded, repo.root, ctx.env);
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     const autoCheck = {
@@ -88,6 +91,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
         ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment(), sandbox),
         autoCheck,
         share: { mechanism: shareSupport().kind, summary: describeShareSupport(shareSupport()) },
+        setup,
       }),
     );
   } else {
@@ -114,6 +118,14 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       `  --check auto: ${sanitize(autoLine)}`,
       // How `[setup] share` gives each worktree the checkout's directories here (issue 23).
       `  [setup] share: ${sanitize(describeShareSupport(shareSupport()))}`,
+    );
+    // After the config section, before the processes.
+    const processes = lines.indexOf(ctx.out.bold('processes'));
+    lines.splice(
+      processes < 0 ? lines.length : processes,
+      0,
+      ...renderDoctorSetup(sanitizeStrings(setup), ctx.out),
+      '',
     );
     for (const line of lines) ctx.print(line);
   }

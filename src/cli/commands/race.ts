@@ -1,5 +1,6 @@
 /** `hydra race "<prompt>"`: config + flags → RaceOptions → a race, on the dashboard or headless. */
 import { trustHints } from '../trust-hints.js';
+import { withCursorSetup } from '../cursor-setup.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
@@ -92,6 +93,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   trace('cli: config and flags read');
   // An untrusted repository config, a user's check kept: the race says so (pane, stderr and NDJSON).
   const warnings = configWarnings(loaded, ctx.cwd);
+  // No `[setup] run`: the repository's `.cursor/worktrees.json`, once trusted (else a warning).
+  const setup = withCursorSetup(options, ctx.env);
+  if (setup !== null) warnings.push(setup);
   if (warnings.length > 0) options.warnings = warnings;
   const hints = trustHints(loaded, ctx.cwd);
   if (Object.keys(hints).length > 0) options.missingHints = hints;

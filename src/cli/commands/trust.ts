@@ -4,9 +4,10 @@
  * extra_args, checks, allow_experimental_adapters, an agent list that adds a CLI) are ignored.
  * No --json: consent is a human's act, and `hydra doctor --json` reports whether a file is trusted.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
+  CURSOR_SETUP_FILE,
   DETECTION_SOURCES,
   detectTestCommand,
   displayPath,
@@ -16,6 +17,7 @@ import {
   listTrusted,
   parseConfigText,
   revokeTrust,
+  trustCursorSetup,
   trustFile,
   userConfigDirOf,
   userConfigPath,
@@ -55,7 +57,22 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
 
   const file = configFile(ctx, given);
   const shown = displayPath(file, ctx.cwd);
+  // With no file: the repository's `.cursor/worktrees.json` goes with its hydra.toml (setup commands).
+  const cursorRoot = given === undefined ? findRepoRoot(ctx.cwd) : cursorFileRoot(file);
+  if (cursorRoot !== null && !revoke) {
+    const done = trustCursor(ctx, cursorRoot);
+    // Only the Cursor file here (named, or no hydra.toml beside it): done.
+    if (done && (given !== undefined || !existsSync(file))) return EXIT.ok;
+  }
   if (revoke) {
+    if (cursorRoot !== null) {
+      const cursor = join(cursorRoot, CURSOR_SETUP_FILE);
+      if (revokeTrust(store, cursor))
+        ctx.print(
+          `${displayPath(cursor, ctx.cwd)} is no longer trusted: its setup commands are not run from now on`,
+        );
+      if (given !== undefined) return EXIT.ok;
+    }
     ctx.print(
       revokeTrust(store, file)
         ? `${shown} is no longer trusted: its ${EXECUTING_KEYS.join(', ')} keys are ignored from now on`
@@ -101,6 +118,24 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
   }
   ctx.print(ctx.out.dim('an edit to the file needs hydra trust again; undo with: hydra trust --revoke'));
   return EXIT.ok;
+}
+
+/** The repository whose `.cursor/worktrees.json` `file` is, or null when it is another file. */
+function cursorFileRoot(file: string): string | null {
+  const root = findRepoRoot(dirname(file));
+  return root !== null && resolve(root, CURSOR_SETUP_FILE) === resolve(file) ? root : null;
+}
+
+/** Trusts the repository's `.cursor/worktrees.json` (trustCursorSetup); false when there is none. */
+function trustCursor(ctx: CliContext, root: string): boolean {
+  const trusted = trustCursorSetup(root, ctx.env);
+  if (trusted === null) return false;
+  const shown = displayPath(join(root, CURSOR_SETUP_FILE), ctx.cwd);
+  if ('problem' in trusted) throw new UsageError({ message: `cannot trust ${shown}: ${trusted.problem}` });
+  ctx.print(`${ctx.out.green('trusted')} ${shown} (sha256 ${trusted.entry.sha256.slice(0, 12)})`);
+  ctx.print('hydra will now run in each new worktree, when hydra.toml has no [setup] run:');
+  for (const command of trusted.commands) ctx.print(`  ${sanitize(command)}`);
+  return true;
 }
 
 /** The file to trust: the one given, else the repository's hydra.toml. */

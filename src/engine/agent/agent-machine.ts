@@ -10,6 +10,7 @@ import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.
 import { asClause } from '../../core/text.js';
 import { ev } from '../../core/events.js';
 import { toErrorInfo } from '../errors.js';
+import { HydraError } from '../../core/hydra-error.js';
 import { agentProcessLogic } from './agent-process.js';
 import type {
   AgentInput,
@@ -31,6 +32,11 @@ import type { ErrorInfo } from '../../core/events.js';
 import { commitSubject, knowRepository } from '../git/index.js';
 import { finalizeWork } from './finalize.js';
 import { treePolicy } from '../sandbox/index.js';
+import { runSetup, setupFailure, worktreeShares, writeSetupRecord } from '../setup/index.js';
+import type { SetupOutcome } from '../setup/index.js';
+
+/** The stage of the `progress` events that say how the worktree's setup goes (the pane, NDJSON, the record). */
+const SETUP_STAGE = 'setup';
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 
@@ -47,13 +53,54 @@ const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ input, sign
   if (input.slots === null) throw new Error(`Checks of ${input.launch.agent} were due with no check slots.`);
   // A sandboxed agent's checks run sandboxed too, with their clean checkout writable.
   const sandbox = input.launch.sandbox ? treePolicy(input.launch.sandbox, input.place.dir) : null;
-  return runChecksOnCommit(input.launch.checks ?? [], {
+  const specs = input.launch.checks ?? [];
+  return runChecksOnCommit(specs, {
     ...input.place,
     slots: input.slots,
     signal,
     sandbox,
+    setup: input.launch.checksSetup ?? null,
+  }).catch((error: unknown) => {
+    // Its checkout's setup failed: every check is an error (a gate fails), saying why.
+    if (!(error instanceof HydraError) || error.kind !== 'SetupFailed') throw error;
+    return specs.map((spec): CheckRun => ({
+      name: spec.name,
+      run: spec.run,
+      gate: spec.gate,
+      status: 'error',
+      exitCode: null,
+      durationMs: 0,
+      tests: null,
+      output: `${error.message}\n${error.hint}`,
+    }));
   });
 });
+
+/**
+ * The worktree's setup commands (src/engine/setup), in the agent's sandbox when it has one; what
+ * they made is recorded for the pool. A stop (cancel) ends them.
+ */
+const runSetupLogic = fromPromise<SetupOutcome, { launch: AgentLaunch; processes: ProcessRegistry }>(
+  async ({ input, signal }) => {
+    const { launch } = input;
+    if (launch.setup === undefined || launch.setup === null) throw new Error('setup was due with no plan');
+    const outcome = await runSetup(launch.setup, {
+      cwd: launch.worktree,
+      repoRoot: launch.repoRoot,
+      runId: launch.runId,
+      owner: `setup:${launch.agent}`,
+      processes: input.processes,
+      graceMs: launch.graceMs,
+      signal,
+      secrets: knownSecrets(launch.env),
+      sandbox: launch.sandbox ?? null,
+      shares: worktreeShares(launch.shared ?? [], launch.worktree),
+      identity: { agent: launch.agent, port: launch.port ?? null },
+    });
+    if (outcome.status === 'ok') await writeSetupRecord(launch.setup, outcome.produced);
+    return outcome;
+  },
+);
 
 /**
  * Asks git where the repository's common directory is while the agent runs (settling will pin the
@@ -137,6 +184,7 @@ export const agentMachine = setup({
     finalizeResult: finalizeResultLogic,
     runChecks: runChecksLogic,
     knowRepository: knowRepositoryLogic,
+    runSetup: runSetupLogic,
   },
   delays: {
     idleTimeout: ({ context }) => timerDelay(context.launch.idleTimeoutMs),
@@ -145,6 +193,9 @@ export const agentMachine = setup({
     resultGrace: ({ context }) => timerDelay(context.launch.resultGraceMs ?? RESULT_GRACE_MS),
   },
   guards: {
+    setupDue: ({ context }) => (context.launch.setup ?? null) !== null && context.launch.setup?.warm === null,
+    setupWarm: ({ context }) => (context.launch.setup?.warm ?? null) !== null,
+    setupOk: (_, params: SetupOutcome) => params.status === 'ok',
     notStopped: ({ context }) => context.stoppedBy === null,
     hasIdleTimeout: ({ context }) => context.launch.idleTimeoutMs > 0 && context.stoppedBy === null,
     hasOverallTimeout: ({ context }) => context.launch.timeoutMs > 0 && context.stoppedBy === null,
@@ -163,6 +214,109 @@ export const agentMachine = setup({
       params.failure === undefined,
   },
   actions: {
+    reportSettingUp: enqueueActions(({ context, enqueue }) => {
+      const at = Date.now();
+      const plan = context.launch.setup;
+      if (plan === undefined || plan === null) return;
+      enqueue.sendParent({
+        type: 'AGENT.SETUP',
+        agent: context.launch.agent,
+        at,
+        setup: { source: plan.source, warm: false, startedAt: at, durationMs: null, exitCode: null },
+      } satisfies AgentReport);
+      enqueue.sendParent({
+        type: 'AGENT.OUTPUT',
+        agent: context.launch.agent,
+        at,
+        events: [
+          ev({ kind: 'progress', stage: SETUP_STAGE, detail: `setting up: ${plan.commands.join(' && ')}` }),
+        ],
+      } satisfies AgentReport);
+    }),
+    reportWarm: enqueueActions(({ context, enqueue }) => {
+      const at = Date.now();
+      const plan = context.launch.setup;
+      if (plan === undefined || plan === null) return;
+      enqueue.sendParent({
+        type: 'AGENT.SETUP',
+        agent: context.launch.agent,
+        at,
+        setup: { source: plan.source, warm: true, startedAt: at, durationMs: 0, exitCode: null },
+      } satisfies AgentReport);
+      const kept = plan.warm?.kept ?? [];
+      enqueue.sendParent({
+        type: 'AGENT.OUTPUT',
+        agent: context.launch.agent,
+        at,
+        events: [
+          ev({
+            kind: 'progress',
+            stage: SETUP_STAGE,
+            detail: `setup: warm${kept.length === 0 ? '' : ` (kept ${kept.join(', ')})`}`,
+          }),
+        ],
+      } satisfies AgentReport);
+    }),
+    reportSetUp: enqueueActions(({ context, enqueue }, params: SetupOutcome) => {
+      const at = Date.now();
+      enqueue.sendParent({
+        type: 'AGENT.SETUP',
+        agent: context.launch.agent,
+        at,
+        setup: {
+          source: params.source,
+          warm: false,
+          startedAt: at - params.durationMs,
+          durationMs: params.durationMs,
+          exitCode: params.exitCode,
+        },
+      } satisfies AgentReport);
+      enqueue.sendParent({
+        type: 'AGENT.OUTPUT',
+        agent: context.launch.agent,
+        at,
+        events: [
+          ev({
+            kind: 'progress',
+            stage: SETUP_STAGE,
+            detail: `set up in ${Math.round(params.durationMs / 100) / 10}s`,
+          }),
+        ],
+      } satisfies AgentReport);
+    }),
+    // Its setup failed (or could not run): nothing else starts for it, and it fails with SetupFailed.
+    failSetup: enqueueActions(
+      ({ context, enqueue }, params: { outcome: SetupOutcome | null; error?: unknown }) => {
+        const at = Date.now();
+        const error: ErrorInfo =
+          params.outcome === null
+            ? {
+                kind: 'SetupFailed',
+                message: `The setup could not run: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`,
+                hint: 'Run `hydra doctor`; if it says the setup is ready, please report this bug.',
+              }
+            : setupFailure(params.outcome);
+        if (params.outcome !== null)
+          enqueue.sendParent({
+            type: 'AGENT.SETUP',
+            agent: context.launch.agent,
+            at,
+            setup: {
+              source: params.outcome.source,
+              warm: false,
+              startedAt: at - params.outcome.durationMs,
+              durationMs: params.outcome.durationMs,
+              exitCode: params.outcome.exitCode,
+            },
+          } satisfies AgentReport);
+        const cancelled = params.outcome?.status === 'cancelled';
+        enqueue.assign({
+          status: cancelled ? ('cancelled' as const) : ('failed' as const),
+          error: cancelled ? null : error,
+        });
+      },
+    ),
+    markSetupStopped: assign({ status: 'cancelled' as const, stoppedBy: 'cancel' as const }),
     reportSpawned: sendParent(({ context, event }): AgentReport => {
       assertEvent(event, 'SPAWNED');
       return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: event.at, pid: event.pid };
@@ -282,8 +436,39 @@ export const agentMachine = setup({
     warnings: [],
     error: null,
   }),
-  initial: 'live',
+  initial: 'preparing',
   states: {
+    // Its worktree's setup first (`[setup] run`): warm from the pool, nothing to run, or run now.
+    preparing: {
+      always: [
+        { guard: 'setupWarm', target: 'live', actions: 'reportWarm' },
+        { guard: 'setupDue', target: 'settingUp' },
+        { target: 'live' },
+      ],
+    },
+    settingUp: {
+      entry: 'reportSettingUp',
+      invoke: {
+        src: 'runSetup',
+        input: ({ context }) => ({ launch: context.launch, processes: context.processes }),
+        onDone: [
+          {
+            guard: { type: 'setupOk', params: ({ event }) => event.output },
+            target: 'live',
+            actions: { type: 'reportSetUp', params: ({ event }) => event.output },
+          },
+          {
+            target: 'settled',
+            actions: { type: 'failSetup', params: ({ event }) => ({ outcome: event.output }) },
+          },
+        ],
+        onError: {
+          target: 'settled',
+          actions: { type: 'failSetup', params: ({ event }) => ({ outcome: null, error: event.error }) },
+        },
+      },
+      on: { STOP: { target: 'settled', actions: 'markSetupStopped' } },
+    },
     live: {
       invoke: {
         id: 'process',

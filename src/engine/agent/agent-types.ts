@@ -7,7 +7,8 @@ import type { ProcessRegistry } from '../process/index.js';
 import type { Limiter } from '../checks/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
 import type { SharedDir } from '../setup/index.js';
-import type { AgentName, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
+import type { AgentName, AgentSetup, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
+import type { SetupPlan } from '../setup/index.js';
 
 /**
  * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already
@@ -58,6 +59,10 @@ export interface AgentLaunch {
   shared?: SharedDir[];
   /** The first port of its block (`HYDRA_PORT`, setup/ports.ts), for it and its checks; null or absent: none. */
   port?: number | null;
+  /** Its worktree's setup commands, run before it starts (src/engine/setup); null or absent: none. */
+  setup?: SetupPlan | null;
+  /** The setup commands run in its checks' checkout before the checks; null or absent: none. */
+  checksSetup?: SetupPlan | null;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */
@@ -107,6 +112,8 @@ export interface FinalizeOutput {
 
 /** What an agent machine tells the race machine. */
 export type AgentReport =
+  /** Its worktree's setup started (`durationMs` null), or ended well or was warm; the agent starts next. */
+  | { type: 'AGENT.SETUP'; agent: AgentName; at: number; setup: AgentSetup }
   | { type: 'AGENT.SPAWNED'; agent: AgentName; at: number; pid: number }
   | { type: 'AGENT.OUTPUT'; agent: AgentName; at: number; events: AgentEvent[] }
   | { type: 'AGENT.RESULT'; agent: AgentName; at: number; terminal: CompletedEvent | FailedEvent }

@@ -14,6 +14,8 @@ import type { SharedDir } from '../setup/index.js';
 import { runChecksOnCommit } from './checkout.js';
 import { BASELINE_AGENT, BASELINE_LEASE } from '../setup/index.js';
 import type { PortLeases } from '../setup/index.js';
+import { HydraError } from '../../core/hydra-error.js';
+import type { SetupPlan } from '../setup/index.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
@@ -36,6 +38,8 @@ export interface BaselineInput {
   shared?: readonly SharedDir[];
   /** The race's port blocks: the baseline's checks get a block of their own (HYDRA_PORT); absent: none. */
   ports?: PortLeases;
+  /** The race's setup commands, run in the baseline's checkout first (src/engine/setup). */
+  setup?: SetupPlan | null;
 }
 
 export interface BaselineOutput {
@@ -68,9 +72,13 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
       ...(input.copy === undefined ? {} : { copy: input.copy }),
       ...(input.shared === undefined ? {} : { shared: input.shared }),
+      ...(input.setup === undefined ? {} : { setup: input.setup }),
     });
     return { checks, error: null };
   } catch (error) {
+    // A failed setup says so (its kind, its hint): the checks are then compared with no baseline.
+    if (error instanceof HydraError && error.kind === 'SetupFailed')
+      return { checks: [], error: `SetupFailed: ${error.message}\n${error.hint}` };
     return { checks: [], error: error instanceof Error ? error.message : String(error) };
   } finally {
     // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).

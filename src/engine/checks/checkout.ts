@@ -17,6 +17,8 @@ import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
 import { worktreeShares } from '../setup/index.js';
 import type { SharedDir } from '../setup/index.js';
+import { runSetup, setupFailedError } from '../setup/index.js';
+import type { SetupPlan } from '../setup/index.js';
 
 export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   repoRoot: string;
@@ -32,6 +34,11 @@ export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
   copy?: readonly string[];
   /** The checkout's directories shared into this one (`[setup] share`), each check with its own layer. */
   shared?: readonly SharedDir[];
+  /**
+   * The race's setup commands, run in the checkout before the checks (src/engine/setup); one that
+   * fails throws `SetupFailed` and no check runs. Null or absent: none.
+   */
+  setup?: SetupPlan | null;
 }
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
@@ -62,7 +69,7 @@ export async function runChecksOnCommit(
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { repoRoot, commit, dir, area, base, copy, shared = [], ...rest } = place;
+  const { repoRoot, commit, dir, area, base, copy, shared = [], setup, ...rest } = place;
   try {
     const [changes] = await Promise.all([
       base === undefined
@@ -79,6 +86,22 @@ export async function runChecksOnCommit(
     ]);
     await copyIncludedFiles({ checkout: repoRoot, target: dir, patterns: copy ?? [] });
     const shares = worktreeShares(shared, dir);
+    if (setup !== undefined && setup !== null) {
+      const outcome = await runSetup(setup, {
+        cwd: dir,
+        repoRoot,
+        runId: rest.runId,
+        owner: `setup:${rest.owner}`,
+        processes: rest.processes,
+        graceMs: rest.graceMs,
+        ...(rest.signal === undefined ? {} : { signal: rest.signal }),
+        ...(rest.secrets === undefined ? {} : { secrets: rest.secrets }),
+        sandbox: rest.sandbox ?? null,
+        ...(shares.length === 0 ? {} : { shares }),
+        ...(rest.identity === undefined ? {} : { identity: rest.identity }),
+      });
+      if (outcome.status !== 'ok') throw setupFailedError(outcome, `(in the checkout for ${rest.owner})`);
+    }
     const runs = await runChecks(specs, { ...rest, cwd: dir, ...(shares.length === 0 ? {} : { shares }) });
     const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,

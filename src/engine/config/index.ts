@@ -12,3 +12,5 @@ export { closest } from './did-you-mean.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './auto-checks.js';
 export type { AutoCheckState } from './auto-checks.js';
 export { MAX_REPEAT } from './agents.js';
+export { raceSetup, trustCursorSetup } from './setup-trust.js';
+export { setupOf } from './resolve.js';

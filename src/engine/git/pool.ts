@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { trace } from '../../trace.js';
 import { runGit, splitZ } from './git.js';
@@ -22,6 +22,10 @@ import type { WorktreeGitOptions } from './worktrees.js';
  * sound (git will not move it, its `.git` is broken, or the reset cannot be verified) is removed
  * with the branch made for it, and skipped. The caller checks `dir` and `branch` with
  * assertWorktreeFree first and rolls back `dir` and `branch` on a throw.
+ *
+ * With `setup` (the race's setup fingerprint, src/engine/setup): a pooled worktree whose setup had
+ * the same fingerprint keeps the top-level ignored paths its setup made (node_modules...), and
+ * `kept` names them; every other worktree is reset to nothing untracked, and `kept` is null.
  */
 export async function takePooledWorktree(
   root: string,
@@ -30,7 +34,8 @@ export async function takePooledWorktree(
   branch: string,
   baseRef: string,
   options: WorktreeGitOptions = {},
-): Promise<boolean> {
+  setup: { fingerprint: string } | null = null,
+): Promise<false | { kept: string[] | null }> {
   const idle = (await readdir(pool).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
   if (idle.length === 0) return false;
   await mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
@@ -39,21 +44,25 @@ export async function takePooledWorktree(
     const moved = await oneAtATime(root, () =>
       runGit(root, ['worktree', 'move', from, dir], { ...options, okExitCodes: [128] }),
     );
+    // What its setup left, read once the move claimed it (and forgotten with it).
+    const record = moved.exitCode === 0 ? await takeSetupRecord(pool, name) : null;
     if (moved.exitCode !== 0) {
       // Still there: git refused to move it (its `.git` no longer points back): not worth keeping.
       if (existsSync(from)) await removeWorktree(root, from, pool).catch(() => undefined);
       continue;
     }
+    const keep =
+      setup !== null && record !== null && record.fingerprint === setup.fingerprint ? record.produced : null;
     const pinned = await pinWorktree(root, dir).catch(() => null);
     const reset = { branchMade: false };
     const problem =
       pinned === null
         ? 'its .git is broken'
-        : await resetToBase(pinned, branch, baseRef, options, reset).catch((error: unknown) => {
+        : await resetToBase(pinned, branch, baseRef, options, reset, keep ?? []).catch((error: unknown) => {
             if (options.signal?.aborted === true) throw error;
             return error instanceof Error ? error.message : String(error);
           });
-    if (problem === null) return true;
+    if (problem === null) return { kept: keep };
     trace(`pool: dropped a pooled worktree (${problem.split('\n')[0] ?? ''})`);
     await removeWorktree(root, dir, path.dirname(dir));
     // Only the branch this reset made: a checkout that failed made none (and `branch` may be another's).
@@ -98,6 +107,7 @@ async function resetToBase(
   baseRef: string,
   options: WorktreeGitOptions,
   reset: { branchMade: boolean },
+  keep: readonly string[] = [],
 ): Promise<string | null> {
   for (const name of await readdir(pinned.gitDir)) {
     if (!ENTRY_FILES.has(name)) await rm(path.join(pinned.gitDir, name), { recursive: true, force: true });
@@ -116,8 +126,10 @@ async function resetToBase(
   }
   await runPinned(pinned, [...RESET_CONFIG, 'checkout', '-q', '--force', '-b', branch, baseRef], options);
   reset.branchMade = true;
-  await runPinned(pinned, [...RESET_CONFIG, 'clean', '-ffdxq'], options);
-  return freshCheckoutProblem(pinned, branch, baseRef, options);
+  // `-e` patterns hold with `-x`: the kept setup output stays, every other untracked file goes.
+  const excludes = keep.flatMap((name) => ['-e', `/${escapePattern(name)}`]);
+  await runPinned(pinned, [...RESET_CONFIG, 'clean', '-ffdxq', ...excludes], options);
+  return freshCheckoutProblem(pinned, branch, baseRef, options, keep);
 }
 
 /** The index entries whose flags hide them from git (`git ls-files -v`: S, or a lower-case tag). */
@@ -148,6 +160,7 @@ async function freshCheckoutProblem(
   branch: string,
   baseRef: string,
   options: WorktreeGitOptions,
+  keep: readonly string[] = [],
 ): Promise<string | null> {
   const git = (args: readonly string[], okExitCodes: number[] = []) =>
     runPinned(pinned, [...RESET_CONFIG, ...args], { ...options, okExitCodes });
@@ -173,26 +186,79 @@ async function freshCheckoutProblem(
   const odd = splitZ(index.stdout).find((line) => !/^H \d+ [0-9a-f]+ 0\t/.test(line));
   if (odd !== undefined) return `an index entry is flagged or conflicted: ${odd}`;
   if (sameTree.exitCode !== 0) return "the index is not the base's tree";
-  if (status.stdout !== '') return `the work tree differs from the base: ${splitZ(status.stdout)[0] ?? ''}`;
+  // Kept setup output may remain, as long as git still ignores it (`!!`).
+  const differs = splitZ(status.stdout).filter((line) => !isKeptIgnored(line, keep));
+  if (differs.length > 0) return `the work tree differs from the base: ${differs[0] ?? ''}`;
   const extra = entry.find((name) => !ENTRY_FILES_AFTER.has(name));
   if (extra !== undefined) return `its entry in the git directory holds ${extra}`;
   return null;
+}
+
+/** A `git status --ignored` line for an ignored path under one of `keep`. */
+const isKeptIgnored = (line: string, keep: readonly string[]): boolean => {
+  if (!line.startsWith('!! ')) return false;
+  const file = line.slice(3);
+  return keep.some((name) => file === name || file === `${name}/` || file.startsWith(`${name}/`));
+};
+
+/** A file name as a literal gitignore pattern. */
+const escapePattern = (name: string): string => name.replace(/[\\*?[\]!#]/g, (char) => `\\${char}`);
+
+/** What a pooled worktree's setup left (src/engine/setup): `.<name>.setup.json` beside it in the pool. */
+export interface PooledSetup {
+  fingerprint: string;
+  produced: string[];
+}
+
+const setupRecordOf = (pool: string, name: string): string => path.join(pool, `.${name}.setup.json`);
+
+/** Reads and removes a pooled worktree's setup record; null when it has none. */
+async function takeSetupRecord(pool: string, name: string): Promise<PooledSetup | null> {
+  const file = setupRecordOf(pool, name);
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return null;
+  await rm(file, { force: true });
+  try {
+    const parsed = JSON.parse(text) as Partial<PooledSetup>;
+    return typeof parsed.fingerprint === 'string' &&
+      Array.isArray(parsed.produced) &&
+      parsed.produced.every((item) => typeof item === 'string' && item !== '' && !item.includes('/'))
+      ? { fingerprint: parsed.fingerprint, produced: parsed.produced }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
  * Gives an agent's worktree back to the pool instead of removing it, when the pool holds fewer
  * than `size`: detached (so its branch can be deleted), changes dropped, moved under `pool`. False
  * when it was not pooled (the pool is full, the worktree is no longer sound, git refused the
- * move, e.g. for submodules); the caller then removes it as usual.
+ * move, e.g. for submodules); the caller then removes it as usual. `setup`: what its setup left,
+ * kept beside it for a later race with the same setup (takePooledWorktree).
  */
-export async function returnToPool(root: string, dir: string, pool: string, size: number): Promise<boolean> {
+export async function returnToPool(
+  root: string,
+  dir: string,
+  pool: string,
+  size: number,
+  setup: PooledSetup | null = null,
+): Promise<boolean> {
   const held = (await readdir(pool).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
   if (held.length >= size) return false;
   try {
     const pinned = await pinWorktree(root, dir);
     await runPinned(pinned, ['checkout', '-q', '--force', '--detach']);
     await mkdir(pool, { recursive: true, mode: 0o700 });
-    await oneAtATime(root, () => runGit(root, ['worktree', 'move', dir, path.join(pool, randomUUID())]));
+    const name = randomUUID();
+    if (setup !== null)
+      await writeFile(setupRecordOf(pool, name), `${JSON.stringify(setup)}\n`, { mode: 0o600 });
+    await oneAtATime(root, () => runGit(root, ['worktree', 'move', dir, path.join(pool, name)])).catch(
+      async (error: unknown) => {
+        await rm(setupRecordOf(pool, name), { force: true });
+        throw error;
+      },
+    );
     return true;
   } catch {
     return false;

@@ -23,6 +23,8 @@ import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
 import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs } from '../setup/index.js';
 import type { AgentName, AgentPlan } from '../types.js';
+import { setupPlanOf } from '../setup/index.js';
+import type { SetupPlan } from '../setup/index.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 
 export interface LaunchRequest {
@@ -38,6 +40,8 @@ export interface LaunchRequest {
   sandbox?: SandboxVerdict;
   /** The first port of its block (the race's PortLeases); absent: none. */
   port?: number;
+  /** Its worktree's setup commands, run before it starts (a new worktree's; none for a follow-up in its own). */
+  setup?: SetupPlan | null;
 }
 
 const optional = <K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> =>
@@ -115,6 +119,12 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     sandbox,
     ...(shared.length === 0 ? {} : { shared }),
     port: request.port ?? null,
+    ...optional('setup', request.setup ?? undefined),
+    // Its checks run in a fresh checkout of its result: set up the same way first.
+    ...optional(
+      'checksSetup',
+      setupPlanOf(options.setup, runRecordDir(repo.root, options.runId), `check-${agent}`) ?? undefined,
+    ),
   };
 }
 

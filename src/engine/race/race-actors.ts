@@ -55,6 +55,13 @@ import type { JudgeInput } from '../judge/index.js';
 import type { JudgeSummary } from '../types.js';
 import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
+import {
+  readCursorSetup,
+  readSetupRecord,
+  setupFingerprint,
+  setupPlanOf,
+  writeSetupRecord,
+} from '../setup/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
@@ -177,6 +184,8 @@ async function buildWorkspace(
   trace('race: refs snapshotted');
   // In a large repository the agents' checkouts run at once (createWorktree).
   const separateCheckout = input.reports.length > 1 && (await largeCheckout(repo.root));
+  // A pooled worktree keeps its setup's output while this stays the same (src/engine/setup).
+  const setupPrint = await pooledSetupFingerprint(input);
   // The agents are prepared together (git's `worktree add` itself runs one at a time, see
   // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
   const prepared = await Promise.allSettled(
@@ -185,7 +194,7 @@ async function buildWorkspace(
       const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
       if (plan === undefined || report.capabilities === null) return null;
       return prepareAgent(
-        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox },
+        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox, setupPrint },
         report,
         plan,
         report.capabilities,
@@ -219,11 +228,32 @@ interface PrepareContext {
   /** Check the worktree's files out after `worktree add`, beside the other agents' (createWorktree). */
   separateCheckout: boolean;
   sandbox: SandboxVerdict;
+  /** The race's setup fingerprint when its worktrees are pooled, else null. */
+  setupPrint: string | null;
+}
+
+/** The fingerprint of the race's setup, when it has setup commands and a worktree pool; else null. */
+async function pooledSetupFingerprint({ options, repo }: WorkspaceInput): Promise<string | null> {
+  const setup = options.setup;
+  if (setup === undefined || setup.run.length === 0 || (options.worktreePool ?? 0) <= 0) return null;
+  const cursor = setup.runSource === 'cursor' ? readCursorSetup(repo.root) : null;
+  const scripts = cursor !== null && 'script' in cursor && cursor.script !== null ? [cursor.script] : [];
+  return setupFingerprint(repo.root, repo.baseRef, setup, scripts);
 }
 
 /** One agent's worktree, branch, scratch directory and command. */
 async function prepareAgent(
-  { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox }: PrepareContext,
+  {
+    input,
+    signal,
+    created,
+    recordDir,
+    runDir,
+    refsAtStart,
+    separateCheckout,
+    sandbox,
+    setupPrint,
+  }: PrepareContext,
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
@@ -254,6 +284,7 @@ async function prepareAgent(
       branch,
       repo.baseRef,
       { ...gitOptions, step: `reset of a pooled worktree for ${report.agent}` },
+      setupPrint === null ? null : { fingerprint: setupPrint },
     ));
   if (!pooled)
     await createWorktree(repo.root, worktree, branch, repo.baseRef, {
@@ -271,6 +302,13 @@ async function prepareAgent(
     input.ports.lease(report.agent),
     mkdir(agentScratchDir(runDir, report.agent), { recursive: true }),
   ]);
+  const kept = pooled === false ? null : pooled.kept;
+  const setup = setupPlanOf(options.setup, recordDir, report.agent, {
+    warm: kept === null ? null : { kept },
+    fingerprint: setupPrint,
+  });
+  // Warm: nothing runs, and the worktree goes back to the pool as warm as it came.
+  if (setup !== null && kept !== null) await writeSetupRecord(setup, kept);
   return prepareAgentGit({
     ...buildLaunch({
       options,
@@ -281,6 +319,7 @@ async function prepareAgent(
       prompt: options.prompt,
       sandbox,
       port,
+      setup,
     }),
     refsAtStart,
   });
@@ -351,9 +390,12 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   for (const launch of launches) {
     if (!existsSync(launch.worktree)) continue;
     // Up to the pool's size, a worktree goes back to the pool instead (detached, on no branch).
+    // With what its setup left (its record, written once setup succeeded), for a later race to keep.
+    const setup =
+      launch.setup === undefined || launch.setup === null ? null : await readSetupRecord(launch.setup);
     const pooled =
       input.pool !== undefined &&
-      (await returnToPool(input.repoRoot, launch.worktree, input.pool.dir, input.pool.size));
+      (await returnToPool(input.repoRoot, launch.worktree, input.pool.dir, input.pool.size, setup));
     if (!pooled) toRemove.push({ dir: launch.worktree, area: path.dirname(launch.worktree) });
     removed.push(launch.worktree);
   }

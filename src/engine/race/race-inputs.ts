@@ -7,8 +7,9 @@ import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
-import { knownSecrets, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import { sharedDirs } from '../setup/index.js';
+import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import { setupPlanOf } from '../setup/index.js';
 import type { AgentName } from '../types.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
@@ -120,6 +121,7 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     copy: context.options.setup?.copy ?? [],
     shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
     ports: context.ports,
+    setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -138,6 +140,7 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     copy: context.options.setup?.copy ?? [],
     shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
     ports: context.ports,
+    setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'cross'),
   }));
 
 /**

@@ -228,6 +228,10 @@ export const raceMachine = setup({
       assertEvent(event, 'AGENT.SPAWNED');
       return snapshot.applySpawned(context, event);
     }),
+    applySetup: assign(({ context, event }) => {
+      assertEvent(event, 'AGENT.SETUP');
+      return snapshot.applySetup(context, event);
+    }),
     applyOutput: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
       return snapshot.applyOutput(context, event);
@@ -427,6 +431,7 @@ export const raceMachine = setup({
         { guard: 'allSettled', target: 'reviewing', actions: 'markEnded' },
       ],
       on: {
+        'AGENT.SETUP': { actions: 'applySetup' },
         'AGENT.SPAWNED': { actions: 'applySpawned' },
         'AGENT.OUTPUT': [
           { guard: 'raceOverBudget', actions: ['applyOutput', 'emitOutput', 'stopOverBudget'] },

@@ -49,6 +49,8 @@ import type {
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
 import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict } from '../sandbox/index.js';
+import { setupPlanOf } from '../setup/index.js';
+import type { SetupPlan } from '../setup/index.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -269,7 +271,9 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
   const { agent, launch, options, repo } = input;
   const planName = planNameOf(agent);
   const capabilities = readyCapabilities(input, planName);
-  if (!existsSync(launch.worktree)) {
+  // A worktree made again is a fresh checkout: it is set up again (src/engine/setup).
+  const remade = !existsSync(launch.worktree);
+  if (remade) {
     await reopenWorktree(repo.root, launch.worktree, launch.branch, gitOptions(input, signal, 'reopen'));
     await copyIncludedFiles(copyRequest(input, launch.worktree));
   }
@@ -296,6 +300,7 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
   return {
     launch: await prepareAgentGit({
       ...next,
+      ...setupOf(options, repo, agent.agent, remade),
       round,
       refsAtStart: await snapshotRefs(repo.root, options.runId),
     }),
@@ -320,6 +325,17 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
   };
 }
 
+/** The setup of a round's worktree when it is new (`fresh`): the race's commands, logged in its record. */
+const setupOf = (
+  options: ResolvedRaceOptions,
+  repo: RepoCheck,
+  agent: AgentName,
+  fresh: boolean,
+): { setup?: SetupPlan } => {
+  const setup = fresh ? setupPlanOf(options.setup, runRecordDir(repo.root, options.runId), agent) : null;
+  return setup === null ? {} : { setup };
+};
+
 /** A rerun: a new agent `<agent>-N` on a new branch from the base, with the race's prompt. */
 async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart> {
   const { options, repo } = input;
@@ -340,7 +356,11 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   await createWorktree(repo.root, worktree, branch, repo.baseRef, gitOptions(input, signal, 'add'));
   await copyIncludedFiles(copyRequest(input, worktree));
   return {
-    launch: await prepareAgentGit({ ...launch, refsAtStart: await snapshotRefs(repo.root, options.runId) }),
+    launch: await prepareAgentGit({
+      ...launch,
+      ...setupOf(options, repo, name, true),
+      refsAtStart: await snapshotRefs(repo.root, options.runId),
+    }),
     agent: {
       ...agent,
       agent: name,

@@ -169,6 +169,20 @@ const withCurrentRound = (
         rounds: agent.rounds.map((round, index, all) => (index === all.length - 1 ? change(round) : round)),
       };
 
+/** Its worktree's setup started (the agent is setting up) or ended well (it starts next). */
+export const applySetup = (
+  context: RaceContext,
+  event: Extract<AgentReport, { type: 'AGENT.SETUP' }>,
+): Partial<RaceContext> => ({
+  agents: updateAgent(context.agents, event.agent, (agent) => ({
+    ...agent,
+    setup: event.setup,
+    ...(agent.status === 'spawning' || agent.status === 'setting_up'
+      ? { status: event.setup.durationMs === null ? ('setting_up' as const) : ('spawning' as const) }
+      : {}),
+  })),
+});
+
 export const applySpawned = (
   context: RaceContext,
   event: Extract<AgentReport, { type: 'AGENT.SPAWNED' }>,
@@ -356,9 +370,16 @@ export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: numb
   judge: context.judge,
 });
 
+/** What the summary says of an agent's setup: null when none ran (or it never finished). */
+const setupSummary = (setup: AgentSnapshot['setup']): AgentSummary['setup'] =>
+  setup === undefined || setup.durationMs === null
+    ? null
+    : { durationMs: setup.durationMs, exitCode: setup.exitCode, source: setup.source, warm: setup.warm };
+
 const summaryStatus = (agent: AgentSnapshot): AgentSummary['status'] => {
   switch (agent.status) {
     case 'pending':
+    case 'setting_up':
     case 'spawning':
     case 'running':
       return agent.startedAt === null ? 'skipped' : 'cancelled';
@@ -516,6 +537,7 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.newTests === undefined ? {} : { newTests: agent.newTests }),
     ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
     ...(agent.port === undefined ? {} : { port: agent.port }),
+    setup: setupSummary(agent.setup),
   })),
   error: context.error,
 });

@@ -186,6 +186,16 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
     newTests: newTestsSchema.optional(),
     sandbox: z.string().max(64).nullable().optional(),
     port: z.number().int().min(1).max(65_535).nullable().optional(),
+    // Its worktree's setup commands (src/engine/setup); null when none ran.
+    setup: z
+      .object({
+        durationMs: z.number().finite(),
+        exitCode: z.number().nullable(),
+        source: z.enum(['hydra.toml', 'cursor']),
+        warm: z.boolean(),
+      })
+      .nullable()
+      .optional(),
   })
   .transform(({ score, ...entry }) =>
     withAdapter({

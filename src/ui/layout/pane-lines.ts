@@ -16,6 +16,7 @@ import {
   formatRoundCosts,
   formatUsageToFit,
   idleLabel,
+  isRunning,
   isShownInPane,
   statusLabel,
   statusSymbol,
@@ -100,6 +101,7 @@ const outcomeLines = (agent: AgentSnapshot, theme: Theme): Line[] => {
   };
   switch (agent.status) {
     case 'pending':
+    case 'setting_up':
     case 'spawning':
     case 'running':
       return [];
@@ -179,10 +181,7 @@ const eventLines = (agent: AgentSnapshot, count: number, theme: Theme): Line[] =
     (event) => isShownInPane(event) && !(event.kind === 'failed' && agent.error !== null),
   );
   if (shown.length === 0) {
-    const text =
-      agent.status === 'pending' || agent.status === 'spawning' || agent.status === 'running'
-        ? `waiting for output${theme.symbols.ellipsis}`
-        : 'no events';
+    const text = isRunning(agent.status) ? `waiting for output${theme.symbols.ellipsis}` : 'no events';
     return [[seg(text, 'muted')]];
   }
   return shown.slice(-count).map((event) => {

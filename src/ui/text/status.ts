@@ -5,12 +5,14 @@ import { formatDuration } from './format.js';
 import type { Symbols, Tone } from './theme.js';
 
 export const isRunning = (status: AgentStatus): boolean =>
-  status === 'pending' || status === 'spawning' || status === 'running';
+  status === 'pending' || status === 'setting_up' || status === 'spawning' || status === 'running';
 
 export const statusLabel = (status: AgentStatus): string => {
   switch (status) {
     case 'pending':
       return 'waiting';
+    case 'setting_up':
+      return 'setting up';
     case 'spawning':
       return 'starting';
     case 'running':
@@ -33,6 +35,7 @@ export const statusLabel = (status: AgentStatus): string => {
 export const statusTone = (status: AgentStatus): Tone => {
   switch (status) {
     case 'pending':
+    case 'setting_up':
     case 'spawning':
     case 'running':
       return 'accent';
@@ -53,6 +56,7 @@ export const statusSymbol = (status: AgentStatus, symbols: Symbols, spinnerFrame
   switch (status) {
     case 'pending':
       return symbols.pending;
+    case 'setting_up':
     case 'spawning':
     case 'running':
       return symbols.spinner[spinnerFrame % symbols.spinner.length] ?? symbols.pending;
@@ -69,8 +73,10 @@ export const statusSymbol = (status: AgentStatus, symbols: Symbols, spinnerFrame
   }
 };
 
-/** Time the agent has been running (or ran), from the snapshot's clock. */
+/** Time the agent has been running (or ran), from the snapshot's clock; while setting up, the setup's. */
 export const agentElapsed = (agent: AgentSnapshot, now: number): number | null => {
+  if (agent.status === 'setting_up' && agent.setup !== undefined)
+    return Math.max(0, now - agent.setup.startedAt);
   if (agent.startedAt === null) return null;
   return Math.max(0, (agent.endedAt ?? now) - agent.startedAt);
 };
@@ -107,6 +113,7 @@ export const raceCounts = (snapshot: RaceSnapshot): RaceCounts => {
         if (over) counts.stopped += 1;
         else counts.waiting += 1;
         break;
+      case 'setting_up':
       case 'spawning':
       case 'running':
         if (over) counts.stopped += 1;

@@ -19,6 +19,8 @@ import { worktreeShares } from '../../setup/index.js';
 import type { SharedDir } from '../../setup/index.js';
 import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
 import type { PortLeases } from '../../setup/index.js';
+import { runSetup, setupLogFile } from '../../setup/index.js';
+import type { SetupPlan } from '../../setup/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -43,6 +45,8 @@ export interface CrossTestInput {
   shared?: readonly SharedDir[];
   /** The race's port blocks: a result's tree runs with its agent's (the base's with the baseline's); absent: none. */
   ports?: PortLeases;
+  /** The race's setup commands, run in each checkout before its tests (src/engine/setup). */
+  setup?: SetupPlan | null;
 }
 
 export interface CrossTestOutput {
@@ -194,6 +198,29 @@ async function testTree(
           ? null
           : await input.ports.lease(tree.agent ?? BASELINE_LEASE).catch(() => null),
     };
+    // Set up once per checkout (putBack keeps ignored files): a failed setup makes every test an error.
+    if (input.setup !== undefined && input.setup !== null) {
+      const name = `cross-${tree.agent ?? 'base'}`;
+      const outcome = await runSetup(
+        { ...input.setup, logFile: setupLogFile(path.dirname(input.setup.logFile), name) },
+        {
+          cwd: dir,
+          repoRoot: input.repoRoot,
+          runId: input.runId,
+          owner: `setup:${name}`,
+          processes: input.processes,
+          graceMs: input.graceMs,
+          signal,
+          ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+          shares: worktreeShares(input.shared ?? [], dir),
+          identity,
+        },
+      );
+      if (outcome.status !== 'ok') {
+        failAll(0);
+        return out;
+      }
+    }
     for (const [index, author] of authors.entries()) {
       const statuses = new Map<string, NewTestStatus>();
       out.set(author.agent, statuses);
