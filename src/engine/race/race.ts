@@ -6,8 +6,8 @@
 import { createActor } from 'xstate';
 import type { AgentName } from '../types.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
-import { createProcessRegistry, prepareContainment, startWatchdog } from '../process/index.js';
-import { prepareSandbox } from '../sandbox/index.js';
+import { createProcessRegistry, prepareContainment, refusalKey, startWatchdog } from '../process/index.js';
+import { discardPrewrapped, holdSandbox, prepareSandbox } from '../sandbox/index.js';
 import type { HandledSignal } from '../process/index.js';
 import { raceMachine } from './race-machine.js';
 import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
@@ -93,7 +93,7 @@ function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): (
   run.processes.registerRace(run.runId, () => cancelRace(run));
   // Checked while the repository is; the agents' spawns wait for them (buildWorkspace).
   void prepareContainment();
-  if (sandboxWanted) void prepareSandbox();
+  const releaseSandbox = sandboxWanted ? holdSandboxForRace(run.runId) : () => undefined;
   const stopWatchdog = startWatchdog(run.runId, killGraceMs);
   trace('race: watchdog started');
   let released = false;
@@ -102,6 +102,23 @@ function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): (
     released = true;
     run.processes.dispose();
     stopWatchdog();
+    releaseSandbox();
+  };
+}
+
+/**
+ * The sandbox's check starts now, beside the repository's (the library's import and a trial run),
+ * and the race holds the library's proxies from that trial until it ends, so its agents do not
+ * start them again (unless the machine cannot sandbox: then at once). Returns the release.
+ */
+function holdSandboxForRace(runId: string): () => void {
+  const release = holdSandbox();
+  void prepareSandbox().then((support) => {
+    if (!support.available) release();
+  });
+  return () => {
+    discardPrewrapped(refusalKey(runId, ''));
+    release();
   };
 }
 
