@@ -60,12 +60,19 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   );
   const records = createRaceRecords();
   const settled = promiseWithResolve<RaceSummary>();
-  const release = guardRace(run, resolved.killGraceMs, (resolved.sandbox?.mode ?? 'off') !== 'off');
+  const release = guardRace(run, resolved.killGraceMs);
+  const releaseSandbox =
+    (resolved.sandbox?.mode ?? 'off') !== 'off' ? holdSandboxForRace(run.runId) : () => undefined;
+  const settle = (summary: RaceSummary): void => {
+    releaseSandbox();
+    settled.resolve(summary);
+  };
   const end = (): void => {
     records.close();
     release();
+    releaseSandbox();
   };
-  wireRace(run, { listeners, records, settle: settled.resolve, end });
+  wireRace(run, { listeners, records, settle, end });
   run.actor.start();
   trace('race: machine started');
   return raceHandle(run, listeners, settled.promise);
@@ -89,11 +96,10 @@ function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): Race
  * by the watchdog (watchdog.ts), and agents in PID namespaces by their namespace's init too
  * (containment.ts). Returns the function that releases both, idempotent.
  */
-function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): () => void {
+function guardRace(run: RaceRun, killGraceMs: number): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
-  // Checked while the repository is; the agents' spawns wait for them (buildWorkspace).
+  // Checked while the repository is; the agents' spawns wait for it (buildWorkspace).
   void prepareContainment();
-  const releaseSandbox = sandboxWanted ? holdSandboxForRace(run.runId) : () => undefined;
   const stopWatchdog = startWatchdog(run.runId, killGraceMs);
   trace('race: watchdog started');
   let released = false;
@@ -102,14 +108,15 @@ function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): (
     released = true;
     run.processes.dispose();
     stopWatchdog();
-    releaseSandbox();
   };
 }
 
 /**
  * The sandbox's check starts now, beside the repository's (the library's import and a trial run),
- * and the race holds the library's proxies from that trial until it ends, so its agents do not
- * start them again (unless the machine cannot sandbox: then at once). Returns the release.
+ * and the race holds the library's proxies from that trial until it first settles (its agents and
+ * their checks are over, or it failed), so its agents do not start them again; at once where the
+ * machine cannot sandbox. Returns the release (idempotent), which also drops the commands wrapped
+ * ahead that no agent took (a race that failed before its agents spawned).
  */
 function holdSandboxForRace(runId: string): () => void {
   const release = holdSandbox();
