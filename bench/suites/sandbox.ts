@@ -2,13 +2,27 @@
  * Issue 22: what the OS sandbox costs, as ratios within one run (`hydra race --json` with
  * `--sandbox off` and `--sandbox required`, alternating so a shared machine's drift hits both).
  *
- * - per agent: one fake agent that replays its six-line stream at once, so the race is mostly
- *   start-up and teardown; the added wall time is the sandbox's cost per agent (the library's wrap,
- *   bubblewrap's start, the proxies' start for the first agent of the process).
+ * - per spawn: `true` started as an agent is (hydra's supervisor, in its PID namespace), sandboxed
+ *   (the library's wrap of the command, bubblewrap's start) vs not, in this process, with the
+ *   library's proxies already started (a race starts them with its support check): the sandbox's
+ *   start-up cost per agent.
+ * - one agent that ends at once: one fake agent that replays its six-line stream at once, so the
+ *   race is mostly start-up and teardown (the library's import and trial run included).
  * - whole race: two fake agents of ~`agentSeconds` each.
  */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { fakeBinaryName } from '../../src/demo/fake-bin.js';
+import {
+  createProcessRegistry,
+  prepareContainment,
+  spawnSupervised,
+} from '../../src/engine/process/index.js';
+import { CREDENTIAL_PATHS, holdSandbox, prepareSandbox } from '../../src/engine/sandbox/index.js';
+import type { SandboxPolicy } from '../../src/engine/sandbox/index.js';
+import type { ProcessRegistry } from '../../src/engine/process/index.js';
 import { expectExit, measureCommand } from '../lib/measure.js';
 import { median, ratio } from '../lib/stats.js';
 import { fixtureStream } from '../lib/streams.js';
@@ -56,6 +70,80 @@ const compare = async (
   return { what, offMs, sandboxedMs, addedMs: sandboxedMs - offMs, ratio: ratio(sandboxedMs, offMs) };
 };
 
+/** Starts `true` under hydra's supervisor (sandboxed with `policy`, or not) and waits for its end: wall ms. */
+const spawnTrue = async (
+  processes: ProcessRegistry,
+  dir: string,
+  policy: SandboxPolicy | null,
+  index: number,
+): Promise<number> => {
+  const started = performance.now();
+  const supervised = spawnSupervised(
+    {
+      file: '/bin/true',
+      args: [],
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      runId: 'bench-sandbox-spawn',
+      agent: `spawn-${index}`,
+      sandbox: policy,
+    },
+    { onSpawn: () => undefined, onLine: () => undefined, onOversizeLine: () => undefined },
+    processes,
+  );
+  const exit = await supervised.exited;
+  if (exit.exitCode !== 0)
+    throw new Error(
+      `bench: a ${policy === null ? 'bare' : 'sandboxed'} spawn of true failed: ${JSON.stringify(exit)}`,
+    );
+  return performance.now() - started;
+};
+
+/** Per spawn: sandboxed vs not, alternating, `repeats` of each (median), after one of each untimed. */
+const compareSpawns = async (repeats: number): Promise<SandboxRow> => {
+  const support = await prepareSandbox();
+  if (!support.available)
+    throw new Error(`bench: the sandbox suite needs a machine that can sandbox: ${support.reason}`);
+  await prepareContainment();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hydra-bench-spawn-'));
+  const home = os.homedir();
+  const policy: SandboxPolicy = {
+    mechanism: support.mechanism,
+    allowWrite: [dir],
+    denyRead: CREDENTIAL_PATHS.map((entry) => path.join(home, entry)),
+    allowHosts: [],
+    tmpDir: path.join(dir, 'tmp'),
+    loopbackHosts: [],
+  };
+  mkdirSync(policy.tmpDir);
+  // The proxies started once, as a race's support check leaves them.
+  const release = holdSandbox();
+  const processes = createProcessRegistry();
+  try {
+    await spawnTrue(processes, dir, policy, 0);
+    await spawnTrue(processes, dir, null, 0);
+    const off: number[] = [];
+    const sandboxed: number[] = [];
+    for (let index = 1; index <= repeats; index += 1) {
+      off.push(await spawnTrue(processes, dir, null, index));
+      sandboxed.push(await spawnTrue(processes, dir, policy, index));
+    }
+    const offMs = median(off);
+    const sandboxedMs = median(sandboxed);
+    return {
+      what: 'per spawn: `true` as an agent is started (start-up per agent)',
+      offMs,
+      sandboxedMs,
+      addedMs: sandboxedMs - offMs,
+      ratio: ratio(sandboxedMs, offMs),
+    };
+  } finally {
+    processes.dispose();
+    release();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
 export async function benchSandbox(
   ws: Workspace,
   repeats: number,
@@ -77,7 +165,8 @@ export async function benchSandbox(
   return {
     repeats,
     rows: [
-      await compare(ws, 'one agent that ends at once (start-up per agent)', quick, ['claude'], repeats),
+      await compareSpawns(Math.max(5, repeats)),
+      await compare(ws, 'race of one agent that ends at once', quick, ['claude'], repeats),
       await compare(
         ws,
         `whole race, two agents of ~${agentSeconds} s each`,
@@ -92,7 +181,7 @@ export async function benchSandbox(
 export const sandboxTable = (
   result: SandboxResult,
 ): { title: string; head: string[]; rows: Array<Array<string | number>> } => ({
-  title: `9. The OS sandbox: hydra race --sandbox required vs --sandbox off (wall ms, median of ${result.repeats})`,
+  title: `9. The OS sandbox: a sandboxed spawn vs a bare one, and hydra race --sandbox required vs --sandbox off (wall ms, median of ${result.repeats}; spawns: of at least 5)`,
   head: ['what', 'off ms', 'sandboxed ms', 'added ms', 'ratio'],
   rows: result.rows.map((row) => [
     row.what,

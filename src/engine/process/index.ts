@@ -12,6 +12,7 @@ export {
 export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
+export { prewrapSandboxedCommand, refusalKey } from './sandboxed.js';
 export { startChild } from './child.js';
 export { activeContainment, describeContainment, prepareContainment } from './containment.js';
 export type { Containment } from './containment.js';

@@ -7,9 +7,10 @@
  * its sandbox), and the namespace's end, or its watchdog, ends whatever is left.
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxedCommand, SandboxPolicy } from '../sandbox/index.js';
-import { sandboxedCommand } from '../sandbox/index.js';
+import { prewrapSandboxed, sandboxedCommand } from '../sandbox/index.js';
 
 /** `file` as the agent's PATH finds it, or why it cannot be run (ENOENT, EACCES). */
 export const resolveExecutable = (file: string, pathValue: string): { path: string } | { error: string } => {
@@ -50,4 +51,23 @@ export const prepareSandboxed = async (
   if ('error' in resolved) return resolved;
   mkdirSync(policy.tmpDir, { recursive: true });
   return sandboxedCommand(policy, resolved.path, args, key);
+};
+
+/**
+ * Starts wrapping `file args` for `policy` ahead of its spawn (the library's wrap takes a while):
+ * prepareSandboxed with the same inputs then takes that wrap. The caller has made every directory
+ * the policy makes writable (a missing one would be left read-only); a binary not found is left to
+ * the spawn to report.
+ */
+export const prewrapSandboxedCommand = async (
+  policy: SandboxPolicy,
+  file: string,
+  args: readonly string[],
+  pathValue: string,
+  key: string,
+): Promise<void> => {
+  const resolved = resolveExecutable(file, pathValue);
+  if ('error' in resolved) return;
+  await mkdir(policy.tmpDir, { recursive: true });
+  prewrapSandboxed(policy, resolved.path, args, key);
 };

@@ -14,6 +14,7 @@ import { agentNameOf } from '../agent-name.js';
 import { EngineError } from '../errors.js';
 import { mergeAgentBranch } from '../results/index.js';
 import {
+  agentPrivateGitDir,
   agentScratchDir,
   agentWorktreeDir,
   branchName,
@@ -24,7 +25,13 @@ import {
   worktreePoolDir,
 } from '../records/index.js';
 import { probeAgents } from '../probe/index.js';
-import { RUN_ID_ENV, prepareContainment, processInfo } from '../process/index.js';
+import {
+  RUN_ID_ENV,
+  prepareContainment,
+  prewrapSandboxedCommand,
+  processInfo,
+  refusalKey,
+} from '../process/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -152,9 +159,6 @@ async function buildWorkspace(
   const { options, repo } = input;
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
-  // Checked since the race started (guardRace); `required` on a machine that cannot is refused here,
-  // before any worktree exists.
-  const sandbox = await sandboxVerdict(options.sandbox);
   if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
     // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
     throw new EngineError({
@@ -182,6 +186,9 @@ async function buildWorkspace(
   const refsAtStart = await refsRead;
   await pricesRead;
   trace('race: refs snapshotted');
+  // Checked since the race started (guardRace), while the record was started: `required` on a
+  // machine that cannot is refused here, before any worktree exists.
+  const sandbox = await sandboxVerdict(options.sandbox);
   // In a large repository the agents' checkouts run at once (createWorktree).
   const separateCheckout = input.reports.length > 1 && (await largeCheckout(repo.root));
   // A pooled worktree keeps its setup's output while this stays the same (src/engine/setup).
@@ -266,6 +273,20 @@ async function prepareAgent(
   // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
   // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
   created.push({ worktree, branch });
+  const port = await input.ports.lease(report.agent);
+  const launch = buildLaunch({
+    options,
+    repo,
+    plan,
+    agent: report.agent,
+    capabilities,
+    prompt: options.prompt,
+    sandbox,
+    port,
+  });
+  const pooling = (options.worktreePool ?? 0) > 0;
+  // Sandboxed: the command is wrapped while git makes the worktree (a pooled one is moved in first).
+  if (!pooling) await prewrapAgent(runDir, launch);
   const gitOptions = {
     signal,
     step: `git worktree add for ${report.agent}`,
@@ -276,7 +297,7 @@ async function prepareAgent(
     owner: options.runId,
   };
   const pooled =
-    (options.worktreePool ?? 0) > 0 &&
+    pooling &&
     (await takePooledWorktree(
       repo.root,
       worktreePoolDir(options.worktreeRoot, repo.root),
@@ -292,16 +313,14 @@ async function prepareAgent(
       separateCheckout,
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
+  if (pooling) await prewrapAgent(runDir, launch);
   await copyIncludedFiles({
     checkout: repo.root,
     target: worktree,
     patterns: options.setup?.copy ?? [],
     recordDir,
   });
-  const [port] = await Promise.all([
-    input.ports.lease(report.agent),
-    mkdir(agentScratchDir(runDir, report.agent), { recursive: true }),
-  ]);
+  await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
   const kept = pooled === false ? null : pooled.kept;
   const setup = setupPlanOf(options.setup, recordDir, report.agent, {
     warm: kept === null ? null : { kept },
@@ -309,20 +328,32 @@ async function prepareAgent(
   });
   // Warm: nothing runs, and the worktree goes back to the pool as warm as it came.
   if (setup !== null && kept !== null) await writeSetupRecord(setup, kept);
-  return prepareAgentGit({
-    ...buildLaunch({
-      options,
-      repo,
-      plan,
-      agent: report.agent,
-      capabilities,
-      prompt: options.prompt,
-      sandbox,
-      port,
-      setup,
-    }),
-    refsAtStart,
-  });
+  return prepareAgentGit({ ...launch, ...(setup === null ? {} : { setup }), refsAtStart });
+}
+
+/**
+ * Starts wrapping a sandboxed agent's command in its sandbox (the library's wrap takes a while), so
+ * that its spawn finds it wrapped (process/sandboxed.ts). The directories it may write are made
+ * first, empty where missing (`git worktree add` fills an empty directory): the library leaves a
+ * missing one out of the sandbox, read-only.
+ */
+async function prewrapAgent(runDir: string, launch: Omit<AgentLaunch, 'refsAtStart'>): Promise<void> {
+  if (launch.sandbox === null || launch.sandbox === undefined) return;
+  await mkdir(runDir, { recursive: true, mode: 0o700 });
+  await Promise.all([
+    mkdir(launch.worktree, { recursive: true }),
+    mkdir(launch.scratchDir, { recursive: true }),
+    mkdir(agentPrivateGitDir(runDir, launch.agent), { recursive: true, mode: 0o700 }),
+  ]);
+  // The agent's PATH, as its spawn looks the binary up (agent-process.ts, supervisor.ts).
+  const env = { ...launch.command.env, ...launch.env };
+  await prewrapSandboxedCommand(
+    launch.sandbox,
+    launch.command.file,
+    launch.command.args,
+    env.PATH ?? process.env.PATH ?? '',
+    refusalKey(launch.runId, launch.agent),
+  );
 }
 
 /** Removes what a failed workspace made; true when nothing of it is left. */

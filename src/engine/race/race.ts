@@ -6,8 +6,8 @@
 import { createActor } from 'xstate';
 import type { AgentName } from '../types.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
-import { createProcessRegistry, prepareContainment, startWatchdog } from '../process/index.js';
-import { prepareSandbox } from '../sandbox/index.js';
+import { createProcessRegistry, prepareContainment, refusalKey, startWatchdog } from '../process/index.js';
+import { discardPrewrapped, holdSandbox, prepareSandbox } from '../sandbox/index.js';
 import type { HandledSignal } from '../process/index.js';
 import { raceMachine } from './race-machine.js';
 import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
@@ -60,14 +60,21 @@ export function startRace(options: RaceOptions, deps: StartRaceDeps = {}): RaceH
   );
   const records = createRaceRecords();
   const settled = promiseWithResolve<RaceSummary>();
-  const release = guardRace(run, resolved.killGraceMs, (resolved.sandbox?.mode ?? 'off') !== 'off');
+  const release = guardRace(run, resolved.killGraceMs);
+  const releaseSandbox =
+    (resolved.sandbox?.mode ?? 'off') !== 'off' ? holdSandboxForRace(run.runId) : () => undefined;
+  const settle = (summary: RaceSummary): void => {
+    releaseSandbox();
+    settled.resolve(summary);
+  };
   const end = (): void => {
     records.close();
     release();
     // The agents' and the baseline's port blocks go with the race, however it ended.
     run.actor.getSnapshot().context.ports.release();
+    releaseSandbox();
   };
-  wireRace(run, { listeners, records, settle: settled.resolve, end });
+  wireRace(run, { listeners, records, settle, end });
   run.actor.start();
   trace('race: machine started');
   return raceHandle(run, listeners, settled.promise);
@@ -91,11 +98,10 @@ function createRaceRun(resolved: ResolvedRaceOptions, deps: StartRaceDeps): Race
  * by the watchdog (watchdog.ts), and agents in PID namespaces by their namespace's init too
  * (containment.ts). Returns the function that releases both, idempotent.
  */
-function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): () => void {
+function guardRace(run: RaceRun, killGraceMs: number): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
-  // Checked while the repository is; the agents' spawns wait for them (buildWorkspace).
+  // Checked while the repository is; the agents' spawns wait for it (buildWorkspace).
   void prepareContainment();
-  if (sandboxWanted) void prepareSandbox();
   const stopWatchdog = startWatchdog(run.runId, killGraceMs);
   trace('race: watchdog started');
   let released = false;
@@ -104,6 +110,24 @@ function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): (
     released = true;
     run.processes.dispose();
     stopWatchdog();
+  };
+}
+
+/**
+ * The sandbox's check starts now, beside the repository's (the library's import and a trial run),
+ * and the race holds the library's proxies from that trial until it first settles (its agents and
+ * their checks are over, or it failed), so its agents do not start them again; at once where the
+ * machine cannot sandbox. Returns the release (idempotent), which also drops the commands wrapped
+ * ahead that no agent took (a race that failed before its agents spawned).
+ */
+function holdSandboxForRace(runId: string): () => void {
+  const release = holdSandbox();
+  void prepareSandbox().then((support) => {
+    if (!support.available) release();
+  });
+  return () => {
+    discardPrewrapped(refusalKey(runId, ''));
+    release();
   };
 }
 

@@ -5,7 +5,13 @@ export { DEFAULT_SANDBOX, SANDBOX_MODES } from './settings.js';
 export type { SandboxMechanism, SandboxMode, SandboxSettings } from './settings.js';
 export { describeSandbox, prepareSandbox } from './support.js';
 export type { SandboxSupport } from './support.js';
-export { sandboxedCommand, watchRefusals } from './runtime.js';
+export {
+  discardPrewrapped,
+  holdSandbox,
+  prewrapSandboxed,
+  sandboxedCommand,
+  watchRefusals,
+} from './runtime.js';
 export type { SandboxedCommand } from './runtime.js';
 export { LINUX_INSTALL, SANDBOX_PATH_ENV, findExecutable } from './tools.js';
 export { sandboxVerdict, unsandboxedWarning } from './verdict.js';

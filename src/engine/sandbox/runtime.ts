@@ -9,7 +9,12 @@
  * every host not on the allowlist. The filesystem policy is given per command, so each agent gets
  * its own writable trees; the host allowlist is the manager's, so it is the union of the hosts of
  * every agent sandboxed so far in this process (each agent's CLI host is open to its rivals too).
- * The proxies keep running while a sandboxed process does, and stop with the last one.
+ * The proxies keep running while a sandboxed process does or a race holds them (holdSandbox: from
+ * its support check to its end, so its agents find them started), and stop with the last user.
+ *
+ * Wrapping a command takes a moment (the library checks every path of the policy and runs ripgrep
+ * and `which`): a race wraps each agent's command ahead (prewrapSandboxed), while git makes its
+ * worktree, and the agent's spawn takes that wrap when it asks for the same command.
  */
 import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime';
 import { trace } from '../../trace.js';
@@ -81,7 +86,7 @@ const managerWith = async (allow: readonly string[]): Promise<Library['SandboxMa
   return manager;
 };
 
-/** One sandboxed process is done: the last one stops the proxies. */
+/** One user of the manager is done: the last one stops the proxies. */
 const release = (): void => {
   users = Math.max(0, users - 1);
   if (users > 0 || started === null) return;
@@ -93,6 +98,25 @@ const release = (): void => {
     .then(() => trace('sandbox: proxies stopped'))
     .catch(() => undefined);
 };
+
+/** One more user of the manager; the returned function (idempotent) is its release. */
+const use = (): (() => void) => {
+  users += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+};
+
+/**
+ * Keeps the manager's proxies running, once started, until the returned function is called
+ * (idempotent): a race holds them from its support check, whose trial run starts them, until it
+ * ends, so its agents and their checks do not start them again. Without a hold they stop with the
+ * last sandboxed process (`hydra doctor`'s trial).
+ */
+export const holdSandbox = (): (() => void) => use();
 
 /** A single-quoted shell word. */
 export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
@@ -122,13 +146,70 @@ export async function sandboxedCommand(
   args: readonly string[],
   key: string,
 ): Promise<SandboxedCommand> {
-  users += 1;
-  let released = false;
-  const done = (): void => {
-    if (released) return;
-    released = true;
-    release();
-  };
+  const ahead = prewrapped.get(key);
+  if (ahead !== undefined) {
+    prewrapped.delete(key);
+    if (ahead.fingerprint === fingerprintOf(policy, file, args)) {
+      const command = await ahead.command.catch(() => null);
+      if (command !== null) return command;
+    } else
+      void ahead.command.then(
+        (command) => command.done(),
+        () => undefined,
+      );
+  }
+  return wrap(policy, file, args, key);
+}
+
+/** What a wrap depends on: a wrap made ahead serves only the same policy and command. */
+const fingerprintOf = (policy: SandboxPolicy, file: string, args: readonly string[]): string =>
+  JSON.stringify([policy, file, args]);
+
+/** Commands wrapped ahead (prewrapSandboxed), by key, until their process asks for them. */
+const prewrapped = new Map<string, { fingerprint: string; command: Promise<SandboxedCommand> }>();
+
+/**
+ * Starts wrapping `file args` for `policy` now, for the sandboxedCommand call with the same key,
+ * policy and command (any other gets a wrap of its own). Every path the policy makes writable must
+ * exist already: the library leaves out one that does not. Until taken or discarded
+ * (discardPrewrapped), the wrap keeps the manager started.
+ */
+export function prewrapSandboxed(
+  policy: SandboxPolicy,
+  file: string,
+  args: readonly string[],
+  key: string,
+): void {
+  const command = wrap(policy, file, args, key);
+  command.catch(() => undefined);
+  const before = prewrapped.get(key);
+  prewrapped.set(key, { fingerprint: fingerprintOf(policy, file, args), command });
+  if (before !== undefined)
+    void before.command.then(
+      (old) => old.done(),
+      () => undefined,
+    );
+}
+
+/** Drops the wraps made ahead whose key starts with `prefix` and no process took (a race's, at its end). */
+export function discardPrewrapped(prefix: string): void {
+  for (const [key, ahead] of [...prewrapped])
+    if (key.startsWith(prefix)) {
+      prewrapped.delete(key);
+      void ahead.command.then(
+        (command) => command.done(),
+        () => undefined,
+      );
+    }
+}
+
+async function wrap(
+  policy: SandboxPolicy,
+  file: string,
+  args: readonly string[],
+  key: string,
+): Promise<SandboxedCommand> {
+  const done = use();
   try {
     const manager = await managerWith(policy.allowHosts);
     // The library's TMPDIR (/tmp/claude) is shared by every sandbox: each agent gets its own. A
@@ -140,9 +221,11 @@ export async function sandboxedCommand(
         : ['NO_PROXY', 'no_proxy'].map((name) => `${name}=${shellQuote(noProxy(policy.loopbackHosts))}`)),
     ];
     const command = [...env, 'exec', ...[file, ...args].map(shellQuote)].join(' ');
+    // The shells inside are /bin/sh, not the library's default bash: a sandboxed start took
+    // 130-200 ms less (dash starts faster; the command is plain POSIX).
     const wrapped = await manager.wrapWithSandbox(
       command,
-      undefined,
+      '/bin/sh',
       {
         filesystem: { allowWrite: policy.allowWrite, denyWrite: [], denyRead: policy.denyRead },
         network: { allowedDomains: policy.allowHosts, deniedDomains: [] },
@@ -150,6 +233,7 @@ export async function sandboxedCommand(
       undefined,
       { commandId: key, commandText: `${file} ${args.join(' ')}`.slice(0, 200) },
     );
+    trace(`sandbox: ${key} wrapped`);
     return { file: '/bin/sh', args: ['-c', wrapped], done };
   } catch (error) {
     done();
