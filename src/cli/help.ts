@@ -108,8 +108,8 @@ Headless output (one JSON object per line):
     (warnings only when there are any, e.g. keys of an untrusted hydra.toml that were ignored)
   {"type":"agent_event","agent":"claude","adapter":"claude","event":{"kind":"tool_call",...}}
   {"type":"summary","runId":...,"agents":[{"agent","adapter","status","exitCode","durationMs",
-    "usage","diff","branch","worktree","error","checks","score","sandbox"}],"baseline":{"checks":[...]},
-    "merged":{"agent","branch","method"}|null,"mergeReason"}
+    "usage","diff","branch","worktree","error","checks","score","sandbox","runner","host"}],
+    "baseline":{"checks":[...]},"merged":{"agent","branch","method"}|null,"mergeReason"}
   ("agent" is the agent's name, e.g. opus or claude-2; "adapter" the CLI it ran)
 Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <run-id> <agent>
 
