@@ -113,7 +113,7 @@ describe.runIf(enabled)('agents in containers', { timeout: 180_000 }, () => {
     const proxy = await startEngineProxy();
     try {
       const config = await setUp(
-        { claude: { agent: 'claude', delayMs: 40, edits: edits('remote.txt') } },
+        { claude: { agent: 'claude', delayMs: 15, edits: edits('remote.txt') } },
         { hosts: [proxy.host] },
       );
       const mounts = watchMounts(repo);

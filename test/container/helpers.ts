@@ -17,8 +17,9 @@ export const SOCKET = '/var/run/docker.sock';
 /** A TCP port that forwards to the local engine's socket: the same daemon, reached as `tcp://`. */
 export async function startEngineProxy(): Promise<{ host: string; close: () => Promise<void> }> {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((client) => {
-    const upstream = net.connect(SOCKET);
+  // Half-open both ways: `docker start -a` half-closes its side of an attach and still reads the output.
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = net.connect({ path: SOCKET, allowHalfOpen: true });
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
     const end = (): void => {
