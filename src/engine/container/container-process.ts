@@ -147,9 +147,13 @@ export function startContainer(
     cleanup: () => Promise<void>;
   }> => {
     processes.watchContainerHost(host);
-    // A container of this agent's last round that was not removed (hydra was killed): gone first.
-    await docker(host, ['rm', '-f', name], { okExitCodes: [1] });
-    await dockerOk(host, ['volume', 'create', ...labels, homeVolume]);
+    // A container of this agent's last round that was not removed (hydra was killed) goes first;
+    // its volumes are made meanwhile (each CLI call costs a few hundred ms on a busy machine).
+    await Promise.all([
+      docker(host, ['rm', '-f', name], { okExitCodes: [1] }),
+      dockerOk(host, ['volume', 'create', ...labels, homeVolume]),
+      ...(remote ? [dockerOk(host, ['volume', 'create', ...labels, workVolume])] : []),
+    ]);
     const env = containerEnv(
       { ...launch.command.env, ...launch.env },
       launch.container.passEnv,
@@ -195,7 +199,6 @@ export function startContainer(
         cleanup: async () => undefined,
       };
     }
-    await dockerOk(host, ['volume', 'create', ...labels, workVolume]);
     await dockerOk(
       host,
       [
