@@ -202,6 +202,18 @@ describe.runIf(enabled)('agents in containers', { timeout: 180_000 }, () => {
     ]);
   });
 
+  it('stops an idle agent: its container is stopped and removed', async () => {
+    const config = await setUp({ claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 } });
+    const started = Date.now();
+
+    const result = await race(config, '--idle-timeout', '3');
+
+    expect(result.exitCode).not.toBe(0);
+    expect(Date.now() - started).toBeLessThan(90_000);
+    expect(summaryOf(result.stdout).agents[0]).toMatchObject({ status: 'timed_out', runner: 'container' });
+    expect(leftovers(repo).containers).toEqual([]);
+  });
+
   it('fails fast and clearly when the image is not on the engine', async () => {
     const config = await setUp(
       { claude: { agent: 'claude', delayMs: 5 } },
