@@ -318,7 +318,7 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
 async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart> {
   const { options, repo } = input;
   // The new agent keeps nothing of the old one's session or rounds.
-  const { sessionId: _session, rounds: _rounds, ...agent } = input.agent;
+  const { sessionId: _session, rounds: _rounds, runner: _runner, host: _host, ...agent } = input.agent;
   const planName = planNameOf(agent);
   const capabilities = readyCapabilities(input, planName);
   const name = nextName(planName, input.taken);
@@ -341,8 +341,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
       branch,
       worktree,
       capabilities,
-      runner: launch.container ? 'container' : 'local',
-      ...(launch.container ? { host: launch.container.host } : { host: undefined }),
+      ...(launch.container ? { runner: 'container' as const, host: launch.container.host } : {}),
     },
     divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),
   };
