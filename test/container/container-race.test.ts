@@ -69,12 +69,12 @@ const race = (config: string, ...more: string[]) =>
   hydra(['race', '--json', '--config', config, ...more, 'Add a hello file'], {
     cwd: repo,
     env: sandbox.env,
-    timeoutMs: 120_000,
+    timeoutMs: 240_000,
   });
 
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
-describe.runIf(enabled)('agents in containers', { timeout: 180_000 }, () => {
+describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
   it('races two agents in containers on the local engine; their results are committed and one merges', async () => {
     const config = await setUp({
       claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
@@ -185,7 +185,7 @@ describe.runIf(enabled)('agents in containers', { timeout: 180_000 }, () => {
     const next = await hydra(['continue', runId, 'claude', 'Now add a test', '--json', '--config', config], {
       cwd: repo,
       env: sandbox.env,
-      timeoutMs: 120_000,
+      timeoutMs: 240_000,
     });
 
     expect(next.exitCode, next.stderr).toBe(0);
