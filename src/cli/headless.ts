@@ -59,6 +59,9 @@ export interface SummaryAgentLine {
   port?: number | null;
   /** Its worktree's setup commands (`warm`: kept from the pool), null when none ran (docs/setup-run.md). */
   setup?: AgentSummary['setup'];
+  /** Where it ran (`local`, `container`) and the container engine's host; absent when not launched. */
+  runner?: AgentSummary['runner'];
+  host?: string;
 }
 
 /** One check's result in the summary line. */
@@ -155,6 +158,8 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
     if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
     if (agent.port !== undefined) line.port = agent.port;
     if (agent.setup !== undefined) line.setup = agent.setup;
+    if (agent.runner !== undefined) line.runner = agent.runner;
+    if (agent.host !== undefined) line.host = agent.host;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

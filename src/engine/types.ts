@@ -10,6 +10,7 @@ import type { ScoreWeights } from './checks/score.js';
 import type { CheckSpec, CheckSummary, NewTestsSummary, ScoreSummary } from './check-types.js';
 import type { AgentName } from './probe-types.js';
 import type { SandboxMechanism, SandboxSettings } from './sandbox/settings.js';
+import type { ContainerSettings, RunnerKind } from './container/settings.js';
 import type { SetupSettings } from './setup/settings.js';
 import type { PortRange } from './setup/port-range.js';
 
@@ -42,6 +43,8 @@ export interface AgentPlan {
    * with its overrides, then its own. Absent: the race's checks.
    */
   checks?: CheckSpec[];
+  /** Where it runs (`runner`, `--runner`; src/engine/container); absent: `local`. */
+  runner?: RunnerKind;
 }
 
 export interface RaceOptions {
@@ -127,6 +130,8 @@ export interface RaceOptions {
   portRange?: PortRange;
   /** `--no-cross-test`, `[race] cross_test = false`: agents' new tests are not cross-tested; absent: they are. */
   crossTest?: false;
+  /** `[container]`: the image, hosts and network of agents whose runner is `container`; absent: DEFAULT_CONTAINER. */
+  container?: ContainerSettings;
 }
 
 /** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */
@@ -302,6 +307,9 @@ export interface AgentSnapshot {
   port?: number | null;
   /** Its worktree's setup; absent when the race has no setup commands. */
   setup?: AgentSetup;
+  /** Where it runs (`local`, `container`) and, in a container, the engine's host; absent until launched. */
+  runner?: RunnerKind;
+  host?: string;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -369,6 +377,9 @@ export interface AgentSummary {
   port?: number | null;
   /** Its worktree's setup commands (`warm`: kept from the pool, nothing ran), null when none ran; absent in older records. */
   setup?: { durationMs: number; exitCode: number | null; source: AgentSetup['source']; warm: boolean } | null;
+  /** Where it ran (`local`, `container`), and the container engine's host; absent in older records. */
+  runner?: RunnerKind;
+  host?: string;
 }
 
 export interface RaceSummary {

@@ -9,6 +9,7 @@ import type { SandboxPolicy } from '../sandbox/index.js';
 import type { SharedDir } from '../setup/index.js';
 import type { AgentName, AgentSetup, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
 import type { SetupPlan } from '../setup/index.js';
+import type { ContainerLaunch } from '../container/index.js';
 
 /**
  * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already
@@ -63,6 +64,8 @@ export interface AgentLaunch {
   setup?: SetupPlan | null;
   /** The setup commands run in its checks' checkout before the checks; null or absent: none. */
   checksSetup?: SetupPlan | null;
+  /** Runs in a container (`runner = "container"`; src/engine/container); null or absent: on this machine. */
+  container?: ContainerLaunch | null;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */

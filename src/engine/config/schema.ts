@@ -57,6 +57,32 @@ const portNumber = z
 const portRange = z
   .tuple([portNumber, portNumber], { error: PORT_RANGE })
   .refine(([first, last]) => last - first + 1 >= 10, { error: PORT_RANGE });
+const RUNNER = 'must be "local" (this machine) or "container" (a container per agent, [container])';
+const runnerKind = z.enum(['local', 'container'], { error: RUNNER });
+
+/** `[container]`: agents in containers on Docker-compatible engines (src/engine/container; docs/containers.md). */
+const containerSchema = z.strictObject(
+  {
+    image: nonEmpty.optional(),
+    hosts: z
+      .array(
+        nonEmpty.regex(/^(unix|tcp|ssh|npipe):\/\/./, {
+          error: 'must be an engine address: unix:///var/run/docker.sock, tcp://host:2376 or ssh://user@host',
+        }),
+        {
+          error: 'must be a list of engine addresses, e.g. ["unix:///var/run/docker.sock", "ssh://buildbox"]',
+        },
+      )
+      .min(1, { error: 'must name at least one engine (or leave the key out for DOCKER_HOST)' })
+      .optional(),
+    max_agents: count.optional(),
+    network: nonEmpty
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { error: 'must be "none", "bridge" or the name of a network' })
+      .optional(),
+    devcontainer: bool.optional(),
+  },
+  { error: 'must be a table: [container] with image, hosts, max_agents, network and devcontainer' },
+);
 
 /** `[race]`: `agents` is checked against the adapters and the agent tables when a race is resolved. */
 const raceSchema = () =>
@@ -79,6 +105,8 @@ const raceSchema = () =>
       port_range: portRange.optional(),
       /** false: no cross-testing (checks/cross-test), like `--no-cross-test`. */
       cross_test: bool.optional(),
+      /** Where agents run: this machine or a container each (src/engine/container; docs/containers.md). */
+      runner: runnerKind.optional(),
       /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
       checks: z
         .literal('auto', {
@@ -126,6 +154,8 @@ const agentSchema = z.strictObject(
       .optional(),
     idle_timeout_s: positiveSeconds.optional(),
     max_cost_usd: usd.optional(),
+    /** Where this agent runs, over `[race] runner`. */
+    runner: runnerKind.optional(),
     /** This agent's checks: overrides of race-wide ones (by name) and its own. */
     checks: z
       .array(agentCheckSchema, { error: 'must be a list of [[agents.<name>.checks]] tables' })
@@ -255,13 +285,14 @@ export const configSchema = () =>
     score: scoreSchema.optional(),
     sandbox: sandboxSchema.optional(),
     setup: setupSchema.optional(),
+    container: containerSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
 export type KeyTable =
-  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup';
+  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup' | 'container';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -274,6 +305,7 @@ export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTa
   score: Object.keys(scoreSchema.shape),
   sandbox: Object.keys(sandboxSchema.shape),
   setup: Object.keys(setupSchema.shape),
+  container: Object.keys(containerSchema.shape),
 });
 
 /**
@@ -296,6 +328,8 @@ export function isConfigKey(path: string): boolean {
       return parts.length === 2 && keys.sandbox.includes(second ?? '');
     case 'setup':
       return parts.length === 2 && keys.setup.includes(second ?? '');
+    case 'container':
+      return parts.length === 2 && keys.container.includes(second ?? '');
     case 'checks':
       return parts.length === 2 && keys.check.includes(second ?? '');
     case 'prices':

@@ -62,6 +62,11 @@ export interface ProcessRegistry {
    * its, not a cancel of the race: SIGINT is ignored until the returned function is called.
    */
   holdInterrupts(): () => void;
+  /**
+   * A container of this race runs on `host` (src/engine/container): the watchdog removes the race's
+   * containers there by label if hydra dies. (A no-op here; the watchdog's side implements it.)
+   */
+  watchContainerHost(host: string): void;
 }
 
 export function createProcessRegistry(options: ProcessRegistryOptions = {}): ProcessRegistry {
@@ -168,6 +173,7 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
       sync();
     },
     handlersInstalled: () => installed,
+    watchContainerHost: () => undefined,
     holdInterrupts() {
       interruptHolds += 1;
       let released = false;

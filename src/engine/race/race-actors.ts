@@ -69,6 +69,7 @@ import {
   setupPlanOf,
   writeSetupRecord,
 } from '../setup/index.js';
+import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
@@ -210,9 +211,12 @@ async function buildWorkspace(
   );
   const failed = prepared.find((item) => item.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  const launches = prepared.flatMap((item) =>
-    item.status === 'fulfilled' && item.value !== null ? [item.value] : [],
+  // Container agents are given their engines together: least busy first (src/engine/container).
+  const placed = await containerRunner.place(
+    prepared.flatMap((item) => (item.status === 'fulfilled' && item.value !== null ? [item.value] : [])),
+    options.container ?? DEFAULT_CONTAINER,
   );
+  const launches = placed.launches;
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
@@ -221,6 +225,7 @@ async function buildWorkspace(
   const warnings = [
     ...(sandbox.sandboxed || sandbox.why === null ? [] : [unsandboxedWarning(sandbox.why)]),
     ...shareNotes,
+    ...placed.warnings,
   ];
   return { recordDir, launches, ...(warnings.length === 0 ? {} : { warnings }) };
 }

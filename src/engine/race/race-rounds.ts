@@ -51,6 +51,7 @@ import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict } from '../sandbox/index.js';
 import { setupPlanOf } from '../setup/index.js';
 import type { SetupPlan } from '../setup/index.js';
+import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -144,6 +145,8 @@ export const reopenedAgent = (summary: AgentSummary, startedAt: number): AgentSn
     ...(summary.newTests === undefined ? {} : { newTests: summary.newTests }),
     // The block it last ran with (a new round takes one of this process's).
     ...(summary.port === undefined ? {} : { port: summary.port }),
+    ...(summary.runner === undefined ? {} : { runner: summary.runner }),
+    ...(summary.host === undefined ? {} : { host: summary.host }),
   };
 };
 
@@ -284,6 +287,8 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
     prompt,
     port: await input.ports.lease(agent.agent),
     ...(resume === undefined ? {} : { resumeSessionId: resume }),
+    // In a container, where it ran: its session store's volume is there.
+    ...(agent.host === undefined ? {} : { stayOn: agent.host }),
   });
   const warnings =
     resume !== undefined
@@ -340,7 +345,7 @@ const setupOf = (
 async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart> {
   const { options, repo } = input;
   // The new agent keeps nothing of the old one's session or rounds.
-  const { sessionId: _session, rounds: _rounds, ...agent } = input.agent;
+  const { sessionId: _session, rounds: _rounds, runner: _runner, host: _host, ...agent } = input.agent;
   const planName = planNameOf(agent);
   const capabilities = readyCapabilities(input, planName);
   const name = nextName(planName, input.taken);
@@ -372,6 +377,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
       worktree,
       capabilities,
       port: launch.port ?? null,
+      ...(launch.container ? { runner: 'container' as const, host: launch.container.host } : {}),
     },
     divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),
   };
@@ -445,7 +451,7 @@ async function launchFor(
   agent: AgentName,
   planName: AgentName,
   capabilities: Capabilities,
-  ask: { prompt: string; resumeSessionId?: string; port?: number },
+  ask: { prompt: string; resumeSessionId?: string; port?: number; stayOn?: string },
 ): Promise<AgentLaunch> {
   const plan = options.agents.find((item) => agentNameOf(item) === planName);
   if (plan === undefined)
@@ -456,7 +462,7 @@ async function launchFor(
     });
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   await Promise.all([mkdir(agentScratchDir(runDir, agent), { recursive: true }), loadPriceDatabase()]);
-  return buildLaunch({
+  const launch = buildLaunch({
     options,
     repo,
     plan,
@@ -467,4 +473,10 @@ async function launchFor(
     ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
     ...(ask.port === undefined ? {} : { port: ask.port }),
   });
+  if (!launch.container) return launch;
+  // A recorded host is used only when the config still names it (the record is not trusted).
+  const settings = options.container ?? DEFAULT_CONTAINER;
+  const stay = ask.stayOn !== undefined && settings.hosts.includes(ask.stayOn) ? ask.stayOn : undefined;
+  const placed = await containerRunner.place([launch], settings, stay === undefined ? {} : { [agent]: stay });
+  return placed.launches[0] ?? launch;
 }

@@ -43,6 +43,8 @@ export const applyWorkspace = (context: RaceContext, workspace: Workspace): Part
       worktree: launch.worktree,
       sandbox: launch.sandbox?.mechanism ?? null,
       port: launch.port ?? null,
+      // Said for a container agent only: absent is `local`, as in records written before runners.
+      ...(launch.container ? { runner: 'container' as const, host: launch.container.host } : {}),
     }));
   }
   const warnings = (workspace.warnings ?? []).filter((warning) => !context.warnings.includes(warning));

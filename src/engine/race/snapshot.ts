@@ -538,6 +538,8 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
     ...(agent.port === undefined ? {} : { port: agent.port }),
     setup: setupSummary(agent.setup),
+    ...(agent.runner === undefined ? {} : { runner: agent.runner }),
+    ...(agent.host === undefined ? {} : { host: agent.host }),
   })),
   error: context.error,
 });

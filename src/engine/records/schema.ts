@@ -196,6 +196,8 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
       })
       .nullable()
       .optional(),
+    runner: z.enum(['local', 'container']).optional(),
+    host: z.string().max(1024).optional(),
   })
   .transform(({ score, ...entry }) =>
     withAdapter({
