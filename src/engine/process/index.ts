@@ -17,4 +17,6 @@ export { activeContainment, describeContainment, prepareContainment } from './co
 export type { Containment } from './containment.js';
 export type { Supervised } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
+export type { Watchdog } from './watchdog.js';
+export { CONTAINER_LABELS, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';

@@ -62,6 +62,14 @@ export interface ProcessRegistry {
    * its, not a cancel of the race: SIGINT is ignored until the returned function is called.
    */
   holdInterrupts(): () => void;
+  /**
+   * The container runner started a container of this owner's race on this engine host (`''`: the
+   * engine of the environment). The race's watchdog learns it (onContainerHost), so that, should
+   * hydra be killed outright, it removes the run's containers there by label.
+   */
+  watchContainerHost(host: string): void;
+  /** Calls `listener` with every host announced so far, then with each new one. Returns the function that stops. */
+  onContainerHost(listener: (host: string) => void): () => void;
 }
 
 export function createProcessRegistry(options: ProcessRegistryOptions = {}): ProcessRegistry {
@@ -73,6 +81,8 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
   let installed = false;
   let signalsReceived = 0;
   let interruptHolds = 0;
+  const containerHosts = new Set<string>();
+  const hostListeners = new Set<(host: string) => void>();
 
   // SIGKILL to every live group, for when hydra can wait no longer.
   const killAllGroups = (): void => {
@@ -176,6 +186,16 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
         released = true;
         interruptHolds -= 1;
       };
+    },
+    watchContainerHost(host) {
+      if (containerHosts.has(host)) return;
+      containerHosts.add(host);
+      for (const listener of [...hostListeners]) listener(host);
+    },
+    onContainerHost(listener) {
+      hostListeners.add(listener);
+      for (const host of containerHosts) listener(host);
+      return () => hostListeners.delete(listener);
     },
   };
 }

@@ -94,14 +94,17 @@ function guardRace(run: RaceRun, killGraceMs: number, sandboxWanted: boolean): (
   // Checked while the repository is; the agents' spawns wait for them (buildWorkspace).
   void prepareContainment();
   if (sandboxWanted) void prepareSandbox();
-  const stopWatchdog = startWatchdog(run.runId, killGraceMs);
+  const watchdog = startWatchdog(run.runId, killGraceMs);
+  // The engine hosts the container runner starts this race's containers on (watchdog.ts).
+  const unwatchHosts = run.processes.onContainerHost(watchdog.watchContainerHost);
   trace('race: watchdog started');
   let released = false;
   return () => {
     if (released) return;
     released = true;
     run.processes.dispose();
-    stopWatchdog();
+    unwatchHosts();
+    watchdog.stop();
   };
 }
 
