@@ -174,6 +174,17 @@ export function parseDuration(flag: string, text: string, command: string): numb
   return value;
 }
 
+/** `--runner local|container` (race, continue, rerun); undefined when not given. */
+export function parseRunner(text: string | undefined, command = 'race'): 'local' | 'container' | undefined {
+  if (text === undefined) return undefined;
+  const runner = text.trim().toLowerCase();
+  if (runner === 'local' || runner === 'container') return runner;
+  throw new UsageError({
+    message: `--runner must be local or container (got "${text}")`,
+    hint: seeHelp(command),
+  });
+}
+
 /** `--sandbox auto|required|off` (race, continue, rerun); undefined when not given. */
 export function parseSandboxMode(
   text: string | undefined,

@@ -55,6 +55,9 @@ export interface SummaryAgentLine {
   newTests?: AgentSummary['newTests'];
   /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null when it ran unsandboxed; absent when not launched. */
   sandbox?: string | null;
+  /** Where it ran (`local`, `container`) and the container engine's host; absent when not launched. */
+  runner?: AgentSummary['runner'];
+  host?: string;
 }
 
 /** One check's result in the summary line. */
@@ -149,6 +152,8 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
       };
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
     if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
+    if (agent.runner !== undefined) line.runner = agent.runner;
+    if (agent.host !== undefined) line.host = agent.host;
     return line;
   });
   const line: SummaryLine = { type: 'summary', runId: summary.runId, agents };

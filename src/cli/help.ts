@@ -82,6 +82,8 @@ Options:
   --unsafe                         use the vendors' sandbox-bypass modes (prints a warning)
   --sandbox auto|required|off      the OS sandbox around each agent (default auto: where the
                                    machine can; see docs/sandbox.md)
+  --runner local|container         where agents run: this machine, or a container each on the
+                                   [container] engines (docs/containers.md)
   --keep-worktrees                 keep every worktree after the race
   --check "<command>"              a check (a gate) run in every result and on the base; repeatable
   --check auto                     the project's own test command (hydra.toml, package.json, pytest,
@@ -106,8 +108,8 @@ Headless output (one JSON object per line):
     (warnings only when there are any, e.g. keys of an untrusted hydra.toml that were ignored)
   {"type":"agent_event","agent":"claude","adapter":"claude","event":{"kind":"tool_call",...}}
   {"type":"summary","runId":...,"agents":[{"agent","adapter","status","exitCode","durationMs",
-    "usage","diff","branch","worktree","error","checks","score","sandbox"}],"baseline":{"checks":[...]},
-    "merged":{"agent","branch","method"}|null,"mergeReason"}
+    "usage","diff","branch","worktree","error","checks","score","sandbox","runner","host"}],
+    "baseline":{"checks":[...]},"merged":{"agent","branch","method"}|null,"mergeReason"}
   ("agent" is the agent's name, e.g. opus or claude-2; "adapter" the CLI it ran)
 Results stay on branches hydra/<run-id>/<agent>; merge one with: hydra merge <run-id> <agent>
 
@@ -194,6 +196,7 @@ Options:
   --config <file>   use this config file (default: the one the race ran with, trusted as before)
   --unsafe          the vendors' sandbox-bypass modes (never taken from the record: give it again)
   --sandbox <mode>  auto, required or off (never taken from the record; default auto)
+  --runner <where>  local or container, for this round (default: the config's)
   --json            headless: NDJSON on stdout, messages on stderr
   --ascii           ASCII-only dashboard
   --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees

@@ -10,6 +10,7 @@ import type { ScoreWeights } from './checks/score.js';
 import type { CheckSpec, CheckSummary, NewTestsSummary, ScoreSummary } from './check-types.js';
 import type { AgentName } from './probe-types.js';
 import type { SandboxMechanism, SandboxSettings } from './sandbox/settings.js';
+import type { ContainerSettings, RunnerKind } from './container/settings.js';
 import type { SetupSettings } from './setup/settings.js';
 
 // The checks' and the probe's shapes live in files of their own; every name is still exported here.
@@ -41,6 +42,8 @@ export interface AgentPlan {
    * with its overrides, then its own. Absent: the race's checks.
    */
   checks?: CheckSpec[];
+  /** Where it runs (`runner`, `--runner`; src/engine/container); absent: `local`. */
+  runner?: RunnerKind;
 }
 
 export interface RaceOptions {
@@ -122,6 +125,8 @@ export interface RaceOptions {
   sandbox?: SandboxSettings;
   /** `[setup]`: copied files, setup commands and shared directories for each worktree; absent: none. */
   setup?: SetupSettings;
+  /** `[container]`: the image, hosts and network of agents whose runner is `container`; absent: DEFAULT_CONTAINER. */
+  container?: ContainerSettings;
 }
 
 /** The judge's verdict on a tie (engine/judge), as the snapshot and summary carry it. */
@@ -266,6 +271,9 @@ export interface AgentSnapshot {
   newTests?: NewTestsSummary;
   /** What sandboxes it (`bubblewrap`, `sandbox-exec`), null when it runs unsandboxed; absent until launched. */
   sandbox?: SandboxMechanism | null;
+  /** Where it runs (`local`, `container`) and, in a container, the engine's host; absent until launched. */
+  runner?: RunnerKind;
+  host?: string;
 }
 
 /** The checks on the base commit, run once per race in a worktree of their own. */
@@ -329,6 +337,9 @@ export interface AgentSummary {
   newTests?: NewTestsSummary;
   /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null (unsandboxed); absent in older records. */
   sandbox?: string | null;
+  /** Where it ran (`local`, `container`), and the container engine's host; absent in older records. */
+  runner?: RunnerKind;
+  host?: string;
 }
 
 export interface RaceSummary {

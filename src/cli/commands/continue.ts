@@ -23,6 +23,7 @@ const OPTIONS = {
   config: { type: 'string' },
   unsafe: { type: 'boolean' },
   sandbox: { type: 'string' },
+  runner: { type: 'string' },
   json: { type: 'boolean' },
   ascii: { type: 'boolean' },
   'allow-experimental-adapters': { type: 'boolean' },

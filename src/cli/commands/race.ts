@@ -24,6 +24,7 @@ import {
   parseModelFlags,
   parseRepeat,
   parseSandboxMode,
+  parseRunner,
   parseSeconds,
 } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -54,6 +55,7 @@ const OPTIONS = {
   judge: { type: 'string' },
   'resume-dashboard': { type: 'string' },
   sandbox: { type: 'string' },
+  runner: { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -127,6 +129,8 @@ export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
   if (getBoolean(parsed, 'allow-test-changes')) flags.allowTestChanges = true;
   const sandbox = parseSandboxMode(getString(parsed, 'sandbox'));
   if (sandbox !== undefined) flags.sandbox = sandbox;
+  const runner = parseRunner(getString(parsed, 'runner'), command);
+  if (runner !== undefined) flags.runner = runner;
   const checks = getStrings(parsed, 'check');
   for (const check of checks)
     if (check.trim() === '')

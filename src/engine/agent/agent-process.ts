@@ -23,7 +23,8 @@ import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
 import { spawnSupervised } from '../process/index.js';
-import type { Supervised } from '../process/index.js';
+import type { Supervised, SupervisorCallbacks } from '../process/index.js';
+import { startContainer } from '../container/index.js';
 
 /** The shortest time between two batches of one agent's events while it floods its output. */
 const BATCH_INTERVAL_MS = 25;
@@ -174,47 +175,53 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       for (const event of events) batch.push(event);
     };
 
-    const supervised: Supervised = spawnSupervised(
-      {
-        file: launch.command.file,
-        args: launch.command.args,
-        cwd: launch.command.cwd,
-        env: { ...launch.command.env, ...launch.env },
-        ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
-        runId: launch.runId,
-        agent: launch.agent,
-        graceMs: launch.graceMs,
-        sandbox: launch.sandbox ?? null,
+    const callbacks: SupervisorCallbacks = {
+      onSpawn: (pid) => {
+        try {
+          writePidRecord(launch.recordDir, {
+            agent: launch.agent,
+            pid,
+            pgid: pid,
+            startTime: processInfo(pid)?.startTime ?? null,
+            worktree: launch.worktree,
+          });
+        } catch {
+          // The record is for recovery only; the race goes on without it.
+        }
+        sendBack({ type: 'SPAWNED', at: Date.now(), pid });
       },
-      {
-        onSpawn: (pid) => {
-          try {
-            writePidRecord(launch.recordDir, {
+      onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
+      // What the sandbox turned away shows in the pane and the record, not as a silent failure.
+      onRefused: (line) => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })]),
+      onOversizeLine: (bytes, head) =>
+        collect([
+          ev({
+            kind: 'parse_error',
+            raw: `${head}…`,
+            reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
+          }),
+        ]),
+    };
+    // In its container (src/engine/container) or on this machine: the same handle either way.
+    const container = launch.container ?? null;
+    const supervised: Supervised =
+      container !== null
+        ? startContainer({ ...launch, container }, callbacks, processes)
+        : spawnSupervised(
+            {
+              file: launch.command.file,
+              args: launch.command.args,
+              cwd: launch.command.cwd,
+              env: { ...launch.command.env, ...launch.env },
+              ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
+              runId: launch.runId,
               agent: launch.agent,
-              pid,
-              pgid: pid,
-              startTime: processInfo(pid)?.startTime ?? null,
-              worktree: launch.worktree,
-            });
-          } catch {
-            // The record is for recovery only; the race goes on without it.
-          }
-          sendBack({ type: 'SPAWNED', at: Date.now(), pid });
-        },
-        onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
-        // What the sandbox turned away shows in the pane and the record, not as a silent failure.
-        onRefused: (line) => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })]),
-        onOversizeLine: (bytes, head) =>
-          collect([
-            ev({
-              kind: 'parse_error',
-              raw: `${head}…`,
-              reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
-            }),
-          ]),
-      },
-      processes,
-    );
+              graceMs: launch.graceMs,
+              sandbox: launch.sandbox ?? null,
+            },
+            callbacks,
+            processes,
+          );
 
     void supervised.exited.then((exit) => {
       flush();
@@ -240,7 +247,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           error: {
             kind: 'SpawnFailed',
             message: `Could not start ${launch.command.file}: ${exit.spawnError}`,
-            hint: 'Check that the binary exists and is executable (`hydra doctor`).',
+            hint: exit.spawnHint ?? 'Check that the binary exists and is executable (`hydra doctor`).',
           },
           exitCode: null,
           stderrTail: exit.stderrTail,

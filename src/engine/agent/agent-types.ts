@@ -6,6 +6,7 @@ import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { Limiter } from '../checks/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
+import type { ContainerLaunch } from '../container/index.js';
 import type { AgentName, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
 
 /**
@@ -51,6 +52,8 @@ export interface AgentLaunch {
   raceMaxCostUsd?: number;
   /** Its OS sandbox (src/engine/sandbox), for it and its checks; null or absent: unsandboxed. */
   sandbox?: SandboxPolicy | null;
+  /** Runs in a container (`runner = "container"`; src/engine/container); null or absent: on this machine. */
+  container?: ContainerLaunch | null;
 }
 
 /** What an agent machine and its process actor start from: the launch and the race's process registry. */

@@ -99,6 +99,7 @@ function knownKeysAt(
   if (first === 'score') return keys.score;
   if (first === 'sandbox') return keys.sandbox;
   if (first === 'setup') return keys.setup;
+  if (first === 'container') return keys.container;
   return [];
 }
 

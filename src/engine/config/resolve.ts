@@ -19,6 +19,8 @@ import { DEFAULT_SANDBOX, SANDBOX_MODES } from '../sandbox/index.js';
 import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
 import { DEFAULT_SETUP_TIMEOUT_MS } from '../setup/index.js';
 import type { SetupSettings } from '../setup/index.js';
+import { DEFAULT_CONTAINER } from '../container/index.js';
+import type { ContainerSettings, RunnerKind } from '../container/index.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {
@@ -47,6 +49,8 @@ export interface RaceFlags {
   judge?: string;
   /** `--sandbox auto|required|off`: over `[sandbox] mode` and HYDRA_SANDBOX. */
   sandbox?: SandboxMode;
+  /** `--runner local|container`: over `agents.<name>.runner` and `[race] runner`. */
+  runner?: RunnerKind;
 }
 
 export interface ResolvedRace {
@@ -69,6 +73,7 @@ export interface ResolvedRace {
   judgeMargin?: number;
   sandbox: SandboxSettings;
   setup: SetupSettings;
+  container: ContainerSettings;
 }
 
 /** Experimental adapters need allow_experimental_adapters or the flag. */
@@ -159,8 +164,19 @@ export function resolveRace(
       idleTimeoutMs: secondsToMs(flags.idleTimeoutS ?? agentConfig.idle_timeout_s ?? idleTimeoutS),
       ...(agentConfig.max_cost_usd === undefined ? {} : { maxCostUsd: agentConfig.max_cost_usd }),
       ...ownChecks(agentConfig.checks),
+      ...runnerOf(config, agentConfig, flags),
     };
   });
+  const container = containerOf(config);
+  if (
+    agents.some((plan) => plan.runner === 'container') &&
+    container.image === null &&
+    !container.devcontainer
+  ) {
+    problems.push(
+      `agents run in containers (runner = "container") but no image is named: set [container] image = "<image>" in ${configName} (or [container] devcontainer = true)`,
+    );
+  }
 
   if (problems.length > 0) throw new ConfigError({ problems: [...new Set(problems)] });
 
@@ -175,6 +191,25 @@ export function resolveRace(
     ...checksOf(config, raceChecks, flags),
     sandbox: sandboxOf(config, flags),
     setup: setupOf(config),
+    container,
+  };
+}
+
+/** Where an agent runs: `--runner`, else its table's `runner`, else `[race] runner`; `local` is left unsaid. */
+const runnerOf = (config: HydraConfig, agent: AgentConfig, flags: RaceFlags): { runner?: RunnerKind } => {
+  const runner = flags.runner ?? agent.runner ?? config.race?.runner ?? 'local';
+  return runner === 'local' ? {} : { runner };
+};
+
+/** `[container]` with the defaults filled in. */
+export function containerOf(config: HydraConfig): ContainerSettings {
+  const container = config.container ?? {};
+  return {
+    image: container.image ?? DEFAULT_CONTAINER.image,
+    hosts: [...(container.hosts ?? DEFAULT_CONTAINER.hosts)],
+    maxAgents: container.max_agents ?? DEFAULT_CONTAINER.maxAgents,
+    network: container.network ?? DEFAULT_CONTAINER.network,
+    devcontainer: container.devcontainer ?? DEFAULT_CONTAINER.devcontainer,
   };
 }
 

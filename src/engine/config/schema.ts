@@ -46,6 +46,33 @@ const poolSize = z
   .min(0, { error: POOL })
   .max(64, { error: POOL });
 
+const RUNNER = 'must be "local" (this machine) or "container" (a container per agent, [container])';
+const runnerKind = z.enum(['local', 'container'], { error: RUNNER });
+
+/** `[container]`: agents in containers on Docker-compatible engines (src/engine/container; docs/containers.md). */
+const containerSchema = z.strictObject(
+  {
+    image: nonEmpty.optional(),
+    hosts: z
+      .array(
+        nonEmpty.regex(/^(unix|tcp|ssh|npipe):\/\/./, {
+          error: 'must be an engine address: unix:///var/run/docker.sock, tcp://host:2376 or ssh://user@host',
+        }),
+        {
+          error: 'must be a list of engine addresses, e.g. ["unix:///var/run/docker.sock", "ssh://buildbox"]',
+        },
+      )
+      .min(1, { error: 'must name at least one engine (or leave the key out for DOCKER_HOST)' })
+      .optional(),
+    max_agents: count.optional(),
+    network: nonEmpty
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, { error: 'must be "none", "bridge" or the name of a network' })
+      .optional(),
+    devcontainer: bool.optional(),
+  },
+  { error: 'must be a table: [container] with image, hosts, max_agents, network and devcontainer' },
+);
+
 /** `[race]`: `agents` is checked against the adapters and the agent tables when a race is resolved. */
 const raceSchema = () =>
   z.strictObject(
@@ -64,6 +91,8 @@ const raceSchema = () =>
       max_cost_usd: usd.optional(),
       check_concurrency: count.optional(),
       worktree_pool: poolSize.optional(),
+      /** Where agents run: this machine or a container each (src/engine/container; docs/containers.md). */
+      runner: runnerKind.optional(),
       /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
       checks: z
         .literal('auto', {
@@ -111,6 +140,8 @@ const agentSchema = z.strictObject(
       .optional(),
     idle_timeout_s: positiveSeconds.optional(),
     max_cost_usd: usd.optional(),
+    /** Where this agent runs, over `[race] runner`. */
+    runner: runnerKind.optional(),
     /** This agent's checks: overrides of race-wide ones (by name) and its own. */
     checks: z
       .array(agentCheckSchema, { error: 'must be a list of [[agents.<name>.checks]] tables' })
@@ -240,13 +271,14 @@ export const configSchema = () =>
     score: scoreSchema.optional(),
     sandbox: sandboxSchema.optional(),
     setup: setupSchema.optional(),
+    container: containerSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
 export type KeyTable =
-  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup';
+  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup' | 'container';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -259,6 +291,7 @@ export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTa
   score: Object.keys(scoreSchema.shape),
   sandbox: Object.keys(sandboxSchema.shape),
   setup: Object.keys(setupSchema.shape),
+  container: Object.keys(containerSchema.shape),
 });
 
 /**
@@ -281,6 +314,8 @@ export function isConfigKey(path: string): boolean {
       return parts.length === 2 && keys.sandbox.includes(second ?? '');
     case 'setup':
       return parts.length === 2 && keys.setup.includes(second ?? '');
+    case 'container':
+      return parts.length === 2 && keys.container.includes(second ?? '');
     case 'checks':
       return parts.length === 2 && keys.check.includes(second ?? '');
     case 'prices':

@@ -33,6 +33,10 @@ export const TRUSTED_ONLY_KEYS: ReadonlyArray<{ path: string; rule: TrustRule }>
   { path: 'sandbox', rule: 'always' },
   // Setup commands run in every worktree before its agent.
   { path: 'setup.run', rule: 'always' },
+  // Containers: where agents run, on which engines, with which image and network.
+  { path: 'race.runner', rule: 'always' },
+  { path: 'agents.*.runner', rule: 'always' },
+  { path: 'container', rule: 'always' },
 ];
 
 /**

@@ -2,6 +2,7 @@
 export {
   GitCommandError,
   HYDRA_IDENTITY,
+  NO_HOOKS,
   commitSubject,
   gitLine,
   gitVersion,

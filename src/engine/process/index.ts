@@ -1,5 +1,5 @@
 /** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
-export { DEFAULT_MAX_LINE_BYTES } from './line-splitter.js';
+export { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 export {
   RUN_ID_ENV,
   groupMembers,
@@ -15,7 +15,7 @@ export { spawnSupervised } from './supervisor.js';
 export { startChild } from './child.js';
 export { activeContainment, describeContainment, prepareContainment } from './containment.js';
 export type { Containment } from './containment.js';
-export type { Supervised } from './supervisor.js';
+export type { ProcessExit, Supervised, SupervisorCallbacks } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
 export type { Watchdog } from './watchdog.js';
 export { CONTAINER_LABELS, isEngineHost } from './container-labels.js';

@@ -54,6 +54,8 @@ export interface ProcessExit {
   stderrTail: string;
   /** Set when the process could not be started (ENOENT, EACCES...). */
   spawnError?: string;
+  /** What to do about spawnError, when the starter knows better than "check the binary" (a container's engine or image). */
+  spawnHint?: string;
 }
 
 export interface Supervised {

@@ -22,6 +22,8 @@ import {
 import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
 import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import type { AgentName, AgentPlan } from '../types.js';
+import { DEFAULT_CONTAINER, DEFAULT_HOST, isLocalEngine, passedEnvNames } from '../container/index.js';
+import type { ContainerLaunch } from '../container/index.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 
 export interface LaunchRequest {
@@ -49,7 +51,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
   const worktree = agentWorktreeDir(runDir, agent);
   const scratchDir = agentScratchDir(runDir, agent);
   const sandbox: SandboxPolicy | null =
-    request.sandbox?.sandboxed === true
+    request.sandbox?.sandboxed === true && plan.runner !== 'container'
       ? agentPolicy({
           mechanism: request.sandbox.mechanism,
           adapter,
@@ -107,8 +109,28 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
     sandbox,
+    container: containerLaunch(plan, options),
   };
 }
+
+/**
+ * A container agent's image, network and passed variables; its host is given by placeContainers
+ * before it starts (the default engine until then). Null for an agent that runs on this machine.
+ */
+const containerLaunch = (plan: AgentPlan, options: ResolvedRaceOptions): ContainerLaunch | null => {
+  if (plan.runner !== 'container') return null;
+  const settings = options.container ?? DEFAULT_CONTAINER;
+  const host = settings.hosts[0] ?? DEFAULT_HOST;
+  return {
+    host,
+    // resolveRace refuses a container runner without an image; a devcontainer's is built before the race.
+    image: settings.image ?? '',
+    network: settings.network,
+    remote: !isLocalEngine(host),
+    passEnv: passedEnvNames(),
+    ...(plan.binary !== undefined && path.isAbsolute(plan.binary) ? { binaryPath: plan.binary } : {}),
+  };
+};
 
 /**
  * Whether an agent's git runs in its own repository (private-git.ts): where its process cannot

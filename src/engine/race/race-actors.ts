@@ -55,6 +55,7 @@ import type { JudgeInput } from '../judge/index.js';
 import type { JudgeSummary } from '../types.js';
 import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
+import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { trace } from '../../trace.js';
 import { usable } from './prepared.js';
@@ -189,18 +190,25 @@ async function buildWorkspace(
   );
   const failed = prepared.find((item) => item.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  const launches = prepared.flatMap((item) =>
-    item.status === 'fulfilled' && item.value !== null ? [item.value] : [],
+  // Container agents are given their engines together: least busy first (src/engine/container).
+  const placed = await containerRunner.place(
+    prepared.flatMap((item) => (item.status === 'fulfilled' && item.value !== null ? [item.value] : [])),
+    options.container ?? DEFAULT_CONTAINER,
   );
+  const launches = placed.launches;
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
   await prepareContainment();
   trace('race: workspace ready');
+  const warnings = [
+    ...(sandbox.sandboxed || sandbox.why === null ? [] : [unsandboxedWarning(sandbox.why)]),
+    ...placed.warnings,
+  ];
   return {
     recordDir,
     launches,
-    ...(sandbox.sandboxed || sandbox.why === null ? {} : { warnings: [unsandboxedWarning(sandbox.why)] }),
+    ...(warnings.length === 0 ? {} : { warnings }),
   };
 }
 

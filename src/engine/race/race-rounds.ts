@@ -46,6 +46,7 @@ import type {
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
 import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict } from '../sandbox/index.js';
+import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -137,6 +138,8 @@ export const reopenedAgent = (summary: AgentSummary, startedAt: number): AgentSn
     ...(summary.rounds === undefined ? {} : { rounds: summary.rounds }),
     ...(summary.rerunOf === undefined ? {} : { rerunOf: summary.rerunOf }),
     ...(summary.newTests === undefined ? {} : { newTests: summary.newTests }),
+    ...(summary.runner === undefined ? {} : { runner: summary.runner }),
+    ...(summary.host === undefined ? {} : { host: summary.host }),
   };
 };
 
@@ -270,6 +273,8 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
   const next = await launchFor(options, repo, agent.agent, planName, capabilities, {
     prompt,
     ...(resume === undefined ? {} : { resumeSessionId: resume }),
+    // In a container, where it ran: its session store's volume is there.
+    ...(agent.host === undefined ? {} : { stayOn: agent.host }),
   });
   const warnings =
     resume !== undefined
@@ -336,6 +341,8 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
       branch,
       worktree,
       capabilities,
+      runner: launch.container ? 'container' : 'local',
+      ...(launch.container ? { host: launch.container.host } : { host: undefined }),
     },
     divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),
   };
@@ -401,7 +408,7 @@ async function launchFor(
   agent: AgentName,
   planName: AgentName,
   capabilities: Capabilities,
-  ask: { prompt: string; resumeSessionId?: string },
+  ask: { prompt: string; resumeSessionId?: string; stayOn?: string },
 ): Promise<AgentLaunch> {
   const plan = options.agents.find((item) => agentNameOf(item) === planName);
   if (plan === undefined)
@@ -412,7 +419,7 @@ async function launchFor(
     });
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   await Promise.all([mkdir(agentScratchDir(runDir, agent), { recursive: true }), loadPriceDatabase()]);
-  return buildLaunch({
+  const launch = buildLaunch({
     options,
     repo,
     plan,
@@ -422,4 +429,10 @@ async function launchFor(
     sandbox: await sandboxVerdict(options.sandbox),
     ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
   });
+  if (!launch.container) return launch;
+  // A recorded host is used only when the config still names it (the record is not trusted).
+  const settings = options.container ?? DEFAULT_CONTAINER;
+  const stay = ask.stayOn !== undefined && settings.hosts.includes(ask.stayOn) ? ask.stayOn : undefined;
+  const placed = await containerRunner.place([launch], settings, stay === undefined ? {} : { [agent]: stay });
+  return placed.launches[0] ?? launch;
 }

@@ -42,6 +42,8 @@ export const applyWorkspace = (context: RaceContext, workspace: Workspace): Part
       branch: launch.branch,
       worktree: launch.worktree,
       sandbox: launch.sandbox?.mechanism ?? null,
+      runner: launch.container ? ('container' as const) : ('local' as const),
+      ...(launch.container ? { host: launch.container.host } : {}),
     }));
   }
   const warnings = (workspace.warnings ?? []).filter((warning) => !context.warnings.includes(warning));

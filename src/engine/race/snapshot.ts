@@ -512,6 +512,8 @@ const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
     ...(agent.rerunOf === undefined ? {} : { rerunOf: agent.rerunOf }),
     ...(agent.newTests === undefined ? {} : { newTests: agent.newTests }),
     ...(agent.sandbox === undefined ? {} : { sandbox: agent.sandbox }),
+    ...(agent.runner === undefined ? {} : { runner: agent.runner }),
+    ...(agent.host === undefined ? {} : { host: agent.host }),
   })),
   error: context.error,
 });

@@ -185,6 +185,8 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
     rerunOf: agentId.optional(),
     newTests: newTestsSchema.optional(),
     sandbox: z.string().max(64).nullable().optional(),
+    runner: z.enum(['local', 'container']).optional(),
+    host: z.string().max(1024).optional(),
   })
   .transform(({ score, ...entry }) =>
     withAdapter({

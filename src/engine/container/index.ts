@@ -1,0 +1,24 @@
+/** Agents in containers on a Docker-compatible engine, local or remote (docs/containers.md; ARCHITECTURE.md "Runners"). */
+export { DEFAULT_CONTAINER, DEFAULT_HOST, RUNNER_KINDS } from './settings.js';
+export type { ContainerSettings, RunnerKind } from './settings.js';
+export type { ContainerLaunch } from './types.js';
+export { CONTAINER_HOME } from './types.js';
+export { docker, dockerOk, hostLabel } from './docker.js';
+export type { DockerResult } from './docker.js';
+export { isLocalEngine, REMOTE_ENV } from './hosts.js';
+export {
+  containerLabels,
+  containerName,
+  labelFilters,
+  LABEL_AGENT,
+  LABEL_MANAGED,
+  LABEL_REPO,
+  LABEL_RUN,
+  volumeName,
+} from './labels.js';
+export { passedEnvNames } from './env.js';
+export { placeContainers } from './placement.js';
+export { startContainer } from './container-process.js';
+export { removeContainers } from './clean.js';
+export { containerRunner, localRunner } from './runner.js';
+export type { AgentRunner } from './runner.js';

@@ -1,0 +1,126 @@
+/**
+ * A remote engine's workspace (no bind mounts): the agent's branch goes in as a git bundle copied
+ * into the agent's `work` volume, the container clones it where the worktree would be, and once the
+ * agent is done a helper container commits its work inside (as hydra, no hooks, no signing, as
+ * result-commit.ts does) and bundles it; the bundle is copied out and fetched onto the agent's
+ * branch, whose worktree then holds the result, so settling, diffing, checks and merge go on as for
+ * a local agent.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { commitSubject, HYDRA_IDENTITY, NO_HOOKS, runGit } from '../git/index.js';
+import { EngineError } from '../errors.js';
+import { docker, dockerOk, hostLabel } from './docker.js';
+
+/** The volume's files beside the agents' trees: the base bundle in, the result bundle out. */
+export const bundlePaths = (runDir: string, agent: string): { base: string; result: string } => ({
+  base: path.join(runDir, `.hydra-base-${agent}.bundle`),
+  result: path.join(runDir, `.hydra-result-${agent}.bundle`),
+});
+
+/**
+ * The container's entry on a remote engine: clones the base bundle into the worktree's path the
+ * first time (a follow-up finds its clone on the volume), then runs the agent's CLI in its cwd.
+ * `$0` is a name; the CLI and its arguments follow.
+ */
+export const REMOTE_ENTRY = [
+  'set -e',
+  'if [ ! -e "$HYDRA_WORKTREE/.git" ]; then',
+  '  git clone -q -b "$HYDRA_BRANCH" "$HYDRA_BASE_BUNDLE" "$HYDRA_WORKTREE" >&2',
+  'fi',
+  'cd "$HYDRA_CWD"',
+  'exec "$@"',
+].join('\n');
+
+/** The helper's script: commit everything the agent changed and bundle HEAD. */
+const RESULT_SCRIPT = [
+  'set -e',
+  'cd "$HYDRA_WORKTREE"',
+  'git add -A',
+  `git -c commit.gpgsign=false ${NO_HOOKS.join(' ')} commit --no-verify --quiet -m "$HYDRA_MESSAGE" || git diff --cached --quiet`,
+  'git bundle create -q "$HYDRA_RESULT_BUNDLE" HEAD',
+].join('\n');
+
+/** The base: the agent's branch (its start, or the last round's result) as a bundle in a temporary directory. */
+export async function bundleBranch(
+  repoRoot: string,
+  branch: string,
+): Promise<{ file: string; done: () => Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-bundle-'));
+  const file = path.join(dir, 'base.bundle');
+  await runGit(repoRoot, ['bundle', 'create', '-q', file, `refs/heads/${branch}`], {
+    step: `git bundle of ${branch}`,
+  });
+  return { file, done: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface ResultRequest {
+  host: string;
+  image: string;
+  /** The helper container's name. */
+  name: string;
+  volumeArgs: string[];
+  labelArgs: string[];
+  runDir: string;
+  agent: string;
+  worktree: string;
+  prompt: string;
+  runId: string;
+}
+
+/**
+ * Commits the agent's work in its volume, copies the bundle out and puts it in the agent's worktree
+ * (its branch moves to the result). The helper container is removed whatever happens.
+ */
+export async function bringBackResult(request: ResultRequest): Promise<void> {
+  const { host, name } = request;
+  const bundle = bundlePaths(request.runDir, request.agent).result;
+  const env = {
+    ...HYDRA_IDENTITY,
+    HYDRA_WORKTREE: request.worktree,
+    HYDRA_RESULT_BUNDLE: bundle,
+    HYDRA_MESSAGE: `hydra: ${request.agent} result: ${commitSubject(request.prompt)}\n\nRun ${request.runId}, agent ${request.agent}, committed in its container on ${hostLabel(host)}.\n`,
+  };
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-result-'));
+  try {
+    await docker(host, ['rm', '-f', name], { okExitCodes: [1] });
+    await dockerOk(
+      host,
+      [
+        'create',
+        '--name',
+        name,
+        '--network',
+        'none',
+        ...request.labelArgs,
+        ...request.volumeArgs,
+        ...Object.keys(env).flatMap((key) => ['-e', key]),
+        request.image,
+        '/bin/sh',
+        '-c',
+        RESULT_SCRIPT,
+      ],
+      { env },
+    );
+    const run = await docker(host, ['start', '-a', name]);
+    if (run.exitCode !== 0) {
+      throw new EngineError({
+        kind: 'GitFailed',
+        message: `The agent's work could not be committed in its container on ${hostLabel(host)}: ${run.stderr.trim().split('\n').slice(-2).join(' ')}`,
+        hint: 'The image needs git (and /bin/sh); its volume is kept until `hydra clean`.',
+      });
+    }
+    const local = path.join(dir, 'result.bundle');
+    await dockerOk(host, ['cp', `${name}:${bundle}`, local]);
+    await runGit(request.worktree, ['fetch', '-q', local, 'HEAD'], {
+      step: `git fetch of ${request.agent}'s result`,
+    });
+    await runGit(request.worktree, ['reset', '-q', '--hard', 'FETCH_HEAD'], {
+      step: `git reset to ${request.agent}'s result`,
+    });
+  } finally {
+    await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Races of fake agents in containers, end to end through the real CLI (dist/), on this machine's
+ * engine: bind-mounted worktrees on the local socket; a bundle through a volume on the same daemon
+ * reached over tcp:// (no bind mount); two hosts in one race; a follow-up resuming in a container;
+ * a missing image and an unreachable engine as clear errors. Without an engine these tests fail,
+ * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
+ */
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../cli/helpers.js';
+import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
+import type { FaultScenario } from '../support/fault-bin.js';
+import { dockerReachable, testImage } from '../support/container-image.js';
+import {
+  closedPort,
+  leftovers,
+  readFromVolume,
+  removeLeftovers,
+  startEngineProxy,
+  watchMounts,
+  writeContainerConfig,
+} from './helpers.js';
+
+const enabled = dockerReachable();
+let image = '';
+let sandbox: Sandbox;
+let repo: string;
+
+beforeAll(() => {
+  if (enabled) image = testImage();
+}, 300_000);
+
+beforeEach(async () => {
+  sandbox = createSandbox();
+  repo = await createRepo(sandbox.dir);
+});
+
+afterEach(async () => {
+  await removeLeftovers(repo);
+  expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
+  sandbox.cleanup();
+});
+
+type Summary = {
+  type: string;
+  error: { kind: string; message: string; hint: string } | null;
+  agents: Array<Record<string, unknown>>;
+};
+
+const summaryOf = (stdout: string): Summary => parseNdjson(stdout).at(-1) as unknown as Summary;
+const runIdOf = (stdout: string): string => String(parseNdjson(stdout)[0]?.['runId']);
+const filesOn = (branch: string): string[] => git(repo, ['ls-tree', '-r', '--name-only', branch]).split('\n');
+
+/** Fakes on the host (the probe) and the same scenarios in the config (the containers). */
+async function setUp(
+  scenarios: Record<string, FaultScenario>,
+  extra: { hosts?: string[]; image?: string; maxAgents?: number } = {},
+): Promise<string> {
+  await installFakes(sandbox.bin, scenarios);
+  return writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), {
+    image: extra.image ?? image,
+    scenarios,
+    ...(extra.hosts === undefined ? {} : { hosts: extra.hosts }),
+    ...(extra.maxAgents === undefined ? {} : { maxAgents: extra.maxAgents }),
+  });
+}
+
+const race = (config: string, ...more: string[]) =>
+  hydra(['race', '--json', '--config', config, ...more, 'Add a hello file'], {
+    cwd: repo,
+    env: sandbox.env,
+    timeoutMs: 120_000,
+  });
+
+const edits = (file: string) => [{ path: file, content: `${file}\n` }];
+
+describe.runIf(enabled)('agents in containers', { timeout: 180_000 }, () => {
+  it('races two agents in containers on the local engine; their results are committed and one merges', async () => {
+    const config = await setUp({
+      claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+      codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
+    });
+    const mounts = watchMounts(repo);
+
+    const result = await race(config);
+
+    const seen = mounts.stop();
+    expect(result.exitCode, result.stderr).toBe(0);
+    const runId = runIdOf(result.stdout);
+    const summary = summaryOf(result.stdout);
+    expect(
+      summary.agents.map((agent) => [agent['agent'], agent['status'], agent['runner'], agent['host']]),
+    ).toEqual([
+      ['claude', 'completed', 'container', 'default'],
+      ['codex', 'completed', 'container', 'default'],
+    ]);
+    expect(filesOn(`hydra/${runId}/claude`)).toContain('claude.txt');
+    expect(filesOn(`hydra/${runId}/codex`)).toContain('codex.txt');
+    // The local engine: the worktree bind-mounted at its own path.
+    const claudeMounts = seen[`hydra-${runId}-claude`] ?? [];
+    expect(
+      claudeMounts.some((mount) => mount.Type === 'bind' && mount.Destination.endsWith(`/${runId}/claude`)),
+    ).toBe(true);
+    // The agents' containers are gone once the race is over.
+    expect(leftovers(repo).containers).toEqual([]);
+
+    const merged = await hydra(['merge', runId, 'claude'], { cwd: repo, env: sandbox.env });
+    expect(merged.exitCode, merged.stderr).toBe(0);
+    expect(filesOn('main')).toContain('claude.txt');
+  });
+
+  it('races on a remote engine (tcp://) with no bind mount: the base goes in and the result comes back as commits', async () => {
+    const proxy = await startEngineProxy();
+    try {
+      const config = await setUp(
+        { claude: { agent: 'claude', delayMs: 15, edits: edits('remote.txt') } },
+        { hosts: [proxy.host] },
+      );
+      const mounts = watchMounts(repo);
+
+      const result = await race(config);
+
+      const seen = mounts.stop();
+      expect(result.exitCode, result.stderr).toBe(0);
+      const runId = runIdOf(result.stdout);
+      expect(summaryOf(result.stdout).agents[0]).toMatchObject({
+        status: 'completed',
+        runner: 'container',
+        host: proxy.host,
+      });
+      expect(filesOn(`hydra/${runId}/claude`)).toEqual(expect.arrayContaining(['README.md', 'remote.txt']));
+      const agentMounts = seen[`hydra-${runId}-claude`];
+      expect(agentMounts, 'the agent container was not seen running').toBeDefined();
+      expect(agentMounts?.map((mount) => mount.Type)).toEqual(['volume', 'volume']);
+      // The result commit was made in the container, as hydra.
+      expect(git(repo, ['log', '-1', '--format=%an %s', `hydra/${runId}/claude`])).toMatch(
+        /^hydra hydra: claude result/,
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('spreads the agents of one race over two hosts', async () => {
+    const proxy = await startEngineProxy();
+    try {
+      const config = await setUp(
+        {
+          claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+          codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
+        },
+        { hosts: ['unix:///var/run/docker.sock', proxy.host], maxAgents: 50 },
+      );
+
+      const result = await race(config);
+
+      expect(result.exitCode, result.stderr).toBe(0);
+      const runId = runIdOf(result.stdout);
+      const agents = summaryOf(result.stdout).agents;
+      expect(agents.map((agent) => agent['status'])).toEqual(['completed', 'completed']);
+      expect(new Set(agents.map((agent) => agent['host']))).toEqual(
+        new Set(['unix:///var/run/docker.sock', proxy.host]),
+      );
+      expect(filesOn(`hydra/${runId}/claude`)).toContain('claude.txt');
+      expect(filesOn(`hydra/${runId}/codex`)).toContain('codex.txt');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('resumes a follow-up in a container, with the session store kept on the agent volume', async () => {
+    const config = await setUp({
+      claude: {
+        agent: 'claude',
+        delayMs: 5,
+        logArgvTo: '/hydra/home/argv.jsonl',
+        edits: edits('first.txt'),
+        resumedEdits: edits('second.txt'),
+      },
+    });
+    const first = await race(config);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const runId = runIdOf(first.stdout);
+
+    const next = await hydra(['continue', runId, 'claude', 'Now add a test', '--json', '--config', config], {
+      cwd: repo,
+      env: sandbox.env,
+      timeoutMs: 120_000,
+    });
+
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(filesOn(`hydra/${runId}/claude`)).toEqual(expect.arrayContaining(['first.txt', 'second.txt']));
+    const runs = readFromVolume(image, `hydra-${runId}-claude-home`, 'argv.jsonl')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).not.toContain('--resume');
+    expect(runs[1]?.slice(runs[1].indexOf('--resume'), runs[1].indexOf('--resume') + 2)).toEqual([
+      '--resume',
+      '00000000-0000-4000-8000-000000000001',
+    ]);
+  });
+
+  it('fails fast and clearly when the image is not on the engine', async () => {
+    const config = await setUp(
+      { claude: { agent: 'claude', delayMs: 5 } },
+      { image: 'hydra-test-missing:none' },
+    );
+    const started = Date.now();
+
+    const result = await race(config);
+
+    expect(result.exitCode).not.toBe(0);
+    expect(Date.now() - started).toBeLessThan(60_000);
+    const summary = summaryOf(result.stdout);
+    const error = summary.error ?? (summary.agents[0]?.['error'] as Summary['error']);
+    expect(error).toMatchObject({ kind: 'SpawnFailed' });
+    expect(error?.message).toContain('hydra-test-missing:none');
+    expect(error?.hint).toMatch(/docker build|docker pull/);
+  });
+
+  it('fails fast and clearly when the engine cannot be reached', async () => {
+    const host = `tcp://127.0.0.1:${await closedPort()}`;
+    const config = await setUp({ claude: { agent: 'claude', delayMs: 5 } }, { hosts: [host] });
+
+    const result = await race(config);
+
+    expect(result.exitCode).not.toBe(0);
+    const summary = summaryOf(result.stdout);
+    const error = summary.error ?? (summary.agents[0]?.['error'] as Summary['error']);
+    expect(error).toMatchObject({ kind: 'SpawnFailed' });
+    expect(error?.message).toContain(host);
+    expect(error?.hint).toContain(host);
+  });
+});
+
+afterAll(() => undefined);
