@@ -41,7 +41,7 @@ const [runId, mode, ...hosts] = process.argv.slice(2);
 const registry = createProcessRegistry();
 const watchdog = startWatchdog(runId, 500);
 registry.onContainerHost(watchdog.watchContainerHost);
-for (const host of hosts) registry.watchContainerHost(host === 'default' ? '' : host);
+for (const host of hosts) registry.watchContainerHost(host);
 if (mode === 'finish') watchdog.stop();
 console.log('ready');
 setInterval(() => undefined, 1000);

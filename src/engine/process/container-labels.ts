@@ -13,12 +13,17 @@ export const CONTAINER_LABELS = {
   keep: 'io.hydra.keep',
 } as const;
 
+/** The container runner's name for the engine of the environment (container/settings.ts DEFAULT_HOST). */
+export const ENVIRONMENT_ENGINE = 'default';
+
 /**
  * Whether `host` may be handed to the docker CLI as `--host=<host>`: an engine address
- * (`unix://`, `tcp://`, `ssh://`, `npipe://`, `fd://`) of plain characters, or `''` (the engine of
- * the environment: DOCKER_HOST or the current context). A host comes from the user's config, so
+ * (`unix://`, `tcp://`, `ssh://`, `npipe://`, `fd://`) of plain characters, or `''` or `default`
+ * (the engine of the environment: DOCKER_HOST or the current context). A host comes from the user's config, so
  * the watchdog's shell never sees anything that could be more than one argument; watchdog.sh
  * checks the same again.
  */
 export const isEngineHost = (host: string): boolean =>
-  host === '' || /^(unix|tcp|ssh|npipe|fd|http|https):\/\/[A-Za-z0-9._~:/@%+=,[\]-]*$/.test(host);
+  host === '' ||
+  host === ENVIRONMENT_ENGINE ||
+  /^(unix|tcp|ssh|npipe|fd|http|https):\/\/[A-Za-z0-9._~:/@%+=,[\]-]*$/.test(host);

@@ -18,5 +18,5 @@ export type { Containment } from './containment.js';
 export type { ProcessExit, Supervised, SupervisorCallbacks } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
 export type { Watchdog } from './watchdog.js';
-export { CONTAINER_LABELS, isEngineHost } from './container-labels.js';
+export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';

@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { SHELL, shellScript } from './containment.js';
-import { CONTAINER_LABELS, isEngineHost } from './container-labels.js';
+import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 import { AGENT_ENV, RUN_ID_ENV } from './process-table.js';
 import watchdogScript from './watchdog.sh';
 
@@ -91,7 +91,7 @@ export const startWatchdog = (
       watchContainerHost(host) {
         if (stopped || hosts.has(host) || !isEngineHost(host)) return;
         hosts.add(host);
-        lifeline?.write(`host ${host}\n`);
+        lifeline?.write(`host ${host === ENVIRONMENT_ENGINE ? '' : host}\n`);
       },
       stop() {
         if (stopped) return;

@@ -9,7 +9,7 @@
  * runner's src/engine/container/docker.ts is the same idea for the races themselves.
  */
 import { execFile } from 'node:child_process';
-import { CONTAINER_LABELS, isEngineHost } from '../process/index.js';
+import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from '../process/index.js';
 import { repoKey } from '../records/index.js';
 
 /** The longest one engine call may take: an ssh host that hangs costs this, not forever. */
@@ -44,7 +44,7 @@ type EngineReply = { ok: true; stdout: string } | { ok: false; missing: boolean;
 /** One docker CLI call on one engine; never throws. */
 const engine = (host: string, args: readonly string[]): Promise<EngineReply> =>
   new Promise((resolve) => {
-    const hostArgs = host === '' ? [] : [`--host=${host}`];
+    const hostArgs = host === '' || host === ENVIRONMENT_ENGINE ? [] : [`--host=${host}`];
     execFile(
       'docker',
       [...hostArgs, ...args],
