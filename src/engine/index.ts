@@ -16,7 +16,7 @@ export {
   resolveRunName,
 } from './records/index.js';
 export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
-export { probeAgents } from './probe/index.js';
+export { probeAgents, probeAgentsInImage } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
