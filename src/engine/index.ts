@@ -49,3 +49,4 @@ export {
 export type { RaceFlags } from './config/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';
+export { buildDevcontainer, DEVCONTAINER_INSTALL, devcontainerImageName } from './devcontainer/index.js';
