@@ -16,7 +16,7 @@ export {
   resolveRunName,
 } from './records/index.js';
 export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
-export { probeAgents } from './probe/index.js';
+export { probeAgents, probeAgentsInImage } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
@@ -52,3 +52,4 @@ export { CURSOR_SETUP_FILE } from './setup/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';
 export { describeShareSupport, shareSupport } from './setup/index.js';
+export { buildDevcontainer, DEVCONTAINER_INSTALL, devcontainerImageName } from './devcontainer/index.js';

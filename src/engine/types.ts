@@ -579,4 +579,9 @@ export interface CleanReport {
    * history); `forgetMerged` removes those records too.
    */
   keptHistory?: string[];
+  /** Agents in containers: the runs' containers and volumes removed, `<engine>: <id> (run <id>)`. */
+  removedContainers?: string[];
+  removedVolumes?: string[];
+  /** Engines that did not answer (their containers stay for the next clean), and removals that failed. */
+  warnings?: string[];
 }

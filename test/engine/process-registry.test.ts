@@ -3,6 +3,7 @@
  * cancelled, and when the signal is raised again, whoever else listens.
  */
 import { describe, expect, it } from 'vitest';
+import { isEngineHost } from '../../src/engine/process/container-labels.js';
 import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
 import type { HandledSignal, SignalHost } from '../../src/engine/process/process-registry.js';
 
@@ -182,5 +183,41 @@ describe('process registry: waiting for groups', () => {
     await waiting;
 
     expect(done).toBe(true);
+  });
+});
+
+describe('container hosts', () => {
+  it('tells a listener every host announced, those before it first, each once', () => {
+    const registry = createProcessRegistry({ host: new FakeHost() });
+    registry.watchContainerHost('unix:///var/run/docker.sock');
+    const seen: string[] = [];
+    const stop = registry.onContainerHost((host) => seen.push(host));
+    registry.watchContainerHost('tcp://10.0.0.5:2376');
+    registry.watchContainerHost('unix:///var/run/docker.sock');
+    stop();
+    registry.watchContainerHost('ssh://buildbox');
+
+    expect(seen).toEqual(['unix:///var/run/docker.sock', 'tcp://10.0.0.5:2376']);
+  });
+
+  it('passes on engine addresses only, never what a shell could read as more than one word', () => {
+    const good = [
+      '',
+      'unix:///var/run/docker.sock',
+      'tcp://[::1]:2376',
+      'ssh://me@buildbox:22',
+      'tcp://10.0.0.5:2376',
+    ];
+    const bad = [
+      'buildbox',
+      'tcp://h; rm -rf /',
+      'unix:///x$(id)',
+      'tcp://a b',
+      'ssh://x\nhost y',
+      '-H=tcp://x',
+    ];
+
+    expect(good.filter(isEngineHost)).toEqual(good);
+    expect(bad.filter(isEngineHost)).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * `hydra clean [<run>...] [--merged] [--older-than <age>] [--keep-results] [--forget-merged]
- * [--dry-run]`: worktrees, branches and records of finished or dead races, in the scope asked for.
+ * [--dry-run]`: worktrees, branches and records of finished or dead races, in the scope asked for,
+ * and their containers and volumes on the engines the config names and the environment's.
  */
-import { cleanRuns, resolveRunName } from '../../engine/index.js';
+import { cleanRuns, loadConfig, resolveRunName } from '../../engine/index.js';
 import { sanitizeStrings } from '../../ui/index.js';
 import type { CleanReport } from '../../engine/index.js';
 import { getBoolean, getString, parseCommandArgs, parseDuration } from '../args.js';
@@ -38,10 +39,38 @@ export async function cleanCommand(ctx: CliContext, args: string[]): Promise<num
     ...(olderThanMs === undefined ? {} : { olderThanMs }),
     keepResults,
     forgetMerged,
+    containers: containerEngines(ctx),
   });
   // Paths and reasons come from run records, which anyone who can write the repository can forge.
   for (const line of renderClean(sanitizeStrings(report))) ctx.print(line);
   return EXIT.ok;
+}
+
+/**
+ * The engines whose left-over containers clean removes: `[container] hosts` of the config that
+ * applies, beside the environment's engine, whose silence is worth a warning only where the config
+ * runs agents in containers. A config that cannot be read names no engine: clean still cleans.
+ */
+function containerEngines(ctx: CliContext): { hosts: string[]; warnDefault: boolean } {
+  let config: unknown;
+  try {
+    config = loadConfig({ cwd: ctx.cwd, env: ctx.env }).config;
+  } catch {
+    return { hosts: [], warnDefault: false };
+  }
+  // Read as data: the [container] keys are the container runner's (config/schema.ts).
+  const table = (value: unknown): Record<string, unknown> | undefined =>
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  const container = table(table(config)?.['container']);
+  const hosts = Array.isArray(container?.['hosts'])
+    ? container['hosts'].filter((host): host is string => typeof host === 'string')
+    : [];
+  const agents = Object.values(table(table(config)?.['agents']) ?? {});
+  const runsContainers =
+    container !== undefined ||
+    table(table(config)?.['race'])?.['runner'] === 'container' ||
+    agents.some((agent) => table(agent)?.['runner'] === 'container');
+  return { hosts, warnDefault: runsContainers };
 }
 
 export function renderClean(report: CleanReport): string[] {
@@ -59,6 +88,9 @@ export function renderClean(report: CleanReport): string[] {
     report.dryRun ? 'would stop left-over agent processes' : 'stopped left-over agent processes',
     report.killedProcesses,
   );
+  section(`${verb} containers`, report.removedContainers ?? []);
+  section(`${verb} volumes`, report.removedVolumes ?? []);
+  for (const warning of report.warnings ?? []) lines.push(`warning: ${warning}`);
   if (report.refused.length > 0) {
     // What a record named that is not hydra's to touch: never part of the removal lists above.
     lines.push(
@@ -76,7 +108,9 @@ export function renderClean(report: CleanReport): string[] {
     report.removedWorktrees.length +
       report.removedBranches.length +
       report.removedRecords.length +
-      report.killedProcesses.length ===
+      report.killedProcesses.length +
+      (report.removedContainers?.length ?? 0) +
+      (report.removedVolumes?.length ?? 0) ===
     0;
   if (nothing) lines.unshift('nothing to clean');
   else if (report.dryRun) lines.push('dry run: nothing was changed; run hydra clean to do it');

@@ -17,7 +17,13 @@ import {
   shareSupport,
   sandboxOf,
 } from '../../engine/index.js';
-import { ensureExcluded, HYDRA_EXCLUDES, inspectRepo, probeAgents } from '../../engine/index.js';
+import {
+  ensureExcluded,
+  HYDRA_EXCLUDES,
+  inspectRepo,
+  probeAgents,
+  probeAgentsInImage,
+} from '../../engine/index.js';
 import type { AgentProbeReport } from '../../engine/index.js';
 import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
@@ -78,6 +84,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   const sandbox = { mode: sandboxMode, support: await sandboxSupport };
   // What a race here copies, shares and runs in each worktree (doctor-setup.ts).
   const setup = doctorSetup(loaded, repo.root, ctx.env);
+  const image = await imageReports(loaded.config, plans, allowExperimental, ctx.env);
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     const autoCheck = {
@@ -92,6 +99,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
         autoCheck,
         share: { mechanism: shareSupport().kind, summary: describeShareSupport(shareSupport()) },
         setup,
+        ...(image === null ? {} : { image }),
       }),
     );
   } else {
@@ -127,9 +135,56 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       ...renderDoctorSetup(sanitizeStrings(setup), ctx.out),
       '',
     );
+    if (image !== null) lines.push(...renderImage(sanitizeStrings(image)));
     for (const line of lines) ctx.print(line);
   }
-  return doctorPasses(reports) ? EXIT.ok : EXIT.failed;
+  return doctorPasses(reports) && (image === null || doctorPasses(image.agents)) ? EXIT.ok : EXIT.failed;
+}
+
+// Agents in containers: the CLIs probed inside the image (engine/probe/in-image.ts).
+interface ImageReport {
+  image: string;
+  host: string;
+  agents: AgentProbeReport[];
+}
+
+/**
+ * Where any agent runs in a container (`[race] runner` or an agent's `runner`), each adapter's
+ * probe inside `[container] image` on the first engine of `[container] hosts` (or the
+ * environment's); null otherwise. A dev container image is built by the race, not here.
+ */
+async function imageReports(
+  config: ReturnType<typeof loadConfig>['config'],
+  plans: ReturnType<typeof planForDoctor>[],
+  allowExperimental: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<ImageReport | null> {
+  const inContainers =
+    config.race?.runner === 'container' ||
+    Object.values(config.agents ?? {}).some((agent) => agent.runner === 'container');
+  const image = config.container?.image;
+  if (!inContainers || image === undefined) return null;
+  const host = config.container?.hosts?.[0] ?? 'default';
+  const probed = plans.filter(
+    (plan) => (config.agents?.[plan.adapterId]?.runner ?? config.race?.runner) === 'container',
+  );
+  const agents = await probeAgentsInImage(probed, { image, host, allowExperimental, env });
+  return { image, host, agents };
+}
+
+/** The image's section: a line per CLI, and what to do about a missing one. */
+function renderImage(report: ImageReport): string[] {
+  const lines = ['', `in the image ${report.image} (engine: ${report.host}):`];
+  for (const agent of report.agents) {
+    const state =
+      agent.status === 'ready' ? `ok ${agent.version ?? ''}`.trimEnd() : agent.status.replace(/-/g, ' ');
+    lines.push(`  ${agent.agent}: ${state}`);
+    if (agent.error !== null) {
+      lines.push(`    ${agent.error.message}`);
+      if (agent.error.hint !== undefined) lines.push(`    hint: ${agent.error.hint}`);
+    }
+  }
+  return lines;
 }
 
 /**

@@ -18,6 +18,8 @@ export { activeContainment, describeContainment, prepareContainment } from './co
 export type { Containment } from './containment.js';
 export type { ProcessExit, Supervised, SupervisorCallbacks } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
+export type { Watchdog } from './watchdog.js';
+export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';
 export { SHELL } from './containment.js';
 export { mountProgram, removeShareLayers, SHARE_DIR, shareLayersDir, unmountable } from './share-mount.js';

@@ -63,10 +63,13 @@ export interface ProcessRegistry {
    */
   holdInterrupts(): () => void;
   /**
-   * A container of this race runs on `host` (src/engine/container): the watchdog removes the race's
-   * containers there by label if hydra dies. (A no-op here; the watchdog's side implements it.)
+   * The container runner started a container of this owner's race on this engine host (`''`: the
+   * engine of the environment). The race's watchdog learns it (onContainerHost), so that, should
+   * hydra be killed outright, it removes the run's containers there by label.
    */
   watchContainerHost(host: string): void;
+  /** Calls `listener` with every host announced so far, then with each new one. Returns the function that stops. */
+  onContainerHost(listener: (host: string) => void): () => void;
 }
 
 export function createProcessRegistry(options: ProcessRegistryOptions = {}): ProcessRegistry {
@@ -78,6 +81,8 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
   let installed = false;
   let signalsReceived = 0;
   let interruptHolds = 0;
+  const containerHosts = new Set<string>();
+  const hostListeners = new Set<(host: string) => void>();
 
   // SIGKILL to every live group, for when hydra can wait no longer.
   const killAllGroups = (): void => {
@@ -173,7 +178,6 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
       sync();
     },
     handlersInstalled: () => installed,
-    watchContainerHost: () => undefined,
     holdInterrupts() {
       interruptHolds += 1;
       let released = false;
@@ -182,6 +186,16 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
         released = true;
         interruptHolds -= 1;
       };
+    },
+    watchContainerHost(host) {
+      if (containerHosts.has(host)) return;
+      containerHosts.add(host);
+      for (const listener of [...hostListeners]) listener(host);
+    },
+    onContainerHost(listener) {
+      hostListeners.add(listener);
+      for (const host of containerHosts) listener(host);
+      return () => hostListeners.delete(listener);
     },
   };
 }

@@ -10,11 +10,18 @@
  * watchdog's stdin, writes `done` to it when the race is over, and the kernel closes it when hydra
  * dies, however it dies, so the watchdog reads end of file only then (no polling, and no pid that
  * could be reused). It finds the run's processes by their environment in /proc (`grep -z`).
+ *
+ * Agents in containers: the container runner announces each engine host it starts a container on
+ * (`ProcessRegistry.watchContainerHost`), hydra passes it down the same pipe (`host <host>`), and
+ * after stopping the processes the watchdog removes the run's containers, and its volumes not
+ * labelled to be kept, on each of those hosts by label (`docker rm -f`, `docker volume rm`; 30 s
+ * at most a call where `timeout` exists, so an engine that does not answer never keeps it alive).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { SHELL, shellScript } from './containment.js';
+import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 import { OWNER_ENV, RUN_ID_ENV } from './process-table.js';
 import watchdogScript from './watchdog.sh';
 
@@ -27,22 +34,34 @@ const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
 
 /**
- * `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second> <marker variable>`,
+ * `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second> <marker variable>
+ * <container run label>`,
  * stdin from hydra. The script is watchdog.sh (checked by shellcheck in `npm run lint`), bundled
  * into dist/ as text, so starting a race reads no extra file; its comment lines are dropped.
  */
 const WATCHDOG_SCRIPT = shellScript(watchdogScript);
 
+/** A race's watchdog, as hydra holds it. */
+export interface Watchdog {
+  /** Should hydra die, the run's containers on this engine host are removed too (once a host). */
+  watchContainerHost(host: string): void;
+  /** The race is over: the watchdog ends and touches nothing. Idempotent. */
+  stop(): void;
+}
+
+const NO_WATCHDOG: Watchdog = { watchContainerHost: () => undefined, stop: () => undefined };
+
 /**
- * Starts the watchdog for a race run by this process. Returns a function that stops it (call it
- * when the race is over). Never throws: without a watchdog the race still runs, as before.
+ * Starts the watchdog for a race run by this process. Never throws: without a watchdog the race
+ * still runs, as before. A host that is not an engine address (isEngineHost) is not passed on: the
+ * runner could not have started a container there either.
  */
 export const startWatchdog = (
   runId: string,
   graceMs: number,
   env: NodeJS.ProcessEnv = process.env,
-): (() => void) => {
-  if (!watchdogWanted(env) || process.platform !== 'linux' || !existsSync(SHELL)) return () => undefined;
+): Watchdog => {
+  if (!watchdogWanted(env) || process.platform !== 'linux' || !existsSync(SHELL)) return NO_WATCHDOG;
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
   delete childEnv[OWNER_ENV];
@@ -56,6 +75,7 @@ export const startWatchdog = (
         runId,
         String(Math.max(0, Math.round(graceMs / 100))),
         RUN_ID_ENV,
+        CONTAINER_LABELS.run,
       ],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: childEnv },
     );
@@ -66,12 +86,20 @@ export const startWatchdog = (
     child.unref();
     lifeline?.unref?.();
     let stopped = false;
-    return () => {
-      if (stopped) return;
-      stopped = true;
-      lifeline?.end('done\n');
+    const hosts = new Set<string>();
+    return {
+      watchContainerHost(host) {
+        if (stopped || hosts.has(host) || !isEngineHost(host)) return;
+        hosts.add(host);
+        lifeline?.write(`host ${host === ENVIRONMENT_ENGINE ? '' : host}\n`);
+      },
+      stop() {
+        if (stopped) return;
+        stopped = true;
+        lifeline?.end('done\n');
+      },
     };
   } catch {
-    return () => undefined;
+    return NO_WATCHDOG;
   }
 };

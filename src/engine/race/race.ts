@@ -102,14 +102,17 @@ function guardRace(run: RaceRun, killGraceMs: number): () => void {
   run.processes.registerRace(run.runId, () => cancelRace(run));
   // Checked while the repository is; the agents' spawns wait for it (buildWorkspace).
   void prepareContainment();
-  const stopWatchdog = startWatchdog(run.runId, killGraceMs);
+  const watchdog = startWatchdog(run.runId, killGraceMs);
+  // The engine hosts the container runner starts this race's containers on (watchdog.ts).
+  const unwatchHosts = run.processes.onContainerHost(watchdog.watchContainerHost);
   trace('race: watchdog started');
   let released = false;
   return () => {
     if (released) return;
     released = true;
     run.processes.dispose();
-    stopWatchdog();
+    unwatchHosts();
+    watchdog.stop();
   };
 }
 

@@ -31,6 +31,8 @@ import { groupMembers, signallableProcessesOfRun } from '../process/index.js';
 import { describeHolder, tryLockRun } from '../locks/index.js';
 import { findRepoRoot } from '../git/index.js';
 import { pooledWorktrees, removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
+import { sweepContainers } from './container-sweep.js';
+import type { ContainerSweep } from './container-sweep.js';
 import { checkRecordedWorktree, listWorktrees, reallyInside, realOrSelf, runArea } from './run-targets.js';
 import type { RunArea, WorktreeEntry } from './run-targets.js';
 
@@ -50,6 +52,12 @@ export interface CleanOptions {
   forgetMerged?: boolean;
   /** The worktree root the races used; defaults to HYDRA_WORKTREE_ROOT or ~/.cache/hydra/worktrees. */
   worktreeRoot?: string;
+  /**
+   * Also remove the runs' containers and volumes (container-sweep.ts) on these engines and the
+   * environment's: those of the runs cleaned, or, with no scope given, every one of the repository
+   * but those of runs still in use. Absent: no engine is asked.
+   */
+  containers?: ContainerSweep;
 }
 
 async function runBranches(root: string, runId: string): Promise<string[]> {
@@ -249,17 +257,22 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
   };
   const worktreeRoot = options.worktreeRoot ?? defaultWorktreeRoot();
   const tracked = await trackedRunIds(root);
+  // For the containers: the runs cleaned, and those left alone whatever the scope.
+  const cleaned: string[] = [];
+  const spared = new Set<string>();
   for (const runId of recordedRunIds(root)) {
     const loaded = loadRun(root, runId, tracked, false);
     if (!inScope(loaded, runId, options)) continue;
     const keep = reasonToKeep(loaded, runId);
     if (keep !== null) {
+      spared.add(runId);
       report.skipped.push({ runId, reason: keep });
       continue;
     }
     // A run another command is working on (a follow-up, a merge, a dashboard) is left to it.
     const lock = await tryLockRun(root, runId, 'hydra clean');
     if (!('release' in lock)) {
+      spared.add(runId);
       report.skipped.push({
         runId,
         reason: `in use by ${describeHolder(lock.busy)}; run hydra clean again once it has finished`,
@@ -280,10 +293,25 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
         keepRecord: history,
         report,
       });
+      cleaned.push(runId);
     } finally {
       lock.release();
     }
     if (history && options.keepResults !== true && removals(report) > before) report.keptHistory?.push(runId);
+  }
+  if (options.containers !== undefined) {
+    const everything =
+      options.runIds === undefined && options.merged !== true && options.olderThanMs === undefined;
+    // No scope given: every container of the repository, whether its run has a record or not.
+    const swept = await sweepContainers(root, options.containers, {
+      ...(everything ? {} : { runIds: cleaned }),
+      spare: spared,
+      keepKept: options.keepResults === true,
+      dryRun: options.dryRun,
+    });
+    report.removedContainers = swept.containers;
+    report.removedVolumes = swept.volumes;
+    report.warnings = swept.warnings;
   }
   // A clean of every run (no run named) also empties the warm worktree pool (`worktree_pool`).
   if (options.runIds === undefined) await cleanPool(root, worktreeRoot, options.dryRun, report);

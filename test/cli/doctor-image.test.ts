@@ -1,0 +1,105 @@
+/**
+ * `hydra doctor` with agents in containers: each adapter's probe runs inside `[container] image`;
+ * a CLI the image lacks is missing, with how to add it; one the image has is found with its
+ * version. Real containers on the local engine, images built from files on this machine (node, and
+ * a fake claude that answers `--version` and `--help` as Claude Code 2.1.330 does).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildTestImage, realShell, requireEngine } from '../support/infra-image.js';
+import type { Sandbox } from './helpers.js';
+import { createRepo, createSandbox, hydra } from './helpers.js';
+
+const HELP = path.resolve('fixtures/adapters/claude/help/2.1.330');
+
+let sandbox: Sandbox;
+let repo: string;
+let bare: string;
+let withClaude: string;
+
+beforeAll(async () => {
+  await requireEngine();
+  const base = { binaries: [realShell(), '/usr/bin/cat', '/usr/bin/node'] };
+  bare = await buildTestImage({ name: 'doctor-bare', ...base });
+  withClaude = await buildTestImage({
+    name: 'doctor-claude',
+    ...base,
+    files: {
+      '/usr/local/bin/claude': {
+        content:
+          '#!/bin/sh\ncase "$1" in --version) cat /opt/claude/version.txt ;; *) cat /opt/claude/help.txt ;; esac\n',
+        executable: true,
+      },
+      '/opt/claude/version.txt': { content: readFileSync(path.join(HELP, 'version.txt'), 'utf8') },
+      '/opt/claude/help.txt': { content: readFileSync(path.join(HELP, 'help.txt'), 'utf8') },
+    },
+  });
+}, 300_000);
+
+beforeEach(async () => {
+  sandbox = createSandbox();
+  repo = await createRepo(sandbox.dir);
+});
+
+afterEach(() => sandbox.cleanup());
+
+type ImageJson = {
+  image: string;
+  agents: Array<{
+    agent: string;
+    status: string;
+    version: string | null;
+    error: { message: string; hint: string } | null;
+  }>;
+};
+
+/** doctor --json and text with a config racing claude and codex in containers of `image`. */
+async function doctorWith(
+  image: string,
+): Promise<{ json: ImageJson | undefined; text: string; exitCode: number }> {
+  const config = path.join(sandbox.dir, 'hydra.toml');
+  writeFileSync(
+    config,
+    `[race]\nagents = ["claude", "codex"]\nrunner = "container"\n\n[container]\nimage = ${JSON.stringify(image)}\n`,
+  );
+  const asJson = await hydra(['doctor', '--json', '--config', config], {
+    cwd: repo,
+    env: sandbox.env,
+    timeoutMs: 180_000,
+  });
+  const asText = await hydra(['doctor', '--config', config], {
+    cwd: repo,
+    env: sandbox.env,
+    timeoutMs: 180_000,
+  });
+  const parsed = JSON.parse(asJson.stdout) as { image?: ImageJson };
+  return { json: parsed.image, text: asText.stdout, exitCode: asText.exitCode ?? -1 };
+}
+
+describe('hydra doctor with agents in containers', () => {
+  it('says which CLIs the image lacks and how to add them', async () => {
+    const { json, text, exitCode } = await doctorWith(bare);
+
+    const claude = json?.agents.find((agent) => agent.agent === 'claude');
+    const codex = json?.agents.find((agent) => agent.agent === 'codex');
+    expect(claude?.status).toBe('missing');
+    expect(claude?.error?.message).toContain(`is not in the image ${bare}`);
+    expect(claude?.error?.hint).toContain('RUN npm install -g @anthropic-ai/claude-code');
+    expect(codex?.status).toBe('missing');
+    expect(codex?.error?.hint).toContain('RUN npm install -g @openai/codex');
+    expect(text).toContain(`in the image ${bare}`);
+    expect(text).toContain('hint: Add it to the image');
+    expect(exitCode).not.toBe(0);
+  }, 300_000);
+
+  it('finds a CLI the image has, with its version', async () => {
+    const { json, text } = await doctorWith(withClaude);
+
+    const claude = json?.agents.find((agent) => agent.agent === 'claude');
+    expect(claude?.status).toBe('ready');
+    expect(claude?.version).toContain('2.1.330');
+    expect(json?.agents.find((agent) => agent.agent === 'codex')?.status).toBe('missing');
+    expect(text).toMatch(/ {2}claude: ok .*2\.1\.330/);
+  }, 300_000);
+});
