@@ -2,7 +2,7 @@
  * `[setup] run` and `.cursor/worktrees.json` (src/engine/setup) on a real npm project whose test
  * needs a dependency: a `file:` dependency, so `npm ci --offline` installs it with no network.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,36 @@ describe('setup commands ([setup] run)', () => {
     expect(
       readFileSync(path.join(runRecordDir(sandbox.repo, summary.runId), 'setup-scripted.log'), 'utf8'),
     ).toContain('$ npm ci --offline');
+  }, 180_000);
+
+  it('with a git-ignored .env named by .worktreeinclude: setup and the copy together make the checks run', async () => {
+    sandbox = makeSandbox();
+    npmProject();
+    const repo = sandbox.repo;
+    // The test needs the dependency (setup) and the ignored .env (the copy); its value is a secret.
+    const secret = 'sk-live-4f7a9c2e81b3';
+    writeFileSync(
+      path.join(repo, 'test.js'),
+      `const env = require('fs').readFileSync('.env', 'utf8');\nif (!env.includes('API_KEY=')) process.exit(2);\n${TEST}`,
+    );
+    writeFileSync(path.join(repo, '.gitignore'), 'node_modules/\n.env\n');
+    writeFileSync(path.join(repo, '.worktreeinclude'), '.env\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'the test reads .env');
+    writeFileSync(path.join(repo, '.env'), `API_KEY=${secret}\n`);
+    const started = race(`${FIX}; cat .env`, {
+      checks: CHECKS,
+      autoMerge: 'best',
+      setup: setup(['npm ci --offline']),
+    });
+    await started.settled;
+    const summary = await started.finish();
+    await expectFixedAndMerged(summary, 'hydra.toml');
+    // The copy was never committed, and its value is in no record.
+    expect(git(repo, 'ls-files', '.env').trim()).toBe('');
+    const grep = spawnSync('grep', ['-rl', secret, runRecordDir(repo, summary.runId)], { encoding: 'utf8' });
+    expect(grep.stdout).toBe('');
+    expect(grep.status).toBe(1);
   }, 180_000);
 
   it('without setup the same checks fail everywhere for the missing dependency, and nothing is merged', async () => {
