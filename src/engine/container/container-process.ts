@@ -22,7 +22,7 @@ import { runGit } from '../git/index.js';
 import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
 import { containerEnv } from './env.js';
-import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';
 import type { ContainerLaunch } from './types.js';
 import { CONTAINER_HOME } from './types.js';
 import { bringBackResult, bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
@@ -151,7 +151,8 @@ export function startContainer(
     // its volumes are made meanwhile (each CLI call costs a few hundred ms on a busy machine).
     await Promise.all([
       docker(host, ['rm', '-f', name], { okExitCodes: [1] }),
-      dockerOk(host, ['volume', 'create', ...labels, homeVolume]),
+      // The session store outlives a killed hydra (the watchdog leaves `keep` volumes to `hydra clean`).
+      dockerOk(host, ['volume', 'create', ...labels, ...labelArgs({ [LABEL_KEEP]: '1' }), homeVolume]),
       ...(remote ? [dockerOk(host, ['volume', 'create', ...labels, workVolume])] : []),
     ]);
     const env = containerEnv(

@@ -2,13 +2,16 @@
  * The labels on everything hydra creates on an engine (containers, volumes), and their names: the
  * watchdog, `hydra clean` and a cancelled race remove them by these labels.
  */
+import { CONTAINER_LABELS } from '../process/index.js';
 import { repoKey } from '../records/index.js';
 import type { AgentName } from '../types.js';
 
-export const LABEL_RUN = 'io.hydra.run';
-export const LABEL_AGENT = 'io.hydra.agent';
-export const LABEL_REPO = 'io.hydra.repo';
-export const LABEL_MANAGED = 'io.hydra.managed';
+// One list of names, shared with the watchdog and `hydra clean` (process/container-labels.ts).
+export const LABEL_RUN = CONTAINER_LABELS.run;
+export const LABEL_AGENT = CONTAINER_LABELS.agent;
+export const LABEL_REPO = CONTAINER_LABELS.repo;
+export const LABEL_MANAGED = CONTAINER_LABELS.managed;
+export const LABEL_KEEP = CONTAINER_LABELS.keep;
 
 export interface LabelOwner {
   runId: string;
