@@ -181,13 +181,38 @@ export interface InitMounts {
   overlays: ReadonlyArray<{ options: string; target: string }>;
 }
 
-/** The init's arguments for its mounts: `<n> [<program> (<options> <target>) x n]`. */
-const mountArgs = (mounts: InitMounts | null): string[] =>
+/**
+ * The namespace's flags when the init mounts overlays. An ordinary user's namespace maps the user
+ * to itself (`--map-current-user`), where util-linux `mount` refuses ("must be superuser") though
+ * the kernel allows an overlay in a user namespace: such an init runs as the namespace's root
+ * (`--map-root-user`), mounts, then starts the agent in a nested user namespace that maps it back
+ * to the user's own ids (`drop`), so the agent is the user as before. Root needs neither.
+ */
+export const mountingFlags = (
+  flags: readonly string[],
+): { flags: string[]; drop: { uid: number; gid: number } | null } => {
+  if (!flags.includes('--map-current-user')) return { flags: [...flags], drop: null };
+  return {
+    flags: flags.map((flag) => (flag === '--map-current-user' ? '--map-root-user' : flag)),
+    drop: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
+  };
+};
+
+/**
+ * The init's arguments for its mounts: `<n> [<program> <drop> <uid> <gid> (<options> <target>) x n]`
+ * (`<drop>`: the `unshare` that maps the agent back to the user, or `-`).
+ */
+const mountArgs = (
+  mounts: InitMounts | null,
+  unshare: string,
+  drop: { uid: number; gid: number } | null,
+): string[] =>
   mounts === null || mounts.overlays.length === 0
     ? ['0']
     : [
         String(mounts.overlays.length),
         mounts.program,
+        ...(drop === null ? ['-', '0', '0'] : [unshare, String(drop.uid), String(drop.gid)]),
         ...mounts.overlays.flatMap((overlay) => [overlay.options, overlay.target]),
       ];
 
@@ -207,22 +232,26 @@ export const containedCommand = (
   env: NodeJS.ProcessEnv,
   graceMs: number | null,
   mounts: InitMounts | null = null,
-): ContainedCommand =>
-  containment.kind === 'pid-namespace'
-    ? {
-        file: containment.unshare,
-        args: [
-          ...containment.flags,
-          '--',
-          SHELL,
-          '-c',
-          INIT_SCRIPT,
-          'hydra-init',
-          statusFile,
-          graceMs === null ? 'off' : String(Math.max(0, graceMs) / 1000),
-          ...mountArgs(mounts),
-          (file.includes('/') ? file : findExecutable(file, pathDirs(env))) ?? file,
-          ...args,
-        ],
-      }
-    : { file, args: [...args] };
+): ContainedCommand => {
+  if (containment.kind !== 'pid-namespace') return { file, args: [...args] };
+  const mounting = mounts !== null && mounts.overlays.length > 0;
+  const { flags, drop } = mounting
+    ? mountingFlags(containment.flags)
+    : { flags: [...containment.flags], drop: null };
+  return {
+    file: containment.unshare,
+    args: [
+      ...flags,
+      '--',
+      SHELL,
+      '-c',
+      INIT_SCRIPT,
+      'hydra-init',
+      statusFile,
+      graceMs === null ? 'off' : String(Math.max(0, graceMs) / 1000),
+      ...mountArgs(mounts, containment.unshare, drop),
+      (file.includes('/') ? file : findExecutable(file, pathDirs(env))) ?? file,
+      ...args,
+    ],
+  };
+};

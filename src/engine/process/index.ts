@@ -14,7 +14,7 @@ export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
 export { prewrapSandboxedCommand, refusalKey } from './sandboxed.js';
 export { startChild } from './child.js';
-export { activeContainment, describeContainment, prepareContainment } from './containment.js';
+export { activeContainment, describeContainment, mountingFlags, prepareContainment } from './containment.js';
 export type { Containment } from './containment.js';
 export type { ProcessExit, Supervised, SupervisorCallbacks } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';

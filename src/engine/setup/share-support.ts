@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { activeContainment, mountProgram, SHELL } from '../process/index.js';
+import { activeContainment, mountingFlags, mountProgram, SHELL } from '../process/index.js';
 import type { Containment } from '../process/index.js';
 
 export type ShareSupport = { kind: 'overlay'; mount: string } | { kind: 'copy'; reason: string };
@@ -30,7 +30,7 @@ const probeOverlay = (
     const check = spawnSync(
       containment.unshare,
       [
-        ...containment.flags,
+        ...mountingFlags(containment.flags).flags,
         '--',
         SHELL,
         '-c',
