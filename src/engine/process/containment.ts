@@ -101,9 +101,10 @@ const candidate = (env: NodeJS.ProcessEnv): Candidate => {
   if (!existsSync(SHELL)) return { kind: 'process-group', reason: `${SHELL} is missing` };
   const unshare = findExecutable('unshare', [...pathDirs(env), '/usr/bin', '/bin', '/usr/sbin', '/sbin']);
   if (unshare === null) return { kind: 'process-group', reason: '`unshare` (util-linux) is not installed' };
-  // Root needs no user namespace (and one would take its rights over other users' files away).
+  // Root needs no user namespace (and one would take its rights over other users' files away);
+  // HYDRA_CONTAINMENT=user gives root one too, as an ordinary user's agents get (for tests).
   const flags = [
-    ...(isRoot() ? [] : ['--user', '--map-current-user']),
+    ...(isRoot() && env[CONTAINMENT_ENV] !== 'user' ? [] : ['--user', '--map-current-user']),
     ...['--pid', '--fork', '--kill-child', '--mount-proc', '--propagation', 'slave'],
   ];
   return { kind: 'try', unshare, flags };
@@ -213,7 +214,12 @@ const mountArgs = (
         String(mounts.overlays.length),
         mounts.program,
         ...(drop === null ? ['-', '0', '0'] : [unshare, String(drop.uid), String(drop.gid)]),
-        ...mounts.overlays.flatMap((overlay) => [overlay.options, overlay.target]),
+        // In a user namespace, overlayfs keeps its whiteouts and opaque directories in `user.`
+        // xattrs (`userxattr`): without it, removing a shared directory fails with EIO.
+        ...mounts.overlays.flatMap((overlay) => [
+          drop === null ? overlay.options : `userxattr,${overlay.options}`,
+          overlay.target,
+        ]),
       ];
 
 /**
