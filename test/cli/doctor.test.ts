@@ -66,6 +66,7 @@ describe('hydra doctor --json', () => {
       'processes',
       'sandbox',
       'setup',
+      'share',
     ]);
     expect(report.git).toMatchObject({
       isRepo: true,
