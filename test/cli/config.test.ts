@@ -154,6 +154,14 @@ describe('hydra.toml.example', () => {
       'duration',
       'cost',
       'allowed_paths',
+      'runner',
+      'copy',
+      'share',
+      'image',
+      'hosts',
+      'max_agents',
+      'network',
+      'devcontainer',
     ];
     for (const key of keys) expect(example, key).toMatch(new RegExp(`^(# )?${key} = `, 'm'));
   });
