@@ -4,7 +4,7 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share, setup;
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share, setup, containers;
  * memory needs
  * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
  */
@@ -32,6 +32,7 @@ import { benchTargets, type TargetsPlan, type TargetsResult } from './suites/tar
 import { benchSandbox, sandboxTable, type SandboxResult } from './suites/sandbox.js';
 import { benchShare, shareTable, type SharePlan, type ShareResult } from './suites/share.js';
 import { benchSetup, setupTable, type SetupResult } from './suites/setup.js';
+import { benchContainers, containersTable, type ContainersResult } from './suites/containers.js';
 
 const SUITES = [
   'targets',
@@ -45,6 +46,7 @@ const SUITES = [
   'sandbox',
   'share',
   'setup',
+  'containers',
 ] as const;
 type SuiteName = (typeof SUITES)[number];
 
@@ -76,6 +78,7 @@ interface Results {
   sandbox?: SandboxResult;
   share?: ShareResult;
   setup?: SetupResult;
+  containers?: ContainersResult;
 }
 
 const usageError = (message: string): never => {
@@ -429,6 +432,10 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
   // Its own workspace (an npm project): three races per round, so a few rounds even when quick.
   if (plan.suites.has('setup'))
     results.setup = await step('setup', () => benchSetup(plan.quick ? 3 : Math.max(5, plan.repeats)));
+  if (plan.suites.has('containers'))
+    results.containers = await step('containers', () =>
+      benchContainers(ws, plan.repeats, plan.targets.agentSeconds),
+    );
   return results;
 };
 
@@ -445,6 +452,10 @@ const report = (results: Results): string =>
     results.sandbox && ((t) => table(t.title, t.head, t.rows))(sandboxTable(results.sandbox)),
     results.share && ((t) => table(t.title, t.head, t.rows))(shareTable(results.share)),
     results.setup && ((t) => table(t.title, t.head, t.rows))(setupTable(results.setup)),
+    results.containers &&
+      ((t) => (typeof t === 'string' ? t : table(t.title, t.head, t.rows)))(
+        containersTable(results.containers),
+      ),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

@@ -279,7 +279,13 @@ export function startContainer(
       if (pid !== undefined) callbacks.onSpawn(pid);
       if (stopRequested !== null) stopContainer(stopRequested);
     });
-    child.process.stdout?.on('data', (chunk: Buffer) => splitter.push(chunk));
+    let firstOutput = true;
+    child.process.stdout?.on('data', (chunk: Buffer) => {
+      // As the supervisor marks it for a local agent (the bench reads both).
+      if (firstOutput) trace(`agent ${launch.agent}: first output`);
+      firstOutput = false;
+      splitter.push(chunk);
+    });
     child.process.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     const result = await child.result;
     splitter.end();

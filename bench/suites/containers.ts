@@ -1,0 +1,314 @@
+/**
+ * Issue 25: a two-agent race with both agents in containers on the local engine against the same
+ * race run locally (`hydra race --json`, alternating so a shared machine's drift hits both), and
+ * each agent's start time: with HYDRA_TRACE=1, from `agent <name>: spawning` (local) or
+ * `agent <name>: docker run` (container) to the agent's `first output`, the runner's own marks.
+ * Beside them `docker run --rm --network none <image> true`, the engine's floor for a container.
+ *
+ * The image is built as the container tests build theirs (test/support/container-image.ts: files
+ * from this machine, `docker import`), duplicated here in small because the tests' builder finds
+ * its fault agent beside its own source, which the bench's bundle moves: /bin/sh, `mktemp`, `true`,
+ * node and their libraries, and this checkout's dist/ (the demo's fake agent) with its fixtures, an
+ * sh wrapper per agent reading its scenario from HYDRA_FAKE_SCENARIO. It is removed at the end,
+ * with every container and volume the races left (by the repository's label).
+ *
+ * Without an engine the suite says why and has no table (the bench is not a test).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { AdapterId } from '../../src/adapters/types.js';
+import { fakeBinaryName, type FakeScenario } from '../../src/demo/fake-bin.js';
+import { removeContainers } from '../../src/engine/container/index.js';
+import { expectExit, measureCommand } from '../lib/measure.js';
+import { median, ratio } from '../lib/stats.js';
+import { fixtureStream, PACKAGE_ROOT } from '../lib/streams.js';
+import type { Workspace } from '../lib/workspace.js';
+
+const AGENTS: AdapterId[] = ['claude', 'codex'];
+const IMAGE_DIR = '/opt/hydra-bench';
+const IMAGE_LABEL = 'io.hydra.bench=container-bench';
+
+export interface ContainerStartRow {
+  agent: string;
+  localMs: number;
+  containerMs: number;
+}
+
+export type ContainersResult =
+  | { skipped: string }
+  | {
+      repeats: number;
+      agentSeconds: number;
+      localMs: number;
+      containerMs: number;
+      ratio: number;
+      starts: ContainerStartRow[];
+      /** `docker run --rm --network none <image> true`. */
+      floorMs: number;
+    };
+
+const docker = (args: string[], input?: Buffer): { status: number; stdout: string; stderr: string } => {
+  const result = spawnSync('docker', args, {
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 1 << 30,
+    ...(input === undefined ? {} : { input }),
+  });
+  return {
+    status: result.status ?? 1,
+    stdout: result.stdout ?? '',
+    stderr: (result.stderr ?? '') || String(result.error ?? ''),
+  };
+};
+
+/** Why the engine cannot be used, or null when it answers. */
+const engineProblem = (): string | null => {
+  const version = docker(['version', '--format', '{{.Server.Version}}']);
+  return version.status === 0 ? null : `\`docker version\` failed: ${version.stderr.trim()}`;
+};
+
+const librariesOf = (binary: string): string[] => {
+  const out = spawnSync('ldd', [binary], { encoding: 'utf8' }).stdout ?? '';
+  return [...out.matchAll(/(\/[^\s)]+)/g)].map((match) => match[1] ?? '').filter((file) => file !== '');
+};
+
+const wrapperText = [
+  '#!/bin/sh',
+  '# hydra bench fake (bench/suites/containers.ts): the demo fake agent with $HYDRA_FAKE_SCENARIO',
+  'scenario=$(mktemp)',
+  `printf '%s' "$HYDRA_FAKE_SCENARIO" > "$scenario"`,
+  `exec node ${IMAGE_DIR}/dist/demo/fake-agent.js --scenario "$scenario" -- "$@"`,
+  '',
+].join('\n');
+
+/** Imports the bench's image from this machine's files; returns its tag. */
+function buildImage(): string {
+  const tag = `hydra-bench-container-bench:${process.pid}`;
+  const root = mkdtempSync(path.join(os.tmpdir(), 'hydra-bench-image-'));
+  try {
+    // On PATH as a file (`command -v true` names the shell's builtin).
+    const which = (name: string): string => {
+      const dirs = (process.env.PATH ?? '/usr/bin:/bin').split(path.delimiter);
+      const found = dirs.map((dir) => path.join(dir, name)).find((file) => existsSync(file));
+      if (found === undefined) throw new Error(`bench: ${name} is not on PATH, for the containers' image`);
+      return found;
+    };
+    for (const binary of ['/bin/sh', which('mktemp'), which('true'), process.execPath]) {
+      for (const file of [binary, ...librariesOf(binary)]) {
+        const target = path.join(root, file);
+        mkdirSync(path.dirname(target), { recursive: true });
+        copyFileSync(file, target);
+        chmodSync(target, statSync(file).mode & 0o7777);
+      }
+    }
+    mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
+    copyFileSync(process.execPath, path.join(root, 'usr/local/bin/node'));
+    chmodSync(path.join(root, 'usr/local/bin/node'), 0o755);
+    for (const dir of ['tmp', 'etc', `${IMAGE_DIR.slice(1)}/bin`])
+      mkdirSync(path.join(root, dir), { recursive: true });
+    chmodSync(path.join(root, 'tmp'), 0o1777);
+    writeFileSync(path.join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\n');
+    const fakes = path.join(root, IMAGE_DIR.slice(1));
+    for (const entry of ['dist', 'fixtures', 'package.json'])
+      execFileSync('cp', ['-a', path.join(PACKAGE_ROOT, entry), fakes]);
+    for (const agent of AGENTS) {
+      const wrapper = path.join(fakes, 'bin', fakeBinaryName(agent));
+      writeFileSync(wrapper, wrapperText);
+      chmodSync(wrapper, 0o755);
+    }
+    const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 1 << 30 });
+    const imported = docker(
+      [
+        'import',
+        '--change',
+        `ENV PATH=${IMAGE_DIR}/bin:/usr/local/bin:/usr/bin:/bin`,
+        '--change',
+        `LABEL ${IMAGE_LABEL}`,
+        '-',
+        tag,
+      ],
+      tar,
+    );
+    if (imported.status !== 0) throw new Error(`bench: docker import of ${tag} failed: ${imported.stderr}`);
+    return tag;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+const TRACE_LINE = /^hydra trace (\d+(?:\.\d+)?) agent ([^:]+): (.+)$/;
+
+/** Per agent: ms from its start mark (`spawning` or `docker run`) to its first output. */
+const startTimes = (stderr: string): Map<string, number> => {
+  const marks = new Map<string, { start?: number; first?: number }>();
+  for (const line of stderr.split('\n')) {
+    const match = TRACE_LINE.exec(line);
+    if (match === null) continue;
+    const [, at, agent = '', phase = ''] = match;
+    const mark = marks.get(agent) ?? {};
+    if (phase.startsWith('spawning') || phase.startsWith('docker run')) mark.start ??= Number(at);
+    else if (phase === 'first output') mark.first ??= Number(at);
+    marks.set(agent, mark);
+  }
+  const times = new Map<string, number>();
+  for (const [agent, mark] of marks)
+    if (mark.start !== undefined && mark.first !== undefined) times.set(agent, mark.first - mark.start);
+  return times;
+};
+
+interface RaceSample {
+  wallMs: number;
+  starts: Map<string, number>;
+}
+
+async function race(ws: Workspace, binDir: string, config: string, what: string): Promise<RaceSample> {
+  const sample = await measureCommand([...ws.hydra, 'race', '--json', '--config', config, 'bench prompt'], {
+    cwd: ws.repo,
+    env: { ...ws.env(binDir), HYDRA_TRACE: '1' },
+    timeoutMs: 600_000,
+  });
+  expectExit(sample, 0, what);
+  const statuses = ws.lastRunStatuses();
+  if (AGENTS.some((agent) => statuses[agent] !== 'completed'))
+    throw new Error(`bench: ${what} did not complete both agents: ${JSON.stringify(statuses)}`);
+  return { wallMs: sample.wallMs, starts: startTimes(sample.stderrTail) };
+}
+
+const timeRun = (args: string[]): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn('docker', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0
+        ? resolve(performance.now() - started)
+        : reject(new Error(`bench: docker ${args.join(' ')} failed: ${stderr}`)),
+    );
+  });
+
+const tomlString = (value: string): string => JSON.stringify(value);
+
+export async function benchContainers(
+  ws: Workspace,
+  repeats: number,
+  agentSeconds: number,
+): Promise<ContainersResult> {
+  const problem = engineProblem();
+  if (problem !== null) return { skipped: `no container engine: ${problem}` };
+  const lines = (agent: AdapterId): number => Math.max(1, fixtureStream(agent).length - 1);
+  const scenarios: Record<string, FakeScenario> = Object.fromEntries(
+    AGENTS.map((agent) => [agent, { agent, delayMs: Math.round((agentSeconds * 1000) / lines(agent)) }]),
+  );
+  // On the host: the local race's agents, and the probe's for the container race.
+  const binDir = await ws.installBin(
+    'containers',
+    Object.fromEntries(AGENTS.map((agent) => [fakeBinaryName(agent), { agent, ...scenarios[agent] }])),
+  );
+  const image = buildImage();
+  const local = path.join(ws.root, 'containers-local.toml');
+  const inContainers = path.join(ws.root, 'containers-container.toml');
+  const agentsLine = `agents = [${AGENTS.map(tomlString).join(', ')}]`;
+  writeFileSync(local, ['[race]', agentsLine, ''].join('\n'));
+  writeFileSync(
+    inContainers,
+    [
+      '[race]',
+      agentsLine,
+      'runner = "container"',
+      '',
+      '[container]',
+      `image = ${tomlString(image)}`,
+      // This machine's engine has no working default bridge; the fakes need no network.
+      'network = "none"',
+      '',
+      ...AGENTS.flatMap((agent) => [
+        `[agents.${agent}]`,
+        `env = { HYDRA_FAKE_SCENARIO = ${tomlString(JSON.stringify(scenarios[agent]))} }`,
+        '',
+      ]),
+    ].join('\n'),
+  );
+  const floorArgs = ['run', '--rm', '--pull', 'never', '--network', 'none', image, 'true'];
+  try {
+    // One of each first, not timed: the probe cache, the page cache and the engine warm up.
+    await race(ws, binDir, local, 'local race');
+    await race(ws, binDir, inContainers, 'container race');
+    await timeRun(floorArgs);
+    const locals: RaceSample[] = [];
+    const containers: RaceSample[] = [];
+    const floors: number[] = [];
+    for (let index = 0; index < repeats; index += 1) {
+      locals.push(await race(ws, binDir, local, 'local race'));
+      containers.push(await race(ws, binDir, inContainers, 'container race'));
+      floors.push(await timeRun(floorArgs));
+    }
+    const startOf = (samples: RaceSample[], agent: string): number =>
+      median(samples.map((sample) => sample.starts.get(agent) ?? Number.NaN).filter(Number.isFinite));
+    const localMs = median(locals.map((sample) => sample.wallMs));
+    const containerMs = median(containers.map((sample) => sample.wallMs));
+    return {
+      repeats,
+      agentSeconds,
+      localMs,
+      containerMs,
+      ratio: ratio(containerMs, localMs),
+      starts: AGENTS.map((agent) => ({
+        agent,
+        localMs: startOf(locals, agent),
+        containerMs: startOf(containers, agent),
+      })),
+      floorMs: median(floors),
+    };
+  } finally {
+    await removeContainers('default', { repoRoot: ws.repo }).catch(() => undefined);
+    docker(['image', 'rm', '-f', image]);
+  }
+}
+
+export const containersTable = (
+  result: ContainersResult,
+): { title: string; head: string[]; rows: Array<Array<string | number>> } | string => {
+  if ('skipped' in result) return `11. Agents in containers: skipped (${result.skipped})`;
+  const row = (what: string, localMs: number, containerMs: number): Array<string | number> => [
+    what,
+    Math.round(localMs),
+    Math.round(containerMs),
+    Math.round(containerMs - localMs),
+    `${Math.round(ratio(containerMs, localMs) * 100) / 100}x`,
+  ];
+  return {
+    title: `11. Agents in containers on the local engine vs on this machine: hydra race --json, and each agent's start (runner's mark to its first output) (wall ms, median of ${result.repeats})`,
+    head: ['what', 'local ms', 'container ms', 'added ms', 'ratio'],
+    rows: [
+      row(`whole race, two agents of ~${result.agentSeconds} s each`, result.localMs, result.containerMs),
+      ...result.starts.map((start) =>
+        row(
+          `start of ${start.agent} (spawn or docker run to first output)`,
+          start.localMs,
+          start.containerMs,
+        ),
+      ),
+      [
+        'engine floor: docker run --rm --network none <image> true',
+        '—',
+        Math.round(result.floorMs),
+        '—',
+        '—',
+      ],
+    ],
+  };
+};
