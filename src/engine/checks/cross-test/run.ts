@@ -185,6 +185,8 @@ async function testTree(
     });
     await copyIncludedFiles({ checkout: input.repoRoot, target: dir, patterns: input.copy ?? [] });
   } catch {
+    // An interrupted `worktree add` (a cancel) can leave a half-made checkout: it goes too.
+    await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
     failAll(0);
     return out;
   }
