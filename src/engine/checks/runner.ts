@@ -6,7 +6,7 @@
  */
 import type { CheckRun, CheckSpec, CheckStatus } from '../types.js';
 import type { ProcessRegistry } from '../process/index.js';
-import { spawnSupervised } from '../process/index.js';
+import { runLimited } from '../process/index.js';
 import { checkCommand } from './command.js';
 import type { Limiter } from './limiter.js';
 import { readTestCounts } from './test-counts.js';
@@ -65,20 +65,6 @@ const identityEnv = (place: CheckPlace): Record<string, string> =>
     ? {}
     : worktreeEnv({ runId: place.runId, worktree: place.cwd, ...place.identity });
 
-/** Keeps the last `maxBytes` of lines. */
-const lineTail = (maxBytes: number): { push(line: string): void; text(): string } => {
-  const lines: string[] = [];
-  let bytes = 0;
-  return {
-    push(line) {
-      lines.push(line);
-      bytes += line.length + 1;
-      while (bytes > maxBytes && lines.length > 1) bytes -= (lines.shift() ?? '').length + 1;
-    },
-    text: () => lines.join('\n'),
-  };
-};
-
 const tailChars = (text: string, max: number): string => (text.length <= max ? text : text.slice(-max));
 
 const statusOf = (exitCode: number | null, timedOut: boolean, spawnError: boolean): CheckStatus => {
@@ -93,8 +79,11 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
     const started = Date.now();
     if (place.signal?.aborted === true) return stopped(spec);
     const command = checkCommand(spec.run);
-    const stdout = lineTail(PARSED_OUTPUT_BYTES);
-    const supervised = spawnSupervised(
+    const {
+      exit,
+      timedOut,
+      output: text,
+    } = await runLimited(
       {
         file: command.file,
         args: command.args,
@@ -108,28 +97,14 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         sandbox: place.sandbox ?? null,
         ...(place.shares === undefined ? {} : { shares: place.shares }),
       },
-      { onSpawn: () => undefined, onLine: (line) => stdout.push(line), onOversizeLine: () => undefined },
       place.processes,
+      {
+        timeoutMs: spec.timeoutMs,
+        graceMs: place.graceMs,
+        outputBytes: PARSED_OUTPUT_BYTES,
+        ...(place.signal === undefined ? {} : { signal: place.signal }),
+      },
     );
-    let timedOut = false;
-    let killTimer: NodeJS.Timeout | undefined;
-    const stop = (): void => {
-      supervised.terminate();
-      killTimer ??= setTimeout(() => supervised.kill(), place.graceMs);
-    };
-    const limitTimer =
-      spec.timeoutMs > 0
-        ? setTimeout(() => {
-            timedOut = true;
-            stop();
-          }, spec.timeoutMs)
-        : undefined;
-    place.signal?.addEventListener('abort', stop, { once: true });
-    const exit = await supervised.exited;
-    clearTimeout(limitTimer);
-    clearTimeout(killTimer);
-    place.signal?.removeEventListener('abort', stop);
-    const text = [stdout.text(), exit.stderrTail].filter((part) => part !== '').join('\n');
     const counts = readTestCounts(text);
     const status = statusOf(exit.exitCode, timedOut, exit.spawnError !== undefined);
     const secrets = secretsOf(place);

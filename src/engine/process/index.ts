@@ -12,6 +12,8 @@ export {
 export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
+export { runLimited } from './limited-run.js';
+export type { LimitedRun } from './limited-run.js';
 export { prewrapSandboxedCommand, refusalKey } from './sandboxed.js';
 export { startChild } from './child.js';
 export { activeContainment, describeContainment, mountingFlags, prepareContainment } from './containment.js';

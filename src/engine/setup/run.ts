@@ -8,7 +8,7 @@
  */
 import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { spawnSupervised } from '../process/index.js';
+import { runLimited } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactSecrets } from '../records/index.js';
 import type { KnownSecret } from '../records/index.js';
@@ -76,20 +76,6 @@ const setupEnv = (plan: SetupPlan, place: SetupPlace): Record<string, string> =>
     : worktreeEnv({ runId: place.runId, worktree: place.cwd, ...place.identity })),
 });
 
-/** Keeps the last `maxBytes` of lines. */
-const lineTail = (maxBytes: number): { push(line: string): void; text(): string } => {
-  const lines: string[] = [];
-  let bytes = 0;
-  return {
-    push(line) {
-      lines.push(line);
-      bytes += line.length + 1;
-      while (bytes > maxBytes && lines.length > 1) bytes -= (lines.shift() ?? '').length + 1;
-    },
-    text: () => lines.join('\n'),
-  };
-};
-
 const environment = (): Record<string, string> =>
   Object.fromEntries(
     Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -101,8 +87,11 @@ async function runOne(
   plan: SetupPlan,
   place: SetupPlace,
 ): Promise<{ exitCode: number | null; timedOut: boolean; spawnError: string | null; output: string }> {
-  const output = lineTail(LOG_BYTES_PER_COMMAND);
-  const supervised = spawnSupervised(
+  const {
+    exit,
+    timedOut,
+    output: text,
+  } = await runLimited(
     {
       file: 'sh',
       args: ['-c', `exec 2>&1\n${command}`],
@@ -115,29 +104,14 @@ async function runOne(
       sandbox: place.sandbox ?? null,
       ...(place.shares === undefined || place.shares.length === 0 ? {} : { shares: place.shares }),
     },
-    { onSpawn: () => undefined, onLine: (line) => output.push(line), onOversizeLine: () => undefined },
     place.processes,
+    {
+      timeoutMs: plan.timeoutMs,
+      graceMs: place.graceMs,
+      outputBytes: LOG_BYTES_PER_COMMAND,
+      ...(place.signal === undefined ? {} : { signal: place.signal }),
+    },
   );
-  let timedOut = false;
-  let killTimer: NodeJS.Timeout | undefined;
-  const stop = (): void => {
-    supervised.terminate();
-    killTimer ??= setTimeout(() => supervised.kill(), place.graceMs);
-  };
-  const limitTimer =
-    plan.timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, plan.timeoutMs)
-      : undefined;
-  place.signal?.addEventListener('abort', stop, { once: true });
-  if (place.signal?.aborted === true) stop();
-  const exit = await supervised.exited;
-  clearTimeout(limitTimer);
-  clearTimeout(killTimer);
-  place.signal?.removeEventListener('abort', stop);
-  const text = [output.text(), exit.stderrTail].filter((part) => part !== '').join('\n');
   return { exitCode: exit.exitCode, timedOut, spawnError: exit.spawnError ?? null, output: text };
 }
 
