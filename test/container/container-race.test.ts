@@ -109,11 +109,12 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     expect(filesOn('main')).toContain('claude.txt');
   });
 
-  it('races on a remote engine (tcp://) with no bind mount: the base goes in and the result comes back as commits', async () => {
+  it('races on a remote engine (tcp://) with no bind mount: the base and the scratch directory go in, the result comes back as commits', async () => {
     const proxy = await startEngineProxy();
     try {
+      // Codex, as it writes its last message into its scratch directory, which must be in the container.
       const config = await setUp(
-        { claude: { agent: 'claude', delayMs: 15, edits: edits('remote.txt') } },
+        { codex: { agent: 'codex', delayMs: 15, edits: edits('remote.txt') } },
         { hosts: [proxy.host] },
       );
       const mounts = watchMounts(repo);
@@ -123,18 +124,18 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       const seen = mounts.stop();
       expect(result.exitCode, result.stderr).toBe(0);
       const runId = runIdOf(result.stdout);
-      expect(summaryOf(result.stdout).agents[0]).toMatchObject({
+      expect(summaryOf(result.stdout).agents[0], result.stderr).toMatchObject({
         status: 'completed',
         runner: 'container',
         host: proxy.host,
       });
-      expect(filesOn(`hydra/${runId}/claude`)).toEqual(expect.arrayContaining(['README.md', 'remote.txt']));
-      const agentMounts = seen[`hydra-${runId}-claude`];
+      expect(filesOn(`hydra/${runId}/codex`)).toEqual(expect.arrayContaining(['README.md', 'remote.txt']));
+      const agentMounts = seen[`hydra-${runId}-codex`];
       expect(agentMounts, 'the agent container was not seen running').toBeDefined();
       expect(agentMounts?.map((mount) => mount.Type)).toEqual(['volume', 'volume']);
       // The result commit was made in the container, as hydra.
-      expect(git(repo, ['log', '-1', '--format=%an %s', `hydra/${runId}/claude`])).toMatch(
-        /^hydra hydra: claude result/,
+      expect(git(repo, ['log', '-1', '--format=%an %s', `hydra/${runId}/codex`])).toMatch(
+        /^hydra hydra: codex result/,
       );
     } finally {
       await proxy.close();

@@ -25,7 +25,7 @@ import { containerEnv } from './env.js';
 import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';
 import type { ContainerLaunch } from './types.js';
 import { CONTAINER_HOME } from './types.js';
-import { bringBackResult, bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
+import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
 
 /** What a container agent is started from: the parts of its launch (AgentLaunch) the runner reads. */
 export interface ContainerAgentLaunch {
@@ -222,8 +222,7 @@ export function startContainer(
     } finally {
       await bundle.done();
     }
-    if (existsSync(launch.scratchDir))
-      await dockerOk(host, ['cp', launch.scratchDir, `${name}:${path.dirname(launch.scratchDir)}`]);
+    await copyScratchIn(host, name, runDir, launch.scratchDir);
     return {
       args: ['start', '-a', ...(launch.command.stdinFile === undefined ? [] : ['-i']), name],
       env: {},

@@ -6,7 +6,8 @@
  * branch, whose worktree then holds the result, so settling, diffing, checks and merge go on as for
  * a local agent.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { commitSubject, HYDRA_IDENTITY, NO_HOOKS, runGit } from '../git/index.js';
@@ -53,6 +54,33 @@ export async function bundleBranch(
     step: `git bundle of ${branch}`,
   });
   return { file, done: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The agent's scratch directory (its prompt file; where a CLI such as Codex writes its last
+ * message) into the created container, at the same path, on the work volume mounted at `runDir`.
+ * `docker cp` makes only the last part of a path, so `<runDir>/.scratch/<agent>` goes in whole
+ * from a staging directory; an agent with nothing in it yet still gets the directory.
+ */
+export async function copyScratchIn(
+  host: string,
+  name: string,
+  runDir: string,
+  scratchDir: string,
+): Promise<void> {
+  const stage = await mkdtemp(path.join(os.tmpdir(), 'hydra-scratch-'));
+  try {
+    const inRun = path.relative(runDir, scratchDir);
+    if (inRun.startsWith('..') || path.isAbsolute(inRun))
+      throw new Error(`${scratchDir} is not in ${runDir}`);
+    const own = path.join(stage, inRun);
+    const top = path.join(stage, inRun.split(path.sep)[0] ?? inRun);
+    if (existsSync(scratchDir)) await cp(scratchDir, own, { recursive: true });
+    else await mkdir(own, { recursive: true });
+    await dockerOk(host, ['cp', top, `${name}:${runDir}`]);
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
 }
 
 export interface ResultRequest {
