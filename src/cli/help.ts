@@ -220,10 +220,11 @@ Options as for hydra continue. Exit codes: 0 when the new attempt completed, 1 o
   hydra open <run> <agent> [--config <file>]
 
 Prints the path of the agent's worktree, for an editor or a shell (cd "$(hydra open <run> claude)").
-When the race removed it, it is made again from the agent's branch; hydra clean removes it.
+When the race removed it, it is made again from the agent's branch, with the ignored files a race
+copies into every tree (.worktreeinclude, [setup] copy); hydra clean removes it.
 
 Options:
-  --config <file>   accepted like race's (the worktree root comes from HYDRA_WORKTREE_ROOT)
+  --config <file>   the config whose [setup] copy applies (the worktree root comes from HYDRA_WORKTREE_ROOT)
   -h, --help        this help`,
 
   clean: `Usage:

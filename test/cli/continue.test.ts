@@ -2,7 +2,7 @@
  * `hydra continue`, `hydra rerun` and `hydra open` end to end through the real entry point, on a
  * run a headless race made with fake Claude Code and Codex CLIs that record their argv.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from './helpers.js';
@@ -193,13 +193,28 @@ describe('hydra rerun', () => {
 });
 
 describe('hydra open', () => {
-  it('prints the worktree path, making it again from the branch after the race removed it', async () => {
+  it('prints the worktree path, making it again from the branch after the race removed it, with the ignored files a tree gets', async () => {
     const runId = await raceOnce();
 
-    const result = await run(['open', runId.slice(0, 12), 'claude']);
+    // Ignored files a tree gets, as every tree hydra makes: `.worktreeinclude` and `[setup] copy`.
+    appendFileSync(path.join(repo, '.git', 'info', 'exclude'), '.env\n*.local\n');
+    writeFileSync(path.join(repo, '.env'), 'TOKEN=abc\n');
+    writeFileSync(path.join(repo, 'db.local'), 'local settings\n');
+    writeFileSync(path.join(repo, '.worktreeinclude'), '.env\n');
+    writeFileSync(path.join(sandbox.dir, 'open.toml'), '[setup]\ncopy = ["*.local"]\n');
+
+    const result = await run([
+      'open',
+      runId.slice(0, 12),
+      'claude',
+      '--config',
+      path.join(sandbox.dir, 'open.toml'),
+    ]);
 
     expect(result.exitCode, result.stderr).toBe(0);
     const dir = result.stdout.trim();
+    expect(readFileSync(path.join(dir, '.env'), 'utf8')).toBe('TOKEN=abc\n');
+    expect(readFileSync(path.join(dir, 'db.local'), 'utf8')).toBe('local settings\n');
     expect(dir.startsWith(sandbox.env['HYDRA_WORKTREE_ROOT']!)).toBe(true);
     expect(path.basename(dir)).toBe('claude');
     expect(existsSync(path.join(dir, 'first.txt'))).toBe(true);

@@ -8,6 +8,7 @@ import { EngineError } from '../errors.js';
 import { lockRun } from '../locks/index.js';
 import { listWorktrees } from './run-targets.js';
 import { reopenWorktree, runGit } from '../git/index.js';
+import { copyIncludedFiles } from '../setup/index.js';
 import {
   agentWorktreeDir,
   branchName,
@@ -16,25 +17,34 @@ import {
   runWorktreesDir,
 } from '../records/index.js';
 
+export interface OpenOptions {
+  worktreeRoot?: string;
+  /** Making it again takes the run's lock under this name (`hydra open`, outside any race). */
+  lockAs?: string;
+  /** `[setup] copy` of the config that applies, beside `.worktreeinclude` (setup/copy.ts). */
+  copy?: readonly string[];
+}
+
 /**
- * The worktree of `agent` in run `runId`: where it is, or made again from its branch. With
- * `lockAs` (`hydra open`, outside any race), making it again takes the run's lock, so it never
- * races a `hydra continue` or a merge of that run; the dashboard's shell already holds it.
+ * The worktree of `agent` in run `runId`: where it is, or made again from its branch, with the
+ * ignored files every tree hydra makes gets (`.worktreeinclude`, `[setup] copy`). With `lockAs`,
+ * making it again takes the run's lock, so it never races a `hydra continue` or a merge of that
+ * run; the dashboard's shell already holds it.
  */
 export async function openWorktree(
   root: string,
   runId: string,
   agent: string,
-  worktreeRoot: string = defaultWorktreeRoot(),
-  lockAs?: string,
+  options: OpenOptions = {},
 ): Promise<string> {
-  const first = await locate(root, runId, agent, worktreeRoot);
+  const { worktreeRoot = defaultWorktreeRoot(), lockAs, copy = [] } = options;
+  const first = await locate(root, runId, agent, worktreeRoot, copy);
   if (first.found !== null) return first.found;
   if (lockAs === undefined) return first.make();
   const lock = await lockRun(root, runId, lockAs, { what: `${agent}'s worktree cannot be made again now` });
   try {
     // Looked up again under the lock: the command that held it may have made the worktree.
-    const again = await locate(root, runId, agent, worktreeRoot);
+    const again = await locate(root, runId, agent, worktreeRoot, copy);
     return again.found ?? (await again.make());
   } finally {
     lock.release();
@@ -47,6 +57,7 @@ async function locate(
   runId: string,
   agent: string,
   worktreeRoot: string,
+  copy: readonly string[],
 ): Promise<{ found: string | null; make: () => Promise<string> }> {
   const record = await readRun(root, runId);
   if (!record.meta.agents.some((item) => item.agent === agent)) {
@@ -67,6 +78,7 @@ async function locate(
     make: async () => {
       if (holder !== undefined) await runGit(root, ['worktree', 'prune']);
       await reopenWorktree(root, dir, branch);
+      await copyIncludedFiles({ checkout: root, target: dir, patterns: copy });
       return dir;
     },
   };
