@@ -260,7 +260,9 @@ export async function returnToPool(
       },
     );
     return true;
-  } catch {
+  } catch (error) {
+    // Not pooled, so removed as usual; the trace says why (HYDRA_TRACE).
+    trace(`pool: ${dir} not kept: ${error instanceof Error ? error.message : String(error)}`);
     return false;
   }
 }
