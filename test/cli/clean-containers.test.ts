@@ -190,7 +190,9 @@ describe('engines that do not answer', () => {
     expect(warnings).toHaveLength(3);
     expect(warnings.find((line) => line.startsWith('tcp://127.0.0.1:1 did not answer'))).toBeDefined();
     expect(
-      warnings.find((line) => line.includes(`127.0.0.1:${port} did not answer (no answer within 15 s)`)),
+      warnings.find((line) =>
+        line.includes(`127.0.0.1:${port} did not answer (\`docker ps\` did not answer within 15 s)`),
+      ),
     ).toBeDefined();
     expect(warnings.find((line) => line.includes('not an engine address'))).toBeDefined();
   }, 120_000);

@@ -3,7 +3,7 @@ export { DEFAULT_CONTAINER, DEFAULT_HOST, RUNNER_KINDS } from './settings.js';
 export type { ContainerSettings, RunnerKind } from './settings.js';
 export type { ContainerLaunch } from './types.js';
 export { CONTAINER_HOME } from './types.js';
-export { docker, dockerOk, hostLabel } from './docker.js';
+export { docker, dockerBinary, dockerOk, hostLabel } from './docker.js';
 export type { DockerResult } from './docker.js';
 export { isLocalEngine, REMOTE_ENV } from './hosts.js';
 export {

@@ -4,11 +4,11 @@
  * ended), found by their labels (process/container-labels.ts) on every engine the config names and
  * the engine of the environment. Only what carries the repository's label and hydra's is touched.
  * An engine that does not answer within ENGINE_TIMEOUT_MS is a warning, never a hang.
- *
- * It drives the docker CLI with a helper of its own (`docker --host=<host> ...`); the container
- * runner's src/engine/container/docker.ts is the same idea for the races themselves.
+ * The docker CLI is driven as the races drive it (src/engine/container/docker.ts: HYDRA_DOCKER,
+ * DOCKER_HOST for a host, time-limited).
  */
-import { execFile } from 'node:child_process';
+import { docker, dockerBinary } from '../container/index.js';
+import { resolveCommandSync } from '../probe/index.js';
 import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from '../process/index.js';
 import { repoKey } from '../records/index.js';
 
@@ -41,25 +41,30 @@ export interface SweepResult {
 
 type EngineReply = { ok: true; stdout: string } | { ok: false; missing: boolean; reason: string };
 
-/** One docker CLI call on one engine; never throws. */
-const engine = (host: string, args: readonly string[]): Promise<EngineReply> =>
-  new Promise((resolve) => {
-    const hostArgs = host === '' || host === ENVIRONMENT_ENGINE ? [] : [`--host=${host}`];
-    execFile(
-      'docker',
-      [...hostArgs, ...args],
-      { timeout: ENGINE_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: 4 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        if (error === null) return resolve({ ok: true, stdout });
-        const code = (error as NodeJS.ErrnoException).code;
-        const reason =
-          error.killed === true
-            ? `no answer within ${ENGINE_TIMEOUT_MS / 1000} s`
-            : (stderr.trim().split('\n').pop() ?? error.message);
-        resolve({ ok: false, missing: code === 'ENOENT', reason });
-      },
-    );
-  });
+/** One docker CLI call on one engine (`''`: the environment's), through the runner's docker.ts; never throws. */
+async function engine(host: string, args: readonly string[]): Promise<EngineReply> {
+  const missing = resolveCommandSync(dockerBinary(), process.env, process.cwd()) === null;
+  if (missing) return { ok: false, missing, reason: 'the docker CLI is not installed' };
+  try {
+    const reply = await docker(host === '' ? ENVIRONMENT_ENGINE : host, args, {
+      timeoutMs: ENGINE_TIMEOUT_MS,
+    });
+    if (reply.exitCode === 0) return { ok: true, stdout: reply.stdout };
+    return {
+      ok: false,
+      missing,
+      reason: reply.stderr.trim().split('\n').pop() ?? `exit code ${reply.exitCode}`,
+    };
+  } catch (error) {
+    // An engine that cannot be reached or does not answer in time (docker.ts's EngineError).
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      missing,
+      reason: message.replace(/^The container engine at .*? cannot be reached: /, ''),
+    };
+  }
+}
 
 /** `<name>\t<run>\t<keep>` lines into objects. */
 const rows = (stdout: string): Array<{ id: string; run: string; keep: boolean }> =>
