@@ -143,7 +143,7 @@ describe('run in order, as a newcomer would', () => {
     const result = await run(['demo', '--here']);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(git(repo, ['status', '--porcelain'])).toBe('');
-  });
+  }, 120_000);
 
   it('hydra doctor, then a race with --check auto and a merge', async () => {
     const doctor = await run(['doctor']);
