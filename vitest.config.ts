@@ -47,8 +47,9 @@ export default defineConfig({
     // file at a time on a CI machine's two). An end-to-end test spends much of its time waiting on
     // its child processes (hydra, git, the fake agents, tmux, docker): a third file fills the wait.
     // Every test names its own temp dirs, tmux servers, run markers and containers, so files that
-    // run at once do not meet. `--maxWorkers 1` runs one at a time.
-    maxWorkers: 3,
+    // run at once do not meet. HYDRA_TEST_WORKERS=1 runs one at a time (vitest's --maxWorkers does
+    // not reach the projects, which take this value).
+    maxWorkers: Number(process.env['HYDRA_TEST_WORKERS'] ?? 3),
     // The slowest files start first (test/support/sequencer.ts), so none is left alone at the end.
     sequence: { sequencer: SlowestFirst },
     // The price database, loaded as the engine loads it before an agent starts.
