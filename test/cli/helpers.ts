@@ -2,7 +2,7 @@
  * Test helpers for the CLI: spawn the real entry point (`node dist/cli/main.js`) with a controlled
  * environment, on temp git repositories, with fake agent CLIs first on PATH.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,7 +40,7 @@ export function createSandbox(): Sandbox {
     TERM: 'dumb',
   };
   for (const sub of ['bin', 'home', 'xdg-config', 'xdg-cache', 'worktrees', 'tmp']) {
-    execaSync('mkdir', ['-p', path.join(dir, sub)]);
+    mkdirSync(path.join(dir, sub), { recursive: true });
   }
   return { dir, bin, home, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

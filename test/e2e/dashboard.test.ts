@@ -43,6 +43,12 @@ const tmux = async (socket: string, args: string[]): Promise<string> =>
 const capture = async (box: Sandbox, options: { escapes?: boolean } = {}): Promise<string> =>
   tmux(box.socket, ['capture-pane', '-p', ...(options.escapes === true ? ['-e'] : []), '-t', 'e2e']);
 
+/**
+ * How long a wait for the terminal, the exit code or the agents may take: a bound for a hang, not a
+ * speed check (three test files share two cores in `npm test`, and the machine may be loaded).
+ */
+const PATIENCE_MS = 90_000;
+
 /** Polls the terminal until `check` passes (generous bound; no timing is asserted). */
 const waitForScreen = async (
   box: Sandbox,
@@ -50,7 +56,7 @@ const waitForScreen = async (
   check: (screen: string) => boolean,
   escapes = false,
 ): Promise<string> => {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + PATIENCE_MS;
   let screen = '';
   while (Date.now() < deadline) {
     screen = await capture(box, { escapes });
@@ -122,16 +128,20 @@ const startHydra = async (
   ]);
 };
 
+/** Whether `file` holds a whole line (the shell's `echo $? > file` is done writing it). */
+const hasLine = (file: string): boolean => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n');
+
 const waitForExitCode = async (box: Sandbox): Promise<string> => {
-  const deadline = Date.now() + 30_000;
-  while (!existsSync(box.exitFile) && Date.now() < deadline)
+  const deadline = Date.now() + PATIENCE_MS;
+  // The shell makes the file before it writes the code into it: wait for the whole line.
+  while (!hasLine(box.exitFile) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 100));
   return (await readFile(box.exitFile, 'utf8')).trim();
 };
 
 /** Waits until the fake agents show up in the process table (so a later "none left" check means something). */
 const waitForAgentProcesses = async (box: Sandbox): Promise<boolean> => {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + PATIENCE_MS;
   while (Date.now() < deadline) {
     if ((await fakeAgentProcesses(box.bin)).length > 0) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));

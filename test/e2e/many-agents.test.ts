@@ -104,8 +104,10 @@ const start = async (target: Box, size: [number, number], cwd: string, args: str
 
 const waitForExit = async (target: Box): Promise<string> => {
   const deadline = Date.now() + 120_000;
-  while (!existsSync(target.exitFile) && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  // The shell makes the file before it writes the code into it: wait for the whole line.
+  const written = (): boolean =>
+    existsSync(target.exitFile) && readFileSync(target.exitFile, 'utf8').endsWith('\n');
+  while (!written() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
   return readFileSync(target.exitFile, 'utf8').trim();
 };
 

@@ -3,7 +3,7 @@
  * result and hangs is shown as completed at once, not as running; after the result grace (3 s by
  * default) its process tree is gone and its result merges with `m`, `y`.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,8 +23,9 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'
 
 const screen = async (): Promise<string> => (await tmux(['capture-pane', '-p', '-t', 'race'])).stdout;
 
+/** Polls the terminal; the bound is for a hang, not a speed check (the machine may be loaded). */
 const waitForScreen = async (what: string, check: (text: string) => boolean): Promise<string> => {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   let text = '';
   while (Date.now() < deadline) {
     text = await screen();
@@ -96,8 +97,9 @@ it('shows a lingering agent as completed, stops it after the grace, and merges i
   await tmux(['send-keys', '-t', 'race', 'y']);
   await waitForScreen('the merge result', (text) => text.includes("Merged Claude Code's result"));
   const deadline = Date.now() + 30_000;
-  while (!existsSync(exitFile) && Date.now() < deadline)
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  // The shell makes the file before it writes the code into it: wait for the whole line.
+  const written = (): boolean => existsSync(exitFile) && readFileSync(exitFile, 'utf8').endsWith('\n');
+  while (!written() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   expect((await readFile(exitFile, 'utf8')).trim()).toBe('0');
   expect(git(repo, 'show', 'HEAD:claude.txt')).toBe('written by claude\n');
 }, 90_000);
