@@ -4,7 +4,7 @@
  * fake model servers in test/support/. Shared by `npm run fixtures:record` and `npm run test:vendor`.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
@@ -69,7 +69,8 @@ export const findProjectRoot = (from: string = dirname(fileURLToPath(import.meta
   }
 };
 
-const vendorDir = (root: string, agent: VendorAgent, version: string): string =>
+/** Where `<package>@<version>` is installed in the cache (its npm prefix). */
+export const vendorDir = (root: string, agent: VendorAgent, version: string): string =>
   join(root, '.cache', 'vendor', `${VENDOR_PACKAGES[agent]}@${version}`);
 
 export const vendorBinary = (root: string, agent: VendorAgent, version: string): string =>
@@ -86,7 +87,10 @@ export interface VendorInstall {
 
 /**
  * Makes sure `<package>@<version>` is installed in the cache and answers `--version` with that
- * version; installs it with `npm install --prefix <dir> --no-save` otherwise.
+ * version; installs it with `npm install --prefix <dir> --no-save` otherwise. A version check that
+ * passed is remembered in the install (VERIFIED_MARK): on two busy cores some CLIs take over a
+ * minute to answer `--version` (Gemini CLI 0.30: 65 s at load 15), so every run asking each of the
+ * two dozen installs again would cost minutes, and a short limit failed installs that were fine.
  */
 export const ensureVendorCli = async (
   root: string,
@@ -94,7 +98,12 @@ export const ensureVendorCli = async (
   version: string,
 ): Promise<VendorInstall> => {
   const binary = vendorBinary(root, agent, version);
+  const mark = join(vendorDir(root, agent, version), VERIFIED_MARK);
+  if (existsSync(binary) && existsSync(mark) && (await readFile(mark, 'utf8')) === version) {
+    return { agent, version, binary, installed: false, installMs: 0 };
+  }
   if (await reportsVersion(binary, version)) {
+    await writeFile(mark, version);
     return { agent, version, binary, installed: false, installMs: 0 };
   }
   const dir = vendorDir(root, agent, version);
@@ -115,21 +124,34 @@ export const ensureVendorCli = async (
     { reject: false, stdin: 'ignore', timeout: 600_000 },
   );
   const installMs = Date.now() - started;
-  if (result.exitCode !== 0 || !(await reportsVersion(binary, version))) {
+  if (result.exitCode !== 0) {
     throw new Error(
       `could not install ${VENDOR_PACKAGES[agent]}@${version} into ${dir} (npm exit ${String(result.exitCode)}): ` +
         `${result.stderr.slice(-1000)}\nCheck that the npm registry is reachable, or delete ${dir} and retry.`,
     );
   }
+  if (!(await reportsVersion(binary, version))) {
+    throw new Error(
+      `${binary} was installed but \`--version\` did not print ${version} within ${VERSION_TIMEOUT_MS / 1000} s; ` +
+        `delete ${dir} and retry.`,
+    );
+  }
+  await writeFile(mark, version);
   return { agent, version, binary, installed: true, installMs };
 };
+
+/** In an install's directory once its binary printed its version. */
+const VERIFIED_MARK = '.hydra-verified';
+
+/** How long `--version` may take (Gemini CLI 0.30 took 65 s on two cores at load 15). */
+const VERSION_TIMEOUT_MS = 300_000;
 
 const reportsVersion = async (binary: string, version: string): Promise<boolean> => {
   if (!existsSync(binary)) return false;
   const result = await execa(binary, ['--version'], {
     reject: false,
     stdin: 'ignore',
-    timeout: 30_000,
+    timeout: VERSION_TIMEOUT_MS,
     env: { HOME: process.env.HOME ?? '/tmp' },
   });
   return result.exitCode === 0 && result.stdout.includes(version);

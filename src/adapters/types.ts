@@ -67,7 +67,8 @@ export interface SpawnRequest {
    * The process runs inside hydra's OS sandbox (only its worktree, temp and state directories
    * writable, the network limited to its API hosts through the sandbox's proxy). The CLI then runs
    * in its no-approval mode, so the agent can run the project's build and tests, and starts no
-   * sandbox of its own (nested ones fail): the jail holds it, so no warning. Absent: false.
+   * sandbox of its own (nested ones fail): the jail holds it, so no warning. Also true in a
+   * container runner's container (the container is its jail). Absent: false.
    */
   sandboxed?: boolean;
   maxTurns?: number;

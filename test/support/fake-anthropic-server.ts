@@ -141,7 +141,7 @@ const answerMessages = (
   const earlier = options.scenario === 'hold-open-after-result' ? {} : fault;
   if (options.shell !== undefined) {
     const turn = nextTurn();
-    reply(response, body, bashToolMessage(`msg_fake_turn${turn + 1}`, model, options.shell, usageFor(turn)));
+    reply(response, body, bashToolMessage(turn + 1, model, options.shell, usageFor(turn)));
     return;
   }
   const edit = options.edit;
@@ -151,11 +151,11 @@ const answerMessages = (
   const turn = nextTurn();
   if (options.scenario === 'bash-leaves-child') {
     const command = `printf %s ${shellQuote(edit.content)} > ${shellQuote(edit.filePath)}; ${BACKGROUND_CHILD_COMMAND}`;
-    reply(response, body, bashToolMessage(`msg_fake_turn${turn + 1}`, model, command, usageFor(turn)));
+    reply(response, body, bashToolMessage(turn + 1, model, command, usageFor(turn)));
     return;
   }
   const stall = options.scenario === 'stall-mid-stream' ? { stallAfter: 3 } : earlier;
-  reply(response, body, writeToolMessage(`msg_fake_turn${turn + 1}`, model, edit, usageFor(turn)), stall);
+  reply(response, body, writeToolMessage(turn + 1, model, edit, usageFor(turn)), stall);
 };
 
 /** How the scenario's streams misbehave (see SseFault). */
@@ -201,19 +201,24 @@ const textMessage = (
   usage: usage ?? ANTHROPIC_TURN_USAGE[0]!,
 });
 
+/**
+ * Turn `turn`'s tool call. Its id is the turn's (`toolu_fake_write_1` on the first): a resumed
+ * session (a follow-up) keeps the earlier turns, and Claude Code drops a tool_use whose id it has
+ * already seen in the session, asking again with "(no content)" for ever.
+ */
 const writeToolMessage = (
-  id: string,
+  turn: number,
   model: string,
   edit: { filePath: string; content: string },
   usage: ModelUsage,
 ): ScriptedMessage => ({
-  id,
+  id: `msg_fake_turn${turn}`,
   model,
   blocks: [
     { type: 'text', text: 'I will create the file.' },
     {
       type: 'tool_use',
-      id: 'toolu_fake_write_1',
+      id: `toolu_fake_write_${turn}`,
       name: 'Write',
       input: { file_path: edit.filePath, content: edit.content },
     },
@@ -227,13 +232,19 @@ const shellQuote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 /** Left running in the background by `bash-leaves-child` (a `sleep` with a length tests look for). */
 export const BACKGROUND_CHILD_COMMAND = 'sleep 313 >/dev/null 2>&1 &';
 
-const bashToolMessage = (id: string, model: string, command: string, usage: ModelUsage): ScriptedMessage => ({
-  id,
+/** Turn `turn`'s shell call (its id is the turn's, as writeToolMessage says why). */
+const bashToolMessage = (
+  turn: number,
+  model: string,
+  command: string,
+  usage: ModelUsage,
+): ScriptedMessage => ({
+  id: `msg_fake_turn${turn}`,
   model,
   blocks: [
     {
       type: 'tool_use',
-      id: 'toolu_fake_bash_1',
+      id: `toolu_fake_bash_${turn}`,
       name: 'Bash',
       input: { command, description: 'Create the file' },
     },

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { jailFor } from './sandbox.js';
@@ -43,6 +43,9 @@ import {
 import type { VendorAgent } from '../../scripts/vendor-cli.js';
 
 export const PROJECT_ROOT = findProjectRoot();
+
+/** Where runVendor's runs live (each removed after its run): outside the temp directory. */
+const RUNS_DIR = join(homedir(), '.cache', 'hydra-vendor-runs');
 
 export const EDIT_FILE = 'hello.txt';
 export const EDIT_CONTENT = 'hello from the fake model\n';
@@ -200,7 +203,10 @@ export const probeVendor = async (
 export const runVendor = async (options: VendorRunOptions): Promise<VendorRun> => {
   const adapter = getAdapter(options.agent);
   if (adapter === undefined) throw new Error(`no adapter registered for ${options.agent}`);
-  const root = await mkdtemp(join(tmpdir(), 'hydra-vendor-'));
+  // Not under the temp directory: there Codex refuses to make its sandbox helper's alias, and with
+  // a system bubblewrap every command of its workspace-write sandbox fails (agent-clis.md).
+  await mkdir(RUNS_DIR, { recursive: true });
+  const root = await mkdtemp(join(RUNS_DIR, 'hydra-vendor-'));
   const repo = join(root, 'repo');
   const home = join(root, 'home');
   const scratchDir = join(root, 'scratch');

@@ -249,18 +249,20 @@ const linkVendorBinaries = async (bin: string): Promise<void> => {
   }
 };
 
-const tomlString = (value: string): string => JSON.stringify(value);
+export const tomlString = (value: string): string => JSON.stringify(value);
 
-/** A hydra config that names the pinned binaries and carries everything the agents need to go offline. */
-const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): string => {
-  const table = (env: Record<string, string>): string =>
-    `{ ${Object.entries(env)
-      .map(([name, value]) => `${name} = ${tomlString(value)}`)
-      .join(', ')} }`;
+/** An inline TOML table of string values (an agent's `env`). */
+export const tomlTable = (env: Record<string, string>): string =>
+  `{ ${Object.entries(env)
+    .map(([name, value]) => `${name} = ${tomlString(value)}`)
+    .join(', ')} }`;
+
+/** Codex's `-c` overrides that point it at the fake Responses server, offline (codex.extra_args). */
+export const codexProviderArgs = (codexServerUrl: string): string[] => {
   const provider =
     `model_providers.fake={name="fake",base_url="${codexServerUrl}/v1",env_key="${CODEX_PROVIDER_KEY_VAR}",` +
     'wire_api="responses",request_max_retries=0,stream_max_retries=0}';
-  const codexArgs = [
+  return [
     '-c',
     'model_provider="fake"',
     '-c',
@@ -272,6 +274,12 @@ const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): s
     '-c',
     'features.unbounded_connection_retries=false',
   ];
+};
+
+/** A hydra config that names the pinned binaries and carries everything the agents need to go offline. */
+const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): string => {
+  const table = tomlTable;
+  const codexArgs = codexProviderArgs(codexServerUrl);
   return [
     '[agents.claude]',
     `binary = ${tomlString(vendorBinary(PROJECT_ROOT, 'claude', RECORD_VERSIONS.claude))}`,
@@ -450,6 +458,9 @@ export interface SummaryAgent {
   diff: { filesChanged: number; insertions: number; deletions: number } | null;
   branch: string;
   worktree: string | null;
+  /** Where it ran (`local` or `container`) and, in a container, the engine's host. */
+  runner?: string;
+  host?: string;
   error?: { kind: string; message: string; hint: string };
 }
 

@@ -8,7 +8,8 @@ export default defineConfig({
   plugins: [shellText()],
   test: {
     include: ['test/vendor/**/*.test.ts'],
-    globalSetup: ['test/vendor/global-setup.ts'],
+    // The fault agent goes into the container tests' image, which the vendor image is built on.
+    globalSetup: ['test/vendor/global-setup.ts', 'test/support/build-fault-agent.ts'],
     testTimeout: 120_000,
     hookTimeout: 900_000,
     pool: 'forks',

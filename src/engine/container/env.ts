@@ -4,6 +4,7 @@
  * the docker CLI's own environment (never on a command line, never in an image). PATH and HOME are
  * the image's and the home volume's, not this machine's.
  */
+import { listAdapters } from '../../adapters/registry.js';
 import { CONTAINER_HOME } from './types.js';
 
 /** The user's variables a CLI reads for its credentials and endpoints (ANTHROPIC_API_KEY, OPENAI_BASE_URL...). */
@@ -13,10 +14,19 @@ const PASSED =
 /** Never passed: they name this machine's paths. */
 const HOST_ONLY = new Set(['PATH', 'HOME', 'PWD', 'TMPDIR', 'SHELL', 'USER', 'LOGNAME']);
 
+/**
+ * Never passed from the user's environment: the variables that move a CLI's state directory
+ * (CODEX_HOME, CLAUDE_CONFIG_DIR), which name a directory of this machine. In a container the
+ * state is on the agent's home volume (Codex refuses to start when CODEX_HOME does not exist).
+ */
+const STATE_DIR_VARIABLES = new Set(
+  listAdapters().flatMap((adapter) => (adapter.stateDirs ?? []).flatMap((dir) => dir.env ?? [])),
+);
+
 /** The names of the user's variables a container agent gets. */
 export const passedEnvNames = (env: NodeJS.ProcessEnv = process.env): string[] =>
   Object.keys(env)
-    .filter((name) => PASSED.test(name) && env[name] !== undefined)
+    .filter((name) => PASSED.test(name) && !STATE_DIR_VARIABLES.has(name) && env[name] !== undefined)
     .sort();
 
 /**

@@ -79,7 +79,9 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
       scratchDir,
       ...optional('model', plan.model),
       unsafe: options.unsafe,
-      sandboxed: sandbox !== null,
+      // A container is the agent's jail too, and a CLI's own sandbox cannot start inside one
+      // (Codex's bubblewrap: "No permissions to create a new namespace"): full autonomy there.
+      sandboxed: sandbox !== null || plan.runner === 'container',
       ...optional('maxTurns', plan.maxTurns),
       extraArgs: plan.extraArgs,
       env: plan.env,
