@@ -23,6 +23,7 @@ import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
 import { containerEnv } from './env.js';
 import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';
+import { leaveRoom } from './slots.js';
 import type { ContainerLaunch } from './types.js';
 import { CONTAINER_HOME } from './types.js';
 import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
@@ -314,6 +315,8 @@ export function startContainer(
 
   const done = run().finally(() => {
     exited = true;
+    // Its room on the host (max_agents) goes to the next agent waiting there (slots.ts).
+    leaveRoom(launch);
   });
   return {
     get pid() {

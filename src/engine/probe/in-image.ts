@@ -3,10 +3,14 @@
  * inside the image the race would use (`docker run --rm <image> <binary> ...`), so doctor says
  * which CLIs the image lacks and how to add them, before a race finds out. The probe machinery is
  * the host's (runner.ts: a time limit, its own process group), with `docker run` as the command
- * prefix. Nothing is cached: an image tag can change under the same name.
+ * prefix. Doctor caches nothing (an image tag can change under the same name); a race's probe of
+ * the image on each host it places agents on (`probeCliInImage`) is cached by the image's id, which
+ * placement reads anyway, so a second race with the same image costs no container.
  */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
-import type { ProbeRunner } from '../../adapters/types.js';
+import type { AdapterId, Capabilities, ProbeResult, ProbeRunner } from '../../adapters/types.js';
 import type { AgentPlan, AgentProbeReport } from '../types.js';
 import { createProbeRunner } from './runner.js';
 
@@ -34,8 +38,10 @@ const notInImage = (output: { exitCode: number | null; stderr: string }): boolea
 export const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   const run = options.run ?? createProbeRunner(options.env ?? process.env);
   const hostArgs = options.host === undefined || options.host === 'default' ? [] : [`--host=${options.host}`];
+  // HYDRA_DOCKER as the container runner reads it (container/docker.ts).
+  const dockerCli = (options.env ?? process.env)['HYDRA_DOCKER'] ?? 'docker';
   return (file, args, limits) =>
-    run('docker', [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args], {
+    run(dockerCli, [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args], {
       ...limits,
       timeoutMs: limits.timeoutMs + CONTAINER_START_MS,
     });
@@ -67,17 +73,9 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
   if (adapter.tier === 'experimental' && !options.allowExperimental)
     return { ...report, status: 'needs-opt-in' };
   const candidates = binaryCandidates(adapter, plan.binary === '' ? undefined : plan.binary);
-  const image = imageProbeRunner(options);
   for (const candidate of candidates) {
-    // Whether the name is in the image at all: the probe's own first call tells, once a container.
-    let absent = false;
-    const run: ProbeRunner = async (file, args, limits) => {
-      const output = await image(file, args, limits);
-      if (notInImage(output)) absent = true;
-      return output;
-    };
-    const result = await adapter.probe(candidate, run).catch(() => null);
-    if (absent || result === null) continue;
+    const result = await probeOneInImage(plan.adapterId, candidate, options);
+    if (result === null) continue;
     if (result.ok) {
       return {
         ...report,
@@ -98,6 +96,108 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
       hint: `Add it to the image, e.g. in its Dockerfile: RUN ${adapter.installHint} (docs/containers-ops.md shows one for a dev container)`,
     },
   };
+}
+
+/** One binary's probe in the image: null when it is not there (or the probe could not run). */
+async function probeOneInImage(
+  adapterId: AdapterId,
+  binary: string,
+  options: ImageProbeOptions,
+): Promise<ProbeResult | null> {
+  const image = imageProbeRunner(options);
+  // Whether the name is in the image at all: the probe's own first call tells, once a container.
+  let absent = false;
+  const run: ProbeRunner = async (file, args, limits) => {
+    const output = await image(file, args, limits);
+    if (notInImage(output)) absent = true;
+    return output;
+  };
+  const result = await adapterOf(adapterId)
+    .probe(binary, run)
+    .catch(() => null);
+  return absent ? null : result;
+}
+
+/** The race's cache of CLIs probed in images: `<cacheDir>/image-capabilities.json`, keyed by image id. */
+export const IMAGE_CACHE_FILE = 'image-capabilities.json';
+/** Bump when adapters derive capabilities differently (as the host's cache, cache.ts). */
+const IMAGE_CACHE_VERSION = 1;
+
+interface ImageCache {
+  version: number;
+  entries: Record<string, Capabilities>;
+}
+
+const readImageCache = async (cacheDir: string): Promise<ImageCache> => {
+  try {
+    const parsed = JSON.parse(await readFile(path.join(cacheDir, IMAGE_CACHE_FILE), 'utf8')) as ImageCache;
+    if (parsed.version === IMAGE_CACHE_VERSION && typeof parsed.entries === 'object') return parsed;
+  } catch {
+    // Missing or corrupt: probed again.
+  }
+  return { version: IMAGE_CACHE_VERSION, entries: {} };
+};
+
+export interface ImageCliRequest {
+  /** The engine the agent goes to, and the id its image has there. */
+  host: string;
+  imageId: string;
+  adapterId: AdapterId;
+  /** The name (or path) the container will run. */
+  binary: string;
+}
+
+/**
+ * Each CLI probed in the image on its host (the image's id there from `docker image inspect`): its
+ * capabilities, `missing` where it is not in the image, `unusable` when it is there but its probe
+ * failed (too old, no stream-JSON...). One probe per image id, CLI and binary, whatever the hosts;
+ * successes are cached by image id in `cacheDir` (null: not cached); what is missing is asked again
+ * next time (the image is rebuilt with it).
+ */
+export async function probeClisInImage(
+  requests: readonly ImageCliRequest[],
+  options: { image: string; cacheDir: string | null; env?: NodeJS.ProcessEnv },
+): Promise<Array<{ capabilities: Capabilities } | { missing: true } | { unusable: ProbeResult & { ok: false } }>> {
+  const cache =
+    options.cacheDir === null
+      ? { version: IMAGE_CACHE_VERSION, entries: {} }
+      : await readImageCache(options.cacheDir);
+  const keyOf = (request: ImageCliRequest): string =>
+    `${request.imageId} ${request.adapterId} ${request.binary}`;
+  let added = false;
+  const probes = new Map<string, Promise<ProbeResult | null>>();
+  const results = await Promise.all(
+    requests.map(async (request) => {
+      const key = keyOf(request);
+      const cached = cache.entries[key];
+      if (cached !== undefined) return { capabilities: cached };
+      let probe = probes.get(key);
+      if (probe === undefined) {
+        probe = probeOneInImage(request.adapterId, request.binary, {
+          image: options.image,
+          host: request.host,
+          allowExperimental: true,
+          ...(options.env === undefined ? {} : { env: options.env }),
+        });
+        probes.set(key, probe);
+      }
+      const result = await probe;
+      if (result === null) return { missing: true as const };
+      if (!result.ok) return { unusable: result };
+      cache.entries[key] = result.capabilities;
+      added = true;
+      return { capabilities: result.capabilities };
+    }),
+  );
+  if (added && options.cacheDir !== null) {
+    // Atomic: a race reading it meanwhile sees the old file or the new one.
+    await mkdir(options.cacheDir, { recursive: true });
+    const file = path.join(options.cacheDir, IMAGE_CACHE_FILE);
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify(cache));
+    await rename(temp, file);
+  }
+  return results;
 }
 
 /** Every planned agent's CLI probed inside the image, in parallel. */
