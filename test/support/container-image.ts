@@ -35,7 +35,7 @@ export const TEST_IMAGE_LABEL = 'io.hydra.test-image';
 /** Where the fault agent and its wrappers are in the image. */
 export const IMAGE_FAKE_DIR = '/opt/hydra-test';
 
-const BINARIES = ['/bin/sh', 'env', 'mktemp', 'cat', 'sleep', 'rm', 'mkdir', 'ls', 'setsid', 'git'];
+const BINARIES = ['/bin/sh', 'env', 'mktemp', 'cat', 'sleep', 'rm', 'mkdir', 'ls', 'setsid', 'git', 'chown'];
 
 const which = (name: string): string =>
   name.startsWith('/') ? name : execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();

@@ -74,7 +74,7 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
     return { ...report, status: 'needs-opt-in' };
   const candidates = binaryCandidates(adapter, plan.binary === '' ? undefined : plan.binary);
   for (const candidate of candidates) {
-    const result = await probeOneInImage(plan.adapterId, candidate, options);
+    const result = await probeOneInImage(plan.adapterId, candidate, imageProbeRunner(options));
     if (result === null) continue;
     if (result.ok) {
       return {
@@ -98,13 +98,12 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
   };
 }
 
-/** One binary's probe in the image: null when it is not there (or the probe could not run). */
+/** One binary's probe in the image (`image` runs its commands there): null when it is not there. */
 async function probeOneInImage(
   adapterId: AdapterId,
   binary: string,
-  options: ImageProbeOptions,
+  image: ProbeRunner,
 ): Promise<ProbeResult | null> {
-  const image = imageProbeRunner(options);
   // Whether the name is in the image at all: the probe's own first call tells, once a container.
   let absent = false;
   const run: ProbeRunner = async (file, args, limits) => {
@@ -138,6 +137,60 @@ const readImageCache = async (cacheDir: string): Promise<ImageCache> => {
   return { version: IMAGE_CACHE_VERSION, entries: {} };
 };
 
+/** A `docker exec` takes this much longer than the command itself on a busy engine. */
+const EXEC_MARGIN_MS = 15_000;
+
+/**
+ * Runs `use` with a probe runner whose commands run by `docker exec` in one container of the image,
+ * kept alive (`sleep`) meanwhile and removed after: one container start for all of a race's probes
+ * on that image (on a `vfs` engine each start copies the image). An image without `sleep` gets a
+ * container per command, as doctor's. The container removes itself after two minutes should hydra
+ * be killed meanwhile.
+ */
+async function withProbeContainer<T>(
+  options: { image: string; host: string; env?: NodeJS.ProcessEnv },
+  use: (run: ProbeRunner) => Promise<T>,
+): Promise<T> {
+  const env = options.env ?? process.env;
+  const run = createProbeRunner(env);
+  const dockerCli = env['HYDRA_DOCKER'] ?? 'docker';
+  const hostArgs = options.host === 'default' ? [] : [`--host=${options.host}`];
+  const name = `hydra-probe-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const started = await run(
+    dockerCli,
+    [
+      ...hostArgs,
+      'run',
+      '-d',
+      '--rm',
+      '--init',
+      '--network',
+      'none',
+      '--name',
+      name,
+      '--entrypoint',
+      'sleep',
+      options.image,
+      '120',
+    ],
+    { timeoutMs: CONTAINER_START_MS },
+  );
+  if (started.exitCode !== 0) {
+    await run(dockerCli, [...hostArgs, 'rm', '-f', name], { timeoutMs: CONTAINER_START_MS });
+    return use(imageProbeRunner({ ...options, allowExperimental: true }));
+  }
+  try {
+    return await use((file, args, limits) =>
+      run(dockerCli, [...hostArgs, 'exec', name, file, ...args], {
+        ...limits,
+        timeoutMs: limits.timeoutMs + EXEC_MARGIN_MS,
+      }),
+    );
+  } finally {
+    await run(dockerCli, [...hostArgs, 'rm', '-f', name], { timeoutMs: CONTAINER_START_MS });
+  }
+}
+
 export interface ImageCliRequest {
   /** The engine the agent goes to, and the id its image has there. */
   host: string;
@@ -165,23 +218,31 @@ export async function probeClisInImage(
   const keyOf = (request: ImageCliRequest): string =>
     `${request.imageId} ${request.adapterId} ${request.binary}`;
   let added = false;
+  // What is not cached, probed in one container per image id (on the first host that has it).
+  const due = requests.filter((request) => cache.entries[keyOf(request)] === undefined);
   const probes = new Map<string, Promise<ProbeResult | null>>();
+  await Promise.all(
+    [...new Set(due.map((request) => request.imageId))].map((imageId) => {
+      const ofImage = due.filter((request) => request.imageId === imageId);
+      const host = ofImage[0]?.host ?? 'default';
+      return withProbeContainer(
+        { image: options.image, host, ...(options.env === undefined ? {} : { env: options.env }) },
+        async (run) => {
+          for (const request of ofImage) {
+            const key = keyOf(request);
+            if (!probes.has(key)) probes.set(key, probeOneInImage(request.adapterId, request.binary, run));
+          }
+          await Promise.all(probes.values());
+        },
+      );
+    }),
+  );
   const results = await Promise.all(
     requests.map(async (request) => {
       const key = keyOf(request);
       const cached = cache.entries[key];
       if (cached !== undefined) return { capabilities: cached };
-      let probe = probes.get(key);
-      if (probe === undefined) {
-        probe = probeOneInImage(request.adapterId, request.binary, {
-          image: options.image,
-          host: request.host,
-          allowExperimental: true,
-          ...(options.env === undefined ? {} : { env: options.env }),
-        });
-        probes.set(key, probe);
-      }
-      const result = await probe;
+      const result = (await probes.get(key)) ?? null;
       if (result === null) return { missing: true as const };
       if (!result.ok) return { unusable: result };
       cache.entries[key] = result.capabilities;
