@@ -5,7 +5,16 @@
  * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
  * `assertEvent`; the commit step's result reaches its actions as `params`.
  */
-import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, sendParent, sendTo, setup } from 'xstate';
+import {
+  assertEvent,
+  assign,
+  enqueueActions,
+  fromCallback,
+  fromPromise,
+  sendParent,
+  sendTo,
+  setup,
+} from 'xstate';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
 import { asClause } from '../../core/text.js';
 import { ev } from '../../core/events.js';

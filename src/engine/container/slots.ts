@@ -63,16 +63,21 @@ export const noteRunning = (host: string, names: readonly string[]): void => {
 
 /** The names of the hydra containers running on `host`, or null when it did not say. */
 export async function runningNames(host: string): Promise<string[] | null> {
-  const result = await docker(host, ['ps', '--format', '{{.Names}}', '--filter', `label=${LABEL_MANAGED}=1`], {
-    timeoutMs: 20_000,
-  });
+  const result = await docker(
+    host,
+    ['ps', '--format', '{{.Names}}', '--filter', `label=${LABEL_MANAGED}=1`],
+    {
+      timeoutMs: 20_000,
+    },
+  );
   if (result.exitCode !== 0) return null;
   return result.stdout.split('\n').filter((line) => line.trim() !== '');
 }
 
 /** A holder's containers: its agent's, and the helper that brings a remote result back. */
 const heldBy = (slots: HostSlots, name: string): boolean =>
-  slots.holders.has(name) || (name.endsWith('-result') && slots.holders.has(name.slice(0, -'-result'.length)));
+  slots.holders.has(name) ||
+  (name.endsWith('-result') && slots.holders.has(name.slice(0, -'-result'.length)));
 
 /** Containers of other runs (or other processes) running on the host, read again when stale. */
 async function othersOn(host: string, slots: HostSlots): Promise<number> {
@@ -157,10 +162,16 @@ type Queued = { runId: string; agent: string; container?: ContainerLaunch | null
 
 /** Whether the agent waits for room on its host before it starts (its host has a `max_agents`). */
 export const roomDue = (launch: Queued): boolean =>
-  launch.container !== undefined && launch.container !== null && (launch.container.maxAgents ?? null) !== null;
+  launch.container !== undefined &&
+  launch.container !== null &&
+  (launch.container.maxAgents ?? null) !== null;
 
 /** takeSlot for an agent's launch (its container's name holds the slot): false when aborted. */
-export const waitForRoom = (launch: Queued, abort: AbortSignal, onWait: (detail: string) => void): Promise<boolean> =>
+export const waitForRoom = (
+  launch: Queued,
+  abort: AbortSignal,
+  onWait: (detail: string) => void,
+): Promise<boolean> =>
   launch.container?.maxAgents === undefined || launch.container.maxAgents === null
     ? Promise.resolve(true)
     : takeSlot({

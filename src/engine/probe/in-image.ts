@@ -41,10 +41,14 @@ export const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   // HYDRA_DOCKER as the container runner reads it (container/docker.ts).
   const dockerCli = (options.env ?? process.env)['HYDRA_DOCKER'] ?? 'docker';
   return (file, args, limits) =>
-    run(dockerCli, [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args], {
-      ...limits,
-      timeoutMs: limits.timeoutMs + CONTAINER_START_MS,
-    });
+    run(
+      dockerCli,
+      [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args],
+      {
+        ...limits,
+        timeoutMs: limits.timeoutMs + CONTAINER_START_MS,
+      },
+    );
 };
 
 const reportOf = (plan: AgentPlan): AgentProbeReport => {
@@ -210,7 +214,9 @@ export interface ImageCliRequest {
 export async function probeClisInImage(
   requests: readonly ImageCliRequest[],
   options: { image: string; cacheDir: string | null; env?: NodeJS.ProcessEnv },
-): Promise<Array<{ capabilities: Capabilities } | { missing: true } | { unusable: ProbeResult & { ok: false } }>> {
+): Promise<
+  Array<{ capabilities: Capabilities } | { missing: true } | { unusable: ProbeResult & { ok: false } }>
+> {
   const cache =
     options.cacheDir === null
       ? { version: IMAGE_CACHE_VERSION, entries: {} }
