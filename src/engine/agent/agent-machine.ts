@@ -514,7 +514,12 @@ export const agentMachine = setup({
     },
     // No idle or overall timer runs while it waits; a stop (cancel) ends the wait, and nothing starts.
     queued: {
-      invoke: { src: 'waitForRoom', input: ({ context }) => ({ launch: context.launch }) },
+      invoke: {
+        src: 'waitForRoom',
+        input: ({ context }) => ({ launch: context.launch }),
+        // The line itself failed (never expected): the agent starts rather than waiting forever.
+        onError: { target: 'preparing', actions: 'takeRoom' },
+      },
       on: {
         QUEUED: { actions: 'reportQueued' },
         ROOM: { target: 'preparing', actions: 'takeRoom' },
