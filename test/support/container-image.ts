@@ -84,6 +84,8 @@ function contentTag(files: Map<string, string>): string {
   );
   for (const adapter of listAdapters())
     hash.update(`${adapter.binaries[0] ?? ''}:${wrapperText(adapter.id)}`);
+  // Images built before `/` was made 0755 (a user other than root could not run in them).
+  hash.update('root 0755');
   return `hydra-test:${hash.digest('hex').slice(0, 16)}`;
 }
 
@@ -153,6 +155,8 @@ export function testImage(): string {
       writeFileSync(wrapper, wrapperText(adapter.id));
       chmodSync(wrapper, 0o755);
     }
+    // mkdtemp made it 0700: as the image's `/`, no user but root could reach anything in it.
+    chmodSync(root, 0o755);
     const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 1 << 30 });
     const imported = docker(
       [
