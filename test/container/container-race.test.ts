@@ -256,8 +256,8 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
  * `max_agents` queues instead of refusing, and a user other than root gets their own files: hydra
  * runs as uid 1001 (with the docker socket's group, its only way to the engine here) when the tests
  * run as root, or as the tests' own user otherwise. Two agents on a host with room for one: one
- * waits (a `queued` progress event), both complete, and their results are committed and their
- * worktrees removed by hydra as that user (root-owned files in them would stop both).
+ * waits (a `queued` progress event), both complete, their results are committed by hydra as that
+ * user, and the files the agent wrote in its worktree are that user's.
  */
 describe.runIf(enabled)(
   'agents in containers: room on a host, a user other than root',
@@ -277,7 +277,7 @@ describe.runIf(enabled)(
       if (asOther) execFileSync('chown', ['-R', `${uid}:${gid}`, sandbox.dir]);
       const result = await execa(
         process.execPath,
-        [MAIN, 'race', '--json', '--config', config, 'Add a hello file'],
+        [MAIN, 'race', '--json', '--keep-worktrees', '--config', config, 'Add a hello file'],
         {
           cwd: repo,
           env: sandbox.env,
@@ -302,12 +302,14 @@ describe.runIf(enabled)(
         queued.some((line) => JSON.stringify(line).includes('1/1 agents running there')),
         stdout,
       ).toBe(true);
-      // Committed and cleaned up by hydra as that user: no worktree of the run is left.
+      // Committed by hydra as that user.
       const asRoot = (args: string[]) =>
         execFileSync('git', ['-c', 'safe.directory=*', ...args], { cwd: repo, encoding: 'utf8' });
       expect(asRoot(['ls-tree', '-r', '--name-only', `hydra/${runId}/claude`])).toContain('claude.txt');
       expect(asRoot(['ls-tree', '-r', '--name-only', `hydra/${runId}/codex`])).toContain('codex.txt');
-      expect(asRoot(['worktree', 'list']).trim().split('\n')).toHaveLength(1);
+      // What the agent wrote in its bind-mounted worktree is the user's, not root's.
+      const worktree = String(summaryOf(stdout).agents[0]?.['worktree']);
+      expect(statSync(path.join(worktree, 'claude.txt')).uid).toBe(uid);
     });
   },
 );
