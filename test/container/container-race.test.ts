@@ -5,15 +5,19 @@
  * a missing image and an unreachable engine as clear errors. Without an engine these tests fail,
  * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
  */
+import { execFileSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { execa } from 'execa';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
+import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
 import { dockerReachable, testImage } from '../support/container-image.js';
 import {
   closedPort,
   leftovers,
+  SOCKET,
   readFromVolume,
   removeLeftovers,
   startEngineProxy,
@@ -248,4 +252,64 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
   });
 });
 
-afterAll(() => undefined);
+/**
+ * `max_agents` queues instead of refusing, and a user other than root gets their own files: hydra
+ * runs as uid 1001 (with the docker socket's group, its only way to the engine here) when the tests
+ * run as root, or as the tests' own user otherwise. Two agents on a host with room for one: one
+ * waits (a `queued` progress event), both complete, their results are committed by hydra as that
+ * user, and the files the agent wrote in its worktree are that user's.
+ */
+describe.runIf(enabled)(
+  'agents in containers: room on a host, a user other than root',
+  { timeout: 400_000 },
+  () => {
+    it("queues past max_agents, and runs a non-root user's agents as that user", async () => {
+      const config = await setUp(
+        {
+          claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+          codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
+        },
+        { maxAgents: 1 },
+      );
+      const asOther = process.getuid?.() === 0;
+      const uid = asOther ? 1001 : (process.getuid?.() ?? 0);
+      const gid = asOther ? statSync(SOCKET).gid : (process.getgid?.() ?? 0);
+      if (asOther) execFileSync('chown', ['-R', `${uid}:${gid}`, sandbox.dir]);
+      const result = await execa(
+        process.execPath,
+        [MAIN, 'race', '--json', '--keep-worktrees', '--config', config, 'Add a hello file'],
+        {
+          cwd: repo,
+          env: sandbox.env,
+          extendEnv: false,
+          reject: false,
+          timeout: 300_000,
+          stdin: 'ignore',
+          ...(asOther ? { uid, gid } : {}),
+        },
+      );
+      const stdout = String(result.stdout);
+      expect(result.exitCode, String(result.stderr)).toBe(0);
+      const runId = runIdOf(stdout);
+      expect(summaryOf(stdout).agents.map((agent) => [agent['agent'], agent['status']])).toEqual([
+        ['claude', 'completed'],
+        ['codex', 'completed'],
+      ]);
+      // One of them waited for room, and said so.
+      const queued = parseNdjson(stdout).filter((line) => JSON.stringify(line).includes('"stage":"queued"'));
+      expect(queued.length, stdout).toBeGreaterThan(0);
+      expect(
+        queued.some((line) => JSON.stringify(line).includes('1/1 agents running there')),
+        stdout,
+      ).toBe(true);
+      // Committed by hydra as that user.
+      const asRoot = (args: string[]) =>
+        execFileSync('git', ['-c', 'safe.directory=*', ...args], { cwd: repo, encoding: 'utf8' });
+      expect(asRoot(['ls-tree', '-r', '--name-only', `hydra/${runId}/claude`])).toContain('claude.txt');
+      expect(asRoot(['ls-tree', '-r', '--name-only', `hydra/${runId}/codex`])).toContain('codex.txt');
+      // What the agent wrote in its bind-mounted worktree is the user's, not root's.
+      const worktree = String(summaryOf(stdout).agents[0]?.['worktree']);
+      expect(statSync(path.join(worktree, 'claude.txt')).uid).toBe(uid);
+    });
+  },
+);

@@ -35,7 +35,7 @@ export const TEST_IMAGE_LABEL = 'io.hydra.test-image';
 /** Where the fault agent and its wrappers are in the image. */
 export const IMAGE_FAKE_DIR = '/opt/hydra-test';
 
-const BINARIES = ['/bin/sh', 'env', 'mktemp', 'cat', 'sleep', 'rm', 'mkdir', 'ls', 'setsid', 'git'];
+const BINARIES = ['/bin/sh', 'env', 'mktemp', 'cat', 'sleep', 'rm', 'mkdir', 'ls', 'setsid', 'git', 'chown'];
 
 const which = (name: string): string =>
   name.startsWith('/') ? name : execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
@@ -84,6 +84,8 @@ function contentTag(files: Map<string, string>): string {
   );
   for (const adapter of listAdapters())
     hash.update(`${adapter.binaries[0] ?? ''}:${wrapperText(adapter.id)}`);
+  // Images built before `/` was made 0755 (a user other than root could not run in them).
+  hash.update('root 0755');
   return `hydra-test:${hash.digest('hex').slice(0, 16)}`;
 }
 
@@ -153,6 +155,8 @@ export function testImage(): string {
       writeFileSync(wrapper, wrapperText(adapter.id));
       chmodSync(wrapper, 0o755);
     }
+    // mkdtemp made it 0700: as the image's `/`, no user but root could reach anything in it.
+    chmodSync(root, 0o755);
     const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 1 << 30 });
     const imported = docker(
       [

@@ -5,7 +5,16 @@
  * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
  * `assertEvent`; the commit step's result reaches its actions as `params`.
  */
-import { assertEvent, assign, enqueueActions, fromPromise, sendParent, sendTo, setup } from 'xstate';
+import {
+  assertEvent,
+  assign,
+  enqueueActions,
+  fromCallback,
+  fromPromise,
+  sendParent,
+  sendTo,
+  setup,
+} from 'xstate';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
 import { asClause } from '../../core/text.js';
 import { ev } from '../../core/events.js';
@@ -34,9 +43,30 @@ import { finalizeWork } from './finalize.js';
 import { treePolicy } from '../sandbox/index.js';
 import { runSetup, setupFailure, worktreeShares, writeSetupRecord } from '../setup/index.js';
 import type { SetupOutcome } from '../setup/index.js';
+import { leaveRoom, roomDue, waitForRoom } from '../container/index.js';
 
 /** The stage of the `progress` events that say how the worktree's setup goes (the pane, NDJSON, the record). */
 const SETUP_STAGE = 'setup';
+
+/** The stage of the `progress` events of a container agent waiting for room on its host (`max_agents`). */
+export const QUEUED_STAGE = 'queued';
+
+/** Waits for room on a container agent's host (container/slots.ts), saying why while it waits. */
+const waitForRoomLogic = fromCallback<
+  { type: 'NONE' },
+  { launch: AgentLaunch },
+  { type: 'QUEUED'; detail: string } | { type: 'ROOM' }
+>(({ input, sendBack }) => {
+  const controller = new AbortController();
+  void waitForRoom(input.launch, controller.signal, (detail) => sendBack({ type: 'QUEUED', detail })).then(
+    (room) => {
+      // Stopped as the room came: it goes to the next in line.
+      if (controller.signal.aborted) leaveRoom(input.launch);
+      else if (room) sendBack({ type: 'ROOM' });
+    },
+  );
+  return () => controller.abort();
+});
 
 const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
 
@@ -132,10 +162,17 @@ export interface AgentContext {
   warnings: string[];
   /** Set when settling failed the agent (its worktree was broken). */
   error: ErrorInfo | null;
+  /** A container agent has had its room on its host (`max_agents`): it does not wait again. */
+  roomTaken: boolean;
 }
 
 /** STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget. */
-export type AgentMachineEvent = AgentProcessEvent | { type: 'STOP' } | { type: 'OVER_BUDGET' };
+export type AgentMachineEvent =
+  | AgentProcessEvent
+  | { type: 'STOP' }
+  | { type: 'OVER_BUDGET' }
+  | { type: 'QUEUED'; detail: string }
+  | { type: 'ROOM' };
 
 /**
  * How long a process may outlive the result it printed before hydra stops it and keeps the result:
@@ -185,6 +222,7 @@ export const agentMachine = setup({
     runChecks: runChecksLogic,
     knowRepository: knowRepositoryLogic,
     runSetup: runSetupLogic,
+    waitForRoom: waitForRoomLogic,
   },
   delays: {
     idleTimeout: ({ context }) => timerDelay(context.launch.idleTimeoutMs),
@@ -193,6 +231,7 @@ export const agentMachine = setup({
     resultGrace: ({ context }) => timerDelay(context.launch.resultGraceMs ?? RESULT_GRACE_MS),
   },
   guards: {
+    roomDue: ({ context }) => !context.roomTaken && roomDue(context.launch),
     setupDue: ({ context }) => (context.launch.setup ?? null) !== null && context.launch.setup?.warm === null,
     setupWarm: ({ context }) => (context.launch.setup?.warm ?? null) !== null,
     setupOk: (_, params: SetupOutcome) => params.status === 'ok',
@@ -214,6 +253,30 @@ export const agentMachine = setup({
       params.failure === undefined,
   },
   actions: {
+    reportQueued: sendParent(({ context, event }): AgentReport => {
+      assertEvent(event, 'QUEUED');
+      return {
+        type: 'AGENT.OUTPUT',
+        agent: context.launch.agent,
+        at: Date.now(),
+        events: [ev({ kind: 'progress', stage: QUEUED_STAGE, detail: event.detail })],
+      };
+    }),
+    takeRoom: assign({ roomTaken: true }),
+    // Its container is gone (or never started): the next agent waiting on its host may start.
+    leaveRoom: ({ context }) => {
+      if (context.roomTaken) leaveRoom(context.launch);
+    },
+    // The race passed its budget while it waited: it never starts.
+    failQueuedOverBudget: assign(({ context }) => ({
+      status: 'failed' as const,
+      stoppedBy: 'race_budget' as const,
+      error: {
+        kind: 'BudgetExceeded' as const,
+        message: `The race passed its budget of $${context.launch.raceMaxCostUsd ?? 0} while ${context.launch.displayName} waited for room on its container host, so it did not start.`,
+        hint: 'Raise the budget (--max-cost-usd <usd>, or race.max_cost_usd in hydra.toml) or race fewer agents.',
+      },
+    })),
     reportSettingUp: enqueueActions(({ context, enqueue }) => {
       const at = Date.now();
       const plan = context.launch.setup;
@@ -435,16 +498,34 @@ export const agentMachine = setup({
     commit: null,
     warnings: [],
     error: null,
+    roomTaken: false,
   }),
   initial: 'preparing',
   states: {
-    // Its worktree's setup first (`[setup] run`): warm from the pool, nothing to run, or run now.
+    // A container agent first waits for room on its host (`max_agents`), then its worktree's setup
+    // (`[setup] run`): warm from the pool, nothing to run, or run now.
     preparing: {
       always: [
+        { guard: 'roomDue', target: 'queued' },
         { guard: 'setupWarm', target: 'live', actions: 'reportWarm' },
         { guard: 'setupDue', target: 'settingUp' },
         { target: 'live' },
       ],
+    },
+    // No idle or overall timer runs while it waits; a stop (cancel) ends the wait, and nothing starts.
+    queued: {
+      invoke: {
+        src: 'waitForRoom',
+        input: ({ context }) => ({ launch: context.launch }),
+        // The line itself failed (never expected): the agent starts rather than waiting forever.
+        onError: { target: 'preparing', actions: 'takeRoom' },
+      },
+      on: {
+        QUEUED: { actions: 'reportQueued' },
+        ROOM: { target: 'preparing', actions: 'takeRoom' },
+        STOP: { target: 'settled', actions: 'markSetupStopped' },
+        OVER_BUDGET: { target: 'settled', actions: 'failQueuedOverBudget' },
+      },
     },
     settingUp: {
       entry: 'reportSettingUp',
@@ -570,6 +651,7 @@ export const agentMachine = setup({
       },
     },
     finalizing: {
+      entry: 'leaveRoom',
       invoke: {
         src: 'finalizeResult',
         input: ({ context }) => ({
@@ -634,6 +716,6 @@ export const agentMachine = setup({
       },
       on: { STOP: { target: 'settled' } },
     },
-    settled: { type: 'final', entry: 'reportSettled' },
+    settled: { type: 'final', entry: ['leaveRoom', 'reportSettled'] },
   },
 });

@@ -22,7 +22,9 @@ import { runGit } from '../git/index.js';
 import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
 import { containerEnv } from './env.js';
-import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';
+import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { leaveRoom } from './slots.js';
+import { containerUser, createHome, userArgs } from './user.js';
 import type { ContainerLaunch } from './types.js';
 import { CONTAINER_HOME } from './types.js';
 import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
@@ -115,6 +117,8 @@ export function startContainer(
     containerLabels({ runId: launch.runId, agent: launch.agent, repoRoot: launch.repoRoot }),
   );
   const homeVolume = volumeName(launch.runId, launch.agent, 'home');
+  // On a local engine, a user other than root runs it as themselves (user.ts).
+  const user = containerUser(remote);
   const workVolume = volumeName(launch.runId, launch.agent, 'work');
   const volumeArgs = [
     '-v',
@@ -151,8 +155,8 @@ export function startContainer(
     // its volumes are made meanwhile (each CLI call costs a few hundred ms on a busy machine).
     await Promise.all([
       docker(host, ['rm', '-f', name], { okExitCodes: [1] }),
-      // The session store outlives a killed hydra (the watchdog leaves `keep` volumes to `hydra clean`).
-      dockerOk(host, ['volume', 'create', ...labels, ...labelArgs({ [LABEL_KEEP]: '1' }), homeVolume]),
+      // The session store, kept for follow-ups (made the user's for a mapped user: user.ts).
+      createHome(host, homeVolume, labels, user, image),
       ...(remote ? [dockerOk(host, ['volume', 'create', ...labels, workVolume])] : []),
     ]);
     const env = containerEnv(
@@ -176,6 +180,7 @@ export function startContainer(
       launch.container.network,
       '-w',
       launch.command.cwd,
+      ...userArgs(user),
       ...(launch.command.stdinFile === undefined ? [] : ['-i']),
       ...env.args,
       ...volumeArgs,
@@ -314,6 +319,8 @@ export function startContainer(
 
   const done = run().finally(() => {
     exited = true;
+    // Its room on the host (max_agents) goes to the next agent waiting there (slots.ts).
+    leaveRoom(launch);
   });
   return {
     get pid() {

@@ -1,15 +1,20 @@
 /**
  * Which engine each container agent runs on: the hosts of `[container] hosts` that answer, least
- * busy first (the hydra containers running there, from any race, plus the ones placed now), none
- * past `max_agents`. A follow-up stays where its agent ran (its volumes are there). The image must
- * be on every host used: a missing image or an engine that cannot be reached is an error naming
- * the host (and the image) before any agent starts, never a hang.
+ * busy first (the hydra containers running there, from any race, plus the ones placed now). Past
+ * `max_agents` nothing is refused: the agents are still spread over the hosts, and each waits on
+ * its host for room before it starts (slots.ts). A follow-up stays where its agent ran (its volumes
+ * are there). The image must be on every host used, and each agent's CLI in it (probed there, once
+ * per image id: probe/in-image.ts): a missing image, a missing CLI or an engine that cannot be
+ * reached is an error naming the host (and the image) before any agent starts, never a hang.
  */
+import { adapterOf } from '../../adapters/registry.js';
+import type { AdapterId, Capabilities } from '../../adapters/types.js';
 import { EngineError } from '../errors.js';
+import { probeClisInImage } from '../probe/index.js';
 import type { AgentName } from '../types.js';
 import { docker, hostLabel } from './docker.js';
 import { isLocalEngine } from './hosts.js';
-import { LABEL_MANAGED } from './labels.js';
+import { noteRunning, runningNames } from './slots.js';
 import type { ContainerLaunch } from './types.js';
 
 interface HostState {
@@ -22,25 +27,21 @@ interface HostState {
 /** How many hydra containers run on `host`, or why it could not be asked. */
 async function hostState(host: string): Promise<HostState> {
   try {
-    const result = await docker(host, ['ps', '-q', '--filter', `label=${LABEL_MANAGED}=1`], {
-      timeoutMs: 20_000,
-    });
-    if (result.exitCode !== 0) {
+    const names = await runningNames(host);
+    if (names === null) {
       return {
         host,
         running: null,
         problem: new EngineError({
           kind: 'SpawnFailed',
-          message: `The container engine at ${hostLabel(host)} refused to list its containers: ${result.stderr.trim()}`,
+          message: `The container engine at ${hostLabel(host)} refused to list its containers.`,
           hint: `Check the engine with \`docker info\` (DOCKER_HOST=${host}).`,
         }),
       };
     }
-    return {
-      host,
-      running: result.stdout.split('\n').filter((line) => line.trim() !== '').length,
-      problem: null,
-    };
+    // Its agents that wait for room start from this count (slots.ts).
+    noteRunning(host, names);
+    return { host, running: names.length, problem: null };
   } catch (error) {
     return {
       host,
@@ -57,12 +58,12 @@ async function hostState(host: string): Promise<HostState> {
   }
 }
 
-/** The image on `host`, or the error that says how to get it there. */
-async function checkImage(host: string, image: string): Promise<void> {
+/** The image's id on `host`, or the error that says how to get it there. */
+async function checkImage(host: string, image: string): Promise<string> {
   const result = await docker(host, ['image', 'inspect', '--format', '{{.Id}}', image], {
     timeoutMs: 20_000,
   });
-  if (result.exitCode === 0) return;
+  if (result.exitCode === 0) return result.stdout.trim();
   throw new EngineError({
     kind: 'SpawnFailed',
     message: `The image ${image} is not on the container engine at ${hostLabel(host)}.`,
@@ -74,20 +75,44 @@ export interface Placed<L> {
   launches: L[];
   /** Hosts left out (they did not answer) while others took the agents. */
   warnings: string[];
+  /** Each probed agent's CLI as found in the image on its host: what its command is built for. */
+  capabilities: Partial<Record<AgentName, Capabilities>>;
 }
 
+/** What a launch may say of its CLI, so placement probes it in the image (`cli`). */
+export interface Placeable {
+  agent: AgentName;
+  container?: ContainerLaunch | null;
+  /** The adapter and the binary its container runs (a name on the image's PATH, or a path in it). */
+  cli?: { adapterId: AdapterId; binary: string };
+}
+
+/** Where the image probes are cached (the race's probe cache); absent: the CLIs are not probed. */
+export interface ProbeInImage {
+  cacheDir: string | null;
+}
+
+const noEngine = (): EngineError =>
+  new EngineError({
+    kind: 'SpawnFailed',
+    message: 'No container engine answered.',
+    hint: 'Check [container] hosts.',
+  });
+
 /**
- * Gives each container launch its host (and whether that engine is remote). `stay` names the host
- * an agent already ran on (a follow-up). Throws when no host answers, when every host is full, or
- * when the image is missing on a host an agent goes to.
+ * Gives each container launch its host (and whether that engine is remote, and the host's
+ * `max_agents`). `stay` names the host an agent already ran on (a follow-up). Throws when no host
+ * answers, when the image is missing on a host an agent goes to, or (with `probe`) when an agent's
+ * CLI is not in the image there.
  */
-export async function placeContainers<L extends { agent: AgentName; container?: ContainerLaunch | null }>(
+export async function placeContainers<L extends Placeable>(
   launches: readonly L[],
   settings: { hosts: readonly string[]; maxAgents: number | null },
   stay: Readonly<Record<AgentName, string | undefined>> = {},
+  probe?: ProbeInImage,
 ): Promise<Placed<L>> {
   const wanted = launches.filter((launch) => launch.container !== undefined && launch.container !== null);
-  if (wanted.length === 0) return { launches: [...launches], warnings: [] };
+  if (wanted.length === 0) return { launches: [...launches], warnings: [], capabilities: {} };
   const hosts = [
     ...new Set([
       ...settings.hosts,
@@ -108,39 +133,73 @@ export async function placeContainers<L extends { agent: AgentName; container?: 
       load.set(kept, (load.get(kept) ?? 0) + 1);
       continue;
     }
-    if (up.length === 0)
-      throw (
-        down[0]?.problem ??
-        new EngineError({
-          kind: 'SpawnFailed',
-          message: 'No container engine answered.',
-          hint: 'Check [container] hosts.',
-        })
-      );
-    const free = [...load.entries()].filter(
-      ([, count]) => settings.maxAgents === null || count < settings.maxAgents,
-    );
-    free.sort((a, b) => a[1] - b[1] || hosts.indexOf(a[0]) - hosts.indexOf(b[0]));
-    const best = free[0];
-    if (best === undefined) {
-      throw new EngineError({
-        kind: 'Refused',
-        message: `Every container host already runs ${settings.maxAgents ?? 0} agents ([container] max_agents), so ${launch.agent} has nowhere to run.`,
-        hint: 'Race fewer agents, add a host to [container] hosts, or raise [container] max_agents.',
-      });
-    }
+    if (up.length === 0) throw down[0]?.problem ?? noEngine();
+    // Least busy first, full or not: past max_agents an agent waits on its host (slots.ts).
+    const best = [...load.entries()].sort(
+      (a, b) => a[1] - b[1] || hosts.indexOf(a[0]) - hosts.indexOf(b[0]),
+    )[0];
+    if (best === undefined) throw noEngine();
     chosen.set(launch.agent, best[0]);
     load.set(best[0], best[1] + 1);
   }
   const image = wanted[0]?.container?.image ?? '';
-  await Promise.all([...new Set(chosen.values())].map((host) => checkImage(host, image)));
+  const used = [...new Set(chosen.values())];
+  const ids = new Map(
+    await Promise.all(used.map(async (host) => [host, await checkImage(host, image)] as const)),
+  );
+  const capabilities = probe === undefined ? {} : await probeClis(wanted, chosen, ids, image, probe);
   const placed = launches.map((launch) => {
     const host = chosen.get(launch.agent);
     if (host === undefined || !launch.container) return launch;
-    return { ...launch, container: { ...launch.container, host, remote: !isLocalEngine(host) } };
+    return {
+      ...launch,
+      container: { ...launch.container, host, remote: !isLocalEngine(host), maxAgents: settings.maxAgents },
+    };
   });
   const warnings = down.map((state) =>
     `The container engine at ${hostLabel(state.host)} did not answer; its share of the agents ran on the other hosts. ${state.problem?.message ?? ''}`.trim(),
   );
-  return { launches: placed, warnings };
+  return { launches: placed, warnings, capabilities };
+}
+
+/**
+ * Each agent's CLI probed in the image on its host (cached by image id): its capabilities, or the
+ * error naming the image, the CLI and the Dockerfile line that adds it.
+ */
+async function probeClis(
+  wanted: readonly Placeable[],
+  chosen: ReadonlyMap<AgentName, string>,
+  ids: ReadonlyMap<string, string>,
+  image: string,
+  probe: ProbeInImage,
+): Promise<Partial<Record<AgentName, Capabilities>>> {
+  const asked = wanted.flatMap((launch) => {
+    const host = chosen.get(launch.agent);
+    if (launch.cli === undefined || host === undefined) return [];
+    return [{ agent: launch.agent, host, imageId: ids.get(host) ?? image, ...launch.cli }];
+  });
+  const results = await probeClisInImage(asked, { image, cacheDir: probe.cacheDir });
+  const capabilities: Partial<Record<AgentName, Capabilities>> = {};
+  asked.forEach((request, index) => {
+    const result = results[index];
+    const adapter = adapterOf(request.adapterId);
+    const where = `the image ${image} on ${hostLabel(request.host)}`;
+    if (result === undefined || 'missing' in result) {
+      throw new EngineError({
+        kind: 'SpawnFailed',
+        message: `${adapter.displayName} (\`${request.binary}\`) is not in ${where}, so ${request.agent} cannot run in a container there.`,
+        hint: `Add it to the image, e.g. in its Dockerfile: RUN ${adapter.installHint} (docs/containers-ops.md shows one for a dev container; \`hydra doctor\` probes the image), or run ${request.agent} on this machine: agents.${request.agent}.runner = "local".`,
+      });
+    }
+    if ('unusable' in result) {
+      const info = result.unusable.error.toInfo();
+      throw new EngineError({
+        kind: 'SpawnFailed',
+        message: `${adapter.displayName} (\`${request.binary}\`) in ${where} cannot be used: ${info.message}`,
+        hint: `${info.hint} Rebuild the image with it (e.g. RUN ${adapter.installHint}).`,
+      });
+    }
+    capabilities[request.agent] = result.capabilities;
+  });
+  return capabilities;
 }

@@ -5,7 +5,10 @@
  *
  * The contract every runner keeps, so the race does not know where an agent runs:
  * - `place` gives each launch where it runs before any starts (hosts, nodes), or throws an error
- *   naming the place and what to do; a follow-up stays where its agent ran (`stay`).
+ *   naming the place and what to do; a follow-up stays where its agent ran (`stay`). Past a place's
+ *   room (`max_agents`) it still places: the agent waits there before it starts (slots.ts). With
+ *   `probe`, it probes each launch's CLI where it will run and returns its capabilities, which the
+ *   agent's command is then built for (a CLI missing there is its error).
  * - `start` starts the CLI with its workspace at the agent's branch tip (the base commit, or the
  *   last round's result), streams its stdout as lines (`callbacks.onLine`), stops it on `terminate`
  *   (SIGTERM, then SIGKILL after the grace) or `kill`, and resolves `exited` only once the result is
@@ -18,16 +21,16 @@ import { removeContainers } from './clean.js';
 import type { ContainerAgentLaunch } from './container-process.js';
 import { startContainer } from './container-process.js';
 import { placeContainers } from './placement.js';
-import type { Placed } from './placement.js';
+import type { Placeable, Placed, ProbeInImage } from './placement.js';
 import type { RunnerKind } from './settings.js';
-import type { ContainerLaunch } from './types.js';
 
 export interface AgentRunner {
   readonly kind: RunnerKind;
-  place<L extends { agent: AgentName; container?: ContainerLaunch | null }>(
+  place<L extends Placeable>(
     launches: readonly L[],
     settings: { hosts: readonly string[]; maxAgents: number | null },
     stay?: Readonly<Record<AgentName, string | undefined>>,
+    probe?: ProbeInImage,
   ): Promise<Placed<L>>;
   start(launch: ContainerAgentLaunch, callbacks: SupervisorCallbacks, processes: ProcessRegistry): Supervised;
   clean(
@@ -47,6 +50,6 @@ export const containerRunner: AgentRunner = {
 /** On this machine: nothing to place or clean; agent-process.ts starts it with spawnSupervised. */
 export const localRunner: Omit<AgentRunner, 'start'> = {
   kind: 'local',
-  place: (launches) => Promise.resolve({ launches: [...launches], warnings: [] }),
+  place: (launches) => Promise.resolve({ launches: [...launches], warnings: [], capabilities: {} }),
   clean: () => Promise.resolve({ containers: 0, volumes: 0 }),
 };

@@ -10,6 +10,8 @@ export interface ContainerLaunch {
   remote: boolean;
   /** Names of the user's variables passed in as `-e NAME` (API keys: their values never go on a command line). */
   passEnv: string[];
+  /** `[container] max_agents` on its host (set by placeContainers): it waits for room there (slots.ts); null: no limit. */
+  maxAgents?: number | null;
   /** The configured binary, when it is a path the image must have; else the CLI runs by name from the image's PATH. */
   binaryPath?: string;
 }

@@ -3,10 +3,14 @@
  * inside the image the race would use (`docker run --rm <image> <binary> ...`), so doctor says
  * which CLIs the image lacks and how to add them, before a race finds out. The probe machinery is
  * the host's (runner.ts: a time limit, its own process group), with `docker run` as the command
- * prefix. Nothing is cached: an image tag can change under the same name.
+ * prefix. Doctor caches nothing (an image tag can change under the same name); a race's probe of
+ * the image on each host it places agents on (`probeCliInImage`) is cached by the image's id, which
+ * placement reads anyway, so a second race with the same image costs no container.
  */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
-import type { ProbeRunner } from '../../adapters/types.js';
+import type { AdapterId, Capabilities, ProbeResult, ProbeRunner } from '../../adapters/types.js';
 import type { AgentPlan, AgentProbeReport } from '../types.js';
 import { createProbeRunner } from './runner.js';
 
@@ -34,11 +38,17 @@ const notInImage = (output: { exitCode: number | null; stderr: string }): boolea
 export const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   const run = options.run ?? createProbeRunner(options.env ?? process.env);
   const hostArgs = options.host === undefined || options.host === 'default' ? [] : [`--host=${options.host}`];
+  // HYDRA_DOCKER as the container runner reads it (container/docker.ts).
+  const dockerCli = (options.env ?? process.env)['HYDRA_DOCKER'] ?? 'docker';
   return (file, args, limits) =>
-    run('docker', [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args], {
-      ...limits,
-      timeoutMs: limits.timeoutMs + CONTAINER_START_MS,
-    });
+    run(
+      dockerCli,
+      [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args],
+      {
+        ...limits,
+        timeoutMs: limits.timeoutMs + CONTAINER_START_MS,
+      },
+    );
 };
 
 const reportOf = (plan: AgentPlan): AgentProbeReport => {
@@ -67,17 +77,9 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
   if (adapter.tier === 'experimental' && !options.allowExperimental)
     return { ...report, status: 'needs-opt-in' };
   const candidates = binaryCandidates(adapter, plan.binary === '' ? undefined : plan.binary);
-  const image = imageProbeRunner(options);
   for (const candidate of candidates) {
-    // Whether the name is in the image at all: the probe's own first call tells, once a container.
-    let absent = false;
-    const run: ProbeRunner = async (file, args, limits) => {
-      const output = await image(file, args, limits);
-      if (notInImage(output)) absent = true;
-      return output;
-    };
-    const result = await adapter.probe(candidate, run).catch(() => null);
-    if (absent || result === null) continue;
+    const result = await probeOneInImage(plan.adapterId, candidate, imageProbeRunner(options));
+    if (result === null) continue;
     if (result.ok) {
       return {
         ...report,
@@ -98,6 +100,171 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
       hint: `Add it to the image, e.g. in its Dockerfile: RUN ${adapter.installHint} (docs/containers-ops.md shows one for a dev container)`,
     },
   };
+}
+
+/** One binary's probe in the image (`image` runs its commands there): null when it is not there. */
+async function probeOneInImage(
+  adapterId: AdapterId,
+  binary: string,
+  image: ProbeRunner,
+): Promise<ProbeResult | null> {
+  // Whether the name is in the image at all: the probe's own first call tells, once a container.
+  let absent = false;
+  const run: ProbeRunner = async (file, args, limits) => {
+    const output = await image(file, args, limits);
+    if (notInImage(output)) absent = true;
+    return output;
+  };
+  const result = await adapterOf(adapterId)
+    .probe(binary, run)
+    .catch(() => null);
+  return absent ? null : result;
+}
+
+/** The race's cache of CLIs probed in images: `<cacheDir>/image-capabilities.json`, keyed by image id. */
+export const IMAGE_CACHE_FILE = 'image-capabilities.json';
+/** Bump when adapters derive capabilities differently (as the host's cache, cache.ts). */
+const IMAGE_CACHE_VERSION = 1;
+
+interface ImageCache {
+  version: number;
+  entries: Record<string, Capabilities>;
+}
+
+const readImageCache = async (cacheDir: string): Promise<ImageCache> => {
+  try {
+    const parsed = JSON.parse(await readFile(path.join(cacheDir, IMAGE_CACHE_FILE), 'utf8')) as ImageCache;
+    if (parsed.version === IMAGE_CACHE_VERSION && typeof parsed.entries === 'object') return parsed;
+  } catch {
+    // Missing or corrupt: probed again.
+  }
+  return { version: IMAGE_CACHE_VERSION, entries: {} };
+};
+
+/** A `docker exec` takes this much longer than the command itself on a busy engine. */
+const EXEC_MARGIN_MS = 15_000;
+
+/**
+ * Runs `use` with a probe runner whose commands run by `docker exec` in one container of the image,
+ * kept alive (`sleep`) meanwhile and removed after: one container start for all of a race's probes
+ * on that image (on a `vfs` engine each start copies the image). An image without `sleep` gets a
+ * container per command, as doctor's. The container removes itself after two minutes should hydra
+ * be killed meanwhile.
+ */
+async function withProbeContainer<T>(
+  options: { image: string; host: string; env?: NodeJS.ProcessEnv },
+  use: (run: ProbeRunner) => Promise<T>,
+): Promise<T> {
+  const env = options.env ?? process.env;
+  const run = createProbeRunner(env);
+  const dockerCli = env['HYDRA_DOCKER'] ?? 'docker';
+  const hostArgs = options.host === 'default' ? [] : [`--host=${options.host}`];
+  const name = `hydra-probe-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  const started = await run(
+    dockerCli,
+    [
+      ...hostArgs,
+      'run',
+      '-d',
+      '--rm',
+      '--init',
+      '--network',
+      'none',
+      '--name',
+      name,
+      '--entrypoint',
+      'sleep',
+      options.image,
+      '120',
+    ],
+    { timeoutMs: CONTAINER_START_MS },
+  );
+  if (started.exitCode !== 0) {
+    await run(dockerCli, [...hostArgs, 'rm', '-f', name], { timeoutMs: CONTAINER_START_MS });
+    return use(imageProbeRunner({ ...options, allowExperimental: true }));
+  }
+  try {
+    return await use((file, args, limits) =>
+      run(dockerCli, [...hostArgs, 'exec', name, file, ...args], {
+        ...limits,
+        timeoutMs: limits.timeoutMs + EXEC_MARGIN_MS,
+      }),
+    );
+  } finally {
+    await run(dockerCli, [...hostArgs, 'rm', '-f', name], { timeoutMs: CONTAINER_START_MS });
+  }
+}
+
+export interface ImageCliRequest {
+  /** The engine the agent goes to, and the id its image has there. */
+  host: string;
+  imageId: string;
+  adapterId: AdapterId;
+  /** The name (or path) the container will run. */
+  binary: string;
+}
+
+/**
+ * Each CLI probed in the image on its host (the image's id there from `docker image inspect`): its
+ * capabilities, `missing` where it is not in the image, `unusable` when it is there but its probe
+ * failed (too old, no stream-JSON...). One probe per image id, CLI and binary, whatever the hosts;
+ * successes are cached by image id in `cacheDir` (null: not cached); what is missing is asked again
+ * next time (the image is rebuilt with it).
+ */
+export async function probeClisInImage(
+  requests: readonly ImageCliRequest[],
+  options: { image: string; cacheDir: string | null; env?: NodeJS.ProcessEnv },
+): Promise<
+  Array<{ capabilities: Capabilities } | { missing: true } | { unusable: ProbeResult & { ok: false } }>
+> {
+  const cache =
+    options.cacheDir === null
+      ? { version: IMAGE_CACHE_VERSION, entries: {} }
+      : await readImageCache(options.cacheDir);
+  const keyOf = (request: ImageCliRequest): string =>
+    `${request.imageId} ${request.adapterId} ${request.binary}`;
+  let added = false;
+  // What is not cached, probed in one container per image id (on the first host that has it).
+  const due = requests.filter((request) => cache.entries[keyOf(request)] === undefined);
+  const probes = new Map<string, Promise<ProbeResult | null>>();
+  await Promise.all(
+    [...new Set(due.map((request) => request.imageId))].map((imageId) => {
+      const ofImage = due.filter((request) => request.imageId === imageId);
+      const host = ofImage[0]?.host ?? 'default';
+      return withProbeContainer(
+        { image: options.image, host, ...(options.env === undefined ? {} : { env: options.env }) },
+        async (run) => {
+          for (const request of ofImage) {
+            const key = keyOf(request);
+            if (!probes.has(key)) probes.set(key, probeOneInImage(request.adapterId, request.binary, run));
+          }
+          await Promise.all(probes.values());
+        },
+      );
+    }),
+  );
+  const results = await Promise.all(
+    requests.map(async (request) => {
+      const key = keyOf(request);
+      const cached = cache.entries[key];
+      if (cached !== undefined) return { capabilities: cached };
+      const result = (await probes.get(key)) ?? null;
+      if (result === null) return { missing: true as const };
+      if (!result.ok) return { unusable: result };
+      cache.entries[key] = result.capabilities;
+      added = true;
+      return { capabilities: result.capabilities };
+    }),
+  );
+  if (added && options.cacheDir !== null) {
+    // Atomic: a race reading it meanwhile sees the old file or the new one.
+    await mkdir(options.cacheDir, { recursive: true });
+    const file = path.join(options.cacheDir, IMAGE_CACHE_FILE);
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, JSON.stringify(cache));
+    await rename(temp, file);
+  }
+  return results;
 }
 
 /** Every planned agent's CLI probed inside the image, in parallel. */

@@ -2,4 +2,4 @@
 export { probeAgents } from './probe.js';
 export { isPathLike, resolveCommandSync } from './binaries.js';
 export { pricingModel } from './pricing-model.js';
-export { probeAgentsInImage } from './in-image.js';
+export { probeAgentsInImage, probeClisInImage } from './in-image.js';

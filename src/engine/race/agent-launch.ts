@@ -137,7 +137,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
  * A container agent's image, network and passed variables; its host is given by placeContainers
  * before it starts (the default engine until then). Null for an agent that runs on this machine.
  */
-const containerLaunch = (plan: AgentPlan, options: ResolvedRaceOptions): ContainerLaunch | null => {
+export const containerLaunch = (plan: AgentPlan, options: ResolvedRaceOptions): ContainerLaunch | null => {
   if (plan.runner !== 'container') return null;
   const settings = options.container ?? DEFAULT_CONTAINER;
   const host = settings.hosts[0] ?? DEFAULT_HOST;

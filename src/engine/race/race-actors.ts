@@ -60,7 +60,7 @@ import { trackWork } from './work-tracker.js';
 import { runJudge } from '../judge/index.js';
 import type { JudgeInput } from '../judge/index.js';
 import type { JudgeSummary } from '../types.js';
-import { buildLaunch, prepareAgentGit } from './agent-launch.js';
+import { buildLaunch, containerLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
 import {
   readCursorSetup,
@@ -70,6 +70,7 @@ import {
   writeSetupRecord,
 } from '../setup/index.js';
 import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
+import type { ContainerLaunch } from '../container/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
@@ -151,6 +152,25 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
   }),
 });
 
+/**
+ * The race's container agents placed on their engines (least busy first), each CLI probed in the
+ * image on its host (src/engine/container/placement.ts).
+ */
+const placeAgents = (input: WorkspaceInput) =>
+  containerRunner.place(
+    input.reports.flatMap((report) => {
+      const plan = input.options.agents.find((item) => agentNameOf(item) === report.agent);
+      const container = plan === undefined ? null : containerLaunch(plan, input.options);
+      if (container === null || report.capabilities === null) return [];
+      // What its container runs: a configured path, else the name the host's probe found.
+      const binary = container.binaryPath ?? path.basename(report.binary ?? report.capabilities.binary);
+      return [{ agent: report.agent, container, cli: { adapterId: report.adapterId, binary } }];
+    }),
+    input.options.container ?? DEFAULT_CONTAINER,
+    {},
+    { cacheDir: input.options.cacheDir ?? defaultCacheDir(input.repo.root) },
+  );
+
 /** `{ [key]: value }`, or nothing when the value is undefined (exact optional properties). */
 async function buildWorkspace(
   input: WorkspaceInput,
@@ -160,6 +180,10 @@ async function buildWorkspace(
   const { options, repo } = input;
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
+  // Container agents: their engines, and their CLIs probed in the image there (the command is built
+  // for what the image has), while the rest goes on; before any worktree is made.
+  const placing = placeAgents(input);
+  placing.catch(() => undefined);
   if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
     // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.
     throw new EngineError({
@@ -194,6 +218,7 @@ async function buildWorkspace(
   const separateCheckout = input.reports.length > 1 && (await largeCheckout(repo.root));
   // A pooled worktree keeps its setup's output while this stays the same (src/engine/setup).
   const setupPrint = await pooledSetupFingerprint(input);
+  const placed = await placing;
   // The agents are prepared together (git's `worktree add` itself runs one at a time, see
   // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
   const prepared = await Promise.allSettled(
@@ -201,22 +226,21 @@ async function buildWorkspace(
       if (signal.aborted) throw interrupted();
       const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
       if (plan === undefined || report.capabilities === null) return null;
+      const spot = placed.launches.find((item) => item.agent === report.agent)?.container;
       return prepareAgent(
         { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox, setupPrint },
         report,
         plan,
-        report.capabilities,
+        placed.capabilities[report.agent] ?? report.capabilities,
+        spot ?? undefined,
       );
     }),
   );
   const failed = prepared.find((item) => item.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  // Container agents are given their engines together: least busy first (src/engine/container).
-  const placed = await containerRunner.place(
-    prepared.flatMap((item) => (item.status === 'fulfilled' && item.value !== null ? [item.value] : [])),
-    options.container ?? DEFAULT_CONTAINER,
+  const launches = prepared.flatMap((item) =>
+    item.status === 'fulfilled' && item.value !== null ? [item.value] : [],
   );
-  const launches = placed.launches;
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
@@ -269,6 +293,7 @@ async function prepareAgent(
   report: AgentProbeReport,
   plan: AgentPlan,
   capabilities: Capabilities,
+  container?: ContainerLaunch,
 ): Promise<AgentLaunch> {
   const { options, repo } = input;
   const worktree = agentWorktreeDir(runDir, report.agent);
@@ -279,16 +304,19 @@ async function prepareAgent(
   // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
   created.push({ worktree, branch });
   const port = await input.ports.lease(report.agent);
-  const launch = buildLaunch({
-    options,
-    repo,
-    plan,
-    agent: report.agent,
-    capabilities,
-    prompt: options.prompt,
-    sandbox,
-    port,
-  });
+  const launch = {
+    ...buildLaunch({
+      options,
+      repo,
+      plan,
+      agent: report.agent,
+      capabilities,
+      prompt: options.prompt,
+      sandbox,
+      port,
+    }),
+    ...(container === undefined ? {} : { container }),
+  };
   const pooling = (options.worktreePool ?? 0) > 0;
   // Sandboxed: the command is wrapped while git makes the worktree (a pooled one is moved in first).
   if (!pooling) await prewrapAgent(runDir, launch);

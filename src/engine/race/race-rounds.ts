@@ -6,6 +6,7 @@
  * launch; the race machine runs it like any other agent.
  */
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { fromPromise } from 'xstate';
 import { emptyUsage, ev } from '../../core/events.js';
@@ -34,6 +35,7 @@ import {
   runRecordDir,
   runWorktreesDir,
   writeMeta,
+  defaultCacheDir,
 } from '../records/index.js';
 import type {
   AgentName,
@@ -462,7 +464,7 @@ async function launchFor(
     });
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   await Promise.all([mkdir(agentScratchDir(runDir, agent), { recursive: true }), loadPriceDatabase()]);
-  const launch = buildLaunch({
+  const request = {
     options,
     repo,
     plan,
@@ -472,11 +474,21 @@ async function launchFor(
     sandbox: await sandboxVerdict(options.sandbox),
     ...(ask.resumeSessionId === undefined ? {} : { resumeSessionId: ask.resumeSessionId }),
     ...(ask.port === undefined ? {} : { port: ask.port }),
-  });
+  };
+  const launch = buildLaunch(request);
   if (!launch.container) return launch;
   // A recorded host is used only when the config still names it (the record is not trusted).
   const settings = options.container ?? DEFAULT_CONTAINER;
   const stay = ask.stayOn !== undefined && settings.hosts.includes(ask.stayOn) ? ask.stayOn : undefined;
-  const placed = await containerRunner.place([launch], settings, stay === undefined ? {} : { [agent]: stay });
-  return placed.launches[0] ?? launch;
+  // Its CLI probed in the image there (cached by image id): the command is built for that one.
+  const binary = launch.container.binaryPath ?? path.basename(launch.command.file);
+  const placed = await containerRunner.place(
+    [{ ...launch, cli: { adapterId: launch.adapter, binary } }],
+    settings,
+    stay === undefined ? {} : { [agent]: stay },
+    { cacheDir: options.cacheDir ?? defaultCacheDir(repo.root) },
+  );
+  const inImage = placed.capabilities[agent];
+  const built = inImage === undefined ? launch : buildLaunch({ ...request, capabilities: inImage });
+  return { ...built, container: placed.launches[0]?.container ?? launch.container };
 }
