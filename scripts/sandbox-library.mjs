@@ -12,10 +12,14 @@
  * - Its `whichSync` (a `which` run with spawnSync, on every wrapped command) is replaced by a lookup
  *   of the files (sandbox-library/which.mjs): spawnSync stalls hydra's event loop and the
  *   library's proxies with it.
+ * - Its ripgrep scan of hydra's working directory, made for every wrapped command, is made once
+ *   while the proxies run (sandbox-library/ripgrep.mjs; the library's entry also exports its
+ *   `forgetScans`, which runtime.ts calls when they stop).
  * - @pondwader/socks5-server is taken as ES module (its `module` build): its CommonJS build
  *   requires `net`, which an ES module bundle cannot.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 const LIBRARY = '@anthropic-ai/sandbox-runtime';
@@ -39,26 +43,62 @@ export default standIn;
 export const sandboxLibrary = (root) => {
   const library = path.join(root, 'node_modules', ...LIBRARY.split('/'));
   const inLibrary = (importer) => importer.startsWith(`${library}${path.sep}`);
+  const replacement = (name) => path.join(root, 'scripts', 'sandbox-library', name);
+  // Each change above, once it was made: a new version of the library that moved what one changes
+  // fails the build instead of losing the change unseen.
+  const made = new Set();
+  const making = (change, result) => {
+    made.add(change);
+    return result;
+  };
   return {
     name: 'hydra-sandbox-library',
     setup(build) {
       build.onResolve({ filter: /^node-forge$/ }, (args) =>
-        inLibrary(args.importer) ? { path: 'node-forge', namespace: 'hydra-forge-stand-in' } : undefined,
+        inLibrary(args.importer)
+          ? making('node-forge', { path: 'node-forge', namespace: 'hydra-forge-stand-in' })
+          : undefined,
       );
       build.onLoad({ filter: /.*/, namespace: 'hydra-forge-stand-in' }, () => ({
         contents: FORGE_STAND_IN,
         loader: 'js',
       }));
       build.onResolve({ filter: /\/utils\/which\.js$/ }, (args) =>
-        inLibrary(args.importer)
-          ? { path: path.join(root, 'scripts', 'sandbox-library', 'which.mjs') }
+        inLibrary(args.importer) ? making('which', { path: replacement('which.mjs') }) : undefined,
+      );
+      build.onResolve({ filter: /\/utils\/ripgrep\.js$/ }, (args) =>
+        inLibrary(args.importer) ? making('ripgrep', { path: replacement('ripgrep.mjs') }) : undefined,
+      );
+      build.onLoad({ filter: /\/dist\/index\.js$/ }, async (args) =>
+        args.path === path.join(library, 'dist', 'index.js')
+          ? making('forgetScans', {
+              contents: `${await readFile(args.path, 'utf8')}\nexport { forgetScans } from ${JSON.stringify(replacement('ripgrep.mjs'))};\n`,
+              loader: 'js',
+              resolveDir: path.dirname(args.path),
+            })
           : undefined,
       );
       build.onResolve({ filter: /^@pondwader\/socks5-server$/ }, (args) =>
         inLibrary(args.importer)
-          ? { path: path.join(root, 'node_modules', '@pondwader', 'socks5-server', 'dist', 'index.mjs') }
+          ? making('socks5-server', {
+              path: path.join(root, 'node_modules', '@pondwader', 'socks5-server', 'dist', 'index.mjs'),
+            })
           : undefined,
       );
+      build.onEnd((result) => {
+        const missed = ['node-forge', 'which', 'ripgrep', 'forgetScans', 'socks5-server'].filter(
+          (change) => !made.has(change),
+        );
+        if (result.errors.length === 0 && missed.length > 0)
+          return {
+            errors: [
+              {
+                text: `hydra's changes to the sandbox library were not all made (${missed.join(', ')}): see scripts/sandbox-library.mjs`,
+              },
+            ],
+          };
+        return undefined;
+      });
     },
   };
 };

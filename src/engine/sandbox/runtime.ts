@@ -24,7 +24,8 @@ import type { SandboxPolicy } from './policy.js';
 import { findSandboxTools } from './tools.js';
 import type { SandboxTools } from './tools.js';
 
-type Library = typeof SandboxRuntime;
+/** As bundled (scripts/sandbox-library.mjs), it also forgets the scans it keeps while the proxies run. */
+type Library = typeof SandboxRuntime & { forgetScans?: () => void };
 type RuntimeConfig = Parameters<Library['SandboxManager']['initialize']>[0];
 
 let library: Promise<Library> | null = null;
@@ -90,6 +91,9 @@ const managerWith = async (allow: readonly string[]): Promise<Library['SandboxMa
   return manager;
 };
 
+/** The bundled library's scans of hydra's working directory are made again for the next user. */
+const forgetScans = async (): Promise<void> => (await loadLibrary()).forgetScans?.();
+
 /** One user of the manager is done: the last one stops the proxies. */
 const release = (): void => {
   users = Math.max(0, users - 1);
@@ -99,6 +103,7 @@ const release = (): void => {
   hosts.clear();
   stopping = manager
     .then((instance) => instance.reset())
+    .then(forgetScans)
     .then(() => trace('sandbox: proxies stopped'))
     .catch(() => undefined);
 };
