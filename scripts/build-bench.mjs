@@ -1,7 +1,9 @@
 // Builds the benchmark (`npm run bench`) with esbuild, as scripts/build.mjs builds hydra: src/
 // imports its shell scripts as text, which tsc's output cannot load. The probe preload is a file of
-// its own beside run.js (bench/lib/measure.ts finds it there).
+// its own beside run.js (bench/lib/measure.ts finds it there). The bench bundles the sandbox
+// library as dist/ does (sandbox-library.mjs), so its in-process sandboxed spawns run what ships.
 import { build } from 'esbuild';
+import { sandboxLibrary } from './sandbox-library.mjs';
 
 const common = {
   bundle: true,
@@ -13,7 +15,14 @@ const common = {
   jsx: 'automatic',
   logLevel: 'warning',
 };
-await build({ ...common, entryPoints: ['bench/run.ts'], outfile: '.cache/bench/bench/run.js' });
+await build({
+  ...common,
+  packages: 'bundle',
+  external: ['ink', 'react', 'react/*'],
+  plugins: [sandboxLibrary(process.cwd())],
+  entryPoints: ['bench/run.ts'],
+  outfile: '.cache/bench/bench/run.js',
+});
 await build({
   ...common,
   entryPoints: ['bench/lib/probe-preload.ts'],

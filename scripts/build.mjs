@@ -7,8 +7,10 @@
  * before the first agent could spawn (issue 12). Bundled, they are a few shared chunks. The
  * dashboard's packages (Ink, React) stay in node_modules: they load only in the modes that need
  * them, and Ink is run as its authors ship it. So the package's runtime `dependencies` are exactly
- * Ink, React and the sandbox library (src/engine/sandbox/runtime.ts says why); everything bundled is a devDependency, and the build fails when dist/ imports a
- * package that is not a runtime dependency (it would be missing from an install).
+ * Ink and React; everything bundled is a devDependency, and the build fails when dist/ imports a
+ * package that is not a runtime dependency (it would be missing from an install). The sandbox
+ * library is bundled too, in a chunk of its own loaded when an agent is sandboxed, and its helper
+ * programs are copied to dist/vendor/ (sandbox-library.mjs).
  *
  * Entries (paths the code and the tests rely on): dist/cli/main.js (the `hydra` binary),
  * dist/engine/index.js (the engine, for tests that run it as a process of its own),
@@ -23,6 +25,7 @@ import { chmodSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { copySandboxHelpers, sandboxLibrary } from './sandbox-library.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const dist = path.join(root, 'dist');
@@ -40,9 +43,8 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   packages: 'bundle',
-  // The sandbox library runs its seccomp helper from its own package folder, and is loaded only
-  // when an agent is sandboxed: it stays in node_modules, a runtime dependency.
-  external: ['ink', 'react', 'react/*', '@anthropic-ai/sandbox-runtime'],
+  external: ['ink', 'react', 'react/*'],
+  plugins: [sandboxLibrary(root)],
   jsx: 'automatic',
   // The watchdog's and the namespace init's /bin/sh scripts (src/engine/process/*.sh, checked by
   // shellcheck in `npm run lint`) become string constants of the bundle: no file read at run time.
@@ -74,4 +76,5 @@ if (missing.size > 0) {
   );
   process.exit(1);
 }
+copySandboxHelpers(root, dist);
 chmodSync(path.join(dist, 'cli', 'main.js'), 0o755);

@@ -9,6 +9,9 @@
  * - one agent that ends at once: one fake agent that replays its six-line stream at once, so the
  *   race is mostly start-up and teardown (the library's import and trial run included).
  * - whole race: two fake agents of ~`agentSeconds` each.
+ *
+ * The bench bundles the sandbox library as dist/ does (scripts/build-bench.mjs), so the spawns in
+ * this process wrap their commands as a race's agents do.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -3,7 +3,7 @@
  * dist/ imports at run time must be one of them, and each of them must be imported (nothing
  * bundled stays a runtime dependency). Needs `npm run build` first (npm test does it).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,7 +47,17 @@ describe('dist/ and the runtime dependencies', () => {
       .map(([name, file]) => `${name} (${file})`);
     expect(missing).toEqual([]);
     expect(runtime.filter((name) => !imported.has(name))).toEqual([]);
-    // The sandbox library runs its seccomp helper from its own package folder: it cannot be bundled.
-    expect(runtime.sort()).toEqual(['@anthropic-ai/sandbox-runtime', 'ink', 'react']);
+    // The sandbox library is bundled (scripts/sandbox-library.mjs): only the dashboard's packages stay.
+    expect(runtime.sort()).toEqual(['ink', 'react']);
+  });
+
+  it('ships the bundled sandbox library helper programs, executable, where it looks for them', () => {
+    for (const arch of ['x64', 'arm64']) {
+      const helper = path.join(DIST, 'vendor', 'seccomp', arch, 'apply-seccomp');
+      expect(existsSync(helper), helper).toBe(true);
+      expect(statSync(helper).mode & 0o111, `${helper} is executable`).toBe(0o111);
+    }
+    expect(existsSync(path.join(DIST, 'vendor', 'java-proxy-agent', 'srt-proxy-agent.jar'))).toBe(true);
+    expect(existsSync(path.join(DIST, 'vendor', 'LICENSE.sandbox-runtime'))).toBe(true);
   });
 });

@@ -5,6 +5,7 @@
  * agents that hang, one with a grandchild.
  */
 import { execa } from 'execa';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, processesOfRun } from '../engine/helpers.js';
 import { createRepo, createSandbox, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
@@ -64,9 +65,27 @@ const summaryOf = (stdout: string) =>
     agents: Array<{ agent: string; status: string; sandbox?: string | null }>;
   };
 
+/** The `Seccomp:` field (0: none, 2: a filter) of the fake agents whose scenario is in `binDir`. */
+const seccompModes = (binDir: string): string[] =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!command.includes(`${binDir}/`) || !command.includes('.scenario.json')) return [];
+        return [/^Seccomp:\s*(\d)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '?'];
+      } catch {
+        return [];
+      }
+    });
+
 describe('a sandboxed agent leaves nothing running', () => {
   it('when hydra is cancelled (SIGTERM)', { timeout: 120_000 }, async () => {
     const { child, runId } = await startRace();
+    // The bundled sandbox library found the seccomp filter hydra ships (dist/vendor): each agent
+    // runs under it (without it, the library would sandbox the agents all the same, only weaker).
+    await eventually(() => seccompModes(sandbox.bin).length >= 2, 30_000, 'both fake agents to run');
+    expect(new Set(seccompModes(sandbox.bin))).toEqual(new Set(['2']));
     child.kill('SIGTERM');
     const result = await child;
     expect(result.exitCode).toBe(130);

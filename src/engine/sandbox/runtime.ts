@@ -1,8 +1,8 @@
 /**
  * The sandbox itself: Anthropic's sandbox-runtime (`@anthropic-ai/sandbox-runtime`, Claude Code's
- * own sandbox: bubblewrap + socat + a seccomp helper on Linux, Seatbelt on macOS). It is a runtime
- * dependency of its own (not bundled: it runs its seccomp helper from its package folder) and is
- * loaded only when an agent is sandboxed.
+ * own sandbox: bubblewrap + socat + a seccomp helper on Linux, Seatbelt on macOS). hydra's build
+ * bundles it into a chunk of its own (scripts/sandbox-library.mjs), loaded only when an agent is
+ * sandboxed; its helper programs ship in dist/vendor/ and are named to it (helpers.ts).
  *
  * The library is one manager per process. It starts an HTTP and a SOCKS proxy in this process
  * (the sandbox has no network of its own; socat inside it bridges to the proxies), which refuse
@@ -18,16 +18,19 @@
  */
 import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime';
 import { trace } from '../../trace.js';
+import { findSandboxHelpers } from './helpers.js';
+import type { SandboxHelpers } from './helpers.js';
 import type { SandboxPolicy } from './policy.js';
 import { findSandboxTools } from './tools.js';
 import type { SandboxTools } from './tools.js';
 
-type Library = typeof SandboxRuntime;
+/** As bundled (scripts/sandbox-library.mjs), it also forgets the scans it keeps while the proxies run. */
+type Library = typeof SandboxRuntime & { forgetScans?: () => void };
 type RuntimeConfig = Parameters<Library['SandboxManager']['initialize']>[0];
 
 let library: Promise<Library> | null = null;
 
-/** The library, imported once (about 0.2 s: zod and node-forge come with it). */
+/** The library, imported once (bundled, ~115 ms of CPU; from node_modules, 250-355 ms). */
 export const loadLibrary = (): Promise<Library> =>
   (library ??= import('@anthropic-ai/sandbox-runtime').catch((error: unknown) => {
     library = null;
@@ -40,13 +43,15 @@ let stopping: Promise<void> = Promise.resolve();
 let users = 0;
 const hosts = new Set<string>();
 
-const configFor = (tools: SandboxTools): RuntimeConfig => ({
+const configFor = (tools: SandboxTools, helpers: SandboxHelpers): RuntimeConfig => ({
   network: { allowedDomains: [...hosts].sort(), deniedDomains: [], strictAllowlist: true },
   // Each command brings its own filesystem policy; this one is only the fallback.
   filesystem: { denyRead: [], allowWrite: [], denyWrite: [] },
   ...(tools.bwrap === null ? {} : { bwrapPath: tools.bwrap }),
   ...(tools.socat === null ? {} : { socatPath: tools.socat }),
   ...(tools.rg === null ? {} : { ripgrep: { command: tools.rg } }),
+  ...(helpers.seccomp === null ? {} : { seccomp: { applyPath: helpers.seccomp } }),
+  ...(helpers.javaAgent === null ? {} : { javaAgentJarPath: helpers.javaAgent }),
 });
 
 /**
@@ -60,7 +65,7 @@ const start = async (tools: SandboxTools): Promise<Library['SandboxManager']> =>
   const before = new Map(
     (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, new Set(process.listeners(signal))]),
   );
-  await SandboxManager.initialize(configFor(tools));
+  await SandboxManager.initialize(configFor(tools, findSandboxHelpers()));
   for (const [signal, kept] of before)
     for (const listener of process.listeners(signal))
       if (!kept.has(listener)) process.removeListener(signal, listener);
@@ -86,6 +91,9 @@ const managerWith = async (allow: readonly string[]): Promise<Library['SandboxMa
   return manager;
 };
 
+/** The bundled library's scans of hydra's working directory are made again for the next user. */
+const forgetScans = async (): Promise<void> => (await loadLibrary()).forgetScans?.();
+
 /** One user of the manager is done: the last one stops the proxies. */
 const release = (): void => {
   users = Math.max(0, users - 1);
@@ -95,6 +103,7 @@ const release = (): void => {
   hosts.clear();
   stopping = manager
     .then((instance) => instance.reset())
+    .then(forgetScans)
     .then(() => trace('sandbox: proxies stopped'))
     .catch(() => undefined);
 };

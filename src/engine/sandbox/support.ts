@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { trace } from '../../trace.js';
+import { findSandboxHelpers, hasSeccompFilter } from './helpers.js';
 import type { SandboxPolicy } from './policy.js';
 import { loadLibrary, sandboxedCommand } from './runtime.js';
 import type { SandboxMechanism } from './settings.js';
@@ -64,6 +65,13 @@ const requirements = (
       reason: `${listed(missing)} ${missing.length === 1 ? 'is' : 'are'} not installed`,
       hint: `Install them: \`${LINUX_INSTALL}\` (Fedora: \`dnf install bubblewrap socat ripgrep\`).`,
     };
+  // Without its seccomp filter the library would sandbox all the same, only weaker (unix sockets).
+  if (hasSeccompFilter() && findSandboxHelpers().seccomp === null)
+    return {
+      available: false,
+      reason: `the sandbox's seccomp filter (apply-seccomp) is missing from ${findSandboxHelpers().searched.join(' and ')}`,
+      hint: 'Reinstall hydra (`npm install -g hydra-race`): the package comes with it.',
+    };
   return { mechanism: 'bubblewrap', tools };
 };
 
@@ -116,7 +124,7 @@ const check = async (env: NodeJS.ProcessEnv): Promise<SandboxSupport> => {
     return {
       available: false,
       reason: `@anthropic-ai/sandbox-runtime could not be loaded: ${(error as Error).message}`,
-      hint: 'Reinstall hydra (`npm install -g hydra-race`): the package comes with it.',
+      hint: 'Reinstall hydra (`npm install -g hydra-race`): hydra comes with it.',
     };
   }
   const failed = await trial(needs.mechanism);
