@@ -18,6 +18,7 @@ export {
 } from './labels.js';
 export { passedEnvNames } from './env.js';
 export { placeContainers } from './placement.js';
+export type { PlacementSettings } from './placement.js';
 export { startContainer } from './container-process.js';
 export { removeContainers } from './clean.js';
 export { containerRunner, localRunner } from './runner.js';

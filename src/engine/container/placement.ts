@@ -70,6 +70,13 @@ async function checkImage(host: string, image: string): Promise<void> {
   });
 }
 
+export interface PlacementSettings {
+  hosts: readonly string[];
+  maxAgents: number | null;
+  /** Makes the image be on a host that gets agents (a dev container's build); default: it must be there. */
+  ensureImage?: (host: string, image: string) => Promise<void>;
+}
+
 export interface Placed<L> {
   launches: L[];
   /** Hosts left out (they did not answer) while others took the agents. */
@@ -83,7 +90,7 @@ export interface Placed<L> {
  */
 export async function placeContainers<L extends { agent: AgentName; container?: ContainerLaunch | null }>(
   launches: readonly L[],
-  settings: { hosts: readonly string[]; maxAgents: number | null },
+  settings: PlacementSettings,
   stay: Readonly<Record<AgentName, string | undefined>> = {},
 ): Promise<Placed<L>> {
   const wanted = launches.filter((launch) => launch.container !== undefined && launch.container !== null);
@@ -133,7 +140,9 @@ export async function placeContainers<L extends { agent: AgentName; container?: 
     load.set(best[0], best[1] + 1);
   }
   const image = wanted[0]?.container?.image ?? '';
-  await Promise.all([...new Set(chosen.values())].map((host) => checkImage(host, image)));
+  // A dev container's image is built where it is missing (src/engine/devcontainer); any other must be there.
+  const ensure = settings.ensureImage ?? checkImage;
+  await Promise.all([...new Set(chosen.values())].map((host) => ensure(host, image)));
   const placed = launches.map((launch) => {
     const host = chosen.get(launch.agent);
     if (host === undefined || !launch.container) return launch;

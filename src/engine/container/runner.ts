@@ -18,7 +18,7 @@ import { removeContainers } from './clean.js';
 import type { ContainerAgentLaunch } from './container-process.js';
 import { startContainer } from './container-process.js';
 import { placeContainers } from './placement.js';
-import type { Placed } from './placement.js';
+import type { Placed, PlacementSettings } from './placement.js';
 import type { RunnerKind } from './settings.js';
 import type { ContainerLaunch } from './types.js';
 
@@ -26,7 +26,7 @@ export interface AgentRunner {
   readonly kind: RunnerKind;
   place<L extends { agent: AgentName; container?: ContainerLaunch | null }>(
     launches: readonly L[],
-    settings: { hosts: readonly string[]; maxAgents: number | null },
+    settings: PlacementSettings,
     stay?: Readonly<Record<AgentName, string | undefined>>,
   ): Promise<Placed<L>>;
   start(launch: ContainerAgentLaunch, callbacks: SupervisorCallbacks, processes: ProcessRegistry): Supervised;

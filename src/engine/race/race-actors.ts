@@ -70,6 +70,7 @@ import {
   writeSetupRecord,
 } from '../setup/index.js';
 import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
+import { devcontainerStep } from './race-image.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
@@ -211,11 +212,14 @@ async function buildWorkspace(
   );
   const failed = prepared.find((item) => item.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
-  // Container agents are given their engines together: least busy first (src/engine/container).
-  const placed = await containerRunner.place(
+  // Container agents are given their engines together: least busy first (src/engine/container),
+  // with a dev container's image built where it is missing (src/engine/devcontainer).
+  const image = devcontainerStep(
     prepared.flatMap((item) => (item.status === 'fulfilled' && item.value !== null ? [item.value] : [])),
     options.container ?? DEFAULT_CONTAINER,
+    { repoRoot: repo.root, recordDir, signal, report: input.report },
   );
+  const placed = await containerRunner.place(image.launches, image.settings);
   const launches = placed.launches;
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));

@@ -52,6 +52,7 @@ import { sandboxVerdict } from '../sandbox/index.js';
 import { setupPlanOf } from '../setup/index.js';
 import type { SetupPlan } from '../setup/index.js';
 import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
+import { devcontainerStep } from './race-image.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -477,6 +478,15 @@ async function launchFor(
   // A recorded host is used only when the config still names it (the record is not trusted).
   const settings = options.container ?? DEFAULT_CONTAINER;
   const stay = ask.stayOn !== undefined && settings.hosts.includes(ask.stayOn) ? ask.stayOn : undefined;
-  const placed = await containerRunner.place([launch], settings, stay === undefined ? {} : { [agent]: stay });
+  // A dev container's image: built again only when its definition changed (race-image.ts).
+  const image = devcontainerStep([launch], settings, {
+    repoRoot: repo.root,
+    recordDir: runRecordDir(repo.root, options.runId),
+  });
+  const placed = await containerRunner.place(
+    image.launches,
+    image.settings,
+    stay === undefined ? {} : { [agent]: stay },
+  );
   return placed.launches[0] ?? launch;
 }
