@@ -57,6 +57,7 @@ export {
   DEVCONTAINER_INSTALL,
   DEVCONTAINER_LOG,
   devcontainerImageName,
+  findDevcontainer,
   IMAGE_STAGE,
 } from './devcontainer/index.js';
 export { devcontainerStatus, trustDevcontainer } from './config/index.js';

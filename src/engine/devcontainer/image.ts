@@ -3,13 +3,16 @@
  * container launch gets the dev container's image name (definition.ts), and placement ensures the
  * image on each host that gets agents (`ensureImage`): one `docker image inspect` when an unchanged
  * definition was built already, else a build there (build.ts) with its whole output in the run's
- * `devcontainer-build.log`. Building runs the repository's Dockerfile: only a trusted definition is
+ * `devcontainer-build.log` (a failed build's also as `.hydra/devcontainer-build.log`, since a race
+ * that started no agent leaves no record). Building runs the repository's Dockerfile: only a trusted definition is
  * built (config/devcontainer-trust.ts). Builds on several hosts run one after another (one log).
  */
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ContainerLaunch, ContainerSettings } from '../container/index.js';
 import { docker, hostLabel } from '../container/index.js';
 import { EngineError } from '../errors.js';
+import { recordsRoot } from '../records/index.js';
 import { buildDevcontainer, devcontainerCli } from './build.js';
 import { devcontainerImageName, readDevcontainer } from './definition.js';
 import type { DevcontainerDefinition } from './definition.js';
@@ -61,6 +64,8 @@ export function withDevcontainerImage<L extends { container?: ContainerLaunch | 
   const image = devcontainerImageName(context.repoRoot, definition);
   const log = path.join(context.recordDir, DEVCONTAINER_LOG);
   const shownLog = path.relative(context.repoRoot, log);
+  // A race whose build failed started no agent, and its record is removed: the log is kept here.
+  const failedLog = path.join(path.dirname(recordsRoot(context.repoRoot)), DEVCONTAINER_LOG);
   let queue: Promise<unknown> = Promise.resolve();
   const ensureImage: EnsureImage = async (host) => {
     if (await imageBuilt(host, image)) {
@@ -82,9 +87,16 @@ export function withDevcontainerImage<L extends { container?: ContainerLaunch | 
       await buildDevcontainer(context.repoRoot, {
         host,
         definition,
-        log: { file: log, shown: shownLog },
+        log: { file: log, shown: path.relative(context.repoRoot, failedLog) },
         ...(context.env === undefined ? {} : { env: context.env }),
         ...(context.signal === undefined ? {} : { signal: context.signal }),
+      }).catch((error: unknown) => {
+        try {
+          copyFileSync(log, failedLog);
+        } catch {
+          // The error still says what failed.
+        }
+        throw error;
       });
       context.report?.(`built the dev container image ${image} in ${seconds(Date.now() - started)}`);
     });
