@@ -90,6 +90,8 @@ export async function buildDevcontainer(
     image,
     '--label',
     `${DEVCONTAINER_LABEL}=${repoKey(repoRoot)}`,
+    // The docker CLI hydra itself uses (HYDRA_DOCKER), when it is not `docker` on PATH.
+    ...(env['HYDRA_DOCKER'] === undefined ? [] : ['--docker-path', env['HYDRA_DOCKER']]),
   ];
   const log = options.log === undefined ? null : createWriteStream(options.log.file, { flags: 'a' });
   log?.write(
