@@ -52,4 +52,13 @@ export { CURSOR_SETUP_FILE } from './setup/index.js';
 export { EngineError } from './errors.js';
 export type * from './types.js';
 export { describeShareSupport, shareSupport } from './setup/index.js';
-export { buildDevcontainer, DEVCONTAINER_INSTALL, devcontainerImageName } from './devcontainer/index.js';
+export {
+  buildDevcontainer,
+  DEVCONTAINER_INSTALL,
+  DEVCONTAINER_LOG,
+  devcontainerImageName,
+  findDevcontainer,
+  IMAGE_STAGE,
+} from './devcontainer/index.js';
+export { devcontainerStatus, trustDevcontainer } from './config/index.js';
+export type { DevcontainerStatus } from './config/index.js';

@@ -7,6 +7,7 @@ import {
   autoCheckState,
   buildRaceOptions,
   describeAutoCheck,
+  devcontainerStatus,
   CONFIG_DEFAULTS,
   displayPath,
   loadConfig,
@@ -24,7 +25,7 @@ import {
   probeAgents,
   probeAgentsInImage,
 } from '../../engine/index.js';
-import type { AgentProbeReport } from '../../engine/index.js';
+import type { AgentProbeReport, DevcontainerStatus } from '../../engine/index.js';
 import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -33,6 +34,7 @@ import type { RaceAgent } from '../doctor-view.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
 import { doctorSetup, renderDoctorSetup } from '../doctor-setup.js';
+import { renderDevcontainer } from '../doctor-devcontainer.js';
 
 const OPTIONS = {
   json: { type: 'boolean' },
@@ -84,7 +86,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   const sandbox = { mode: sandboxMode, support: await sandboxSupport };
   // What a race here copies, shares and runs in each worktree (doctor-setup.ts).
   const setup = doctorSetup(loaded, repo.root, ctx.env);
-  const image = await imageReports(loaded.config, plans, allowExperimental, ctx.env);
+  const image = await imageReports(loaded.config, plans, allowExperimental, ctx.env, repo.root);
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     const autoCheck = {
@@ -135,10 +137,13 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       ...renderDoctorSetup(sanitizeStrings(setup), ctx.out),
       '',
     );
-    if (image !== null) lines.push(...renderImage(sanitizeStrings(image)));
+    if (image?.devcontainer !== undefined)
+      lines.push(...renderDevcontainer(sanitizeStrings(image.devcontainer), image.host));
+    if (image !== null && image.image !== '') lines.push(...renderImage(sanitizeStrings(image)));
     for (const line of lines) ctx.print(line);
   }
-  return doctorPasses(reports) && (image === null || doctorPasses(image.agents)) ? EXIT.ok : EXIT.failed;
+  const imagePasses = image === null || (doctorPasses(image.agents) && !image.devcontainer?.problem);
+  return doctorPasses(reports) && imagePasses ? EXIT.ok : EXIT.failed;
 }
 
 // Agents in containers: the CLIs probed inside the image (engine/probe/in-image.ts).
@@ -146,30 +151,41 @@ interface ImageReport {
   image: string;
   host: string;
   agents: AgentProbeReport[];
+  /** `[container] devcontainer = true` with no image: its definition, image and state (doctor-devcontainer.ts). */
+  devcontainer?: DevcontainerStatus;
 }
 
 /**
  * Where any agent runs in a container (`[race] runner` or an agent's `runner`), each adapter's
  * probe inside `[container] image` on the first engine of `[container] hosts` (or the
- * environment's); null otherwise. A dev container image is built by the race, not here.
+ * environment's); null otherwise. A dev container's image is built by the race, not here: doctor
+ * says which file it builds and probes the image once it is built.
  */
 async function imageReports(
   config: ReturnType<typeof loadConfig>['config'],
   plans: ReturnType<typeof planForDoctor>[],
   allowExperimental: boolean,
   env: NodeJS.ProcessEnv,
+  repoRoot: string | null,
 ): Promise<ImageReport | null> {
   const inContainers =
     config.race?.runner === 'container' ||
     Object.values(config.agents ?? {}).some((agent) => agent.runner === 'container');
-  const image = config.container?.image;
-  if (!inContainers || image === undefined) return null;
   const host = config.container?.hosts?.[0] ?? 'default';
+  let image = config.container?.image;
+  let devcontainer: DevcontainerStatus | undefined;
+  if (inContainers && image === undefined && config.container?.devcontainer === true && repoRoot !== null) {
+    devcontainer = await devcontainerStatus(repoRoot, host, env);
+    if (!devcontainer.built || devcontainer.image === null)
+      return { image: devcontainer.image ?? '', host, agents: [], devcontainer };
+    image = devcontainer.image;
+  }
+  if (!inContainers || image === undefined) return null;
   const probed = plans.filter(
     (plan) => (config.agents?.[plan.adapterId]?.runner ?? config.race?.runner) === 'container',
   );
   const agents = await probeAgentsInImage(probed, { image, host, allowExperimental, env });
-  return { image, host, agents };
+  return { image, host, agents, ...(devcontainer === undefined ? {} : { devcontainer }) };
 }
 
 /** The image's section: a line per CLI, and what to do about a missing one. */

@@ -12,12 +12,14 @@ import {
   detectTestCommand,
   displayPath,
   EXECUTING_KEYS,
+  findDevcontainer,
   findRepoRoot,
   linkedOutside,
   listTrusted,
   parseConfigText,
   revokeTrust,
   trustCursorSetup,
+  trustDevcontainer,
   trustFile,
   userConfigDirOf,
   userConfigPath,
@@ -59,10 +61,21 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
   const shown = displayPath(file, ctx.cwd);
   // With no file: the repository's `.cursor/worktrees.json` goes with its hydra.toml (setup commands).
   const cursorRoot = given === undefined ? findRepoRoot(ctx.cwd) : cursorFileRoot(file);
-  if (cursorRoot !== null && !revoke) {
-    const done = trustCursor(ctx, cursorRoot);
-    // Only the Cursor file here (named, or no hydra.toml beside it): done.
-    if (done && (given !== undefined || !existsSync(file))) return EXIT.ok;
+  // And its dev container, which `[container] devcontainer = true` builds (its Dockerfile runs).
+  const devcontainerRoot = given === undefined ? findRepoRoot(ctx.cwd) : devcontainerFileRoot(file);
+  if (!revoke && (cursorRoot !== null || devcontainerRoot !== null)) {
+    const cursorDone = cursorRoot !== null && trustCursor(ctx, cursorRoot);
+    const devcontainerDone = devcontainerRoot !== null && trustDevcontainerOf(ctx, devcontainerRoot);
+    // Only the Cursor file or the dev container here (named, or no hydra.toml beside them): done.
+    if ((cursorDone || devcontainerDone) && (given !== undefined || !existsSync(file))) return EXIT.ok;
+  }
+  if (revoke && devcontainerRoot !== null) {
+    const definition = devcontainerFileOf(devcontainerRoot);
+    if (definition !== null && revokeTrust(store, definition))
+      ctx.print(
+        `${displayPath(definition, ctx.cwd)} is no longer trusted: [container] devcontainer = true will not build it`,
+      );
+    if (given !== undefined && cursorRoot === null) return EXIT.ok;
   }
   if (revoke) {
     if (cursorRoot !== null) {
@@ -135,6 +148,41 @@ function trustCursor(ctx: CliContext, root: string): boolean {
   ctx.print(`${ctx.out.green('trusted')} ${shown} (sha256 ${trusted.entry.sha256.slice(0, 12)})`);
   ctx.print('hydra will now run in each new worktree, when hydra.toml has no [setup] run:');
   for (const command of trusted.commands) ctx.print(`  ${sanitize(command)}`);
+  return true;
+}
+
+/** The repository's devcontainer.json, or null when it has none (or several: nothing to trust by default). */
+function devcontainerFileOf(root: string): string | null {
+  try {
+    return findDevcontainer(root);
+  } catch {
+    return null;
+  }
+}
+
+/** The repository whose dev container `file` is, or null when it is another file. */
+function devcontainerFileRoot(file: string): string | null {
+  const root = findRepoRoot(dirname(file));
+  const definition = root === null ? null : devcontainerFileOf(root);
+  return definition !== null && resolve(definition) === resolve(file) ? root : null;
+}
+
+/** Trusts the repository's dev container as it is (trustDevcontainer); false when there is none. */
+function trustDevcontainerOf(ctx: CliContext, root: string): boolean {
+  const trusted = trustDevcontainer(root, ctx.env);
+  if (trusted === null) return false;
+  if ('problem' in trusted) {
+    // Not a reason to refuse the rest: the race says the same if it is asked to build it.
+    ctx.print(ctx.out.dim(`not trusted: the dev container (${sanitize(trusted.problem)})`));
+    return false;
+  }
+  const { definition, entry } = trusted;
+  ctx.print(
+    `${ctx.out.green('trusted')} ${displayPath(definition.file, ctx.cwd)} (its build's inputs: sha256 ${entry.sha256.slice(0, 12)})`,
+  );
+  ctx.print(
+    `[container] devcontainer = true may now build it${definition.dockerfile === null ? '' : `, running ${displayPath(definition.dockerfile, ctx.cwd)}`}`,
+  );
   return true;
 }
 

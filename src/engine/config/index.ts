@@ -13,4 +13,6 @@ export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './auto-che
 export type { AutoCheckState } from './auto-checks.js';
 export { MAX_REPEAT } from './agents.js';
 export { raceSetup, trustCursorSetup } from './setup-trust.js';
+export { devcontainerStatus, devcontainerTrusted, trustDevcontainer } from './devcontainer-trust.js';
+export type { DevcontainerStatus } from './devcontainer-trust.js';
 export { setupOf } from './resolve.js';

@@ -19,6 +19,7 @@ export {
 export { passedEnvNames } from './env.js';
 export { placeContainers } from './placement.js';
 export { leaveRoom, roomDue, waitForRoom } from './slots.js';
+export type { PlacementSettings } from './placement.js';
 export { startContainer } from './container-process.js';
 export { removeContainers } from './clean.js';
 export { containerRunner, localRunner } from './runner.js';

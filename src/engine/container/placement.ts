@@ -71,6 +71,13 @@ async function checkImage(host: string, image: string): Promise<string> {
   });
 }
 
+export interface PlacementSettings {
+  hosts: readonly string[];
+  maxAgents: number | null;
+  /** Makes the image be on a host that gets agents (a dev container's build); default: it must be there. */
+  ensureImage?: (host: string, image: string) => Promise<void>;
+}
+
 export interface Placed<L> {
   launches: L[];
   /** Hosts left out (they did not answer) while others took the agents. */
@@ -107,7 +114,7 @@ const noEngine = (): EngineError =>
  */
 export async function placeContainers<L extends Placeable>(
   launches: readonly L[],
-  settings: { hosts: readonly string[]; maxAgents: number | null },
+  settings: PlacementSettings,
   stay: Readonly<Record<AgentName, string | undefined>> = {},
   probe?: ProbeInImage,
 ): Promise<Placed<L>> {
@@ -144,6 +151,9 @@ export async function placeContainers<L extends Placeable>(
   }
   const image = wanted[0]?.container?.image ?? '';
   const used = [...new Set(chosen.values())];
+  // A dev container's image is built where it is missing first (src/engine/devcontainer); any other must be there.
+  if (settings.ensureImage !== undefined)
+    await Promise.all(used.map((host) => settings.ensureImage?.(host, image)));
   const ids = new Map(
     await Promise.all(used.map(async (host) => [host, await checkImage(host, image)] as const)),
   );

@@ -21,14 +21,14 @@ import { removeContainers } from './clean.js';
 import type { ContainerAgentLaunch } from './container-process.js';
 import { startContainer } from './container-process.js';
 import { placeContainers } from './placement.js';
-import type { Placeable, Placed, ProbeInImage } from './placement.js';
+import type { Placeable, Placed, PlacementSettings, ProbeInImage } from './placement.js';
 import type { RunnerKind } from './settings.js';
 
 export interface AgentRunner {
   readonly kind: RunnerKind;
   place<L extends Placeable>(
     launches: readonly L[],
-    settings: { hosts: readonly string[]; maxAgents: number | null },
+    settings: PlacementSettings,
     stay?: Readonly<Record<AgentName, string | undefined>>,
     probe?: ProbeInImage,
   ): Promise<Placed<L>>;

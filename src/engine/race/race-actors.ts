@@ -71,6 +71,7 @@ import {
 } from '../setup/index.js';
 import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
 import type { ContainerLaunch } from '../container/index.js';
+import { devcontainerStep } from './race-image.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
@@ -154,10 +155,11 @@ const baseMeta = (input: WorkspaceInput, launches: AgentLaunch[]): RunMeta => ({
 
 /**
  * The race's container agents placed on their engines (least busy first), each CLI probed in the
- * image on its host (src/engine/container/placement.ts).
+ * image on its host (src/engine/container/placement.ts), with a dev container's image built where
+ * it is missing (src/engine/devcontainer).
  */
-const placeAgents = (input: WorkspaceInput) =>
-  containerRunner.place(
+const placeAgents = (input: WorkspaceInput, recordDir: string, signal: AbortSignal) => {
+  const image = devcontainerStep(
     input.reports.flatMap((report) => {
       const plan = input.options.agents.find((item) => agentNameOf(item) === report.agent);
       const container = plan === undefined ? null : containerLaunch(plan, input.options);
@@ -167,9 +169,17 @@ const placeAgents = (input: WorkspaceInput) =>
       return [{ agent: report.agent, container, cli: { adapterId: report.adapterId, binary } }];
     }),
     input.options.container ?? DEFAULT_CONTAINER,
-    {},
-    { cacheDir: input.options.cacheDir ?? defaultCacheDir(input.repo.root) },
+    { repoRoot: input.repo.root, recordDir, signal, report: input.report },
   );
+  return containerRunner.place(
+    image.launches,
+    image.settings,
+    {},
+    {
+      cacheDir: input.options.cacheDir ?? defaultCacheDir(input.repo.root),
+    },
+  );
+};
 
 /** `{ [key]: value }`, or nothing when the value is undefined (exact optional properties). */
 async function buildWorkspace(
@@ -182,7 +192,7 @@ async function buildWorkspace(
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   // Container agents: their engines, and their CLIs probed in the image there (the command is built
   // for what the image has), while the rest goes on; before any worktree is made.
-  const placing = placeAgents(input);
+  const placing = placeAgents(input, recordDir, signal);
   placing.catch(() => undefined);
   if (isInside(repo.root, path.resolve(options.worktreeRoot))) {
     // Worktrees in the repository would show up in `git status`, and `git add -A` would commit them.

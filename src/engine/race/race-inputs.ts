@@ -47,7 +47,10 @@ export const probeInput = (context: RaceContext): ProbeInput => ({
   missingHints: context.options.missingHints ?? {},
 });
 
-export const workspaceInput = (context: RaceContext): Prepared<WorkspaceInput> =>
+export const workspaceInput = (
+  context: RaceContext,
+  report?: WorkspaceInput['report'],
+): Prepared<WorkspaceInput> =>
   withRepo(context, (repo) => ({
     options: context.options,
     repo,
@@ -55,6 +58,7 @@ export const workspaceInput = (context: RaceContext): Prepared<WorkspaceInput> =
     reports: context.reports.filter((report) => report.status === 'ready'),
     processes: context.processes,
     ports: context.ports,
+    ...(report === undefined ? {} : { report }),
   }));
 
 export const reopenInput = (context: RaceContext): Prepared<ReopenInput> => {

@@ -370,13 +370,18 @@ export const raceMachine = setup({
     creatingWorktrees: {
       invoke: {
         src: 'createWorkspace',
-        input: ({ context }) => inputs.workspaceInput(context),
+        // The workspace tells an agent's events before it starts (a dev container's build).
+        input: ({ context, self }) =>
+          inputs.workspaceInput(context, (agent, events) =>
+            self.send({ type: 'AGENT.OUTPUT', agent, at: Date.now(), events }),
+          ),
         onDone: {
           target: 'racing',
           actions: { type: 'applyWorkspace', params: ({ event }): Workspace => event.output },
         },
         onError: { target: 'failed', actions: { type: 'failWorkspace', params: ({ event }) => event } },
       },
+      on: { 'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] } },
     },
     // A recorded run, reopened: its agents are settled already.
     reopening: {

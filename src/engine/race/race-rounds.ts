@@ -54,6 +54,7 @@ import { sandboxVerdict } from '../sandbox/index.js';
 import { setupPlanOf } from '../setup/index.js';
 import type { SetupPlan } from '../setup/index.js';
 import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
+import { devcontainerStep } from './race-image.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -480,11 +481,16 @@ async function launchFor(
   // A recorded host is used only when the config still names it (the record is not trusted).
   const settings = options.container ?? DEFAULT_CONTAINER;
   const stay = ask.stayOn !== undefined && settings.hosts.includes(ask.stayOn) ? ask.stayOn : undefined;
-  // Its CLI probed in the image there (cached by image id): the command is built for that one.
+  // Its CLI probed in the image there (cached by image id): the command is built for that one. A
+  // dev container's image is built again only when its definition changed (race-image.ts).
   const binary = launch.container.binaryPath ?? path.basename(launch.command.file);
+  const image = devcontainerStep([{ ...launch, cli: { adapterId: launch.adapter, binary } }], settings, {
+    repoRoot: repo.root,
+    recordDir: runRecordDir(repo.root, options.runId),
+  });
   const placed = await containerRunner.place(
-    [{ ...launch, cli: { adapterId: launch.adapter, binary } }],
-    settings,
+    image.launches,
+    image.settings,
     stay === undefined ? {} : { [agent]: stay },
     { cacheDir: options.cacheDir ?? defaultCacheDir(repo.root) },
   );

@@ -4,7 +4,7 @@ import type { AgentLaunch, AgentReport } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { ErrorInfo } from '../../core/events.js';
+import type { AgentEvent, ErrorInfo } from '../../core/events.js';
 import type { Prepared } from './prepared.js';
 import type { BaselineOutput, Limiter } from '../checks/index.js';
 import type { PortLeases } from '../setup/index.js';
@@ -50,6 +50,8 @@ export interface WorkspaceInput {
   processes: ProcessRegistry;
   /** The race's port blocks: each agent's launch gets one. */
   ports: PortLeases;
+  /** Tells the race an agent's events before it starts (the dev container's build, stage `image`). */
+  report?: (agent: AgentName, events: AgentEvent[]) => void;
 }
 
 export interface Workspace {
