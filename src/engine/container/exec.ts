@@ -204,26 +204,27 @@ export function startInContainer(
     }
     const runDir = path.dirname(remote.worktree);
     const workVolume = volumeName(target.runId, target.agent, 'work');
-    await dockerOk(host, ['volume', 'create', ...labels, workVolume]);
-    await dockerOk(
-      host,
-      [
-        'create',
-        ...common,
-        '-v',
-        `${workVolume}:${runDir}`,
-        target.image,
-        '/bin/sh',
-        '-c',
-        REMOTE_ENTRY,
-        'hydra-command',
-        spec.file,
-        ...spec.args,
-      ],
-      { env },
-    );
     const bundle = await bundleBranch(target.repoRoot, remote.branch);
     try {
+      await dockerOk(host, ['volume', 'create', ...labels, workVolume]);
+      await dockerOk(
+        host,
+        [
+          'create',
+          '--rm',
+          ...common,
+          '-v',
+          `${workVolume}:${runDir}`,
+          target.image,
+          '/bin/sh',
+          '-c',
+          REMOTE_ENTRY,
+          'hydra-command',
+          spec.file,
+          ...spec.args,
+        ],
+        { env },
+      );
       await dockerOk(host, ['cp', bundle.file, `${name}:${bundlePaths(runDir, target.agent).base}`]);
     } finally {
       await bundle.done();
@@ -268,8 +269,9 @@ export function startInContainer(
     const result = await child.result;
     splitter.end();
     if (pid !== undefined) processes.unregisterGroup(pid);
-    // `run --rm` removes it; a created one, or one whose CLI was killed, goes here.
-    await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed here.
+    if (stopRequested !== null || result.exitCode === undefined)
+      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
     if (result.spawnError !== undefined)
       return {
         exitCode: null,
