@@ -13,7 +13,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
-import { dockerReachable, testImage } from '../support/container-image.js';
+import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
 import {
   closedPort,
   leftovers,
@@ -58,7 +58,7 @@ const filesOn = (branch: string): string[] => git(repo, ['ls-tree', '-r', '--nam
 /** Fakes on the host (the probe) and the same scenarios in the config (the containers). */
 async function setUp(
   scenarios: Record<string, FaultScenario>,
-  extra: { hosts?: string[]; image?: string; maxAgents?: number } = {},
+  extra: { hosts?: string[]; image?: string; maxAgents?: number; toml?: string[] } = {},
 ): Promise<string> {
   await installFakes(sandbox.bin, scenarios);
   return writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), {
@@ -66,6 +66,7 @@ async function setUp(
     scenarios,
     ...(extra.hosts === undefined ? {} : { hosts: extra.hosts }),
     ...(extra.maxAgents === undefined ? {} : { maxAgents: extra.maxAgents }),
+    ...(extra.toml === undefined ? {} : { extra: extra.toml }),
   });
 }
 
@@ -119,7 +120,11 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       // Codex, as it writes its last message into its scratch directory, which must be in the container.
       const config = await setUp(
         { codex: { agent: 'codex', delayMs: 15, edits: edits('remote.txt') } },
-        { hosts: [proxy.host] },
+        {
+          hosts: [proxy.host],
+          // Runs in the image, in the volume's clone, before the agent: only the image has the file.
+          toml: ['[setup]', `run = "test -f ${IMAGE_FAKE_DIR}/package.json && echo made > from-setup.txt"`],
+        },
       );
       const mounts = watchMounts(repo);
 
@@ -134,6 +139,7 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
         host: proxy.host,
       });
       expect(filesOn(`hydra/${runId}/codex`)).toEqual(expect.arrayContaining(['README.md', 'remote.txt']));
+      expect(filesOn(`hydra/${runId}/codex`)).toContain('from-setup.txt');
       const agentMounts = seen[`hydra-${runId}-codex`];
       expect(agentMounts, 'the agent container was not seen running').toBeDefined();
       expect(agentMounts?.map((mount) => mount.Type)).toEqual(['volume', 'volume']);

@@ -55,7 +55,14 @@ const tomlString = (value: string): string => JSON.stringify(value);
 /** A config file racing `scenarios` (by adapter) in containers of `image`. */
 export function writeContainerConfig(
   file: string,
-  options: { image: string; scenarios: Record<string, FaultScenario>; hosts?: string[]; maxAgents?: number },
+  options: {
+    image: string;
+    scenarios: Record<string, FaultScenario>;
+    hosts?: string[];
+    maxAgents?: number;
+    /** More TOML (tables such as `[setup]` or `[[checks]]`), after the rest. */
+    extra?: string[];
+  },
 ): string {
   const lines = [
     '[race]',
@@ -74,6 +81,7 @@ export function writeContainerConfig(
       `env = { HYDRA_FAKE_SCENARIO = ${tomlString(JSON.stringify(scenario))} }`,
       '',
     ]),
+    ...(options.extra ?? []),
   ];
   writeFileSync(file, lines.join('\n'));
   return file;

@@ -44,6 +44,7 @@ import { treePolicy } from '../sandbox/index.js';
 import { runSetup, setupFailure, worktreeShares, writeSetupRecord } from '../setup/index.js';
 import type { SetupOutcome } from '../setup/index.js';
 import { leaveRoom, roomDue, waitForRoom } from '../container/index.js';
+import { checksContainer, setupContainer } from '../container/index.js';
 
 /** The stage of the `progress` events that say how the worktree's setup goes (the pane, NDJSON, the record). */
 const SETUP_STAGE = 'setup';
@@ -90,6 +91,8 @@ const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ input, sign
     signal,
     sandbox,
     setup: input.launch.checksSetup ?? null,
+    // A container agent's checks run in its image (on a local engine: container/exec.ts).
+    container: checksContainer(input.launch),
   }).catch((error: unknown) => {
     // Its checkout's setup failed: every check is an error (a gate fails), saying why.
     if (!(error instanceof HydraError) || error.kind !== 'SetupFailed') throw error;
@@ -114,6 +117,7 @@ const runSetupLogic = fromPromise<SetupOutcome, { launch: AgentLaunch; processes
   async ({ input, signal }) => {
     const { launch } = input;
     if (launch.setup === undefined || launch.setup === null) throw new Error('setup was due with no plan');
+    const container = setupContainer(launch);
     const outcome = await runSetup(launch.setup, {
       cwd: launch.worktree,
       repoRoot: launch.repoRoot,
@@ -126,8 +130,11 @@ const runSetupLogic = fromPromise<SetupOutcome, { launch: AgentLaunch; processes
       sandbox: launch.sandbox ?? null,
       shares: worktreeShares(launch.shared ?? [], launch.worktree),
       identity: { agent: launch.agent, port: launch.port ?? null },
+      container,
     });
-    if (outcome.status === 'ok') await writeSetupRecord(launch.setup, outcome.produced);
+    // On a remote engine what it made is in the agent's volume, not in a worktree the pool keeps.
+    if (outcome.status === 'ok' && container?.workspace === undefined)
+      await writeSetupRecord(launch.setup, outcome.produced);
     return outcome;
   },
 );

@@ -16,6 +16,7 @@ import { BASELINE_AGENT, BASELINE_LEASE } from '../setup/index.js';
 import type { PortLeases } from '../setup/index.js';
 import { HydraError } from '../../core/hydra-error.js';
 import type { SetupPlan } from '../setup/index.js';
+import type { CommandContainer } from '../container/index.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
@@ -40,6 +41,8 @@ export interface BaselineInput {
   ports?: PortLeases;
   /** The race's setup commands, run in the baseline's checkout first (src/engine/setup). */
   setup?: SetupPlan | null;
+  /** Where its setup and checks run when the agents' run in their image (container/exec.ts); null or absent: here. */
+  container?: CommandContainer | null;
 }
 
 export interface BaselineOutput {
@@ -73,6 +76,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       ...(input.copy === undefined ? {} : { copy: input.copy }),
       ...(input.shared === undefined ? {} : { shared: input.shared }),
       ...(input.setup === undefined ? {} : { setup: input.setup }),
+      container: input.container ?? null,
     });
     return { checks, error: null };
   } catch (error) {

@@ -99,6 +99,7 @@ export async function runChecksOnCommit(
         sandbox: rest.sandbox ?? null,
         ...(shares.length === 0 ? {} : { shares }),
         ...(rest.identity === undefined ? {} : { identity: rest.identity }),
+        container: rest.container ?? null,
       });
       if (outcome.status !== 'ok') throw setupFailedError(outcome, `(in the checkout for ${rest.owner})`);
     }

@@ -16,6 +16,8 @@ import type { SandboxPolicy } from '../sandbox/index.js';
 import { ownLayers } from '../setup/index.js';
 import type { ShareMount } from '../setup/index.js';
 import { worktreeEnv } from '../setup/index.js';
+import { containerStarter } from '../container/index.js';
+import type { CommandContainer } from '../container/index.js';
 
 /** Output read for test counts: the last 1 MB of lines. */
 const PARSED_OUTPUT_BYTES = 1024 * 1024;
@@ -57,6 +59,11 @@ export interface CheckPlace {
    * baseline), HYDRA_RUN_ID, and HYDRA_WORKTREE = `cwd` (setup/env.ts); absent: none of them.
    */
   identity?: { agent: string; port: number | null };
+  /**
+   * Run each check in a fresh container of this image, `cwd` bind-mounted at its path (a container
+   * agent's checks on a local engine: container/exec.ts); null or absent: on this machine.
+   */
+  container?: CommandContainer | null;
 }
 
 /** The place's HYDRA_* variables and PORT (setup/env.ts), or none. */
@@ -104,6 +111,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         outputBytes: PARSED_OUTPUT_BYTES,
         ...(place.signal === undefined ? {} : { signal: place.signal }),
       },
+      containerStarter(place.container),
     );
     const counts = readTestCounts(text);
     const status = statusOf(exit.exitCode, timedOut, exit.spawnError !== undefined);

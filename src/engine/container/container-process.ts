@@ -82,7 +82,7 @@ const startFailure = (
 };
 
 /** A container's exit status: 128+N is read as signal N (a stop, a crash, the OOM killer). */
-const containerExit = (code: number | null): { exitCode: number | null; signal: string | null } => {
+export const containerExit = (code: number | null): { exitCode: number | null; signal: string | null } => {
   if (code === null || code <= 128) return { exitCode: code, signal: null };
   const signal = Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0];
   return signal === undefined ? { exitCode: code, signal: null } : { exitCode: null, signal };

@@ -24,3 +24,5 @@ export { startContainer } from './container-process.js';
 export { removeContainers } from './clean.js';
 export { containerRunner, localRunner } from './runner.js';
 export type { AgentRunner } from './runner.js';
+export { baselineContainer, checksContainer, containerStarter, setupContainer } from './exec.js';
+export type { CommandContainer } from './exec.js';

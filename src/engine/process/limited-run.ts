@@ -4,8 +4,18 @@
  * sends SIGTERM, then SIGKILL after the grace.
  */
 import { spawnSupervised } from './supervisor.js';
-import type { ProcessExit, SpawnSpec } from './supervisor.js';
+import type { ProcessExit, SpawnSpec, Supervised, SupervisorCallbacks } from './supervisor.js';
 import type { ProcessRegistry } from './process-registry.js';
+
+/**
+ * What starts the command: spawnSupervised (on this machine), or another starter giving the same
+ * handle (a container of an agent's image: container/exec.ts).
+ */
+export type StartProcess = (
+  spec: SpawnSpec,
+  callbacks: SupervisorCallbacks,
+  processes: ProcessRegistry,
+) => Supervised;
 
 export interface LimitedRun {
   exit: ProcessExit;
@@ -32,9 +42,10 @@ export async function runLimited(
   spec: SpawnSpec,
   processes: ProcessRegistry,
   limits: { timeoutMs: number; graceMs: number; outputBytes: number; signal?: AbortSignal },
+  start: StartProcess = spawnSupervised,
 ): Promise<LimitedRun> {
   const output = lineTail(limits.outputBytes);
-  const supervised = spawnSupervised(
+  const supervised = start(
     spec,
     { onSpawn: () => undefined, onLine: (line) => output.push(line), onOversizeLine: () => undefined },
     processes,

@@ -9,8 +9,9 @@ import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { sharedDirs } from '../setup/index.js';
 import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
-import { setupPlanOf } from '../setup/index.js';
+import { BASELINE_AGENT, setupPlanOf } from '../setup/index.js';
 import type { AgentName } from '../types.js';
+import { baselineContainer, checksContainer } from '../container/index.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
 import { JUDGE_TIMEOUT_MS } from '../judge/index.js';
@@ -126,6 +127,8 @@ export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
     shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
     ports: context.ports,
     setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
+    // Where the agents' checks run (their image, on a local engine), so the comparison is fair.
+    container: baselineContainer(context.launches, BASELINE_AGENT),
   }));
 
 /** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
@@ -145,6 +148,10 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
     shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
     ports: context.ports,
     setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'cross'),
+    containers: {
+      base: baselineContainer(context.launches, BASELINE_AGENT),
+      agents: Object.fromEntries(context.launches.map((launch) => [launch.agent, checksContainer(launch)])),
+    },
   }));
 
 /**

@@ -17,6 +17,8 @@ import { runGit, splitZ } from '../git/index.js';
 import type { SetupPlan } from './plan.js';
 import { worktreeEnv } from './env.js';
 import type { ShareMount } from './share.js';
+import { containerStarter } from '../container/index.js';
+import type { CommandContainer } from '../container/index.js';
 
 /** Output kept per command in the log file: the last 256 KB. */
 const LOG_BYTES_PER_COMMAND = 256 * 1024;
@@ -42,6 +44,8 @@ export interface SetupPlace {
   shares?: readonly ShareMount[];
   /** Whose tree it is: HYDRA_AGENT, HYDRA_PORT and PORT, HYDRA_RUN_ID, HYDRA_WORKTREE (env.ts); absent: none. */
   identity?: { agent: string; port: number | null };
+  /** A container agent's: the commands run in its image (container/exec.ts); null or absent: on this machine. */
+  container?: CommandContainer | null;
 }
 
 export type SetupStatus = 'ok' | 'failed' | 'timed_out' | 'error' | 'cancelled';
@@ -111,6 +115,7 @@ async function runOne(
       outputBytes: LOG_BYTES_PER_COMMAND,
       ...(place.signal === undefined ? {} : { signal: place.signal }),
     },
+    containerStarter(place.container),
   );
   return { exitCode: exit.exitCode, timedOut, spawnError: exit.spawnError ?? null, output: text };
 }

@@ -21,6 +21,7 @@ import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
 import type { PortLeases } from '../../setup/index.js';
 import { runSetup, setupLogFile } from '../../setup/index.js';
 import type { SetupPlan } from '../../setup/index.js';
+import type { CommandContainer } from '../../container/index.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -47,6 +48,11 @@ export interface CrossTestInput {
   ports?: PortLeases;
   /** The race's setup commands, run in each checkout before its tests (src/engine/setup). */
   setup?: SetupPlan | null;
+  /**
+   * Where each tree's setup and tests run: the base's where the baseline's checks run, a result's
+   * where its agent's checks run (a container agent's image: container/exec.ts); absent: here.
+   */
+  containers?: { base: CommandContainer | null; agents: Record<AgentName, CommandContainer | null> };
 }
 
 export interface CrossTestOutput {
@@ -191,6 +197,8 @@ async function testTree(
     return out;
   }
   try {
+    const container =
+      (tree.agent === null ? input.containers?.base : input.containers?.agents[tree.agent]) ?? null;
     // Who the tree is (HYDRA_AGENT) and its ports: the agent whose result it is, or the baseline.
     const identity = {
       agent: tree.agent ?? BASELINE_AGENT,
@@ -216,6 +224,7 @@ async function testTree(
           ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
           shares: worktreeShares(input.shared ?? [], dir),
           identity,
+          container,
         },
       );
       if (outcome.status !== 'ok') {
@@ -248,6 +257,7 @@ async function testTree(
             signal,
             ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
             shares: worktreeShares(input.shared ?? [], dir),
+            container,
           });
           statuses.set(test.file, statusOf(run.status));
         }

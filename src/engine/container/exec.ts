@@ -1,0 +1,313 @@
+/**
+ * One command (a setup command, a check) in a fresh container of a container agent's image: the
+ * same Supervised handle spawnSupervised gives, so the time-limited runner (process/limited-run.ts),
+ * its output tail, test counts and redaction do not know where it ran.
+ *
+ * Local engine: `docker run --rm` with the command's directory (a worktree or a checks checkout),
+ * the repository's git directory and, for a Cursor setup, the user's checkout (read-only) mounted
+ * at their own paths. Remote engine (setup only): `docker create` on the agent's `work` volume, the
+ * base bundle copied in, `docker start -a`; the entry clones the agent's branch where its worktree
+ * would be, as the agent's own container does (workspace.ts REMOTE_ENTRY), so the agent starts in
+ * what its setup made. Stop is `docker stop -t <grace>`, kill `docker kill`; the container is
+ * removed once the command ended. Each carries the run's labels, so a cancelled race, the watchdog
+ * and `hydra clean` remove it.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
+import type {
+  ProcessExit,
+  ProcessRegistry,
+  SpawnSpec,
+  StartProcess,
+  Supervised,
+  SupervisorCallbacks,
+} from '../process/index.js';
+import { runGit } from '../git/index.js';
+import type { AgentName } from '../types.js';
+import { trace } from '../../trace.js';
+import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
+import { containerExit } from './container-process.js';
+import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import type { ContainerLaunch } from './types.js';
+import { bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
+
+/** Where a command runs in a container: an agent's engine and image, and whose it is (the labels). */
+export interface CommandContainer {
+  host: string;
+  image: string;
+  network: string;
+  runId: string;
+  /** Whose: the agent (its setup, its checks, its cross-tests) or `baseline`. */
+  agent: AgentName;
+  repoRoot: string;
+  /**
+   * A remote engine: the command runs in the agent's `work` volume, in its clone of `branch` at
+   * `worktree`. Absent: a local engine, the command's directory bind-mounted at its own path.
+   */
+  workspace?: { worktree: string; branch: string };
+}
+
+/** What a container agent's launch (AgentLaunch) says of where its setup and checks run. */
+interface AgentPlace {
+  runId: string;
+  agent: AgentName;
+  repoRoot: string;
+  worktree: string;
+  branch: string;
+  container?: ContainerLaunch | null;
+}
+
+const commandContainer = (launch: AgentPlace, container: ContainerLaunch, agent: AgentName) => ({
+  host: container.host,
+  image: container.image,
+  network: container.network,
+  runId: launch.runId,
+  agent,
+  repoRoot: launch.repoRoot,
+});
+
+/**
+ * Where a container agent's setup commands run: in its image, in its worktree (local engine) or
+ * in its volume's clone (remote engine). Null: a local agent's, on this machine.
+ */
+export const setupContainer = (launch: AgentPlace): CommandContainer | null => {
+  const { container } = launch;
+  if (!container) return null;
+  return {
+    ...commandContainer(launch, container, launch.agent),
+    ...(container.remote ? { workspace: { worktree: launch.worktree, branch: launch.branch } } : {}),
+  };
+};
+
+/**
+ * Where a container agent's checks run (and its checks checkout's setup, and cross-tests on its
+ * result): in its image on a local engine, the clean checkout bind-mounted. Null: on this machine,
+ * for a local agent and for one on a remote engine (its result is fetched here; the checkout, its
+ * copied files and the check that it was left alone are this machine's).
+ */
+export const checksContainer = (
+  launch: AgentPlace,
+  agent: AgentName = launch.agent,
+): CommandContainer | null =>
+  launch.container && !launch.container.remote ? commandContainer(launch, launch.container, agent) : null;
+
+/**
+ * Where the baseline's checks (and cross-tests on the base) run: where the agents' checks run, so
+ * the comparison is fair. In the image when every agent's checks run in it; else on this machine.
+ */
+export const baselineContainer = (
+  launches: readonly AgentPlace[],
+  agent: AgentName,
+): CommandContainer | null => {
+  const first = launches[0];
+  if (first === undefined || !launches.every((launch) => checksContainer(launch) !== null)) return null;
+  return checksContainer(first, agent);
+};
+
+/** Never passed in: they name this machine's paths (env.ts does the same for the agent). */
+const HOST_ONLY = new Set(['PATH', 'HOME', 'PWD', 'TMPDIR', 'SHELL', 'USER', 'LOGNAME']);
+
+/** The repository's common git directory, for a linked worktree's `.git` file to point at; null: none. */
+const gitCommonDir = async (dir: string): Promise<string | null> => {
+  const result = await runGit(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']).catch(
+    () => null,
+  );
+  return result?.stdout.trim() || null;
+};
+
+/** `docker run`'s own failures (the engine refused, the image is missing): what it says, with what to do. */
+const engineFailure = (
+  target: CommandContainer,
+  exitCode: number | null,
+  stderr: string,
+): { spawnError: string; spawnHint: string } | null => {
+  if (exitCode !== 125 && !/^docker: Error response from daemon/m.test(stderr)) return null;
+  const said = stderr.trim().split('\n').slice(-2).join(' ');
+  if (/No such image|pull access denied|manifest unknown/i.test(stderr))
+    return {
+      spawnError: `the image ${target.image} is not on the engine at ${hostLabel(target.host)}`,
+      spawnHint: `Build it there (\`docker build -t ${target.image} .\`) or pull it, or set [container] image in hydra.toml.`,
+    };
+  return {
+    spawnError: `the engine at ${hostLabel(target.host)} could not run it in ${target.image}: ${said}`,
+    spawnHint: `Check the engine (\`docker info\`) and that the image ${target.image} has the command on its PATH.`,
+  };
+};
+
+/** Starts `spec` in a fresh container of `target`'s image, as spawnSupervised would on this machine. */
+export function startInContainer(
+  target: CommandContainer,
+  spec: SpawnSpec,
+  callbacks: SupervisorCallbacks,
+  processes: ProcessRegistry,
+): Supervised {
+  const { host } = target;
+  // One per command: concurrent checks of one agent never share a name.
+  const name = containerName(target.runId, `${spec.agent}-${randomBytes(3).toString('hex')}`);
+  const labels = labelArgs(
+    containerLabels({ runId: target.runId, agent: target.agent, repoRoot: target.repoRoot }),
+  );
+  const graceS = Math.max(1, Math.ceil((spec.graceMs ?? 5000) / 1000));
+  const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
+  const splitter = new LineSplitter(
+    {
+      line: (text) => callbacks.onLine(text),
+      oversize: (bytes, head) => callbacks.onOversizeLine(bytes, head),
+    },
+    spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
+  );
+  let stopRequested: 'terminate' | 'kill' | null = null;
+  let started = false;
+  let exited = false;
+  let pid: number | undefined;
+  const stop = (how: 'terminate' | 'kill'): void => {
+    const args = how === 'terminate' ? ['stop', '-t', String(graceS), name] : ['kill', name];
+    void docker(host, args, { okExitCodes: [1] }).catch(() => undefined);
+  };
+
+  /** The CLI's arguments for the attached run, and the values of the variables it passes in. */
+  const prepare = async (): Promise<{ args: string[]; env: Record<string, string> }> => {
+    processes.watchContainerHost(host);
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(spec.env)) if (!HOST_ONLY.has(key)) env[key] = value;
+    const remote = target.workspace;
+    if (remote !== undefined)
+      Object.assign(env, {
+        HYDRA_WORKTREE: remote.worktree,
+        HYDRA_CWD: spec.cwd,
+        HYDRA_BRANCH: remote.branch,
+        HYDRA_BASE_BUNDLE: bundlePaths(path.dirname(remote.worktree), target.agent).base,
+      });
+    const common = [
+      '--init',
+      '--name',
+      name,
+      ...labels,
+      '--network',
+      target.network,
+      '-w',
+      spec.cwd,
+      ...Object.keys(env).flatMap((key) => ['-e', key]),
+    ];
+    if (remote === undefined) {
+      const gitDir = await gitCommonDir(spec.cwd);
+      const root = env['ROOT_WORKTREE_PATH'];
+      const mounts = [
+        ...[spec.cwd, ...(gitDir === null ? [] : [gitDir])].flatMap((dir) => ['-v', `${dir}:${dir}`]),
+        ...(root === undefined ? [] : ['-v', `${root}:${root}:ro`]),
+      ];
+      return {
+        args: ['run', '--rm', '--pull', 'never', ...common, ...mounts, target.image, spec.file, ...spec.args],
+        env,
+      };
+    }
+    const runDir = path.dirname(remote.worktree);
+    const workVolume = volumeName(target.runId, target.agent, 'work');
+    const bundle = await bundleBranch(target.repoRoot, remote.branch);
+    try {
+      await dockerOk(host, ['volume', 'create', ...labels, workVolume]);
+      await dockerOk(
+        host,
+        [
+          'create',
+          '--rm',
+          ...common,
+          '-v',
+          `${workVolume}:${runDir}`,
+          target.image,
+          '/bin/sh',
+          '-c',
+          REMOTE_ENTRY,
+          'hydra-command',
+          spec.file,
+          ...spec.args,
+        ],
+        { env },
+      );
+      await dockerOk(host, ['cp', bundle.file, `${name}:${bundlePaths(runDir, target.agent).base}`]);
+    } finally {
+      await bundle.done();
+    }
+    return { args: ['start', '-a', name], env: {} };
+  };
+
+  const run = async (): Promise<ProcessExit> => {
+    let prepared: Awaited<ReturnType<typeof prepare>>;
+    try {
+      prepared = await prepare();
+    } catch (error) {
+      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+      const info = error as { message?: string; hint?: string };
+      return {
+        exitCode: null,
+        signal: null,
+        stderrTail: '',
+        spawnError: info.message ?? String(error),
+        ...(info.hint === undefined ? {} : { spawnHint: info.hint }),
+      };
+    }
+    if (stopRequested !== null) {
+      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+      return { exitCode: null, signal: 'SIGTERM', stderrTail: '' };
+    }
+    trace(`${spec.agent}: docker ${prepared.args[0] ?? ''} in ${target.image} on ${hostLabel(host)}`);
+    const child = startChild(dockerBinary(), prepared.args, {
+      env: dockerEnv(host, prepared.env),
+      capture: false,
+      detached: true,
+    });
+    pid = child.pid;
+    started = true;
+    if (pid !== undefined) processes.registerGroup(pid, { runId: target.runId, agent: spec.agent });
+    child.process.once('spawn', () => {
+      if (pid !== undefined) callbacks.onSpawn(pid);
+      if (stopRequested !== null) stop(stopRequested);
+    });
+    child.process.stdout?.on('data', (chunk: Buffer) => splitter.push(chunk));
+    child.process.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    const result = await child.result;
+    splitter.end();
+    if (pid !== undefined) processes.unregisterGroup(pid);
+    // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed here.
+    if (stopRequested !== null || result.exitCode === undefined)
+      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    if (result.spawnError !== undefined)
+      return {
+        exitCode: null,
+        signal: null,
+        stderrTail: '',
+        spawnError: `the docker CLI could not be started: ${result.spawnError.message}`,
+        spawnHint:
+          'Install the docker CLI (Debian: `apt-get install docker.io`), or set HYDRA_DOCKER to its path.',
+      };
+    const failure = engineFailure(target, result.exitCode ?? null, stderr.text());
+    if (failure !== null) return { exitCode: null, signal: null, stderrTail: stderr.text(), ...failure };
+    return { ...containerExit(result.exitCode ?? null), stderrTail: stderr.text() };
+  };
+
+  const done = run().finally(() => {
+    exited = true;
+  });
+  return {
+    get pid() {
+      return pid;
+    },
+    terminate: () => {
+      stopRequested ??= 'terminate';
+      if (started && !exited) stop('terminate');
+    },
+    kill: () => {
+      stopRequested = 'kill';
+      if (started && !exited) stop('kill');
+    },
+    hasExited: () => exited,
+    exited: done,
+  };
+}
+
+/** runLimited's starter for `target`: in its container, or (null) spawnSupervised on this machine. */
+export const containerStarter = (target: CommandContainer | null | undefined): StartProcess | undefined =>
+  target === null || target === undefined
+    ? undefined
+    : (spec, callbacks, processes) => startInContainer(target, spec, callbacks, processes);

@@ -1,0 +1,158 @@
+/**
+ * A container agent's setup commands and checks run in its image, not on this machine: a race on
+ * the local engine whose setup and checks pass only where the test image's files are
+ * (/opt/hydra-test; this machine has none), one agent whose setup fails (SetupFailed, its log), the
+ * baseline's setup and checks in the image too, and a check over its time limit whose container is
+ * stopped and removed. Without an engine these tests fail, naming .ci/run's docker set-up
+ * (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../cli/helpers.js';
+import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
+import type { FaultScenario } from '../support/fault-bin.js';
+import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
+import { leftovers, removeLeftovers, writeContainerConfig } from './helpers.js';
+import { createProcessRegistry, runLimited } from '../../src/engine/process/index.js';
+import { containerStarter, DEFAULT_HOST } from '../../src/engine/container/index.js';
+
+const enabled = dockerReachable();
+let image = '';
+let sandbox: Sandbox;
+let repo: string;
+
+/** A file only the test image has: a command that needs it works only in a container of the image. */
+const IN_IMAGE = `${IMAGE_FAKE_DIR}/package.json`;
+
+beforeAll(() => {
+  if (enabled) image = testImage();
+}, 300_000);
+
+beforeEach(async () => {
+  sandbox = createSandbox();
+  repo = await createRepo(sandbox.dir);
+});
+
+afterEach(async () => {
+  await removeLeftovers(repo);
+  expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
+  sandbox.cleanup();
+});
+
+type Check = { name: string; status: string; output?: string };
+type Summary = {
+  agents: Array<{
+    agent: string;
+    status: string;
+    error?: { kind: string; message: string; hint: string } | null;
+    checks?: Check[] | null;
+  }>;
+  baseline?: { status: string; error?: string; checks: Check[] };
+};
+
+const edits = (file: string) => [{ path: file, content: `${file}\n` }];
+
+describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_000 }, () => {
+  it('run in the image: setup before the agent, checks and the baseline in clean checkouts, a failing setup is SetupFailed', async () => {
+    const scenarios: Record<string, FaultScenario> = {
+      claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+      codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
+    };
+    await installFakes(sandbox.bin, scenarios);
+    const config = writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), {
+      image,
+      scenarios,
+      extra: [
+        '[setup]',
+        `run = ${JSON.stringify(
+          `test -f ${IN_IMAGE} || { echo not in the image; exit 9; }; ` +
+            'if [ "$HYDRA_AGENT" = codex ]; then echo "no toolchain for $HYDRA_AGENT"; exit 3; fi; echo made > from-setup.txt',
+        )}`,
+        '',
+        '[[checks]]',
+        'name = "image"',
+        `run = ${JSON.stringify(`cat ${IN_IMAGE} && test -f from-setup.txt`)}`,
+        '',
+      ],
+    });
+    const result = await hydra(['race', '--json', '--config', config, 'Add a hello file'], {
+      cwd: repo,
+      env: sandbox.env,
+      timeoutMs: 240_000,
+    });
+
+    const events = parseNdjson(result.stdout);
+    const runId = String(events[0]?.['runId']);
+    const summary = events.at(-1) as unknown as Summary;
+    const [claude, codex] = summary.agents;
+    // Its setup ran in its worktree, in the image, before it started: the file is in its result.
+    expect(claude, result.stderr).toMatchObject({ agent: 'claude', status: 'completed' });
+    expect(git(repo, ['ls-tree', '-r', '--name-only', `hydra/${runId}/claude`]).split('\n')).toEqual(
+      expect.arrayContaining(['claude.txt', 'from-setup.txt']),
+    );
+    // Its checks, in the image, in a clean checkout set up there: the image's file is in the output.
+    const inImage = claude?.checks?.find((check) => check.name === 'image');
+    expect(inImage?.status, inImage?.output).toBe('passed');
+    // Its output (the run record keeps it): the image's file.
+    const recorded = JSON.parse(
+      readFileSync(path.join(repo, '.hydra', 'runs', runId, 'summary.json'), 'utf8'),
+    ) as Summary;
+    expect(
+      recorded.agents
+        .find((agent) => agent.agent === 'claude')
+        ?.checks?.find((check) => check.name === 'image')?.output,
+    ).toContain('hydra-test-fakes');
+    // The baseline's setup and checks ran where the agents' did.
+    expect(summary.baseline?.error ?? null).toBeNull();
+    expect(summary.baseline?.checks.map((check) => [check.name, check.status])).toEqual([
+      ['image', 'passed'],
+    ]);
+    // A setup that fails in the image: SetupFailed naming the command, its output in the log.
+    expect(codex?.status).toBe('failed');
+    expect(codex?.error?.kind).toBe('SetupFailed');
+    expect(codex?.error?.message).toContain('exited with code 3');
+    expect(codex?.error?.hint).toContain('HYDRA_AGENT');
+    const log = path.join(repo, '.hydra', 'runs', runId, 'setup-codex.log');
+    expect(existsSync(log)).toBe(true);
+    // Past `test -f` of the image's file: it ran in the image.
+    expect(readFileSync(log, 'utf8')).toContain('\nno toolchain for codex\n[exit code 3]');
+    // Every container (the agents', the setups', the checks') is gone.
+    expect(leftovers(repo).containers).toEqual([]);
+  });
+
+  it('a command over its time limit: its container is stopped and removed, its output kept', async () => {
+    const processes = createProcessRegistry();
+    const target = {
+      host: DEFAULT_HOST,
+      image,
+      network: 'none',
+      runId: 'r-limit',
+      agent: 'claude',
+      repoRoot: repo,
+    };
+    const started = Date.now();
+
+    const run = await runLimited(
+      {
+        file: 'sh',
+        args: ['-c', `echo "in $HYDRA_WHERE"; test -f ${IN_IMAGE} && echo has-the-image-file; sleep 300`],
+        cwd: repo,
+        env: { HYDRA_WHERE: 'a container' },
+        runId: 'r-limit',
+        agent: 'check:claude:slow',
+        graceMs: 1000,
+      },
+      processes,
+      { timeoutMs: 3000, graceMs: 1000, outputBytes: 64 * 1024 },
+      containerStarter(target),
+    );
+
+    expect(run.timedOut).toBe(true);
+    expect(run.exit.exitCode).toBeNull();
+    expect(run.output).toContain('in a container');
+    expect(run.output).toContain('has-the-image-file');
+    expect(Date.now() - started).toBeLessThan(120_000);
+    expect(leftovers(repo).containers).toEqual([]);
+  });
+});
