@@ -43,8 +43,7 @@ import { finalizeWork } from './finalize.js';
 import { treePolicy } from '../sandbox/index.js';
 import { runSetup, setupFailure, worktreeShares, writeSetupRecord } from '../setup/index.js';
 import type { SetupOutcome } from '../setup/index.js';
-import { leaveRoom, roomDue, waitForRoom } from '../container/index.js';
-import { checksContainer, setupContainer } from '../container/index.js';
+import { checksContainer, leaveRoom, roomDue, setupContainer, waitForRoom } from '../container/index.js';
 
 /** The stage of the `progress` events that say how the worktree's setup goes (the pane, NDJSON, the record). */
 const SETUP_STAGE = 'setup';
