@@ -8,7 +8,8 @@
  * built once. The whole output goes to a log file; an error quotes the CLI's own verdict.
  */
 import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { EngineError } from '../errors.js';
 import { resolveCommandSync } from '../probe/index.js';
 import { repoKey } from '../records/index.js';
@@ -93,6 +94,8 @@ export async function buildDevcontainer(
     // The docker CLI hydra itself uses (HYDRA_DOCKER), when it is not `docker` on PATH.
     ...(env['HYDRA_DOCKER'] === undefined ? [] : ['--docker-path', env['HYDRA_DOCKER']]),
   ];
+  // Its folder (the run's record) may not be made yet: placement, and so the build, comes first.
+  if (options.log !== undefined) mkdirSync(path.dirname(options.log.file), { recursive: true });
   const log = options.log === undefined ? null : createWriteStream(options.log.file, { flags: 'a' });
   log?.write(
     `$ devcontainer ${args.join(' ')}${buildEnv['DOCKER_HOST'] ? ` (DOCKER_HOST=${buildEnv['DOCKER_HOST']})` : ''}\n`,
