@@ -106,6 +106,9 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     expect(
       claudeMounts.some((mount) => mount.Type === 'bind' && mount.Destination.endsWith(`/${runId}/claude`)),
     ).toBe(true);
+    // Its git writes its own repository; the shared git directory (hooks, config, refs) is read-only.
+    expect(claudeMounts.find((mount) => mount.Destination.endsWith('/.git'))?.RW).toBe(false);
+    expect(claudeMounts.find((mount) => mount.Destination.endsWith('/.git-private/claude'))?.RW).toBe(true);
     // The agents' containers are gone once the race is over.
     expect(leftovers(repo).containers).toEqual([]);
 

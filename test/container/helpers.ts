@@ -112,9 +112,12 @@ export const removeLeftovers = (repo: string): Promise<unknown> =>
  * by container name, as `docker inspect` shows them.
  */
 export function watchMounts(repo: string): {
-  stop: () => Record<string, Array<{ Type: string; Source?: string; Destination: string }>>;
+  stop: () => Record<string, Array<{ Type: string; Source?: string; Destination: string; RW?: boolean }>>;
 } {
-  const seen: Record<string, Array<{ Type: string; Source?: string; Destination: string }>> = {};
+  const seen: Record<
+    string,
+    Array<{ Type: string; Source?: string; Destination: string; RW?: boolean }>
+  > = {};
   const timer = setInterval(() => {
     const result = spawnSync('docker', ['ps', '-q', '--filter', `label=io.hydra.repo=${repoKey(repo)}`], {
       encoding: 'utf8',

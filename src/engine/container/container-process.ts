@@ -99,6 +99,7 @@ const gitCommonDir = async (worktree: string): Promise<string | null> => {
 };
 
 const bind = (dir: string): string[] => ['-v', `${dir}:${dir}`];
+const bindReadOnly = (dir: string): string[] => ['-v', `${dir}:${dir}:ro`];
 
 /**
  * Starts the agent's container on its host. `processes` is the race's registry: the docker CLI's
@@ -186,21 +187,19 @@ export function startContainer(
       ...volumeArgs,
     ];
     if (!remote) {
-      const gitDir = await gitCommonDir(launch.worktree);
-      const mounts = [launch.worktree, launch.scratchDir, ...(gitDir === null ? [] : [gitDir])];
       const privateGit = path.join(runDir, '.git-private', launch.agent);
-      if (existsSync(privateGit)) mounts.push(privateGit);
+      // With its own repository (private-git.ts) the agent's git writes there (the worktree links to
+      // it): the repository's shared git directory (hooks, config, refs, the objects its own
+      // repository borrows) is mounted read-only, as in the sandbox.
+      const own = existsSync(privateGit);
+      const gitDir = await gitCommonDir(own ? launch.repoRoot : launch.worktree);
+      const mounts = [
+        ...[launch.worktree, launch.scratchDir].flatMap(bind),
+        ...(gitDir === null ? [] : own ? bindReadOnly(gitDir) : bind(gitDir)),
+        ...(own ? bind(privateGit) : []),
+      ];
       return {
-        args: [
-          'run',
-          '--pull',
-          'never',
-          ...common,
-          ...mounts.flatMap(bind),
-          image,
-          file,
-          ...launch.command.args,
-        ],
+        args: ['run', '--pull', 'never', ...common, ...mounts, image, file, ...launch.command.args],
         env: env.values,
         cleanup: async () => undefined,
       };

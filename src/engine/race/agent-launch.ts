@@ -154,15 +154,19 @@ export const containerLaunch = (plan: AgentPlan, options: ResolvedRaceOptions): 
 
 /**
  * Whether an agent's git runs in its own repository (private-git.ts): where its process cannot
- * write the repository's shared git directory (the OS sandbox; the sandbox's decision goes here),
- * or when HYDRA_PRIVATE_GIT=1 asks for it. Without it, an agent's git writes the shared directory
+ * write the repository's shared git directory (the OS sandbox; the sandbox's decision goes here; a
+ * container on a local engine, which gets that directory read-only), or when HYDRA_PRIVATE_GIT=1 asks for it. Without it, an agent's git writes the shared directory
  * as in any linked worktree, and what it changed of the user's refs and settings is put back and
  * named after it (ref-restore.ts, git-dir.ts).
  */
 export const privateGitFor = (
-  launch: { sandbox?: SandboxPolicy | null },
+  launch: { sandbox?: SandboxPolicy | null; container?: ContainerLaunch | null },
   env: NodeJS.ProcessEnv = process.env,
-): boolean => (launch.sandbox ?? null) !== null || env['HYDRA_PRIVATE_GIT'] === '1';
+): boolean =>
+  (launch.sandbox ?? null) !== null ||
+  // A container on a local engine sees the shared git directory read-only (container-process.ts).
+  (launch.container !== undefined && launch.container !== null && !launch.container.remote) ||
+  env['HYDRA_PRIVATE_GIT'] === '1';
 
 /**
  * Links the agent's worktree to its own git repository just before its process starts (every
