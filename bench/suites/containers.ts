@@ -16,6 +16,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   chmodSync,
   copyFileSync,
   existsSync,
@@ -23,6 +24,7 @@ import {
   mkdtempSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -113,9 +115,11 @@ function buildImage(): string {
         chmodSync(target, statSync(file).mode & 0o7777);
       }
     }
+    // `node` on the image's PATH once, as a user's image has it (a second copy would double what
+    // the engine copies for every container on `vfs`).
     mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
-    copyFileSync(process.execPath, path.join(root, 'usr/local/bin/node'));
-    chmodSync(path.join(root, 'usr/local/bin/node'), 0o755);
+    if (process.execPath !== '/usr/local/bin/node')
+      symlinkSync(process.execPath, path.join(root, 'usr/local/bin/node'));
     for (const dir of ['tmp', 'etc', `${IMAGE_DIR.slice(1)}/bin`])
       mkdirSync(path.join(root, dir), { recursive: true });
     chmodSync(path.join(root, 'tmp'), 0o1777);
@@ -158,7 +162,7 @@ const startTimes = (stderr: string): Map<string, number> => {
     if (match === null) continue;
     const [, at, agent = '', phase = ''] = match;
     const mark = marks.get(agent) ?? {};
-    if (phase.startsWith('spawning') || phase.startsWith('docker run')) mark.start ??= Number(at);
+    if (/^(spawning|docker (run|start))/.test(phase)) mark.start ??= Number(at);
     else if (phase === 'first output') mark.first ??= Number(at);
     marks.set(agent, mark);
   }
@@ -180,6 +184,9 @@ async function race(ws: Workspace, binDir: string, config: string, what: string)
     timeoutMs: 600_000,
   });
   expectExit(sample, 0, what);
+  const keep = process.env['HYDRA_BENCH_TRACES'];
+  if (keep !== undefined)
+    appendFileSync(keep, `=== ${what} ${Math.round(sample.wallMs)} ms\n${sample.stderrTail}\n`);
   const statuses = ws.lastRunStatuses();
   if (AGENTS.some((agent) => statuses[agent] !== 'completed'))
     throw new Error(`bench: ${what} did not complete both agents: ${JSON.stringify(statuses)}`);

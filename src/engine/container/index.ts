@@ -18,7 +18,9 @@ export {
 } from './labels.js';
 export { passedEnvNames } from './env.js';
 export { placeContainers } from './placement.js';
+export type { Placed } from './placement.js';
 export { startContainer } from './container-process.js';
+export { discardPrecreated, precreateContainer } from './precreate.js';
 export { removeContainers } from './clean.js';
 export { containerRunner, localRunner } from './runner.js';
 export type { AgentRunner } from './runner.js';

@@ -32,6 +32,7 @@ import {
   processInfo,
   refusalKey,
 } from '../process/index.js';
+import type { ProcessRegistry } from '../process/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -52,9 +53,8 @@ import {
   snapshotRefs,
 } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
-import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentProbeReport, MergeResult } from '../types.js';
 import { loadPriceDatabase } from '../../adapters/prices.js';
-import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
 import { runJudge } from '../judge/index.js';
@@ -69,7 +69,13 @@ import {
   setupPlanOf,
   writeSetupRecord,
 } from '../setup/index.js';
-import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
+import {
+  containerRunner,
+  DEFAULT_CONTAINER,
+  discardPrecreated,
+  precreateContainer,
+} from '../container/index.js';
+import type { Placed } from '../container/index.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
@@ -194,29 +200,37 @@ async function buildWorkspace(
   const separateCheckout = input.reports.length > 1 && (await largeCheckout(repo.root));
   // A pooled worktree keeps its setup's output while this stays the same (src/engine/setup).
   const setupPrint = await pooledSetupFingerprint(input);
-  // The agents are prepared together (git's `worktree add` itself runs one at a time, see
-  // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
-  const prepared = await Promise.allSettled(
-    input.reports.map(async (report): Promise<AgentLaunch | null> => {
-      if (signal.aborted) throw interrupted();
-      const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
-      if (plan === undefined || report.capabilities === null) return null;
-      return prepareAgent(
-        { input, signal, created, recordDir, runDir, refsAtStart, separateCheckout, sandbox, setupPrint },
-        report,
-        plan,
-        report.capabilities,
-      );
-    }),
-  );
-  const failed = prepared.find((item) => item.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-  // Container agents are given their engines together: least busy first (src/engine/container).
-  const placed = await containerRunner.place(
-    prepared.flatMap((item) => (item.status === 'fulfilled' && item.value !== null ? [item.value] : [])),
+  const context = {
+    input,
+    signal,
+    created,
+    recordDir,
+    runDir,
+    refsAtStart,
+    separateCheckout,
+    sandbox,
+    setupPrint,
+  };
+  // Each agent's worktree and branch checked free, its port and its command; then the container
+  // agents are given their engines (least busy first: src/engine/container) while git makes the
+  // worktrees, and their containers are created meanwhile (precreate.ts).
+  const built = await settleAll(input.reports.map((report) => launchAgent(context, report)));
+  const placing = containerRunner.place(
+    built.flatMap((launch) => (launch === null ? [] : [launch])),
     options.container ?? DEFAULT_CONTAINER,
   );
-  const launches = placed.launches;
+  placing.catch(() => undefined);
+  // The agents are prepared together (git's `worktree add` itself runs one at a time, see
+  // createWorktree); all are awaited before a failure is reported, so a rollback never races one.
+  const prepared = await settleAll(
+    built.map((launch) => (launch === null ? null : prepareAgent(context, launch, placing))),
+  );
+  const placed = await placing;
+  const launches = prepared.flatMap((launch) => {
+    if (launch === null) return [];
+    const container = placed.launches.find((item) => item.agent === launch.agent)?.container;
+    return [container === undefined ? launch : { ...launch, container }];
+  });
   if (signal.aborted) throw interrupted();
   writeMeta(recordDir, baseMeta(input, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
@@ -253,24 +267,23 @@ async function pooledSetupFingerprint({ options, repo }: WorkspaceInput): Promis
   return setupFingerprint(repo.root, repo.baseRef, setup, scripts);
 }
 
-/** One agent's worktree, branch, scratch directory and command. */
-async function prepareAgent(
-  {
-    input,
-    signal,
-    created,
-    recordDir,
-    runDir,
-    refsAtStart,
-    separateCheckout,
-    sandbox,
-    setupPrint,
-  }: PrepareContext,
+/** Every promise settled; then the first failure thrown, else their values. */
+async function settleAll<T>(work: ReadonlyArray<Promise<T> | T>): Promise<T[]> {
+  const settled = await Promise.allSettled(work);
+  const failed = settled.find((item) => item.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.flatMap((item) => (item.status === 'fulfilled' ? [item.value] : []));
+}
+
+/** One agent's worktree and branch checked free, its port and its command (null: it does not race). */
+async function launchAgent(
+  { input, signal, created, runDir, sandbox }: PrepareContext,
   report: AgentProbeReport,
-  plan: AgentPlan,
-  capabilities: Capabilities,
-): Promise<AgentLaunch> {
+): Promise<Omit<AgentLaunch, 'refsAtStart'> | null> {
+  if (signal.aborted) throw interrupted();
   const { options, repo } = input;
+  const plan = options.agents.find((item) => agentNameOf(item) === report.agent);
+  if (plan === undefined || report.capabilities === null) return null;
   const worktree = agentWorktreeDir(runDir, report.agent);
   const branch = branchName(options.runId, report.agent);
   // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
@@ -279,22 +292,33 @@ async function prepareAgent(
   // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
   created.push({ worktree, branch });
   const port = await input.ports.lease(report.agent);
-  const launch = buildLaunch({
+  return buildLaunch({
     options,
     repo,
     plan,
     agent: report.agent,
-    capabilities,
+    capabilities: report.capabilities,
     prompt: options.prompt,
     sandbox,
     port,
   });
+}
+
+/** One agent's worktree, scratch directory and setup, for its command (launchAgent). */
+async function prepareAgent(
+  { input, signal, recordDir, runDir, refsAtStart, separateCheckout, setupPrint }: PrepareContext,
+  launch: Omit<AgentLaunch, 'refsAtStart'>,
+  placing: Promise<Placed<Omit<AgentLaunch, 'refsAtStart'>>>,
+): Promise<AgentLaunch> {
+  const { options, repo } = input;
+  const { worktree, branch } = launch;
+  const ahead = { placing, processes: input.processes };
   const pooling = (options.worktreePool ?? 0) > 0;
   // Sandboxed: the command is wrapped while git makes the worktree (a pooled one is moved in first).
-  if (!pooling) await prewrapAgent(runDir, launch);
+  if (!pooling) await prewrapAgent(runDir, launch, ahead);
   const gitOptions = {
     signal,
-    step: `git worktree add for ${report.agent}`,
+    step: `git worktree add for ${launch.agent}`,
     graceMs: options.killGraceMs,
     // The run's marker: if hydra dies meanwhile, its watchdog and `hydra clean` find git and its filters.
     env: { [RUN_ID_ENV]: options.runId },
@@ -309,7 +333,7 @@ async function prepareAgent(
       worktree,
       branch,
       repo.baseRef,
-      { ...gitOptions, step: `reset of a pooled worktree for ${report.agent}` },
+      { ...gitOptions, step: `reset of a pooled worktree for ${launch.agent}` },
       setupPrint === null ? null : { fingerprint: setupPrint },
     ));
   if (!pooled)
@@ -317,17 +341,17 @@ async function prepareAgent(
       ...gitOptions,
       separateCheckout,
     });
-  trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
-  if (pooling) await prewrapAgent(runDir, launch);
+  trace(`race: worktree for ${launch.agent} ${pooled ? 'taken from the pool' : 'created'}`);
+  if (pooling) await prewrapAgent(runDir, launch, ahead);
   await copyIncludedFiles({
     checkout: repo.root,
     target: worktree,
     patterns: options.setup?.copy ?? [],
     recordDir,
   });
-  await mkdir(agentScratchDir(runDir, report.agent), { recursive: true });
+  await mkdir(agentScratchDir(runDir, launch.agent), { recursive: true });
   const kept = pooled === false ? null : pooled.kept;
-  const setup = setupPlanOf(options.setup, recordDir, report.agent, {
+  const setup = setupPlanOf(options.setup, recordDir, launch.agent, {
     warm: kept === null ? null : { kept },
     fingerprint: setupPrint,
   });
@@ -338,11 +362,18 @@ async function prepareAgent(
 
 /**
  * Starts wrapping a sandboxed agent's command in its sandbox (the library's wrap takes a while), so
- * that its spawn finds it wrapped (process/sandboxed.ts). The directories it may write are made
- * first, empty where missing (`git worktree add` fills an empty directory): the library leaves a
- * missing one out of the sandbox, read-only.
+ * that its spawn finds it wrapped (process/sandboxed.ts), or creating a container agent's container
+ * (src/engine/container/precreate.ts) once `ahead.placing` gives its host. The directories it may
+ * write are made first, empty where missing (`git worktree add` fills an empty directory): the
+ * library leaves a missing one out of the sandbox, read-only.
  */
-async function prewrapAgent(runDir: string, launch: Omit<AgentLaunch, 'refsAtStart'>): Promise<void> {
+async function prewrapAgent(
+  runDir: string,
+  launch: Omit<AgentLaunch, 'refsAtStart'>,
+  ahead: { placing: Promise<Placed<Omit<AgentLaunch, 'refsAtStart'>>>; processes: ProcessRegistry },
+): Promise<void> {
+  if (launch.container)
+    await precreateContainer({ ...launch, container: launch.container }, ahead.placing, ahead.processes);
   if (launch.sandbox === null || launch.sandbox === undefined) return;
   await mkdir(runDir, { recursive: true, mode: 0o700 });
   await Promise.all([
@@ -386,6 +417,7 @@ export const createWorkspaceLogic = fromPromise<Workspace, Prepared<WorkspaceInp
   const created: Array<{ worktree: string; branch: string }> = [];
   const work = buildWorkspace(input, signal, created).catch(async (error: unknown) => {
     // Leave nothing half-made behind.
+    await discardPrecreated(input.options.runId);
     const clean = await rollBackWorkspace(input, created);
     // Nothing ran: a record left here would be listed as a dead run. Unless something could not be
     // removed: then the record (meta.json names every worktree and branch) is how `hydra runs`
@@ -420,6 +452,8 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   const runId = input.launches[0]?.runId;
   // The shared git settings put back, and a ref store damaged after the agents settled repaired.
   const warnings = runId === undefined ? [] : await restoreAfterRace(input.repoRoot, runId);
+  // Containers created ahead for agents that never started (a cancel before they did).
+  if (runId !== undefined) await discardPrecreated(runId);
   if (input.keepWorktrees) return { removed, warnings };
   const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
   const toRemove: Array<{ dir: string; area: string }> = [];
