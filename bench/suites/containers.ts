@@ -1,8 +1,11 @@
 /**
  * Issue 25: a two-agent race with both agents in containers on the local engine against the same
  * race run locally (`hydra race --json`, alternating so a shared machine's drift hits both), and
- * each agent's start time: with HYDRA_TRACE=1, from `agent <name>: spawning` (local) or
- * `agent <name>: docker run` (container) to the agent's `first output`, the runner's own marks.
+ * each agent's start time: with HYDRA_TRACE=1, from `agent <name>: spawning` (local), or
+ * `agent <name>: docker run` / `docker start` (container; `start` of the container created while
+ * its worktree was made) to the agent's `first output`, the runner's own marks, and from hydra's
+ * start to that first output (what the container's creation ahead still delays). With
+ * HYDRA_BENCH_TRACES=<file>, every race's stderr (its trace) is appended there.
  * Beside them `docker run --rm --network none <image> true`, the engine's floor for a container.
  *
  * The image is built as the container tests build theirs (test/support/container-image.ts: files
@@ -16,6 +19,7 @@
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
+  appendFileSync,
   chmodSync,
   copyFileSync,
   existsSync,
@@ -23,6 +27,7 @@ import {
   mkdtempSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
@@ -44,6 +49,9 @@ export interface ContainerStartRow {
   agent: string;
   localMs: number;
   containerMs: number;
+  /** From hydra's start to the agent's first output. */
+  localFirstMs: number;
+  containerFirstMs: number;
 }
 
 export type ContainersResult =
@@ -113,9 +121,11 @@ function buildImage(): string {
         chmodSync(target, statSync(file).mode & 0o7777);
       }
     }
+    // `node` on the image's PATH once, as a user's image has it (a second copy would double what
+    // the engine copies for every container on `vfs`).
     mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
-    copyFileSync(process.execPath, path.join(root, 'usr/local/bin/node'));
-    chmodSync(path.join(root, 'usr/local/bin/node'), 0o755);
+    if (process.execPath !== '/usr/local/bin/node')
+      symlinkSync(process.execPath, path.join(root, 'usr/local/bin/node'));
     for (const dir of ['tmp', 'etc', `${IMAGE_DIR.slice(1)}/bin`])
       mkdirSync(path.join(root, dir), { recursive: true });
     chmodSync(path.join(root, 'tmp'), 0o1777);
@@ -150,27 +160,35 @@ function buildImage(): string {
 
 const TRACE_LINE = /^hydra trace (\d+(?:\.\d+)?) agent ([^:]+): (.+)$/;
 
-/** Per agent: ms from its start mark (`spawning` or `docker run`) to its first output. */
-const startTimes = (stderr: string): Map<string, number> => {
+/**
+ * Per agent: ms from its start mark (`spawning`, `docker run`, or `docker start` of a container
+ * created while its worktree was made) to its first output, and ms from hydra's start to it.
+ */
+const startTimes = (stderr: string): { starts: Map<string, number>; firsts: Map<string, number> } => {
   const marks = new Map<string, { start?: number; first?: number }>();
   for (const line of stderr.split('\n')) {
     const match = TRACE_LINE.exec(line);
     if (match === null) continue;
     const [, at, agent = '', phase = ''] = match;
     const mark = marks.get(agent) ?? {};
-    if (phase.startsWith('spawning') || phase.startsWith('docker run')) mark.start ??= Number(at);
+    if (/^(spawning|docker (run|start))/.test(phase)) mark.start ??= Number(at);
     else if (phase === 'first output') mark.first ??= Number(at);
     marks.set(agent, mark);
   }
-  const times = new Map<string, number>();
-  for (const [agent, mark] of marks)
-    if (mark.start !== undefined && mark.first !== undefined) times.set(agent, mark.first - mark.start);
-  return times;
+  const starts = new Map<string, number>();
+  const firsts = new Map<string, number>();
+  for (const [agent, mark] of marks) {
+    if (mark.first !== undefined) firsts.set(agent, mark.first);
+    if (mark.start !== undefined && mark.first !== undefined) starts.set(agent, mark.first - mark.start);
+  }
+  return { starts, firsts };
 };
 
 interface RaceSample {
   wallMs: number;
   starts: Map<string, number>;
+  /** ms from hydra's start to each agent's first output. */
+  firsts: Map<string, number>;
 }
 
 async function race(ws: Workspace, binDir: string, config: string, what: string): Promise<RaceSample> {
@@ -180,10 +198,13 @@ async function race(ws: Workspace, binDir: string, config: string, what: string)
     timeoutMs: 600_000,
   });
   expectExit(sample, 0, what);
+  const keep = process.env['HYDRA_BENCH_TRACES'];
+  if (keep !== undefined)
+    appendFileSync(keep, `=== ${what} ${Math.round(sample.wallMs)} ms\n${sample.stderrTail}\n`);
   const statuses = ws.lastRunStatuses();
   if (AGENTS.some((agent) => statuses[agent] !== 'completed'))
     throw new Error(`bench: ${what} did not complete both agents: ${JSON.stringify(statuses)}`);
-  return { wallMs: sample.wallMs, starts: startTimes(sample.stderrTail) };
+  return { wallMs: sample.wallMs, ...startTimes(sample.stderrTail) };
 }
 
 const timeRun = (args: string[]): Promise<number> =>
@@ -256,8 +277,8 @@ export async function benchContainers(
       containers.push(await race(ws, binDir, inContainers, 'container race'));
       floors.push(await timeRun(floorArgs));
     }
-    const startOf = (samples: RaceSample[], agent: string): number =>
-      median(samples.map((sample) => sample.starts.get(agent) ?? Number.NaN).filter(Number.isFinite));
+    const startOf = (samples: RaceSample[], agent: string, what: 'starts' | 'firsts' = 'starts'): number =>
+      median(samples.map((sample) => sample[what].get(agent) ?? Number.NaN).filter(Number.isFinite));
     const localMs = median(locals.map((sample) => sample.wallMs));
     const containerMs = median(containers.map((sample) => sample.wallMs));
     return {
@@ -270,6 +291,8 @@ export async function benchContainers(
         agent,
         localMs: startOf(locals, agent),
         containerMs: startOf(containers, agent),
+        localFirstMs: startOf(locals, agent, 'firsts'),
+        containerFirstMs: startOf(containers, agent, 'firsts'),
       })),
       floorMs: median(floors),
     };
@@ -297,10 +320,14 @@ export const containersTable = (
       row(`whole race, two agents of ~${result.agentSeconds} s each`, result.localMs, result.containerMs),
       ...result.starts.map((start) =>
         row(
-          `start of ${start.agent} (spawn or docker run to first output)`,
+          `start of ${start.agent} (spawn, docker run or docker start to first output)`,
           start.localMs,
           start.containerMs,
         ),
+      ),
+      // The container created ahead is not in the row above: this one counts it where it delays.
+      ...result.starts.map((start) =>
+        row(`first output of ${start.agent}, from hydra's start`, start.localFirstMs, start.containerFirstMs),
       ),
       [
         'engine floor: docker run --rm --network none <image> true',

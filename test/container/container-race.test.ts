@@ -86,11 +86,15 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
     });
     const mounts = watchMounts(repo);
+    sandbox.env['HYDRA_TRACE'] = '1';
 
     const result = await race(config);
 
     const seen = mounts.stop();
     expect(result.exitCode, result.stderr).toBe(0);
+    // Each container was created while its worktree was made, and started as it was (precreate.ts).
+    expect(result.stderr).toMatch(/agent claude: docker start on/);
+    expect(result.stderr).toMatch(/agent codex: docker start on/);
     const runId = runIdOf(result.stdout);
     const summary = summaryOf(result.stdout);
     expect(

@@ -3,47 +3,31 @@
  * (stdout split into the same bounded lines, a stderr tail, terminate and kill, how it exited), so
  * the agent's process actor, its parser, timeouts and budgets do not know where it runs.
  *
- * The docker CLI is the child: `docker run` (local engine: the worktree, its scratch directory and
- * the repository's git directory bind-mounted at the same paths) or `docker create` + `docker cp`
- * of the base bundle + `docker start -a` (remote engine: a `work` volume, workspace.ts). Never a
- * tty, stdin only when the command reads a file there, `--init` so the CLI's children are reaped
- * and signalled. Stop is `docker stop -t <grace>` (SIGTERM, SIGKILL after the grace), kill is
- * `docker kill`; once it ended, a remote agent's work is brought back, then the container removed
- * (`docker rm -f`). The agent's `home` volume (its CLI's session store) stays for follow-ups.
+ * The docker CLI is the child: on a local engine `docker start -a` of the container created while
+ * its worktree was made (precreate.ts), else `docker run` (the worktree, its scratch directory and
+ * the repository's git directory bind-mounted at the same paths: run-args.ts); on a remote engine
+ * `docker create` + `docker cp` of the base bundle + `docker start -a` (a `work` volume,
+ * workspace.ts). Never a tty, stdin only when the command reads a file there, `--init` so the
+ * CLI's children are reaped and signalled. Stop is `docker stop -t <grace>` (SIGTERM, SIGKILL
+ * after the grace), kill is `docker kill`; once it ended, a remote agent's work is brought back,
+ * then the container is removed (`docker rm -f`, while the agent is settled: removal.ts). The
+ * agent's `home` volume (its CLI's session store) stays for follow-ups.
  */
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { BuiltCommand } from '../../adapters/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
 import type { ProcessExit, ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
-import type { AgentName } from '../types.js';
-import { runGit } from '../git/index.js';
 import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
-import { containerEnv } from './env.js';
-import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { containerName, volumeName } from './labels.js';
+import { startExitCode, takePrecreated } from './precreate.js';
+import { removalOf, removeContainer } from './removal.js';
 import { leaveRoom } from './slots.js';
-import { containerUser, createHome, userArgs } from './user.js';
-import type { ContainerLaunch } from './types.js';
-import { CONTAINER_HOME } from './types.js';
+import type { ContainerAgentLaunch } from './run-args.js';
+import { agentLabelArgs, cliFile, containerArgs, createAgentHome, localRunArgs } from './run-args.js';
 import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
 
-/** What a container agent is started from: the parts of its launch (AgentLaunch) the runner reads. */
-export interface ContainerAgentLaunch {
-  runId: string;
-  agent: AgentName;
-  repoRoot: string;
-  worktree: string;
-  scratchDir: string;
-  branch: string;
-  prompt: string;
-  graceMs: number;
-  command: BuiltCommand;
-  /** The plan's variables, over the command's. */
-  env: Record<string, string>;
-  container: ContainerLaunch;
-}
+export type { ContainerAgentLaunch } from './run-args.js';
 
 /** What a failed start says, with what to do (ProcessExit.spawnHint). */
 type StartFailure = { spawnError: string; spawnHint: string };
@@ -88,19 +72,6 @@ export const containerExit = (code: number | null): { exitCode: number | null; s
   return signal === undefined ? { exitCode: code, signal: null } : { exitCode: null, signal };
 };
 
-/** Where the repository's git directory is, for the bind mounts of a local engine (a linked worktree needs it). */
-const gitCommonDir = async (worktree: string): Promise<string | null> => {
-  try {
-    const result = await runGit(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-    return result.stdout.trim() || null;
-  } catch {
-    return null;
-  }
-};
-
-const bind = (dir: string): string[] => ['-v', `${dir}:${dir}`];
-const bindReadOnly = (dir: string): string[] => ['-v', `${dir}:${dir}:ro`];
-
 /**
  * Starts the agent's container on its host. `processes` is the race's registry: the docker CLI's
  * group is killed with the agents' if hydra exits, and the watchdog is told the host, so a killed
@@ -114,20 +85,9 @@ export function startContainer(
   const { host, image, remote } = launch.container;
   const name = containerName(launch.runId, launch.agent);
   const runDir = path.dirname(launch.worktree);
-  const labels = labelArgs(
-    containerLabels({ runId: launch.runId, agent: launch.agent, repoRoot: launch.repoRoot }),
-  );
-  const homeVolume = volumeName(launch.runId, launch.agent, 'home');
-  // On a local engine, a user other than root runs it as themselves (user.ts).
-  const user = containerUser(remote);
+  const labels = agentLabelArgs(launch);
   const workVolume = volumeName(launch.runId, launch.agent, 'work');
-  const volumeArgs = [
-    '-v',
-    `${homeVolume}:${CONTAINER_HOME}`,
-    ...(remote ? ['-v', `${workVolume}:${runDir}`] : []),
-  ];
-  // The CLI by name from the image's PATH (the host's path to it means nothing there), unless configured as a path.
-  const file = launch.container.binaryPath ?? path.basename(launch.command.file);
+  const file = cliFile(launch);
   const graceS = Math.max(1, Math.ceil(launch.graceMs / 1000));
   const stderr = new TailBuffer(8 * 1024);
   const splitter = new LineSplitter(
@@ -150,60 +110,25 @@ export function startContainer(
     args: string[];
     env: Record<string, string>;
     cleanup: () => Promise<void>;
+    precreated?: boolean;
   }> => {
     processes.watchContainerHost(host);
+    // This agent's last container (an earlier round in this process) is gone first.
+    await removalOf(host, name);
+    const { common, env } = containerArgs(launch);
+    const localRun = remote ? [] : await localRunArgs(launch);
+    // Created ahead while its worktree was made (precreate.ts): started as it is, if it is this run.
+    const ahead = remote ? null : await takePrecreated(launch, localRun, env.values);
+    if (ahead !== null) return { args: ahead, env: {}, cleanup: async () => undefined, precreated: true };
     // A container of this agent's last round that was not removed (hydra was killed) goes first;
     // its volumes are made meanwhile (each CLI call costs a few hundred ms on a busy machine).
     await Promise.all([
       docker(host, ['rm', '-f', name], { okExitCodes: [1] }),
       // The session store, kept for follow-ups (made the user's for a mapped user: user.ts).
-      createHome(host, homeVolume, labels, user, image),
+      createAgentHome(launch),
       ...(remote ? [dockerOk(host, ['volume', 'create', ...labels, workVolume])] : []),
     ]);
-    const env = containerEnv(
-      { ...launch.command.env, ...launch.env },
-      launch.container.passEnv,
-      remote
-        ? {
-            HYDRA_WORKTREE: launch.worktree,
-            HYDRA_CWD: launch.command.cwd,
-            HYDRA_BRANCH: launch.branch,
-            HYDRA_BASE_BUNDLE: bundlePaths(runDir, launch.agent).base,
-          }
-        : {},
-    );
-    const common = [
-      '--init',
-      '--name',
-      name,
-      ...labels,
-      '--network',
-      launch.container.network,
-      '-w',
-      launch.command.cwd,
-      ...userArgs(user),
-      ...(launch.command.stdinFile === undefined ? [] : ['-i']),
-      ...env.args,
-      ...volumeArgs,
-    ];
-    if (!remote) {
-      const privateGit = path.join(runDir, '.git-private', launch.agent);
-      // With its own repository (private-git.ts) the agent's git writes there (the worktree links to
-      // it): the repository's shared git directory (hooks, config, refs, the objects its own
-      // repository borrows) is mounted read-only, as in the sandbox.
-      const own = existsSync(privateGit);
-      const gitDir = await gitCommonDir(own ? launch.repoRoot : launch.worktree);
-      const mounts = [
-        ...[launch.worktree, launch.scratchDir].flatMap(bind),
-        ...(gitDir === null ? [] : own ? bindReadOnly(gitDir) : bind(gitDir)),
-        ...(own ? bind(privateGit) : []),
-      ];
-      return {
-        args: ['run', '--pull', 'never', ...common, ...mounts, image, file, ...launch.command.args],
-        env: env.values,
-        cleanup: async () => undefined,
-      };
-    }
+    if (!remote) return { args: localRun, env: env.values, cleanup: async () => undefined };
     await dockerOk(
       host,
       [
@@ -301,7 +226,14 @@ export function startContainer(
             spawnHint:
               'Install the docker CLI (Debian: `apt-get install docker.io`), or set HYDRA_DOCKER to its path.',
           }
-        : startFailure(launch, file, result.exitCode ?? null, stderr.text());
+        : startFailure(
+            launch,
+            file,
+            prepared.precreated === true
+              ? startExitCode(result.exitCode ?? null, stderr.text())
+              : (result.exitCode ?? null),
+            stderr.text(),
+          );
     let broughtBack: string | null = null;
     if (failure === null) {
       try {
@@ -310,7 +242,8 @@ export function startContainer(
         broughtBack = (error as Error).message;
       }
     }
-    await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    // Removed while the agent is settled (the race waits for it before it ends: removal.ts).
+    removeContainer(host, name, processes, { runId: launch.runId, agent: launch.agent });
     const tail = stderr.text() + (broughtBack === null ? '' : `\nhydra: ${broughtBack}`);
     if (failure !== null) return { exitCode: null, signal: null, stderrTail: tail, ...failure };
     return { ...containerExit(result.exitCode ?? null), stderrTail: tail };

@@ -5,9 +5,11 @@
  * user's own commands do, speaks ssh:// itself, costs no dependency, and the shell watchdog can run
  * it after hydra is gone (ARCHITECTURE.md, "Runners", has the measured cost of a call).
  */
+import { performance } from 'node:perf_hooks';
 import { startChild } from '../process/index.js';
 import { EngineError } from '../errors.js';
 import { DEFAULT_HOST } from './settings.js';
+import { trace } from '../../trace.js';
 
 /** The docker CLI's name, or HYDRA_DOCKER (a path, for a machine where it is elsewhere). */
 export const dockerBinary = (env: NodeJS.ProcessEnv = process.env): string => env['HYDRA_DOCKER'] ?? 'docker';
@@ -83,7 +85,9 @@ export async function docker(
     timedOut = true;
     child.process.kill('SIGKILL');
   }, limit);
+  const started = performance.now();
   const result = await child.result.finally(() => clearTimeout(timer));
+  trace(`docker ${args.slice(0, 2).join(' ')}: ${Math.round(performance.now() - started)} ms`);
   if (result.spawnError !== undefined) {
     throw new EngineError({
       kind: 'SpawnFailed',

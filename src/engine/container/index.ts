@@ -21,6 +21,7 @@ export { placeContainers } from './placement.js';
 export { leaveRoom, roomDue, waitForRoom } from './slots.js';
 export type { PlacementSettings } from './placement.js';
 export { startContainer } from './container-process.js';
+export { discardPrecreated, precreateContainer } from './precreate.js';
 export { removeContainers } from './clean.js';
 export { containerRunner, localRunner } from './runner.js';
 export type { AgentRunner } from './runner.js';

@@ -32,6 +32,7 @@ import {
   processInfo,
   refusalKey,
 } from '../process/index.js';
+import type { ProcessRegistry } from '../process/index.js';
 import type {
   CleanUpInput,
   CleanUpOutput,
@@ -69,7 +70,12 @@ import {
   setupPlanOf,
   writeSetupRecord,
 } from '../setup/index.js';
-import { containerRunner, DEFAULT_CONTAINER } from '../container/index.js';
+import {
+  containerRunner,
+  DEFAULT_CONTAINER,
+  discardPrecreated,
+  precreateContainer,
+} from '../container/index.js';
 import type { ContainerLaunch } from '../container/index.js';
 import { devcontainerStep } from './race-image.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
@@ -329,7 +335,7 @@ async function prepareAgent(
   };
   const pooling = (options.worktreePool ?? 0) > 0;
   // Sandboxed: the command is wrapped while git makes the worktree (a pooled one is moved in first).
-  if (!pooling) await prewrapAgent(runDir, launch);
+  if (!pooling) await prewrapAgent(runDir, launch, input.processes);
   const gitOptions = {
     signal,
     step: `git worktree add for ${report.agent}`,
@@ -356,7 +362,7 @@ async function prepareAgent(
       separateCheckout,
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
-  if (pooling) await prewrapAgent(runDir, launch);
+  if (pooling) await prewrapAgent(runDir, launch, input.processes);
   await copyIncludedFiles({
     checkout: repo.root,
     target: worktree,
@@ -376,11 +382,17 @@ async function prepareAgent(
 
 /**
  * Starts wrapping a sandboxed agent's command in its sandbox (the library's wrap takes a while), so
- * that its spawn finds it wrapped (process/sandboxed.ts). The directories it may write are made
- * first, empty where missing (`git worktree add` fills an empty directory): the library leaves a
- * missing one out of the sandbox, read-only.
+ * that its spawn finds it wrapped (process/sandboxed.ts), or creating a container agent's container
+ * on its host (src/engine/container/precreate.ts). The directories it may write are made first,
+ * empty where missing (`git worktree add` fills an empty directory): the library leaves a missing
+ * one out of the sandbox, read-only.
  */
-async function prewrapAgent(runDir: string, launch: Omit<AgentLaunch, 'refsAtStart'>): Promise<void> {
+async function prewrapAgent(
+  runDir: string,
+  launch: Omit<AgentLaunch, 'refsAtStart'>,
+  processes: ProcessRegistry,
+): Promise<void> {
+  if (launch.container) await precreateContainer({ ...launch, container: launch.container }, processes);
   if (launch.sandbox === null || launch.sandbox === undefined) return;
   await mkdir(runDir, { recursive: true, mode: 0o700 });
   await Promise.all([
@@ -424,6 +436,7 @@ export const createWorkspaceLogic = fromPromise<Workspace, Prepared<WorkspaceInp
   const created: Array<{ worktree: string; branch: string }> = [];
   const work = buildWorkspace(input, signal, created).catch(async (error: unknown) => {
     // Leave nothing half-made behind.
+    await discardPrecreated(input.options.runId);
     const clean = await rollBackWorkspace(input, created);
     // Nothing ran: a record left here would be listed as a dead run. Unless something could not be
     // removed: then the record (meta.json names every worktree and branch) is how `hydra runs`
@@ -458,6 +471,8 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
   const runId = input.launches[0]?.runId;
   // The shared git settings put back, and a ref store damaged after the agents settled repaired.
   const warnings = runId === undefined ? [] : await restoreAfterRace(input.repoRoot, runId);
+  // Containers created ahead for agents that never started (a cancel before they did, a failed setup).
+  if (runId !== undefined) await discardPrecreated(runId);
   if (input.keepWorktrees) return { removed, warnings };
   const launches = input.launches.filter((launch) => !input.keepWorktreesOf.includes(launch.agent));
   const toRemove: Array<{ dir: string; area: string }> = [];
