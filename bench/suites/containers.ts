@@ -92,14 +92,16 @@ const librariesOf = (binary: string): string[] => {
   return [...out.matchAll(/(\/[^\s)]+)/g)].map((match) => match[1] ?? '').filter((file) => file !== '');
 };
 
-const wrapperText = [
-  '#!/bin/sh',
-  '# hydra bench fake (bench/suites/containers.ts): the demo fake agent with $HYDRA_FAKE_SCENARIO',
-  'scenario=$(mktemp)',
-  `printf '%s' "$HYDRA_FAKE_SCENARIO" > "$scenario"`,
-  `exec node ${IMAGE_DIR}/dist/demo/fake-agent.js --scenario "$scenario" -- "$@"`,
-  '',
-].join('\n');
+/** The agent's wrapper; without a scenario (the race's probe of the CLI in the image) it is the agent's own. */
+const wrapperText = (agent: AdapterId): string =>
+  [
+    '#!/bin/sh',
+    '# hydra bench fake (bench/suites/containers.ts): the demo fake agent with $HYDRA_FAKE_SCENARIO',
+    'scenario=$(mktemp)',
+    `if [ -n "$HYDRA_FAKE_SCENARIO" ]; then printf '%s' "$HYDRA_FAKE_SCENARIO" > "$scenario"; else printf '{"agent":"${agent}"}' > "$scenario"; fi`,
+    `exec node ${IMAGE_DIR}/dist/demo/fake-agent.js --scenario "$scenario" -- "$@"`,
+    '',
+  ].join('\n');
 
 /** Imports the bench's image from this machine's files; returns its tag. */
 function buildImage(): string {
@@ -135,7 +137,7 @@ function buildImage(): string {
       execFileSync('cp', ['-a', path.join(PACKAGE_ROOT, entry), fakes]);
     for (const agent of AGENTS) {
       const wrapper = path.join(fakes, 'bin', fakeBinaryName(agent));
-      writeFileSync(wrapper, wrapperText);
+      writeFileSync(wrapper, wrapperText(agent));
       chmodSync(wrapper, 0o755);
     }
     const tar = execFileSync('tar', ['-C', root, '-c', '.'], { maxBuffer: 1 << 30 });

@@ -1,7 +1,8 @@
 /**
  * An agent's CLI in a container of its own: the same Supervised handle the local supervisor gives
- * (stdout split into the same bounded lines, a stderr tail, terminate and kill, how it exited), so
- * the agent's process actor, its parser, timeouts and budgets do not know where it runs.
+ * (supervised-container.ts: stdout split into the same bounded lines, a stderr tail, terminate and
+ * kill, how it exited), so the agent's process actor, its parser, timeouts and budgets do not know
+ * where it runs.
  *
  * The docker CLI is the child: on a local engine `docker start -a` of the container created while
  * its worktree was made (precreate.ts), else `docker run` (the worktree, its scratch directory and
@@ -15,16 +16,17 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
-import type { ProcessExit, ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
+import type { ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
 import { trace } from '../../trace.js';
-import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
+import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerName, volumeName } from './labels.js';
 import { startExitCode, takePrecreated } from './precreate.js';
 import { removalOf, removeContainer } from './removal.js';
 import { leaveRoom } from './slots.js';
 import type { ContainerAgentLaunch } from './run-args.js';
 import { agentLabelArgs, cliFile, containerArgs, createAgentHome, localRunArgs } from './run-args.js';
+import type { Attached } from './supervised-container.js';
+import { cliFailure, supervisedContainer } from './supervised-container.js';
 import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
 
 export type { ContainerAgentLaunch } from './run-args.js';
@@ -88,30 +90,7 @@ export function startContainer(
   const labels = agentLabelArgs(launch);
   const workVolume = volumeName(launch.runId, launch.agent, 'work');
   const file = cliFile(launch);
-  const graceS = Math.max(1, Math.ceil(launch.graceMs / 1000));
-  const stderr = new TailBuffer(8 * 1024);
-  const splitter = new LineSplitter(
-    {
-      line: (text) => callbacks.onLine(text),
-      oversize: (bytes, head) => callbacks.onOversizeLine(bytes, head),
-    },
-    DEFAULT_MAX_LINE_BYTES,
-  );
-  let stopRequested: 'terminate' | 'kill' | null = null;
-  let started = false;
-  let exited = false;
-  let pid: number | undefined;
-  const stopContainer = (how: 'terminate' | 'kill'): void => {
-    const args = how === 'terminate' ? ['stop', '-t', String(graceS), name] : ['kill', name];
-    void docker(host, args, { okExitCodes: [1] }).catch(() => undefined);
-  };
-
-  const prepare = async (): Promise<{
-    args: string[];
-    env: Record<string, string>;
-    cleanup: () => Promise<void>;
-    precreated?: boolean;
-  }> => {
+  const prepare = async (): Promise<Attached & { cleanup: () => Promise<void>; precreated?: boolean }> => {
     processes.watchContainerHost(host);
     // This agent's last container (an earlier round in this process) is gone first.
     await removalOf(host, name);
@@ -175,98 +154,45 @@ export function startContainer(
     };
   };
 
-  const run = async (): Promise<ProcessExit> => {
-    let prepared: Awaited<ReturnType<typeof prepare>>;
-    try {
-      prepared = await prepare();
-    } catch (error) {
-      const info = error as { message?: string; hint?: string };
-      return {
-        exitCode: null,
-        signal: null,
-        stderrTail: '',
-        spawnError: info.message ?? String(error),
-        ...(info.hint === undefined ? {} : { spawnHint: info.hint }),
-      };
-    }
-    if (stopRequested !== null) {
-      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
-      return { exitCode: null, signal: 'SIGTERM', stderrTail: '' };
-    }
-    trace(`agent ${launch.agent}: docker ${prepared.args[0] ?? ''} on ${hostLabel(host)}`);
-    const child = startChild(dockerBinary(), prepared.args, {
-      env: dockerEnv(host, prepared.env),
-      stdin: launch.command.stdinFile === undefined ? 'ignore' : { file: launch.command.stdinFile },
-      capture: false,
-      detached: true,
-    });
-    pid = child.pid;
-    started = true;
-    if (pid !== undefined) processes.registerGroup(pid, { runId: launch.runId, agent: launch.agent });
-    child.process.once('spawn', () => {
-      if (pid !== undefined) callbacks.onSpawn(pid);
-      if (stopRequested !== null) stopContainer(stopRequested);
-    });
-    let firstOutput = true;
-    child.process.stdout?.on('data', (chunk: Buffer) => {
-      // As the supervisor marks it for a local agent (the bench reads both).
-      if (firstOutput) trace(`agent ${launch.agent}: first output`);
-      firstOutput = false;
-      splitter.push(chunk);
-    });
-    child.process.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const result = await child.result;
-    splitter.end();
-    if (pid !== undefined) processes.unregisterGroup(pid);
-    trace(`agent ${launch.agent}: container ended (${result.exitCode ?? result.signal ?? '?'})`);
-    const failure =
-      result.spawnError !== undefined
-        ? {
-            spawnError: `the docker CLI could not be started: ${result.spawnError.message}`,
-            spawnHint:
-              'Install the docker CLI (Debian: `apt-get install docker.io`), or set HYDRA_DOCKER to its path.',
-          }
-        : startFailure(
-            launch,
-            file,
-            prepared.precreated === true
-              ? startExitCode(result.exitCode ?? null, stderr.text())
-              : (result.exitCode ?? null),
-            stderr.text(),
-          );
-    let broughtBack: string | null = null;
-    if (failure === null) {
-      try {
-        await prepared.cleanup();
-      } catch (error) {
-        broughtBack = (error as Error).message;
+  return supervisedContainer({
+    host,
+    name,
+    graceMs: launch.graceMs,
+    owner: { runId: launch.runId, agent: launch.agent },
+    callbacks,
+    processes,
+    ...(launch.command.stdinFile === undefined ? {} : { stdinFile: launch.command.stdinFile }),
+    prepare,
+    startTrace: (prepared) => `agent ${launch.agent}: docker ${prepared.args[0] ?? ''} on ${hostLabel(host)}`,
+    // As the supervisor marks it for a local agent (the bench reads both).
+    firstOutputTrace: `agent ${launch.agent}: first output`,
+    finish: async ({ result, prepared, stderr }) => {
+      trace(`agent ${launch.agent}: container ended (${result.exitCode ?? result.signal ?? '?'})`);
+      const failure =
+        cliFailure(result) ??
+        startFailure(
+          launch,
+          file,
+          prepared.precreated === true
+            ? startExitCode(result.exitCode ?? null, stderr)
+            : (result.exitCode ?? null),
+          stderr,
+        );
+      let broughtBack: string | null = null;
+      if (failure === null) {
+        try {
+          await prepared.cleanup();
+        } catch (error) {
+          broughtBack = (error as Error).message;
+        }
       }
-    }
-    // Removed while the agent is settled (the race waits for it before it ends: removal.ts).
-    removeContainer(host, name, processes, { runId: launch.runId, agent: launch.agent });
-    const tail = stderr.text() + (broughtBack === null ? '' : `\nhydra: ${broughtBack}`);
-    if (failure !== null) return { exitCode: null, signal: null, stderrTail: tail, ...failure };
-    return { ...containerExit(result.exitCode ?? null), stderrTail: tail };
-  };
-
-  const done = run().finally(() => {
-    exited = true;
+      // Removed while the agent is settled (the race waits for it before it ends: removal.ts).
+      removeContainer(host, name, processes, { runId: launch.runId, agent: launch.agent });
+      const tail = stderr + (broughtBack === null ? '' : `\nhydra: ${broughtBack}`);
+      if (failure !== null) return { exitCode: null, signal: null, stderrTail: tail, ...failure };
+      return { ...containerExit(result.exitCode ?? null), stderrTail: tail };
+    },
     // Its room on the host (max_agents) goes to the next agent waiting there (slots.ts).
-    leaveRoom(launch);
+    onExited: () => leaveRoom(launch),
   });
-  return {
-    get pid() {
-      return pid;
-    },
-    terminate: () => {
-      stopRequested ??= 'terminate';
-      if (started && !exited) stopContainer('terminate');
-    },
-    kill: () => {
-      stopRequested = 'kill';
-      if (started && !exited) stopContainer('kill');
-    },
-    hasExited: () => exited,
-    exited: done,
-  };
 }

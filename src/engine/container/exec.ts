@@ -8,15 +8,13 @@
  * at their own paths. Remote engine (setup only): `docker create` on the agent's `work` volume, the
  * base bundle copied in, `docker start -a`; the entry clones the agent's branch where its worktree
  * would be, as the agent's own container does (workspace.ts REMOTE_ENTRY), so the agent starts in
- * what its setup made. Stop is `docker stop -t <grace>`, kill `docker kill`; the container is
- * removed once the command ended. Each carries the run's labels, so a cancelled race, the watchdog
+ * what its setup made. Stop is `docker stop -t <grace>`, kill `docker kill`
+ * (supervised-container.ts); the container is removed once the command ended. Each carries the run's labels, so a cancelled race, the watchdog
  * and `hydra clean` remove it.
  */
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
 import type {
-  ProcessExit,
   ProcessRegistry,
   SpawnSpec,
   StartProcess,
@@ -25,11 +23,12 @@ import type {
 } from '../process/index.js';
 import { runGit } from '../git/index.js';
 import type { AgentName } from '../types.js';
-import { trace } from '../../trace.js';
-import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
+import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerExit } from './container-process.js';
 import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
 import type { ContainerLaunch } from './types.js';
+import type { Attached } from './supervised-container.js';
+import { cliFailure, supervisedContainer } from './supervised-container.js';
 import { bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
 
 /** Where a command runs in a container: an agent's engine and image, and whose it is (the labels). */
@@ -148,26 +147,8 @@ export function startInContainer(
   const labels = labelArgs(
     containerLabels({ runId: target.runId, agent: target.agent, repoRoot: target.repoRoot }),
   );
-  const graceS = Math.max(1, Math.ceil((spec.graceMs ?? 5000) / 1000));
-  const stderr = new TailBuffer(spec.stderrTailBytes ?? 8 * 1024);
-  const splitter = new LineSplitter(
-    {
-      line: (text) => callbacks.onLine(text),
-      oversize: (bytes, head) => callbacks.onOversizeLine(bytes, head),
-    },
-    spec.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES,
-  );
-  let stopRequested: 'terminate' | 'kill' | null = null;
-  let started = false;
-  let exited = false;
-  let pid: number | undefined;
-  const stop = (how: 'terminate' | 'kill'): void => {
-    const args = how === 'terminate' ? ['stop', '-t', String(graceS), name] : ['kill', name];
-    void docker(host, args, { okExitCodes: [1] }).catch(() => undefined);
-  };
-
   /** The CLI's arguments for the attached run, and the values of the variables it passes in. */
-  const prepare = async (): Promise<{ args: string[]; env: Record<string, string> }> => {
+  const prepare = async (): Promise<Attached> => {
     processes.watchContainerHost(host);
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(spec.env)) if (!HOST_ONLY.has(key)) env[key] = value;
@@ -232,78 +213,33 @@ export function startInContainer(
     return { args: ['start', '-a', name], env: {} };
   };
 
-  const run = async (): Promise<ProcessExit> => {
-    let prepared: Awaited<ReturnType<typeof prepare>>;
-    try {
-      prepared = await prepare();
-    } catch (error) {
-      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
-      const info = error as { message?: string; hint?: string };
-      return {
-        exitCode: null,
-        signal: null,
-        stderrTail: '',
-        spawnError: info.message ?? String(error),
-        ...(info.hint === undefined ? {} : { spawnHint: info.hint }),
-      };
-    }
-    if (stopRequested !== null) {
-      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
-      return { exitCode: null, signal: 'SIGTERM', stderrTail: '' };
-    }
-    trace(`${spec.agent}: docker ${prepared.args[0] ?? ''} in ${target.image} on ${hostLabel(host)}`);
-    const child = startChild(dockerBinary(), prepared.args, {
-      env: dockerEnv(host, prepared.env),
-      capture: false,
-      detached: true,
-    });
-    pid = child.pid;
-    started = true;
-    if (pid !== undefined) processes.registerGroup(pid, { runId: target.runId, agent: spec.agent });
-    child.process.once('spawn', () => {
-      if (pid !== undefined) callbacks.onSpawn(pid);
-      if (stopRequested !== null) stop(stopRequested);
-    });
-    child.process.stdout?.on('data', (chunk: Buffer) => splitter.push(chunk));
-    child.process.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
-    const result = await child.result;
-    splitter.end();
-    if (pid !== undefined) processes.unregisterGroup(pid);
-    // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed here.
-    if (stopRequested !== null || result.exitCode === undefined)
-      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
-    if (result.spawnError !== undefined)
-      return {
-        exitCode: null,
-        signal: null,
-        stderrTail: '',
-        spawnError: `the docker CLI could not be started: ${result.spawnError.message}`,
-        spawnHint:
-          'Install the docker CLI (Debian: `apt-get install docker.io`), or set HYDRA_DOCKER to its path.',
-      };
-    const failure = engineFailure(target, result.exitCode ?? null, stderr.text());
-    if (failure !== null) return { exitCode: null, signal: null, stderrTail: stderr.text(), ...failure };
-    return { ...containerExit(result.exitCode ?? null), stderrTail: stderr.text() };
-  };
-
-  const done = run().finally(() => {
-    exited = true;
+  return supervisedContainer({
+    host,
+    name,
+    graceMs: spec.graceMs ?? 5000,
+    owner: { runId: target.runId, agent: spec.agent },
+    callbacks,
+    processes,
+    ...(spec.maxLineBytes === undefined ? {} : { maxLineBytes: spec.maxLineBytes }),
+    ...(spec.stderrTailBytes === undefined ? {} : { stderrTailBytes: spec.stderrTailBytes }),
+    prepare: () =>
+      prepare().catch(async (error: unknown) => {
+        await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+        throw error;
+      }),
+    startTrace: (prepared) =>
+      `${spec.agent}: docker ${prepared.args[0] ?? ''} in ${target.image} on ${hostLabel(host)}`,
+    finish: async ({ result, stderr, stopped }) => {
+      // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed here.
+      if (stopped || result.exitCode === undefined)
+        await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+      const cli = cliFailure(result);
+      if (cli !== null) return { exitCode: null, signal: null, stderrTail: '', ...cli };
+      const failure = engineFailure(target, result.exitCode ?? null, stderr);
+      if (failure !== null) return { exitCode: null, signal: null, stderrTail: stderr, ...failure };
+      return { ...containerExit(result.exitCode ?? null), stderrTail: stderr };
+    },
   });
-  return {
-    get pid() {
-      return pid;
-    },
-    terminate: () => {
-      stopRequested ??= 'terminate';
-      if (started && !exited) stop('terminate');
-    },
-    kill: () => {
-      stopRequested = 'kill';
-      if (started && !exited) stop('kill');
-    },
-    hasExited: () => exited,
-    exited: done,
-  };
 }
 
 /** runLimited's starter for `target`: in its container, or (null) spawnSupervised on this machine. */
