@@ -6,7 +6,7 @@
  * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
  */
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -282,7 +282,19 @@ describe.runIf(enabled)(
           claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
           codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
         },
-        { maxAgents: 1 },
+        {
+          maxAgents: 1,
+          // Setup and checks in the image run as that user too (exec.ts): what they write is theirs.
+          toml: [
+            '[setup]',
+            'run = "echo made > from-setup.txt"',
+            '',
+            '[[checks]]',
+            'name = "owner"',
+            'run = "echo checked > by-check.txt && ls -n by-check.txt"',
+            '',
+          ],
+        },
       );
       const asOther = process.getuid?.() === 0;
       const uid = asOther ? 1001 : (process.getuid?.() ?? 0);
@@ -323,6 +335,16 @@ describe.runIf(enabled)(
       // What the agent wrote in its bind-mounted worktree is the user's, not root's.
       const worktree = String(summaryOf(stdout).agents[0]?.['worktree']);
       expect(statSync(path.join(worktree, 'claude.txt')).uid).toBe(uid);
+      // And what its setup wrote there; and what its check wrote in its checkout (`ls -n`: uid gid).
+      expect(statSync(path.join(worktree, 'from-setup.txt')).uid).toBe(uid);
+      const recorded = JSON.parse(
+        readFileSync(path.join(repo, '.hydra', 'runs', runId, 'summary.json'), 'utf8'),
+      ) as {
+        agents: Array<{ agent: string; checks?: Array<{ name: string; status: string; output?: string }> }>;
+      };
+      const owner = recorded.agents.find((agent) => agent.agent === 'claude')?.checks?.[0];
+      expect(owner?.status, owner?.output).toBe('passed');
+      expect(owner?.output).toMatch(new RegExp(`\\s${uid}\\s+${gid}\\s.*by-check\\.txt`));
     });
   },
 );

@@ -5,7 +5,8 @@
  *
  * Local engine: `docker run --rm` with the command's directory (a worktree or a checks checkout),
  * the repository's git directory and, for a Cursor setup, the user's checkout (read-only) mounted
- * at their own paths. Remote engine (setup only): `docker create` on the agent's `work` volume, the
+ * at their own paths, run as hydra's user when that is not root (`--user`, user.ts), so what it
+ * writes there is theirs. Remote engine (setup only): `docker create` on the agent's `work` volume, the
  * base bundle copied in, `docker start -a`; the entry clones the agent's branch where its worktree
  * would be, as the agent's own container does (workspace.ts REMOTE_ENTRY), so the agent starts in
  * what its setup made. Stop is `docker stop -t <grace>`, kill `docker kill`
@@ -27,6 +28,7 @@ import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerExit } from './container-process.js';
 import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
 import type { ContainerLaunch } from './types.js';
+import { containerUser, userArgs } from './user.js';
 import type { Attached } from './supervised-container.js';
 import { cliFailure, supervisedContainer } from './supervised-container.js';
 import { bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
@@ -169,6 +171,8 @@ export function startInContainer(
       target.network,
       '-w',
       spec.cwd,
+      // On a local engine, a user other than root runs it as themselves, as the agent (user.ts).
+      ...userArgs(containerUser(remote !== undefined)),
       ...Object.keys(env).flatMap((key) => ['-e', key]),
     ];
     if (remote === undefined) {
