@@ -15,6 +15,7 @@ import type { FaultScenario } from '../support/fault-bin.js';
 import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
 import { leftovers, removeLeftovers, writeContainerConfig } from './helpers.js';
 import { createProcessRegistry, runLimited } from '../../src/engine/process/index.js';
+import type { StartProcess, Supervised } from '../../src/engine/process/index.js';
 import { containerStarter, DEFAULT_HOST } from '../../src/engine/container/index.js';
 
 const enabled = dockerReachable();
@@ -132,6 +133,35 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
       repoRoot: repo,
     };
     const started = Date.now();
+    // The limit's stop reaches the container once it has printed (a busy engine can take longer
+    // than the limit to start it: the stop before then is the next test's).
+    const inContainer = containerStarter(target);
+    const starter: StartProcess = (spec, callbacks, registry) => {
+      let printed: () => void = () => undefined;
+      const ran = new Promise<void>((resolve) => (printed = resolve));
+      const handle = inContainer?.(
+        spec,
+        {
+          ...callbacks,
+          onLine: (line) => {
+            callbacks.onLine(line);
+            if (line === 'has-the-image-file') printed();
+          },
+        },
+        registry,
+      );
+      if (handle === undefined) throw new Error('no container starter');
+      void handle.exited.then(printed);
+      return {
+        get pid() {
+          return handle.pid;
+        },
+        terminate: () => void ran.then(() => handle.terminate()),
+        kill: () => void ran.then(() => handle.kill()),
+        hasExited: () => handle.hasExited(),
+        exited: handle.exited,
+      };
+    };
 
     const run = await runLimited(
       {
@@ -145,7 +175,7 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
       },
       processes,
       { timeoutMs: 3000, graceMs: 1000, outputBytes: 64 * 1024 },
-      containerStarter(target),
+      starter,
     );
 
     expect(run.timedOut).toBe(true);
@@ -153,6 +183,47 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
     expect(run.output).toContain('in a container');
     expect(run.output).toContain('has-the-image-file');
     expect(Date.now() - started).toBeLessThan(120_000);
+    expect(leftovers(repo).containers).toEqual([]);
+  });
+
+  it('a stop asked before the engine has made the container is not lost: it is asked again until the container ends', async () => {
+    const processes = createProcessRegistry();
+    const target = {
+      host: DEFAULT_HOST,
+      image,
+      network: 'none',
+      runId: 'r-early',
+      agent: 'claude',
+      repoRoot: repo,
+    };
+    const held: { handle?: Supervised | undefined } = {};
+    const started = Date.now();
+    // Stopped as soon as the docker CLI runs, before `docker run` has created the container
+    // (the engine copies the image first): that `docker stop` finds no container.
+    const handle = containerStarter(target)?.(
+      {
+        file: 'sh',
+        args: ['-c', 'echo started; sleep 300'],
+        cwd: repo,
+        env: {},
+        runId: 'r-early',
+        agent: 'check:claude:early',
+        graceMs: 1000,
+      },
+      { onSpawn: () => held.handle?.terminate(), onLine: () => undefined, onOversizeLine: () => undefined },
+      processes,
+    );
+    held.handle = handle;
+    let timer: NodeJS.Timeout | undefined;
+    const exit = await Promise.race([
+      handle?.exited,
+      new Promise<'hung'>((resolve) => (timer = setTimeout(() => resolve('hung'), 90_000))),
+    ]);
+    clearTimeout(timer);
+
+    expect(exit).not.toBe('hung');
+    expect(exit).toMatchObject({ exitCode: null });
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(leftovers(repo).containers).toEqual([]);
   });
 });

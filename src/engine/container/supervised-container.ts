@@ -5,13 +5,17 @@
  * process's, its stderr kept as a tail; `terminate` is `docker stop -t <grace>` (SIGTERM, SIGKILL
  * after the grace) and `kill` is `docker kill`, of the container by name, once the CLI has started
  * (a stop asked before is done as soon as it starts; one asked while it is being prepared removes
- * the container instead of starting it). The CLI is a process group of the race's registry, so
+ * the container instead of starting it), and asked again every STOP_AGAIN_MS until the CLI ends
+ * (the container may not have been made or started yet when the first came). The CLI is a process group of the race's registry, so
  * hydra exiting kills it as it kills an agent.
  */
 import type { ProcessExit, ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
 import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv } from './docker.js';
+
+/** How long a stop waits for the CLI to end before it is asked again (stop). */
+const STOP_AGAIN_MS = 2_000;
 
 /** The attached docker CLI call: its arguments, and the values of the variables it passes in (`-e NAME`). */
 export interface Attached {
@@ -81,9 +85,35 @@ export function supervisedContainer<P extends Attached>(command: ContainerComman
   let started = false;
   let exited = false;
   let pid: number | undefined;
-  const stop = (how: 'terminate' | 'kill'): void => {
+  /** The CLI's end, once it started; `cliEnded` once it came. */
+  let cliEnd: Promise<void> = Promise.resolve();
+  let cliEnded = false;
+  let stopping: Promise<void> | null = null;
+  const stopCall = (how: 'terminate' | 'kill'): Promise<void> => {
     const args = how === 'terminate' ? ['stop', '-t', String(graceS), name] : ['kill', name];
-    void docker(host, args, { okExitCodes: [1] }).catch(() => undefined);
+    return docker(host, args, { okExitCodes: [1] }).then(
+      () => undefined,
+      () => undefined,
+    );
+  };
+  /**
+   * Stops the container now, and again while its CLI runs: a stop that comes before the engine has
+   * created the container (`No such container`) or started it (a created container's `stop` does
+   * nothing, its `kill` fails) is otherwise lost, and the CLI runs the command to its end.
+   */
+  const stop = (how: 'terminate' | 'kill'): void => {
+    const first = stopCall(how);
+    stopping ??= (async () => {
+      await first;
+      while (!cliEnded) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, STOP_AGAIN_MS))), cliEnd]);
+        clearTimeout(timer);
+        if (cliEnded) return;
+        trace(`docker ${stopRequested ?? how} of ${name} again: its CLI still runs`);
+        await stopCall(stopRequested ?? how);
+      }
+    })();
   };
 
   const run = async (): Promise<ProcessExit> => {
@@ -113,6 +143,9 @@ export function supervisedContainer<P extends Attached>(command: ContainerComman
     });
     pid = child.pid;
     started = true;
+    cliEnd = child.result.then(() => {
+      cliEnded = true;
+    });
     if (pid !== undefined) processes.registerGroup(pid, command.owner);
     child.process.once('spawn', () => {
       if (pid !== undefined) callbacks.onSpawn(pid);
