@@ -97,6 +97,9 @@ export interface Placeable {
 /** Where the image probes are cached (the race's probe cache); absent: the CLIs are not probed. */
 export interface ProbeInImage {
   cacheDir: string | null;
+  /** The race's labels on the probe's containers, and the watchdog told their host (in-image.ts). */
+  labels?: Record<string, string>;
+  watchHost?: (host: string) => void;
 }
 
 const noEngine = (): EngineError =>
@@ -188,7 +191,12 @@ async function probeClis(
     if (launch.cli === undefined || host === undefined) return [];
     return [{ agent: launch.agent, host, imageId: ids.get(host) ?? image, ...launch.cli }];
   });
-  const results = await probeClisInImage(asked, { image, cacheDir: probe.cacheDir });
+  for (const request of asked) probe.watchHost?.(request.host);
+  const results = await probeClisInImage(asked, {
+    image,
+    cacheDir: probe.cacheDir,
+    ...(probe.labels === undefined ? {} : { labels: probe.labels }),
+  });
   const capabilities: Partial<Record<AgentName, Capabilities>> = {};
   asked.forEach((request, index) => {
     const result = results[index];

@@ -22,6 +22,8 @@ export interface ImageProbeOptions {
   env?: NodeJS.ProcessEnv;
   /** Runs the docker commands (tests); by default the probe runner. */
   run?: ProbeRunner;
+  /** The race's labels on its probe containers (the watchdog and `hydra clean` find them by these). */
+  labels?: Record<string, string>;
 }
 
 /** What a container start adds to a probe's time limit (vfs copies the image on every start). */
@@ -34,6 +36,10 @@ const notInImage = (output: { exitCode: number | null; stderr: string }): boolea
     output.stderr.split('\n').slice(0, 3).join('\n'),
   );
 
+/** `--label k=v` for each label. */
+const labelArgs = (labels: Record<string, string> = {}): string[] =>
+  Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
+
 /** A probe runner that runs each command in a fresh container of the image. */
 export const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   const run = options.run ?? createProbeRunner(options.env ?? process.env);
@@ -43,7 +49,18 @@ export const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   return (file, args, limits) =>
     run(
       dockerCli,
-      [...hostArgs, 'run', '--rm', '--init', '--network', 'none', options.image, file, ...args],
+      [
+        ...hostArgs,
+        'run',
+        '--rm',
+        '--init',
+        '--network',
+        'none',
+        ...labelArgs(options.labels),
+        options.image,
+        file,
+        ...args,
+      ],
       {
         ...limits,
         timeoutMs: limits.timeoutMs + CONTAINER_START_MS,
@@ -148,11 +165,12 @@ const EXEC_MARGIN_MS = 15_000;
  * Runs `use` with a probe runner whose commands run by `docker exec` in one container of the image,
  * kept alive (`sleep`) meanwhile and removed after: one container start for all of a race's probes
  * on that image (on a `vfs` engine each start copies the image). An image without `sleep` gets a
- * container per command, as doctor's. The container removes itself after two minutes should hydra
- * be killed meanwhile.
+ * container per command, as doctor's. The containers carry the race's labels: should hydra be
+ * killed meanwhile, its watchdog and `hydra clean` remove them (and the kept-alive one ends itself
+ * after two minutes).
  */
 async function withProbeContainer<T>(
-  options: { image: string; host: string; env?: NodeJS.ProcessEnv },
+  options: { image: string; host: string; env?: NodeJS.ProcessEnv; labels?: Record<string, string> },
   use: (run: ProbeRunner) => Promise<T>,
 ): Promise<T> {
   const env = options.env ?? process.env;
@@ -160,6 +178,8 @@ async function withProbeContainer<T>(
   const dockerCli = env['HYDRA_DOCKER'] ?? 'docker';
   const hostArgs = options.host === 'default' ? [] : [`--host=${options.host}`];
   const name = `hydra-probe-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+  // No `--init`: with it, an image without `sleep` starts (the init does) and ends at once, and
+  // every `docker exec` then fails; without, its start fails and the probe takes a container a command.
   const started = await run(
     dockerCli,
     [
@@ -167,11 +187,11 @@ async function withProbeContainer<T>(
       'run',
       '-d',
       '--rm',
-      '--init',
       '--network',
       'none',
       '--name',
       name,
+      ...labelArgs(options.labels),
       '--entrypoint',
       'sleep',
       options.image,
@@ -213,7 +233,13 @@ export interface ImageCliRequest {
  */
 export async function probeClisInImage(
   requests: readonly ImageCliRequest[],
-  options: { image: string; cacheDir: string | null; env?: NodeJS.ProcessEnv },
+  options: {
+    image: string;
+    cacheDir: string | null;
+    env?: NodeJS.ProcessEnv;
+    /** The run's labels, on the probe's containers (killed hydra: the watchdog and `hydra clean` remove them). */
+    labels?: Record<string, string>;
+  },
 ): Promise<
   Array<{ capabilities: Capabilities } | { missing: true } | { unusable: ProbeResult & { ok: false } }>
 > {
@@ -232,7 +258,12 @@ export async function probeClisInImage(
       const ofImage = due.filter((request) => request.imageId === imageId);
       const host = ofImage[0]?.host ?? 'default';
       return withProbeContainer(
-        { image: options.image, host, ...(options.env === undefined ? {} : { env: options.env }) },
+        {
+          image: options.image,
+          host,
+          ...(options.env === undefined ? {} : { env: options.env }),
+          ...(options.labels === undefined ? {} : { labels: options.labels }),
+        },
         async (run) => {
           for (const request of ofImage) {
             const key = keyOf(request);

@@ -71,6 +71,7 @@ import {
   writeSetupRecord,
 } from '../setup/index.js';
 import {
+  containerLabels,
   containerRunner,
   DEFAULT_CONTAINER,
   discardPrecreated,
@@ -183,6 +184,9 @@ const placeAgents = (input: WorkspaceInput, recordDir: string, signal: AbortSign
     {},
     {
       cacheDir: input.options.cacheDir ?? defaultCacheDir(input.repo.root),
+      // The probe's containers are the run's: a killed hydra's watchdog and `hydra clean` remove them.
+      labels: containerLabels({ runId: input.options.runId, agent: 'probe', repoRoot: input.repo.root }),
+      watchHost: (host) => input.processes.watchContainerHost(host),
     },
   );
 };
