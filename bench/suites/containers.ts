@@ -11,7 +11,7 @@
  * The image is built as the container tests build theirs (test/support/container-image.ts: files
  * from this machine, `docker import`), duplicated here in small because the tests' builder finds
  * its fault agent beside its own source, which the bench's bundle moves: /bin/sh, `mktemp`, `true`,
- * node and their libraries, and this checkout's dist/ (the demo's fake agent) with its fixtures, an
+ * `sleep`, node and their libraries, and this checkout's dist/ (the demo's fake agent) with its fixtures, an
  * sh wrapper per agent reading its scenario from HYDRA_FAKE_SCENARIO. It is removed at the end,
  * with every container and volume the races left (by the repository's label).
  *
@@ -115,7 +115,8 @@ function buildImage(): string {
       if (found === undefined) throw new Error(`bench: ${name} is not on PATH, for the containers' image`);
       return found;
     };
-    for (const binary of ['/bin/sh', which('mktemp'), which('true'), process.execPath]) {
+    // `sleep` as a user's image has it: the race's probe of the CLIs keeps one container alive with it.
+    for (const binary of ['/bin/sh', which('mktemp'), which('true'), which('sleep'), process.execPath]) {
       for (const file of [binary, ...librariesOf(binary)]) {
         const target = path.join(root, file);
         mkdirSync(path.dirname(target), { recursive: true });
