@@ -11,9 +11,9 @@
  * The image is built as the container tests build theirs (test/support/container-image.ts: files
  * from this machine, `docker import`), duplicated here in small because the tests' builder finds
  * its fault agent beside its own source, which the bench's bundle moves: /bin/sh, `mktemp`, `true`,
- * `sleep`, node and their libraries, and this checkout's dist/ (the demo's fake agent) with its fixtures, an
- * sh wrapper per agent reading its scenario from HYDRA_FAKE_SCENARIO. It is removed at the end,
- * with every container and volume the races left (by the repository's label).
+ * `sleep`, node and their libraries, and this checkout's dist/ (the demo's fake agent) with its
+ * fixtures, an sh wrapper per agent reading its scenario from HYDRA_FAKE_SCENARIO. It is removed at
+ * the end, with every container and volume the races left (by the repository's label).
  *
  * Without an engine the suite says why and has no table (the bench is not a test).
  */
