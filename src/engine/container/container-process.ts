@@ -28,6 +28,7 @@ import { containerUser, createHome, userArgs } from './user.js';
 import type { ContainerLaunch } from './types.js';
 import { CONTAINER_HOME } from './types.js';
 import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
+import { copyWorktreeFilesIn } from './remote-checkout.js';
 
 /** What a container agent is started from: the parts of its launch (AgentLaunch) the runner reads. */
 export interface ContainerAgentLaunch {
@@ -223,6 +224,7 @@ export function startContainer(
     const bundle = await bundleBranch(launch.repoRoot, launch.branch);
     try {
       await dockerOk(host, ['cp', bundle.file, `${name}:${bundlePaths(runDir, launch.agent).base}`]);
+      await copyWorktreeFilesIn(host, name, launch.worktree);
     } finally {
       await bundle.done();
     }
