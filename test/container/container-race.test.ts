@@ -141,10 +141,11 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
             '[setup]',
             `run = "test -f ${IMAGE_FAKE_DIR}/package.json && test -f .env && echo made > from-setup.txt"`,
             '',
-            // Only in the image on the remote engine, in a checkout with the copied .env (redacted in the record).
+            // Only in the image on the remote engine, in a checkout with the copied .env (redacted in
+            // the record); it writes a tracked file, which the read of the volume's checkout reports.
             '[[checks]]',
             'name = "image"',
-            `run = "test -f ${IMAGE_FAKE_DIR}/package.json && test -f from-setup.txt && cat .env"`,
+            `run = "test -f ${IMAGE_FAKE_DIR}/package.json && test -f from-setup.txt && cat .env && echo x >> README.md"`,
           ],
         },
       );
@@ -175,7 +176,9 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       expect(volumeEnv).toMatch(new RegExp(`^REMOTE_TOKEN=${REMOTE_TOKEN}\\n\\{"argv":`));
       // Its checks and the baseline's ran in the image on the remote engine; the copy's value is redacted.
       const summary = summaryOf(result.stdout) as unknown as {
-        agents: Array<{ checks: Array<{ name: string; status: string; output: string }> }>;
+        agents: Array<{
+          checks: Array<{ name: string; status: string; output: string; checkoutChanged?: string[] }>;
+        }>;
         baseline: { error?: string | null; checks: Array<{ name: string; status: string; output: string }> };
       };
       const check = summary.agents[0]?.checks[0];
@@ -184,6 +187,10 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       const recorded = readFileSync(path.join(repo, '.hydra', 'runs', runId, 'summary.json'), 'utf8');
       expect(recorded).toContain('REMOTE_TOKEN=[redacted');
       expect(recorded).not.toContain(REMOTE_TOKEN);
+      // What the check wrote in its checkout, read in the volume there.
+      expect((JSON.parse(recorded) as typeof summary).agents[0]?.checks[0]?.checkoutChanged).toEqual([
+        'README.md',
+      ]);
       expect(summary.baseline.error ?? null, JSON.stringify(summary.baseline)).toBeNull();
       expect(summary.baseline.checks.map((run) => [run.name, run.status])).toEqual([['image', 'passed']]);
       // The checks' volumes went with their checkouts.
