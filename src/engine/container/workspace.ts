@@ -29,7 +29,8 @@ export const bundlePaths = (runDir: string, agent: string): { base: string; resu
  */
 export const REMOTE_ENTRY = [
   'set -e',
-  'if [ ! -e "$HYDRA_WORKTREE/.git" ]; then',
+  // No commit checked out yet (a clone cut short is made again; init and fetch are idempotent).
+  'if ! git -C "$HYDRA_WORKTREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then',
   '  git init -q "$HYDRA_WORKTREE" >&2',
   '  git -C "$HYDRA_WORKTREE" fetch -q --update-head-ok "$HYDRA_BASE_BUNDLE" "refs/heads/$HYDRA_BRANCH:refs/heads/$HYDRA_BRANCH" >&2',
   '  git -C "$HYDRA_WORKTREE" checkout -q "$HYDRA_BRANCH" >&2',
