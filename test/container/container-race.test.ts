@@ -6,7 +6,7 @@
  * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -79,6 +79,9 @@ const race = (config: string, ...more: string[]) =>
 
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
+/** The value of a copied .env: redacted from every record. */
+const REMOTE_TOKEN = 'rt-7f3a9c2e5b1d4a60';
+
 describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
   it('races two agents in containers on the local engine; their results are committed and one merges', async () => {
     const config = await setUp({
@@ -121,16 +124,33 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     expect(filesOn('main')).toContain('claude.txt');
   });
 
-  it('races on a remote engine (tcp://) with no bind mount: the base and the scratch directory go in, the result comes back as commits', async () => {
+  it('races on a remote engine (tcp://) with no bind mount: the base, the scratch directory and the copied files go in, the result comes back as commits, checks and the baseline run there', async () => {
     const proxy = await startEngineProxy();
     try {
+      // An ignored .env that .worktreeinclude names: copied into every tree, the remote volume's too.
+      writeFileSync(path.join(repo, '.gitignore'), '.env\n');
+      writeFileSync(path.join(repo, '.worktreeinclude'), '.env\n');
+      git(repo, ['add', '.gitignore', '.worktreeinclude']);
+      git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'copy .env']);
+      writeFileSync(path.join(repo, '.env'), `REMOTE_TOKEN=${REMOTE_TOKEN}\n`);
       // Codex, as it writes its last message into its scratch directory, which must be in the container.
+      // It appends its argv to .env: the volume's .env then holds the copy and the agent's line.
       const config = await setUp(
-        { codex: { agent: 'codex', delayMs: 15, edits: edits('remote.txt') } },
+        { codex: { agent: 'codex', delayMs: 15, edits: edits('remote.txt'), logArgvTo: '.env' } },
         {
           hosts: [proxy.host],
-          // Runs in the image, in the volume's clone, before the agent: only the image has the file.
-          toml: ['[setup]', `run = "test -f ${IMAGE_FAKE_DIR}/package.json && echo made > from-setup.txt"`],
+          toml: [
+            // Runs in the image, in the volume's clone, before the agent: only the image has the
+            // file, only a copy has .env. Again in the checks' checkouts (the agent's, the baseline's).
+            '[setup]',
+            `run = "test -f ${IMAGE_FAKE_DIR}/package.json && test -f .env && echo made > from-setup.txt"`,
+            '',
+            // Only in the image on the remote engine, in a checkout with the copied .env (redacted in
+            // the record); it writes a tracked file, which the read of the volume's checkout reports.
+            '[[checks]]',
+            'name = "image"',
+            `run = "test -f ${IMAGE_FAKE_DIR}/package.json && test -f from-setup.txt && cat .env && echo x >> README.md"`,
+          ],
         },
       );
       const mounts = watchMounts(repo);
@@ -154,6 +174,31 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       expect(git(repo, ['log', '-1', '--format=%an %s', `hydra/${runId}/codex`])).toMatch(
         /^hydra hydra: codex result/,
       );
+      expect(filesOn(`hydra/${runId}/codex`)).not.toContain('.env');
+      // The agent ran where its setup found the copied .env: it appended to that file.
+      const volumeEnv = readFromVolume(image, `hydra-${runId}-codex-work`, 'codex/.env');
+      expect(volumeEnv).toMatch(new RegExp(`^REMOTE_TOKEN=${REMOTE_TOKEN}\\n\\{"argv":`));
+      // Its checks and the baseline's ran in the image on the remote engine; the copy's value is redacted.
+      const summary = summaryOf(result.stdout) as unknown as {
+        agents: Array<{
+          checks: Array<{ name: string; status: string; output: string; checkoutChanged?: string[] }>;
+        }>;
+        baseline: { error?: string | null; checks: Array<{ name: string; status: string; output: string }> };
+      };
+      const check = summary.agents[0]?.checks[0];
+      expect(check?.status, check?.output).toBe('passed');
+      // Its output as recorded: the copied value redacted.
+      const recorded = readFileSync(path.join(repo, '.hydra', 'runs', runId, 'summary.json'), 'utf8');
+      expect(recorded).toContain('REMOTE_TOKEN=[redacted');
+      expect(recorded).not.toContain(REMOTE_TOKEN);
+      // What the check wrote in its checkout, read in the volume there.
+      expect((JSON.parse(recorded) as typeof summary).agents[0]?.checks[0]?.checkoutChanged).toEqual([
+        'README.md',
+      ]);
+      expect(summary.baseline.error ?? null, JSON.stringify(summary.baseline)).toBeNull();
+      expect(summary.baseline.checks.map((run) => [run.name, run.status])).toEqual([['image', 'passed']]);
+      // The checks' volumes went with their checkouts.
+      expect(leftovers(repo).volumes.filter((volume) => volume.includes('-checks-'))).toEqual([]);
     } finally {
       await proxy.close();
     }

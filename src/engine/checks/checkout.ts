@@ -18,6 +18,8 @@ import type { CheckPlace } from './runner.js';
 import { worktreeShares } from '../setup/index.js';
 import type { SharedDir } from '../setup/index.js';
 import { runSetup, setupFailedError } from '../setup/index.js';
+import { makeRemoteCheckout } from '../container/index.js';
+import type { RemoteCheckout } from '../container/index.js';
 import type { SetupPlan } from '../setup/index.js';
 
 export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
@@ -54,12 +56,20 @@ async function checkoutChanges(dir: string, commit: string): Promise<string[]> {
     runGit(dir, ['ls-files', '-v', '-z']),
     runGit(dir, ['rev-parse', 'HEAD']),
   ]);
-  const changed = splitZ(status.stdout).map((entry) => entry.slice(3));
+  return changesOf(
+    { head: head.stdout.trim(), status: splitZ(status.stdout), flags: splitZ(flags.stdout) },
+    commit,
+  );
+}
+
+/** What git said of a checkout (`-z` entries), as checkoutChanges reports it; also a remote checkout's. */
+function changesOf(git: { head: string; status: string[]; flags: string[] }, commit: string): string[] {
+  const changed = git.status.map((entry) => entry.slice(3));
   // `ls-files -v`: `S` skip-worktree, a lowercase tag assume-unchanged.
-  const hidden = splitZ(flags.stdout)
+  const hidden = git.flags
     .filter((entry) => /^(?:S|[a-z]) /.test(entry))
     .map((entry) => `${entry.slice(2)} (index flag)`);
-  const moved = head.stdout.trim() === commit ? [] : [`HEAD moved to ${head.stdout.trim().slice(0, 12)}`];
+  const moved = git.head === commit ? [] : [`HEAD moved to ${git.head.slice(0, 12)}`];
   return [...moved, ...changed, ...hidden];
 }
 
@@ -70,6 +80,7 @@ export async function runChecksOnCommit(
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
   const { repoRoot, commit, dir, area, base, copy, shared = [], setup, ...rest } = place;
+  let remote: RemoteCheckout | null = null;
   try {
     const [changes] = await Promise.all([
       base === undefined
@@ -84,7 +95,18 @@ export async function runChecksOnCommit(
         owner: rest.runId,
       }),
     ]);
-    await copyIncludedFiles({ checkout: repoRoot, target: dir, patterns: copy ?? [] });
+    const copied = await copyIncludedFiles({ checkout: repoRoot, target: dir, patterns: copy ?? [] });
+    // A remote engine: the same checkout, copied files and all, in a volume there (container/remote-checkout.ts).
+    if (rest.container?.remote === true && rest.container.volume === undefined) {
+      remote = await makeRemoteCheckout(rest.container, {
+        repoRoot,
+        commit,
+        dir,
+        local: dir,
+        copied: copied.copied,
+      });
+      rest.container = { ...rest.container, volume: remote.volume };
+    }
     const shares = worktreeShares(shared, dir);
     if (setup !== undefined && setup !== null) {
       const outcome = await runSetup(setup, {
@@ -104,7 +126,9 @@ export async function runChecksOnCommit(
       if (outcome.status !== 'ok') throw setupFailedError(outcome, `(in the checkout for ${rest.owner})`);
     }
     const runs = await runChecks(specs, { ...rest, cwd: dir, ...(shares.length === 0 ? {} : { shares }) });
-    const disturbed = await checkoutChanges(dir, commit).catch((error: unknown) => [
+    const disturbed = await (
+      remote === null ? checkoutChanges(dir, commit) : remote.read().then((git) => changesOf(git, commit))
+    ).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,
     ]);
     return runs.map((run) => {
@@ -116,6 +140,7 @@ export async function runChecksOnCommit(
       };
     });
   } finally {
+    await remote?.remove();
     await removeWorktree(repoRoot, dir, area).catch(() => undefined);
   }
 }

@@ -28,6 +28,7 @@ import { agentLabelArgs, cliFile, containerArgs, createAgentHome, localRunArgs }
 import type { Attached } from './supervised-container.js';
 import { cliFailure, supervisedContainer } from './supervised-container.js';
 import { bringBackResult, bundleBranch, bundlePaths, copyScratchIn, REMOTE_ENTRY } from './workspace.js';
+import { copyWorktreeFilesIn } from './remote-checkout.js';
 
 export type { ContainerAgentLaunch } from './run-args.js';
 
@@ -127,6 +128,7 @@ export function startContainer(
     const bundle = await bundleBranch(launch.repoRoot, launch.branch);
     try {
       await dockerOk(host, ['cp', bundle.file, `${name}:${bundlePaths(runDir, launch.agent).base}`]);
+      await copyWorktreeFilesIn(host, name, launch.worktree);
     } finally {
       await bundle.done();
     }

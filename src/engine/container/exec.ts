@@ -32,6 +32,7 @@ import { containerUser, userArgs } from './user.js';
 import type { Attached } from './supervised-container.js';
 import { cliFailure, supervisedContainer } from './supervised-container.js';
 import { bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
+import { copyWorktreeFilesIn } from './remote-checkout.js';
 
 /** Where a command runs in a container: an agent's engine and image, and whose it is (the labels). */
 export interface CommandContainer {
@@ -47,6 +48,10 @@ export interface CommandContainer {
    * `worktree`. Absent: a local engine, the command's directory bind-mounted at its own path.
    */
   workspace?: { worktree: string; branch: string };
+  /** A remote engine's checks: their checkout is a volume (remote-checkout.ts), never a bind mount. */
+  remote?: boolean;
+  /** The command's directory is this volume, mounted at `at` (a checks checkout on a remote engine). */
+  volume?: { name: string; at: string };
 }
 
 /** What a container agent's launch (AgentLaunch) says of where its setup and checks run. */
@@ -83,15 +88,19 @@ export const setupContainer = (launch: AgentPlace): CommandContainer | null => {
 
 /**
  * Where a container agent's checks run (and its checks checkout's setup, and cross-tests on its
- * result): in its image on a local engine, the clean checkout bind-mounted. Null: on this machine,
- * for a local agent and for one on a remote engine (its result is fetched here; the checkout, its
- * copied files and the check that it was left alone are this machine's).
+ * result): in its image on its engine; the clean checkout bind-mounted on a local engine, made in a
+ * volume of its own on a remote one (remote-checkout.ts). Null: on this machine, for a local agent.
  */
 export const checksContainer = (
   launch: AgentPlace,
   agent: AgentName = launch.agent,
 ): CommandContainer | null =>
-  launch.container && !launch.container.remote ? commandContainer(launch, launch.container, agent) : null;
+  launch.container
+    ? {
+        ...commandContainer(launch, launch.container, agent),
+        ...(launch.container.remote ? { remote: true } : {}),
+      }
+    : null;
 
 /**
  * Where the baseline's checks (and cross-tests on the base) run: where the agents' checks run, so
@@ -175,6 +184,26 @@ export function startInContainer(
       ...userArgs(containerUser(remote !== undefined)),
       ...Object.keys(env).flatMap((key) => ['-e', key]),
     ];
+    if (target.volume !== undefined)
+      return {
+        args: [
+          'run',
+          '--rm',
+          '--pull',
+          'never',
+          ...common,
+          '-v',
+          `${target.volume.name}:${target.volume.at}`,
+          target.image,
+          spec.file,
+          ...spec.args,
+        ],
+        env,
+      };
+    if (remote === undefined && target.remote === true)
+      throw new Error(
+        `no bind mount on the remote engine at ${hostLabel(host)}: ${spec.cwd} is on this machine`,
+      );
     if (remote === undefined) {
       const gitDir = await gitCommonDir(spec.cwd);
       const root = env['ROOT_WORKTREE_PATH'];
@@ -211,6 +240,7 @@ export function startInContainer(
         { env },
       );
       await dockerOk(host, ['cp', bundle.file, `${name}:${bundlePaths(runDir, target.agent).base}`]);
+      await copyWorktreeFilesIn(host, name, remote.worktree);
     } finally {
       await bundle.done();
     }

@@ -27,3 +27,5 @@ export { containerRunner, localRunner } from './runner.js';
 export type { AgentRunner } from './runner.js';
 export { baselineContainer, checksContainer, containerStarter, setupContainer } from './exec.js';
 export type { CommandContainer } from './exec.js';
+export { copiedInto, copyFilesIn, makeRemoteCheckout, rememberCopied } from './remote-checkout.js';
+export type { RemoteCheckout } from './remote-checkout.js';

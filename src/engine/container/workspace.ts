@@ -22,13 +22,18 @@ export const bundlePaths = (runDir: string, agent: string): { base: string; resu
 
 /**
  * The container's entry on a remote engine: clones the base bundle into the worktree's path the
- * first time (a follow-up finds its clone on the volume), then runs the agent's CLI in its cwd.
- * `$0` is a name; the CLI and its arguments follow.
+ * first time (a follow-up finds its clone on the volume), around the copied files
+ * (`.worktreeinclude`, `[setup] copy`) remote-checkout.ts put there (a clone into a directory that
+ * has files: init, fetch, checkout, which never writes over an untracked file), then runs the
+ * agent's CLI in its cwd. `$0` is a name; the CLI and its arguments follow.
  */
 export const REMOTE_ENTRY = [
   'set -e',
-  'if [ ! -e "$HYDRA_WORKTREE/.git" ]; then',
-  '  git clone -q -b "$HYDRA_BRANCH" "$HYDRA_BASE_BUNDLE" "$HYDRA_WORKTREE" >&2',
+  // No commit checked out yet (a clone cut short is made again; init and fetch are idempotent).
+  'if ! git -C "$HYDRA_WORKTREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then',
+  '  git init -q "$HYDRA_WORKTREE" >&2',
+  '  git -C "$HYDRA_WORKTREE" fetch -q --update-head-ok "$HYDRA_BASE_BUNDLE" "refs/heads/$HYDRA_BRANCH:refs/heads/$HYDRA_BRANCH" >&2',
+  '  git -C "$HYDRA_WORKTREE" checkout -q "$HYDRA_BRANCH" >&2',
   'fi',
   'cd "$HYDRA_CWD"',
   'exec "$@"',

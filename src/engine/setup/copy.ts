@@ -15,6 +15,7 @@ import type { CopyRecord } from '../records/index.js';
 import { includePatterns, listIncludedFiles, readWorktreeInclude, WORKTREE_INCLUDE } from './include-list.js';
 import { isEnvLike, secretValues, valueHash } from './env-values.js';
 import type { EnvValue } from './env-values.js';
+import { rememberCopied } from '../container/index.js';
 
 export interface CopyRequest {
   /** The user's checkout, where the files are. */
@@ -173,6 +174,8 @@ export async function copyIncludedFiles(request: CopyRequest): Promise<CopyRepor
     });
   }
   if (request.recordDir !== undefined && recorded.length > 0) recordCopies(request.recordDir, recorded);
+  // A remote engine's container gets them too (container/remote-checkout.ts).
+  rememberCopied(request.target, report.copied);
   return report;
 }
 

@@ -197,8 +197,10 @@ async function testTree(
     return out;
   }
   try {
-    const container =
+    const image =
       (tree.agent === null ? input.containers?.base : input.containers?.agents[tree.agent]) ?? null;
+    // On a remote engine they run on this machine (a checkout per author there is not built yet).
+    const container = image?.remote === true ? null : image;
     // Who the tree is (HYDRA_AGENT) and its ports: the agent whose result it is, or the baseline.
     const identity = {
       agent: tree.agent ?? BASELINE_AGENT,

@@ -1,0 +1,226 @@
+/**
+ * What a remote engine needs of this machine's trees, with no bind mount: the copied files
+ * (`.worktreeinclude`, `[setup] copy`) of an agent's worktree go into its `work` volume before the
+ * first container that clones it starts (REMOTE_ENTRY then checks the branch out around them), and
+ * a checks checkout (a commit, its copied files) is made in a volume of its own, where its setup
+ * and checks then run (exec.ts mounts it) and where what they disturbed is read back.
+ *
+ * The files come from the tree on this machine that copyIncludedFiles just filled (the same
+ * commit, so the same rules held: only matched ignored regular files, no symlink, the size limit,
+ * never over a file the tree has); their values were remembered as secrets and recorded in the
+ * run's copied.json then. They go in with `docker cp` (modes kept), never into an image, and need
+ * nothing in the image but git and /bin/sh.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { chmod, lstat, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runGit, splitZ } from '../git/index.js';
+import { EngineError } from '../errors.js';
+import { docker, dockerOk, hostLabel } from './docker.js';
+import { containerLabels, containerName, labelArgs } from './labels.js';
+
+/** What this process last copied into each tree (setup/copy.ts says so): the files its containers get. */
+const copiedByTree = new Map<string, readonly string[]>();
+
+/** Called by copyIncludedFiles once it filled a tree hydra made. */
+export const rememberCopied = (tree: string, files: readonly string[]): void => {
+  copiedByTree.set(path.resolve(tree), [...files]);
+};
+
+/** The files copyIncludedFiles last copied into `tree` in this process (none when it copied nothing there). */
+export const copiedInto = (tree: string): readonly string[] => copiedByTree.get(path.resolve(tree)) ?? [];
+
+/**
+ * One copied file of `from` into the stage, as copy.ts left it: a regular file reached through
+ * real directories (no symlink on the way or at the end), its permission bits kept; false when it
+ * is no longer so (it is then left out).
+ */
+async function stageFile(from: string, stage: string, file: string): Promise<boolean> {
+  const parts = file.split('/');
+  if (parts.some((part) => part === '' || part === '.' || part === '..')) return false;
+  for (let n = 1; n < parts.length; n++) {
+    const stat = await lstat(path.join(from, ...parts.slice(0, n))).catch(() => null);
+    if (stat === null || !stat.isDirectory()) return false;
+  }
+  const handle = await open(path.join(from, file), constants.O_RDONLY | constants.O_NOFOLLOW).catch(
+    () => null,
+  );
+  if (handle === null) return false;
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return false;
+    const target = path.join(stage, file);
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, await handle.readFile(), { mode: stat.mode & 0o777 });
+    await chmod(target, stat.mode & 0o777);
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Copies `files` of `from` (copied into it by copyIncludedFiles) into the created container `name`
+ * at `to` (a directory on one of its volumes, made when missing); nothing when there are none.
+ */
+export async function copyFilesIn(
+  host: string,
+  name: string,
+  from: string,
+  to: string,
+  files: readonly string[],
+): Promise<void> {
+  if (files.length === 0) return;
+  const stage = await mkdtemp(path.join(os.tmpdir(), 'hydra-copy-'));
+  try {
+    // `docker cp <dir> <parent>` makes `<parent>/<dir's name>`, or adds to it: `to` itself.
+    const dir = path.join(stage, path.basename(to));
+    let staged = 0;
+    for (const file of files) if (await stageFile(from, dir, file)) staged++;
+    if (staged > 0) await dockerOk(host, ['cp', dir, `${name}:${path.dirname(to)}`]);
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The copied files of an agent's worktree into its `work` volume (mounted in the created container
+ * `name`), where REMOTE_ENTRY will check its branch out: only before its first clone (a follow-up's
+ * clone has them, and they are never written over).
+ */
+export async function copyWorktreeFilesIn(host: string, name: string, worktree: string): Promise<void> {
+  const files = copiedInto(worktree);
+  if (files.length === 0) return;
+  const cloned = await docker(host, ['cp', `${name}:${path.join(worktree, '.git', 'HEAD')}`, '-'], {
+    okExitCodes: [1],
+  });
+  if (cloned.exitCode !== 0) await copyFilesIn(host, name, worktree, worktree, files);
+}
+
+/** The helper's script: the commit checked out (detached) in the volume, the copied files in it. */
+const CHECKOUT_SCRIPT = [
+  'set -e',
+  'mkdir -p "$HYDRA_CHECKOUT"',
+  'cd "$HYDRA_CHECKOUT"',
+  'git init -q .',
+  'git fetch -q "$HYDRA_BUNDLE" "$HYDRA_REF"',
+  'rm -f "$HYDRA_BUNDLE"',
+  // The copied files are there already: checkout refuses to write over one (none is tracked).
+  'git -c advice.detachedHead=false checkout -q --detach "$HYDRA_COMMIT"',
+].join('\n');
+
+/** Between the parts of CHANGES_SCRIPT's output (no `-z` entry is `--hydra--`: each starts with its status). */
+const PART = '\0--hydra--\0';
+
+/** What checkout.ts compares with the commit, read in the volume: HEAD, the status, the index flags. */
+const CHANGES_SCRIPT = [
+  'set -e',
+  'cd "$HYDRA_CHECKOUT"',
+  'git rev-parse HEAD',
+  "printf '\\0--hydra--\\0'",
+  'git status --porcelain=v1 -z --untracked-files=no --no-renames',
+  "printf '\\0--hydra--\\0'",
+  'git ls-files -v -z',
+].join('\n');
+
+/** Whose checkout, on which engine, in which image (the parts of exec.ts's CommandContainer it reads). */
+interface CheckoutTarget {
+  host: string;
+  image: string;
+  runId: string;
+  agent: string;
+  repoRoot: string;
+}
+
+/** A checks checkout in a volume on a remote engine: commands run in it with `volume` (CommandContainer.volume). */
+export interface RemoteCheckout {
+  volume: { name: string; at: string };
+  /** HEAD, the status and the index flags as git prints them in the volume (`-z`). */
+  read: () => Promise<{ head: string; status: string[]; flags: string[] }>;
+  remove: () => Promise<void>;
+}
+
+const failed = (target: CheckoutTarget, what: string, stderr: string): EngineError =>
+  new EngineError({
+    kind: 'GitFailed',
+    message: `${what} failed in ${target.image} on ${hostLabel(target.host)}: ${stderr.trim().split('\n').slice(-2).join(' ')}`,
+    hint: 'The image needs git and /bin/sh for checks on a remote engine; `hydra clean` removes what is left.',
+  });
+
+/**
+ * Makes the checkout of `commit` at `dir` in a new volume on `target`'s engine: the commit goes in
+ * as a bundle (of a temporary ref), `copied` (files of the checkout at `local`) as files.
+ */
+export async function makeRemoteCheckout(
+  target: CheckoutTarget,
+  request: { repoRoot: string; commit: string; dir: string; local: string; copied: readonly string[] },
+): Promise<RemoteCheckout> {
+  const { host } = target;
+  // The volume holds the checkout's directory (`docker cp` into a volume needs its mount point).
+  const area = path.dirname(request.dir);
+  const id = randomBytes(3).toString('hex');
+  const volume = `${containerName(target.runId, target.agent)}-checks-${id}`;
+  const labels = labelArgs(
+    containerLabels({ runId: target.runId, agent: target.agent, repoRoot: target.repoRoot }),
+  );
+  const helper = (args: string[], env: Record<string, string>, use: string): string[] => [
+    '--name',
+    `${volume}-${use}`,
+    ...labels,
+    '--network',
+    'none',
+    '-v',
+    `${volume}:${area}`,
+    ...Object.keys(env).flatMap((key) => ['-e', key]),
+    target.image,
+    '/bin/sh',
+    '-c',
+    ...args,
+  ];
+  const remove = async (): Promise<void> => {
+    await docker(host, ['volume', 'rm', '-f', volume], { okExitCodes: [1] }).catch(() => undefined);
+  };
+  const env = {
+    HYDRA_CHECKOUT: request.dir,
+    HYDRA_BUNDLE: path.join(area, `.hydra-checks-${id}.bundle`),
+    HYDRA_COMMIT: request.commit,
+    HYDRA_REF: `refs/hydra/checks/${id}`,
+  };
+  const name = `${volume}-make`;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-checks-'));
+  try {
+    await dockerOk(host, ['volume', 'create', ...labels, volume]);
+    await runGit(request.repoRoot, ['update-ref', env.HYDRA_REF, request.commit]);
+    const bundle = path.join(dir, 'checks.bundle');
+    try {
+      await runGit(request.repoRoot, ['bundle', 'create', '-q', bundle, env.HYDRA_REF], {
+        step: `git bundle of ${request.commit.slice(0, 12)}`,
+      });
+    } finally {
+      await runGit(request.repoRoot, ['update-ref', '-d', env.HYDRA_REF]).catch(() => undefined);
+    }
+    await dockerOk(host, ['create', ...helper([CHECKOUT_SCRIPT], env, 'make')], { env });
+    await dockerOk(host, ['cp', bundle, `${name}:${env.HYDRA_BUNDLE}`]);
+    await copyFilesIn(host, name, request.local, request.dir, request.copied);
+    const made = await docker(host, ['start', '-a', name]);
+    if (made.exitCode !== 0) throw failed(target, 'The checks checkout', made.stderr);
+  } catch (error) {
+    await remove();
+    throw error;
+  } finally {
+    await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  }
+  const read = async (): Promise<{ head: string; status: string[]; flags: string[] }> => {
+    const readEnv = { HYDRA_CHECKOUT: request.dir };
+    const run = await docker(host, ['run', '--rm', ...helper([CHANGES_SCRIPT], readEnv, 'read')], {
+      env: readEnv,
+    });
+    if (run.exitCode !== 0) throw failed(target, 'Reading the checks checkout', run.stderr);
+    const [head = '', status = '', flags = ''] = run.stdout.split(PART);
+    return { head: head.trim(), status: splitZ(status), flags: splitZ(flags) };
+  };
+  return { volume: { name: volume, at: area }, read, remove };
+}
