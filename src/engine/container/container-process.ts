@@ -16,13 +16,20 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BuiltCommand } from '../../adapters/types.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
-import type { ProcessExit, ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
+import type {
+  ProcessExit,
+  ProcessRegistry,
+  ShareMount,
+  Supervised,
+  SupervisorCallbacks,
+} from '../process/index.js';
 import type { AgentName } from '../types.js';
 import { runGit } from '../git/index.js';
 import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
 import { containerEnv } from './env.js';
 import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { shareVolumes } from './share-volumes.js';
 import { leaveRoom } from './slots.js';
 import { containerUser, createHome, userArgs } from './user.js';
 import type { ContainerLaunch } from './types.js';
@@ -43,6 +50,8 @@ export interface ContainerAgentLaunch {
   /** The plan's variables, over the command's. */
   env: Record<string, string>;
   container: ContainerLaunch;
+  /** `[setup] share`: the checkout's directories, copy-on-write in the worktree (local engine: share-volumes.ts). */
+  shares?: readonly ShareMount[];
 }
 
 /** What a failed start says, with what to do (ProcessExit.spawnHint). */
@@ -155,7 +164,7 @@ export function startContainer(
     // A container of this agent's last round that was not removed (hydra was killed) goes first;
     // its volumes are made meanwhile (each CLI call costs a few hundred ms on a busy machine).
     await Promise.all([
-      docker(host, ['rm', '-f', name], { okExitCodes: [1] }),
+      docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }),
       // The session store, kept for follow-ups (made the user's for a mapped user: user.ts).
       createHome(host, homeVolume, labels, user, image),
       ...(remote ? [dockerOk(host, ['volume', 'create', ...labels, workVolume])] : []),
@@ -193,15 +202,17 @@ export function startContainer(
       // repository borrows) is mounted read-only, as in the sandbox.
       const own = existsSync(privateGit);
       const gitDir = await gitCommonDir(own ? launch.repoRoot : launch.worktree);
+      const shared = await shareVolumes(launch.shares, labels, launch.container);
       const mounts = [
         ...[launch.worktree, launch.scratchDir].flatMap(bind),
         ...(gitDir === null ? [] : own ? bindReadOnly(gitDir) : bind(gitDir)),
         ...(own ? bind(privateGit) : []),
+        ...shared.args,
       ];
       return {
         args: ['run', '--pull', 'never', ...common, ...mounts, image, file, ...launch.command.args],
         env: env.values,
-        cleanup: async () => undefined,
+        cleanup: shared.release,
       };
     }
     await dockerOk(
@@ -310,7 +321,7 @@ export function startContainer(
         broughtBack = (error as Error).message;
       }
     }
-    await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
     const tail = stderr.text() + (broughtBack === null ? '' : `\nhydra: ${broughtBack}`);
     if (failure !== null) return { exitCode: null, signal: null, stderrTail: tail, ...failure };
     return { ...containerExit(result.exitCode ?? null), stderrTail: tail };

@@ -29,6 +29,7 @@ import { trace } from '../../trace.js';
 import { docker, dockerBinary, dockerEnv, dockerOk, hostLabel } from './docker.js';
 import { containerExit } from './container-process.js';
 import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { shareVolumes } from './share-volumes.js';
 import type { ContainerLaunch } from './types.js';
 import { bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
 
@@ -166,8 +167,12 @@ export function startInContainer(
     void docker(host, args, { okExitCodes: [1] }).catch(() => undefined);
   };
 
-  /** The CLI's arguments for the attached run, and the values of the variables it passes in. */
-  const prepare = async (): Promise<{ args: string[]; env: Record<string, string> }> => {
+  /** The CLI's arguments for the attached run, the values of the variables it passes in, what to do once it ended. */
+  const prepare = async (): Promise<{
+    args: string[];
+    env: Record<string, string>;
+    release?: () => Promise<void>;
+  }> => {
     processes.watchContainerHost(host);
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(spec.env)) if (!HOST_ONLY.has(key)) env[key] = value;
@@ -193,13 +198,16 @@ export function startInContainer(
     if (remote === undefined) {
       const gitDir = await gitCommonDir(spec.cwd);
       const root = env['ROOT_WORKTREE_PATH'];
+      const shared = await shareVolumes(spec.shares, labels, target);
       const mounts = [
         ...[spec.cwd, ...(gitDir === null ? [] : [gitDir])].flatMap((dir) => ['-v', `${dir}:${dir}`]),
         ...(root === undefined ? [] : ['-v', `${root}:${root}:ro`]),
+        ...shared.args,
       ];
       return {
         args: ['run', '--rm', '--pull', 'never', ...common, ...mounts, target.image, spec.file, ...spec.args],
         env,
+        release: shared.release,
       };
     }
     const runDir = path.dirname(remote.worktree);
@@ -271,7 +279,8 @@ export function startInContainer(
     if (pid !== undefined) processes.unregisterGroup(pid);
     // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed here.
     if (stopRequested !== null || result.exitCode === undefined)
-      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+      await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
+    await prepared.release?.();
     if (result.spawnError !== undefined)
       return {
         exitCode: null,
