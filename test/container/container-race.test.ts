@@ -6,7 +6,7 @@
  * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
  */
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
 import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
+import { makeNodeProject, treeState } from '../support/share-project.js';
 import {
   closedPort,
   leftovers,
@@ -266,19 +267,39 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
  * runs as uid 1001 (with the docker socket's group, its only way to the engine here) when the tests
  * run as root, or as the tests' own user otherwise. Two agents on a host with room for one: one
  * waits (a `queued` progress event), both complete, their results are committed by hydra as that
- * user, and the files the agent wrote in its worktree are that user's.
+ * user, and the files the agent wrote in its worktree are that user's. With `[setup] share =
+ * ["node_modules"]`: the agent reads a file of the checkout's node_modules in its container and
+ * writes and deletes there; the user's copy is unchanged, the writes are in the agent's layer (its
+ * own, not the other agent's), the overlay's volume is gone with the container, and `hydra clean`
+ * as that user removes the layers with the worktrees.
  */
 describe.runIf(enabled)(
   'agents in containers: room on a host, a user other than root',
   { timeout: 400_000 },
   () => {
     it("queues past max_agents, and runs a non-root user's agents as that user", async () => {
+      makeNodeProject(repo);
+      const userCopy = treeState(path.join(repo, 'node_modules'));
       const config = await setUp(
         {
-          claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+          claude: {
+            agent: 'claude',
+            delayMs: 5,
+            edits: [
+              ...edits('claude.txt'),
+              // Read, then written: a replacement only where the shared file is there to read.
+              {
+                path: 'node_modules/leftpad/index.js',
+                content: '',
+                replace: { old: "'ok'", new: "'claude'" },
+              },
+              { path: 'node_modules/claude-wrote.txt', content: 'claude\n' },
+              { path: 'node_modules/leftpad/extra.txt', content: '', remove: true },
+            ],
+          },
           codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
         },
-        { maxAgents: 1 },
+        { maxAgents: 1, toml: ['[setup]', 'share = ["node_modules"]'] },
       );
       const asOther = process.getuid?.() === 0;
       const uid = asOther ? 1001 : (process.getuid?.() ?? 0);
@@ -319,6 +340,31 @@ describe.runIf(enabled)(
       // What the agent wrote in its bind-mounted worktree is the user's, not root's.
       const worktree = String(summaryOf(stdout).agents[0]?.['worktree']);
       expect(statSync(path.join(worktree, 'claude.txt')).uid).toBe(uid);
+      // The shared node_modules: the user's copy as it was; the agent's writes (made from what it
+      // read) in its own layer, as that user; none in the other agent's; the mount only in the container.
+      expect(treeState(path.join(repo, 'node_modules'))).toEqual(userCopy);
+      const layers = path.join(path.dirname(worktree), '.share');
+      const claudeUpper = path.join(layers, 'claude', '0', 'upper');
+      expect(readFileSync(path.join(claudeUpper, 'leftpad', 'index.js'), 'utf8')).toBe(
+        "module.exports = () => 'claude';\n",
+      );
+      expect(statSync(path.join(claudeUpper, 'claude-wrote.txt')).uid).toBe(uid);
+      expect(readdirSync(path.join(layers, 'codex', '0', 'upper'))).toEqual([]);
+      expect(readdirSync(path.join(worktree, 'node_modules'))).toEqual([]);
+      expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(layers);
+      // The overlay volumes went with their containers; the session stores stay for follow-ups.
+      expect(leftovers(repo).volumes.filter((volume) => !volume.endsWith('-home'))).toEqual([]);
+      // The layers go with the worktrees, removed by that user (the daemon's root-owned work directory cleared).
+      const clean = await execa(process.execPath, [MAIN, 'clean', runId], {
+        cwd: repo,
+        env: sandbox.env,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        ...(asOther ? { uid, gid } : {}),
+      });
+      expect(clean.exitCode, String(clean.stderr)).toBe(0);
+      expect(existsSync(layers), String(clean.stdout)).toBe(false);
     });
   },
 );
