@@ -118,16 +118,22 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     expect(filesOn('main')).toContain('claude.txt');
   });
 
-  it('races on a remote engine (tcp://) with no bind mount: the base and the scratch directory go in, the result comes back as commits', async () => {
+  it('races on a remote engine (tcp://) with no bind mount: the base and the scratch directory go in, the result comes back as commits; [setup] share does not reach it, and the race says so', async () => {
     const proxy = await startEngineProxy();
     try {
+      // An ignored node_modules here, which that engine cannot see.
+      makeNodeProject(repo);
       // Codex, as it writes its last message into its scratch directory, which must be in the container.
       const config = await setUp(
         { codex: { agent: 'codex', delayMs: 15, edits: edits('remote.txt') } },
         {
           hosts: [proxy.host],
           // Runs in the image, in the volume's clone, before the agent: only the image has the file.
-          toml: ['[setup]', `run = "test -f ${IMAGE_FAKE_DIR}/package.json && echo made > from-setup.txt"`],
+          toml: [
+            '[setup]',
+            `run = "test -f ${IMAGE_FAKE_DIR}/package.json && echo made > from-setup.txt"`,
+            'share = ["node_modules"]',
+          ],
         },
       );
       const mounts = watchMounts(repo);
@@ -150,6 +156,9 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       // The result commit was made in the container, as hydra.
       expect(git(repo, ['log', '-1', '--format=%an %s', `hydra/${runId}/codex`])).toMatch(
         /^hydra hydra: codex result/,
+      );
+      expect(result.stderr).toContain(
+        `[setup] share: node_modules not shared with codex on ${proxy.host}: a remote engine cannot see this machine's files; their setup commands run there and must make it.`,
       );
     } finally {
       await proxy.close();
