@@ -178,6 +178,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   const unsubscribeSnapshots = handle.subscribe((snapshot) => {
     if (raceIsUnderway(snapshot.phase) && snapshot.phase !== 'failed') announce(snapshot);
     progress(snapshot);
+    if (announced) noteLaterWarnings(ctx, snapshot, warned);
   });
   let adapters = adaptersOf(handle.getSnapshot());
   const unsubscribeEvents = handle.onEvent((record) => {
@@ -237,12 +238,21 @@ function noteStart(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>,
   if (racing.length > 0 && !reopened)
     ctx.note(`hydra: run ${snapshot.runId}: racing ${racing.join(', ')} from ${base}${sha}`);
   // The engine's warnings already say which agents will not race and why.
-  for (const warning of snapshot.warnings) ctx.note(ctx.err.yellow(`hydra: warning: ${sanitize(warning)}`));
+  noteLaterWarnings(ctx, snapshot, warned);
   for (const agent of snapshot.agents) {
     for (const warning of agent.warnings) {
       warned.add(`${agent.agent}\0${warning}`);
       ctx.note(ctx.err.yellow(`hydra: ${agent.agent}: ${sanitize(warning)}`));
     }
+  }
+}
+
+/** The race's warnings not noted yet: those at its start, and those its workspace brings ([setup] share, placement). */
+function noteLaterWarnings(ctx: CliContext, snapshot: RaceSnapshot, warned: Set<string>): void {
+  for (const warning of snapshot.warnings) {
+    if (warned.has(`\0${warning}`)) continue;
+    warned.add(`\0${warning}`);
+    ctx.note(ctx.err.yellow(`hydra: warning: ${sanitize(warning)}`));
   }
 }
 

@@ -13,6 +13,7 @@ import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
 import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
+import { makeNodeProject, treeState } from '../support/share-project.js';
 import { leftovers, removeLeftovers, writeContainerConfig } from './helpers.js';
 import { createProcessRegistry, runLimited } from '../../src/engine/process/index.js';
 import type { StartProcess, Supervised } from '../../src/engine/process/index.js';
@@ -55,7 +56,10 @@ type Summary = {
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
 describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_000 }, () => {
-  it('run in the image: setup before the agent, checks and the baseline in clean checkouts, a failing setup is SetupFailed', async () => {
+  it('run in the image: setup before the agent, checks and the baseline in clean checkouts, a failing setup is SetupFailed; each sees the shared node_modules', async () => {
+    // `[setup] share`: the checkout's ignored node_modules, seen by every setup and check container.
+    makeNodeProject(repo);
+    const userCopy = treeState(path.join(repo, 'node_modules'));
     const scenarios: Record<string, FaultScenario> = {
       claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
       codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
@@ -68,12 +72,15 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
         '[setup]',
         `run = ${JSON.stringify(
           `test -f ${IN_IMAGE} || { echo not in the image; exit 9; }; ` +
+            'test -f node_modules/leftpad/index.js || { echo not shared; exit 8; }; ' +
+            'echo "setup of $HYDRA_AGENT" > node_modules/from-setup.txt; ' +
             'if [ "$HYDRA_AGENT" = codex ]; then echo "no toolchain for $HYDRA_AGENT"; exit 3; fi; echo made > from-setup.txt',
         )}`,
+        'share = ["node_modules"]',
         '',
         '[[checks]]',
         'name = "image"',
-        `run = ${JSON.stringify(`cat ${IN_IMAGE} && test -f from-setup.txt`)}`,
+        `run = ${JSON.stringify(`cat ${IN_IMAGE} && test -f from-setup.txt && cat node_modules/leftpad/index.js`)}`,
         '',
       ],
     });
@@ -104,6 +111,12 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
         .find((agent) => agent.agent === 'claude')
         ?.checks?.find((check) => check.name === 'image')?.output,
     ).toContain('hydra-test-fakes');
+    // The check's container saw the shared node_modules (its clean checkout has none of its own).
+    expect(
+      recorded.agents
+        .find((agent) => agent.agent === 'claude')
+        ?.checks?.find((check) => check.name === 'image')?.output,
+    ).toContain("module.exports = () => 'ok';");
     // The baseline's setup and checks ran where the agents' did.
     expect(summary.baseline?.error ?? null).toBeNull();
     expect(summary.baseline?.checks.map((check) => [check.name, check.status])).toEqual([
@@ -118,8 +131,11 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
     expect(existsSync(log)).toBe(true);
     // Past `test -f` of the image's file: it ran in the image.
     expect(readFileSync(log, 'utf8')).toContain('\nno toolchain for codex\n[exit code 3]');
-    // Every container (the agents', the setups', the checks') is gone.
+    // Every container (the agents', the setups', the checks') is gone, and the share's volumes with them.
     expect(leftovers(repo).containers).toEqual([]);
+    expect(leftovers(repo).volumes.filter((volume) => !volume.endsWith('-home'))).toEqual([]);
+    // What the setups wrote into node_modules went into their worktrees' layers: the user's copy is as it was.
+    expect(treeState(path.join(repo, 'node_modules'))).toEqual(userCopy);
   });
 
   it('a command over its time limit: its container is stopped and removed, its output kept', async () => {

@@ -6,7 +6,7 @@
  * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
 import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
+import { makeNodeProject, treeState } from '../support/share-project.js';
 import {
   closedPort,
   leftovers,
@@ -124,11 +125,13 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     expect(filesOn('main')).toContain('claude.txt');
   });
 
-  it('races on a remote engine (tcp://) with no bind mount: the base, the scratch directory and the copied files go in, the result comes back as commits, checks and the baseline run there', async () => {
+  it('races on a remote engine (tcp://) with no bind mount: the base, the scratch directory and the copied files go in, the result comes back as commits, checks and the baseline run there; [setup] share does not reach it, and the race says so', async () => {
     const proxy = await startEngineProxy();
     try {
+      // An ignored node_modules here, which that engine cannot see.
+      makeNodeProject(repo);
       // An ignored .env that .worktreeinclude names: copied into every tree, the remote volume's too.
-      writeFileSync(path.join(repo, '.gitignore'), '.env\n');
+      writeFileSync(path.join(repo, '.gitignore'), 'node_modules/\n.env\n');
       writeFileSync(path.join(repo, '.worktreeinclude'), '.env\n');
       git(repo, ['add', '.gitignore', '.worktreeinclude']);
       git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'copy .env']);
@@ -144,6 +147,7 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
             // file, only a copy has .env. Again in the checks' checkouts (the agent's, the baseline's).
             '[setup]',
             `run = "test -f ${IMAGE_FAKE_DIR}/package.json && test -f .env && echo made > from-setup.txt"`,
+            'share = ["node_modules"]',
             '',
             // Only in the image on the remote engine, in a checkout with the copied .env (redacted in
             // the record); it writes a tracked file, which the read of the volume's checkout reports.
@@ -199,6 +203,9 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       expect(summary.baseline.checks.map((run) => [run.name, run.status])).toEqual([['image', 'passed']]);
       // The checks' volumes went with their checkouts.
       expect(leftovers(repo).volumes.filter((volume) => volume.includes('-checks-'))).toEqual([]);
+      expect(result.stderr).toContain(
+        `[setup] share: node_modules not shared with codex on ${proxy.host}: a remote engine cannot see this machine's files; their setup commands run there and must make it.`,
+      );
     } finally {
       await proxy.close();
     }
@@ -315,16 +322,36 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
  * runs as uid 1001 (with the docker socket's group, its only way to the engine here) when the tests
  * run as root, or as the tests' own user otherwise. Two agents on a host with room for one: one
  * waits (a `queued` progress event), both complete, their results are committed by hydra as that
- * user, and the files the agent wrote in its worktree are that user's.
+ * user, and the files the agent wrote in its worktree are that user's. With `[setup] share =
+ * ["node_modules"]`: the agent reads a file of the checkout's node_modules in its container and
+ * writes and deletes there; the user's copy is unchanged, the writes are in the agent's layer (its
+ * own, not the other agent's), the overlay's volume is gone with the container, and `hydra clean`
+ * as that user removes the layers with the worktrees.
  */
 describe.runIf(enabled)(
   'agents in containers: room on a host, a user other than root',
   { timeout: 400_000 },
   () => {
     it("queues past max_agents, and runs a non-root user's agents as that user", async () => {
+      makeNodeProject(repo);
+      const userCopy = treeState(path.join(repo, 'node_modules'));
       const config = await setUp(
         {
-          claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+          claude: {
+            agent: 'claude',
+            delayMs: 5,
+            edits: [
+              ...edits('claude.txt'),
+              // Read, then written: a replacement only where the shared file is there to read.
+              {
+                path: 'node_modules/leftpad/index.js',
+                content: '',
+                replace: { old: "'ok'", new: "'claude'" },
+              },
+              { path: 'node_modules/claude-wrote.txt', content: 'claude\n' },
+              { path: 'node_modules/leftpad/extra.txt', content: '', remove: true },
+            ],
+          },
           codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
         },
         {
@@ -333,6 +360,7 @@ describe.runIf(enabled)(
           toml: [
             '[setup]',
             'run = "echo made > from-setup.txt"',
+            'share = ["node_modules"]',
             '',
             '[[checks]]',
             'name = "owner"',
@@ -390,6 +418,31 @@ describe.runIf(enabled)(
       const owner = recorded.agents.find((agent) => agent.agent === 'claude')?.checks?.[0];
       expect(owner?.status, owner?.output).toBe('passed');
       expect(owner?.output).toMatch(new RegExp(`\\s${uid}\\s+${gid}\\s.*by-check\\.txt`));
+      // The shared node_modules: the user's copy as it was; the agent's writes (made from what it
+      // read) in its own layer, as that user; none in the other agent's; the mount only in the container.
+      expect(treeState(path.join(repo, 'node_modules'))).toEqual(userCopy);
+      const layers = path.join(path.dirname(worktree), '.share');
+      const claudeUpper = path.join(layers, 'claude', '0', 'upper');
+      expect(readFileSync(path.join(claudeUpper, 'leftpad', 'index.js'), 'utf8')).toBe(
+        "module.exports = () => 'claude';\n",
+      );
+      expect(statSync(path.join(claudeUpper, 'claude-wrote.txt')).uid).toBe(uid);
+      expect(readdirSync(path.join(layers, 'codex', '0', 'upper'))).toEqual([]);
+      expect(readdirSync(path.join(worktree, 'node_modules'))).toEqual([]);
+      expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(layers);
+      // The overlay volumes went with their containers; the session stores stay for follow-ups.
+      expect(leftovers(repo).volumes.filter((volume) => !volume.endsWith('-home'))).toEqual([]);
+      // The layers go with the worktrees, removed by that user (the daemon's root-owned work directory cleared).
+      const clean = await execa(process.execPath, [MAIN, 'clean', runId], {
+        cwd: repo,
+        env: sandbox.env,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        ...(asOther ? { uid, gid } : {}),
+      });
+      expect(clean.exitCode, String(clean.stderr)).toBe(0);
+      expect(existsSync(layers), String(clean.stdout)).toBe(false);
     });
   },
 );

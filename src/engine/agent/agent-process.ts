@@ -177,8 +177,12 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       for (const event of events) batch.push(event);
     };
 
-    // `[setup] share`: the checkout's directories, mounted (or copied) before it starts.
-    const shares = worktreeShares(launch.shared ?? [], launch.worktree);
+    // `[setup] share`: the checkout's directories, mounted (or copied) before it starts; not on a
+    // remote engine, which cannot see them (the race warns: remoteShareWarning).
+    const shares = worktreeShares(
+      launch.container?.remote === true ? [] : (launch.shared ?? []),
+      launch.worktree,
+    );
     const shared = describeShares(shares, launch.worktree);
     const callbacks: SupervisorCallbacks = {
       onSpawn: (pid) => {
@@ -212,7 +216,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     const container = launch.container ?? null;
     const supervised: Supervised =
       container !== null
-        ? startContainer({ ...launch, container }, callbacks, processes)
+        ? startContainer({ ...launch, container, shares }, callbacks, processes)
         : spawnSupervised(
             {
               file: launch.command.file,

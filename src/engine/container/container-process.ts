@@ -22,6 +22,7 @@ import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerName, volumeName } from './labels.js';
 import { startExitCode, takePrecreated } from './precreate.js';
 import { removalOf, removeContainer } from './removal.js';
+import { shareVolumes } from './share-volumes.js';
 import { leaveRoom } from './slots.js';
 import type { ContainerAgentLaunch } from './run-args.js';
 import { agentLabelArgs, cliFile, containerArgs, createAgentHome, localRunArgs } from './run-args.js';
@@ -96,19 +97,23 @@ export function startContainer(
     // This agent's last container (an earlier round in this process) is gone first.
     await removalOf(host, name);
     const { common, env } = containerArgs(launch);
-    const localRun = remote ? [] : await localRunArgs(launch);
+    // `[setup] share` on a local engine: overlay volumes the daemon mounts (share-volumes.ts). A
+    // container created ahead has none, so one with shares is not taken (its fingerprint differs).
+    const shared = remote ? null : await shareVolumes(launch.shares, labels, launch.container);
+    const release = shared?.release ?? (async () => undefined);
+    const localRun = remote ? [] : await localRunArgs(launch, shared?.args ?? []);
     // Created ahead while its worktree was made (precreate.ts): started as it is, if it is this run.
     const ahead = remote ? null : await takePrecreated(launch, localRun, env.values);
-    if (ahead !== null) return { args: ahead, env: {}, cleanup: async () => undefined, precreated: true };
+    if (ahead !== null) return { args: ahead, env: {}, cleanup: release, precreated: true };
     // A container of this agent's last round that was not removed (hydra was killed) goes first;
     // its volumes are made meanwhile (each CLI call costs a few hundred ms on a busy machine).
     await Promise.all([
-      docker(host, ['rm', '-f', name], { okExitCodes: [1] }),
+      docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }),
       // The session store, kept for follow-ups (made the user's for a mapped user: user.ts).
       createAgentHome(launch),
       ...(remote ? [dockerOk(host, ['volume', 'create', ...labels, workVolume])] : []),
     ]);
-    if (!remote) return { args: localRun, env: env.values, cleanup: async () => undefined };
+    if (!remote) return { args: localRun, env: env.values, cleanup: release };
     await dockerOk(
       host,
       [

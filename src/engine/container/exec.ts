@@ -27,6 +27,7 @@ import type { AgentName } from '../types.js';
 import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerExit } from './container-process.js';
 import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { shareVolumes } from './share-volumes.js';
 import type { ContainerLaunch } from './types.js';
 import { containerUser, userArgs } from './user.js';
 import type { Attached } from './supervised-container.js';
@@ -158,8 +159,8 @@ export function startInContainer(
   const labels = labelArgs(
     containerLabels({ runId: target.runId, agent: target.agent, repoRoot: target.repoRoot }),
   );
-  /** The CLI's arguments for the attached run, and the values of the variables it passes in. */
-  const prepare = async (): Promise<Attached> => {
+  /** The CLI's arguments for the attached run, the values of the variables it passes in, what to do once it ended. */
+  const prepare = async (): Promise<Attached & { release?: () => Promise<void> }> => {
     processes.watchContainerHost(host);
     const env: Record<string, string> = {};
     for (const [key, value] of Object.entries(spec.env)) if (!HOST_ONLY.has(key)) env[key] = value;
@@ -207,13 +208,16 @@ export function startInContainer(
     if (remote === undefined) {
       const gitDir = await gitCommonDir(spec.cwd);
       const root = env['ROOT_WORKTREE_PATH'];
+      const shared = await shareVolumes(spec.shares, labels, target);
       const mounts = [
         ...[spec.cwd, ...(gitDir === null ? [] : [gitDir])].flatMap((dir) => ['-v', `${dir}:${dir}`]),
         ...(root === undefined ? [] : ['-v', `${root}:${root}:ro`]),
+        ...shared.args,
       ];
       return {
         args: ['run', '--rm', '--pull', 'never', ...common, ...mounts, target.image, spec.file, ...spec.args],
         env,
+        release: shared.release,
       };
     }
     const runDir = path.dirname(remote.worktree);
@@ -258,15 +262,17 @@ export function startInContainer(
     ...(spec.stderrTailBytes === undefined ? {} : { stderrTailBytes: spec.stderrTailBytes }),
     prepare: () =>
       prepare().catch(async (error: unknown) => {
-        await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+        await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
         throw error;
       }),
     startTrace: (prepared) =>
       `${spec.agent}: docker ${prepared.args[0] ?? ''} in ${target.image} on ${hostLabel(host)}`,
-    finish: async ({ result, stderr, stopped }) => {
-      // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed here.
+    finish: async ({ result, prepared, stderr, stopped }) => {
+      // `--rm` removes it once it ended; one that was stopped, or whose CLI was killed, is removed
+      // here, with its anonymous volumes (share-volumes.ts).
       if (stopped || result.exitCode === undefined)
-        await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+        await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
+      await prepared.release?.();
       const cli = cliFailure(result);
       if (cli !== null) return { exitCode: null, signal: null, stderrTail: '', ...cli };
       const failure = engineFailure(target, result.exitCode ?? null, stderr);

@@ -50,7 +50,7 @@ async function createNow(launch: ContainerAgentLaunch): Promise<string | null> {
   const create = ['create', ...run.slice(1)];
   let result = await docker(host, create, { env: env.values });
   if (result.exitCode !== 0 && CONFLICT.test(result.stderr)) {
-    await docker(host, ['rm', '-f', name], { okExitCodes: [1] });
+    await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] });
     result = await docker(host, create, { env: env.values });
   }
   // Not created: its start makes it as without, and says what is wrong.
@@ -103,7 +103,7 @@ export async function takePrecreated(
   const made = await entry.created;
   if (made === null) return null;
   if (entry.host !== launch.container.host) {
-    await docker(entry.host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+    await docker(entry.host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
     return null;
   }
   if (made !== fingerprintOf(run, env)) {
@@ -125,7 +125,7 @@ export async function discardPrecreated(runId: string): Promise<void> {
     mine.map(async ([name, entry]) => {
       // Whether it was made or not: a failed create may have made its volume, or met the name.
       await entry.created;
-      await docker(entry.host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+      await docker(entry.host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
       await docker(entry.host, ['volume', 'rm', '-f', entry.volume], { okExitCodes: [1] }).catch(
         () => undefined,
       );

@@ -25,7 +25,7 @@ export function removeContainer(
   owner: Parameters<ProcessRegistry['registerGroup']>[1],
 ): void {
   const started = performance.now();
-  const child = startChild(dockerBinary(), ['rm', '-f', name], {
+  const child = startChild(dockerBinary(), ['rm', '-f', '-v', name], {
     env: dockerEnv(host),
     stdin: 'ignore',
     detached: true,

@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { BuiltCommand } from '../../adapters/types.js';
+import type { ShareMount } from '../process/index.js';
 import type { AgentName } from '../types.js';
 import { runGit } from '../git/index.js';
 import { containerEnv } from './env.js';
@@ -31,6 +32,8 @@ export interface ContainerAgentLaunch {
   /** The plan's variables, over the command's. */
   env: Record<string, string>;
   container: ContainerLaunch;
+  /** `[setup] share`: the checkout's directories, copy-on-write in the worktree (local engine: share-volumes.ts). */
+  shares?: readonly ShareMount[];
 }
 
 /** Where the repository's git directory is, for the bind mounts of a local engine (a linked worktree needs it). */
@@ -124,12 +127,16 @@ export async function localMounts(launch: ContainerAgentLaunch): Promise<string[
 }
 
 /** A local engine's `docker run` of the agent; precreate.ts creates the same container ahead, with `create` for `run`. */
-export const localRunArgs = async (launch: ContainerAgentLaunch): Promise<string[]> => [
+export const localRunArgs = async (
+  launch: ContainerAgentLaunch,
+  extraMounts: readonly string[] = [],
+): Promise<string[]> => [
   'run',
   '--pull',
   'never',
   ...containerArgs(launch).common,
   ...(await localMounts(launch)),
+  ...extraMounts,
   launch.container.image,
   cliFile(launch),
   ...launch.command.args,

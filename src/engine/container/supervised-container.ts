@@ -131,7 +131,7 @@ export function supervisedContainer<P extends Attached>(command: ContainerComman
       };
     }
     if (stopRequested !== null) {
-      await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
+      await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
       return { exitCode: null, signal: 'SIGTERM', stderrTail: '' };
     }
     trace(command.startTrace(prepared));

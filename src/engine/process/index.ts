@@ -24,5 +24,14 @@ export type { Watchdog } from './watchdog.js';
 export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';
 export { SHELL } from './containment.js';
-export { mountProgram, removeShareLayers, SHARE_DIR, shareLayersDir, unmountable } from './share-mount.js';
+export {
+  copyShare,
+  mountProgram,
+  overlayOptions,
+  prepareOverlay,
+  removeShareLayers,
+  SHARE_DIR,
+  shareLayersDir,
+  unmountable,
+} from './share-mount.js';
 export type { ShareMount } from './share-mount.js';

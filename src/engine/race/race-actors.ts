@@ -80,7 +80,7 @@ import {
 import type { ContainerLaunch } from '../container/index.js';
 import { devcontainerStep } from './race-image.js';
 import type { SandboxVerdict } from '../sandbox/index.js';
-import { sharedDirs, shareWarning } from '../setup/index.js';
+import { remoteShareWarnings, sharedDirs, shareWarning } from '../setup/index.js';
 import { trace } from '../../trace.js';
 import { copyIncludedFiles } from '../setup/index.js';
 import { usable } from './prepared.js';
@@ -269,6 +269,7 @@ async function buildWorkspace(
   const warnings = [
     ...(sandbox.sandboxed || sandbox.why === null ? [] : [unsandboxedWarning(sandbox.why)]),
     ...shareNotes,
+    ...remoteShareWarnings(shared.dirs, launches),
     ...placed.warnings,
   ];
   return { recordDir, launches, ...(warnings.length === 0 ? {} : { warnings }) };

@@ -9,6 +9,7 @@ export {
   describeShares,
   sharedDirs,
   ownLayers,
+  remoteShareWarnings,
   SHARED_STAGE,
   shareWarning,
   worktreeShares,

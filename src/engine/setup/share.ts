@@ -175,6 +175,33 @@ export const shareWarning = (
   return refused.length === 0 ? null : `[setup] share: copied instead of mounted: ${refused.join('; ')}.`;
 };
 
+/** What remoteShareWarnings reads of an agent's launch: where it runs, and whether it has setup commands. */
+interface SharePlace {
+  agent: string;
+  container?: { remote: boolean; host: string } | null;
+  setup?: unknown;
+}
+
+/**
+ * The race's warning for agents on a remote engine, which cannot see the checkout's directories:
+ * nothing is shared with them (their checks, on this machine, still get the share). Empty when none.
+ */
+export const remoteShareWarnings = (
+  dirs: readonly SharedDir[],
+  launches: readonly SharePlace[],
+): string[] => {
+  const remote = launches.filter((launch) => launch.container?.remote === true);
+  if (dirs.length === 0 || remote.length === 0) return [];
+  const names = dirs.map((dir) => dir.name).join(', ');
+  const where = remote.map((launch) => `${launch.agent} on ${launch.container?.host ?? '?'}`).join(', ');
+  const make = remote.every((launch) => launch.setup !== undefined && launch.setup !== null)
+    ? 'their setup commands run there and must make it'
+    : 'make it there with a setup command ([setup] run = "npm ci"), or race them on the local engine';
+  return [
+    `[setup] share: ${names} not shared with ${where}: a remote engine cannot see this machine's files; ${make}.`,
+  ];
+};
+
 /** The progress line an agent's pane and record show when it starts: which mechanism shared what. */
 export const describeShares = (mounts: readonly ShareMount[], worktree: string): string | null => {
   if (mounts.length === 0) return null;

@@ -1,0 +1,106 @@
+/**
+ * `[setup] share` (setup/share.ts) for a container on a local engine: the engine's daemon, which is
+ * root, mounts each shared directory as an overlay: an anonymous volume of the `local` driver with
+ * overlay options (the checkout's directory read-only below, the worktree's layer above, the same
+ * `<run dir>/.share/<worktree>/<n>/{upper,work}` a local agent gets), at `<worktree>/<dir>` inside
+ * the bind-mounted worktree. The volume carries the run's labels and goes with its container
+ * (`--rm`, `docker rm -v`; the watchdog and `hydra clean` by label); the layer stays with the
+ * worktree. A directory share.ts copies (no copy-on-write here, a path mount options cannot carry)
+ * is copied into the worktree on this machine, which the bind mount shows.
+ *
+ * A remote engine cannot see this machine's directories: share does not apply there, and the race
+ * says so (share.ts, remoteShareWarning).
+ */
+import { rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { copyShare, overlayOptions, prepareOverlay } from '../process/index.js';
+import type { ShareMount } from '../process/index.js';
+import { docker } from './docker.js';
+import { containerUser } from './user.js';
+
+/** The extra arguments of a container's `docker run`, and what to do once it ended. */
+export interface ShareVolumes {
+  /** `--mount type=volume,...` per overlay. */
+  args: string[];
+  /** After the container ended: a layer's root-owned work directory cleared for a user other than root. */
+  release: () => Promise<void>;
+}
+
+const NONE: ShareVolumes = { args: [], release: () => Promise.resolve() };
+
+/** One field of `--mount`'s comma-separated list, quoted (CSV), so a path's commas stay in it. */
+const field = (text: string): string => `"${text.replaceAll('"', '""')}"`;
+
+/** `--mount` for an anonymous overlay volume on `mount.target`, labelled as the run's (`--label k=v` pairs). */
+export const overlayMountArgs = (mount: ShareMount, labelArgs: readonly string[]): string[] => {
+  const labels = labelArgs.filter((_, index) => index % 2 === 1);
+  return [
+    '--mount',
+    [
+      'type=volume',
+      `dst=${mount.target}`,
+      'volume-driver=local',
+      ...labels.map((label) => `volume-label=${label}`),
+      'volume-opt=type=overlay',
+      'volume-opt=device=overlay',
+      `volume-opt=o=${overlayOptions(mount)}`,
+    ]
+      .map(field)
+      .join(','),
+  ];
+};
+
+/**
+ * The daemon mounts as root: the overlay's `work/work` is left root's, with no permissions, and
+ * holds a whiteout once the agent deleted a file of the checkout. A user other than root cannot
+ * remove it with the worktree, so it goes now: emptied, by the user when it is empty, else by a
+ * root helper container of the image (`rm`, as any image with coreutils or busybox has).
+ */
+async function clearWork(host: string, image: string, mount: ShareMount, labelArgs: readonly string[]) {
+  const work = path.join(mount.layer, 'work');
+  const removed = await rmdir(path.join(work, 'work')).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
+  if (removed) return;
+  await docker(host, [
+    'run',
+    '--rm',
+    '--pull',
+    'never',
+    '--network',
+    'none',
+    '--user',
+    '0:0',
+    ...labelArgs,
+    '-v',
+    `${work}:${work}`,
+    '--entrypoint',
+    'rm',
+    image,
+    '-rf',
+    path.join(work, 'work'),
+  ]).catch(() => undefined);
+}
+
+/**
+ * Gets `shares` ready for a container of `image` on the local engine `host`: the overlays' mount
+ * points and layers made (the daemon mounts them), the copies made. Returns the `--mount` arguments.
+ */
+export async function shareVolumes(
+  shares: readonly ShareMount[] | undefined,
+  labelArgs: readonly string[],
+  engine: { host: string; image: string },
+): Promise<ShareVolumes> {
+  if (shares === undefined || shares.length === 0) return NONE;
+  const overlays = shares.filter((mount) => mount.how === 'overlay');
+  for (const mount of overlays) prepareOverlay(mount);
+  await Promise.all(shares.filter((mount) => mount.how === 'copy').map((mount) => copyShare(mount)));
+  const mapped = containerUser(false) !== null;
+  return {
+    args: overlays.flatMap((mount) => overlayMountArgs(mount, labelArgs)),
+    release: async () => {
+      if (mapped) for (const mount of overlays) await clearWork(engine.host, engine.image, mount, labelArgs);
+    },
+  };
+}
