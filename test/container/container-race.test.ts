@@ -55,12 +55,16 @@ const summaryOf = (stdout: string): Summary => parseNdjson(stdout).at(-1) as unk
 const runIdOf = (stdout: string): string => String(parseNdjson(stdout)[0]?.['runId']);
 const filesOn = (branch: string): string[] => git(repo, ['ls-tree', '-r', '--name-only', branch]).split('\n');
 
-/** Fakes on the host (the probe) and the same scenarios in the config (the containers). */
+/**
+ * Fakes on the host and the same scenarios in the config (the containers); `imageOnly` agents' fakes
+ * are only in the image (their CLI is probed there).
+ */
 async function setUp(
   scenarios: Record<string, FaultScenario>,
-  extra: { hosts?: string[]; image?: string; maxAgents?: number; toml?: string[] } = {},
+  extra: { hosts?: string[]; image?: string; maxAgents?: number; toml?: string[]; imageOnly?: string[] } = {},
 ): Promise<string> {
-  await installFakes(sandbox.bin, scenarios);
+  const onHost = Object.entries(scenarios).filter(([agent]) => !(extra.imageOnly ?? []).includes(agent));
+  await installFakes(sandbox.bin, Object.fromEntries(onHost));
   return writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), {
     image: extra.image ?? image,
     scenarios,
@@ -80,11 +84,14 @@ const race = (config: string, ...more: string[]) =>
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
 describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
-  it('races two agents in containers on the local engine; their results are committed and one merges', async () => {
-    const config = await setUp({
-      claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
-      codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
-    });
+  it('races two agents in containers on the local engine (codex only in the image); their results are committed and one merges', async () => {
+    const config = await setUp(
+      {
+        claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+        codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
+      },
+      { imageOnly: ['codex'] },
+    );
     const mounts = watchMounts(repo);
 
     const result = await race(config);
