@@ -6,7 +6,7 @@
  * naming .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves them out on purpose).
  */
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -108,6 +108,11 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     ]);
     expect(filesOn(`hydra/${runId}/claude`)).toContain('claude.txt');
     expect(filesOn(`hydra/${runId}/codex`)).toContain('codex.txt');
+    // codex's CLI is only in the image: the record has the version its probe there read.
+    const meta = JSON.parse(readFileSync(path.join(repo, '.hydra', 'runs', runId, 'meta.json'), 'utf8')) as {
+      agents: Array<{ agent: string; version: string | null }>;
+    };
+    expect(meta.agents.find((agent) => agent.agent === 'codex')?.version).toMatch(/\d/);
     // The local engine: the worktree bind-mounted at its own path.
     const claudeMounts = seen[`hydra-${runId}-claude`] ?? [];
     expect(

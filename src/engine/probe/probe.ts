@@ -5,7 +5,13 @@
  */
 import { AdapterError } from '../../adapters/errors.js';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
-import type { AgentAdapter, ProbeResult, ProbeRunner, SpawnRequest } from '../../adapters/types.js';
+import type {
+  AgentAdapter,
+  Capabilities,
+  ProbeResult,
+  ProbeRunner,
+  SpawnRequest,
+} from '../../adapters/types.js';
 import type { ErrorInfo } from '../../core/events.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactValue } from '../records/index.js';
@@ -292,3 +298,10 @@ export async function probeAgents(
   }
   return reports;
 }
+
+/** A container agent's report with its CLI as probed in its image (placement.ts), when it was. */
+export const withImageCli = (
+  report: AgentProbeReport,
+  capabilities: Capabilities | undefined,
+): AgentProbeReport =>
+  capabilities === undefined ? report : { ...report, version: capabilities.version, capabilities };
