@@ -62,3 +62,4 @@ export {
 } from './devcontainer/index.js';
 export { devcontainerStatus, trustDevcontainer } from './config/index.js';
 export type { DevcontainerStatus } from './config/index.js';
+export { removeDevcontainerImages } from './container/index.js';

@@ -56,12 +56,16 @@ const summaryOf = (stdout: string): Summary => parseNdjson(stdout).at(-1) as unk
 const runIdOf = (stdout: string): string => String(parseNdjson(stdout)[0]?.['runId']);
 const filesOn = (branch: string): string[] => git(repo, ['ls-tree', '-r', '--name-only', branch]).split('\n');
 
-/** Fakes on the host (the probe) and the same scenarios in the config (the containers). */
+/**
+ * Fakes on the host and the same scenarios in the config (the containers); `imageOnly` agents' fakes
+ * are only in the image (their CLI is probed there).
+ */
 async function setUp(
   scenarios: Record<string, FaultScenario>,
-  extra: { hosts?: string[]; image?: string; maxAgents?: number; toml?: string[] } = {},
+  extra: { hosts?: string[]; image?: string; maxAgents?: number; toml?: string[]; imageOnly?: string[] } = {},
 ): Promise<string> {
-  await installFakes(sandbox.bin, scenarios);
+  const onHost = Object.entries(scenarios).filter(([agent]) => !(extra.imageOnly ?? []).includes(agent));
+  await installFakes(sandbox.bin, Object.fromEntries(onHost));
   return writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), {
     image: extra.image ?? image,
     scenarios,
@@ -84,11 +88,14 @@ const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 const REMOTE_TOKEN = 'rt-7f3a9c2e5b1d4a60';
 
 describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
-  it('races two agents in containers on the local engine; their results are committed and one merges', async () => {
-    const config = await setUp({
-      claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
-      codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
-    });
+  it('races two agents in containers on the local engine (codex only in the image); their results are committed and one merges', async () => {
+    const config = await setUp(
+      {
+        claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+        codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
+      },
+      { imageOnly: ['codex'] },
+    );
     const mounts = watchMounts(repo);
     sandbox.env['HYDRA_TRACE'] = '1';
 
@@ -109,6 +116,11 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     ]);
     expect(filesOn(`hydra/${runId}/claude`)).toContain('claude.txt');
     expect(filesOn(`hydra/${runId}/codex`)).toContain('codex.txt');
+    // codex's CLI is only in the image: the record has the version its probe there read.
+    const meta = JSON.parse(readFileSync(path.join(repo, '.hydra', 'runs', runId, 'meta.json'), 'utf8')) as {
+      agents: Array<{ agent: string; version: string | null }>;
+    };
+    expect(meta.agents.find((agent) => agent.agent === 'codex')?.version).toMatch(/\d/);
     // The local engine: the worktree bind-mounted at its own path.
     const claudeMounts = seen[`hydra-${runId}-claude`] ?? [];
     expect(

@@ -10,6 +10,7 @@ import { getBoolean, getString, parseCommandArgs, parseDuration } from '../args.
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { requireRepo } from '../run-ids.js';
+import { cleanImages } from './clean-images.js';
 
 const OPTIONS = {
   'dry-run': { type: 'boolean' },
@@ -43,6 +44,8 @@ export async function cleanCommand(ctx: CliContext, args: string[]): Promise<num
   });
   // Paths and reasons come from run records, which anyone who can write the repository can forge.
   for (const line of renderClean(sanitizeStrings(report))) ctx.print(line);
+  if (named.length === 0)
+    for (const line of await cleanImages(root, getBoolean(parsed, 'dry-run') ?? false)) ctx.print(line);
   return EXIT.ok;
 }
 

@@ -22,7 +22,7 @@ export { leaveRoom, roomDue, waitForRoom } from './slots.js';
 export type { PlacementSettings } from './placement.js';
 export { startContainer } from './container-process.js';
 export { discardPrecreated, precreateContainer } from './precreate.js';
-export { removeContainers } from './clean.js';
+export { removeContainers, removeDevcontainerImages } from './clean.js';
 export { containerRunner, localRunner } from './runner.js';
 export type { AgentRunner } from './runner.js';
 export { baselineContainer, checksContainer, containerStarter, setupContainer } from './exec.js';

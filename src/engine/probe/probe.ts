@@ -5,7 +5,13 @@
  */
 import { AdapterError } from '../../adapters/errors.js';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
-import type { AgentAdapter, ProbeResult, ProbeRunner, SpawnRequest } from '../../adapters/types.js';
+import type {
+  AgentAdapter,
+  Capabilities,
+  ProbeResult,
+  ProbeRunner,
+  SpawnRequest,
+} from '../../adapters/types.js';
 import type { ErrorInfo } from '../../core/events.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactValue } from '../records/index.js';
@@ -99,6 +105,33 @@ const missingError = (
   };
 };
 
+/**
+ * A container agent whose CLI is not on this machine: its image is what runs it, so it is ready here
+ * and its CLI is decided by the probe in the image when the race places it (placement.ts), which
+ * replaces these capabilities or names the image that lacks the CLI and how to add it.
+ */
+const inImageOnly = (
+  adapter: AgentAdapter,
+  report: AgentProbeReport,
+  configured: string | undefined,
+): AgentProbeReport => {
+  const binary = configured ?? binaryCandidates(adapter, undefined)[0] ?? adapter.id;
+  return {
+    ...report,
+    status: 'ready',
+    capabilities: {
+      adapterId: adapter.id,
+      binary,
+      version: null,
+      flags: [],
+      features: {},
+      confidence: 'inferred',
+      warnings: [],
+    },
+    warnings: [`${adapter.displayName} is not on this machine: its container's image is probed for it`],
+  };
+};
+
 const probeOne = async (
   adapter: AgentAdapter,
   path: string,
@@ -183,6 +216,7 @@ const probePlan = async (
   const modelError = adapter.validateModel(plan.model);
   if (modelError !== null) return { ...report, status: 'unsupported', error: modelError.toInfo() };
 
+  if (found.length === 0 && plan.runner === 'container') return inImageOnly(adapter, report, configured);
   if (found.length === 0) {
     return {
       ...report,
@@ -264,3 +298,10 @@ export async function probeAgents(
   }
   return reports;
 }
+
+/** A container agent's report with its CLI as probed in its image (placement.ts), when it was. */
+export const withImageCli = (
+  report: AgentProbeReport,
+  capabilities: Capabilities | undefined,
+): AgentProbeReport =>
+  capabilities === undefined ? report : { ...report, version: capabilities.version, capabilities };

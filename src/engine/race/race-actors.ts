@@ -24,7 +24,7 @@ import {
   runWorktreesDir,
   worktreePoolDir,
 } from '../records/index.js';
-import { probeAgents } from '../probe/index.js';
+import { probeAgents, withImageCli } from '../probe/index.js';
 import {
   RUN_ID_ENV,
   prepareContainment,
@@ -262,7 +262,9 @@ async function buildWorkspace(
     item.status === 'fulfilled' && item.value !== null ? [item.value] : [],
   );
   if (signal.aborted) throw interrupted();
-  writeMeta(recordDir, baseMeta(input, launches));
+  // A container agent's version is its image's (placement probed its CLI there).
+  const reports = input.reports.map((report) => withImageCli(report, placed.capabilities[report.agent]));
+  writeMeta(recordDir, baseMeta({ ...input, reports }, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
   await prepareContainment();
   trace('race: workspace ready');
@@ -272,7 +274,12 @@ async function buildWorkspace(
     ...remoteShareWarnings(shared.dirs, launches),
     ...placed.warnings,
   ];
-  return { recordDir, launches, ...(warnings.length === 0 ? {} : { warnings }) };
+  return {
+    recordDir,
+    launches,
+    ...(warnings.length === 0 ? {} : { warnings }),
+    ...(Object.keys(placed.capabilities).length === 0 ? {} : { imageCapabilities: placed.capabilities }),
+  };
 }
 
 interface PrepareContext {

@@ -1,5 +1,6 @@
 /** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
 import type { AgentEventRecord, AgentName, DiffSummary, JudgeSummary } from '../types.js';
+import type { Capabilities } from '../../adapters/types.js';
 import type { AgentLaunch, AgentReport } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
 import type { RepoCheck } from '../git/index.js';
@@ -59,6 +60,8 @@ export interface Workspace {
   launches: AgentLaunch[];
   /** Said in the header and the summary (agents that run unsandboxed, and why). */
   warnings?: string[];
+  /** Container agents' CLIs as probed in their image (placement.ts): what they run, and its version. */
+  imageCapabilities?: Partial<Record<AgentName, Capabilities>>;
 }
 
 /** A recorded run's workspace: its launches, and which of their worktrees are still on disk. */

@@ -6,6 +6,7 @@ import { crossTestWarnings } from '../checks/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
 import { toErrorInfo } from '../errors.js';
 import type { AgentProbeReport } from '../types.js';
+import { withImageCli } from '../probe/index.js';
 import type { RoundStart } from './race-rounds.js';
 import type {
   MergeRequestEvent,
@@ -48,7 +49,16 @@ export const applyWorkspace = (context: RaceContext, workspace: Workspace): Part
     }));
   }
   const warnings = (workspace.warnings ?? []).filter((warning) => !context.warnings.includes(warning));
+  // Container agents run the CLI in their image: its capabilities and version are what they report.
+  const images = workspace.imageCapabilities ?? {};
+  agents = agents.map((agent) => {
+    const capabilities = images[agent.agent];
+    return capabilities === undefined
+      ? agent
+      : { ...agent, capabilities, inferredFlags: capabilities.confidence === 'inferred' };
+  });
   return {
+    reports: context.reports.map((report) => withImageCli(report, images[report.agent])),
     launches: workspace.launches,
     recordDir: workspace.recordDir,
     agents,
