@@ -7,8 +7,13 @@ import type { ErrorKind } from '../core/events.js';
 import { parseVersion } from './help-flags.js';
 import type { AdapterId, Capabilities, ProbeOutput, ProbeRunner } from './types.js';
 
-/** Time limit for one probe command. Version and help print instantly; 15 s covers cold starts. */
-const PROBE_TIMEOUT_MS = 15_000;
+/**
+ * Time limit for one probe command. Most CLIs print their version at once, but a real one can be
+ * slow to start: Gemini CLI loads a ~20 MB bundle and starts itself again before answering
+ * `--version` (12-17 s on 2 busy cores, 65 s for 0.30 at load 20), and a user's slow machine is
+ * no different. A probe's answer is cached, so the wait is paid once per binary.
+ */
+const PROBE_TIMEOUT_MS = 90_000;
 
 export interface ProbeContext {
   adapterId: string;

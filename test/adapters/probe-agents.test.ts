@@ -351,6 +351,23 @@ describe('probeAgents', () => {
       expect(report?.error?.kind).toBe('TimedOut');
       await expect(readFile(join(cacheDir, CAPABILITY_CACHE_FILE), 'utf8')).rejects.toThrow();
     });
+    it('gives a slow CLI more than a minute to answer (Gemini CLI took 65 s for --version under load)', async () => {
+      await installRecordedCli('codex', 'codex', newestCodex());
+      const limits: number[] = [];
+      const timing: ProbeRunner = async (file, args, options) => {
+        limits.push(options.timeoutMs);
+        return realProbeRunner(file, args, options);
+      };
+      const [report] = await probeAgents([plan('codex')], {
+        cacheDir,
+        allowExperimental: false,
+        env: envWith(binDir),
+        run: timing,
+      });
+      expect(report?.status).toBe('ready');
+      expect(limits.length).toBeGreaterThan(0);
+      for (const limit of limits) expect(limit).toBeGreaterThanOrEqual(80_000);
+    });
   });
 
   describe('cursor discovery', () => {

@@ -79,9 +79,11 @@ describe('hydra race --json when both model servers stop answering mid-stream', 
   let run: FaultRun;
 
   beforeAll(async () => {
+    // Longer than a CLI's silent start: at load 10 Claude Code printed nothing and sent no request
+    // for its first 5 s, so a 5 s limit stopped it before the stall this is about.
     run = await raceAgainst({ claude: 'stall-mid-stream', codex: 'stall-mid-stream' }, [
       '--idle-timeout',
-      '5',
+      '20',
     ]);
   }, 300_000);
 

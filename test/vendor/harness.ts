@@ -13,6 +13,7 @@ import type { Jail } from './sandbox.js';
 import { isTerminal } from '../../src/core/events.js';
 import type { AgentEvent, CompletedEvent, FailedEvent } from '../../src/core/events.js';
 import { tail } from '../../src/adapters/errors.js';
+import { loadPriceDatabase } from '../../src/adapters/prices.js';
 import { getAdapter } from '../../src/adapters/registry.js';
 import type { BuiltCommand, Capabilities, SpawnRequest } from '../../src/adapters/types.js';
 import { createProbeRunner } from '../../src/engine/probe/runner.js';
@@ -276,6 +277,8 @@ const runPass = async (
   jail: Jail | undefined,
 ): Promise<VendorPass> => {
   const adapter = getAdapter(options.agent)!;
+  // As the engine does before an agent starts: without the database only `[prices]` is known.
+  await loadPriceDatabase();
   const built = adapter.buildCommand(request, capabilities);
   for (const file of built.files) await writeFile(file.path, file.content);
   const run = jail === undefined ? { file: built.file, args: built.args, env: {} } : jail.wrap(built);

@@ -468,7 +468,10 @@ describe('hydra race --json stopped with SIGTERM while both real CLIs wait on th
       runId = readdirSync(join(sandbox.repo, '.hydra', 'runs'))[0] ?? '';
       whileRunning = sandboxProcesses(sandbox.dir, [runId]);
     } finally {
-      running.kill('SIGTERM');
+      // A plain SIGTERM, as a user's `kill` sends: execa's own kill() adds a SIGKILL 5 s later
+      // (forceKillAfterDelay), shorter than the agents' own 5 s grace plus the clean-up, which
+      // killed hydra mid-cancel (exit code null, the CLIs left to the watchdog).
+      if (running.pid !== undefined) process.kill(running.pid, 'SIGTERM');
     }
     race = await hydraResult(running);
   }, 300_000);

@@ -295,6 +295,11 @@ const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): s
     `[prices.${tomlString(CODEX_MODEL)}]`,
     ...Object.entries(CONFIGURED_CODEX_PRICE).map(([key, value]) => `${key} = ${String(value)}`),
     '',
+    // Codex's server is named in its `-c` extra_args, not in a base-URL variable, so a sandboxed
+    // agent reaches it only through allow_hosts (docs/sandbox.md), as a user configures it.
+    '[sandbox]',
+    `allow_hosts = [${tomlString(new URL(codexServerUrl).hostname)}]`,
+    '',
   ].join('\n');
 };
 
