@@ -11,6 +11,8 @@ import path from 'node:path';
 import { adapterOf, listAdapters } from '../adapters/registry.js';
 import type { AdapterId } from '../adapters/types.js';
 import { fakeAgentScript } from './fake-scenario.js';
+import type { RecordedAnswer } from './recorded-help.js';
+import { recordedAnswers } from './recorded-help.js';
 import type { FakeScenario } from './fake-scenario.js';
 
 export type { FakeScenario } from './fake-scenario.js';
@@ -18,10 +20,32 @@ export { fakeAgentScript, packageRoot } from './fake-scenario.js';
 
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`;
 
-const wrapperText = (script: string, scenarioFile: string): string =>
+/**
+ * The probes' answers as sh `case` branches: `printf` is a builtin, so a race's `--version` and
+ * `--help` probes of a fake cost an sh start-up, not a node start-up (~40 ms of CPU each).
+ */
+const answerLines = (answers: readonly RecordedAnswer[]): string[] => {
+  if (answers.length === 0) return [];
+  const branch = ({ args, printed }: RecordedAnswer): string =>
+    [
+      `  ${shellQuote(args.join(' '))})`,
+      `    printf '%s' ${shellQuote(printed.stdout)}`,
+      ...(printed.stderr === '' ? [] : [`    printf '%s' ${shellQuote(printed.stderr)} >&2`]),
+      '    exit 0 ;;',
+    ].join('\n');
+  const byCount = new Map<number, RecordedAnswer[]>();
+  for (const answer of answers)
+    byCount.set(answer.args.length, [...(byCount.get(answer.args.length) ?? []), answer]);
+  return [...byCount].map(([count, group]) =>
+    [`if [ "$#" -eq ${count} ]; then`, '  case "$*" in', ...group.map(branch), '  esac', 'fi'].join('\n'),
+  );
+};
+
+const wrapperText = (script: string, scenarioFile: string, answers: readonly RecordedAnswer[]): string =>
   [
     '#!/bin/sh',
     '# hydra fake agent (see src/demo/fake-bin.ts)',
+    ...answerLines(answers),
     `exec ${shellQuote(process.execPath)} ${shellQuote(script)} --scenario ${shellQuote(scenarioFile)} -- "$@"`,
     '',
   ].join('\n');
@@ -53,7 +77,7 @@ export async function installFakeAgents(
     const scenarioFile = path.join(absBin, `${name}.scenario.json`);
     await writeFile(scenarioFile, `${JSON.stringify(scenario, null, 2)}\n`);
     const wrapper = path.join(absBin, name);
-    await writeFile(wrapper, wrapperText(script, scenarioFile));
+    await writeFile(wrapper, wrapperText(script, scenarioFile, recordedAnswers(scenario)));
     await chmod(wrapper, 0o755);
   }
 }

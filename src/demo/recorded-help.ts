@@ -77,3 +77,34 @@ export const versionText = (scenario: FakeScenario): string =>
   scenario.version !== undefined
     ? `${scenario.version}\n`
     : (recorded(scenario.agent, 'version.txt') ?? unrecorded(scenario.agent, 'version.txt'));
+
+/** One probe the fake can answer without starting node: its exact argv and what it prints. */
+export interface RecordedAnswer {
+  args: string[];
+  printed: Printed;
+}
+
+/**
+ * The answers `versionText` and `helpText` give to the exact probes hydra runs (`--version`,
+ * `--help`, `<subcommand> --help` for each recorded subcommand help), computed once at install so
+ * the sh wrapper (fake-bin.ts) can print them without starting node. Answers that depend on files
+ * read at run time (the scenario's `helpFile`, `subcommandHelpFile`) or that are unrecorded are left
+ * out: the fake agent itself answers those, as before.
+ */
+export const recordedAnswers = (scenario: FakeScenario): RecordedAnswer[] => {
+  const answers: RecordedAnswer[] = [];
+  const version =
+    scenario.version !== undefined ? `${scenario.version}\n` : recorded(scenario.agent, 'version.txt');
+  if (version !== null) answers.push({ args: ['--version'], printed: { stdout: version, stderr: '' } });
+  if (scenario.helpFile !== undefined || scenario.subcommandHelpFile !== undefined) return answers;
+  const help = recordedPrinted(scenario.agent, 'help.txt');
+  if (help !== null) answers.push({ args: ['--help'], printed: help });
+  const dir = latestHelpDir(scenario.agent);
+  const subcommands =
+    dir === null ? [] : readdirSync(dir).filter((file) => /^[a-z][\w-]*-help\.txt$/.test(file));
+  for (const file of subcommands) {
+    const printed = recordedPrinted(scenario.agent, file);
+    if (printed !== null) answers.push({ args: [file.replace(/-help\.txt$/, ''), '--help'], printed });
+  }
+  return answers;
+};
