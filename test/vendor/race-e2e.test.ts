@@ -145,6 +145,8 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
           cwd: '<worktree>',
           scratchDir: '<scratch>',
           unsafe: false,
+          // As a race here runs it: sandboxed where the sandbox is available (no-approval mode).
+          sandboxed: (JSON.parse(doctor.stdout) as { sandbox: { available: boolean } }).sandbox.available,
           extraArgs: [],
           env: {},
         };
