@@ -163,7 +163,10 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
           expect(command).toEqual(
             expect.arrayContaining(['-p', '--output-format', 'stream-json', '--verbose']),
           );
-          expect(command.join(' ')).toContain('--permission-mode acceptEdits');
+          // Sandboxed, it runs every command without asking; unsandboxed, it only edits.
+          expect(command.join(' ')).toContain(
+            `--permission-mode ${sample.sandboxed === true ? 'bypassPermissions' : 'acceptEdits'}`,
+          );
         } else {
           expect(command[1]).toBe('exec');
           expect(command).toContain('--json');
