@@ -39,6 +39,7 @@ interface DoctorOutput {
     warnings: string[];
     error: { kind: string; message: string; hint: string } | null;
   }>;
+  sandbox: { mode: string; available: boolean };
 }
 
 const doctorJson = async (cwd = repo, extra: string[] = []) => {
@@ -106,6 +107,10 @@ describe('hydra doctor --json', () => {
     });
     expect(claude?.command?.[0]).toBe(path.join(sandbox.bin, 'claude'));
     expect(claude?.command).toContain('stream-json');
+    // The very command a race here runs: unsandboxed (the suite's HYDRA_SANDBOX=off), Claude asks
+    // before running commands.
+    expect(report.sandbox.available).toBe(false);
+    expect(claude?.command).toContain('acceptEdits');
     expect(codex).toMatchObject({ tier: 'tier1', status: 'ready' });
     expect(codex?.command).toContain('--json');
     expect(cursor).toMatchObject({ tier: 'experimental', status: 'needs-opt-in' });
@@ -114,6 +119,14 @@ describe('hydra doctor --json', () => {
     expect(gemini?.status).not.toBe('needs-opt-in');
     // The probe cache it wrote does not show up in the user's git status.
     expect(git(repo, ['status', '--porcelain'])).toBe('');
+    // Sandboxed (.ci/run installs bubblewrap), a race's agents run in their no-approval mode: so
+    // does the command shown.
+    sandbox.env['HYDRA_SANDBOX'] = 'auto';
+    const sandboxed = (await doctorJson()).report;
+    expect(sandboxed.sandbox.available, JSON.stringify(sandboxed.sandbox)).toBe(true);
+    const inside = sandboxed.adapters.find((adapter) => adapter.id === 'claude');
+    expect(inside?.command).toContain('bypassPermissions');
+    expect(inside?.command).not.toContain('acceptEdits');
   });
 
   it('reports a missing binary with an install hint, and exits 1 when no tier-1 agent is ready', async () => {

@@ -145,6 +145,8 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
           cwd: '<worktree>',
           scratchDir: '<scratch>',
           unsafe: false,
+          // As a race here runs it: sandboxed where the sandbox is available (no-approval mode).
+          sandboxed: (JSON.parse(doctor.stdout) as { sandbox: { available: boolean } }).sandbox.available,
           extraArgs: [],
           env: {},
         };
@@ -161,7 +163,10 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
           expect(command).toEqual(
             expect.arrayContaining(['-p', '--output-format', 'stream-json', '--verbose']),
           );
-          expect(command.join(' ')).toContain('--permission-mode acceptEdits');
+          // Sandboxed, it runs every command without asking; unsandboxed, it only edits.
+          expect(command.join(' ')).toContain(
+            `--permission-mode ${sample.sandboxed === true ? 'bypassPermissions' : 'acceptEdits'}`,
+          );
         } else {
           expect(command[1]).toBe('exec');
           expect(command).toContain('--json');

@@ -74,7 +74,13 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   const sandboxMode = sandboxOf(loaded.config, {}, ctx.env).mode;
   const sandboxSupport = sandboxMode === 'off' ? null : prepareSandbox();
   const reports = (
-    await probeAgents(plans, { cacheDir: probeCacheDir(repo.root, ctx.env), allowExperimental, env: ctx.env })
+    await probeAgents(plans, {
+      cacheDir: probeCacheDir(repo.root, ctx.env),
+      allowExperimental,
+      env: ctx.env,
+      // The sample command is the one a race here runs: no-approval mode inside the sandbox.
+      sandboxed: sandboxSupport?.then((support) => support.available) ?? false,
+    })
   ).map((report) => withTrustHint(withDoctorWarnings(report, machine), trustHints(loaded, ctx.cwd)));
 
   // What `--check auto` would run here, and whether its file is trusted.

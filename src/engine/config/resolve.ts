@@ -355,6 +355,8 @@ export function planForDoctor(config: HydraConfig, id: AdapterId): AgentPlan {
     env: { ...(agentConfig.env ?? {}) },
     idleTimeoutMs: secondsToMs(idle),
     enabled: agentConfig.enabled !== false,
+    // A container agent's CLI need only be in its image (probed there: doctor's image section).
+    ...runnerOf(config, agentConfig, {}),
   };
 }
 

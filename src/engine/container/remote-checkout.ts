@@ -193,7 +193,7 @@ export async function makeRemoteCheckout(
   try {
     await dockerOk(host, ['volume', 'create', ...labels, volume]);
     await runGit(request.repoRoot, ['update-ref', env.HYDRA_REF, request.commit]);
-    const bundle = path.join(dir, 'checks.bundle');
+    const bundle = path.join(dir, 'checkout.bundle');
     try {
       await runGit(request.repoRoot, ['bundle', 'create', '-q', bundle, env.HYDRA_REF], {
         step: `git bundle of ${request.commit.slice(0, 12)}`,

@@ -41,17 +41,24 @@ export interface ProbeAgentsOptions {
   processes?: ProcessRegistry;
   /** Build the sample command in unsafe mode (what `hydra race --unsafe` would run). */
   unsafe?: boolean;
+  /**
+   * Whether a race here sandboxes its agents (doctor's sandbox check, which may still be running
+   * while the probes do): a sandboxed agent runs its CLI's no-approval mode, and so does the sample
+   * command. A container agent always does (its container is its jail: agent-launch.ts).
+   */
+  sandboxed?: boolean | Promise<boolean>;
 }
 
 /** The prompt and paths used for a report's sample command. */
 const SAMPLE_PROMPT = 'Say hello';
 
-const sampleRequest = (plan: AgentPlan, unsafe: boolean): SpawnRequest => ({
+const sampleRequest = (plan: AgentPlan, unsafe: boolean, sandboxed: boolean): SpawnRequest => ({
   prompt: SAMPLE_PROMPT,
   cwd: '<worktree>',
   scratchDir: '<scratch>',
   ...(plan.model === undefined ? {} : { model: plan.model }),
   unsafe,
+  sandboxed: sandboxed || plan.runner === 'container',
   ...(plan.maxTurns === undefined ? {} : { maxTurns: plan.maxTurns }),
   extraArgs: plan.extraArgs,
   env: plan.env,
@@ -236,6 +243,7 @@ const probePlan = async (
     const { result, cached } = await probeOne(adapter, path, session, probe);
     if (result.ok) {
       const capabilities = result.capabilities;
+      const sandboxed = (await options.sandboxed) ?? false;
       return {
         ...report,
         status: 'ready',
@@ -246,7 +254,8 @@ const probePlan = async (
         command: redactValue(
           [
             capabilities.binary,
-            ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false), capabilities).args,
+            ...adapter.buildCommand(sampleRequest(plan, options.unsafe ?? false, sandboxed), capabilities)
+              .args,
           ],
           knownSecrets(configuredEnv),
         ),
