@@ -519,7 +519,8 @@ describe('Ctrl-C in headless mode before any agent started', () => {
       const wrapper = path.join(sandbox.bin, name);
       writeFileSync(
         wrapper,
-        readFileSync(wrapper, 'utf8').replace(/^exec /m, `touch '${mark}'; sleep 3; exec `),
+        // First thing, before the wrapper's own answers to the probes (fake-bin.ts).
+        readFileSync(wrapper, 'utf8').replace(/^#!\/bin\/sh\n/, `#!/bin/sh\ntouch '${mark}'; sleep 3\n`),
       );
     }
     const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
