@@ -15,8 +15,7 @@ import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { copyShare, overlayOptions, prepareOverlay } from '../process/index.js';
 import type { ShareMount } from '../process/index.js';
-import { docker } from './docker.js';
-import { containerUser } from './user.js';
+import { containerUser, runAsRoot } from './user.js';
 
 /** The extra arguments of a container's `docker run`, and what to do once it ended. */
 export interface ShareVolumes {
@@ -63,24 +62,9 @@ async function clearWork(host: string, image: string, mount: ShareMount, labelAr
     (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
   );
   if (removed) return;
-  await docker(host, [
-    'run',
-    '--rm',
-    '--pull',
-    'never',
-    '--network',
-    'none',
-    '--user',
-    '0:0',
-    ...labelArgs,
-    '-v',
-    `${work}:${work}`,
-    '--entrypoint',
-    'rm',
-    image,
-    '-rf',
-    path.join(work, 'work'),
-  ]).catch(() => undefined);
+  await runAsRoot(host, image, labelArgs, `${work}:${work}`, ['rm', '-rf', path.join(work, 'work')]).catch(
+    () => undefined,
+  );
 }
 
 /**

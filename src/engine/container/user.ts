@@ -46,21 +46,8 @@ export async function createHome(
   // The session store outlives a killed hydra (the watchdog leaves `keep` volumes to `hydra clean`).
   await dockerOk(host, ['volume', 'create', ...labels, ...labelArgs({ [LABEL_KEEP]: '1' }), volume]);
   if (user === null) return;
-  const chown = await docker(host, [
-    'run',
-    '--rm',
-    '--pull',
-    'never',
-    '--network',
-    'none',
-    '--user',
-    '0:0',
-    ...labels,
-    '-v',
-    `${volume}:${CONTAINER_HOME}`,
-    '--entrypoint',
+  const chown = await runAsRoot(host, image, labels, `${volume}:${CONTAINER_HOME}`, [
     'chown',
-    image,
     `${user.uid}:${user.gid}`,
     CONTAINER_HOME,
   ]);
@@ -72,3 +59,33 @@ export async function createHome(
     });
   }
 }
+
+/**
+ * A short helper container of `image` as root (no network, the run's `--label` arguments, one `-v`
+ * mount): `command` is its entrypoint and arguments. Gives a mapped user its home volume, clears
+ * what the daemon left root's (share-volumes.ts).
+ */
+export const runAsRoot = (
+  host: string,
+  image: string,
+  labels: readonly string[],
+  mount: string,
+  [entrypoint, ...args]: readonly [string, ...string[]],
+): ReturnType<typeof docker> =>
+  docker(host, [
+    'run',
+    '--rm',
+    '--pull',
+    'never',
+    '--network',
+    'none',
+    '--user',
+    '0:0',
+    ...labels,
+    '-v',
+    mount,
+    '--entrypoint',
+    entrypoint,
+    image,
+    ...args,
+  ]);
