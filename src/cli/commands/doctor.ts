@@ -9,6 +9,7 @@ import {
   describeAutoCheck,
   devcontainerStatus,
   CONFIG_DEFAULTS,
+  checkEngine,
   displayPath,
   loadConfig,
   planForDoctor,
@@ -25,7 +26,7 @@ import {
   probeAgents,
   probeAgentsInImage,
 } from '../../engine/index.js';
-import type { AgentProbeReport, DevcontainerStatus } from '../../engine/index.js';
+import type { AgentProbeReport, DevcontainerStatus, EngineProblem } from '../../engine/index.js';
 import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -145,11 +146,11 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     );
     if (image?.devcontainer !== undefined)
       lines.push(...renderDevcontainer(sanitizeStrings(image.devcontainer), image.host));
-    if (image !== null && image.image !== '') lines.push(...renderImage(sanitizeStrings(image)));
+    if (image !== null && (image.agents.length > 0 || image.problems.length > 0))
+      lines.push(...renderImage(sanitizeStrings(image)));
     for (const line of lines) ctx.print(line);
   }
-  const imagePasses = image === null || (doctorPasses(image.agents) && !image.devcontainer?.problem);
-  return doctorPasses(reports) && imagePasses ? EXIT.ok : EXIT.failed;
+  return doctorPasses(reports) && (image === null || imagePasses(image)) ? EXIT.ok : EXIT.failed;
 }
 
 // Agents in containers: the CLIs probed inside the image (engine/probe/in-image.ts).
@@ -159,6 +160,15 @@ interface ImageReport {
   agents: AgentProbeReport[];
   /** `[container] devcontainer = true` with no image: its definition, image and state (doctor-devcontainer.ts). */
   devcontainer?: DevcontainerStatus;
+  /** What stops a race on an engine of `[container] hosts` (engine-check.ts); the CLIs are probed on the first without one. */
+  problems: EngineProblem[];
+}
+
+/** A problem on an engine fails doctor; a dev container the next race builds is not one. */
+function imagePasses(report: ImageReport): boolean {
+  if (report.problems.length > 0 || report.devcontainer?.problem) return false;
+  if (report.devcontainer !== undefined && !report.devcontainer.built) return true;
+  return doctorPasses(report.agents);
 }
 
 /**
@@ -177,26 +187,46 @@ async function imageReports(
   const inContainers =
     config.race?.runner === 'container' ||
     Object.values(config.agents ?? {}).some((agent) => agent.runner === 'container');
-  const host = config.container?.hosts?.[0] ?? 'default';
+  const hosts = config.container?.hosts ?? ['default'];
+  const host = hosts[0] ?? 'default';
   let image = config.container?.image;
   let devcontainer: DevcontainerStatus | undefined;
   if (inContainers && image === undefined && config.container?.devcontainer === true && repoRoot !== null) {
     devcontainer = await devcontainerStatus(repoRoot, host, env);
     if (!devcontainer.built || devcontainer.image === null)
-      return { image: devcontainer.image ?? '', host, agents: [], devcontainer };
+      return { image: devcontainer.image ?? '', host, agents: [], devcontainer, problems: [] };
     image = devcontainer.image;
   }
   if (!inContainers || image === undefined) return null;
   const probed = plans.filter(
     (plan) => (config.agents?.[plan.adapterId]?.runner ?? config.race?.runner) === 'container',
   );
-  const agents = await probeAgentsInImage(probed, { image, host, allowExperimental, env });
-  return { image, host, agents, ...(devcontainer === undefined ? {} : { devcontainer }) };
+  // An engine that does not answer, or lacks the image, would fail every probe: say that instead.
+  const network = config.container?.network;
+  const checked = await Promise.all(hosts.map((one) => checkEngine(one, { image, network })));
+  const problems = checked.filter((problem): problem is EngineProblem => problem !== null);
+  const ready = hosts.find((one) => !problems.some((problem) => problem.host === one));
+  const agents =
+    ready === undefined
+      ? []
+      : await probeAgentsInImage(probed, { image, host: ready, allowExperimental, env });
+  return {
+    image,
+    host: ready ?? host,
+    agents,
+    problems,
+    ...(devcontainer === undefined ? {} : { devcontainer }),
+  };
 }
 
 /** The image's section: a line per CLI, and what to do about a missing one. */
 function renderImage(report: ImageReport): string[] {
   const lines = ['', `in the image ${report.image} (engine: ${report.host}):`];
+  for (const problem of report.problems) {
+    lines.push(`  ${problem.message}`, `    hint: ${problem.hint}`);
+  }
+  if (report.agents.length === 0)
+    lines.push('  the CLIs were not probed: no engine of [container] hosts can run the image');
   for (const agent of report.agents) {
     const state =
       agent.status === 'ready' ? `ok ${agent.version ?? ''}`.trimEnd() : agent.status.replace(/-/g, ' ');

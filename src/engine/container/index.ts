@@ -23,6 +23,8 @@ export type { PlacementSettings } from './placement.js';
 export { startContainer } from './container-process.js';
 export { discardPrecreated, precreateContainer } from './precreate.js';
 export { removeContainers, removeDevcontainerImages } from './clean.js';
+export { checkEngine } from './engine-check.js';
+export type { EngineProblem } from './engine-check.js';
 export { containerRunner, localRunner } from './runner.js';
 export type { AgentRunner } from './runner.js';
 export { baselineContainer, checksContainer, containerStarter, setupContainer } from './exec.js';

@@ -59,7 +59,7 @@ async function hostState(host: string): Promise<HostState> {
 }
 
 /** The image's id on `host`, or the error that says how to get it there. */
-async function checkImage(host: string, image: string): Promise<string> {
+export async function checkImage(host: string, image: string): Promise<string> {
   const result = await docker(host, ['image', 'inspect', '--format', '{{.Id}}', image], {
     timeoutMs: 20_000,
   });
