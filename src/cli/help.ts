@@ -198,7 +198,7 @@ Options:
   --config <file>   use this config file (default: the one the race ran with, trusted as before)
   --unsafe          the vendors' sandbox-bypass modes (never taken from the record: give it again)
   --sandbox <mode>  auto, required or off (never taken from the record; default auto)
-  --runner <where>  local or container, for this round (default: the config's)
+  --runner <where>  local or container, for this round (default: the race's --runner, or the config's)
   --json            headless: NDJSON on stdout, messages on stderr
   --ascii           ASCII-only dashboard
   --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees, --no-cross-test

@@ -37,6 +37,7 @@ const recordedFlagsSchema = z.object({
   timeoutS: z.number().finite().nonnegative().optional(),
   allowExperimental: z.boolean().optional(),
   keepWorktrees: z.boolean().optional(),
+  runner: z.enum(['local', 'container']).optional(),
 });
 
 const recordedConfigSchema = z.object({
