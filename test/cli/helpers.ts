@@ -35,6 +35,10 @@ export function createSandbox(): Sandbox {
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
     // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
+    // The demo at the tests' pace (vitest.config.ts).
+    ...(process.env.HYDRA_DEMO_DELAY_MS === undefined
+      ? {}
+      : { HYDRA_DEMO_DELAY_MS: process.env.HYDRA_DEMO_DELAY_MS }),
     TMPDIR: path.join(dir, 'tmp'),
     LANG: 'C.UTF-8',
     TERM: 'dumb',
