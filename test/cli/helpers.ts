@@ -93,7 +93,17 @@ export async function createRepo(
   if (options.commit !== false) {
     writeFileSync(path.join(repo, 'README.md'), '# test repo\n');
     git(repo, ['add', '-A']);
-    git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first']);
+    // A test repository needs none of git's upkeep (one git process less a repository).
+    git(repo, [
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'maintenance.auto=false',
+      'commit',
+      '--quiet',
+      '-m',
+      'first',
+    ]);
   }
   return repo;
 }
