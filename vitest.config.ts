@@ -30,6 +30,7 @@ const UNIT = [
   'test/tooling/fake-servers.test.ts',
   'test/tooling/normalize-fixture.test.ts',
   'test/sandbox/policy.test.ts',
+  'test/demo/demo-pace.test.ts',
 ];
 
 const ALL = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
@@ -58,7 +59,9 @@ export default defineConfig({
     // component tests model a user's terminal, and CI=true is set where .ci/run runs.
     // The suites written before the sandbox race their fake agents unsandboxed, as they were
     // written to (HYDRA_SANDBOX is the user's default mode); test/sandbox/ races them in it.
-    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', HYDRA_SANDBOX: 'off' },
+    // The demo's simulated agents go 150 ms a line, not at the pace for a newcomer to watch (~6 s a
+    // race, src/demo/fake-bin.ts): a test waits on hydra, not on the pacing.
+    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', HYDRA_SANDBOX: 'off', HYDRA_DEMO_DELAY_MS: '150' },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT, exclude: NEVER } },
       {

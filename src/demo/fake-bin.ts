@@ -83,10 +83,21 @@ export async function installFakeAgents(
 }
 
 /**
- * The demo's scenarios, keyed by binary name: every adapter the demo can simulate replays its
- * recorded success stream and really edits files, `delayMs` apart (default: the adapter's demo pace).
+ * HYDRA_DEMO_DELAY_MS: one pause between lines for every simulated agent instead of each adapter's
+ * pace (a whole number of milliseconds; anything else is ignored). The tests set it (vitest.config.ts):
+ * the demo's pace is for a newcomer watching, ~6 s a race, and a test waits on it, not on hydra.
  */
-export const defaultScenarios = (delayMs?: number): Record<string, FakeScenario> =>
+const demoDelayMs = (env: NodeJS.ProcessEnv = process.env): number | undefined => {
+  const value = env['HYDRA_DEMO_DELAY_MS']?.trim() ?? '';
+  return /^\d{1,6}$/.test(value) ? Number(value) : undefined;
+};
+
+/**
+ * The demo's scenarios, keyed by binary name: every adapter the demo can simulate replays its
+ * recorded success stream and really edits files, `delayMs` apart (default: HYDRA_DEMO_DELAY_MS,
+ * else the adapter's demo pace).
+ */
+export const defaultScenarios = (delayMs = demoDelayMs()): Record<string, FakeScenario> =>
   Object.fromEntries(
     listAdapters().flatMap((adapter) =>
       adapter.demo === undefined

@@ -35,6 +35,10 @@ export function createSandbox(): Sandbox {
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
     // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
+    // The demo at the tests' pace (vitest.config.ts).
+    ...(process.env.HYDRA_DEMO_DELAY_MS === undefined
+      ? {}
+      : { HYDRA_DEMO_DELAY_MS: process.env.HYDRA_DEMO_DELAY_MS }),
     TMPDIR: path.join(dir, 'tmp'),
     LANG: 'C.UTF-8',
     TERM: 'dumb',
@@ -89,7 +93,17 @@ export async function createRepo(
   if (options.commit !== false) {
     writeFileSync(path.join(repo, 'README.md'), '# test repo\n');
     git(repo, ['add', '-A']);
-    git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first']);
+    // A test repository needs none of git's upkeep (one git process less a repository).
+    git(repo, [
+      '-c',
+      'commit.gpgsign=false',
+      '-c',
+      'maintenance.auto=false',
+      'commit',
+      '--quiet',
+      '-m',
+      'first',
+    ]);
   }
   return repo;
 }

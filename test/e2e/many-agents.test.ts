@@ -20,6 +20,12 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'e2e@hydra.invalid',
 };
 
+/** The demo at the tests' pace (vitest.config.ts), passed into the environments built below. */
+const DEMO_PACE: Record<string, string> =
+  process.env.HYDRA_DEMO_DELAY_MS === undefined
+    ? {}
+    : { HYDRA_DEMO_DELAY_MS: process.env.HYDRA_DEMO_DELAY_MS };
+
 interface Box {
   dir: string;
   socket: string;
@@ -80,6 +86,7 @@ const start = async (target: Box, size: [number, number], cwd: string, args: str
     LANG: 'C.UTF-8',
     TERM: 'xterm-256color',
     ...GIT_ENV,
+    ...DEMO_PACE,
   };
   await execa('mkdir', ['-p', env.TMPDIR ?? '', env.HOME ?? ''], { stdin: 'ignore' });
   const assignments = Object.entries(env)
@@ -258,6 +265,7 @@ describe('hydra demo --here', () => {
       cwd: repo,
       env: {
         ...GIT_ENV,
+        ...DEMO_PACE,
         PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
         HOME: path.join(box.dir, 'home'),
         TMPDIR: path.join(box.dir, 'tmp'),

@@ -39,11 +39,20 @@ const STATIC_HARDENING: readonly string[] = [
 ];
 
 /**
+ * git's own upkeep after a command (`git maintenance run --auto`, or `gc --auto` before git 2.29),
+ * which commit, cherry-pick and fetch start: hydra's commits on its temporary worktrees and branches
+ * do not start it (a git process per agent's commit, ~10 ms of CPU each, more when the repository's
+ * config asks for a commit-graph or a gc). The repository's upkeep stays the user's git's, on the
+ * user's own commands.
+ */
+const NO_AUTO_MAINTENANCE: readonly string[] = ['maintenance.auto=false', 'gc.auto=0'];
+
+/**
  * The switches as `-c` would give them (git reads them from GIT_CONFIG_PARAMETERS, in every git
  * version), after any the caller's environment already has; the commands stay as written.
  */
 const hardenedParameters = (inherited: string | undefined): string =>
-  [inherited, ...STATIC_HARDENING.map((item) => `'${item}'`)]
+  [inherited, ...[...STATIC_HARDENING, ...NO_AUTO_MAINTENANCE].map((item) => `'${item}'`)]
     .filter((part) => part !== undefined && part !== '')
     .join(' ');
 
