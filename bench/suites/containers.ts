@@ -174,7 +174,7 @@ const startTimes = (stderr: string): { starts: Map<string, number>; firsts: Map<
     if (match === null) continue;
     const [, at, agent = '', phase = ''] = match;
     const mark = marks.get(agent) ?? {};
-    if (/^(spawning|docker (run|start))/.test(phase)) mark.start ??= Number(at);
+    if (/^(spawning|docker (run|start|attach))/.test(phase)) mark.start ??= Number(at);
     else if (phase === 'first output') mark.first ??= Number(at);
     marks.set(agent, mark);
   }
