@@ -12,8 +12,9 @@
  * run-args.ts); if not, it goes on as without it (its `rm -f` of the name removes it first).
  *
  * Started ahead only when the agent does not wait for room (no `max_agents` on its host: a running
- * container counts as busy there, slots.ts) and its prompt is an argument (a prompt through stdin
- * needs the attach's stdin); else it is created ahead only and started by `docker start -a`.
+ * container counts as busy there, slots.ts), its prompt is an argument (a prompt through stdin
+ * needs the attach's stdin) and it has no `[setup] share`; else it is created ahead only and
+ * started by `docker start -a`.
  * Created or waiting, nothing of the agent has run: its idle and overall timers begin at its start.
  * A race that fails or ends before an agent starts removes what was made for it
  * (discardPrecreated); the containers carry the run's labels and the watchdog is told their host,
@@ -72,10 +73,12 @@ const fingerprintOf = (args: readonly string[], env: Record<string, string>): st
 const CONFLICT = /Conflict\.|is already in use/i;
 
 /** Whether the agent's container may be started before its agent starts (see above). */
-export const startsAhead = (launch: ContainerAgentLaunch): boolean =>
+export const startsAhead = (launch: ContainerAgentLaunch, sharing: boolean): boolean =>
   !launch.container.remote &&
   (launch.container.maxAgents ?? null) === null &&
-  launch.command.stdinFile === undefined;
+  launch.command.stdinFile === undefined &&
+  // Its start mounts overlay volumes made then (share-volumes.ts): what was made ahead is replaced.
+  !sharing;
 
 /**
  * `docker create` of the container started ahead: `docker run`'s, with its stdin open (`-i`), the
@@ -101,10 +104,10 @@ async function gatedCreateArgs(launch: ContainerAgentLaunch, home: string[] | nu
 }
 
 /** Makes (and, where it may, starts) the container `docker run` would start; a container of the name left by a killed hydra goes first. */
-async function makeNow(launch: ContainerAgentLaunch): Promise<Made | null> {
+async function makeNow(launch: ContainerAgentLaunch, sharing: boolean): Promise<Made | null> {
   const { host } = launch.container;
   const name = containerName(launch.runId, launch.agent);
-  const start = startsAhead(launch);
+  const start = startsAhead(launch, sharing);
   const home = start ? labelledHomeMount(launch) : null;
   const [run, create] = await Promise.all([
     localRunArgs(launch),
@@ -166,6 +169,8 @@ async function makeNow(launch: ContainerAgentLaunch): Promise<Made | null> {
 export async function precreateContainer(
   launch: ContainerAgentLaunch,
   processes: ProcessRegistry,
+  /** The race has `[setup] share`: its start mounts overlay volumes, so it is not started ahead. */
+  sharing = false,
 ): Promise<void> {
   if (launch.container.remote) return;
   await mkdir(path.dirname(launch.worktree), { recursive: true, mode: 0o700 });
@@ -175,7 +180,7 @@ export async function precreateContainer(
     mkdir(privateGitOf(launch), { recursive: true, mode: 0o700 }),
   ]);
   processes.watchContainerHost(launch.container.host);
-  const made = makeNow(launch).catch(() => null);
+  const made = makeNow(launch, sharing).catch(() => null);
   ahead.set(containerName(launch.runId, launch.agent), {
     runId: launch.runId,
     host: launch.container.host,
