@@ -2,8 +2,9 @@
  * Issue 25: a two-agent race with both agents in containers on the local engine against the same
  * race run locally (`hydra race --json`, alternating so a shared machine's drift hits both), and
  * each agent's start time: with HYDRA_TRACE=1, from `agent <name>: spawning` (local), or
- * `agent <name>: docker run` / `docker start` (container; `start` of the container created while
- * its worktree was made) to the agent's `first output`, the runner's own marks, and from hydra's
+ * `agent <name>: docker run` / `docker start` / `docker attach` (container; `attach` to the
+ * container started while its worktree was made, `start` of one created then) to the agent's
+ * `first output`, the runner's own marks, and from hydra's
  * start to that first output (what the container's creation ahead still delays). With
  * HYDRA_BENCH_TRACES=<file>, every race's stderr (its trace) is appended there.
  * Beside them `docker run --rm --network none <image> true`, the engine's floor for a container.
@@ -174,7 +175,7 @@ const startTimes = (stderr: string): { starts: Map<string, number>; firsts: Map<
     if (match === null) continue;
     const [, at, agent = '', phase = ''] = match;
     const mark = marks.get(agent) ?? {};
-    if (/^(spawning|docker (run|start))/.test(phase)) mark.start ??= Number(at);
+    if (/^(spawning|docker (run|start|attach))/.test(phase)) mark.start ??= Number(at);
     else if (phase === 'first output') mark.first ??= Number(at);
     marks.set(agent, mark);
   }
@@ -323,7 +324,7 @@ export const containersTable = (
       row(`whole race, two agents of ~${result.agentSeconds} s each`, result.localMs, result.containerMs),
       ...result.starts.map((start) =>
         row(
-          `start of ${start.agent} (spawn, docker run or docker start to first output)`,
+          `start of ${start.agent} (spawn, docker run, start or attach to first output)`,
           start.localMs,
           start.containerMs,
         ),

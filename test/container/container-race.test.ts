@@ -103,9 +103,11 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
 
     const seen = mounts.stop();
     expect(result.exitCode, result.stderr).toBe(0);
-    // Each container was created while its worktree was made, and started as it was (precreate.ts).
-    expect(result.stderr).toMatch(/agent claude: docker start on/);
-    expect(result.stderr).toMatch(/agent codex: docker start on/);
+    // Each container was made and started while its worktree was made, and its agent's start
+    // attached to it (the go: precreate.ts).
+    expect(result.stderr).toMatch(/agent claude: container started ahead/);
+    expect(result.stderr).toMatch(/agent claude: docker attach on/);
+    expect(result.stderr).toMatch(/agent codex: docker attach on/);
     const runId = runIdOf(result.stdout);
     const summary = summaryOf(result.stdout);
     expect(

@@ -129,6 +129,19 @@ export async function placeContainers<L extends Placeable>(
       ...Object.values(stay).flatMap((host) => (host === undefined ? [] : [host])),
     ]),
   ];
+  const image = wanted[0]?.container?.image ?? '';
+  // The image is looked for on every host while they are asked how busy they are (one docker call
+  // less in a row); what a host not given agents says of it is not read. A dev container's image is
+  // looked for after it was built (below).
+  const looked = new Map(
+    settings.ensureImage === undefined
+      ? hosts.map((host) => {
+          const id = checkImage(host, image);
+          id.catch(() => undefined);
+          return [host, id] as const;
+        })
+      : [],
+  );
   const states = await Promise.all(hosts.map(hostState));
   const up = states.filter((state) => state.running !== null);
   const down = states.filter((state) => state.running === null);
@@ -152,13 +165,14 @@ export async function placeContainers<L extends Placeable>(
     chosen.set(launch.agent, best[0]);
     load.set(best[0], best[1] + 1);
   }
-  const image = wanted[0]?.container?.image ?? '';
   const used = [...new Set(chosen.values())];
   // A dev container's image is built where it is missing first (src/engine/devcontainer); any other must be there.
   if (settings.ensureImage !== undefined)
     await Promise.all(used.map((host) => settings.ensureImage?.(host, image)));
   const ids = new Map(
-    await Promise.all(used.map(async (host) => [host, await checkImage(host, image)] as const)),
+    await Promise.all(
+      used.map(async (host) => [host, await (looked.get(host) ?? checkImage(host, image))] as const),
+    ),
   );
   const capabilities = probe === undefined ? {} : await probeClis(wanted, chosen, ids, image, probe);
   const placed = launches.map((launch) => {

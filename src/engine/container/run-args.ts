@@ -12,7 +12,7 @@ import type { ShareMount } from '../process/index.js';
 import type { AgentName } from '../types.js';
 import { runGit } from '../git/index.js';
 import { containerEnv } from './env.js';
-import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';
+import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';
 import { containerUser, createHome, userArgs } from './user.js';
 import type { ContainerLaunch } from './types.js';
 import { CONTAINER_HOME } from './types.js';
@@ -62,7 +62,10 @@ export const privateGitOf = (launch: ContainerAgentLaunch): string =>
  * `docker run` and `docker create` take them. On a local engine, a user other than root runs it as
  * themselves (user.ts).
  */
-export function containerArgs(launch: ContainerAgentLaunch): {
+export function containerArgs(
+  launch: ContainerAgentLaunch,
+  homeArgs?: readonly string[],
+): {
   common: string[];
   env: { values: Record<string, string>; args: string[] };
 } {
@@ -71,8 +74,7 @@ export function containerArgs(launch: ContainerAgentLaunch): {
   const homeVolume = volumeName(launch.runId, launch.agent, 'home');
   const workVolume = volumeName(launch.runId, launch.agent, 'work');
   const volumeArgs = [
-    '-v',
-    `${homeVolume}:${CONTAINER_HOME}`,
+    ...(homeArgs ?? ['-v', `${homeVolume}:${CONTAINER_HOME}`]),
     ...(remote ? ['-v', `${workVolume}:${runDir}`] : []),
   ];
   const env = containerEnv(
@@ -141,6 +143,24 @@ export const localRunArgs = async (
   cliFile(launch),
   ...launch.command.args,
 ];
+
+/**
+ * The `home` volume as a `--mount` that makes it, with its labels (as createAgentHome's `volume
+ * create` does), when the container is created: one docker call less before a container created
+ * ahead (precreate.ts). Null when a label's value would not survive `--mount`'s comma-separated
+ * form (then the volume is made first).
+ */
+export function labelledHomeMount(launch: ContainerAgentLaunch): string[] | null {
+  const labels = {
+    ...containerLabels({ runId: launch.runId, agent: launch.agent, repoRoot: launch.repoRoot }),
+    // The session store outlives a killed hydra (the watchdog leaves `keep` volumes to `hydra clean`).
+    [LABEL_KEEP]: '1',
+  };
+  const parts = Object.entries(labels).map(([key, value]) => `volume-label=${key}=${value}`);
+  if (parts.some((part) => /[,"'\s]/.test(part))) return null;
+  const source = volumeName(launch.runId, launch.agent, 'home');
+  return ['--mount', [`type=volume`, `source=${source}`, `target=${CONTAINER_HOME}`, ...parts].join(',')];
+}
 
 /** The agent's `home` volume (its CLI's session store, kept for follow-ups; a mapped user's: user.ts). */
 export const createAgentHome = (launch: ContainerAgentLaunch): Promise<void> =>

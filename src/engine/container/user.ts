@@ -45,7 +45,17 @@ export async function createHome(
   }
   // The session store outlives a killed hydra (the watchdog leaves `keep` volumes to `hydra clean`).
   await dockerOk(host, ['volume', 'create', ...labels, ...labelArgs({ [LABEL_KEEP]: '1' }), volume]);
-  if (user === null) return;
+  if (user !== null) await giveHome(host, volume, labels, user, image);
+}
+
+/** A new `home` volume made `user`'s (a root helper container's `chown`), or the error that says what the image lacks. */
+export async function giveHome(
+  host: string,
+  volume: string,
+  labels: readonly string[],
+  user: ContainerUser,
+  image: string,
+): Promise<void> {
   const chown = await runAsRoot(host, image, labels, `${volume}:${CONTAINER_HOME}`, [
     'chown',
     `${user.uid}:${user.gid}`,

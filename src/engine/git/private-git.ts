@@ -127,7 +127,11 @@ export async function preparePrivateGit(request: PrivateGitRequest): Promise<str
   const entry = await worktreeEntry(commonDir, worktree);
   if (entry === null) throw new Error(`${worktree} has no entry in ${commonDir}/worktrees.`);
   const dir = privateGitDirOf(worktree);
-  await rm(dir, { recursive: true, force: true });
+  // Emptied, not replaced: a container started ahead has this directory bind-mounted (container/precreate.ts).
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await Promise.all(
+    (await readdir(dir)).map((name) => rm(path.join(dir, name), { recursive: true, force: true })),
+  );
   await mkdir(path.join(dir, 'objects', 'info'), { recursive: true, mode: 0o700 });
   await Promise.all([
     mkdir(path.join(dir, 'refs', 'heads'), { recursive: true }).then(() =>

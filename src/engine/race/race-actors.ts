@@ -347,7 +347,8 @@ async function prepareAgent(
   };
   const pooling = (options.worktreePool ?? 0) > 0;
   // Sandboxed: the command is wrapped while git makes the worktree (a pooled one is moved in first).
-  if (!pooling) await prewrapAgent(runDir, launch, input.processes);
+  const sharing = (options.setup?.share ?? []).length > 0;
+  if (!pooling) await prewrapAgent(runDir, launch, input.processes, sharing);
   const gitOptions = {
     signal,
     step: `git worktree add for ${report.agent}`,
@@ -374,7 +375,7 @@ async function prepareAgent(
       separateCheckout,
     });
   trace(`race: worktree for ${report.agent} ${pooled ? 'taken from the pool' : 'created'}`);
-  if (pooling) await prewrapAgent(runDir, launch, input.processes);
+  if (pooling) await prewrapAgent(runDir, launch, input.processes, sharing);
   await copyIncludedFiles({
     checkout: repo.root,
     target: worktree,
@@ -403,8 +404,10 @@ async function prewrapAgent(
   runDir: string,
   launch: Omit<AgentLaunch, 'refsAtStart'>,
   processes: ProcessRegistry,
+  sharing: boolean,
 ): Promise<void> {
-  if (launch.container) await precreateContainer({ ...launch, container: launch.container }, processes);
+  if (launch.container)
+    await precreateContainer({ ...launch, container: launch.container }, processes, sharing);
   if (launch.sandbox === null || launch.sandbox === undefined) return;
   await mkdir(runDir, { recursive: true, mode: 0o700 });
   await Promise.all([
