@@ -29,6 +29,12 @@ export function parseCommandArgs(command: string, args: readonly string[], optio
   }
 }
 
+/** The commands that take a free-text prompt (which could start with "-"), as their usage begins. */
+const PROMPT_USAGE: Record<string, string> = {
+  race: 'hydra race',
+  continue: 'hydra continue <run> <agent>',
+};
+
 function translateParseError(error: unknown, command: string, known: readonly string[]): UsageError {
   const see = seeHelp(command);
   if (!(error instanceof Error)) return new UsageError({ message: String(error), hint: see });
@@ -38,11 +44,11 @@ function translateParseError(error: unknown, command: string, known: readonly st
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
       const suggestion = closest(option.replace(/^-+/, ''), known);
       const didYouMean = suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`;
-      // Only a race takes a free-text prompt that could start with "-".
+      const usage = PROMPT_USAGE[command];
       const hint =
-        command === 'race'
-          ? `a prompt that starts with "-" goes after "--": hydra race -- "${option} ..."`
-          : '';
+        usage === undefined
+          ? ''
+          : `a prompt that starts with "-" goes after "--": ${usage} -- "${option} ..."`;
       return new UsageError({
         message: `unknown option ${option}${didYouMean}`,
         hint: seeHelp(command, hint),

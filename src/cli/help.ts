@@ -239,6 +239,13 @@ the run's own (outside hydra's worktree directory for the run, not a git worktre
 without the run's marker) is refused and listed with the reason; a record committed to the
 repository is not hydra's and is kept.
 
+Agents that ran in containers: their runs' containers and volumes (the session stores a
+follow-up resumes; --keep-results keeps those) are removed too, by their labels, on every
+engine of [container] hosts and on the default engine (DOCKER_HOST, else the current Docker
+context); an engine that does not answer is named and nothing of it is removed. Without <run>,
+the dev container images hydra built for this repository ([container] devcontainer = true)
+that no container uses are removed from the default engine.
+
 Scope (together they narrow it; without them every run):
   <run>...             only these runs: a run id, a unique prefix of one, or last
   --merged             only races that were merged

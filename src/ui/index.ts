@@ -24,6 +24,7 @@ export {
   formatUsage,
   mergeMethodLabel,
   oneLine,
+  runnerLabel,
   sanitize,
   sanitizeName,
   sanitizeStrings,

@@ -25,6 +25,7 @@ import {
   formatTime,
   formatUsage,
   oneLine,
+  runnerLabel,
   sanitizeName,
   sanitizeStrings,
   shortRef,
@@ -183,6 +184,8 @@ export function renderRun(
       }
       if (result.branch) lines.push(`  branch  ${result.branch}`);
       if (result.port !== undefined && result.port !== null) lines.push(`  port    ${result.port}`);
+      const runner = runnerLabel(result);
+      if (runner !== null) lines.push(`  runner  ${runner}`);
       lines.push(...commitLines(commits[agent] ?? [], style));
       for (const check of result.checks ?? []) {
         lines.push(

@@ -44,9 +44,20 @@ export const dockerEnv = (host: string, extra: Record<string, string> = {}): Nod
   return env;
 };
 
-/** The host as the user reads it in a message. */
-export const hostLabel = (host: string, env: NodeJS.ProcessEnv = process.env): string =>
-  host === DEFAULT_HOST ? (env['DOCKER_HOST'] ?? 'the default Docker engine (DOCKER_HOST unset)') : host;
+/**
+ * The host as the user reads it in a message, after "at" or "on" (hydra clean's too): the default
+ * engine is DOCKER_HOST's, else the Docker context's (DOCKER_CONTEXT, else `docker context use`),
+ * which may be another machine.
+ */
+export const hostLabel = (host: string, env: NodeJS.ProcessEnv = process.env): string => {
+  if (host !== DEFAULT_HOST) return host;
+  const fromEnv = env['DOCKER_HOST'];
+  if (fromEnv !== undefined && fromEnv !== '') return `${fromEnv} (DOCKER_HOST)`;
+  const context = env['DOCKER_CONTEXT'];
+  return context !== undefined && context !== ''
+    ? `the Docker context ${context} (DOCKER_CONTEXT)`
+    : 'the current Docker context (DOCKER_HOST unset)';
+};
 
 const UNREACHABLE =
   /Cannot connect to the Docker daemon|connection refused|no such host|i\/o timeout|error during connect|dial (tcp|unix)|connect: no such file|ssh: /i;

@@ -314,6 +314,8 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
     }),
     agent: {
       ...agent,
+      // Where this round runs (`continue --runner local` after a container race runs here).
+      ...roundRunner(agent, next),
       status: 'spawning',
       startedAt: null,
       endedAt: null,
@@ -332,6 +334,15 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
     divider: divider(round, prompt, resume),
   };
 }
+
+/** A round's runner and host: its launch's; `local` (no host) for one that ran in a container before. */
+export const roundRunner = (
+  agent: Pick<AgentSnapshot, 'runner' | 'host'>,
+  launch: Pick<AgentLaunch, 'container'>,
+): Pick<AgentSnapshot, 'runner' | 'host'> =>
+  launch.container
+    ? { runner: 'container', host: launch.container.host }
+    : { ...(agent.runner === undefined ? {} : { runner: 'local' }), host: undefined };
 
 /** The setup of a round's worktree when it is new (`fresh`): the race's commands, logged in its record. */
 const setupOf = (

@@ -7,7 +7,7 @@
  * The docker CLI is driven as the races drive it (src/engine/container/docker.ts: HYDRA_DOCKER,
  * DOCKER_HOST for a host, time-limited).
  */
-import { docker, dockerBinary } from '../container/index.js';
+import { DEFAULT_HOST, docker, dockerBinary, hostLabel } from '../container/index.js';
 import { resolveCommandSync } from '../probe/index.js';
 import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from '../process/index.js';
 import { repoKey } from '../records/index.js';
@@ -91,8 +91,8 @@ interface Listing {
 
 type Row = ReturnType<typeof rows>[number];
 
-const describeHost = (host: string): string =>
-  host === '' ? 'the default engine (DOCKER_HOST or the current context)' : host;
+/** The engine as the race's messages name it (container/docker.ts). */
+const describeHost = (host: string): string => hostLabel(host === '' ? DEFAULT_HOST : host);
 
 /** One engine's containers and volumes of the repository, or a warning. */
 async function listEngine(

@@ -18,13 +18,12 @@ import {
   idleLabel,
   isRunning,
   isShownInPane,
-  statusLabel,
   statusSymbol,
   statusTone,
 } from '../text/index.js';
 import { fitLine, seg, spread, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
-import { oneLine } from '../text/index.js';
+import { agentStatusLabel, oneLine, runnerLabel } from '../text/index.js';
 
 export interface PaneLineOptions {
   index: number;
@@ -54,12 +53,16 @@ export const titleLine = (
   // A named agent (`opus`, `claude-2`) says which CLI it runs.
   if (agent.agent !== agent.adapter) line.push(seg(` ${symbols.dot} ${agent.adapterName}`, 'muted'));
   if (agent.model !== null) line.push(seg(` ${symbols.dot} ${agent.model}`, 'muted'));
+  // In a container (and on which engine, when not the environment's): it starts slower than here.
+  const runner = runnerLabel(agent);
+  if (runner !== null) line.push(seg(` ${symbols.dot} ${runner}`, 'muted'));
   return line;
 };
 
 const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Line => {
   const symbol = statusSymbol(agent.status, theme.symbols, spinnerFrame(now));
-  const line: Line = [seg(`${symbol} ${statusLabel(agent.status)}`, statusTone(agent.status), true)];
+  const label = agentStatusLabel(agent, theme.symbols.ellipsis);
+  const line: Line = [seg(`${symbol} ${label}`, statusTone(agent.status), true)];
   const elapsed = agentElapsed(agent, now);
   if (elapsed !== null) line.push(seg(` ${formatDuration(elapsed)}`));
   const idle = idleLabel(agent, now);

@@ -27,8 +27,10 @@ import {
 import { fitLine, seg, wrapLines, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
 import {
+  agentStatusLabel,
   displayWidth,
   oneLine,
+  runnerLabel,
   padEnd,
   padStart,
   sanitize,
@@ -51,7 +53,7 @@ export const detailLines = (
   const lines: Line[] = [];
   const elapsed = agentElapsed(agent, now);
   lines.push([
-    seg(`${statusLabel(agent.status)}`, statusTone(agent.status), true),
+    seg(agentStatusLabel(agent, symbols.ellipsis), statusTone(agent.status), true),
     seg(elapsed === null ? '' : ` ${symbols.dot} ${formatDuration(elapsed)}`),
     seg(
       ` ${symbols.dot} ${agent.tier === 'experimental' ? 'experimental adapter' : 'tier 1'}`,
@@ -66,6 +68,8 @@ export const detailLines = (
   if (agent.worktree !== null) lines.push([seg(`worktree ${agent.worktree}`, 'muted')]);
   // Its block of ports (HYDRA_PORT and the next 9): where its dev server listens.
   if (agent.port !== undefined && agent.port !== null) lines.push([seg(`port     ${agent.port}`, 'muted')]);
+  const runner = runnerLabel(agent);
+  if (runner !== null) lines.push([seg(`runner   ${runner}`, 'muted')]);
   lines.push([seg(`usage    ${formatUsage(agent.usage, symbols.dot)}`)]);
   if (agent.diff !== null) {
     lines.push([seg(`diff     ${formatDiff(agent.diff)}`, 'ok')]);

@@ -28,6 +28,7 @@ export {
   formatUsageToFit,
   shortRef,
 } from './format.js';
+export { agentStatusLabel, runnerLabel } from './runner.js';
 export {
   agentElapsed,
   idleLabel,
