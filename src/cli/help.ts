@@ -195,7 +195,8 @@ as hydra race --json). Usage and cost add up across rounds; each round's is kept
 <run> is a run id, a unique prefix of one, or last (the newest run).
 
 Options:
-  --config <file>   use this config file (default: the one the race ran with, trusted as before)
+  --config <file>   use this config file (default: the one the race ran with, trusted as a
+                    repository's hydra.toml is; one outside the repository: give --config again)
   --unsafe          the vendors' sandbox-bypass modes (never taken from the record: give it again)
   --sandbox <mode>  auto, required or off (never taken from the record; default auto)
   --runner <where>  local or container, for this round (default: the race's --runner, or the config's)
