@@ -82,8 +82,9 @@ const overlayVerdicts = new Map<string, Promise<boolean>>();
 
 /**
  * Whether `engine` mounts an overlay volume: on an engine that runs rootless, one `docker run` of
- * the image with the first share's overlay, once per engine and image. Only the refusal OVERLAY_REFUSED reads says no (the share is
- * then copied into the worktree, which the bind mount shows); anything else is left to the real run.
+ * the image with the first share's overlay, once per engine and image. Only the refusal
+ * OVERLAY_REFUSED reads says no (the share is then copied into the worktree, which the bind mount
+ * shows); anything else is left to the real run.
  */
 const overlaysMount = (
   engine: { host: string; image: string },
@@ -98,7 +99,7 @@ const overlaysMount = (
   return asked;
 };
 
-/** Whether the engine says it runs rootless (`docker info`'s security options; Podman's too): only such an engine is asked. */
+/** Whether the engine says it runs rootless (`docker info`'s security options, Podman's too). */
 const rootless = (host: string): Promise<boolean> =>
   docker(host, ['info', '--format', '{{json .SecurityOptions}}']).then(
     (result) => /rootless/i.test(result.stdout),
