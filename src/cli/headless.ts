@@ -71,6 +71,9 @@ export interface CheckLine {
   exitCode: number | null;
   durationMs: number;
   tests: CheckSummary['tests'];
+  /** Where it ran (`host`: this machine; `container`: in the agent's image on `engine`). */
+  where?: CheckSummary['where'];
+  engine?: string;
 }
 
 export interface SummaryLine {
@@ -182,6 +185,8 @@ const checkLine = (check: CheckSummary): CheckLine => ({
   exitCode: check.exitCode,
   durationMs: check.durationMs,
   tests: check.tests,
+  ...(check.where === undefined ? {} : { where: check.where }),
+  ...(check.engine === undefined ? {} : { engine: check.engine }),
 });
 
 /** Phases at which the race's base commit and agent set are known. */

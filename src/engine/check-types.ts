@@ -18,6 +18,16 @@ export interface CheckSpec {
 
 export type CheckStatus = 'passed' | 'failed' | 'timed_out' | 'error';
 
+/**
+ * Where a check ran: on this machine (`host`), or in a container agent's image (`container`) on
+ * the engine `engine` (its host as configured: `default`, `tcp://...`, `ssh://...`). Absent from
+ * records written before it was kept.
+ */
+export interface CheckWhere {
+  where: 'host' | 'container';
+  engine?: string;
+}
+
 /** One check's run in one worktree (an agent's or the baseline's). */
 export interface CheckRun {
   name: string;
@@ -38,6 +48,9 @@ export interface CheckRun {
   configChanged?: string[];
   /** Tracked files of the check's clean checkout that changed while it ran (nothing should write them). */
   checkoutChanged?: string[];
+  /** Where it ran (runner.ts sets it). */
+  where?: CheckWhere['where'];
+  engine?: string;
 }
 
 /** A check's result as the summary and `hydra show` give it, compared with the baseline. */
@@ -59,6 +72,9 @@ export interface CheckSummary {
   tampered?: string[];
   /** Tracked files of the check's clean checkout that changed while it ran. */
   checkoutChanged?: string[];
+  /** Where it ran; absent in records written before it was kept. */
+  where?: CheckWhere['where'];
+  engine?: string;
 }
 
 /** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
@@ -96,4 +112,6 @@ export interface NewTestsSummary {
   tests: NewTestRun[];
   /** Test files found beyond the budget, not run. */
   notRun?: number;
+  /** Where its files ran: on the base's tree, its own result's, each other agent's (absent in older records). */
+  where?: { base: CheckWhere; self: CheckWhere; others: Record<string, CheckWhere> };
 }

@@ -20,6 +20,7 @@ export {
   formatDiff,
   formatDuration,
   formatNewTests,
+  formatWhere,
   formatTime,
   formatUsage,
   mergeMethodLabel,

@@ -169,6 +169,8 @@ describe('hydra race --json with checks', () => {
         exitCode: 1,
         durationMs: expect.any(Number),
         tests: { passed: 0, failed: 1, skipped: 0 },
+        // Ran on this machine (a container agent's say `container` and the engine).
+        where: 'host',
       },
     ]);
     const claude = summary.agents.find((agent) => agent.agent === 'claude');
@@ -179,6 +181,8 @@ describe('hydra race --json with checks', () => {
         exitCode: 0,
         durationMs: expect.any(Number),
         tests: { passed: 1, failed: 0, skipped: 0 },
+        // Ran on this machine (a container agent's say `container` and the engine).
+        where: 'host',
       },
     ]);
     expect(Object.keys(claude?.score ?? {}).sort()).toEqual(['gates', 'parts', 'total', 'verified']);

@@ -13,6 +13,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
+import type { CheckSummary, NewTestsSummary } from '../../src/engine/index.js';
 import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
 import { makeNodeProject, treeState } from '../support/share-project.js';
 import {
@@ -84,6 +85,9 @@ const race = (config: string, ...more: string[]) =>
 
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
+/** A test file (node --test) that passes only in the test image, in a tree with the copied .env and the setup's file. */
+const IMAGE_ONLY_TEST = `const fs = require('node:fs');\nfor (const file of ['${IMAGE_FAKE_DIR}/package.json', '.env', 'from-setup.txt']) fs.accessSync(file);\n`;
+
 /** The value of a copied .env: redacted from every record. */
 const REMOTE_TOKEN = 'rt-7f3a9c2e5b1d4a60';
 
@@ -153,7 +157,15 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       // Codex, as it writes its last message into its scratch directory, which must be in the container.
       // It appends its argv to .env: the volume's .env then holds the copy and the agent's line.
       const config = await setUp(
-        { codex: { agent: 'codex', delayMs: 15, edits: edits('remote.txt'), logArgvTo: '.env' } },
+        {
+          codex: {
+            agent: 'codex',
+            delayMs: 15,
+            // A new test that passes only in the image, in a checkout with the copies and the setup's file.
+            edits: [...edits('remote.txt'), { path: 'remote.test.js', content: IMAGE_ONLY_TEST }],
+            logArgvTo: '.env',
+          },
+        },
         {
           hosts: [proxy.host],
           toml: [
@@ -199,9 +211,10 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       // Its checks and the baseline's ran in the image on the remote engine; the copy's value is redacted.
       const summary = summaryOf(result.stdout) as unknown as {
         agents: Array<{
-          checks: Array<{ name: string; status: string; output: string; checkoutChanged?: string[] }>;
+          checks: Array<CheckSummary>;
+          newTests?: NewTestsSummary;
         }>;
-        baseline: { error?: string | null; checks: Array<{ name: string; status: string; output: string }> };
+        baseline: { error?: string | null; checks: CheckSummary[] };
       };
       const check = summary.agents[0]?.checks[0];
       expect(check?.status, check?.output).toBe('passed');
@@ -215,8 +228,24 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
       ]);
       expect(summary.baseline.error ?? null, JSON.stringify(summary.baseline)).toBeNull();
       expect(summary.baseline.checks.map((run) => [run.name, run.status])).toEqual([['image', 'passed']]);
-      // The checks' volumes went with their checkouts.
+      // Each check says where it ran: in the image on the remote engine.
+      expect([check, ...summary.baseline.checks].map((run) => [run?.where, run?.engine])).toEqual([
+        ['container', proxy.host],
+        ['container', proxy.host],
+      ]);
+      // Its new test was cross-tested where its checks ran (it passes only in the image there): on its
+      // result and on the base, each in a checkout in a volume on that engine.
+      const newTests = summary.agents[0]?.newTests;
+      expect(newTests?.tests.map((test) => [test.file, test.onBase, test.onSelf])).toEqual([
+        ['remote.test.js', 'passed', 'passed'],
+      ]);
+      const remoteWhere = { where: 'container', engine: proxy.host };
+      expect(newTests?.where).toEqual({ base: remoteWhere, self: remoteWhere, others: {} });
+      const shown = await hydra(['show', runId], { cwd: repo, env: sandbox.env });
+      expect(shown.stdout).toContain(`(in a container on ${proxy.host})`);
+      // The checks' volumes went with their checkouts; no ref was made for their bundles.
       expect(leftovers(repo).volumes.filter((volume) => volume.includes('-checks-'))).toEqual([]);
+      expect(git(repo, ['for-each-ref', 'refs/hydra'])).toBe('');
       expect(result.stderr).toContain(
         `[setup] share: node_modules not shared with codex on ${proxy.host}: a remote engine cannot see this machine's files; their setup commands run there and must make it.`,
       );

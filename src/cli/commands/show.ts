@@ -22,6 +22,7 @@ import {
   formatDiff,
   formatDuration,
   formatNewTests,
+  formatWhere,
   formatTime,
   formatUsage,
   oneLine,
@@ -148,7 +149,7 @@ export function renderRun(
     );
   if (summary?.baseline !== undefined) {
     const checks = summary.baseline.checks.map(
-      (check) => `${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}`,
+      (check) => `${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${whereText(check)}`,
     );
     const why = summary.baseline.error ?? 'no checks ran';
     lines.push(`baseline ${checks.length === 0 ? why : checks.join('  ')}`);
@@ -189,7 +190,7 @@ export function renderRun(
       lines.push(...commitLines(commits[agent] ?? [], style));
       for (const check of result.checks ?? []) {
         lines.push(
-          `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}`,
+          `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}${whereText(check)}`,
         );
         for (const reason of check.tampered ?? [])
           lines.push(`          ${style.yellow(`not evidence: ${reason}`)}`);
@@ -250,7 +251,13 @@ const newTestsText = (newTests: NewTestsSummary, symbols: Symbols): string =>
     ...Object.entries(newTests.onOthers).map(
       ([other, counts]) => `on ${other} ${counts.passed}/${newTests.count} pass`,
     ),
-  ].join(` ${symbols.dot} `);
+  ].join(` ${symbols.dot} `) + whereText(newTests.where?.self ?? {});
+
+/** ` (in a container on <engine>)` after a check that ran there; nothing for this machine. */
+const whereText = (check: { where?: 'host' | 'container'; engine?: string }): string => {
+  const where = formatWhere(check);
+  return where === null ? '' : ` (${where})`;
+};
 
 /** How many of the last stderr lines of a failed agent to show. */
 const STDERR_LINES = 20;

@@ -104,6 +104,7 @@ export async function runChecksOnCommit(
         dir,
         local: dir,
         copied: copied.copied,
+        ...(rest.signal === undefined ? {} : { signal: rest.signal }),
       });
       rest.container = { ...rest.container, volume: remote.volume };
     }

@@ -35,6 +35,8 @@ export const summarizeChecks = (
       output: run.output,
       ...(tampered.length === 0 ? {} : { tampered }),
       ...(run.checkoutChanged === undefined ? {} : { checkoutChanged: run.checkoutChanged }),
+      ...(run.where === undefined ? {} : { where: run.where }),
+      ...(run.engine === undefined ? {} : { engine: run.engine }),
     };
   });
 

@@ -5,6 +5,7 @@
  * Output is kept bounded: enough to read the test counts, and a tail for the run record.
  */
 import type { CheckRun, CheckSpec, CheckStatus } from '../types.js';
+import type { CheckWhere } from '../check-types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { runLimited } from '../process/index.js';
 import { checkCommand } from './command.js';
@@ -72,6 +73,12 @@ const identityEnv = (place: CheckPlace): Record<string, string> =>
     ? {}
     : worktreeEnv({ runId: place.runId, worktree: place.cwd, ...place.identity });
 
+/** Where a check in `container` runs: in its image on its engine, or (none) on this machine. */
+export const checkWhere = (container: CommandContainer | null | undefined): CheckWhere =>
+  container === null || container === undefined
+    ? { where: 'host' }
+    : { where: 'container', engine: container.host };
+
 const tailChars = (text: string, max: number): string => (text.length <= max ? text : text.slice(-max));
 
 const statusOf = (exitCode: number | null, timedOut: boolean, spawnError: boolean): CheckStatus => {
@@ -137,6 +144,7 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
               },
         // Redacted before it is cut, so no secret is cut in half past the patterns' reach.
         output: tailChars(redactSecrets(output, secrets), RECORDED_OUTPUT_CHARS),
+        ...checkWhere(place.container),
       },
       secrets,
     );

@@ -111,6 +111,32 @@ const CHECKOUT_SCRIPT = [
   'git -c advice.detachedHead=false checkout -q --detach "$HYDRA_COMMIT"',
 ].join('\n');
 
+/**
+ * A bundle of `commit` under `ref`, with no ref in the user's repository (git bundles refs, never a
+ * bare commit): the ref is made in a scratch bare repository beside the bundle that borrows the
+ * repository's objects (`objects/info/alternates`), so a hydra killed mid-way leaves no ref behind,
+ * only its temporary directory.
+ */
+export async function bundleCommit(
+  repoRoot: string,
+  commit: string,
+  file: string,
+  ref: string,
+): Promise<void> {
+  const common = await runGit(repoRoot, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
+  const scratch = path.join(path.dirname(file), 'refs.git');
+  await mkdir(scratch);
+  await runGit(scratch, ['init', '--bare', '-q']);
+  await writeFile(
+    path.join(scratch, 'objects', 'info', 'alternates'),
+    `${path.join(common.stdout.trim(), 'objects')}\n`,
+  );
+  await runGit(scratch, ['update-ref', ref, commit]);
+  await runGit(scratch, ['bundle', 'create', '-q', file, ref], {
+    step: `git bundle of ${commit.slice(0, 12)}`,
+  });
+}
+
 /** Between the parts of CHANGES_SCRIPT's output (no `-z` entry is `--hydra--`: each starts with its status). */
 const PART = '\0--hydra--\0';
 
@@ -124,6 +150,14 @@ const CHANGES_SCRIPT = [
   "printf '\\0--hydra--\\0'",
   'git ls-files -v -z',
 ].join('\n');
+
+/** Before files are added to the checkout (cross-testing: another agent's tests): what is there goes, so none is written through a symlink. */
+const UNLINK_SCRIPT = ['set -e', 'cd "$HYDRA_CHECKOUT"', 'rm -f -- "$@"'].join('\n');
+
+/** The checkout put back to its commit (cross-test/run.ts's putBack): ignored files (the copies) stay. */
+const PUT_BACK_SCRIPT = ['set -e', 'cd "$HYDRA_CHECKOUT"', 'git reset --hard -q', 'git clean -fdq'].join(
+  '\n',
+);
 
 /** Whose checkout, on which engine, in which image (the parts of exec.ts's CommandContainer it reads). */
 interface CheckoutTarget {
@@ -139,6 +173,10 @@ export interface RemoteCheckout {
   volume: { name: string; at: string };
   /** HEAD, the status and the index flags as git prints them in the volume (`-z`). */
   read: () => Promise<{ head: string; status: string[]; flags: string[] }>;
+  /** `files` of the local checkout `from` (written there first, writeInside's rules) into the volume's. */
+  add: (from: string, files: readonly string[]) => Promise<void>;
+  /** Back to its commit: what a test or `add` wrote is gone, the copied (ignored) files stay. */
+  putBack: () => Promise<void>;
   remove: () => Promise<void>;
 }
 
@@ -149,15 +187,35 @@ const failed = (target: CheckoutTarget, what: string, stderr: string): EngineErr
     hint: 'The image needs git and /bin/sh for checks on a remote engine; `hydra clean` removes what is left.',
   });
 
+/** Read through a function: TypeScript would keep the narrowing from before the await. */
+const aborted = (signal: AbortSignal | undefined): boolean => signal?.aborted === true;
+
+const interrupted = (target: CheckoutTarget): EngineError =>
+  new EngineError({
+    kind: 'Interrupted',
+    message: `The checks checkout on ${hostLabel(target.host)} was interrupted.`,
+    hint: 'It was cancelled; its helper container and volume were removed (`hydra clean` removes anything a crash left).',
+  });
+
 /**
  * Makes the checkout of `commit` at `dir` in a new volume on `target`'s engine: the commit goes in
- * as a bundle (of a temporary ref), `copied` (files of the checkout at `local`) as files.
+ * as a bundle (bundleCommit: no ref in the repository), `copied` (files of the checkout at `local`)
+ * as files. Each step is a helper container of the image on the volume, removed once it ended; a
+ * cancel (`signal`) removes the running one and the volume, and the call rejects (Interrupted).
  */
 export async function makeRemoteCheckout(
   target: CheckoutTarget,
-  request: { repoRoot: string; commit: string; dir: string; local: string; copied: readonly string[] },
+  request: {
+    repoRoot: string;
+    commit: string;
+    dir: string;
+    local: string;
+    copied: readonly string[];
+    signal?: AbortSignal;
+  },
 ): Promise<RemoteCheckout> {
   const { host } = target;
+  const { signal } = request;
   // The volume holds the checkout's directory (`docker cp` into a volume needs its mount point).
   const area = path.dirname(request.dir);
   const id = randomBytes(3).toString('hex');
@@ -165,22 +223,65 @@ export async function makeRemoteCheckout(
   const labels = labelArgs(
     containerLabels({ runId: target.runId, agent: target.agent, repoRoot: target.repoRoot }),
   );
-  const helper = (args: string[], env: Record<string, string>, use: string): string[] => [
-    '--name',
-    `${volume}-${use}`,
-    ...labels,
-    '--network',
-    'none',
-    '-v',
-    `${volume}:${area}`,
-    ...Object.keys(env).flatMap((key) => ['-e', key]),
-    target.image,
-    '/bin/sh',
-    '-c',
-    ...args,
-  ];
   const remove = async (): Promise<void> => {
     await docker(host, ['volume', 'rm', '-f', volume], { okExitCodes: [1] }).catch(() => undefined);
+  };
+  let helpers = 0;
+  /**
+   * One helper container: created, filled (`fill`, with `docker cp`), run attached, removed. A
+   * cancel removes it (its `start -a` then ends) and rejects; so does a cancel before it starts.
+   */
+  const runHelper = async (
+    script: string,
+    env: Record<string, string>,
+    fill: (name: string) => Promise<void> = () => Promise.resolve(),
+    args: readonly string[] = [],
+    start = true,
+  ): Promise<{ exitCode: number; stdout: string; stderr: string }> => {
+    const name = `${volume}-${++helpers}`;
+    const removeHelper = () =>
+      docker(host, ['rm', '-f', name], { okExitCodes: [1] }).then(
+        () => undefined,
+        () => undefined,
+      );
+    if (signal?.aborted === true) throw interrupted(target);
+    const onAbort = (): void => void removeHelper();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await dockerOk(
+        host,
+        [
+          'create',
+          '--name',
+          name,
+          ...labels,
+          '--network',
+          'none',
+          '-v',
+          `${volume}:${area}`,
+          ...Object.keys(env).flatMap((key) => ['-e', key]),
+          target.image,
+          '/bin/sh',
+          '-c',
+          script,
+          'hydra-checkout',
+          ...args,
+        ],
+        { env },
+      );
+      await fill(name);
+      if (aborted(signal)) throw interrupted(target);
+      if (!start) return { exitCode: 0, stdout: '', stderr: '' };
+      const run = await docker(host, ['start', '-a', name]);
+      if (aborted(signal)) throw interrupted(target);
+      return run;
+    } catch (error) {
+      // A call cut short by the cancel's removal of the helper fails for that reason.
+      throw aborted(signal) ? interrupted(target) : error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      await removeHelper();
+    }
   };
   const env = {
     HYDRA_CHECKOUT: request.dir,
@@ -188,39 +289,39 @@ export async function makeRemoteCheckout(
     HYDRA_COMMIT: request.commit,
     HYDRA_REF: `refs/hydra/checks/${id}`,
   };
-  const name = `${volume}-make`;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'hydra-checks-'));
   try {
     await dockerOk(host, ['volume', 'create', ...labels, volume]);
-    await runGit(request.repoRoot, ['update-ref', env.HYDRA_REF, request.commit]);
     const bundle = path.join(dir, 'checkout.bundle');
-    try {
-      await runGit(request.repoRoot, ['bundle', 'create', '-q', bundle, env.HYDRA_REF], {
-        step: `git bundle of ${request.commit.slice(0, 12)}`,
-      });
-    } finally {
-      await runGit(request.repoRoot, ['update-ref', '-d', env.HYDRA_REF]).catch(() => undefined);
-    }
-    await dockerOk(host, ['create', ...helper([CHECKOUT_SCRIPT], env, 'make')], { env });
-    await dockerOk(host, ['cp', bundle, `${name}:${env.HYDRA_BUNDLE}`]);
-    await copyFilesIn(host, name, request.local, request.dir, request.copied);
-    const made = await docker(host, ['start', '-a', name]);
+    await bundleCommit(request.repoRoot, request.commit, bundle, env.HYDRA_REF);
+    const made = await runHelper(CHECKOUT_SCRIPT, env, async (name) => {
+      await dockerOk(host, ['cp', bundle, `${name}:${env.HYDRA_BUNDLE}`]);
+      await copyFilesIn(host, name, request.local, request.dir, request.copied);
+    });
     if (made.exitCode !== 0) throw failed(target, 'The checks checkout', made.stderr);
   } catch (error) {
     await remove();
     throw error;
   } finally {
-    await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
+  const inCheckout = { HYDRA_CHECKOUT: request.dir };
   const read = async (): Promise<{ head: string; status: string[]; flags: string[] }> => {
-    const readEnv = { HYDRA_CHECKOUT: request.dir };
-    const run = await docker(host, ['run', '--rm', ...helper([CHANGES_SCRIPT], readEnv, 'read')], {
-      env: readEnv,
-    });
+    const run = await runHelper(CHANGES_SCRIPT, inCheckout);
     if (run.exitCode !== 0) throw failed(target, 'Reading the checks checkout', run.stderr);
     const [head = '', status = '', flags = ''] = run.stdout.split(PART);
     return { head: head.trim(), status: splitZ(status), flags: splitZ(flags) };
   };
-  return { volume: { name: volume, at: area }, read, remove };
+  const add = async (from: string, files: readonly string[]): Promise<void> => {
+    if (files.length === 0) return;
+    const unlinked = await runHelper(UNLINK_SCRIPT, inCheckout, undefined, files);
+    if (unlinked.exitCode !== 0) throw failed(target, 'Adding files to the checks checkout', unlinked.stderr);
+    // `docker cp` into the created helper (modes kept); it need not run.
+    await runHelper('true', {}, (name) => copyFilesIn(host, name, from, request.dir, files), [], false);
+  };
+  const putBack = async (): Promise<void> => {
+    const run = await runHelper(PUT_BACK_SCRIPT, inCheckout);
+    if (run.exitCode !== 0) throw failed(target, 'Putting the checks checkout back', run.stderr);
+  };
+  return { volume: { name: volume, at: area }, read, add, putBack, remove };
 }

@@ -16,6 +16,8 @@ import path from 'node:path';
 import { copyShare, overlayOptions, prepareOverlay } from '../process/index.js';
 import type { ShareMount } from '../process/index.js';
 import { containerUser, runAsRoot } from './user.js';
+import { docker, hostLabel } from './docker.js';
+import { trace } from '../../trace.js';
 
 /** The extra arguments of a container's `docker run`, and what to do once it ended. */
 export interface ShareVolumes {
@@ -68,6 +70,72 @@ async function clearWork(host: string, image: string, mount: ShareMount, labelAr
 }
 
 /**
+ * The engine's refusal of an overlay volume: a rootless Docker's local volume driver (moby
+ * volume/local: `failed to mount local volume: mount overlay:...: operation not permitted`) or a
+ * rootless Podman's (`mount type overlay not permitted`, `... in rootless mode`).
+ */
+export const OVERLAY_REFUSED =
+  /failed to mount local volume[^\n]*(?:operation not permitted|permission denied)|overlay[^\n]*not permitted|overlay[^\n]*rootless/i;
+
+/** Whether each engine mounts an overlay volume, asked once per engine and image in a process. */
+const overlayVerdicts = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether `engine` mounts an overlay volume: on an engine that runs rootless, one `docker run` of
+ * the image with the first share's overlay, once per engine and image. Only the refusal
+ * OVERLAY_REFUSED reads says no (the share is then copied into the worktree, which the bind mount
+ * shows); anything else is left to the real run.
+ */
+const overlaysMount = (
+  engine: { host: string; image: string },
+  labelArgs: readonly string[],
+  mount: ShareMount,
+): Promise<boolean> => {
+  const key = `${engine.host}\0${engine.image}`;
+  const known = overlayVerdicts.get(key);
+  if (known !== undefined) return known;
+  const asked = rootless(engine.host).then((maybe) => (maybe ? tryOverlay(engine, labelArgs, mount) : true));
+  overlayVerdicts.set(key, asked);
+  return asked;
+};
+
+/** Whether the engine says it runs rootless (`docker info`'s security options, Podman's too). */
+const rootless = (host: string): Promise<boolean> =>
+  docker(host, ['info', '--format', '{{json .SecurityOptions}}']).then(
+    (result) => /rootless/i.test(result.stdout),
+    () => false,
+  );
+
+/** One `docker run` of the image with `mount`'s overlay: false only for the refusal OVERLAY_REFUSED reads. */
+const tryOverlay = (
+  engine: { host: string; image: string },
+  labelArgs: readonly string[],
+  mount: ShareMount,
+): Promise<boolean> =>
+  docker(engine.host, [
+    'run',
+    '--rm',
+    '--pull',
+    'never',
+    '--network',
+    'none',
+    ...labelArgs,
+    ...overlayMountArgs(mount, labelArgs),
+    engine.image,
+    'true',
+  ]).then(
+    (result) => {
+      const refused = result.exitCode !== 0 && OVERLAY_REFUSED.test(result.stderr);
+      if (refused)
+        trace(
+          `[setup] share: ${hostLabel(engine.host)} refused an overlay volume; shares are copied: ${result.stderr.trim()}`,
+        );
+      return !refused;
+    },
+    () => true,
+  );
+
+/**
  * Gets `shares` ready for a container of `image` on the local engine `host`: the overlays' mount
  * points and layers made (the daemon mounts them), the copies made. Returns the `--mount` arguments.
  */
@@ -77,8 +145,13 @@ export async function shareVolumes(
   engine: { host: string; image: string },
 ): Promise<ShareVolumes> {
   if (shares === undefined || shares.length === 0) return NONE;
-  const overlays = shares.filter((mount) => mount.how === 'overlay');
+  let overlays = shares.filter((mount) => mount.how === 'overlay');
   for (const mount of overlays) prepareOverlay(mount);
+  // An engine that refuses the overlay volume (rootless Docker, Podman): each is copied instead.
+  if (overlays.length > 0 && !(await overlaysMount(engine, labelArgs, overlays[0]!))) {
+    shares = shares.map((mount) => (mount.how === 'overlay' ? { ...mount, how: 'copy' as const } : mount));
+    overlays = [];
+  }
   await Promise.all(shares.filter((mount) => mount.how === 'copy').map((mount) => copyShare(mount)));
   const mapped = containerUser(false) !== null;
   return {

@@ -95,6 +95,9 @@ const checkSummarySchema = z.object({
   output: z.string(),
   tampered: z.array(z.string()).optional(),
   checkoutChanged: z.array(z.string()).optional(),
+  // Where it ran (absent before it was kept; an unknown place is dropped, not the check).
+  where: z.enum(['host', 'container']).optional().catch(undefined),
+  engine: z.string().optional().catch(undefined),
 });
 
 const scorePart = z.number().finite().nullable();
@@ -127,6 +130,7 @@ const scoreSchema = z.object({
 });
 
 const newTestStatus = z.enum(['passed', 'failed', 'error']);
+const checkWhereSchema = z.object({ where: z.enum(['host', 'container']), engine: z.string().optional() });
 /** Cross-testing's findings (checks/cross-test). */
 const newTestsSchema = z.object({
   count: z.number().finite(),
@@ -144,6 +148,14 @@ const newTestsSchema = z.object({
     }),
   ),
   notRun: z.number().finite().optional(),
+  where: z
+    .object({
+      base: checkWhereSchema,
+      self: checkWhereSchema,
+      others: z.record(z.string(), checkWhereSchema),
+    })
+    .optional()
+    .catch(undefined),
 });
 /** For a score recorded before `verified` existed: one of the agent's checks ran to a verdict. */
 const ranACheck = (checks: ReadonlyArray<{ status: string }> | undefined): boolean =>

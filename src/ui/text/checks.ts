@@ -32,6 +32,15 @@ export const formatCheck = (check: CheckSummary, dot: string): string => {
   return parts.join(` ${dot} `);
 };
 
+/**
+ * Where a check ran, when that was not this machine: `in a container on tcp://10.0.0.5:2376`
+ * (`the default engine` for the default one); null on this machine or in a record that does not say.
+ */
+export const formatWhere = (check: { where?: 'host' | 'container'; engine?: string }): string | null =>
+  check.where !== 'container'
+    ? null
+    : `in a container on ${check.engine === undefined || check.engine === 'default' ? 'the default engine' : check.engine}`;
+
 /** `87.5`, one decimal at most. */
 export const formatScoreTotal = (score: Pick<ScoreSummary, 'total'>): string =>
   Number.isInteger(score.total) ? String(score.total) : score.total.toFixed(1);

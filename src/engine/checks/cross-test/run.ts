@@ -8,6 +8,7 @@
 import { lstat, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentName, CheckSpec, CheckStatus, NewTestStatus, NewTestsSummary } from '../../types.js';
+import type { CheckWhere } from '../../check-types.js';
 import type { ProcessRegistry } from '../../process/index.js';
 import { RUN_ID_ENV } from '../../process/index.js';
 import type { KnownSecret } from '../../records/index.js';
@@ -21,7 +22,9 @@ import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
 import type { PortLeases } from '../../setup/index.js';
 import { runSetup, setupLogFile } from '../../setup/index.js';
 import type { SetupPlan } from '../../setup/index.js';
-import type { CommandContainer } from '../../container/index.js';
+import { makeRemoteCheckout } from '../../container/index.js';
+import type { CommandContainer, RemoteCheckout } from '../../container/index.js';
+import { checkWhere } from '../runner.js';
 import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -161,6 +164,10 @@ async function authored(
   };
 }
 
+/** Where a tree's setup and tests run: the base's where the baseline's checks run, a result's where its agent's do. */
+const treeContainer = (input: CrossTestInput, tree: Pick<Tree, 'agent'>): CommandContainer | null =>
+  (tree.agent === null ? input.containers?.base : input.containers?.agents[tree.agent]) ?? null;
+
 /** Puts a checkout back to its commit: what a test or a copy wrote is gone (ignored files stay). */
 const putBack = async (dir: string): Promise<void> => {
   await runGit(dir, ['reset', '--hard', '--quiet']);
@@ -180,6 +187,7 @@ async function testTree(
       out.set(author.agent, new Map(author.tests.map((test) => [test.file, 'error' as const])));
   };
   const dir = crossDirOf(input.runDir, tree.agent);
+  let copied: readonly string[] = [];
   try {
     await createDetachedWorktree(input.repoRoot, dir, tree.commit, {
       signal,
@@ -189,18 +197,33 @@ async function testTree(
       processes: input.processes,
       owner: input.runId,
     });
-    await copyIncludedFiles({ checkout: input.repoRoot, target: dir, patterns: input.copy ?? [] });
+    ({ copied } = await copyIncludedFiles({
+      checkout: input.repoRoot,
+      target: dir,
+      patterns: input.copy ?? [],
+    }));
   } catch {
     // An interrupted `worktree add` (a cancel) can leave a half-made checkout: it goes too.
     await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
     failAll(0);
     return out;
   }
+  let remote: RemoteCheckout | null = null;
   try {
-    const image =
-      (tree.agent === null ? input.containers?.base : input.containers?.agents[tree.agent]) ?? null;
-    // On a remote engine they run on this machine (a checkout per author there is not built yet).
-    const container = image?.remote === true ? null : image;
+    const image = treeContainer(input, tree);
+    // A remote engine: the same checkout in a volume there (container/remote-checkout.ts), where
+    // the tests run in the image; each author's files go in after they were written here.
+    if (image?.remote === true)
+      remote = await makeRemoteCheckout(image, {
+        repoRoot: input.repoRoot,
+        commit: tree.commit,
+        dir,
+        local: dir,
+        copied,
+        signal,
+      });
+    const container: CommandContainer | null =
+      image === null || remote === null ? image : { ...image, volume: remote.volume };
     // Who the tree is (HYDRA_AGENT) and its ports: the agent whose result it is, or the baseline.
     const identity = {
       agent: tree.agent ?? BASELINE_AGENT,
@@ -239,8 +262,13 @@ async function testTree(
       out.set(author.agent, statuses);
       try {
         // Its own tree holds its files already.
-        if (author.agent !== tree.agent)
+        if (author.agent !== tree.agent) {
           for (const { file, content } of author.copied) await writeInside(dir, file, content);
+          await remote?.add(
+            dir,
+            author.copied.map(({ file }) => file),
+          );
+        }
         for (const [n, test] of author.tests.entries()) {
           const spec: CheckSpec = {
             name: `${author.agent}:${n + 1}`,
@@ -263,7 +291,10 @@ async function testTree(
           });
           statuses.set(test.file, statusOf(run.status));
         }
-        if (index < authors.length - 1) await putBack(dir);
+        if (index < authors.length - 1) {
+          await putBack(dir);
+          await remote?.putBack();
+        }
       } catch {
         for (const test of author.tests) if (!statuses.has(test.file)) statuses.set(test.file, 'error');
         failAll(index + 1);
@@ -271,7 +302,12 @@ async function testTree(
       }
     }
     return out;
+  } catch {
+    // The remote checkout could not be made (or was cancelled): nothing ran on this tree.
+    failAll(0);
+    return out;
   } finally {
+    await remote?.remove();
     await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
   }
 }
@@ -281,6 +317,7 @@ const summarize = (
   authors: readonly Authored[],
   trees: readonly Tree[],
   statuses: ReadonlyArray<Map<AgentName, Map<string, NewTestStatus>>>,
+  whereOf: (agent: AgentName | null) => CheckWhere,
 ): Record<AgentName, NewTestsSummary> => {
   const statusOn = (treeIndex: number, author: AgentName, file: string): NewTestStatus =>
     statuses[treeIndex]?.get(author)?.get(file) ?? 'error';
@@ -316,6 +353,11 @@ const summarize = (
       ),
       tests,
       ...(author.notRun === 0 ? {} : { notRun: author.notRun }),
+      where: {
+        base: whereOf(null),
+        self: whereOf(author.agent),
+        others: Object.fromEntries(others.map((other) => [other.agent, whereOf(other.agent)])),
+      },
     };
   }
   return results;
@@ -347,7 +389,8 @@ export async function runCrossTests(input: CrossTestInput, signal: AbortSignal):
     if (writing.length === 0 || signal.aborted) return { results: {}, error: null };
     const trees: Tree[] = [{ agent: null, commit: input.baseRef }, ...resolved];
     const statuses = await Promise.all(trees.map((tree) => testTree(input, tree, writing, signal)));
-    return { results: summarize(writing, trees, statuses), error: null };
+    const whereOf = (agent: AgentName | null): CheckWhere => checkWhere(treeContainer(input, { agent }));
+    return { results: summarize(writing, trees, statuses, whereOf), error: null };
   } catch (error) {
     return { results: {}, error: error instanceof Error ? error.message : String(error) };
   } finally {
