@@ -53,11 +53,8 @@ async function doctorWith(image: string): Promise<{
     `[race]\nagents = ["claude", "codex"]\nrunner = "container"\n\n[container]\nimage = ${JSON.stringify(image)}\n`,
   );
   const options = { cwd: repo, env: sandbox.env, timeoutMs: 180_000 };
-  // Side by side: each waits on its own probe containers.
-  const [asJson, asText] = await Promise.all([
-    hydra(['doctor', '--json', '--config', config], options),
-    hydra(['doctor', '--config', config], options),
-  ]);
+  const asJson = await hydra(['doctor', '--json', '--config', config], options);
+  const asText = await hydra(['doctor', '--config', config], options);
   const parsed = JSON.parse(asJson.stdout) as {
     image?: ImageJson;
     adapters: Array<{ id: string; status: string; warnings: string[] }>;

@@ -42,11 +42,8 @@ async function doctor(
   config: string,
 ): Promise<{ json: DoctorImage | undefined; text: string; exitCode: number }> {
   const options = { cwd: repo, env: sandbox.env, timeoutMs: 180_000 };
-  // Side by side: each waits on its own probe containers.
-  const [asJson, asText] = await Promise.all([
-    hydra(['doctor', '--json', '--config', config], options),
-    hydra(['doctor', '--config', config], options),
-  ]);
+  const asJson = await hydra(['doctor', '--json', '--config', config], options);
+  const asText = await hydra(['doctor', '--config', config], options);
   const parsed = JSON.parse(asJson.stdout) as { image?: DoctorImage };
   return { json: parsed.image, text: asText.stdout, exitCode: asText.exitCode ?? -1 };
 }
