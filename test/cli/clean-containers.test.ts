@@ -33,10 +33,8 @@ beforeEach(async () => {
   repo = await createRepo(sandbox.dir);
   key = repoKey(git(repo, ['rev-parse', '--show-toplevel']).trim());
   created.push(key);
-  await installFakes(sandbox.bin, {
-    claude: { agent: 'claude', delayMs: 5 },
-    codex: { agent: 'codex', delayMs: 5 },
-  });
+  // One agent: a race here only makes the run (its record) whose containers the tests label.
+  await installFakes(sandbox.bin, { claude: { agent: 'claude', delayMs: 5 } });
 });
 
 afterEach(async () => {

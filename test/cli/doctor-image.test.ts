@@ -4,14 +4,13 @@
  * version. Real containers on the local engine, images built from files on this machine (node, and
  * a fake claude that answers `--version` and `--help` as Claude Code 2.1.330 does).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildTestImage, realShell, requireEngine } from '../support/infra-image.js';
+import { doctorBareImage, doctorClaudeImage } from '../container/helpers.js';
+import { requireEngine } from '../support/infra-image.js';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, hydra } from './helpers.js';
-
-const HELP = path.resolve('fixtures/adapters/claude/help/2.1.330');
 
 let sandbox: Sandbox;
 let repo: string;
@@ -20,21 +19,8 @@ let withClaude: string;
 
 beforeAll(async () => {
   await requireEngine();
-  const base = { binaries: [realShell(), '/usr/bin/cat', '/usr/bin/node'] };
-  bare = await buildTestImage({ name: 'doctor-bare', ...base });
-  withClaude = await buildTestImage({
-    name: 'doctor-claude',
-    ...base,
-    files: {
-      '/usr/local/bin/claude': {
-        content:
-          '#!/bin/sh\ncase "$1" in --version) cat /opt/claude/version.txt ;; *) cat /opt/claude/help.txt ;; esac\n',
-        executable: true,
-      },
-      '/opt/claude/version.txt': { content: readFileSync(path.join(HELP, 'version.txt'), 'utf8') },
-      '/opt/claude/help.txt': { content: readFileSync(path.join(HELP, 'help.txt'), 'utf8') },
-    },
-  });
+  bare = await doctorBareImage();
+  withClaude = await doctorClaudeImage();
 }, 300_000);
 
 beforeEach(async () => {
@@ -66,16 +52,9 @@ async function doctorWith(image: string): Promise<{
     config,
     `[race]\nagents = ["claude", "codex"]\nrunner = "container"\n\n[container]\nimage = ${JSON.stringify(image)}\n`,
   );
-  const asJson = await hydra(['doctor', '--json', '--config', config], {
-    cwd: repo,
-    env: sandbox.env,
-    timeoutMs: 180_000,
-  });
-  const asText = await hydra(['doctor', '--config', config], {
-    cwd: repo,
-    env: sandbox.env,
-    timeoutMs: 180_000,
-  });
+  const options = { cwd: repo, env: sandbox.env, timeoutMs: 180_000 };
+  const asJson = await hydra(['doctor', '--json', '--config', config], options);
+  const asText = await hydra(['doctor', '--config', config], options);
   const parsed = JSON.parse(asJson.stdout) as {
     image?: ImageJson;
     adapters: Array<{ id: string; status: string; warnings: string[] }>;

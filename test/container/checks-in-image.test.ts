@@ -8,39 +8,24 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
+import { git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
-import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
+import { IMAGE_FAKE_DIR } from '../support/container-image.js';
 import { makeNodeProject, treeState } from '../support/share-project.js';
-import { leftovers, removeLeftovers, writeContainerConfig } from './helpers.js';
+import { leftovers, useContainerRepo, writeContainerConfig } from './helpers.js';
 import { createProcessRegistry, runLimited } from '../../src/engine/process/index.js';
 import type { StartProcess, Supervised } from '../../src/engine/process/index.js';
 import { containerStarter, DEFAULT_HOST } from '../../src/engine/container/index.js';
 
-const enabled = dockerReachable();
 let image = '';
 let sandbox: Sandbox;
 let repo: string;
+const enabled = useContainerRepo((made) => ({ image, sandbox, repo } = made));
 
 /** A file only the test image has: a command that needs it works only in a container of the image. */
 const IN_IMAGE = `${IMAGE_FAKE_DIR}/package.json`;
-
-beforeAll(() => {
-  if (enabled) image = testImage();
-}, 300_000);
-
-beforeEach(async () => {
-  sandbox = createSandbox();
-  repo = await createRepo(sandbox.dir);
-});
-
-afterEach(async () => {
-  await removeLeftovers(repo);
-  expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
-  sandbox.cleanup();
-});
 
 type Check = { name: string; status: string; output?: string };
 type Summary = {
@@ -52,6 +37,16 @@ type Summary = {
   }>;
   baseline?: { status: string; error?: string; checks: Check[] };
 };
+
+/** Where a command of the run `runId` runs: a container of the test image on the local engine. */
+const targetOf = (runId: string) => ({
+  host: DEFAULT_HOST,
+  image,
+  network: 'none',
+  runId,
+  agent: 'claude',
+  repoRoot: repo,
+});
 
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
@@ -140,14 +135,7 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
 
   it('a command over its time limit: its container is stopped and removed, its output kept', async () => {
     const processes = createProcessRegistry();
-    const target = {
-      host: DEFAULT_HOST,
-      image,
-      network: 'none',
-      runId: 'r-limit',
-      agent: 'claude',
-      repoRoot: repo,
-    };
+    const target = targetOf('r-limit');
     const started = Date.now();
     // The limit's stop reaches the container once it has printed (a busy engine can take longer
     // than the limit to start it: the stop before then is the next test's).
@@ -204,14 +192,7 @@ describe.runIf(enabled)('setup and checks of container agents', { timeout: 300_0
 
   it('a stop asked before the engine has made the container is not lost: it is asked again until the container ends', async () => {
     const processes = createProcessRegistry();
-    const target = {
-      host: DEFAULT_HOST,
-      image,
-      network: 'none',
-      runId: 'r-early',
-      agent: 'claude',
-      repoRoot: repo,
-    };
+    const target = targetOf('r-early');
     const held: { handle?: Supervised | undefined } = {};
     const started = Date.now();
     // Stopped as soon as the docker CLI runs, before `docker run` has created the container

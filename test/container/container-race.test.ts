@@ -9,43 +9,28 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
+import { git, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
 import type { CheckSummary, NewTestsSummary } from '../../src/engine/index.js';
-import { dockerReachable, IMAGE_FAKE_DIR, testImage } from '../support/container-image.js';
+import { IMAGE_FAKE_DIR } from '../support/container-image.js';
 import { makeNodeProject, treeState } from '../support/share-project.js';
 import {
   closedPort,
   leftovers,
   SOCKET,
   readFromVolume,
-  removeLeftovers,
   startEngineProxy,
+  useContainerRepo,
   watchMounts,
   writeContainerConfig,
 } from './helpers.js';
 
-const enabled = dockerReachable();
 let image = '';
 let sandbox: Sandbox;
 let repo: string;
-
-beforeAll(() => {
-  if (enabled) image = testImage();
-}, 300_000);
-
-beforeEach(async () => {
-  sandbox = createSandbox();
-  repo = await createRepo(sandbox.dir);
-});
-
-afterEach(async () => {
-  await removeLeftovers(repo);
-  expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
-  sandbox.cleanup();
-});
+const enabled = useContainerRepo((made) => ({ image, sandbox, repo } = made));
 
 type Summary = {
   type: string;
@@ -92,10 +77,17 @@ const IMAGE_ONLY_TEST = `const fs = require('node:fs');\nfor (const file of ['${
 const REMOTE_TOKEN = 'rt-7f3a9c2e5b1d4a60';
 
 describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
-  it('races two agents in containers on the local engine (codex only in the image); their results are committed and one merges', async () => {
+  // One race serves both: a follow-up needs a finished container race, and a merge a result.
+  it('races two agents in containers on the local engine (codex only in the image); their results are committed, a follow-up resumes in a container with the session store kept on the agent volume, and one merges', async () => {
     const config = await setUp(
       {
-        claude: { agent: 'claude', delayMs: 5, edits: edits('claude.txt') },
+        claude: {
+          agent: 'claude',
+          delayMs: 5,
+          logArgvTo: '/hydra/home/argv.jsonl',
+          edits: edits('claude.txt'),
+          resumedEdits: edits('second.txt'),
+        },
         codex: { agent: 'codex', delayMs: 5, edits: edits('codex.txt') },
       },
       { imageOnly: ['codex'] },
@@ -137,6 +129,26 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     expect(claudeMounts.find((mount) => mount.Destination.endsWith('/.git-private/claude'))?.RW).toBe(true);
     // The agents' containers are gone once the race is over.
     expect(leftovers(repo).containers).toEqual([]);
+
+    // A follow-up resumes claude in a container, with the session store kept on the agent volume.
+    const next = await hydra(['continue', runId, 'claude', 'Now add a test', '--json', '--config', config], {
+      cwd: repo,
+      env: sandbox.env,
+      timeoutMs: 240_000,
+    });
+
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(filesOn(`hydra/${runId}/claude`)).toEqual(expect.arrayContaining(['claude.txt', 'second.txt']));
+    const runs = readFromVolume(image, `hydra-${runId}-claude-home`, 'argv.jsonl')
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
+    expect(runs).toHaveLength(2);
+    expect(runs[0]).not.toContain('--resume');
+    expect(runs[1]?.slice(runs[1].indexOf('--resume'), runs[1].indexOf('--resume') + 2)).toEqual([
+      '--resume',
+      '00000000-0000-4000-8000-000000000001',
+    ]);
 
     const merged = await hydra(['merge', runId, 'claude'], { cwd: repo, env: sandbox.env });
     expect(merged.exitCode, merged.stderr).toBe(0);
@@ -279,40 +291,6 @@ describe.runIf(enabled)('agents in containers', { timeout: 300_000 }, () => {
     } finally {
       await proxy.close();
     }
-  });
-
-  it('resumes a follow-up in a container, with the session store kept on the agent volume', async () => {
-    const config = await setUp({
-      claude: {
-        agent: 'claude',
-        delayMs: 5,
-        logArgvTo: '/hydra/home/argv.jsonl',
-        edits: edits('first.txt'),
-        resumedEdits: edits('second.txt'),
-      },
-    });
-    const first = await race(config);
-    expect(first.exitCode, first.stderr).toBe(0);
-    const runId = runIdOf(first.stdout);
-
-    const next = await hydra(['continue', runId, 'claude', 'Now add a test', '--json', '--config', config], {
-      cwd: repo,
-      env: sandbox.env,
-      timeoutMs: 240_000,
-    });
-
-    expect(next.exitCode, next.stderr).toBe(0);
-    expect(filesOn(`hydra/${runId}/claude`)).toEqual(expect.arrayContaining(['first.txt', 'second.txt']));
-    const runs = readFromVolume(image, `hydra-${runId}-claude-home`, 'argv.jsonl')
-      .trim()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { argv: string[] }).argv);
-    expect(runs).toHaveLength(2);
-    expect(runs[0]).not.toContain('--resume');
-    expect(runs[1]?.slice(runs[1].indexOf('--resume'), runs[1].indexOf('--resume') + 2)).toEqual([
-      '--resume',
-      '00000000-0000-4000-8000-000000000001',
-    ]);
   });
 
   it('stops an idle agent: its container is stopped and removed', async () => {

@@ -4,17 +4,14 @@
  * not build an untrusted one); once the image is built, it probes the CLIs in it. Real engine; the
  * dev container is `FROM` an image built from files on this machine with a fake claude in it.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildDevcontainer } from '../../src/engine/devcontainer/index.js';
-import { repoKey } from '../../src/engine/records/index.js';
 import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, ROOT } from '../cli/helpers.js';
-import { buildTestImage, realShell, requireEngine } from '../support/infra-image.js';
-
-const HELP = path.resolve('fixtures/adapters/claude/help/2.1.330');
+import { requireEngine } from '../support/infra-image.js';
+import { doctorClaudeImage, removeDevcontainerImages } from './helpers.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -22,19 +19,7 @@ let withClaude: string;
 
 beforeAll(async () => {
   await requireEngine();
-  withClaude = await buildTestImage({
-    name: 'doctor-claude',
-    binaries: [realShell(), '/usr/bin/cat', '/usr/bin/node'],
-    files: {
-      '/usr/local/bin/claude': {
-        content:
-          '#!/bin/sh\ncase "$1" in --version) cat /opt/claude/version.txt ;; *) cat /opt/claude/help.txt ;; esac\n',
-        executable: true,
-      },
-      '/opt/claude/version.txt': { content: readFileSync(path.join(HELP, 'version.txt'), 'utf8') },
-      '/opt/claude/help.txt': { content: readFileSync(path.join(HELP, 'help.txt'), 'utf8') },
-    },
-  });
+  withClaude = await doctorClaudeImage();
 }, 300_000);
 
 beforeEach(async () => {
@@ -43,12 +28,7 @@ beforeEach(async () => {
 });
 
 afterEach(() => {
-  const built = spawnSync(
-    'docker',
-    ['images', '-q', '--filter', `label=io.hydra.devcontainer=${repoKey(repo)}`],
-    { encoding: 'utf8' },
-  ).stdout.trim();
-  if (built !== '') spawnSync('docker', ['rmi', '-f', ...new Set(built.split('\n'))]);
+  removeDevcontainerImages(repo);
   sandbox.cleanup();
 });
 

@@ -9,26 +9,19 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson, ROOT } from '../cli/helpers.js';
-import { dockerReachable, testImage } from '../support/container-image.js';
+import { git, hydra, installFakes, parseNdjson, ROOT } from '../cli/helpers.js';
 import { repoKey } from '../../src/engine/records/index.js';
-import { leftovers, removeLeftovers, writeContainerConfig } from './helpers.js';
+import { leftovers, removeDevcontainerImages, useContainerRepo, writeContainerConfig } from './helpers.js';
 
-const enabled = dockerReachable();
 let image = '';
 let sandbox: Sandbox;
 let repo: string;
 let env: NodeJS.ProcessEnv;
+const enabled = useContainerRepo((made) => ({ image, sandbox, repo } = made));
 
-beforeAll(() => {
-  if (enabled) image = testImage();
-}, 300_000);
-
-beforeEach(async () => {
-  sandbox = createSandbox();
-  repo = await createRepo(sandbox.dir);
+beforeEach(() => {
   // The dev container CLI and the node it runs on, after the fakes.
   env = {
     ...sandbox.env,
@@ -36,18 +29,7 @@ beforeEach(async () => {
   };
 });
 
-afterEach(async () => {
-  await removeLeftovers(repo);
-  expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
-  // The images built from this repository's dev container (labelled with its key).
-  const built = spawnSync(
-    'docker',
-    ['images', '-q', '--filter', `label=io.hydra.devcontainer=${repoKey(repo)}`],
-    { encoding: 'utf8' },
-  ).stdout.trim();
-  if (built !== '') spawnSync('docker', ['rmi', '-f', ...new Set(built.split('\n'))]);
-  sandbox.cleanup();
-});
+afterEach(() => removeDevcontainerImages(repo));
 
 /** The repository's dev container, committed (the race wants a clean checkout). */
 function commitDevcontainer(dockerfile: string): void {

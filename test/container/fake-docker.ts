@@ -8,6 +8,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 
 const FIXTURES = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -77,4 +78,43 @@ export function fakeDocker(options: { images: Record<string, string>; inImage: s
       writeFileSync(path.join(dir, 'running'), names.map((name) => `${name}\n`).join('')),
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** What each test of a fake-docker file works with. */
+export interface FakeDockerTest {
+  docker: FakeDocker;
+  /** An empty probe cache directory. */
+  cacheDir: string;
+}
+
+/**
+ * The hooks of a file that runs the container runner against the fake docker: for each test a fake
+ * (as HYDRA_DOCKER) and a probe cache directory, handed to `use`; afterwards HYDRA_DOCKER as it was
+ * and both removed.
+ */
+export function useFakeDocker(
+  options: { images: Record<string, string>; inImage: string[] },
+  use: (made: FakeDockerTest) => void,
+): void {
+  let made: FakeDockerTest | undefined;
+  let saved: string | undefined;
+
+  beforeEach(() => {
+    made = {
+      docker: fakeDocker(options),
+      cacheDir: mkdtempSync(path.join(os.tmpdir(), 'hydra-probe-cache-')),
+    };
+    saved = process.env['HYDRA_DOCKER'];
+    process.env['HYDRA_DOCKER'] = made.docker.bin;
+    use(made);
+  });
+
+  afterEach(() => {
+    if (saved === undefined) delete process.env['HYDRA_DOCKER'];
+    else process.env['HYDRA_DOCKER'] = saved;
+    if (made === undefined) return;
+    made.docker.cleanup();
+    rmSync(made.cacheDir, { recursive: true, force: true });
+    made = undefined;
+  });
 }

@@ -2,13 +2,20 @@
  * The container tests' set-up: a sandbox and repository as the CLI tests make them, fake agents on
  * the host (for the probe) and in the test image (for the race, test/support/container-image.ts),
  * a config racing them in containers, a TCP proxy to the local engine (a "remote" engine with no
- * bind mounts), and what the engine holds with hydra's labels.
+ * bind mounts), and what the engine holds with hydra's labels. `useContainerRepo()` is the hooks
+ * every file racing in real containers shares.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import type { Sandbox } from '../cli/helpers.js';
+import { createRepo, createSandbox, MAIN } from '../cli/helpers.js';
+import { dockerReachable, testImage } from '../support/container-image.js';
 import type { FaultScenario } from '../support/fault-bin.js';
+import { buildTestImage, realShell } from '../support/infra-image.js';
 import { repoKey } from '../../src/engine/records/index.js';
 import { removeContainers } from '../../src/engine/container/index.js';
 
@@ -157,3 +164,109 @@ export const readFromVolume = (image: string, volume: string, file: string): str
     'cat',
     path.posix.join('/v', file),
   ]);
+
+/** What each test of a container file works in. */
+export interface ContainerRepo {
+  /** The test image (test/support/container-image.ts). */
+  image: string;
+  sandbox: Sandbox;
+  /** A repository with one commit, in the sandbox. */
+  repo: string;
+}
+
+/**
+ * The hooks of a file that races in real containers: the test image before its first test; for each
+ * test a sandbox and a repository (handed to `use`, which keeps them where the tests read them);
+ * after each test every container and volume with the repository's label removed and checked to be
+ * gone, then the sandbox. Returns whether the tests run (`describe.runIf`): without an engine
+ * `dockerReachable()` fails them, naming .ci/run's set-up, unless HYDRA_TEST_DOCKER=0 leaves them
+ * out; `required` files (the fault suite) never leave them out.
+ */
+export function useContainerRepo(
+  use: (made: ContainerRepo) => void,
+  options: { required?: boolean } = {},
+): boolean {
+  const enabled = options.required === true || dockerReachable();
+  let image = '';
+  let made: ContainerRepo | undefined;
+
+  beforeAll(() => {
+    if (options.required === true && !dockerReachable())
+      throw new Error('No Docker engine answers: see .ci/run for its set-up.');
+    if (enabled) image = testImage();
+  }, 300_000);
+
+  beforeEach(async () => {
+    const sandbox = createSandbox();
+    made = { image, sandbox, repo: await createRepo(sandbox.dir) };
+    use(made);
+  });
+
+  afterEach(async () => {
+    if (made === undefined) return;
+    const { sandbox, repo } = made;
+    made = undefined;
+    try {
+      await removeLeftovers(repo);
+      expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+
+  return enabled;
+}
+
+/**
+ * `hydra race --json` of `config` in the repository, not awaited: for a test that stops or kills it
+ * mid-race (`forceKillAfterDelay: false`: execa sends no SIGKILL of its own after a kill).
+ */
+export const raceInBackground = (
+  { sandbox, repo }: Pick<ContainerRepo, 'sandbox' | 'repo'>,
+  config: string,
+  options: { forceKillAfterDelay?: false } = {},
+) =>
+  execa(process.execPath, [MAIN, 'race', '--json', '--config', config, 'Add a hello file'], {
+    cwd: repo,
+    env: sandbox.env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 120_000,
+    ...options,
+  });
+
+/** Removes the images built from this repository's dev container (labelled with its key). */
+export function removeDevcontainerImages(repo: string): void {
+  const built = spawnSync(
+    'docker',
+    ['images', '-q', '--filter', `label=io.hydra.devcontainer=${repoKey(repo)}`],
+    { encoding: 'utf8' },
+  ).stdout.trim();
+  if (built !== '') spawnSync('docker', ['rmi', '-f', ...new Set(built.split('\n'))]);
+}
+
+/** What doctor's images hold: a shell, cat and node, from this machine. */
+const doctorBase = () => ({ binaries: [realShell(), '/usr/bin/cat', '/usr/bin/node'] });
+
+/** An image with no agent CLI in it (built at most once per content, test/support/infra-image.ts). */
+export const doctorBareImage = (): Promise<string> =>
+  buildTestImage({ name: 'doctor-bare', ...doctorBase() });
+
+/** An image with a fake claude that answers `--version` and `--help` as Claude Code 2.1.330 does. */
+export function doctorClaudeImage(): Promise<string> {
+  const help = path.resolve('fixtures/adapters/claude/help/2.1.330');
+  return buildTestImage({
+    name: 'doctor-claude',
+    ...doctorBase(),
+    files: {
+      '/usr/local/bin/claude': {
+        content:
+          '#!/bin/sh\ncase "$1" in --version) cat /opt/claude/version.txt ;; *) cat /opt/claude/help.txt ;; esac\n',
+        executable: true,
+      },
+      '/opt/claude/version.txt': { content: readFileSync(path.join(help, 'version.txt'), 'utf8') },
+      '/opt/claude/help.txt': { content: readFileSync(path.join(help, 'help.txt'), 'utf8') },
+    },
+  });
+}

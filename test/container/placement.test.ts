@@ -4,34 +4,20 @@
  * host, counting other runs' containers there; each agent's CLI is probed in the image on its host,
  * once per image id, and one missing from the image is an error naming it and how to add it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { placeContainers } from '../../src/engine/container/placement.js';
 import { noteRunning, releaseSlot, takeSlot } from '../../src/engine/container/slots.js';
 import type { ContainerLaunch } from '../../src/engine/container/types.js';
 import type { FakeDocker } from './fake-docker.js';
-import { fakeDocker } from './fake-docker.js';
+import { useFakeDocker } from './fake-docker.js';
 
 const IMAGE = 'agents:1';
 let docker: FakeDocker;
 let cacheDir: string;
-let saved: string | undefined;
-
-beforeEach(() => {
-  docker = fakeDocker({ images: { [IMAGE]: 'sha256:aaa' }, inImage: ['claude'] });
-  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'hydra-place-cache-'));
-  saved = process.env['HYDRA_DOCKER'];
-  process.env['HYDRA_DOCKER'] = docker.bin;
-});
-
-afterEach(() => {
-  if (saved === undefined) delete process.env['HYDRA_DOCKER'];
-  else process.env['HYDRA_DOCKER'] = saved;
-  docker.cleanup();
-  rmSync(cacheDir, { recursive: true, force: true });
-});
+useFakeDocker(
+  { images: { [IMAGE]: 'sha256:aaa' }, inImage: ['claude'] },
+  (made) => ({ docker, cacheDir } = made),
+);
 
 const container = (): ContainerLaunch => ({
   host: 'default',

@@ -8,18 +8,17 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa, execaSync } from 'execa';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { execaSync } from 'execa';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
-import { MAIN, createRepo, createSandbox, git, installFakes } from '../cli/helpers.js';
+import { git, installFakes } from '../cli/helpers.js';
 import { eventually } from '../engine/helpers.js';
-import { dockerReachable, testImage } from '../support/container-image.js';
-import { leftovers, removeLeftovers, writeContainerConfig } from './helpers.js';
+import { leftovers, raceInBackground, useContainerRepo, writeContainerConfig } from './helpers.js';
 
-const enabled = dockerReachable();
 let image = '';
 let sandbox: Sandbox;
 let repo: string;
+const enabled = useContainerRepo((made) => ({ image, sandbox, repo } = made));
 
 /** The slow smudge filter's sleep, with a duration no other test uses. */
 const SLOW = 'sleep 61.3';
@@ -28,13 +27,7 @@ const slowFilters = (): number =>
     .stdout.split('\n')
     .filter((line) => line.includes(SLOW)).length;
 
-beforeAll(() => {
-  if (enabled) image = testImage();
-}, 300_000);
-
-beforeEach(async () => {
-  sandbox = createSandbox();
-  repo = await createRepo(sandbox.dir);
+beforeEach(() => {
   // A file that takes a minute to check out (like a git-lfs download): the worktree is still being made.
   writeFileSync(path.join(repo, '.gitattributes'), '*.slow filter=slow\n');
   writeFileSync(path.join(repo, 'big.slow'), 'slow to check out\n');
@@ -57,40 +50,21 @@ const agentContainer = (): string =>
   leftovers(repo).containers.find((name) => name.endsWith('-claude')) ?? '';
 
 /** `hydra race` of one fake claude in containers (its scenario hangs), as a child to stop. */
-async function startRace(extra: { maxAgents?: number } = {}): Promise<{ child: ReturnType<typeof execa> }> {
+async function startRace(
+  extra: { maxAgents?: number } = {},
+): Promise<{ child: ReturnType<typeof raceInBackground> }> {
   const scenarios = { claude: { agent: 'claude' as const, delayMs: 5 } };
   await installFakes(sandbox.bin, scenarios);
   const config = writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), { image, scenarios, ...extra });
-  const child = execa(process.execPath, [MAIN, 'race', '--json', '--config', config, 'Add a hello file'], {
-    cwd: repo,
-    env: sandbox.env,
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 120_000,
-    forceKillAfterDelay: false,
-  });
-  return { child };
+  return { child: raceInBackground({ sandbox, repo }, config, { forceKillAfterDelay: false }) };
 }
-
-afterEach(async () => {
-  await removeLeftovers(repo);
-  sandbox.cleanup();
-});
 
 describe.runIf(enabled)('a container created ahead', () => {
   it('is removed, with its volume, when the race is cancelled while its worktree is made', async () => {
     const scenarios = { claude: { agent: 'claude' as const, delayMs: 5 } };
     await installFakes(sandbox.bin, scenarios);
     const config = writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), { image, scenarios });
-    const child = execa(process.execPath, [MAIN, 'race', '--json', '--config', config, 'Add a hello file'], {
-      cwd: repo,
-      env: sandbox.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 120_000,
-    });
+    const child = raceInBackground({ sandbox, repo }, config);
     // Created while git is still checking the worktree out.
     await eventually(
       () => leftovers(repo).containers.length === 1 && slowFilters() > 0,

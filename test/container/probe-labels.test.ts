@@ -4,32 +4,18 @@
  * none (the watchdog and `hydra clean` remove containers by label). A fake docker CLI
  * (HYDRA_DOCKER) records the calls; no engine is touched.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { placeContainers } from '../../src/engine/container/placement.js';
 import type { FakeDocker } from './fake-docker.js';
-import { fakeDocker } from './fake-docker.js';
+import { useFakeDocker } from './fake-docker.js';
 
 const IMAGE = 'agents:1';
 let docker: FakeDocker;
 let cacheDir: string;
-let saved: string | undefined;
-
-beforeEach(() => {
-  docker = fakeDocker({ images: { [IMAGE]: 'sha256:bbb' }, inImage: ['claude'] });
-  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'hydra-probe-labels-'));
-  saved = process.env['HYDRA_DOCKER'];
-  process.env['HYDRA_DOCKER'] = docker.bin;
-});
-
-afterEach(() => {
-  if (saved === undefined) delete process.env['HYDRA_DOCKER'];
-  else process.env['HYDRA_DOCKER'] = saved;
-  docker.cleanup();
-  rmSync(cacheDir, { recursive: true, force: true });
-});
+useFakeDocker(
+  { images: { [IMAGE]: 'sha256:bbb' }, inImage: ['claude'] },
+  (made) => ({ docker, cacheDir } = made),
+);
 
 it("labels the image probe's container with the run's labels and tells the watchdog its host", async () => {
   const watched: string[] = [];

@@ -4,74 +4,27 @@
  * timer meanwhile, starts once room is made, and a stop ends the wait cleanly.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
-import type { AnyActorRef } from 'xstate';
-import { agentMachine } from '../../src/engine/agent/agent-machine.js';
-import type {
-  AgentInput,
-  AgentLaunch,
-  AgentProcessCommand,
-  AgentProcessEvent,
-  AgentReport,
-  FinalizeInput,
-  FinalizeOutput,
-} from '../../src/engine/agent/agent-types.js';
 import { noteRunning, releaseSlot, takeSlot } from '../../src/engine/container/slots.js';
-import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
+import { startAgent, testLaunch } from '../engine/agent-harness.js';
 
 const HOST = 'tcp://machine-queue:2376';
 
-const launch = (): AgentLaunch => ({
-  runId: 'run-q',
-  agent: 'claude',
-  adapter: 'claude',
-  displayName: 'Claude Code',
-  command: { file: 'claude', args: ['-p', 'x'], env: {}, cwd: '/w', files: [] },
-  env: {},
-  parser: {},
-  repoRoot: '/repo',
-  recordDir: '/repo/.hydra/runs/x',
-  worktree: '/w',
-  scratchDir: '/s',
-  branch: 'hydra/x/claude',
-  baseRef: 'base',
-  prompt: 'do it',
-  idleTimeoutMs: 100,
-  timeoutMs: 150,
-  graceMs: 100,
-  container: { host: HOST, image: 'i', network: 'none', remote: true, passEnv: [], maxAgents: 1 },
-});
+const launch = () =>
+  testLaunch({
+    runId: 'run-q',
+    idleTimeoutMs: 100,
+    timeoutMs: 150,
+    graceMs: 100,
+    container: { host: HOST, image: 'i', network: 'none', remote: true, passEnv: [], maxAgents: 1 },
+  });
 
 let started = 0;
-const harness = () => {
-  const agent = agentMachine.provide({
-    actors: {
-      agentProcess: fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(() => {
-        started += 1;
-        return () => undefined;
-      }),
-      finalizeResult: fromPromise<FinalizeOutput, FinalizeInput>(() =>
-        Promise.resolve({ commit: null, diff: null }),
-      ),
-    },
-  });
-  return setup({
-    types: { context: {} as { reports: AgentReport[] }, events: {} as AgentReport },
-    actors: { agent },
-  }).createMachine({
-    context: { reports: [] },
-    invoke: {
-      id: 'agent',
-      src: 'agent',
-      input: () => ({ launch: launch(), processes: createProcessRegistry() }),
-    },
-    on: {
-      '*': {
-        guard: ({ event }) => event.type.startsWith('AGENT.'),
-        actions: assign(({ context, event }) => ({ reports: [...context.reports, event] })),
-      },
-    },
-  });
+const fakes = {
+  process: () => {
+    started += 1;
+    return () => undefined;
+  },
+  finalize: () => Promise.resolve({ commit: null, diff: null }),
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -94,15 +47,9 @@ const run = async () => {
     signal: new AbortController().signal,
     onWait: () => undefined,
   });
-  const actor = createActor(harness());
-  actor.start();
-  stopActor = () => actor.stop();
-  const child = () => actor.getSnapshot().children['agent'] as AnyActorRef | undefined;
-  return {
-    state: () => child()?.getSnapshot().value as unknown,
-    send: (event: { type: 'STOP' }) => child()?.send(event),
-    reports: () => actor.getSnapshot().context.reports,
-  };
+  const agent = startAgent(fakes, launch());
+  stopActor = agent.stop;
+  return agent;
 };
 
 describe('a container agent waiting for room on its host', () => {

@@ -3,20 +3,14 @@
  * transition (spawning → running → stopping → finalizing → settled) and every stop reason.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
-import type { Actor, AnyActorRef } from 'xstate';
 import { ev } from '../../src/core/events.js';
-import { agentMachine } from '../../src/engine/agent/agent-machine.js';
-import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
 import type {
-  AgentInput,
   AgentLaunch,
   AgentProcessCommand,
   AgentProcessEvent,
-  AgentReport,
   FinalizeInput,
-  FinalizeOutput,
 } from '../../src/engine/agent/agent-types.js';
+import { startAgent, testLaunch } from './agent-harness.js';
 
 interface FakeProcess {
   sendBack: (event: AgentProcessEvent) => void;
@@ -24,46 +18,23 @@ interface FakeProcess {
   tornDown: boolean;
 }
 
-const launch = (overrides: Partial<AgentLaunch> = {}): AgentLaunch => ({
-  runId: '20260101-000000-abcd',
-  agent: 'claude',
-  adapter: 'claude',
-  displayName: 'Claude Code',
-  command: { file: 'claude', args: ['-p', 'x'], env: {}, cwd: '/w', files: [] },
-  env: {},
-  parser: {},
-  repoRoot: '/repo',
-  recordDir: '/repo/.hydra/runs/x',
-  worktree: '/w',
-  scratchDir: '/s',
-  branch: 'hydra/x/claude',
-  baseRef: 'base',
-  prompt: 'do it',
-  idleTimeoutMs: 1000,
-  timeoutMs: 0,
-  graceMs: 300,
-  ...overrides,
-});
-
 let processes: FakeProcess[];
 let finalized: FinalizeInput[];
 let finalizeFails: boolean;
-let actor: Actor<ReturnType<typeof harness>> | null;
+let actor: { stop: () => void } | null;
 
-const harness = () => {
-  const agent = agentMachine.provide({
-    actors: {
-      agentProcess: fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(
-        ({ sendBack, receive }) => {
-          const fake: FakeProcess = { sendBack, commands: [], tornDown: false };
-          processes.push(fake);
-          receive((command) => fake.commands.push(command));
-          return () => {
-            fake.tornDown = true;
-          };
-        },
-      ),
-      finalizeResult: fromPromise<FinalizeOutput, FinalizeInput>(async ({ input }) => {
+const start = (overrides: Partial<AgentLaunch> = {}) => {
+  const run = startAgent(
+    {
+      process: ({ sendBack, receive }) => {
+        const fake: FakeProcess = { sendBack, commands: [], tornDown: false };
+        processes.push(fake);
+        receive((command) => fake.commands.push(command));
+        return () => {
+          fake.tornDown = true;
+        };
+      },
+      finalize: async (input) => {
         finalized.push(input);
         if (finalizeFails) throw new Error('disk full');
         return {
@@ -75,44 +46,17 @@ const harness = () => {
             files: [{ path: 'a', insertions: 2, deletions: 0 }],
           },
         };
-      }),
-    },
-  });
-  return setup({
-    types: {
-      context: {} as { reports: AgentReport[]; launch: AgentLaunch },
-      events: {} as AgentReport,
-      input: {} as AgentLaunch,
-    },
-    actors: { agent },
-  }).createMachine({
-    context: ({ input }) => ({ reports: [], launch: input }),
-    invoke: {
-      id: 'agent',
-      src: 'agent',
-      input: ({ context }) => ({ launch: context.launch, processes: createProcessRegistry() }),
-    },
-    on: {
-      '*': {
-        guard: ({ event }) => event.type.startsWith('AGENT.'),
-        actions: assign(({ context, event }) => ({ reports: [...context.reports, event] })),
       },
     },
-  });
-};
-
-const start = (overrides: Partial<AgentLaunch> = {}) => {
-  actor = createActor(harness(), { input: launch(overrides) });
-  const errors: unknown[] = [];
-  actor.subscribe({ error: (error) => errors.push(error) });
-  actor.start();
-  const child = (): AnyActorRef | undefined => actor!.getSnapshot().children.agent as AnyActorRef | undefined;
+    testLaunch(overrides),
+  );
+  actor = run;
   return {
-    errors,
+    errors: run.errors,
     proc: () => processes[0]!,
-    agentState: () => child()?.getSnapshot().value as unknown,
-    reports: () => actor!.getSnapshot().context.reports,
-    send: (event: { type: 'STOP' }) => child()?.send(event),
+    agentState: run.state,
+    reports: run.reports,
+    send: run.send,
   };
 };
 

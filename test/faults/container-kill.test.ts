@@ -5,32 +5,17 @@
  * containers; none is left within seconds.
  */
 import path from 'node:path';
-import { execa } from 'execa';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../engine/helpers.js';
-import { createRepo, createSandbox, installFakes, MAIN } from '../cli/helpers.js';
+import { installFakes } from '../cli/helpers.js';
 import type { Sandbox } from '../cli/helpers.js';
-import { dockerReachable, testImage } from '../support/container-image.js';
-import { leftovers, removeLeftovers, writeContainerConfig } from '../container/helpers.js';
+import { leftovers, raceInBackground, useContainerRepo, writeContainerConfig } from '../container/helpers.js';
 
 let sandbox: Sandbox;
 let repo: string;
 let image = '';
-
-beforeAll(() => {
-  if (!dockerReachable()) throw new Error('No Docker engine answers: see .ci/run for its set-up.');
-  image = testImage();
-}, 300_000);
-
-beforeEach(async () => {
-  sandbox = createSandbox();
-  repo = await createRepo(sandbox.dir);
-});
-
-afterEach(async () => {
-  await removeLeftovers(repo);
-  sandbox.cleanup();
-});
+// The fault suite always runs this (no engine: it fails, naming .ci/run's set-up).
+useContainerRepo((made) => ({ image, sandbox, repo } = made), { required: true });
 
 describe('hydra killed outright with agents in containers', () => {
   it('leaves no container of the run (the watchdog removes them by label)', async () => {
@@ -40,15 +25,7 @@ describe('hydra killed outright with agents in containers', () => {
     };
     await installFakes(sandbox.bin, scenarios);
     const config = writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), { image, scenarios });
-    const child = execa(process.execPath, [MAIN, 'race', '--json', '--config', config, 'Add a hello file'], {
-      cwd: repo,
-      env: sandbox.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 120_000,
-      forceKillAfterDelay: false,
-    });
+    const child = raceInBackground({ sandbox, repo }, config, { forceKillAfterDelay: false });
     const running = (): number => leftovers(repo).containers.length;
     // Both agents' containers exist and have printed (hangAfterLines): the race is mid-way.
     await eventually(() => running() === 2, 90_000, 'both agents’ containers to start');

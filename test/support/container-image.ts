@@ -4,7 +4,8 @@
  * and the tests' fault agent (.cache/test-bin/fault-agent.js) with an sh wrapper per adapter binary
  * name in /opt/hydra-test/bin (first on the image's PATH). A wrapper runs the fault agent with the
  * scenario in HYDRA_FAKE_SCENARIO (JSON; the agent's `env` in hydra.toml passes it in), so one image
- * serves every test, on a local or a remote engine. Built once per content (`hydra-test:<hash>`).
+ * serves every test, on a local or a remote engine. Built once per content (`hydra-test:<hash>`);
+ * the tag is worked out once per test run (TAG_NOTE), not in every file that asks for the image.
  *
  * Also: `dockerReachable()`, which every container test asks first: without an engine the tests
  * fail, naming .ci/run's set-up, unless HYDRA_TEST_DOCKER=0 says to leave them out.
@@ -18,6 +19,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -113,14 +115,40 @@ export function dockerReachable(): boolean {
 
 let built: string | null = null;
 
+/**
+ * The tag the first file of this test run worked out, beside the fault agent: vitest's global setup
+ * writes that file anew on every run, so its time names the run (working the tag out, `ldd` of every
+ * binary and a listing of the fixtures, costs most of a second per file).
+ */
+const TAG_NOTE = `${FAULT_AGENT_SCRIPT}.image-tag`;
+const runMark = (): string => String(statSync(FAULT_AGENT_SCRIPT).mtimeMs);
+
+function notedTag(): string | null {
+  if (!existsSync(TAG_NOTE)) return null;
+  const [mark, tag] = readFileSync(TAG_NOTE, 'utf8').split(' ');
+  return mark === runMark() && tag !== undefined && tag !== '' ? tag : null;
+}
+
+function noteTag(tag: string): void {
+  const partial = `${TAG_NOTE}.${process.pid}.tmp`;
+  writeFileSync(partial, `${runMark()} ${tag}`);
+  renameSync(partial, TAG_NOTE);
+}
+
 /** The tests' image (built at most once per content), as `hydra-test:<hash>`. */
 export function testImage(): string {
   if (built !== null) return built;
   if (!existsSync(FAULT_AGENT_SCRIPT))
     throw new Error(`${FAULT_AGENT_SCRIPT} is missing: vitest's global setup builds it`);
+  const noted = notedTag();
+  if (noted !== null && docker(['image', 'inspect', '--format', '{{.Id}}', noted]).status === 0)
+    return (built = noted);
   const files = imageFiles();
   const tag = contentTag(files);
-  if (docker(['image', 'inspect', '--format', '{{.Id}}', tag]).status === 0) return (built = tag);
+  if (docker(['image', 'inspect', '--format', '{{.Id}}', tag]).status === 0) {
+    noteTag(tag);
+    return (built = tag);
+  }
   const root = mkdtempSync(path.join(os.tmpdir(), 'hydra-test-image-'));
   try {
     for (const [at, from] of files) {
@@ -174,5 +202,6 @@ export function testImage(): string {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+  noteTag(tag);
   return (built = tag);
 }
