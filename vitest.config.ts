@@ -30,6 +30,7 @@ const UNIT = [
   'test/tooling/fake-servers.test.ts',
   'test/tooling/normalize-fixture.test.ts',
   'test/sandbox/policy.test.ts',
+  'test/container/silent-engine.test.ts',
   'test/demo/demo-pace.test.ts',
 ];
 

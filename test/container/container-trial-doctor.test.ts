@@ -7,13 +7,12 @@
  * the next race builds is not a failure, and its image's section is not shown empty. Real engine.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes, ROOT } from '../cli/helpers.js';
 import { dockerReachable, testImage } from '../support/container-image.js';
-import { closedPort, SOCKET } from './helpers.js';
+import { closedPort, removeLeftovers, startEngineProxy } from './helpers.js';
 
 const enabled = dockerReachable();
 let image = '';
@@ -49,36 +48,6 @@ async function doctor(
   const text = await hydra(['doctor', '--config', config], options);
   const json = asJson ? (await hydra(['doctor', '--json', '--config', config], options)).stdout : '{}';
   return { text: text.stdout, json: JSON.parse(json) as DoctorJson, exitCode: text.exitCode };
-}
-
-/**
- * The local engine reached over TCP through a proxy that, like socat without `-t`, closes both
- * sides as soon as the client half-closes its own: `docker run` then gets none of the output.
- */
-async function startDroppingProxy(): Promise<{ host: string; close: () => Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer({ allowHalfOpen: true }, (client) => {
-    const upstream = net.connect({ path: SOCKET });
-    sockets.add(client).add(upstream);
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const end = (): void => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('end', end).on('error', end);
-    upstream.on('error', end).on('close', end);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return {
-    host: `tcp://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 describe.runIf(enabled)('hydra doctor when the engine is the problem', { timeout: 300_000 }, () => {
@@ -117,7 +86,8 @@ describe.runIf(enabled)('hydra doctor when the engine is the problem', { timeout
   });
 
   it('a remote engine whose connection loses the output: names the half-closing proxy and socat -t', async () => {
-    const proxy = await startDroppingProxy();
+    // Like socat without `-t`: closed as soon as docker half-closes its side.
+    const proxy = await startEngineProxy({ dropOnHalfClose: true });
     try {
       const result = await doctor([`image = "${image}"`, 'network = "none"', `hosts = ["${proxy.host}"]`]);
 
@@ -127,8 +97,27 @@ describe.runIf(enabled)('hydra doctor when the engine is the problem', { timeout
       );
       expect(result.text).toContain('socat -t 86400');
       expect(result.text).not.toMatch(/could not read a version number/);
+
+      // A race there: its probe of the CLI in the image reads nothing back the same way, and the race
+      // names the engine and the proxy, not the CLI ("could not read a version number ... reinstall").
+      const race = await hydra(
+        ['race', '--json', '--config', path.join(sandbox.dir, 'hydra.toml'), 'Add a file'],
+        {
+          cwd: repo,
+          env: sandbox.env,
+          timeoutMs: 180_000,
+        },
+      );
+      const said = `${race.stdout}\n${race.stderr}`;
+      expect(race.exitCode).not.toBe(0);
+      expect(said).toContain(
+        `The container engine at ${proxy.host} ran a container but none of its output came back`,
+      );
+      expect(said).toContain('socat -t 86400');
+      expect(said).not.toMatch(/could not read a version number|reinstall/);
     } finally {
       await proxy.close();
+      await removeLeftovers(repo);
     }
   });
 

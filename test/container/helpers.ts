@@ -22,17 +22,22 @@ import { removeContainers } from '../../src/engine/container/index.js';
 export const SOCKET = '/var/run/docker.sock';
 
 /** A TCP port that forwards to the local engine's socket: the same daemon, reached as `tcp://`. */
-export async function startEngineProxy(): Promise<{ host: string; close: () => Promise<void> }> {
+export async function startEngineProxy({
+  dropOnHalfClose = false,
+}: { dropOnHalfClose?: boolean } = {}): Promise<{ host: string; close: () => Promise<void> }> {
   const sockets = new Set<net.Socket>();
   // Half-open both ways: `docker start -a` half-closes its side of an attach and still reads the output.
+  // dropOnHalfClose: like socat without `-t`, both sides closed as soon as the client half-closes its
+  // own, so a `docker run` or attach gets none of the container's output.
   const server = net.createServer({ allowHalfOpen: true }, (client) => {
-    const upstream = net.connect({ path: SOCKET, allowHalfOpen: true });
+    const upstream = net.connect({ path: SOCKET, allowHalfOpen: !dropOnHalfClose });
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
     const end = (): void => {
       client.destroy();
       upstream.destroy();
     };
+    if (dropOnHalfClose) client.on('end', end);
     client.on('error', end).on('close', end);
     upstream.on('error', end).on('close', end);
   });

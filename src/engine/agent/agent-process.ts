@@ -26,7 +26,7 @@ import { spawnSupervised } from '../process/index.js';
 import { describeShares, SHARED_STAGE, worktreeShares } from '../setup/index.js';
 import type { Supervised, SupervisorCallbacks } from '../process/index.js';
 import { worktreeEnv } from '../setup/index.js';
-import { startContainer } from '../container/index.js';
+import { blameSilentEngine, startContainer } from '../container/index.js';
 
 /** The shortest time between two batches of one agent's events while it floods its output. */
 const BATCH_INTERVAL_MS = 25;
@@ -184,6 +184,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       launch.worktree,
     );
     const shared = describeShares(shares, launch.worktree);
+    let lines = 0;
     const callbacks: SupervisorCallbacks = {
       onSpawn: (pid) => {
         try {
@@ -200,7 +201,10 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         sendBack({ type: 'SPAWNED', at: Date.now(), pid });
         if (shared !== null) collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: shared })]);
       },
-      onLine: (line) => collect(line.trim() === '' ? [] : parser.parseLine(line)),
+      onLine: (line) => {
+        lines += 1;
+        collect(line.trim() === '' ? [] : parser.parseLine(line));
+      },
       // What the sandbox turned away shows in the pane and the record, not as a silent failure.
       onRefused: (line) => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })]),
       onOversizeLine: (bytes, head) =>
@@ -261,7 +265,12 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         ...(stoppedBy === null ? {} : { stoppedBy }),
         ...(lastMessage === undefined ? {} : { lastMessage }),
       };
-      let terminal = parser.finish(end);
+      let terminal = blameSilentEngine(parser.finish(end), {
+        container: launch.container ?? null,
+        lines,
+        stderrTail: exit.stderrTail,
+        exitCode: exit.exitCode,
+      });
       if (exit.spawnError !== undefined) {
         terminal = ev({
           kind: 'failed',

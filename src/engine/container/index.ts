@@ -21,6 +21,7 @@ export { placeContainers } from './placement.js';
 export { leaveRoom, roomDue, waitForRoom } from './slots.js';
 export type { PlacementSettings } from './placement.js';
 export { startContainer } from './container-process.js';
+export { blameSilentEngine } from './silent-engine.js';
 export { discardPrecreated, precreateContainer } from './precreate.js';
 export { removeContainers, removeDevcontainerImages } from './clean.js';
 export { checkEngine } from './engine-check.js';

@@ -14,6 +14,7 @@ import { probeClisInImage } from '../probe/index.js';
 import type { AgentName } from '../types.js';
 import { docker, hostLabel } from './docker.js';
 import { isLocalEngine } from './hosts.js';
+import { roundTrip } from './round-trip.js';
 import { noteRunning, runningNames } from './slots.js';
 import type { ContainerLaunch } from './types.js';
 
@@ -211,6 +212,23 @@ async function probeClis(
     cacheDir: probe.cacheDir,
     ...(probe.labels === undefined ? {} : { labels: probe.labels }),
   });
+  // A remote engine whose connection loses what containers print reads as a CLI with no version:
+  // say the engine's problem instead (round-trip.ts), never "reinstall the CLI".
+  const failedOn = [
+    ...new Set(
+      asked.flatMap((request, index) => {
+        const result = results[index];
+        return isLocalEngine(request.host) || (result !== undefined && 'capabilities' in result)
+          ? []
+          : [request.host];
+      }),
+    ),
+  ];
+  for (const host of failedOn) {
+    const problem = await roundTrip(host, image);
+    if (problem !== null)
+      throw new EngineError({ kind: 'SpawnFailed', message: problem.message, hint: problem.hint });
+  }
   const capabilities: Partial<Record<AgentName, Capabilities>> = {};
   asked.forEach((request, index) => {
     const result = results[index];
