@@ -12,13 +12,13 @@ import { createStyle } from '../../src/cli/style.js';
 import { hostLabel } from '../../src/engine/container/docker.js';
 import { roundRunner } from '../../src/engine/race/race-rounds.js';
 import type { AgentLaunch } from '../../src/engine/agent/index.js';
-import type { AgentSummary, RaceSummary, RunRecord } from '../../src/engine/types.js';
+import type { AgentSummary, RunRecord } from '../../src/engine/types.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { paneLines } from '../../src/ui/layout/pane-lines.js';
 import { detailLines } from '../../src/ui/layout/view-lines.js';
 import { displayWidth } from '../../src/ui/text/text.js';
 import { createTheme } from '../../src/ui/text/theme.js';
-import { T0, agentSnapshot, completed, usage } from './fixtures.js';
+import { T0, agentSnapshot, completed, raceSummaryOf, runRecordOf, summaryAgent } from './fixtures.js';
 
 const theme = createTheme({ ascii: false, color: false });
 const NOW = T0 + 5_000;
@@ -85,52 +85,8 @@ describe('the detail view of an agent in a container', () => {
   });
 });
 
-const agentSummary = (agent: string, more: Partial<AgentSummary> = {}): AgentSummary => ({
-  agent,
-  adapter: 'claude',
-  status: 'completed',
-  exitCode: 0,
-  durationMs: 80_000,
-  usage: usage({}),
-  diff: { filesChanged: 1, insertions: 1, deletions: 0 },
-  branch: `hydra/run-1/${agent}`,
-  worktree: null,
-  ...more,
-});
-
-const record = (agents: AgentSummary[]): RunRecord => {
-  const summary: RaceSummary = {
-    runId: 'run-1',
-    prompt: 'Fix it',
-    baseRef: '1a2b3c4d5e6f',
-    baseBranch: 'main',
-    startedAt: T0,
-    endedAt: T0 + 90_000,
-    agents,
-    error: null,
-  };
-  return {
-    runId: 'run-1',
-    notes: [],
-    dir: '/tmp/repo/.hydra/runs/run-1',
-    meta: {
-      runId: 'run-1',
-      prompt: 'Fix it',
-      promptSha256: 'x',
-      repoRoot: '/tmp/repo',
-      baseRef: '1a2b3c4d5e6f',
-      baseBranch: 'main',
-      startedAt: T0,
-      pid: 1,
-      hydraVersion: '0.1.0',
-      config: {},
-      agents: [],
-    },
-    events: [],
-    summary,
-    merge: null,
-  };
-};
+const agentSummary = summaryAgent;
+const record = (agents: AgentSummary[]): RunRecord => runRecordOf(raceSummaryOf(agents));
 
 describe('hydra show of agents in containers', () => {
   it('prints where each one ran, and nothing for one that ran here', () => {

@@ -8,12 +8,14 @@ import type { AdapterId } from '../../src/adapters/types.js';
 import type {
   AgentEventRecord,
   AgentSnapshot,
+  AgentSummary,
   MergeOptions,
   MergeResult,
   RaceHandle,
   RaceSnapshot,
   RaceSummary,
   RoundRequest,
+  RunRecord,
   ShellRequest,
   ShellResult,
 } from '../../src/engine/types.js';
@@ -332,3 +334,52 @@ export class FakeHandle implements RaceHandle {
     return { worktree: `/worktrees/${request.agent}`, exitCode: 0, diff: null };
   }
 }
+
+/** A finished agent in a race's summary (a one-file change on its branch), with `more` over it. */
+export const summaryAgent = (agent: string, more: Partial<AgentSummary> = {}): AgentSummary => ({
+  agent,
+  adapter: 'claude',
+  status: 'completed',
+  exitCode: 0,
+  durationMs: 80_000,
+  usage: usage({}),
+  diff: { filesChanged: 1, insertions: 1, deletions: 0 },
+  branch: `hydra/run-1/${agent}`,
+  worktree: null,
+  ...more,
+});
+
+/** The summary of run-1 ("Fix it", 90 s) with these agents. */
+export const raceSummaryOf = (agents: AgentSummary[]): RaceSummary => ({
+  runId: 'run-1',
+  prompt: 'Fix it',
+  baseRef: '1a2b3c4d5e6f',
+  baseBranch: 'main',
+  startedAt: T0,
+  endedAt: T0 + 90_000,
+  agents,
+  error: null,
+});
+
+/** run-1's record, as `hydra show` reads it, ending in `summary` (no events, no merge). */
+export const runRecordOf = (summary: RaceSummary): RunRecord => ({
+  runId: 'run-1',
+  notes: [],
+  dir: '/tmp/repo/.hydra/runs/run-1',
+  meta: {
+    runId: 'run-1',
+    prompt: 'Fix it',
+    promptSha256: 'x',
+    repoRoot: '/tmp/repo',
+    baseRef: '1a2b3c4d5e6f',
+    baseBranch: 'main',
+    startedAt: T0,
+    pid: 1,
+    hydraVersion: '0.1.0',
+    config: {},
+    agents: [],
+  },
+  events: [],
+  summary,
+  merge: null,
+});
