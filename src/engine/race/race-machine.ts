@@ -53,13 +53,13 @@ import type { RoundStart } from './race-rounds.js';
 import {
   baselineLogic,
   checkRepoLogic,
-  cleanUpLogic,
   crossTestLogic,
   judgeLogic,
-  createWorkspaceLogic,
   mergeAgentLogic,
   probeAgentsLogic,
 } from './race-actors.js';
+import { createWorkspaceLogic } from './workspace.js';
+import { cleanUpLogic } from './clean-up.js';
 import type {
   CleanUpOutput,
   MergeRequestEvent,
