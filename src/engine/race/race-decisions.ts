@@ -6,7 +6,7 @@ import type { AgentEvent, ErrorInfo } from '../../core/events.js';
 import { contendersOf, DEFAULT_JUDGE_MARGIN, pickBest } from '../checks/index.js';
 import type { AgentName, AgentSnapshot, RoundRequest } from '../types.js';
 import type { MergeRequestEvent, RaceContext } from './race-types.js';
-import { buildSummary } from './snapshot.js';
+import { buildSummary } from './race-summary.js';
 
 /** A round after the first is a new child: the one before it may not have been removed yet. */
 export const childId = (agent: AgentName, round = 1): string =>

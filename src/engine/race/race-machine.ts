@@ -70,7 +70,7 @@ import type {
   ReopenedWorkspace,
   Workspace,
 } from './race-types.js';
-import * as snapshot from './snapshot.js';
+import * as agentUpdates from './agent-updates.js';
 
 export type { RaceEmitted, RaceEvent } from './race-types.js';
 
@@ -135,7 +135,7 @@ export const raceMachine = setup({
   actions: {
     applyRepo: assign(({ context }, params: { repo: RepoCheck }) => update.applyRepo(context, params.repo)),
     applyProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
-      snapshot.applyProbeReports(context, params.reports),
+      agentUpdates.applyProbeReports(context, params.reports),
     ),
     failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
       update.failNoUsableAgent(context, params.reports),
@@ -169,17 +169,17 @@ export const raceMachine = setup({
     })),
     applyBaseline: assign(({ context, event }) => {
       assertEvent(event, 'BASELINE.DONE');
-      return snapshot.applyBaseline(context, event);
+      return agentUpdates.applyBaseline(context, event);
     }),
     applyCrossTests: assign(({ context }, output: CrossTestOutput) =>
       update.applyCrossTests(context, output),
     ),
     failBaseline: assign(({ context }, params: { error: unknown }) =>
-      snapshot.applyBaseline(context, { checks: [], error: toErrorInfo(params.error).message }),
+      agentUpdates.applyBaseline(context, { checks: [], error: toErrorInfo(params.error).message }),
     ),
     applyChecking: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.CHECKING');
-      return snapshot.applyChecking(context, event);
+      return agentUpdates.applyChecking(context, event);
     }),
     // The race's spend passed its budget: every agent still running is stopped, once.
     stopOverBudget: enqueueActions(({ context, enqueue, self }) => {
@@ -226,19 +226,19 @@ export const raceMachine = setup({
     failRound: assign(({ context }, params: { error: unknown }) => update.failRound(context, params.error)),
     applySpawned: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SPAWNED');
-      return snapshot.applySpawned(context, event);
+      return agentUpdates.applySpawned(context, event);
     }),
     applySetup: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SETUP');
-      return snapshot.applySetup(context, event);
+      return agentUpdates.applySetup(context, event);
     }),
     applyOutput: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.OUTPUT');
-      return snapshot.applyOutput(context, event);
+      return agentUpdates.applyOutput(context, event);
     }),
     applyResult: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.RESULT');
-      return snapshot.applyResult(context, event);
+      return agentUpdates.applyResult(context, event);
     }),
     emitOutput: enqueueActions(({ event, enqueue }) => {
       assertEvent(event, 'AGENT.OUTPUT');
@@ -250,7 +250,7 @@ export const raceMachine = setup({
     }),
     applyExit: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.EXITED');
-      return snapshot.applyExit(context, event);
+      return agentUpdates.applyExit(context, event);
     }),
     emitExit: emit(({ event }) => {
       assertEvent(event, 'AGENT.EXITED');
@@ -261,7 +261,7 @@ export const raceMachine = setup({
     }),
     applySettled: assign(({ context, event }) => {
       assertEvent(event, 'AGENT.SETTLED');
-      return snapshot.applySettled(context, event);
+      return agentUpdates.applySettled(context, event);
     }),
     stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
       assertEvent(event, 'STOP_AGENT');

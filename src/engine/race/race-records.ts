@@ -6,7 +6,7 @@
 import type { AgentEventRecord, RaceSummary } from '../types.js';
 import { EventLog, writeSummary } from '../records/index.js';
 import type { RaceContext } from './race-types.js';
-import { buildSummary } from './snapshot.js';
+import { buildSummary } from './race-summary.js';
 
 export interface RaceRecords {
   /**

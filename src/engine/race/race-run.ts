@@ -23,7 +23,8 @@ import type {
   ShellResult,
 } from '../types.js';
 import type { raceMachine } from './race-machine.js';
-import { buildSummary, phaseOf } from './snapshot.js';
+import { buildSummary } from './race-summary.js';
+import { phaseOf } from './snapshot.js';
 import { waitForWork } from './work-tracker.js';
 import { copyIncludedFiles } from '../setup/index.js';
 

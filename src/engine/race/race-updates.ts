@@ -1,6 +1,6 @@
 /**
  * What the race machine's actions assign, as pure functions of its context and what arrived (the
- * agents' own updates are in snapshot.ts). None of them throws or does I/O.
+ * agents' own updates are in agent-updates.ts). None of them throws or does I/O.
  */
 import { crossTestWarnings } from '../checks/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
@@ -15,7 +15,7 @@ import type {
   ShellDone,
   Workspace,
 } from './race-types.js';
-import { applyProbeReports, noUsableAgentError, updateAgent } from './snapshot.js';
+import { applyProbeReports, noUsableAgentError, updateAgent } from './agent-updates.js';
 import type { RepoCheck } from '../git/index.js';
 
 /**
