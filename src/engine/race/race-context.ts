@@ -6,7 +6,7 @@ import { createLimiter } from '../checks/index.js';
 import { createPortLeases } from '../setup/index.js';
 import type { AgentSnapshot, BaselineSnapshot, RaceSummary } from '../types.js';
 import { nothingYet } from './fresh-agent.js';
-import { reopenedAgent } from './race-rounds.js';
+import { reopenedAgent } from './race-reopen.js';
 import type { RaceContext, RaceInput, ResolvedRaceOptions } from './race-types.js';
 
 const initialAgent = (plan: ResolvedRaceOptions['agents'][number]): AgentSnapshot => {

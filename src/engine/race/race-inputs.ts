@@ -16,7 +16,8 @@ import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
 import { JUDGE_TIMEOUT_MS } from '../judge/index.js';
 import type { JudgeInput } from '../judge/index.js';
-import type { ReopenInput, RoundInput } from './race-rounds.js';
+import type { ReopenInput } from './race-reopen.js';
+import type { RoundInput } from './race-rounds.js';
 import type { CleanUpInput, MergeInput, ProbeInput, RaceContext, WorkspaceInput } from './race-types.js';
 
 /**

@@ -48,7 +48,8 @@ import * as update from './race-updates.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import { initialContext } from './race-context.js';
 import * as inputs from './race-inputs.js';
-import { prepareRoundLogic, reopenWorkspaceLogic } from './race-rounds.js';
+import { prepareRoundLogic } from './race-rounds.js';
+import { reopenWorkspaceLogic } from './race-reopen.js';
 import type { RoundStart } from './race-rounds.js';
 import {
   baselineLogic,
