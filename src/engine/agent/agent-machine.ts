@@ -1,184 +1,27 @@
 /**
- * One agent's life: spawning → running → stopping (when hydra stops it) → finalizing (its work is
- * committed and diffed) → settled as completed, failed, timed out or cancelled. The process and the
- * commit are named actors (`agentProcess`, `finalizeResult`), and the timers are named delays, so
- * tests swap in fakes and drive time with fake timers. Named actions narrow their event with
- * `assertEvent`; the commit step's result reaches its actions as `params`.
+ * One agent's life: preparing (waiting for room on a container host, its worktree's setup) →
+ * spawning → running → stopping (when hydra stops it) → finalizing (its work is committed and
+ * diffed) → checking → settled as completed, failed, timed out or cancelled. Machines decide, actors
+ * act: the process, the setup, the commit and the checks are named actors (agent-process.ts,
+ * agent-actors.ts), the timers named delays, the actions (agent-actions.ts) only assign and send, and
+ * the actors' inputs are built by agent-inputs.ts; tests swap in fakes with `machine.provide` and
+ * drive time with fake timers.
  */
-import {
-  assertEvent,
-  assign,
-  enqueueActions,
-  fromCallback,
-  fromPromise,
-  sendParent,
-  sendTo,
-  setup,
-} from 'xstate';
-import type { AgentEvent, CompletedEvent, FailedEvent } from '../../core/events.js';
-import { asClause } from '../../core/text.js';
-import { ev } from '../../core/events.js';
-import { toErrorInfo } from '../errors.js';
-import { HydraError } from '../../core/hydra-error.js';
-import { agentProcessLogic } from './agent-process.js';
-import type {
-  AgentInput,
-  AgentLaunch,
-  AgentProcessEvent,
-  AgentReport,
-  FinalizeInput,
-  FinalizeOutput,
-  SettledStatus,
-  StopReason,
-} from './agent-types.js';
-import type { ProcessRegistry } from '../process/index.js';
-import type { CheckRun, DiffSummary } from '../types.js';
-import { checkoutDirOf, runChecksOnCommit } from '../checks/index.js';
-import type { CommitCheckPlace, Limiter } from '../checks/index.js';
-import { knownSecrets } from '../records/index.js';
-import path from 'node:path';
-import type { ErrorInfo } from '../../core/events.js';
-import { commitSubject, knowRepository } from '../git/index.js';
-import { finalizeWork } from './finalize.js';
-import { treePolicy } from '../sandbox/index.js';
-import { runSetup, setupFailure, worktreeShares, writeSetupRecord } from '../setup/index.js';
+import { assertEvent, setup } from 'xstate';
+import type { AgentEvent } from '../../core/events.js';
+import { roomDue } from '../container/index.js';
 import type { SetupOutcome } from '../setup/index.js';
-import { checksContainer, leaveRoom, roomDue, setupContainer, waitForRoom } from '../container/index.js';
-
-/** The stage of the `progress` events that say how the worktree's setup goes (the pane, NDJSON, the record). */
-const SETUP_STAGE = 'setup';
-
-/** The stage of the `progress` events of a container agent waiting for room on its host (`max_agents`). */
-export const QUEUED_STAGE = 'queued';
-
-/** Waits for room on a container agent's host (container/slots.ts), saying why while it waits. */
-const waitForRoomLogic = fromCallback<
-  { type: 'NONE' },
-  { launch: AgentLaunch },
-  { type: 'QUEUED'; detail: string } | { type: 'ROOM' }
->(({ input, sendBack }) => {
-  const controller = new AbortController();
-  void waitForRoom(input.launch, controller.signal, (detail) => sendBack({ type: 'QUEUED', detail })).then(
-    (room) => {
-      // Stopped as the room came: it goes to the next in line.
-      if (controller.signal.aborted) leaveRoom(input.launch);
-      else if (room) sendBack({ type: 'ROOM' });
-    },
-  );
-  return () => controller.abort();
-});
-
-const finalizeResultLogic = fromPromise<FinalizeOutput, FinalizeInput>(({ input }) => finalizeWork(input));
-
-/** What the agent's checks need: its launch, where they run, and the race's check slots. */
-export interface ChecksInput {
-  launch: AgentLaunch;
-  place: Omit<CommitCheckPlace, 'signal' | 'slots'>;
-  /** Null only if checks were started without the race's slots (checksDue requires them). */
-  slots: Limiter | null;
-}
-
-/** The agent's checks, in a clean checkout of its committed result (never its worktree). */
-const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ input, signal }) => {
-  if (input.slots === null) throw new Error(`Checks of ${input.launch.agent} were due with no check slots.`);
-  // A sandboxed agent's checks run sandboxed too, with their clean checkout writable.
-  const sandbox = input.launch.sandbox ? treePolicy(input.launch.sandbox, input.place.dir) : null;
-  const specs = input.launch.checks ?? [];
-  return runChecksOnCommit(specs, {
-    ...input.place,
-    slots: input.slots,
-    signal,
-    sandbox,
-    setup: input.launch.checksSetup ?? null,
-    // A container agent's checks run in its image (on a local engine: container/exec.ts).
-    container: checksContainer(input.launch),
-  }).catch((error: unknown) => {
-    // Its checkout's setup failed: every check is an error (a gate fails), saying why.
-    if (!(error instanceof HydraError) || error.kind !== 'SetupFailed') throw error;
-    return specs.map((spec): CheckRun => ({
-      name: spec.name,
-      run: spec.run,
-      gate: spec.gate,
-      status: 'error',
-      exitCode: null,
-      durationMs: 0,
-      tests: null,
-      output: `${error.message}\n${error.hint}`,
-    }));
-  });
-});
-
-/**
- * The worktree's setup commands (src/engine/setup), in the agent's sandbox when it has one; what
- * they made is recorded for the pool. A stop (cancel) ends them.
- */
-const runSetupLogic = fromPromise<SetupOutcome, { launch: AgentLaunch; processes: ProcessRegistry }>(
-  async ({ input, signal }) => {
-    const { launch } = input;
-    if (launch.setup === undefined || launch.setup === null) throw new Error('setup was due with no plan');
-    const container = setupContainer(launch);
-    const outcome = await runSetup(launch.setup, {
-      cwd: launch.worktree,
-      repoRoot: launch.repoRoot,
-      runId: launch.runId,
-      owner: `setup:${launch.agent}`,
-      processes: input.processes,
-      graceMs: launch.graceMs,
-      signal,
-      secrets: knownSecrets(launch.env),
-      sandbox: launch.sandbox ?? null,
-      shares: worktreeShares(launch.shared ?? [], launch.worktree),
-      identity: { agent: launch.agent, port: launch.port ?? null },
-      container,
-    });
-    // On a remote engine what it made is in the agent's volume, not in a worktree the pool keeps.
-    if (outcome.status === 'ok' && container?.workspace === undefined)
-      await writeSetupRecord(launch.setup, outcome.produced);
-    return outcome;
-  },
-);
-
-/**
- * Asks git where the repository's common directory is while the agent runs (settling will pin the
- * worktree to it), so the question is off the path from the agent's exit to its result.
- */
-const knowRepositoryLogic = fromPromise<void, { repoRoot: string }>(async ({ input }) =>
-  knowRepository(input.repoRoot),
-);
-
-/** The latest running cost the events report (a usage event's estimate), or null. */
-const latestCost = (events: readonly AgentEvent[]): number | null => {
-  for (let i = events.length - 1; i >= 0; i -= 1) {
-    const event = events[i];
-    if (event?.kind === 'usage') return event.usage.costUsd;
-  }
-  return null;
-};
-
-export interface AgentContext {
-  launch: AgentLaunch;
-  processes: ProcessRegistry;
-  checkSlots: Limiter | null;
-  checks: CheckRun[] | null;
-  stoppedBy: StopReason | null;
-  status: SettledStatus | null;
-  terminal: CompletedEvent | FailedEvent | null;
-  diff: DiffSummary | null;
-  commit: string | null;
-  warnings: string[];
-  /** Set when settling failed the agent (its worktree was broken). */
-  error: ErrorInfo | null;
-  /** A container agent has had its room on its host (`max_agents`): it does not wait again. */
-  roomTaken: boolean;
-}
-
-/** STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget. */
-export type AgentMachineEvent =
-  | AgentProcessEvent
-  | { type: 'STOP' }
-  | { type: 'OVER_BUDGET' }
-  | { type: 'QUEUED'; detail: string }
-  | { type: 'ROOM' };
+import { agentProcessLogic } from './agent-process.js';
+import {
+  finalizeResultLogic,
+  knowRepositoryLogic,
+  runChecksLogic,
+  runSetupLogic,
+  waitForRoomLogic,
+} from './agent-actors.js';
+import { agentActions } from './agent-actions.js';
+import { checksInput, finalizeInput } from './agent-inputs.js';
+import type { AgentContext, AgentInput, AgentMachineEvent, FinalizeOutput } from './agent-types.js';
 
 /**
  * How long a process may outlive the result it printed before hydra stops it and keeps the result:
@@ -194,26 +37,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const timerDelay = (ms: number): number => Math.min(ms, MAX_TIMER_MS);
 
-const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
-  if (stoppedBy === 'cancel') return 'cancelled';
-  // Stopped for its spend: not a result to take, whatever the stream said last.
-  if (stoppedBy === 'budget' || stoppedBy === 'race_budget') return 'failed';
-  // An agent that reported its result and then lingered until hydra stopped it did finish.
-  if (terminal.kind === 'completed') return 'completed';
-  // It reported its own failure: that, not the stop, is what it ended with.
-  if (stoppedBy === 'after_result') return 'failed';
-  if (stoppedBy === 'idle_timeout' || stoppedBy === 'timeout') return 'timed_out';
-  return 'failed';
-};
-
-/** An error message as a clause inside a sentence: one line, without its full stop. */
-
-const commitMessage = (launch: AgentLaunch, status: SettledStatus): string => {
-  const subject = commitSubject(launch.prompt);
-  // A named agent says which CLI it ran: `agent opus (claude)`.
-  const cli = launch.adapter === launch.agent ? '' : ` (${launch.adapter})`;
-  const round = launch.round === undefined || launch.round === 1 ? '' : `, round ${launch.round}`;
-  return `hydra: ${launch.agent} result (${status}${round}): ${subject}\n\nRun ${launch.runId}, agent ${launch.agent}${cli}${round}, status ${status}.\n`;
+/** The latest running cost the events report (a usage event's estimate), or null. */
+const latestCost = (events: readonly AgentEvent[]): number | null => {
+  for (let i = events.length - 1; i >= 0; i -= 1) {
+    const event = events[i];
+    if (event?.kind === 'usage') return event.usage.costUsd;
+  }
+  return null;
 };
 
 export const agentMachine = setup({
@@ -258,238 +88,7 @@ export const agentMachine = setup({
       params.commit !== null &&
       params.failure === undefined,
   },
-  actions: {
-    reportQueued: sendParent(({ context, event }): AgentReport => {
-      assertEvent(event, 'QUEUED');
-      return {
-        type: 'AGENT.OUTPUT',
-        agent: context.launch.agent,
-        at: Date.now(),
-        events: [ev({ kind: 'progress', stage: QUEUED_STAGE, detail: event.detail })],
-      };
-    }),
-    takeRoom: assign({ roomTaken: true }),
-    // Its container is gone (or never started): the next agent waiting on its host may start.
-    leaveRoom: ({ context }) => {
-      if (context.roomTaken) leaveRoom(context.launch);
-    },
-    // The race passed its budget while it waited: it never starts.
-    failQueuedOverBudget: assign(({ context }) => ({
-      status: 'failed' as const,
-      stoppedBy: 'race_budget' as const,
-      error: {
-        kind: 'BudgetExceeded' as const,
-        message: `The race passed its budget of $${context.launch.raceMaxCostUsd ?? 0} while ${context.launch.displayName} waited for room on its container host, so it did not start.`,
-        hint: 'Raise the budget (--max-cost-usd <usd>, or race.max_cost_usd in hydra.toml) or race fewer agents.',
-      },
-    })),
-    reportSettingUp: enqueueActions(({ context, enqueue }) => {
-      const at = Date.now();
-      const plan = context.launch.setup;
-      if (plan === undefined || plan === null) return;
-      enqueue.sendParent({
-        type: 'AGENT.SETUP',
-        agent: context.launch.agent,
-        at,
-        setup: { source: plan.source, warm: false, startedAt: at, durationMs: null, exitCode: null },
-      } satisfies AgentReport);
-      enqueue.sendParent({
-        type: 'AGENT.OUTPUT',
-        agent: context.launch.agent,
-        at,
-        events: [
-          ev({ kind: 'progress', stage: SETUP_STAGE, detail: `setting up: ${plan.commands.join(' && ')}` }),
-        ],
-      } satisfies AgentReport);
-    }),
-    reportWarm: enqueueActions(({ context, enqueue }) => {
-      const at = Date.now();
-      const plan = context.launch.setup;
-      if (plan === undefined || plan === null) return;
-      enqueue.sendParent({
-        type: 'AGENT.SETUP',
-        agent: context.launch.agent,
-        at,
-        setup: { source: plan.source, warm: true, startedAt: at, durationMs: 0, exitCode: null },
-      } satisfies AgentReport);
-      const kept = plan.warm?.kept ?? [];
-      enqueue.sendParent({
-        type: 'AGENT.OUTPUT',
-        agent: context.launch.agent,
-        at,
-        events: [
-          ev({
-            kind: 'progress',
-            stage: SETUP_STAGE,
-            detail: `setup: warm${kept.length === 0 ? '' : ` (kept ${kept.join(', ')})`}`,
-          }),
-        ],
-      } satisfies AgentReport);
-    }),
-    reportSetUp: enqueueActions(({ context, enqueue }, params: SetupOutcome) => {
-      const at = Date.now();
-      enqueue.sendParent({
-        type: 'AGENT.SETUP',
-        agent: context.launch.agent,
-        at,
-        setup: {
-          source: params.source,
-          warm: false,
-          startedAt: at - params.durationMs,
-          durationMs: params.durationMs,
-          exitCode: params.exitCode,
-        },
-      } satisfies AgentReport);
-      enqueue.sendParent({
-        type: 'AGENT.OUTPUT',
-        agent: context.launch.agent,
-        at,
-        events: [
-          ev({
-            kind: 'progress',
-            stage: SETUP_STAGE,
-            detail: `set up in ${Math.round(params.durationMs / 100) / 10}s`,
-          }),
-        ],
-      } satisfies AgentReport);
-    }),
-    // Its setup failed (or could not run): nothing else starts for it, and it fails with SetupFailed.
-    failSetup: enqueueActions(
-      ({ context, enqueue }, params: { outcome: SetupOutcome | null; error?: unknown }) => {
-        const at = Date.now();
-        const error: ErrorInfo =
-          params.outcome === null
-            ? {
-                kind: 'SetupFailed',
-                message: `The setup could not run: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`,
-                hint: 'Run `hydra doctor`; if it says the setup is ready, please report this bug.',
-              }
-            : setupFailure(params.outcome);
-        if (params.outcome !== null)
-          enqueue.sendParent({
-            type: 'AGENT.SETUP',
-            agent: context.launch.agent,
-            at,
-            setup: {
-              source: params.outcome.source,
-              warm: false,
-              startedAt: at - params.outcome.durationMs,
-              durationMs: params.outcome.durationMs,
-              exitCode: params.outcome.exitCode,
-            },
-          } satisfies AgentReport);
-        const cancelled = params.outcome?.status === 'cancelled';
-        enqueue.assign({
-          status: cancelled ? ('cancelled' as const) : ('failed' as const),
-          error: cancelled ? null : error,
-        });
-      },
-    ),
-    markSetupStopped: assign({ status: 'cancelled' as const, stoppedBy: 'cancel' as const }),
-    reportSpawned: sendParent(({ context, event }): AgentReport => {
-      assertEvent(event, 'SPAWNED');
-      return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: event.at, pid: event.pid };
-    }),
-    reportOutput: sendParent(({ context, event }): AgentReport => {
-      assertEvent(event, 'OUTPUT');
-      return { type: 'AGENT.OUTPUT', agent: context.launch.agent, at: event.at, events: event.events };
-    }),
-    reportResult: sendParent(({ context, event }): AgentReport => {
-      assertEvent(event, 'RESULT');
-      return { type: 'AGENT.RESULT', agent: context.launch.agent, at: event.at, terminal: event.terminal };
-    }),
-    recordExit: assign(({ event }) => {
-      assertEvent(event, 'EXITED');
-      return {
-        terminal: event.terminal,
-        stoppedBy: event.stoppedBy,
-        status: statusOf(event.terminal, event.stoppedBy),
-      };
-    }),
-    reportExit: sendParent(({ context, event }): AgentReport => {
-      assertEvent(event, 'EXITED');
-      return {
-        type: 'AGENT.EXITED',
-        agent: context.launch.agent,
-        at: event.at,
-        terminal: event.terminal,
-        exitCode: event.exitCode,
-        status: statusOf(event.terminal, event.stoppedBy),
-      };
-    }),
-    // The process actor itself failed (its adapter or the spawn threw): the agent fails with that
-    // error as if its process had exited with it, and its race goes on (the error is not the race's).
-    failProcess: enqueueActions(({ context, enqueue }, params: { error: unknown }) => {
-      const error = toErrorInfo(
-        params.error,
-        'Run `hydra doctor`; if it says the agent is ready, please report this bug.',
-      );
-      const terminal: FailedEvent = ev({
-        kind: 'failed',
-        error: {
-          ...error,
-          message: `${context.launch.displayName} could not be run: ${asClause(error.message)}.`,
-        },
-      });
-      enqueue.assign({ terminal, status: 'failed' as const });
-      enqueue.sendParent({
-        type: 'AGENT.EXITED',
-        agent: context.launch.agent,
-        at: Date.now(),
-        terminal,
-        exitCode: null,
-        status: 'failed',
-      } satisfies AgentReport);
-    }),
-    markStopped: assign((_, params: { reason: StopReason }) => ({ stoppedBy: params.reason })),
-    terminateProcess: sendTo('process', ({ context }) => ({
-      type: 'TERMINATE' as const,
-      reason: context.stoppedBy ?? 'cancel',
-    })),
-    killProcess: sendTo('process', { type: 'KILL' as const }),
-    applyFinalized: assign(({ context }, params: FinalizeOutput) => ({
-      diff: params.diff,
-      commit: params.commit,
-      warnings: [...context.warnings, ...(params.warnings ?? [])],
-      // The agent broke its worktree: nothing was committed, and it fails.
-      ...(params.failure === undefined ? {} : { status: 'failed' as const, error: params.failure }),
-    })),
-    warnUncommitted: assign(({ context }, params: { error: unknown }) => {
-      const why = `Could not commit the agent's work: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`;
-      const kept = `Its files are kept in ${context.launch.worktree} until \`hydra clean\` or \`hydra merge\`.`;
-      return {
-        warnings: [...context.warnings, `${why} ${kept}`],
-        // Nothing was committed: not a completed result, whatever the agent said.
-        ...(context.status === 'completed'
-          ? { status: 'failed' as const, error: { kind: 'AgentFailed' as const, message: why, hint: kept } }
-          : {}),
-      };
-    }),
-    reportChecking: sendParent(({ context }): AgentReport => ({
-      type: 'AGENT.CHECKING',
-      agent: context.launch.agent,
-      at: Date.now(),
-      diff: context.diff,
-    })),
-    applyChecks: assign((_, params: { checks: CheckRun[] }) => ({ checks: params.checks })),
-    warnChecks: assign(({ context }, params: { error: unknown }) => ({
-      warnings: [
-        ...context.warnings,
-        `Its checks could not run: ${asClause(params.error instanceof Error ? params.error.message : String(params.error))}.`,
-      ],
-    })),
-    reportSettled: sendParent(({ context }): AgentReport => ({
-      type: 'AGENT.SETTLED',
-      agent: context.launch.agent,
-      at: Date.now(),
-      status: context.status ?? 'failed',
-      diff: context.diff,
-      commit: context.commit,
-      warnings: context.warnings,
-      error: context.error,
-      checks: context.checks,
-    })),
-  },
+  actions: agentActions,
 }).createMachine({
   id: 'agent',
   context: ({ input }) => ({
@@ -660,15 +259,7 @@ export const agentMachine = setup({
       entry: 'leaveRoom',
       invoke: {
         src: 'finalizeResult',
-        input: ({ context }) => ({
-          repoRoot: context.launch.repoRoot,
-          worktree: context.launch.worktree,
-          branch: context.launch.branch,
-          baseRef: context.launch.baseRef,
-          message: commitMessage(context.launch, context.status ?? 'failed'),
-          agent: context.launch.agent,
-          ...(context.launch.refsAtStart === undefined ? {} : { refsAtStart: context.launch.refsAtStart }),
-        }),
+        input: ({ context }) => finalizeInput(context),
         onDone: [
           {
             guard: { type: 'checksDue', params: ({ event }) => event.output },
@@ -691,26 +282,7 @@ export const agentMachine = setup({
       entry: 'reportChecking',
       invoke: {
         src: 'runChecks',
-        input: ({ context }) => ({
-          launch: context.launch,
-          place: {
-            repoRoot: context.launch.repoRoot,
-            commit: context.commit ?? context.launch.baseRef,
-            dir: checkoutDirOf(path.dirname(context.launch.worktree), context.launch.agent),
-            area: path.dirname(context.launch.worktree),
-            base: context.launch.baseRef,
-            secrets: knownSecrets(context.launch.env),
-            copy: context.launch.copy ?? [],
-            runId: context.launch.runId,
-            owner: `check:${context.launch.agent}`,
-            // Its checks are who it is, with its ports (HYDRA_AGENT, HYDRA_PORT: setup/env.ts).
-            identity: { agent: context.launch.agent, port: context.launch.port ?? null },
-            processes: context.processes,
-            graceMs: context.launch.graceMs,
-            ...(context.launch.shared === undefined ? {} : { shared: context.launch.shared }),
-          },
-          slots: context.checkSlots,
-        }),
+        input: ({ context }) => checksInput(context),
         onDone: {
           target: 'settled',
           actions: { type: 'applyChecks', params: ({ event }) => ({ checks: event.output }) },

@@ -143,3 +143,29 @@ export type AgentReport =
       /** Its checks, or null when none ran. */
       checks: CheckRun[] | null;
     };
+
+/** The agent machine's context: its launch, and what it learns as the agent runs and settles. */
+export interface AgentContext {
+  launch: AgentLaunch;
+  processes: ProcessRegistry;
+  checkSlots: Limiter | null;
+  checks: CheckRun[] | null;
+  stoppedBy: StopReason | null;
+  status: SettledStatus | null;
+  terminal: CompletedEvent | FailedEvent | null;
+  diff: DiffSummary | null;
+  commit: string | null;
+  warnings: string[];
+  /** Set when settling failed the agent (its worktree was broken). */
+  error: ErrorInfo | null;
+  /** A container agent has had its room on its host (`max_agents`): it does not wait again. */
+  roomTaken: boolean;
+}
+
+/** STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget. */
+export type AgentMachineEvent =
+  | AgentProcessEvent
+  | { type: 'STOP' }
+  | { type: 'OVER_BUDGET' }
+  | { type: 'QUEUED'; detail: string }
+  | { type: 'ROOM' };
