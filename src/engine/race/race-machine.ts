@@ -1,8 +1,4 @@
 /**
- * Over 500 lines on purpose: it is the one XState definition of the race (states, guards, actions
- * in one `setup`), and split across files its states and their named guards would no longer read
- * together; its input builders and decisions are already out (race-inputs.ts, race-decisions.ts).
- *
  * The race, as a state machine a user would recognise:
  *
  *   checkingRepo → probing → creatingWorktrees → racing → reviewing → merging → done
@@ -10,42 +6,36 @@
  *   CANCEL from any state → cancelled (agents stopped first, worktrees cleaned); errors → failed.
  *
  * More rounds (race-rounds.ts): reviewing → preparingRound → racing → reviewing, for a follow-up or
- * a rerun of one settled agent; a recorded run reopens as probing → reopening → reviewing.
- * ARCHITECTURE.md draws it (and the agent machine), generated from this definition by
+ * a rerun of one settled agent; a recorded run reopens (race-reopen.ts) as probing → reopening →
+ * reviewing. ARCHITECTURE.md draws it (and the agent machine), generated from this definition by
  * `npm run diagram`.
  *
- * Machines decide, actors act: every side effect is a named actor (`checkRepo`, `probeAgents`,
- * `createWorkspace`, `agentRun`, `mergeAgent`, `cleanUp`, …), so tests replace them with
- * `machine.provide({ actors })`; every decision is a named guard (race-decisions.ts); actions only
- * assign, emit, raise and send. No input builder (race-inputs.ts) or assign throws: XState would
- * crash the actor instead of reaching onError. The context holds the snapshot a UI renders; each
- * batch of agent events is also emitted as `agentEvents`.
+ * Machines decide, actors act: every side effect is a named actor (race-actors.ts, workspace.ts,
+ * clean-up.ts, the agent machine …), so tests replace them with `machine.provide({ actors })`; every
+ * decision is a named guard (on race-decisions.ts); the actions (race-actions.ts) only assign, emit
+ * and send. No input builder (race-inputs.ts) or assign throws: XState would crash the actor instead
+ * of reaching onError. The context holds the snapshot a UI renders; each batch of agent events is
+ * also emitted as `agentEvents`.
  *
  * Types do the checking: a named action narrows its event with `assertEvent`, and what an invoked
  * actor returned (or threw) reaches its action as typed `params`, never through a cast.
  */
-import { assertEvent, assign, emit, enqueueActions, setup } from 'xstate';
+import { assertEvent, setup } from 'xstate';
 import { agentMachine } from '../agent/index.js';
-import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
-import type { AgentProbeReport, JudgeSummary, MergeResult } from '../types.js';
+import type { AgentProbeReport, MergeResult } from '../types.js';
 import {
   autoMergeDecision,
-  childId,
   completedAndSettled,
   crossTestDue,
   mergeOf,
   raceSpendOver,
   everyoneSettled,
-  forgetRemoved,
   judgeDue,
-  isLive,
-  launchChildId,
   roundProblem,
 } from './race-decisions.js';
-import * as update from './race-updates.js';
-import type { AutoMergeDecision } from './race-decisions.js';
+import { raceActions } from './race-actions.js';
 import { initialContext } from './race-context.js';
 import * as inputs from './race-inputs.js';
 import { prepareRoundLogic } from './race-rounds.js';
@@ -63,15 +53,12 @@ import { createWorkspaceLogic } from './workspace.js';
 import { cleanUpLogic } from './clean-up.js';
 import type {
   CleanUpOutput,
-  MergeRequestEvent,
   RaceContext,
-  RaceEmitted,
   RaceEvent,
   RaceInput,
-  ReopenedWorkspace,
+  RaceEmitted,
   Workspace,
 } from './race-types.js';
-import * as agentUpdates from './agent-updates.js';
 
 export type { RaceEmitted, RaceEvent } from './race-types.js';
 
@@ -133,196 +120,7 @@ export const raceMachine = setup({
       return roundProblem(context, event.request) === null;
     },
   },
-  actions: {
-    applyRepo: assign(({ context }, params: { repo: RepoCheck }) => update.applyRepo(context, params.repo)),
-    applyProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
-      agentUpdates.applyProbeReports(context, params.reports),
-    ),
-    failNoUsableAgent: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
-      update.failNoUsableAgent(context, params.reports),
-    ),
-    failWith: assign((_, params: { error: unknown }) => ({
-      error: toErrorInfo(params.error),
-      endedAt: Date.now(),
-    })),
-    // The worktrees could not be made: the agents that were to race failed before starting, for
-    // that reason (not for anything of theirs).
-    failWorkspace: assign(({ context }, params: { error: unknown }) =>
-      update.failWorkspace(context, params.error),
-    ),
-    applyWorkspace: assign(({ context }, workspace: Workspace) => update.applyWorkspace(context, workspace)),
-    spawnAgents: enqueueActions(({ context, enqueue }) => {
-      for (const launch of context.launches) {
-        if (context.settled.includes(launch.agent)) continue;
-        enqueue.spawnChild('agentRun', {
-          id: childId(launch.agent, launch.round),
-          input: { launch, processes: context.processes, checkSlots: context.checkSlots },
-        });
-      }
-    }),
-    // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run. A
-    // reopened run's recorded baseline has no runs to compare with: a round with checks runs it again.
-    startBaseline: assign(({ context }) => ({
-      baseline:
-        context.baselineRuns !== null || (context.options.checks ?? []).length === 0
-          ? context.baseline
-          : { status: 'running' as const, checks: [], error: null },
-    })),
-    applyBaseline: assign(({ context, event }) => {
-      assertEvent(event, 'BASELINE.DONE');
-      return agentUpdates.applyBaseline(context, event);
-    }),
-    applyCrossTests: assign(({ context }, output: CrossTestOutput) =>
-      update.applyCrossTests(context, output),
-    ),
-    failBaseline: assign(({ context }, params: { error: unknown }) =>
-      agentUpdates.applyBaseline(context, { checks: [], error: toErrorInfo(params.error).message }),
-    ),
-    applyChecking: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.CHECKING');
-      return agentUpdates.applyChecking(context, event);
-    }),
-    // The race's spend passed its budget: every agent still running is stopped, once.
-    stopOverBudget: enqueueActions(({ context, enqueue, self }) => {
-      enqueue.assign({ overBudget: true });
-      for (const launch of context.launches) {
-        if (
-          isLive(context, launch.agent) &&
-          self.getSnapshot().children[childId(launch.agent, launch.round)] !== undefined
-        )
-          enqueue.sendTo(childId(launch.agent, launch.round), { type: 'OVER_BUDGET' });
-      }
-    }),
-    applyReopenProbe: assign(({ context }, params: { reports: AgentProbeReport[] }) =>
-      update.applyReopenProbe(context, params.reports),
-    ),
-    applyReopened: assign(({ context }, workspace: ReopenedWorkspace) =>
-      update.applyReopened(context, workspace),
-    ),
-    applyShell: assign(({ context, event }) => {
-      assertEvent(event, 'SHELL_DONE');
-      return update.applyShell(context, event);
-    }),
-    acceptRound: assign(({ event }) => {
-      assertEvent(event, 'ROUND');
-      return { pendingRound: event.request };
-    }),
-    rejectRound: assign(({ context, event }) => {
-      assertEvent(event, 'ROUND');
-      return {
-        roundAttempts: context.roundAttempts + 1,
-        roundError: roundProblem(context, event.request),
-      };
-    }),
-    applyRound: enqueueActions(({ context, enqueue }, start: RoundStart) => {
-      enqueue.assign(update.applyRound(context, start));
-      enqueue.emit({
-        type: 'agentEvents',
-        records: [{ agent: start.agent.agent, at: Date.now(), event: start.divider }],
-      });
-    }),
-    applyRoundError: assign(({ context }, params: { error: unknown }) =>
-      update.applyRoundError(context, params.error),
-    ),
-    failRound: assign(({ context }, params: { error: unknown }) => update.failRound(context, params.error)),
-    applySpawned: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.SPAWNED');
-      return agentUpdates.applySpawned(context, event);
-    }),
-    applySetup: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.SETUP');
-      return agentUpdates.applySetup(context, event);
-    }),
-    applyOutput: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.OUTPUT');
-      return agentUpdates.applyOutput(context, event);
-    }),
-    applyResult: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.RESULT');
-      return agentUpdates.applyResult(context, event);
-    }),
-    emitOutput: enqueueActions(({ event, enqueue }) => {
-      assertEvent(event, 'AGENT.OUTPUT');
-      if (event.events.length === 0) return;
-      enqueue.emit({
-        type: 'agentEvents',
-        records: event.events.map((item) => ({ agent: event.agent, at: event.at, event: item })),
-      });
-    }),
-    applyExit: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.EXITED');
-      return agentUpdates.applyExit(context, event);
-    }),
-    emitExit: emit(({ event }) => {
-      assertEvent(event, 'AGENT.EXITED');
-      return {
-        type: 'agentEvents' as const,
-        records: [{ agent: event.agent, at: event.at, event: event.terminal }],
-      };
-    }),
-    applySettled: assign(({ context, event }) => {
-      assertEvent(event, 'AGENT.SETTLED');
-      return agentUpdates.applySettled(context, event);
-    }),
-    stopAgent: enqueueActions(({ context, event, enqueue, self }) => {
-      assertEvent(event, 'STOP_AGENT');
-      const id = launchChildId(context, event.agent);
-      if (isLive(context, event.agent) && self.getSnapshot().children[id] !== undefined) {
-        enqueue.sendTo(id, { type: 'STOP' });
-      }
-    }),
-    stopAllAgents: enqueueActions(({ context, enqueue, self }) => {
-      for (const launch of context.launches) {
-        const id = childId(launch.agent, launch.round);
-        if (isLive(context, launch.agent) && self.getSnapshot().children[id] !== undefined) {
-          enqueue.sendTo(id, { type: 'STOP' });
-        }
-      }
-    }),
-    // --auto-merge best decided to merge nothing (autoMergeDeclined): say why, once.
-    noteAutoMerge: assign((_, params: { decision: AutoMergeDecision }) => ({
-      mergeNote:
-        params.decision !== null && 'note' in params.decision
-          ? params.decision.note
-          : '--auto-merge best merged nothing.',
-    })),
-    markCancelRequested: assign({ cancelRequested: true }),
-    cancelBaseline: assign(({ context }) => update.cancelBaseline(context)),
-    cancelUnstarted: assign(({ context }) => update.cancelUnstarted(context)),
-    markEnded: assign(({ context }) => ({ endedAt: context.endedAt ?? Date.now() })),
-    applyJudge: assign((_, params: { judge: JudgeSummary | null }) => ({ judge: params.judge })),
-    // A merge asked for (MERGE), or the one --auto-merge best picked (autoMergeWinner).
-    acceptMerge: assign(({ context }, params: { request: MergeRequestEvent | null }) => ({
-      mergeRequest: params.request,
-      mergeError: null,
-      mergeAttempts: context.mergeAttempts + 1,
-    })),
-    rejectMerge: assign(({ context, event }) => {
-      assertEvent(event, 'MERGE');
-      return update.rejectMerge(context, event);
-    }),
-    applyMerge: assign(({ context }, merge: MergeResult) => ({
-      merge,
-      mergeError: null,
-      warnings: [...context.warnings, ...(merge.warnings ?? [])],
-      agents: forgetRemoved(context.agents, merge.removed),
-    })),
-    applyMergeError: assign(({ context }, params: { error: unknown }) =>
-      update.applyMergeError(context, params.error),
-    ),
-    applyCleanUp: assign(({ context }, output: CleanUpOutput) => ({
-      // After a merge, what the race's end removed is part of what the merge reports as removed.
-      merge:
-        context.merge === null
-          ? null
-          : { ...context.merge, removed: [...context.merge.removed, ...output.removed] },
-      agents: forgetRemoved(context.agents, output.removed),
-      warnings: [...context.warnings, ...(output.warnings ?? [])],
-    })),
-    warnCleanUp: assign(({ context }, params: { error: unknown }) =>
-      update.warnCleanUp(context, params.error),
-    ),
-  },
+  actions: raceActions,
 }).createMachine({
   id: 'race',
   context: ({ input }) => initialContext(input),

@@ -1,0 +1,331 @@
+/**
+ * The race machine's named actions: they only assign, emit and send (to the agent machines), and
+ * what they assign is computed by pure functions (race-updates.ts, agent-updates.ts). Each narrows
+ * its event with `assertEvent` or takes what an invoked actor returned (or threw) as typed `params`.
+ */
+import { assertEvent, assign, emit, enqueueActions } from 'xstate';
+import type { Assigner, ParameterizedObject, PropertyAssigner } from 'xstate';
+import type { agentMachine } from '../agent/index.js';
+import { toErrorInfo } from '../errors.js';
+import type { RepoCheck } from '../git/index.js';
+import type { CrossTestOutput } from '../checks/index.js';
+import type { AgentProbeReport, JudgeSummary, MergeResult } from '../types.js';
+import { childId, forgetRemoved, isLive, launchChildId, roundProblem } from './race-decisions.js';
+import type { AutoMergeDecision } from './race-decisions.js';
+import * as update from './race-updates.js';
+import * as agentUpdates from './agent-updates.js';
+import type { RoundStart } from './race-rounds.js';
+import type {
+  CleanUpOutput,
+  MergeRequestEvent,
+  RaceContext,
+  RaceEmitted,
+  RaceEvent,
+  ReopenedWorkspace,
+  Workspace,
+} from './race-types.js';
+
+// XState's action creators typed for the race machine: outside `setup`, nothing infers its context,
+// events, children or an action's params.
+type Params = ParameterizedObject['params'] | undefined;
+type Context = RaceContext;
+type Event = RaceEvent;
+/** The one kind of child an action spawns: an agent machine (`spawnAgents`). */
+type AgentRun = { src: 'agentRun'; logic: typeof agentMachine; id: string | undefined };
+
+const assignRace = <P extends Params = undefined>(
+  assignment: Assigner<Context, Event, P, Event, never> | PropertyAssigner<Context, Event, P, Event, never>,
+) => assign<Context, Event, P, Event, never>(assignment);
+
+const enqueueRace = <P extends Params = undefined>(
+  collect: Parameters<
+    typeof enqueueActions<Context, Event, P, Event, AgentRun, never, never, never, RaceEmitted>
+  >[0],
+) => enqueueActions<Context, Event, P, Event, AgentRun, never, never, never, RaceEmitted>(collect);
+
+const emitRace = (event: Parameters<typeof emit<Context, Event, undefined, Event, RaceEmitted>>[0]) =>
+  emit<Context, Event, undefined, Event, RaceEmitted>(event);
+
+const applyRepo = assignRace(({ context }, params: { repo: RepoCheck }) =>
+  update.applyRepo(context, params.repo),
+);
+
+const applyProbe = assignRace(({ context }, params: { reports: AgentProbeReport[] }) =>
+  agentUpdates.applyProbeReports(context, params.reports),
+);
+
+const failNoUsableAgent = assignRace(({ context }, params: { reports: AgentProbeReport[] }) =>
+  update.failNoUsableAgent(context, params.reports),
+);
+
+const failWith = assignRace((_, params: { error: unknown }) => ({
+  error: toErrorInfo(params.error),
+  endedAt: Date.now(),
+}));
+
+// The worktrees could not be made: the agents that were to race failed before starting, for
+// that reason (not for anything of theirs).
+const failWorkspace = assignRace(({ context }, params: { error: unknown }) =>
+  update.failWorkspace(context, params.error),
+);
+
+const applyWorkspace = assignRace(({ context }, workspace: Workspace) =>
+  update.applyWorkspace(context, workspace),
+);
+
+const spawnAgents = enqueueRace(({ context, enqueue }) => {
+  for (const launch of context.launches) {
+    if (context.settled.includes(launch.agent)) continue;
+    enqueue.spawnChild('agentRun', {
+      id: childId(launch.agent, launch.round),
+      input: { launch, processes: context.processes, checkSlots: context.checkSlots },
+    });
+  }
+});
+
+// Once per race: a later round (a follow-up, a rerun) compares with the baseline already run. A
+// reopened run's recorded baseline has no runs to compare with: a round with checks runs it again.
+const startBaseline = assignRace(({ context }) => ({
+  baseline:
+    context.baselineRuns !== null || (context.options.checks ?? []).length === 0
+      ? context.baseline
+      : { status: 'running' as const, checks: [], error: null },
+}));
+
+const applyBaseline = assignRace(({ context, event }) => {
+  assertEvent(event, 'BASELINE.DONE');
+  return agentUpdates.applyBaseline(context, event);
+});
+
+const applyCrossTests = assignRace(({ context }, output: CrossTestOutput) =>
+  update.applyCrossTests(context, output),
+);
+
+const failBaseline = assignRace(({ context }, params: { error: unknown }) =>
+  agentUpdates.applyBaseline(context, { checks: [], error: toErrorInfo(params.error).message }),
+);
+
+const applyChecking = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.CHECKING');
+  return agentUpdates.applyChecking(context, event);
+});
+
+// The race's spend passed its budget: every agent still running is stopped, once.
+const stopOverBudget = enqueueRace(({ context, enqueue, self }) => {
+  enqueue.assign({ overBudget: true });
+  for (const launch of context.launches) {
+    if (
+      isLive(context, launch.agent) &&
+      self.getSnapshot().children[childId(launch.agent, launch.round)] !== undefined
+    )
+      enqueue.sendTo(childId(launch.agent, launch.round), { type: 'OVER_BUDGET' });
+  }
+});
+
+const applyReopenProbe = assignRace(({ context }, params: { reports: AgentProbeReport[] }) =>
+  update.applyReopenProbe(context, params.reports),
+);
+
+const applyReopened = assignRace(({ context }, workspace: ReopenedWorkspace) =>
+  update.applyReopened(context, workspace),
+);
+
+const applyShell = assignRace(({ context, event }) => {
+  assertEvent(event, 'SHELL_DONE');
+  return update.applyShell(context, event);
+});
+
+const acceptRound = assignRace(({ event }) => {
+  assertEvent(event, 'ROUND');
+  return { pendingRound: event.request };
+});
+
+const rejectRound = assignRace(({ context, event }) => {
+  assertEvent(event, 'ROUND');
+  return {
+    roundAttempts: context.roundAttempts + 1,
+    roundError: roundProblem(context, event.request),
+  };
+});
+
+const applyRound = enqueueRace(({ context, enqueue }, start: RoundStart) => {
+  enqueue.assign(update.applyRound(context, start));
+  enqueue.emit({
+    type: 'agentEvents',
+    records: [{ agent: start.agent.agent, at: Date.now(), event: start.divider }],
+  });
+});
+
+const applyRoundError = assignRace(({ context }, params: { error: unknown }) =>
+  update.applyRoundError(context, params.error),
+);
+
+const failRound = assignRace(({ context }, params: { error: unknown }) =>
+  update.failRound(context, params.error),
+);
+
+const applySpawned = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.SPAWNED');
+  return agentUpdates.applySpawned(context, event);
+});
+
+const applySetup = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.SETUP');
+  return agentUpdates.applySetup(context, event);
+});
+
+const applyOutput = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.OUTPUT');
+  return agentUpdates.applyOutput(context, event);
+});
+
+const applyResult = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.RESULT');
+  return agentUpdates.applyResult(context, event);
+});
+
+const emitOutput = enqueueRace(({ event, enqueue }) => {
+  assertEvent(event, 'AGENT.OUTPUT');
+  if (event.events.length === 0) return;
+  enqueue.emit({
+    type: 'agentEvents',
+    records: event.events.map((item) => ({ agent: event.agent, at: event.at, event: item })),
+  });
+});
+
+const applyExit = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.EXITED');
+  return agentUpdates.applyExit(context, event);
+});
+
+const emitExit = emitRace(({ event }) => {
+  assertEvent(event, 'AGENT.EXITED');
+  return {
+    type: 'agentEvents' as const,
+    records: [{ agent: event.agent, at: event.at, event: event.terminal }],
+  };
+});
+
+const applySettled = assignRace(({ context, event }) => {
+  assertEvent(event, 'AGENT.SETTLED');
+  return agentUpdates.applySettled(context, event);
+});
+
+const stopAgent = enqueueRace(({ context, event, enqueue, self }) => {
+  assertEvent(event, 'STOP_AGENT');
+  const id = launchChildId(context, event.agent);
+  if (isLive(context, event.agent) && self.getSnapshot().children[id] !== undefined) {
+    enqueue.sendTo(id, { type: 'STOP' });
+  }
+});
+
+const stopAllAgents = enqueueRace(({ context, enqueue, self }) => {
+  for (const launch of context.launches) {
+    const id = childId(launch.agent, launch.round);
+    if (isLive(context, launch.agent) && self.getSnapshot().children[id] !== undefined) {
+      enqueue.sendTo(id, { type: 'STOP' });
+    }
+  }
+});
+
+// --auto-merge best decided to merge nothing (autoMergeDeclined): say why, once.
+const noteAutoMerge = assignRace((_, params: { decision: AutoMergeDecision }) => ({
+  mergeNote:
+    params.decision !== null && 'note' in params.decision
+      ? params.decision.note
+      : '--auto-merge best merged nothing.',
+}));
+
+const markCancelRequested = assignRace({ cancelRequested: true });
+
+const cancelBaseline = assignRace(({ context }) => update.cancelBaseline(context));
+
+const cancelUnstarted = assignRace(({ context }) => update.cancelUnstarted(context));
+
+const markEnded = assignRace(({ context }) => ({ endedAt: context.endedAt ?? Date.now() }));
+
+const applyJudge = assignRace((_, params: { judge: JudgeSummary | null }) => ({ judge: params.judge }));
+
+// A merge asked for (MERGE), or the one --auto-merge best picked (autoMergeWinner).
+const acceptMerge = assignRace(({ context }, params: { request: MergeRequestEvent | null }) => ({
+  mergeRequest: params.request,
+  mergeError: null,
+  mergeAttempts: context.mergeAttempts + 1,
+}));
+
+const rejectMerge = assignRace(({ context, event }) => {
+  assertEvent(event, 'MERGE');
+  return update.rejectMerge(context, event);
+});
+
+const applyMerge = assignRace(({ context }, merge: MergeResult) => ({
+  merge,
+  mergeError: null,
+  warnings: [...context.warnings, ...(merge.warnings ?? [])],
+  agents: forgetRemoved(context.agents, merge.removed),
+}));
+
+const applyMergeError = assignRace(({ context }, params: { error: unknown }) =>
+  update.applyMergeError(context, params.error),
+);
+
+const applyCleanUp = assignRace(({ context }, output: CleanUpOutput) => ({
+  // After a merge, what the race's end removed is part of what the merge reports as removed.
+  merge:
+    context.merge === null
+      ? null
+      : { ...context.merge, removed: [...context.merge.removed, ...output.removed] },
+  agents: forgetRemoved(context.agents, output.removed),
+  warnings: [...context.warnings, ...(output.warnings ?? [])],
+}));
+
+const warnCleanUp = assignRace(({ context }, params: { error: unknown }) =>
+  update.warnCleanUp(context, params.error),
+);
+
+/** Every named action, as `setup` takes them. */
+export const raceActions = {
+  applyRepo,
+  applyProbe,
+  failNoUsableAgent,
+  failWith,
+  failWorkspace,
+  applyWorkspace,
+  spawnAgents,
+  startBaseline,
+  applyBaseline,
+  applyCrossTests,
+  failBaseline,
+  applyChecking,
+  stopOverBudget,
+  applyReopenProbe,
+  applyReopened,
+  applyShell,
+  acceptRound,
+  rejectRound,
+  applyRound,
+  applyRoundError,
+  failRound,
+  applySpawned,
+  applySetup,
+  applyOutput,
+  applyResult,
+  emitOutput,
+  applyExit,
+  emitExit,
+  applySettled,
+  stopAgent,
+  stopAllAgents,
+  noteAutoMerge,
+  markCancelRequested,
+  cancelBaseline,
+  cancelUnstarted,
+  markEnded,
+  applyJudge,
+  acceptMerge,
+  rejectMerge,
+  applyMerge,
+  applyMergeError,
+  applyCleanUp,
+  warnCleanUp,
+};
