@@ -1,6 +1,6 @@
 /**
  * Containers made ahead. On a local engine, an agent's container is made while git makes its
- * worktree: placement has given the agent its host before any worktree is made (race-actors.ts),
+ * worktree: placement has given the agent its host before any worktree is made (race/workspace.ts),
  * so its container (with its `home` volume, by a labelled `--mount`) is created beside its
  * `worktree add`, and, where nothing stands in the way, STARTED there too: its entry (GATE, a
  * `/bin/sh` in front of the CLI) waits on its stdin, so the CLI runs only once the agent's start

@@ -1,7 +1,7 @@
 /**
  * One agent's launch: its command built by its adapter for a prompt (and, for a follow-up, the
  * session to resume), in its own worktree, with the timeouts, checks and budgets it runs under.
- * The first round (race-actors.ts) and every later one (race-rounds.ts) build it here, so a round
+ * The first round (workspace.ts) and every later one (round-launch.ts) build it here, so a round
  * runs under the same rules as the first.
  */
 import path from 'node:path';
