@@ -32,7 +32,8 @@ import type {
   StopReason,
 } from './agent-types.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { CheckRun, DiffSummary } from '../types.js';
+import type { CheckRun } from '../check-types.js';
+import type { DiffSummary } from '../git/index.js';
 import { checkoutDirOf, runChecksOnCommit } from '../checks/index.js';
 import type { CommitCheckPlace, Limiter } from '../checks/index.js';
 import { knownSecrets } from '../records/index.js';

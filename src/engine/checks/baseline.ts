@@ -6,7 +6,7 @@
  */
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CheckRun, CheckSpec } from '../types.js';
+import type { CheckRun, CheckSpec } from '../check-types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { KnownSecret } from '../records/index.js';
 import type { Limiter } from './limiter.js';

@@ -8,7 +8,7 @@
  * directories), and each check says so when something did.
  */
 import path from 'node:path';
-import type { CheckRun, CheckSpec } from '../types.js';
+import type { CheckRun, CheckSpec } from '../check-types.js';
 import { RUN_ID_ENV } from '../process/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/index.js';
 import { copyIncludedFiles } from '../setup/index.js';

@@ -4,7 +4,7 @@
  * its time limit (SIGTERM, SIGKILL after the grace), one slot of the race's limiter at a time.
  * Output is kept bounded: enough to read the test counts, and a tail for the run record.
  */
-import type { CheckRun, CheckSpec, CheckStatus } from '../types.js';
+import type { CheckRun, CheckSpec, CheckStatus } from '../check-types.js';
 import type { CheckWhere } from '../check-types.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { runLimited } from '../process/index.js';

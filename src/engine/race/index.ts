@@ -1,3 +1,12 @@
 /** A race: the race machine, its actors, the snapshot it publishes, and startRace, which drives it. */
 export { startRace } from './race.js';
 export { reopenFromRecord, ROUND_STAGE } from './race-rounds.js';
+export type {
+  AgentSnapshot,
+  BaselineSnapshot,
+  RaceHandle,
+  RacePhase,
+  RaceSnapshot,
+  ShellRequest,
+  ShellResult,
+} from './race-handle.js';

@@ -53,14 +53,16 @@ import {
   snapshotRefs,
 } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
-import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentPlan } from '../agent-plan.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { MergeResult } from '../records/index.js';
 import { loadPriceDatabase } from '../../adapters/prices.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
 import { runJudge } from '../judge/index.js';
 import type { JudgeInput } from '../judge/index.js';
-import type { JudgeSummary } from '../types.js';
+import type { JudgeSummary } from '../records/index.js';
 import { buildLaunch, containerLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
 import {

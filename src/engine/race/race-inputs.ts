@@ -10,7 +10,7 @@ import type { RepoCheck } from '../git/index.js';
 import { sharedDirs } from '../setup/index.js';
 import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import { BASELINE_AGENT, setupPlanOf } from '../setup/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { baselineContainer, checksContainer } from '../container/index.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';

@@ -29,7 +29,8 @@ import { agentMachine } from '../agent/index.js';
 import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
-import type { AgentProbeReport, JudgeSummary, MergeResult } from '../types.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { JudgeSummary, MergeResult } from '../records/index.js';
 import {
   autoMergeDecision,
   childId,

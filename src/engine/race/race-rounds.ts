@@ -37,17 +37,12 @@ import {
   writeMeta,
   defaultCacheDir,
 } from '../records/index.js';
-import type {
-  AgentName,
-  AgentProbeReport,
-  AgentRound,
-  AgentSnapshot,
-  AgentSummary,
-  DiffSummary,
-  RoundRequest,
-  ReopenRun,
-  RunRecord,
-} from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentRound, AgentSummary, RunRecord } from '../records/index.js';
+import type { AgentSnapshot } from './race-handle.js';
+import type { DiffSummary } from '../git/index.js';
+import type { ReopenRun, RoundRequest } from '../config/index.js';
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
 import { buildLaunch, prepareAgentGit } from './agent-launch.js';
 import { sandboxVerdict } from '../sandbox/index.js';

@@ -17,18 +17,11 @@ import {
   summarizeChecks,
 } from '../checks/index.js';
 import type { BaselineOutput } from '../checks/index.js';
-import type {
-  AgentName,
-  AgentProbeReport,
-  AgentRound,
-  AgentSnapshot,
-  AgentSummary,
-  BaselineSnapshot,
-  CheckSummary,
-  RacePhase,
-  RaceSnapshot,
-  RaceSummary,
-} from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentRound, AgentSummary, RaceSummary } from '../records/index.js';
+import type { AgentSnapshot, BaselineSnapshot, RacePhase, RaceSnapshot } from './race-handle.js';
+import type { CheckSummary } from '../check-types.js';
 
 const RECENT_EVENTS_LIMIT = 200;
 

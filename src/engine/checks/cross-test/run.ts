@@ -7,7 +7,8 @@
  */
 import { lstat, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentName, CheckSpec, CheckStatus, NewTestStatus, NewTestsSummary } from '../../types.js';
+import type { AgentName } from '../../agent-name.js';
+import type { CheckSpec, CheckStatus, NewTestsSummary, NewTestStatus } from '../../check-types.js';
 import type { CheckWhere } from '../../check-types.js';
 import type { ProcessRegistry } from '../../process/index.js';
 import { RUN_ID_ENV } from '../../process/index.js';
