@@ -4,7 +4,7 @@ import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/type
 import type { ErrorInfo } from '../../core/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { Limiter } from '../checks/index.js';
+import type { Limiter } from '../process/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
 import type { SharedDir } from '../setup/index.js';
 import type { AgentName } from '../agent-name.js';

@@ -12,8 +12,6 @@ export {
 } from './score.js';
 export type { BestPick, ScoreInput } from './score.js';
 export { checkCommand } from './command.js';
-export { createLimiter } from './limiter.js';
-export type { Limiter } from './limiter.js';
 export { runChecks } from './runner.js';
 export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
 export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
