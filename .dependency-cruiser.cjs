@@ -1,11 +1,68 @@
 /**
  * The layering rules from ARCHITECTURE.md, checked by `npm run lint:deps` (part of `npm run lint`):
  * cli → ui → engine → adapters → core, nothing imports upward, nobody reaches around an entry point,
- * and there are no import cycles.
+ * the engine's folders import only downward (ENGINE_LAYERS), and there are no import cycles.
  */
+/**
+ * The engine's folders from the bottom up (ARCHITECTURE.md, "The engine's folders"): a folder
+ * imports only folders of the rows below its own, never one of its own row or above. Below them
+ * all, the engine's root files (agent-name.ts, agent-plan.ts, check-types.ts, probe-types.ts,
+ * errors.ts, version.ts: the shapes every folder names) import no engine folder; above them all,
+ * src/engine/index.ts.
+ */
+const ENGINE_LAYERS = [
+  ['sandbox'],
+  ['process'],
+  ['git'],
+  ['locks', 'records'],
+  ['probe'],
+  ['container'],
+  ['devcontainer', 'setup'],
+  ['checks'],
+  ['judge', 'results'],
+  ['config'],
+  ['agent'],
+  ['race'],
+];
+
+/** One rule per engine folder: none of its imports reaches a folder of its own row or above. */
+const engineLayerRules = ENGINE_LAYERS.flatMap((row, level) =>
+  row.map((folder) => ({
+    name: 'engine-imports-only-downward',
+    severity: 'error',
+    comment: `src/engine/${folder} imports only the engine folders below its row (ENGINE_LAYERS) and the root files.`,
+    from: { path: `^src/engine/${folder}/` },
+    to: {
+      path: `^src/engine/(${ENGINE_LAYERS.slice(level)
+        .flat()
+        .filter((other) => other !== folder)
+        .join('|')})/`,
+    },
+  })),
+);
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...engineLayerRules,
+    {
+      name: 'engine-root-files-are-the-floor',
+      severity: 'error',
+      comment:
+        "The engine's root files (the shapes every folder names, errors.ts, version.ts) import no engine folder; only src/engine/index.ts does.",
+      from: { path: '^src/engine/[^/]+\\.ts$', pathNot: '^src/engine/index\\.ts$' },
+      to: { path: '^src/engine/[^/]+/' },
+    },
+    {
+      name: 'engine-folders-are-listed',
+      severity: 'error',
+      comment: 'Every engine folder has its row in ENGINE_LAYERS, so the rule above covers it.',
+      from: { path: '^src/engine/' },
+      to: {
+        path: `^src/engine/`,
+        pathNot: [`^src/engine/(${ENGINE_LAYERS.flat().join('|')})/`, '^src/engine/[^/]+$'],
+      },
+    },
     {
       name: 'core-is-the-floor',
       severity: 'error',

@@ -1,9 +1,8 @@
 /**
- * The shapes of a race's checks and score, as the summary, the records and `hydra show` carry them
- * (re-exported by types.ts, the engine's public shapes).
+ * The shapes of a race's checks and score, as the summary, the records and `hydra show` carry them:
+ * on the engine's floor, so the records, an agent's plan and the checks themselves can name them
+ * (checks/ computes them: test-counts.ts, score.ts).
  */
-import type { Score } from './checks/score.js';
-import type { TestCounts } from './checks/test-counts.js';
 
 /** One check of a race (`--check`, `[[checks]]`): a command run in every result and on the base. */
 export interface CheckSpec {
@@ -114,4 +113,52 @@ export interface NewTestsSummary {
   notRun?: number;
   /** Where its files ran: on the base's tree, its own result's, each other agent's (absent in older records). */
   where?: { base: CheckWhere; self: CheckWhere; others: Record<string, CheckWhere> };
+}
+
+/** Test counts read from a check's output (checks/test-counts.ts). */
+export type TestRunner = 'node' | 'vitest' | 'jest' | 'pytest' | 'go' | 'cargo';
+
+export interface TestCounts {
+  runner: TestRunner;
+  passed: number;
+  failed: number;
+  skipped: number;
+  /** Names of failing tests, when the output names them (sorted, unique). */
+  failedNames: string[];
+  /** Names of passing tests, when the output names them (sorted, unique). */
+  passedNames: string[];
+}
+
+/** The score's weights (hydra.toml `[score]`; checks/score.ts). */
+export interface ScoreWeights {
+  checks: number;
+  tests: number;
+  diff: number;
+  scope: number;
+  duration: number;
+  cost: number;
+  /** Cross-testing's part (absent in records and configs from before it: the default applies). */
+  evidence?: number;
+}
+
+export type ScorePart = keyof ScoreWeights;
+
+/** The parts every score has; `evidence` is there only in a race whose tests reproduce the bug. */
+type BasePart = Exclude<ScorePart, 'evidence'>;
+export type ScoreParts = Record<BasePart, number | null> & { evidence?: number | null };
+
+/** One agent's score (checks/score.ts, scoreAgents). */
+export interface Score {
+  agent: string;
+  /** 0–100, one decimal; 0 when disqualified. */
+  total: number;
+  gates: { passed: boolean; failed: string[] };
+  /** Each part in 0–1, null where it does not apply (or the agent is disqualified). */
+  parts: ScoreParts;
+  /** Why the agent cannot win, or null. */
+  disqualified: string | null;
+  /** Why its checks are not evidence, `<check>: <reason>` (empty when none). */
+  flags: string[];
+  /** At least one check ran to a verdict for it (verifiedBy); false: the total is diff, time and cost alone. */
+  verified: boolean;
 }

@@ -50,7 +50,43 @@ export type { RaceFlags } from './config/index.js';
 export { raceSetup, setupOf, trustCursorSetup } from './config/index.js';
 export { CURSOR_SETUP_FILE } from './setup/index.js';
 export { EngineError } from './errors.js';
-export type * from './types.js';
+// The engine's public shapes, each from the folder that owns it (ARCHITECTURE.md, "The engine's folders").
+export type { AgentName } from './agent-name.js';
+export type { AgentPlan } from './agent-plan.js';
+export type {
+  CheckRun,
+  CheckSpec,
+  CheckStatus,
+  CheckSummary,
+  NewTestRun,
+  NewTestStatus,
+  NewTestsSummary,
+  ScoreSummary,
+} from './check-types.js';
+export type { AdapterStatus, AgentProbeReport } from './probe-types.js';
+export type { BroughtCommit, DiffSummary, FileStat, RepoInfo, SecretFound } from './git/index.js';
+export type {
+  AgentEventRecord,
+  AgentRound,
+  AgentSummary,
+  JudgeSummary,
+  MergeResult,
+  RaceSummary,
+  RunListEntry,
+  RunRecord,
+} from './records/index.js';
+export type { AgentSetup, AgentStatus } from './agent/index.js';
+export type { CleanReport, MergeOptions } from './results/index.js';
+export type { RaceOptions, ReopenRun, RoundRequest } from './config/index.js';
+export type {
+  AgentSnapshot,
+  BaselineSnapshot,
+  RaceHandle,
+  RacePhase,
+  RaceSnapshot,
+  ShellRequest,
+  ShellResult,
+} from './race/index.js';
 export { describeShareSupport, shareSupport } from './setup/index.js';
 export {
   buildDevcontainer,

@@ -1,16 +1,7 @@
-/**
- * Who races and what probing says of it: an agent's name, doctor's and the probing phase's view of
- * one adapter, and what doctor says of git and the repository (re-exported by types.ts).
- */
+/** What probing says of an agent: doctor's and the probing phase's view of one adapter. */
 import type { ErrorInfo } from '../core/events.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
-
-/**
- * An agent's name in a race (`claude`, `opus`, `claude-2`): lowercase letters, digits and dashes,
- * unique in the race. It names the agent's branch `hydra/<run>/<name>`, its worktree, its record
- * keys and its pane; which CLI runs is its adapter's business (`AdapterId`), never read from the name.
- */
-export type AgentName = string;
+import type { AgentName } from './agent-name.js';
 
 /** Doctor's and the probing phase's view of one adapter. */
 export type AdapterStatus = 'ready' | 'missing' | 'unsupported' | 'disabled' | 'needs-opt-in';
@@ -32,17 +23,4 @@ export interface AgentProbeReport {
   error: ErrorInfo | null;
   /** Whether the result came from the capability cache. */
   cached: boolean;
-}
-
-/** What `hydra doctor` says about git and the repository. */
-export interface RepoInfo {
-  gitVersion: string | null;
-  isRepo: boolean;
-  root: string | null;
-  branch: string | null;
-  detached: boolean;
-  head: string | null;
-  hasCommits: boolean;
-  dirtyFiles: number;
-  problems: ErrorInfo[];
 }

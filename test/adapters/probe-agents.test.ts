@@ -11,7 +11,7 @@ import { resolveCommand } from '../../src/engine/probe/binaries.js';
 import { CAPABILITY_CACHE_FILE } from '../../src/engine/probe/cache.js';
 import { probeAgents } from '../../src/engine/probe/probe.js';
 import { realProbeRunner } from '../../src/engine/probe/runner.js';
-import type { AgentPlan } from '../../src/engine/types.js';
+import type { AgentPlan } from '../../src/engine/index.js';
 import { FIXTURES_DIR, helpVersions } from './fixtures.js';
 
 let root: string;

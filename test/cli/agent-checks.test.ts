@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CheckSummary } from '../../src/engine/types.js';
+import type { CheckSummary } from '../../src/engine/index.js';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from './helpers.js';
 

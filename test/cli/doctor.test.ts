@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from './helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes } from './helpers.js';
 import { withDoctorWarnings } from '../../src/cli/commands/doctor.js';
-import type { AgentProbeReport } from '../../src/engine/types.js';
+import type { AgentProbeReport } from '../../src/engine/index.js';
 
 let sandbox: Sandbox;
 let repo: string;

@@ -9,7 +9,7 @@ import type { AdapterId } from '../../src/adapters/types.js';
 import { renderRun } from '../../src/cli/commands/show.js';
 import { eventLine, eventLineJson, summaryLine } from '../../src/cli/headless.js';
 import { createStyle } from '../../src/cli/style.js';
-import type { AgentSnapshot, RaceSummary, RunRecord } from '../../src/engine/types.js';
+import type { AgentSnapshot, RaceSummary, RunRecord } from '../../src/engine/index.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { paneLines } from '../../src/ui/layout/pane-lines.js';
 import { compareLines, detailLines } from '../../src/ui/layout/view-lines.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { runsTable } from '../../src/cli/commands/runs.js';
 import { createStyle } from '../../src/cli/style.js';
 import { emptyUsage } from '../../src/core/events.js';
-import type { AgentSummary, RunListEntry } from '../../src/engine/types.js';
+import type { AgentSummary, RunListEntry } from '../../src/engine/index.js';
 import { visibleWidth } from '../../src/ui/index.js';
 
 const agent = (name: string): AgentSummary => ({

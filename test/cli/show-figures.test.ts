@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { renderRun } from '../../src/cli/commands/show.js';
 import { summaryLine } from '../../src/cli/headless.js';
 import { createStyle } from '../../src/cli/style.js';
-import type { AgentSummary } from '../../src/engine/types.js';
+import type { AgentSummary } from '../../src/engine/index.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { detailLines } from '../../src/ui/layout/view-lines.js';
 import { createTheme } from '../../src/ui/text/theme.js';

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { activeContainment } from '../../src/engine/process/index.js';
 import { shareSupport } from '../../src/engine/setup/index.js';
 import { hydra } from '../cli/helpers.js';

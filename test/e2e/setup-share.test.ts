@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { runWorktreesDir } from '../../src/engine/records/index.js';
 import { shareSupport } from '../../src/engine/setup/index.js';
 import { hydra } from '../cli/helpers.js';

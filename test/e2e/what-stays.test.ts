@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { dialogLines } from '../../src/ui/layout/chrome-lines.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { createTheme } from '../../src/ui/text/theme.js';

@@ -1,7 +1,7 @@
 /** A per-agent check is compared with the baseline only when it is the same check: same name and command. */
 import { describe, expect, it } from 'vitest';
 import { summarizeChecks } from '../../src/engine/checks/index.js';
-import type { CheckRun } from '../../src/engine/types.js';
+import type { CheckRun } from '../../src/engine/index.js';
 
 const run = (command: string, failedNames: string[], passedNames: string[]): CheckRun => ({
   name: 'test',

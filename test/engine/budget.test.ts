@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../src/engine/index.js';
-import type { AgentEventRecord, AgentPlan, RaceHandle, RaceOptions } from '../../src/engine/types.js';
+import type { AgentEventRecord, AgentPlan, RaceHandle, RaceOptions } from '../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { codexAdapter } from '../../src/adapters/codex.js';
 import { claudeAdapter } from '../../src/adapters/claude.js';
 import { loadPriceDatabase, priceFor, pricesOf } from '../../src/adapters/prices.js';
-import { checkCommand, createLimiter, outsideAllowedPaths } from '../../src/engine/checks/index.js';
+import { checkCommand, outsideAllowedPaths } from '../../src/engine/checks/index.js';
+import { createLimiter } from '../../src/engine/process/index.js';
 import { pricingModel } from '../../src/engine/probe/index.js';
 
 describe('checkCommand', () => {

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../src/engine/index.js';
 import { scoreRace } from '../../src/engine/checks/index.js';
-import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/index.js';
 import { installFaultAgents } from '../support/fault-bin.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import {

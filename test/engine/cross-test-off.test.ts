@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/engine/config/parse.js';
 import { resolveRace } from '../../src/engine/config/resolve.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { raceScripts, registerScriptAgent } from '../security/script-agent.js';
 import { git, makeSandbox } from './helpers.js';
 import type { Sandbox } from './helpers.js';

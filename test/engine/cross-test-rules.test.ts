@@ -19,7 +19,7 @@ import { MAX_TEST_FILES } from '../../src/engine/checks/cross-test/plan.js';
 import { writeInside } from '../../src/engine/checks/cross-test/run.js';
 import { scoreAgents } from '../../src/engine/checks/index.js';
 import type { ScoreInput } from '../../src/engine/checks/index.js';
-import type { CheckSpec, NewTestRun, NewTestsSummary } from '../../src/engine/types.js';
+import type { CheckSpec, NewTestRun, NewTestsSummary } from '../../src/engine/index.js';
 
 const rule = (runner: RunnerId) => {
   const found = RUNNER_RULES.find((item) => item.runner === runner);

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readRun } from '../../src/engine/index.js';
 import { scoreRace } from '../../src/engine/checks/index.js';
 import { summaryLine } from '../../src/cli/headless.js';
-import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/index.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import { git, makeSandbox, processesOfRun, waitForSnapshot } from './helpers.js';
 import type { Sandbox } from './helpers.js';

@@ -15,7 +15,7 @@ import { getAdapter, registerAdapter } from '../../src/adapters/registry.js';
 import type { AgentAdapter } from '../../src/adapters/types.js';
 import { parseConfigText } from '../../src/engine/config/parse.js';
 import { buildRaceOptions, startRace } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, makeSandbox, processesOfRun } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ev } from '../../src/core/events.js';
 import { EventLog } from '../../src/engine/records/event-log.js';
-import type { AgentEventRecord } from '../../src/engine/types.js';
+import type { AgentEventRecord } from '../../src/engine/index.js';
 
 let dir: string;
 

@@ -10,7 +10,7 @@ import type { AdapterId } from '../../src/adapters/types.js';
 import { fakeBinaryName } from '../../src/demo/fake-bin.js';
 import { installFaultAgents } from '../support/fault-bin.js';
 import type { FaultScenario } from '../support/fault-bin.js';
-import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src/engine/types.js';
+import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src/engine/index.js';
 
 export interface Sandbox {
   dir: string;

@@ -27,7 +27,7 @@ import { initialContext } from '../../src/engine/race/race-context.js';
 import { raceMachine } from '../../src/engine/race/race-machine.js';
 import { startRace } from '../../src/engine/race/race.js';
 import type { CleanUpOutput, ResolvedRaceOptions, Workspace } from '../../src/engine/race/race-types.js';
-import type { AgentProbeReport, RaceHandle } from '../../src/engine/types.js';
+import type { AgentProbeReport, RaceHandle } from '../../src/engine/index.js';
 
 const MACHINES: ReadonlyArray<[string, AnyStateMachine]> = [
   ['race', raceMachine],

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readHolder } from '../../src/engine/locks/index.js';
 import { PORT_BLOCK, portLeaseDir } from '../../src/engine/setup/index.js';
 import type { PortRange } from '../../src/engine/setup/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { raceScripts, registerScriptAgent } from '../security/script-agent.js';
 import { eventually, makeSandbox, waitForSnapshot } from './helpers.js';
 import type { Sandbox } from './helpers.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { activeContainment, startRace } from '../../src/engine/index.js';
-import type { AgentEventRecord, RaceHandle } from '../../src/engine/types.js';
+import type { AgentEventRecord, RaceHandle } from '../../src/engine/index.js';
 import {
   alive,
   eventually,

@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { createWorktree, deleteBranches, removeWorktrees } from '../../src/engine/git/worktrees.js';
 import { pinWorktree } from '../../src/engine/git/pinned.js';
 import { commitAgentResult, detachFromForeignBranch } from '../../src/engine/git/result-commit.js';

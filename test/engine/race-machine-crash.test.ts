@@ -14,7 +14,7 @@ import { EngineError } from '../../src/engine/errors.js';
 import { createProcessRegistry } from '../../src/engine/process/process-registry.js';
 import { dashboardExitCode } from '../../src/ui/state/exit-code.js';
 import type { RepoCheck } from '../../src/engine/git/repo.js';
-import type { RaceHandle, RaceOptions } from '../../src/engine/types.js';
+import type { RaceHandle, RaceOptions } from '../../src/engine/index.js';
 import type { ResolvedRaceOptions } from '../../src/engine/race/race-types.js';
 
 const repo: RepoCheck = {

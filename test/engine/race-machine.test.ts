@@ -19,7 +19,7 @@ import type {
 } from '../../src/engine/race/race-types.js';
 import type { RepoCheck } from '../../src/engine/git/repo.js';
 import { phaseOf } from '../../src/engine/race/snapshot.js';
-import type { AgentProbeReport, MergeResult } from '../../src/engine/types.js';
+import type { AgentProbeReport, MergeResult } from '../../src/engine/index.js';
 
 interface Deferred<T> {
   promise: Promise<T>;

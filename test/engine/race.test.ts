@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listRuns, readRun, startRace } from '../../src/engine/index.js';
-import type { AgentEventRecord, RaceHandle } from '../../src/engine/types.js';
+import type { AgentEventRecord, RaceHandle } from '../../src/engine/index.js';
 import {
   agentStatus,
   git,

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inspectRepo, startRace } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, reopenFromRecord, startRace } from '../../src/engine/index.js';
-import type { RaceHandle, RaceOptions } from '../../src/engine/types.js';
+import type { RaceHandle, RaceOptions } from '../../src/engine/index.js';
 import { installAgents, makeSandbox, plan, raceOptions } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 

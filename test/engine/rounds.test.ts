@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanRuns, readRun, reopenFromRecord, startRace } from '../../src/engine/index.js';
-import type { RaceHandle, RaceOptions } from '../../src/engine/types.js';
+import type { RaceHandle, RaceOptions } from '../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 

@@ -10,7 +10,7 @@ import { raceSetup, trustCursorSetup } from '../../src/engine/config/index.js';
 import { runRecordDir } from '../../src/engine/records/index.js';
 import { NO_SETUP } from '../../src/engine/setup/index.js';
 import type { SetupSettings } from '../../src/engine/setup/index.js';
-import type { CheckSpec, RaceHandle, RaceOptions, RaceSummary } from '../../src/engine/types.js';
+import type { CheckSpec, RaceHandle, RaceOptions, RaceSummary } from '../../src/engine/index.js';
 import { extraWorktrees } from '../faults/invariants.js';
 import { git, makeSandbox } from './helpers.js';
 import type { Sandbox } from './helpers.js';

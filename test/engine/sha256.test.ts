@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, makeSandbox } from './helpers.js';
 import type { Sandbox } from './helpers.js';
 import { SCRIPT_AGENT, raceScript, registerScriptAgent } from '../security/script-agent.js';

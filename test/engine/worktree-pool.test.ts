@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanRuns, startRace } from '../../src/engine/index.js';
 import { worktreePoolDir } from '../../src/engine/records/index.js';
 import { buildRaceOptions, parseConfigText } from '../../src/engine/config/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { extraWorktrees, hydraBranches, poolWorktrees } from '../faults/invariants.js';
 import { git, installAgents, makeSandbox, plan, raceOptions, repoState } from './helpers.js';
 import type { Sandbox } from './helpers.js';

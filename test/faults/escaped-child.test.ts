@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
 import { activeContainment, describeContainment } from '../../src/engine/process/containment.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import {
   eventually,
   installAgents,

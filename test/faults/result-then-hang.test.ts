@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
-import type { RaceHandle, RaceSnapshot } from '../../src/engine/types.js';
+import type { RaceHandle, RaceSnapshot } from '../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions, waitForSnapshot } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import {

@@ -7,7 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
 import { activeContainment } from '../../src/engine/process/containment.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { installAgents, makeSandbox, plan, raceOptions } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runWorktreesDir } from '../../src/engine/records/index.js';
 import { startRace } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions, waitForSnapshot } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import {

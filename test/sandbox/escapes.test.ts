@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import type { RaceHandle, RaceSummary } from '../../src/engine/index.js';
 import { git, makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScripts, registerScriptAgent } from '../security/script-agent.js';

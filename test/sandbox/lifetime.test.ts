@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
 import { agentWorktreeDir, runWorktreesDir } from '../../src/engine/records/index.js';
 import type { SandboxSettings } from '../../src/engine/index.js';
-import type { RaceOptions } from '../../src/engine/types.js';
+import type { RaceOptions } from '../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { createRepo, createSandbox, hydra } from '../cli/helpers.js';

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScript, registerScriptAgent } from '../security/script-agent.js';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SANDBOX_PATH_ENV } from '../../src/engine/sandbox/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScript, registerScriptAgent } from '../security/script-agent.js';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { detailLines } from '../../src/ui/layout/view-lines.js';
 import { createTheme } from '../../src/ui/text/index.js';
 import { hydra } from '../cli/helpers.js';

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeRun, startRace } from '../../src/engine/index.js';
 import { EngineError } from '../../src/engine/errors.js';
 import { worktreePoolDir } from '../../src/engine/records/index.js';
-import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/index.js';
 import {
   createRepo,
   createSandbox as createCliSandbox,

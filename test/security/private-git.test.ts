@@ -11,7 +11,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, writeFi
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeRun } from '../../src/engine/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { captureUserState, expectUserStateUnchanged } from '../faults/invariants.js';

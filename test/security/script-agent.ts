@@ -12,7 +12,7 @@ import { JsonLineParser } from '../../src/adapters/json-line-parser.js';
 import { registerAdapter } from '../../src/adapters/registry.js';
 import type { AgentAdapter } from '../../src/adapters/types.js';
 import { startRace } from '../../src/engine/index.js';
-import type { RaceHandle, RaceOptions } from '../../src/engine/types.js';
+import type { RaceHandle, RaceOptions } from '../../src/engine/index.js';
 import { raceOptions } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mergeRun } from '../../src/engine/index.js';
 import { EngineError } from '../../src/engine/errors.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { hydra } from '../cli/helpers.js';
 import { git, makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ensureExcluded } from '../../src/engine/git/index.js';
-import type { RaceHandle } from '../../src/engine/types.js';
+import type { RaceHandle } from '../../src/engine/index.js';
 import { git, makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { SCRIPT_AGENT, raceScript, raceScripts, registerScriptAgent } from './script-agent.js';

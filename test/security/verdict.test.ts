@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import type { CheckSpec, RaceHandle, RaceSummary } from '../../src/engine/index.js';
 import { git, makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScripts, registerScriptAgent } from './script-agent.js';

@@ -4,7 +4,7 @@ import { lineText } from '../../src/ui/layout/lines.js';
 import { paneLines } from '../../src/ui/layout/pane-lines.js';
 import { compareLines, detailLines } from '../../src/ui/layout/view-lines.js';
 import { createTheme } from '../../src/ui/text/theme.js';
-import type { CheckSummary, ScoreSummary } from '../../src/engine/types.js';
+import type { CheckSummary, ScoreSummary } from '../../src/engine/index.js';
 import { completed, raceSnapshot } from './fixtures.js';
 
 const theme = createTheme({ ascii: false, color: false });

@@ -12,7 +12,7 @@ import { createStyle } from '../../src/cli/style.js';
 import { hostLabel } from '../../src/engine/container/docker.js';
 import { roundRunner } from '../../src/engine/race/race-rounds.js';
 import type { AgentLaunch } from '../../src/engine/agent/index.js';
-import type { AgentSummary, RunRecord } from '../../src/engine/types.js';
+import type { AgentSummary, RunRecord } from '../../src/engine/index.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { paneLines } from '../../src/ui/layout/pane-lines.js';
 import { detailLines } from '../../src/ui/layout/view-lines.js';

@@ -18,7 +18,7 @@ import type {
   RunRecord,
   ShellRequest,
   ShellResult,
-} from '../../src/engine/types.js';
+} from '../../src/engine/index.js';
 
 export const T0 = Date.UTC(2025, 0, 15, 10, 0, 0);
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AdapterId } from '../../src/adapters/types.js';
-import type { AgentSnapshot, RaceSummary, RoundRequest } from '../../src/engine/types.js';
+import type { AgentSnapshot, RaceSummary, RoundRequest } from '../../src/engine/index.js';
 import { lineText } from '../../src/ui/layout/lines.js';
 import { dialogLines, mergedLines, removedCounts } from '../../src/ui/layout/chrome-lines.js';
 import { buildScreen, paneLayout, type Screen, type ScreenInput } from '../../src/ui/layout/screen.js';

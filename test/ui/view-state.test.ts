@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MergeResult } from '../../src/engine/types.js';
+import type { MergeResult } from '../../src/engine/index.js';
 import {
   initialViewState,
   reduce,

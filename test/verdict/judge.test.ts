@@ -14,7 +14,7 @@ import type { RunState } from '../../src/adapters/finish.js';
 import { JsonLineParser } from '../../src/adapters/json-line-parser.js';
 import { registerAdapter } from '../../src/adapters/registry.js';
 import type { AgentAdapter } from '../../src/adapters/types.js';
-import type { RaceHandle, RaceSummary } from '../../src/engine/types.js';
+import type { RaceHandle, RaceSummary } from '../../src/engine/index.js';
 import { makeSandbox } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
 import { raceScripts, registerScriptAgent } from '../security/script-agent.js';

@@ -9,7 +9,7 @@ import type { CompletedEvent, ErrorInfo, FailedEvent } from '../../core/events.j
 import { ev } from '../../core/events.js';
 import { asClause } from '../../core/text.js';
 import { toErrorInfo } from '../errors.js';
-import type { CheckRun } from '../types.js';
+import type { CheckRun } from '../check-types.js';
 import { setupFailure } from '../setup/index.js';
 import type { SetupOutcome } from '../setup/index.js';
 import { leaveRoom as leaveHostRoom } from '../container/index.js';

@@ -6,10 +6,10 @@
 import { fromCallback, fromPromise } from 'xstate';
 import { HydraError } from '../../core/hydra-error.js';
 import type { AgentLaunch, FinalizeInput, FinalizeOutput } from './agent-types.js';
-import type { ProcessRegistry } from '../process/index.js';
-import type { CheckRun } from '../types.js';
+import type { Limiter, ProcessRegistry } from '../process/index.js';
+import type { CheckRun } from '../check-types.js';
 import { runChecksOnCommit } from '../checks/index.js';
-import type { CommitCheckPlace, Limiter } from '../checks/index.js';
+import type { CommitCheckPlace } from '../checks/index.js';
 import { knownSecrets } from '../records/index.js';
 import { knowRepository } from '../git/index.js';
 import { finalizeWork } from './finalize.js';

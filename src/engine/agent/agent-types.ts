@@ -4,12 +4,38 @@ import type { AdapterId, BuiltCommand, ParserOptions } from '../../adapters/type
 import type { ErrorInfo } from '../../core/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type { Limiter } from '../checks/index.js';
+import type { Limiter } from '../process/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
 import type { SharedDir } from '../setup/index.js';
-import type { AgentName, AgentSetup, AgentStatus, CheckRun, CheckSpec, DiffSummary } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { CheckRun, CheckSpec } from '../check-types.js';
+import type { DiffSummary } from '../git/index.js';
+import type { FinalStatus, SetupSource } from '../records/index.js';
 import type { SetupPlan } from '../setup/index.js';
 import type { ContainerLaunch } from '../container/index.js';
+
+/** Where an agent is in its lifetime: waiting, setting up, starting, running, then how it settled. */
+export type AgentStatus =
+  | 'pending'
+  /** Its worktree's setup commands run (`[setup] run`, src/engine/setup); the agent starts after. */
+  | 'setting_up'
+  | 'spawning'
+  | 'running'
+  | FinalStatus;
+
+/** An agent's worktree setup (src/engine/setup): running while the agent is `setting_up`, then how it went. */
+export interface AgentSetup {
+  /** Where the commands came from. */
+  source: SetupSource;
+  /** The worktree came from the pool with the setup's output kept: nothing ran. */
+  warm: boolean;
+  /** Epoch ms it started. */
+  startedAt: number;
+  /** Null while it runs. */
+  durationMs: number | null;
+  /** The last command's exit code; null while it runs, when warm, or when it did not exit by itself. */
+  exitCode: number | null;
+}
 
 /**
  * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already

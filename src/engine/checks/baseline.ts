@@ -6,44 +6,22 @@
  */
 import { rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CheckRun, CheckSpec } from '../types.js';
-import type { ProcessRegistry } from '../process/index.js';
-import type { KnownSecret } from '../records/index.js';
-import type { Limiter } from './limiter.js';
-import type { SharedDir } from '../setup/index.js';
+import type { CheckRun, CheckSpec } from '../check-types.js';
+import type { RacePlace } from '../setup/index.js';
 import { runChecksOnCommit } from './checkout.js';
 import { BASELINE_AGENT, BASELINE_LEASE } from '../setup/index.js';
-import type { PortLeases } from '../setup/index.js';
 import { HydraError } from '../../core/hydra-error.js';
-import type { SetupPlan } from '../setup/index.js';
-import type { CommandContainer } from '../container/index.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
 
-export interface BaselineInput {
-  repoRoot: string;
+/** What the baseline needs: the race's place (setup/run-place.ts), the base commit and the checks. */
+export type BaselineInput = RacePlace & {
   baseRef: string;
   /** The run's worktree directory (`<worktree root>/<repo key>/<run id>`). */
   runDir: string;
-  runId: string;
   checks: CheckSpec[];
-  processes: ProcessRegistry;
-  slots: Limiter;
-  graceMs: number;
-  /** Configured values to redact from the checks' output (the agents' `env`). */
-  secrets?: readonly KnownSecret[];
-  /** `[setup] copy` (setup/copy.ts): the checkout gets these ignored files of the user's too. */
-  copy?: readonly string[];
-  /** The checkout's directories shared into the baseline's worktree (`[setup] share`). */
-  shared?: readonly SharedDir[];
-  /** The race's port blocks: the baseline's checks get a block of their own (HYDRA_PORT); absent: none. */
-  ports?: PortLeases;
-  /** The race's setup commands, run in the baseline's checkout first (src/engine/setup). */
-  setup?: SetupPlan | null;
-  /** Where its setup and checks run when the agents' run in their image (container/exec.ts); null or absent: here. */
-  container?: CommandContainer | null;
-}
+};
 
 export interface BaselineOutput {
   checks: CheckRun[];

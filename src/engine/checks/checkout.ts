@@ -8,7 +8,7 @@
  * directories), and each check says so when something did.
  */
 import path from 'node:path';
-import type { CheckRun, CheckSpec } from '../types.js';
+import type { CheckRun, CheckSpec } from '../check-types.js';
 import { RUN_ID_ENV } from '../process/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/index.js';
 import { copyIncludedFiles } from '../setup/index.js';
@@ -16,32 +16,28 @@ import { commandChanges } from './command-config.js';
 import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
 import { worktreeShares } from '../setup/index.js';
-import type { SharedDir } from '../setup/index.js';
+import type { RunPlace } from '../setup/index.js';
 import { runSetup, setupFailedError } from '../setup/index.js';
 import { makeRemoteCheckout } from '../container/index.js';
 import type { RemoteCheckout } from '../container/index.js';
-import type { SetupPlan } from '../setup/index.js';
 
-export interface CommitCheckPlace extends Omit<CheckPlace, 'cwd'> {
-  repoRoot: string;
-  /** The commit the checks judge. */
-  commit: string;
-  /** Where its checkout goes: a directory inside `area` that does not exist yet. */
-  dir: string;
-  /** The run's worktree directory, which holds `dir`. */
-  area: string;
-  /** The race's base: the check's command config is compared with it (absent for the baseline). */
-  base?: string;
-  /** `[setup] copy`: the user's ignored files the checkout gets besides `.worktreeinclude`'s (setup/copy.ts). */
-  copy?: readonly string[];
-  /** The checkout's directories shared into this one (`[setup] share`), each check with its own layer. */
-  shared?: readonly SharedDir[];
-  /**
-   * The race's setup commands, run in the checkout before the checks (src/engine/setup); one that
-   * fails throws `SetupFailed` and no check runs. Null or absent: none.
-   */
-  setup?: SetupPlan | null;
-}
+/**
+ * Where and how checks run on a commit: the check's part of the RunPlace (setup/run-place.ts) with
+ * the checkout's `repoRoot`, `copy`, `shared` and `setup` (one that fails throws `SetupFailed` and
+ * no check runs), and where the checkout goes.
+ */
+export type CommitCheckPlace = Omit<CheckPlace, 'cwd'> &
+  Pick<RunPlace, 'repoRoot'> &
+  Partial<Pick<RunPlace, 'copy' | 'shared' | 'setup'>> & {
+    /** The commit the checks judge. */
+    commit: string;
+    /** Where its checkout goes: a directory inside `area` that does not exist yet. */
+    dir: string;
+    /** The run's worktree directory, which holds `dir`. */
+    area: string;
+    /** The race's base: the check's command config is compared with it (absent for the baseline). */
+    base?: string;
+  };
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
 export const checkoutDirOf = (runDir: string, agent: string): string => path.join(runDir, `.checks-${agent}`);

@@ -4,7 +4,7 @@
  * of it no longer runs what the baseline ran (an `echo` of passing counts in `scripts.test` wins
  * every check), so those changes are found here, by reading both commits with git.
  */
-import type { CheckSpec } from '../types.js';
+import type { CheckSpec } from '../check-types.js';
 import { runGit, splitZ } from '../git/index.js';
 
 /** Runner words (in the command or the script it names) and the files that configure them. */

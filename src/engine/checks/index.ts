@@ -1,6 +1,7 @@
 /** Checks: running them in every result and on the baseline, test counts read from runner output, and the score that ranks a race's results. */
 export { compareTests, readTestCounts } from './test-counts.js';
-export type { TestChanges, TestCounts } from './test-counts.js';
+export type { TestChanges } from './test-counts.js';
+export type { Score, ScoreWeights, TestCounts } from '../check-types.js';
 export {
   contendersOf,
   DEFAULT_JUDGE_MARGIN,
@@ -9,10 +10,8 @@ export {
   scoreAgents,
   verifiedBy,
 } from './score.js';
-export type { BestPick, Score, ScoreInput, ScoreWeights } from './score.js';
+export type { BestPick, ScoreInput } from './score.js';
 export { checkCommand } from './command.js';
-export { createLimiter } from './limiter.js';
-export type { Limiter } from './limiter.js';
 export { runChecks } from './runner.js';
 export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
 export { checkoutDirOf, runChecksOnCommit } from './checkout.js';

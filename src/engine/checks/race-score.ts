@@ -3,9 +3,11 @@
  * duration, cost), so `hydra show` and a test get the same numbers from the run record as the race
  * did; and each check's summary, compared with the baseline by test name.
  */
-import type { AgentSummary, CheckRun, CheckSummary, ScoreSummary } from '../types.js';
+import type { AgentSummary } from '../records/index.js';
+import type { CheckRun, CheckSummary, ScoreSummary } from '../check-types.js';
 import { DEFAULT_SCORE_WEIGHTS, scoreAgents } from './score.js';
-import type { ScoreInput, ScoreWeights } from './score.js';
+import type { ScoreInput } from './score.js';
+import type { ScoreWeights } from '../check-types.js';
 import { compareTests } from './test-counts.js';
 import { tamperingOf } from './tampering.js';
 import { evidenceParts } from './cross-test/evidence.js';

@@ -4,18 +4,15 @@
  * its time limit (SIGTERM, SIGKILL after the grace), one slot of the race's limiter at a time.
  * Output is kept bounded: enough to read the test counts, and a tail for the run record.
  */
-import type { CheckRun, CheckSpec, CheckStatus } from '../types.js';
+import type { CheckRun, CheckSpec, CheckStatus } from '../check-types.js';
 import type { CheckWhere } from '../check-types.js';
-import type { ProcessRegistry } from '../process/index.js';
 import { runLimited } from '../process/index.js';
 import { checkCommand } from './command.js';
-import type { Limiter } from './limiter.js';
 import { readTestCounts } from './test-counts.js';
 import { knownSecrets, redactSecrets, redactValue } from '../records/index.js';
 import type { KnownSecret } from '../records/index.js';
-import type { SandboxPolicy } from '../sandbox/index.js';
 import { ownLayers } from '../setup/index.js';
-import type { ShareMount } from '../setup/index.js';
+import type { RunPlace } from '../setup/index.js';
 import { worktreeEnv } from '../setup/index.js';
 import { containerStarter } from '../container/index.js';
 import type { CommandContainer } from '../container/index.js';
@@ -27,45 +24,9 @@ const RECORDED_OUTPUT_CHARS = 8 * 1024;
 /** Test names kept per list (a suite with thousands of failures does not bloat the record). */
 const MAX_NAMES = 200;
 
-export interface CheckPlace {
-  /** The worktree the checks run in (never the user's). */
-  cwd: string;
-  runId: string;
-  /**
-   * Whose checks: `check:<agent>` or `check:baseline`. Each check's processes are marked
-   * `<owner>:<check name>` (HYDRA_OWNER): the supervisor kills what carries its marker once the
-   * check ends, so two checks running at once must not share one.
-   */
-  owner: string;
-  processes: ProcessRegistry;
-  slots: Limiter;
-  /** SIGTERM to SIGKILL. */
-  graceMs: number;
-  signal?: AbortSignal;
-  /**
-   * Configured values to redact from what is recorded (an agent's `env`); the secret-looking values
-   * of hydra's own environment, which the check inherits, are always redacted too.
-   */
-  secrets?: readonly KnownSecret[];
-  /** Run the checks in the OS sandbox with this policy (a sandboxed agent's checks); null: not. */
-  sandbox?: SandboxPolicy | null;
-  /**
-   * The shared directories (`[setup] share`) mounted in `cwd` for each check (worktreeShares). A
-   * setup command passes its worktree's own, so what it installs stays; runChecks gives each of
-   * its checks a layer of its own (ownLayers).
-   */
-  shares?: readonly ShareMount[];
-  /**
-   * Whose tree it is: the checks get HYDRA_AGENT, HYDRA_PORT and PORT of that agent (or the
-   * baseline), HYDRA_RUN_ID, and HYDRA_WORKTREE = `cwd` (setup/env.ts); absent: none of them.
-   */
-  identity?: { agent: string; port: number | null };
-  /**
-   * Run each check in a fresh container of this image, `cwd` bind-mounted at its path (a container
-   * agent's checks on a local engine: container/exec.ts); null or absent: on this machine.
-   */
-  container?: CommandContainer | null;
-}
+/** Where and how a check runs in one tree: its part of the race's RunPlace (setup/run-place.ts). */
+export type CheckPlace = Pick<RunPlace, 'cwd' | 'runId' | 'owner' | 'processes' | 'slots' | 'graceMs'> &
+  Partial<Pick<RunPlace, 'signal' | 'secrets' | 'sandbox' | 'shares' | 'identity' | 'container'>>;
 
 /** The place's HYDRA_* variables and PORT (setup/env.ts), or none. */
 const identityEnv = (place: CheckPlace): Record<string, string> =>

@@ -21,17 +21,7 @@
  * it never beats a result that passes its checks honestly, and pickBest does not merge it unless
  * the user allows test changes (then it is scored like any other).
  */
-
-export interface ScoreWeights {
-  checks: number;
-  tests: number;
-  diff: number;
-  scope: number;
-  duration: number;
-  cost: number;
-  /** Cross-testing's part (absent in records and configs from before it: the default applies). */
-  evidence?: number;
-}
+import type { Score, ScorePart, ScoreParts, ScoreWeights } from '../check-types.js';
 
 export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
   checks: 40,
@@ -42,12 +32,6 @@ export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
   cost: 5,
   evidence: 50,
 };
-
-export type ScorePart = keyof ScoreWeights;
-
-/** The parts every score has; `evidence` is there only in a race whose tests reproduce the bug. */
-type BasePart = Exclude<ScorePart, 'evidence'>;
-export type ScoreParts = Record<BasePart, number | null> & { evidence?: number | null };
 
 export interface ScoredCheck {
   name: string;
@@ -72,21 +56,6 @@ export interface ScoreInput {
   costUsd: number | null;
   /** Cross-testing's evidence (0–1); absent when the race has no reproduction. */
   evidence?: number;
-}
-
-export interface Score {
-  agent: string;
-  /** 0–100, one decimal; 0 when disqualified. */
-  total: number;
-  gates: { passed: boolean; failed: string[] };
-  /** Each part in 0–1, null where it does not apply (or the agent is disqualified). */
-  parts: ScoreParts;
-  /** Why the agent cannot win, or null. */
-  disqualified: string | null;
-  /** Why its checks are not evidence, `<check>: <reason>` (empty when none). */
-  flags: string[];
-  /** At least one check ran to a verdict for it (verifiedBy); false: the total is diff, time and cost alone. */
-  verified: boolean;
 }
 
 const EMPTY_PARTS: ScoreParts = {

@@ -4,7 +4,7 @@
  * flagged (`checks[].tampered`), its evidence does not count in the score, and the result cannot win
  * `--auto-merge best` unless the user allows test changes (`--allow-test-changes`).
  */
-import type { CheckRun } from '../types.js';
+import type { CheckRun } from '../check-types.js';
 
 /** Test names listed per check; at this many a list may be cut, so names are not compared. */
 const NAME_LIMIT = 200;

@@ -3,19 +3,7 @@
  * vitest, jest, pytest, go test, cargo test). Pure: text in, counts out; null when no runner's
  * summary is recognisable (then a check is judged by its exit code alone).
  */
-
-export type TestRunner = 'node' | 'vitest' | 'jest' | 'pytest' | 'go' | 'cargo';
-
-export interface TestCounts {
-  runner: TestRunner;
-  passed: number;
-  failed: number;
-  skipped: number;
-  /** Names of failing tests, when the output names them (sorted, unique). */
-  failedNames: string[];
-  /** Names of passing tests, when the output names them (sorted, unique). */
-  passedNames: string[];
-}
+import type { TestCounts } from '../check-types.js';
 
 // eslint-disable-next-line no-control-regex -- colour codes are what we strip
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;

@@ -5,7 +5,7 @@
  * unmake one (the agent would skip a gate the others must pass). A new name adds a check for this
  * agent only. The baseline runs the race-wide checks alone.
  */
-import type { CheckSpec } from '../types.js';
+import type { CheckSpec } from '../check-types.js';
 
 /** One `[[agents.<name>.checks]]` table as parsed (`run` may be left out when the name is a race-wide check's). */
 export interface AgentCheckConfig {

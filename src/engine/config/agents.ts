@@ -7,7 +7,7 @@
  */
 import { adapterIds, getAdapter } from '../../adapters/registry.js';
 import type { AdapterId } from '../../adapters/types.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { closest } from './did-you-mean.js';
 
 /** Lowercase letters, digits and dashes, starting with a letter or digit (a branch and a directory name). */

@@ -16,3 +16,4 @@ export { raceSetup, trustCursorSetup } from './setup-trust.js';
 export { devcontainerStatus, devcontainerTrusted, trustDevcontainer } from './devcontainer-trust.js';
 export type { DevcontainerStatus } from './devcontainer-trust.js';
 export { setupOf } from './resolve.js';
+export type { RaceOptions, ReopenRun, RoundRequest } from './race-options.js';

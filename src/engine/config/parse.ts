@@ -12,7 +12,7 @@ import { closest } from './did-you-mean.js';
 import { checkSpecsOf } from './race-checks.js';
 import { configSchema, knownKeys } from './schema.js';
 import type { HydraConfig, KeyTable } from './schema.js';
-import type { CheckSpec } from '../types.js';
+import type { CheckSpec } from '../check-types.js';
 
 /** Parses and validates the text of a hydra.toml. `displayName` prefixes every message. */
 export function parseConfigText(text: string, displayName: string): HydraConfig {

@@ -1,7 +1,7 @@
 /** The race-wide checks: `[[checks]]` of the config, then each `--check`, named after what it runs. */
 import { CONFIG_DEFAULTS, secondsToMs } from './schema.js';
 import type { HydraConfig } from './schema.js';
-import type { CheckSpec } from '../types.js';
+import type { CheckSpec } from '../check-types.js';
 
 /** `[[checks]]` as check specs. */
 export const checkSpecsOf = (config: HydraConfig): CheckSpec[] =>

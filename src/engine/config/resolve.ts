@@ -6,7 +6,9 @@ import { adapterIds, adapterOf, getAdapter } from '../../adapters/registry.js';
 import type { AdapterId, ModelPrice, PriceTable } from '../../adapters/types.js';
 import { DEFAULT_SCORE_WEIGHTS } from '../checks/index.js';
 import type { ScoreWeights } from '../checks/index.js';
-import type { AgentPlan, CheckSpec, RaceOptions } from '../types.js';
+import type { AgentPlan } from '../agent-plan.js';
+import type { CheckSpec } from '../check-types.js';
+import type { RaceOptions } from './race-options.js';
 import { agentCheckProblems, checksOfAgent } from './agent-checks.js';
 import { expandAgentList, tableAdapter } from './agents.js';
 import type { ListedAgent } from './agents.js';
@@ -20,7 +22,8 @@ import type { SandboxMode, SandboxSettings } from '../sandbox/index.js';
 import { DEFAULT_SETUP_TIMEOUT_MS } from '../setup/index.js';
 import type { PortRange, SetupSettings } from '../setup/index.js';
 import { DEFAULT_CONTAINER } from '../container/index.js';
-import type { ContainerSettings, RunnerKind } from '../container/index.js';
+import type { ContainerSettings } from '../container/index.js';
+import type { RunnerKind } from '../agent-plan.js';
 
 /** The race-related command-line flags, already parsed; absent means "not given". */
 export interface RaceFlags {

@@ -23,7 +23,7 @@ import type {
   SupervisorCallbacks,
 } from '../process/index.js';
 import { runGit } from '../git/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerExit } from './container-process.js';
 import { containerLabels, containerName, labelArgs, volumeName } from './labels.js';

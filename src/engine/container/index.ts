@@ -1,6 +1,6 @@
 /** Agents in containers on a Docker-compatible engine, local or remote (docs/containers.md; ARCHITECTURE.md "Runners"). */
 export { DEFAULT_CONTAINER, DEFAULT_HOST, RUNNER_KINDS } from './settings.js';
-export type { ContainerSettings, RunnerKind } from './settings.js';
+export type { ContainerSettings } from './settings.js';
 export type { ContainerLaunch } from './types.js';
 export { CONTAINER_HOME } from './types.js';
 export { docker, dockerBinary, dockerOk, hostLabel } from './docker.js';

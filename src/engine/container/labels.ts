@@ -4,7 +4,7 @@
  */
 import { CONTAINER_LABELS } from '../process/index.js';
 import { repoKey } from '../records/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 
 // One list of names, shared with the watchdog and `hydra clean` (process/container-labels.ts).
 export const LABEL_RUN = CONTAINER_LABELS.run;

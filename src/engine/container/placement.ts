@@ -11,7 +11,7 @@ import { adapterOf } from '../../adapters/registry.js';
 import type { AdapterId, Capabilities } from '../../adapters/types.js';
 import { EngineError } from '../errors.js';
 import { probeClisInImage } from '../probe/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { docker, hostLabel } from './docker.js';
 import { isLocalEngine } from './hosts.js';
 import { roundTrip } from './round-trip.js';

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { BuiltCommand } from '../../adapters/types.js';
 import type { ShareMount } from '../process/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { runGit } from '../git/index.js';
 import { containerEnv } from './env.js';
 import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';

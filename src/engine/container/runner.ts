@@ -16,13 +16,13 @@
  * - `clean` removes what it created for a run (or a repository, or everything), by label.
  */
 import type { ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { removeContainers } from './clean.js';
 import type { ContainerAgentLaunch } from './container-process.js';
 import { startContainer } from './container-process.js';
 import { placeContainers } from './placement.js';
 import type { Placeable, Placed, PlacementSettings, ProbeInImage } from './placement.js';
-import type { RunnerKind } from './settings.js';
+import type { RunnerKind } from '../agent-plan.js';
 
 export interface AgentRunner {
   readonly kind: RunnerKind;

@@ -1,7 +1,6 @@
 /** `[container]` in hydra.toml, `[race] runner` and `--runner`: where each agent runs (docs/containers.md). */
 
-/** `local`: on this machine under the supervisor (today's path); `container`: in a container on an engine. */
-export type RunnerKind = 'local' | 'container';
+import type { RunnerKind } from '../agent-plan.js';
 
 export const RUNNER_KINDS: readonly RunnerKind[] = ['local', 'container'];
 

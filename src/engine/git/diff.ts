@@ -1,6 +1,42 @@
 /** What a result changed: per-file counts and the whole patch, asked of the repository. */
-import type { DiffSummary, FileStat } from '../types.js';
 import { runGit, splitZ } from './git.js';
+
+export interface FileStat {
+  path: string;
+  insertions: number;
+  deletions: number;
+  /** Binary files have no line counts. */
+  binary?: boolean;
+}
+
+/** A secret a commit adds (results/secret-scan.ts). */
+export interface SecretFound {
+  file: string;
+  /** What it looks like: `private key`, `github token`. */
+  label: string;
+}
+
+/** A commit a merge would bring into the base branch. */
+export interface BroughtCommit {
+  commit: string;
+  subject: string;
+  /** Files its diff touches. */
+  files: string[];
+  /** Secrets its diff adds (empty for nearly every commit). */
+  secrets: SecretFound[];
+}
+
+export interface DiffSummary {
+  filesChanged: number;
+  insertions: number;
+  deletions: number;
+  files: FileStat[];
+  /**
+   * The commits of the result a merge would bring into the base branch, oldest first, each with the
+   * secrets it adds (results/secret-scan.ts): the net diff hides a key committed and deleted later.
+   */
+  commits?: BroughtCommit[];
+}
 
 /** Parses `git diff --numstat -z --no-renames`. */
 const parseNumstat = (text: string): DiffSummary => {

@@ -48,3 +48,5 @@ export type { WorktreeHead } from './result-commit.js';
 export { diffSummary, fullPatch } from './diff.js';
 export { restoreAfterRace, restoreUserRefs, snapshotRefs, snapshotTips } from './refs.js';
 export type { RefSnapshot } from './refs.js';
+export type { BroughtCommit, DiffSummary, FileStat, SecretFound } from './diff.js';
+export type { RepoInfo } from './repo.js';

@@ -6,9 +6,21 @@ import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
-import type { RepoInfo } from '../types.js';
 import { EngineError } from '../errors.js';
 import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
+
+/** What `hydra doctor` says about git and the repository. */
+export interface RepoInfo {
+  gitVersion: string | null;
+  isRepo: boolean;
+  root: string | null;
+  branch: string | null;
+  detached: boolean;
+  head: string | null;
+  hasCommits: boolean;
+  dirtyFiles: number;
+  problems: ErrorInfo[];
+}
 
 /** A reason hydra will not race (or merge) in this repository. */
 const problem = (message: string, hint: string): ErrorInfo => ({ kind: 'Refused', message, hint });

@@ -2,7 +2,7 @@
  * An agent's result as a commit: what it changed in its worktree, committed as hydra on its own
  * branch (and only the commits it made itself, when it switched to someone else's branch).
  */
-import type { DiffSummary } from '../types.js';
+import type { DiffSummary } from './diff.js';
 import { diffSummary } from './diff.js';
 import { GitCommandError, HYDRA_IDENTITY, NO_HOOKS } from './git.js';
 import { pinnedArgs, pinnedLine, runPinned } from './pinned.js';

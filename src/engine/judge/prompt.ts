@@ -4,7 +4,7 @@
  * (`result-1`...) in a random order, so a diff cannot name its agent, guess its place, or close
  * the quote. The judge is told the data is untrusted and how to answer.
  */
-import type { CheckSummary } from '../types.js';
+import type { CheckSummary } from '../check-types.js';
 
 export interface JudgeEntry {
   /** The opaque label the judge sees, e.g. `result-2`. */

@@ -11,7 +11,8 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
 import type { AdapterId, Capabilities, ProbeResult, ProbeRunner } from '../../adapters/types.js';
-import type { AgentPlan, AgentProbeReport } from '../types.js';
+import type { AgentPlan } from '../agent-plan.js';
+import type { AgentProbeReport } from '../probe-types.js';
 import { createProbeRunner } from './runner.js';
 
 export interface ImageProbeOptions {

@@ -15,7 +15,8 @@ import type {
 import type { ErrorInfo } from '../../core/events.js';
 import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactValue } from '../records/index.js';
-import type { AgentPlan, AgentProbeReport } from '../types.js';
+import type { AgentPlan } from '../agent-plan.js';
+import type { AgentProbeReport } from '../probe-types.js';
 import { agentNameOf } from '../agent-name.js';
 import { discoverBinaries } from './binaries.js';
 import {

@@ -13,6 +13,8 @@ export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
 export { runLimited } from './limited-run.js';
+export { createLimiter } from './limiter.js';
+export type { Limiter } from './limiter.js';
 export type { LimitedRun, StartProcess } from './limited-run.js';
 export { prewrapSandboxedCommand, refusalKey } from './sandboxed.js';
 export { startChild } from './child.js';

@@ -15,7 +15,7 @@
  *   (`signalsHandledByCaller`, e.g. the CLI, which prints the summary and picks the exit code).
  * - A second signal SIGKILLs every live group at once, and is re-raised on the same rule.
  */
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 
 const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export type HandledSignal = (typeof HANDLED_SIGNALS)[number];

@@ -5,7 +5,7 @@
  * groups hydra itself started are tracked by a ProcessRegistry (process-registry.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 
 export const RUN_ID_ENV = 'HYDRA_RUN_ID';
 /**

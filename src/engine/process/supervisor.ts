@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 import { activeContainment, containedCommand } from './containment.js';
 import type { Containment, InitStatus } from './containment.js';

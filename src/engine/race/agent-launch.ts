@@ -22,7 +22,8 @@ import {
 import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
 import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs } from '../setup/index.js';
-import type { AgentName, AgentPlan } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentPlan } from '../agent-plan.js';
 import { setupPlanOf } from '../setup/index.js';
 import type { SetupPlan } from '../setup/index.js';
 import { DEFAULT_CONTAINER, DEFAULT_HOST, isLocalEngine, passedEnvNames } from '../container/index.js';

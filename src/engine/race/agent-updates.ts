@@ -9,7 +9,10 @@ import type { AgentReport } from '../agent/index.js';
 import type { RaceContext } from './race-types.js';
 import { siblingPathsIn, siblingReachWarning, summarizeChecks } from '../checks/index.js';
 import type { BaselineOutput } from '../checks/index.js';
-import type { AgentName, AgentProbeReport, AgentRound, AgentSnapshot } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentRound } from '../records/index.js';
+import type { AgentSnapshot } from './race-handle.js';
 
 const RECENT_EVENTS_LIMIT = 200;
 

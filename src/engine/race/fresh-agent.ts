@@ -1,6 +1,6 @@
 /** What an agent's snapshot says before it has done anything: a first launch's and a rerun's alike. */
 import { emptyUsage } from '../../core/events.js';
-import type { AgentSnapshot } from '../types.js';
+import type { AgentSnapshot } from './race-handle.js';
 
 export const nothingYet = (): Pick<
   AgentSnapshot,

@@ -2,3 +2,12 @@
 export { startRace } from './race.js';
 export { reopenFromRecord } from './race-reopen.js';
 export { ROUND_STAGE } from './race-rounds.js';
+export type {
+  AgentSnapshot,
+  BaselineSnapshot,
+  RaceHandle,
+  RacePhase,
+  RaceSnapshot,
+  ShellRequest,
+  ShellResult,
+} from './race-handle.js';

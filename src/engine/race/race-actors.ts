@@ -20,11 +20,12 @@ import {
   restoreAfterRace,
 } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
-import type { AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { MergeResult } from '../records/index.js';
 import { trackWork } from './work-tracker.js';
 import { runJudge } from '../judge/index.js';
 import type { JudgeInput } from '../judge/index.js';
-import type { JudgeSummary } from '../types.js';
+import type { JudgeSummary } from '../records/index.js';
 import { trace } from '../../trace.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';

@@ -2,9 +2,10 @@
 import { availableParallelism } from 'node:os';
 import { adapterOf } from '../../adapters/registry.js';
 import { agentNameOf } from '../agent-name.js';
-import { createLimiter } from '../checks/index.js';
+import { createLimiter } from '../process/index.js';
 import { createPortLeases } from '../setup/index.js';
-import type { AgentSnapshot, BaselineSnapshot, RaceSummary } from '../types.js';
+import type { AgentSnapshot, BaselineSnapshot } from './race-handle.js';
+import type { RaceSummary } from '../records/index.js';
 import { nothingYet } from './fresh-agent.js';
 import { reopenedAgent } from './race-reopen.js';
 import type { RaceContext, RaceInput, ResolvedRaceOptions } from './race-types.js';

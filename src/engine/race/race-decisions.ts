@@ -4,7 +4,9 @@
  */
 import type { AgentEvent, ErrorInfo } from '../../core/events.js';
 import { contendersOf, DEFAULT_JUDGE_MARGIN, pickBest } from '../checks/index.js';
-import type { AgentName, AgentSnapshot, RoundRequest } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentSnapshot } from './race-handle.js';
+import type { RoundRequest } from '../config/index.js';
 import type { MergeRequestEvent, RaceContext } from './race-types.js';
 import { buildSummary } from './race-summary.js';
 

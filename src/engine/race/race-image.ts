@@ -9,7 +9,7 @@ import type { AgentEvent } from '../../core/events.js';
 import { devcontainerTrusted } from '../config/index.js';
 import type { ContainerLaunch, ContainerSettings, PlacementSettings } from '../container/index.js';
 import { IMAGE_STAGE, withDevcontainerImage } from '../devcontainer/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 
 export function devcontainerStep<L extends { agent: AgentName; container?: ContainerLaunch | null }>(
   launches: readonly L[],

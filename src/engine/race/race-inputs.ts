@@ -8,9 +8,10 @@ import type { ErrorInfo } from '../../core/events.js';
 import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { sharedDirs } from '../setup/index.js';
+import type { RacePlace } from '../setup/index.js';
 import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
 import { BASELINE_AGENT, setupPlanOf } from '../setup/index.js';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { baselineContainer, checksContainer } from '../container/index.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
@@ -111,48 +112,47 @@ const noResult = (context: RaceContext, agent: AgentName): ErrorInfo => ({
   hint: `Pick an agent whose branch is still there (\`hydra show ${context.runId}\` lists them).`,
 });
 
-/** What the baseline's checks need: the base commit, the run's worktree directory, the checks. */
+/**
+ * Where and how the race runs the commands that are no agent's own (the baseline's checks,
+ * cross-testing): built here, once, for both. Its setup plan logs to `setup-baseline.log`;
+ * cross-testing writes each tree's log beside it.
+ */
+const racePlace = (context: RaceContext, repo: RepoCheck): RacePlace => ({
+  repoRoot: repo.root,
+  runId: context.runId,
+  processes: context.processes,
+  slots: context.checkSlots,
+  graceMs: context.options.killGraceMs,
+  secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+  copy: context.options.setup?.copy ?? [],
+  shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
+  ports: context.ports,
+  setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
+  // Where the agents' checks run (their image, on a local engine), so the comparison is fair.
+  container: baselineContainer(context.launches, BASELINE_AGENT),
+});
+
+/** What the baseline's checks need: the race's place, the base commit, the run's worktree directory, the checks. */
 export const baselineInput = (context: RaceContext): Prepared<BaselineInput> =>
-  withRepo(context, (repo) => ({
-    repoRoot: repo.root,
+  withRepo(context, (repo): BaselineInput => ({
+    ...racePlace(context, repo),
     baseRef: repo.baseRef,
     runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
-    runId: context.runId,
     // Nothing to run when the baseline is not (or no longer) running: a later round reuses it.
     checks: context.baseline?.status === 'running' ? (context.options.checks ?? []) : [],
-    processes: context.processes,
-    slots: context.checkSlots,
-    graceMs: context.options.killGraceMs,
-    secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
-    copy: context.options.setup?.copy ?? [],
-    shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
-    ports: context.ports,
-    setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
-    // Where the agents' checks run (their image, on a local engine), so the comparison is fair.
-    container: baselineContainer(context.launches, BASELINE_AGENT),
   }));
 
-/** Cross-testing's input: the race's checks and every completed agent's branch (see crossTestDue). */
+/** Cross-testing's input: the race's place and checks, and every completed agent's branch (see crossTestDue). */
 export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =>
-  withRepo(context, (repo) => ({
-    repoRoot: repo.root,
+  withRepo(context, (repo): CrossTestInput => ({
+    ...racePlace(context, repo),
     baseRef: repo.baseRef,
     runDir: runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
-    runId: context.runId,
     checks: context.options.checks ?? [],
     agents: crossTestAgents(context),
-    processes: context.processes,
-    slots: context.checkSlots,
-    graceMs: context.options.killGraceMs,
-    secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
-    copy: context.options.setup?.copy ?? [],
-    shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
-    ports: context.ports,
-    setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'cross'),
-    containers: {
-      base: baselineContainer(context.launches, BASELINE_AGENT),
-      agents: Object.fromEntries(context.launches.map((launch) => [launch.agent, checksContainer(launch)])),
-    },
+    agentContainers: Object.fromEntries(
+      context.launches.map((launch) => [launch.agent, checksContainer(launch)]),
+    ),
   }));
 
 /**

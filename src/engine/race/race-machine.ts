@@ -24,7 +24,8 @@ import { assertEvent, setup } from 'xstate';
 import { agentMachine } from '../agent/index.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
-import type { AgentProbeReport, MergeResult } from '../types.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { MergeResult } from '../records/index.js';
 import {
   autoMergeDecision,
   completedAndSettled,

@@ -3,7 +3,7 @@
  * exists, and the summary, rewritten whenever a settled race's context changes (clean-up, merge).
  * A record that cannot be written never breaks the race: it is only left incomplete.
  */
-import type { AgentEventRecord, RaceSummary } from '../types.js';
+import type { AgentEventRecord, RaceSummary } from '../records/index.js';
 import { EventLog, writeSummary } from '../records/index.js';
 import type { RaceContext } from './race-types.js';
 import { buildSummary } from './race-summary.js';

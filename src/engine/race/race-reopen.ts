@@ -15,16 +15,12 @@ import { branchExists, diffSummary } from '../git/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { processInfo } from '../process/index.js';
 import { branchName, readRecordDir, runRecordDir, writeMeta } from '../records/index.js';
-import type {
-  AgentName,
-  AgentProbeReport,
-  AgentSnapshot,
-  AgentSummary,
-  DiffSummary,
-  RoundRequest,
-  ReopenRun,
-  RunRecord,
-} from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentSnapshot } from './race-handle.js';
+import type { AgentSummary, RunRecord } from '../records/index.js';
+import type { DiffSummary } from '../git/index.js';
+import type { ReopenRun, RoundRequest } from '../config/index.js';
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
 import { launchFor, planNameOf } from './round-launch.js';
 import { usable } from './prepared.js';

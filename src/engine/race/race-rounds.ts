@@ -29,7 +29,11 @@ import {
   runWorktreesDir,
   writeMeta,
 } from '../records/index.js';
-import type { AgentName, AgentProbeReport, AgentRound, AgentSnapshot, RoundRequest } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentRound } from '../records/index.js';
+import type { AgentSnapshot } from './race-handle.js';
+import type { RoundRequest } from '../config/index.js';
 import type { ResolvedRaceOptions } from './race-types.js';
 import { prepareAgentGit } from './agent-launch.js';
 import { setupPlanOf } from '../setup/index.js';

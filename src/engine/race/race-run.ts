@@ -5,23 +5,17 @@
  */
 import { waitFor } from 'xstate';
 import type { Actor, SnapshotFrom } from 'xstate';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { EngineError } from '../errors.js';
 import { existsSync } from 'node:fs';
 import { finalizeWork } from '../agent/index.js';
 import { fullPatch, reopenWorktree, snapshotRefs } from '../git/index.js';
 import { RUN_ID_ENV, runInteractive } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
-import type {
-  MergeOptions,
-  MergeResult,
-  RacePhase,
-  RaceSnapshot,
-  RaceSummary,
-  RoundRequest,
-  ShellRequest,
-  ShellResult,
-} from '../types.js';
+import type { MergeOptions } from '../results/index.js';
+import type { MergeResult, RaceSummary } from '../records/index.js';
+import type { RacePhase, RaceSnapshot, ShellRequest, ShellResult } from './race-handle.js';
+import type { RoundRequest } from '../config/index.js';
 import type { raceMachine } from './race-machine.js';
 import { buildSummary } from './race-summary.js';
 import { phaseOf } from './snapshot.js';

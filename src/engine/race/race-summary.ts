@@ -5,7 +5,9 @@
 import { agentNameOf } from '../agent-name.js';
 import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace } from '../checks/index.js';
 import type { RaceContext } from './race-types.js';
-import type { AgentSnapshot, AgentSummary, BaselineSnapshot, CheckSummary, RaceSummary } from '../types.js';
+import type { AgentSnapshot, BaselineSnapshot } from './race-handle.js';
+import type { AgentSummary, RaceSummary } from '../records/index.js';
+import type { CheckSummary } from '../check-types.js';
 
 /** What the summary says of an agent's setup: null when none ran (or it never finished). */
 const setupSummary = (setup: AgentSnapshot['setup']): AgentSummary['setup'] =>

@@ -1,5 +1,7 @@
 /** Inputs and outputs of the race machine's named actors (plain data, so tests can fake them). */
-import type { AgentEventRecord, AgentName, DiffSummary, JudgeSummary } from '../types.js';
+import type { AgentEventRecord, JudgeSummary } from '../records/index.js';
+import type { AgentName } from '../agent-name.js';
+import type { DiffSummary } from '../git/index.js';
 import type { Capabilities } from '../../adapters/types.js';
 import type { AgentLaunch, AgentReport } from '../agent/index.js';
 import type { MergeRequest } from '../results/index.js';
@@ -7,19 +9,16 @@ import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { AgentEvent, ErrorInfo } from '../../core/events.js';
 import type { Prepared } from './prepared.js';
-import type { BaselineOutput, Limiter } from '../checks/index.js';
+import type { BaselineOutput } from '../checks/index.js';
+import type { Limiter } from '../process/index.js';
 import type { PortLeases } from '../setup/index.js';
-import type {
-  AgentPlan,
-  AgentProbeReport,
-  AgentSnapshot,
-  BaselineSnapshot,
-  CheckRun,
-  MergeOptions,
-  MergeResult,
-  RaceOptions,
-  RoundRequest,
-} from '../types.js';
+import type { AgentPlan } from '../agent-plan.js';
+import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentSnapshot, BaselineSnapshot } from './race-handle.js';
+import type { CheckRun } from '../check-types.js';
+import type { MergeOptions } from '../results/index.js';
+import type { MergeResult } from '../records/index.js';
+import type { RaceOptions, RoundRequest } from '../config/index.js';
 
 /** RaceOptions with every default filled in. */
 export interface ResolvedRaceOptions extends RaceOptions {

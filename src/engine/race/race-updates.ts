@@ -5,7 +5,7 @@
 import { crossTestWarnings } from '../checks/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
 import { toErrorInfo } from '../errors.js';
-import type { AgentProbeReport } from '../types.js';
+import type { AgentProbeReport } from '../probe-types.js';
 import { withImageCli } from '../probe/index.js';
 import type { RoundStart } from './race-rounds.js';
 import type {

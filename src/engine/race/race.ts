@@ -4,7 +4,7 @@
  * subscribers, and signals or the exit of hydra itself stop every agent.
  */
 import { createActor } from 'xstate';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { defaultWorktreeRoot, newRunId } from '../records/index.js';
 import { createProcessRegistry, prepareContainment, refusalKey, startWatchdog } from '../process/index.js';
 import { discardPrewrapped, holdSandbox, prepareSandbox } from '../sandbox/index.js';
@@ -19,14 +19,9 @@ import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
 import { phaseOf, toRaceSnapshot } from './snapshot.js';
 import { toErrorInfo } from '../errors.js';
 import { inspectorFromEnv } from './inspect.js';
-import type {
-  AgentEventRecord,
-  RacePhase,
-  RaceHandle,
-  RaceOptions,
-  RaceSnapshot,
-  RaceSummary,
-} from '../types.js';
+import type { AgentEventRecord, RaceSummary } from '../records/index.js';
+import type { RaceHandle, RacePhase, RaceSnapshot } from './race-handle.js';
+import type { RaceOptions } from '../config/index.js';
 
 const DEFAULT_KILL_GRACE_MS = 5000;
 

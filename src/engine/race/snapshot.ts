@@ -4,7 +4,7 @@
  */
 import type { StateValue } from 'xstate';
 import type { RaceContext } from './race-types.js';
-import type { AgentSnapshot, RacePhase, RaceSnapshot } from '../types.js';
+import type { AgentSnapshot, RacePhase, RaceSnapshot } from './race-handle.js';
 import { buildSummary } from './race-summary.js';
 
 /** The phase a user sees for a machine state value. */

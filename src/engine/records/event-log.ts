@@ -5,7 +5,8 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { ev } from '../../core/events.js';
-import type { AgentEventRecord, AgentName } from '../types.js';
+import type { AgentEventRecord } from './record-types.js';
+import type { AgentName } from '../agent-name.js';
 import { eventJson } from './event-json.js';
 import { FILE_MODE, ensureRecordDir } from './record-files.js';
 

@@ -40,3 +40,16 @@ export {
 } from './redact.js';
 export type { KnownSecret } from './redact.js';
 export { eventJson } from './event-json.js';
+export type {
+  AgentEventRecord,
+  AgentRound,
+  AgentSummary,
+  BaselineStatus,
+  JudgeSummary,
+  MergeResult,
+  RaceSummary,
+  RunListEntry,
+  RunRecord,
+  FinalStatus,
+  SetupSource,
+} from './record-types.js';

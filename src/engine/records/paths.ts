@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 
 /** Root of every hydra worktree on this machine (per user). */
 export const defaultWorktreeRoot = (env: NodeJS.ProcessEnv = process.env): string => {

@@ -5,7 +5,7 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { emptyUsage, type Usage } from '../../core/events.js';
-import type { AgentEventRecord, AgentSummary, RaceSummary, RunRecord } from '../types.js';
+import type { AgentEventRecord, AgentSummary, RaceSummary, RunRecord } from './record-types.js';
 import { EngineError } from '../errors.js';
 import { findRepoRoot, runGit } from '../git/index.js';
 import { RUN_ID_PATTERN, branchName, recordsRoot, runRecordDir } from './paths.js';

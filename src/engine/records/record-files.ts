@@ -21,7 +21,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import type { AgentName, MergeResult, RaceSummary } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { MergeResult, RaceSummary } from './record-types.js';
 import { EngineError } from '../errors.js';
 import { recordableSummary } from './recordable-summary.js';
 import {

@@ -4,7 +4,7 @@
  * their checks' output); one bad figure must not make the whole record read back as damaged.
  */
 import type { z } from 'zod';
-import type { RaceSummary } from '../types.js';
+import type { RaceSummary } from './record-types.js';
 import { EngineError } from '../errors.js';
 import { summarySchema } from './schema.js';
 

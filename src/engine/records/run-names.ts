@@ -3,7 +3,7 @@
  * newest run. Every command that takes a run (show, merge, clean, continue, open, rerun) resolves
  * it here, so the names and the errors are the same everywhere.
  */
-import type { RunListEntry } from '../types.js';
+import type { RunListEntry } from './record-types.js';
 import { EngineError } from '../errors.js';
 import { listRuns } from './runs.js';
 

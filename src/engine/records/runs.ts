@@ -1,7 +1,7 @@
 /** `hydra runs`: every recorded run of a repository, newest first, with its state and totals. */
 import { lstatSync, readdirSync } from 'node:fs';
 import { pidAlive, processInfo } from '../process/index.js';
-import type { RaceSummary, RunListEntry } from '../types.js';
+import type { RaceSummary, RunListEntry } from './record-types.js';
 import { RUN_ID_PATTERN, recordsRoot } from './paths.js';
 import { loadRun, repoRootOrThrow, trackedRunIds, type LoadedRun } from './read-run.js';
 import type { RunMeta } from './schema.js';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { AgentEvent, ErrorInfo, ErrorKind, Usage } from '../../core/events.js';
 import { SESSION_ID_PATTERN } from '../../adapters/types.js';
 import type { Capabilities } from '../../adapters/types.js';
-import type { AgentEventRecord, AgentSummary, MergeResult, RaceSummary } from '../types.js';
+import type { AgentEventRecord, AgentSummary, MergeResult, RaceSummary } from './record-types.js';
 import { RUN_ID_PATTERN, branchName } from './paths.js';
 
 /** Adapter ids end up in file names and branch names: lower-case words, no dots or slashes. */

@@ -11,7 +11,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { CleanReport } from '../types.js';
 import { EngineError } from '../errors.js';
 import { runGit } from '../git/index.js';
 import {
@@ -35,6 +34,28 @@ import { sweepContainers } from './container-sweep.js';
 import type { ContainerSweep } from './container-sweep.js';
 import { checkRecordedWorktree, listWorktrees, reallyInside, realOrSelf, runArea } from './run-targets.js';
 import type { RunArea, WorktreeEntry } from './run-targets.js';
+
+export interface CleanReport {
+  dryRun: boolean;
+  removedWorktrees: string[];
+  removedBranches: string[];
+  removedRecords: string[];
+  killedProcesses: number[];
+  /** Runs left alone (still running, or unmerged results kept on purpose). */
+  skipped: Array<{ runId: string; reason: string }>;
+  /** What a record named but hydra refused to touch (a path or process that is not the run's), and why. */
+  refused: Array<{ runId: string; target: string; reason: string }>;
+  /**
+   * Merged runs cleaned this time whose record was kept, so `hydra runs` still lists them (the
+   * history); `forgetMerged` removes those records too.
+   */
+  keptHistory?: string[];
+  /** Agents in containers: the runs' containers and volumes removed, `<engine>: <id> (run <id>)`. */
+  removedContainers?: string[];
+  removedVolumes?: string[];
+  /** Engines that did not answer (their containers stay for the next clean), and removals that failed. */
+  warnings?: string[];
+}
 
 export interface CleanOptions {
   dryRun: boolean;

@@ -5,3 +5,5 @@ export { mergeRun } from './merge-run.js';
 export { commitsBrought } from './secret-scan.js';
 export type { MergeRequest } from './merge.js';
 export { openWorktree } from './open.js';
+export type { MergeOptions } from './merge-checks.js';
+export type { CleanReport } from './clean.js';

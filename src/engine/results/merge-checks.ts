@@ -6,12 +6,37 @@
 import { lstat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentName, MergeOptions, MergeResult, SecretFound } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { MergeResult } from '../records/index.js';
+import type { SecretFound } from '../git/index.js';
 import { EngineError, listSome } from '../errors.js';
 import { commitSubject, dirtyPaths, gitLine, runGit, splitZ } from '../git/index.js';
 import { branchName } from '../records/index.js';
 import { commitsBrought, secretsInDiff } from './secret-scan.js';
 import { copiedOf, refuseCopiedInHistory } from './merge-copied.js';
+
+/** What the user asks of a merge (`hydra merge`, the dashboard): how, and what may stay or go. */
+export interface MergeOptions {
+  squash?: boolean;
+  /** Keep every worktree and branch of the race, the merged agent's too. */
+  keepWorktrees?: boolean;
+  /**
+   * Also remove the other agents' worktrees and branches (hydra's behaviour before a merge kept
+   * the choice open). By default only the merged agent's worktree (and, after a whole merge, its
+   * branch) go; the other results stay until `hydra clean`.
+   */
+  discardOthers?: boolean;
+  /**
+   * Merge only these paths (files or folders, relative to the repository root) of the agent's
+   * result, as one new commit on the user's branch; the agent's branch stays.
+   */
+  only?: string[];
+  /**
+   * Merge although the result (or a commit it brings into history) adds what looks like a secret:
+   * `--allow-secrets`, for a test fixture or a public key that only looks like one.
+   */
+  allowSecrets?: boolean;
+}
 
 export interface MergeRequest {
   root: string;

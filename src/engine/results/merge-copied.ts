@@ -4,7 +4,7 @@
  * agent's `git add -f` commits it). The run's copied.json names the files; their secret values are
  * read again from the checkout for the secret scan (secret-scan.ts).
  */
-import type { BroughtCommit } from '../types.js';
+import type { BroughtCommit } from '../git/index.js';
 import { EngineError, listSome } from '../errors.js';
 import { commitSubject, runGit, splitZ } from '../git/index.js';
 import { branchName, runRecordDir } from '../records/index.js';

@@ -5,12 +5,14 @@
  */
 import path from 'node:path';
 import { getAdapter } from '../../adapters/registry.js';
-import type { AgentName, MergeOptions, MergeResult } from '../types.js';
+import type { AgentName } from '../agent-name.js';
+import type { MergeResult } from '../records/index.js';
 import { findRepoRoot } from '../git/index.js';
 import { branchName, defaultWorktreeRoot, loadRun, trackedRunIds } from '../records/index.js';
 import { lockRun } from '../locks/index.js';
 import { mergeAgentBranch } from './merge.js';
 import { refuse } from './merge-checks.js';
+import type { MergeOptions } from './merge-checks.js';
 import { checkRecordedWorktree, listWorktrees, runArea } from './run-targets.js';
 
 /**

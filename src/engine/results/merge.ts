@@ -12,7 +12,7 @@
  * clean-up and undoing, merge-run.ts the merge of a recorded run.
  */
 import { copiedOf, refuseCopiedFiles } from './merge-copied.js';
-import type { MergeResult } from '../types.js';
+import type { MergeResult } from '../records/index.js';
 import { listSome } from '../errors.js';
 import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from '../git/index.js';
 import { branchExists } from '../git/index.js';

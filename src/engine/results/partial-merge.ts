@@ -7,7 +7,7 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentName } from '../types.js';
+import type { AgentName } from '../agent-name.js';
 import { EngineError, listSome } from '../errors.js';
 import { HYDRA_IDENTITY, gitLine, runGit, splitZ } from '../git/index.js';
 

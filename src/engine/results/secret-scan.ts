@@ -5,7 +5,7 @@
  * merges against their first parent) and its added lines are matched against the shapes redaction
  * removes (records/redact.ts: private key blocks, vendor API keys and tokens).
  */
-import type { BroughtCommit, SecretFound } from '../types.js';
+import type { BroughtCommit, SecretFound } from '../git/index.js';
 import { runGit } from '../git/index.js';
 import { createHash } from 'node:crypto';
 import { secretsIn } from '../records/index.js';

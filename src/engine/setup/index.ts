@@ -25,6 +25,7 @@ export type { WorktreeIdentity } from './env.js';
 export type { SetupPlan } from './plan.js';
 export { setupLogFile, setupPlanOf } from './plan.js';
 export type { SetupOutcome } from './run.js';
+export type { RacePlace, RunPlace } from './run-place.js';
 export { runSetup } from './run.js';
 export { setupFingerprint } from './fingerprint.js';
 export type { CursorResolution } from './cursor.js';

@@ -1,4 +1,4 @@
-/** Where agents' blocks of ports are taken (`[race] port_range`); data only, so types.ts can name it. */
+/** Where agents' blocks of ports are taken (`[race] port_range`); data only, so config's RaceOptions can name it. */
 
 /** How many ports one agent's block has: `HYDRA_PORT` is the first; the rest are its to use. */
 export const PORT_BLOCK = 10;

@@ -9,44 +9,17 @@
 import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runLimited } from '../process/index.js';
-import type { ProcessRegistry } from '../process/index.js';
 import { knownSecrets, redactSecrets } from '../records/index.js';
-import type { KnownSecret } from '../records/index.js';
-import type { SandboxPolicy } from '../sandbox/index.js';
 import { runGit, splitZ } from '../git/index.js';
 import type { SetupPlan } from './plan.js';
+import type { SetupPlace } from './run-place.js';
 import { worktreeEnv } from './env.js';
-import type { ShareMount } from './share.js';
 import { containerStarter } from '../container/index.js';
-import type { CommandContainer } from '../container/index.js';
 
 /** Output kept per command in the log file: the last 256 KB. */
 const LOG_BYTES_PER_COMMAND = 256 * 1024;
 /** The tail an error shows. */
 const TAIL_CHARS = 2 * 1024;
-
-export interface SetupPlace {
-  /** The worktree (or checkout) to set up. */
-  cwd: string;
-  /** The user's checkout: `ROOT_WORKTREE_PATH` for commands written for Cursor. */
-  repoRoot: string;
-  runId: string;
-  /** Whose setup: `setup:<agent>`, `setup:baseline`, `setup:check:<agent>` (the process marker). */
-  owner: string;
-  processes: ProcessRegistry;
-  graceMs: number;
-  signal?: AbortSignal;
-  /** Configured values to redact (an agent's `env`); hydra's environment's secrets always are. */
-  secrets?: readonly KnownSecret[];
-  /** Run in the OS sandbox with this policy (a sandboxed agent's); null: not. */
-  sandbox?: SandboxPolicy | null;
-  /** The worktree's shared directories (`[setup] share`): its own layers, so what setup installs stays. */
-  shares?: readonly ShareMount[];
-  /** Whose tree it is: HYDRA_AGENT, HYDRA_PORT and PORT, HYDRA_RUN_ID, HYDRA_WORKTREE (env.ts); absent: none. */
-  identity?: { agent: string; port: number | null };
-  /** A container agent's: the commands run in its image (container/exec.ts); null or absent: on this machine. */
-  container?: CommandContainer | null;
-}
 
 export type SetupStatus = 'ok' | 'failed' | 'timed_out' | 'error' | 'cancelled';
 

@@ -13,7 +13,7 @@
  * rival's reproduction loses that share. A new test that passes on the base proves nothing about
  * the task and counts for nothing. A race without reproductions has no evidence part.
  */
-import type { NewTestsSummary } from '../../types.js';
+import type { NewTestsSummary } from '../../check-types.js';
 
 interface WithNewTests {
   agent: string;

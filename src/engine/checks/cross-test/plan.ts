@@ -3,7 +3,7 @@
  * depends on, else each runner's default command), and of an agent's changed files, its tests (each
  * with the command that runs it alone) and the files they need beside them.
  */
-import type { CheckSpec } from '../../types.js';
+import type { CheckSpec } from '../../check-types.js';
 import { scriptOf } from '../command-config.js';
 import { RUNNER_RULES, dependedRunner, invocationsIn, isTestSupport, shellWord } from './rules.js';
 import type { Invocation, RunnerRule } from './rules.js';

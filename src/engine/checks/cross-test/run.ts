@@ -7,21 +7,17 @@
  */
 import { lstat, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { AgentName, CheckSpec, CheckStatus, NewTestStatus, NewTestsSummary } from '../../types.js';
+import type { AgentName } from '../../agent-name.js';
+import type { CheckSpec, CheckStatus, NewTestsSummary, NewTestStatus } from '../../check-types.js';
 import type { CheckWhere } from '../../check-types.js';
-import type { ProcessRegistry } from '../../process/index.js';
 import { RUN_ID_ENV } from '../../process/index.js';
-import type { KnownSecret } from '../../records/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
-import type { Limiter } from '../limiter.js';
 import { copyIncludedFiles } from '../../setup/index.js';
 import { runCheck } from '../runner.js';
 import { worktreeShares } from '../../setup/index.js';
-import type { SharedDir } from '../../setup/index.js';
+import type { RacePlace } from '../../setup/index.js';
 import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
-import type { PortLeases } from '../../setup/index.js';
 import { runSetup, setupLogFile } from '../../setup/index.js';
-import type { SetupPlan } from '../../setup/index.js';
 import { makeRemoteCheckout } from '../../container/index.js';
 import type { CommandContainer, RemoteCheckout } from '../../container/index.js';
 import { checkWhere } from '../runner.js';
@@ -29,34 +25,22 @@ import { isTestSupport } from './rules.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
 
-export interface CrossTestInput {
-  repoRoot: string;
+/**
+ * What cross-testing needs: the race's place (setup/run-place.ts; its `container` is where the base's
+ * tree runs, as the baseline's checks do), the base, the checks and the agents' results. Each tree's
+ * setup log goes beside the place's setup log (`setup-cross-<tree>.log`).
+ */
+export type CrossTestInput = RacePlace & {
   baseRef: string;
   /** The run's worktree directory; the checkouts go inside it. */
   runDir: string;
-  runId: string;
   /** The race's checks: cross-testing runs only when there are some, with the runners they invoke. */
   checks: CheckSpec[];
   /** Completed agents with a result, by the branch holding it. */
   agents: Array<{ agent: AgentName; branch: string }>;
-  processes: ProcessRegistry;
-  slots: Limiter;
-  graceMs: number;
-  secrets?: readonly KnownSecret[];
-  /** `[setup] copy` (setup/copy.ts): every checkout gets these ignored files of the user's too. */
-  copy?: readonly string[];
-  /** The checkout's directories shared into each tree (`[setup] share`). */
-  shared?: readonly SharedDir[];
-  /** The race's port blocks: a result's tree runs with its agent's (the base's with the baseline's); absent: none. */
-  ports?: PortLeases;
-  /** The race's setup commands, run in each checkout before its tests (src/engine/setup). */
-  setup?: SetupPlan | null;
-  /**
-   * Where each tree's setup and tests run: the base's where the baseline's checks run, a result's
-   * where its agent's checks run (a container agent's image: container/exec.ts); absent: here.
-   */
-  containers?: { base: CommandContainer | null; agents: Record<AgentName, CommandContainer | null> };
-}
+  /** Where each result's tree runs: where its agent's checks run (a container agent's image: container/exec.ts); absent: here. */
+  agentContainers?: Record<AgentName, CommandContainer | null>;
+};
 
 export interface CrossTestOutput {
   /** By author: its new tests and how they fared (absent for an agent that added none). */
@@ -166,7 +150,7 @@ async function authored(
 
 /** Where a tree's setup and tests run: the base's where the baseline's checks run, a result's where its agent's do. */
 const treeContainer = (input: CrossTestInput, tree: Pick<Tree, 'agent'>): CommandContainer | null =>
-  (tree.agent === null ? input.containers?.base : input.containers?.agents[tree.agent]) ?? null;
+  (tree.agent === null ? input.container : input.agentContainers?.[tree.agent]) ?? null;
 
 /** Puts a checkout back to its commit: what a test or a copy wrote is gone (ignored files stay). */
 const putBack = async (dir: string): Promise<void> => {
