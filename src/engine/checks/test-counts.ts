@@ -3,6 +3,7 @@
  * vitest, jest, pytest, go test, cargo test). Pure: text in, counts out; null when no runner's
  * summary is recognisable (then a check is judged by its exit code alone).
  */
+import { stripEscapes } from '../../core/text.js';
 
 export type TestRunner = 'node' | 'vitest' | 'jest' | 'pytest' | 'go' | 'cargo';
 
@@ -16,9 +17,6 @@ export interface TestCounts {
   /** Names of passing tests, when the output names them (sorted, unique). */
   passedNames: string[];
 }
-
-// eslint-disable-next-line no-control-regex -- colour codes are what we strip
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 const num = (value: string | undefined): number => (value === undefined ? 0 : Number(value));
 const sortedUnique = (names: Iterable<string>): string[] => [...new Set(names)].sort();
@@ -147,7 +145,7 @@ const RUNNERS = [vitestRunner, jestRunner, cargoRunner, pytestRunner, nodeRunner
 
 /** The counts of the first runner whose summary the output carries, or null. */
 export const readTestCounts = (output: string): TestCounts | null => {
-  const text = output.replace(ANSI, '').replace(/\r\n?/g, '\n');
+  const text = stripEscapes(output).replace(/\r\n?/g, '\n');
   for (const runner of RUNNERS) {
     const counts = runner(text);
     if (counts !== null) return counts;
