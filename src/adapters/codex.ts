@@ -340,6 +340,11 @@ export const codexAdapter = defineAdapter({
   defaultModel: CODEX_DEFAULT_MODEL,
   stateDirs: [{ path: '.codex', env: 'CODEX_HOME' }],
   api: { hosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'], baseUrlEnv: ['OPENAI_BASE_URL'] },
+  // Its providers' keys and settings: OpenAI's, and Azure OpenAI's (AZURE_OPENAI_API_KEY).
+  environment: {
+    keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    prefixes: ['OPENAI_', 'CODEX_', 'AZURE_OPENAI_'],
+  },
   demo: { lineDelayMs: 700 },
   probe,
   buildCommand,
