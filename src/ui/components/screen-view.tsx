@@ -2,7 +2,7 @@
  * Draws a laid-out Screen with Ink. No logic beyond mapping lines and boxes to elements: every
  * line is already cut to its width, and every box has a fixed height.
  */
-import { Box, Text } from 'ink';
+import { Box, Text, type BoxProps } from 'ink';
 import { Fragment, type ReactElement } from 'react';
 import { assertNever } from '../../core/events.js';
 import type { Line } from '../layout/index.js';
@@ -59,32 +59,25 @@ const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement 
   );
 };
 
+/** A pane's box: its size, its lines, and a border that stands out when it has the focus. */
+const paneFrame = (pane: PaneBox, theme: Theme): BoxProps => ({
+  width: pane.width,
+  height: pane.height,
+  flexDirection: 'column',
+  overflow: 'hidden',
+  borderStyle: pane.focused ? theme.focusBorder : theme.border,
+  borderColor: theme.tone(pane.focused ? 'accent' : 'muted'),
+});
+
 const SidePane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
-  <Box
-    width={pane.width}
-    height={pane.height}
-    flexDirection="column"
-    overflow="hidden"
-    paddingX={1}
-    borderStyle={pane.focused ? theme.focusBorder : theme.border}
-    borderColor={theme.tone(pane.focused ? 'accent' : 'muted')}
-  >
+  <Box {...paneFrame(pane, theme)} paddingX={1}>
     <Lines lines={pane.lines} theme={theme} />
   </Box>
 );
 
+/** Stacked panes are divided by a rule above each, no side or bottom border. */
 const StackedPane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
-  <Box
-    width={pane.width}
-    height={pane.height}
-    flexDirection="column"
-    overflow="hidden"
-    borderStyle={pane.focused ? theme.focusBorder : theme.border}
-    borderColor={theme.tone(pane.focused ? 'accent' : 'muted')}
-    borderBottom={false}
-    borderLeft={false}
-    borderRight={false}
-  >
+  <Box {...paneFrame(pane, theme)} borderBottom={false} borderLeft={false} borderRight={false}>
     <Lines lines={pane.lines} theme={theme} />
   </Box>
 );
