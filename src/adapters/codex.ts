@@ -28,7 +28,7 @@ export const CODEX_MIN_JSON_VERSION = '0.44.0';
  * see scripts/vendor-cli.ts). Its stream does not name the model, so this and `model` in Codex's
  * own config.toml are what hydra prices a run with.
  */
-export const CODEX_DEFAULT_MODEL = 'gpt-5.5';
+const CODEX_DEFAULT_MODEL = 'gpt-5.5';
 
 const CLI: CliFacts = {
   id: 'codex',

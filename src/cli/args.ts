@@ -95,7 +95,7 @@ export const getStrings = (parsed: Parsed, name: string): string[] => {
 };
 
 /** The adapter ids, as a list for messages: "claude, codex, cursor". */
-export const validAgents = (): string => adapterIds().join(', ');
+const validAgents = (): string => adapterIds().join(', ');
 
 /**
  * `--agents claude,opus,claude:sonnet,codex*2` → its entries. Which agents they name (adapters,

@@ -147,7 +147,7 @@ const engineFailure = (
 };
 
 /** Starts `spec` in a fresh container of `target`'s image, as spawnSupervised would on this machine. */
-export function startInContainer(
+function startInContainer(
   target: CommandContainer,
   spec: SpawnSpec,
   callbacks: SupervisorCallbacks,
