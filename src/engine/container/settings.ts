@@ -3,8 +3,6 @@
 /** `local`: on this machine under the supervisor (today's path); `container`: in a container on an engine. */
 export type RunnerKind = 'local' | 'container';
 
-export const RUNNER_KINDS: readonly RunnerKind[] = ['local', 'container'];
-
 /** The engine of the environment (`DOCKER_HOST`, else the current Docker context). */
 export const DEFAULT_HOST = 'default';
 
