@@ -9,21 +9,25 @@ import type { Line } from '../layout/index.js';
 import type { Body, PaneBox, Screen } from '../layout/index.js';
 import type { Theme } from '../text/index.js';
 
+/** A line with nothing to show, drawn as one space so it keeps its row. */
+const isBlank = (line: Line): boolean => line.length === 0 || line.every((segment) => segment.text === '');
+
+/** One segment in its tone, bold or inverse (a plain function: no component per segment). */
+const styledSegment = (segment: Line[number], theme: Theme, key: number): ReactElement => (
+  <Text
+    key={key}
+    color={segment.tone ? theme.tone(segment.tone) : undefined}
+    bold={segment.bold === true}
+    inverse={segment.inverse === true}
+  >
+    {segment.text}
+  </Text>
+);
+
 const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactElement => {
-  if (line.length === 0 || line.every((segment) => segment.text === '')) return <Text> </Text>;
+  if (isBlank(line)) return <Text> </Text>;
   return (
-    <Text wrap="truncate-end">
-      {line.map((segment, index) => (
-        <Text
-          key={index}
-          color={segment.tone ? theme.tone(segment.tone) : undefined}
-          bold={segment.bold === true}
-          inverse={segment.inverse === true}
-        >
-          {segment.text}
-        </Text>
-      ))}
-    </Text>
+    <Text wrap="truncate-end">{line.map((segment, index) => styledSegment(segment, theme, index))}</Text>
   );
 };
 
@@ -38,20 +42,11 @@ const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement 
       {lines.map((line, lineIndex) => (
         <Fragment key={lineIndex}>
           {lineIndex > 0 ? '\n' : null}
-          {line.length === 0 || line.every((segment) => segment.text === '') ? ' ' : null}
+          {isBlank(line) ? ' ' : null}
           {line.map((segment, index) =>
-            segment.tone || segment.bold === true || segment.inverse === true ? (
-              <Text
-                key={index}
-                color={segment.tone ? theme.tone(segment.tone) : undefined}
-                bold={segment.bold === true}
-                inverse={segment.inverse === true}
-              >
-                {segment.text}
-              </Text>
-            ) : (
-              segment.text
-            ),
+            segment.tone || segment.bold === true || segment.inverse === true
+              ? styledSegment(segment, theme, index)
+              : segment.text,
           )}
         </Fragment>
       ))}
