@@ -117,6 +117,11 @@ export const claudeAdapter = defineAdapter({
     hosts: ['api.anthropic.com', 'console.anthropic.com', 'claude.ai'],
     baseUrlEnv: ['ANTHROPIC_BASE_URL'],
   },
+  // Its settings: ANTHROPIC_MODEL, CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_USE_BEDROCK...
+  environment: {
+    keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],
+    prefixes: ['ANTHROPIC_', 'CLAUDE_'],
+  },
   demo: { lineDelayMs: 1100 },
   // As root, Claude Code refuses bypassPermissions (used by --unsafe) unless IS_SANDBOX=1. hydra
   // sets it for --unsafe runs; doctor says so, because it also means the agent runs with root's powers.

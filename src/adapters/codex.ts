@@ -28,7 +28,7 @@ export const CODEX_MIN_JSON_VERSION = '0.44.0';
  * see scripts/vendor-cli.ts). Its stream does not name the model, so this and `model` in Codex's
  * own config.toml are what hydra prices a run with.
  */
-export const CODEX_DEFAULT_MODEL = 'gpt-5.5';
+const CODEX_DEFAULT_MODEL = 'gpt-5.5';
 
 const CLI: CliFacts = {
   id: 'codex',
@@ -340,6 +340,11 @@ export const codexAdapter = defineAdapter({
   defaultModel: CODEX_DEFAULT_MODEL,
   stateDirs: [{ path: '.codex', env: 'CODEX_HOME' }],
   api: { hosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'], baseUrlEnv: ['OPENAI_BASE_URL'] },
+  // Its providers' keys and settings: OpenAI's, and Azure OpenAI's (AZURE_OPENAI_API_KEY).
+  environment: {
+    keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    prefixes: ['OPENAI_', 'CODEX_', 'AZURE_OPENAI_'],
+  },
   demo: { lineDelayMs: 700 },
   probe,
   buildCommand,

@@ -244,6 +244,7 @@ export const cursorAdapter = defineAdapter({
   binaries: ['cursor-agent', 'cursor', 'agent'],
   stateDirs: [{ path: '.cursor' }, { path: '.config/cursor' }, { path: '.local/share/cursor-agent' }],
   api: { hosts: ['api2.cursor.sh', 'api.cursor.com', 'cursor.com'], baseUrlEnv: [] },
+  environment: { keys: ['CURSOR_API_KEY'], prefixes: ['CURSOR_'] },
   demo: { lineDelayMs: 550 },
   probe,
   buildCommand,

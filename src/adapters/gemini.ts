@@ -302,6 +302,8 @@ export const geminiAdapter = defineAdapter({
     ],
     baseUrlEnv: ['GOOGLE_GEMINI_BASE_URL'],
   },
+  // Vertex AI too: GOOGLE_CLOUD_PROJECT, GOOGLE_GENAI_USE_VERTEXAI.
+  environment: { keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], prefixes: ['GEMINI_', 'GOOGLE_'] },
   demo: { lineDelayMs: 700 },
   probe,
   buildCommand,

@@ -4,6 +4,7 @@
  * the description on the following lines). Only option definition lines count, so a flag merely
  * mentioned in a description (\"use --sandbox instead of --full-auto\") is not taken as supported.
  */
+import { stripEscapes } from '../core/text.js';
 
 const OPTION_LINE = /^\s{1,12}(-{1,2}[A-Za-z0-9?][^\n]*)$/;
 const FLAG_TOKEN = /(?:^|[\s,|[])(--?[A-Za-z0-9][A-Za-z0-9_-]*)/g;
@@ -18,8 +19,7 @@ const definitionPart = (line: string): string => {
 /** Flags defined in a help text, long and short, in order of appearance, without duplicates. */
 export const parseHelpFlags = (help: string): string[] => {
   const flags = new Set<string>();
-  // eslint-disable-next-line no-control-regex
-  const plain = help.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
+  const plain = stripEscapes(help);
   for (const rawLine of plain.split(/\r?\n/)) {
     const match = OPTION_LINE.exec(rawLine);
     if (match === null) continue;
@@ -40,8 +40,7 @@ export const parseHelpFlags = (help: string): string[] => {
  * defines no such option.
  */
 export const optionText = (help: string, flag: string): string => {
-  // eslint-disable-next-line no-control-regex
-  const lines = help.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '').split(/\r?\n/);
+  const lines = stripEscapes(help).split(/\r?\n/);
   const start = lines.findIndex((line) => {
     const match = OPTION_LINE.exec(line);
     return (

@@ -269,6 +269,32 @@ export const opencodeAdapter = defineAdapter({
   ],
   // It calls whichever provider the model names; these are its own (the model catalogue, sharing).
   api: { hosts: ['models.dev', 'opencode.ai'], baseUrlEnv: [] },
+  // The keys of the providers it calls out of the box (models.dev names them), its own settings.
+  environment: {
+    keys: [
+      'ANTHROPIC_API_KEY',
+      'OPENAI_API_KEY',
+      'GOOGLE_GENERATIVE_AI_API_KEY',
+      'GEMINI_API_KEY',
+      'OPENROUTER_API_KEY',
+      'MISTRAL_API_KEY',
+      'DEEPSEEK_API_KEY',
+      'XAI_API_KEY',
+      'GROQ_API_KEY',
+    ],
+    prefixes: [
+      'OPENCODE_',
+      'ANTHROPIC_',
+      'OPENAI_',
+      'GOOGLE_',
+      'GEMINI_',
+      'OPENROUTER_',
+      'MISTRAL_',
+      'DEEPSEEK_',
+      'XAI_',
+      'GROQ_',
+    ],
+  },
   demo: { lineDelayMs: 1000 },
   probe,
   buildCommand,

@@ -5,7 +5,7 @@
 import { AdapterError, tail } from './errors.js';
 import type { ErrorKind } from '../core/events.js';
 import { parseVersion } from './help-flags.js';
-import type { AdapterId, Capabilities, ProbeOutput, ProbeRunner } from './types.js';
+import type { ProbeOutput, ProbeRunner } from './types.js';
 
 /**
  * Time limit for one probe command. Most CLIs print their version at once, but a real one can be
@@ -130,12 +130,3 @@ export const unreadableVersion = (context: ProbeContext, output: ProbeOutput): A
     ['--version'],
     output,
   );
-
-/** What a probe learned from the CLI's own `--version` and help texts (so `verified`, no warnings yet). */
-export const verifiedCapabilities = (
-  adapterId: AdapterId,
-  binary: string,
-  version: string | null,
-  flags: string[],
-  features: Record<string, boolean>,
-): Capabilities => ({ adapterId, binary, version, flags, features, confidence: 'verified', warnings: [] });

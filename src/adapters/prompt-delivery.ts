@@ -19,7 +19,7 @@ export type PromptDelivery =
   { via: 'argv'; args: string[] } | { via: 'stdin'; args: string[]; files: FileToWrite[]; stdinFile: string };
 
 /** Whether a prompt can travel as one command-line argument. */
-export const fitsInArgv = (prompt: string): boolean =>
+const fitsInArgv = (prompt: string): boolean =>
   !prompt.includes('\0') && Buffer.byteLength(prompt, 'utf8') <= ARGV_PROMPT_LIMIT_BYTES;
 
 /**

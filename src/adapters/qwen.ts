@@ -102,6 +102,11 @@ export const qwenAdapter = defineAdapter({
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai'],
     baseUrlEnv: ['OPENAI_BASE_URL'],
   },
+  // Its OpenAI-compatible provider (OPENAI_BASE_URL, OPENAI_MODEL), DashScope's variables, its own settings.
+  environment: {
+    keys: ['OPENAI_API_KEY'],
+    prefixes: ['OPENAI_', 'DASHSCOPE_', 'QWEN_'],
+  },
   demo: { lineDelayMs: 900 },
   probe,
   buildCommand,

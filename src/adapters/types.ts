@@ -216,6 +216,19 @@ export interface ApiHosts {
   baseUrlEnv: readonly string[];
 }
 
+/**
+ * The user's environment variables a CLI reads: its credentials by name, and the families of
+ * variables it reads settings from. With its base URLs (ApiHosts.baseUrlEnv) and the variables
+ * that move its state (StateDir.env), what a container agent gets from the user's environment
+ * (engine/container/env.ts). Declared, not read: the adapter never looks at the environment.
+ */
+export interface CliEnvironment {
+  /** Variables it reads its credentials from (`ANTHROPIC_API_KEY`, `CURSOR_API_KEY`). */
+  readonly keys: readonly string[];
+  /** Families it reads: each prefix (`CLAUDE_`) stands for every `<prefix>[A-Z0-9_]+` (`CLAUDE_CODE_MAX_RETRIES`). */
+  readonly prefixes: readonly string[];
+}
+
 /** How `hydra demo` simulates a CLI: the fake agent (src/demo) replays fixtures/adapters/<id>/. */
 export interface DemoProfile {
   /** Pause between replayed lines, paced so a newcomer can watch the agents finish in turn. */
@@ -260,6 +273,8 @@ export interface AgentAdapter {
   readonly stateDirs?: readonly StateDir[];
   /** The hosts it talks to (declared for the sandbox; see ApiHosts). */
   readonly api?: ApiHosts;
+  /** The user's variables it reads (see CliEnvironment); absent: none but its base URLs. */
+  readonly environment?: CliEnvironment;
   /** Set when `hydra demo` can simulate it (it needs recorded fixtures). */
   readonly demo?: DemoProfile;
   /** Warnings `hydra doctor` adds for this CLI on this machine (e.g. running as root). */

@@ -72,6 +72,12 @@ function translateParseError(error: unknown, command: string, known: readonly st
   }
 }
 
+/** Refuses words a command does not take (the first one named), pointing at its --help. */
+export const noExtraArguments = (command: string, extra: readonly string[]): void => {
+  if (extra.length > 0)
+    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp(command) });
+};
+
 export const getString = (parsed: Parsed, name: string): string | undefined => {
   const value = parsed.values[name];
   return typeof value === 'string' ? value : undefined;
@@ -89,7 +95,7 @@ export const getStrings = (parsed: Parsed, name: string): string[] => {
 };
 
 /** The adapter ids, as a list for messages: "claude, codex, cursor". */
-export const validAgents = (): string => adapterIds().join(', ');
+const validAgents = (): string => adapterIds().join(', ');
 
 /**
  * `--agents claude,opus,claude:sonnet,codex*2` → its entries. Which agents they name (adapters,

@@ -1,5 +1,4 @@
 /** `hydra doctor`'s report: its JSON shape and its text rendering (pure functions over the types). */
-import type { ErrorInfo } from '../core/events.js';
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
 import { blocksRace, describeContainment, describeSandbox } from '../engine/index.js';
@@ -30,17 +29,13 @@ export interface DoctorJson {
   config: DoctorConfig;
   /** RepoInfo, with `gitVersion` spelled `version` in the JSON. */
   git: Omit<RepoInfo, 'gitVersion'> & { version: string | null };
-  adapters: Array<{
-    id: AdapterId;
-    tier: Tier;
-    status: AdapterStatus;
-    binary: string | null;
-    version: string | null;
-    capabilities: Capabilities | null;
-    command: string[] | null;
-    warnings: string[];
-    error: ErrorInfo | null;
-  }>;
+  /** Each adapter's probe report, its `adapterId` spelled `id` (no agent name, display name or cache flag). */
+  adapters: Array<
+    { id: AdapterId } & Pick<
+      AgentProbeReport,
+      'tier' | 'status' | 'binary' | 'version' | 'capabilities' | 'command' | 'warnings' | 'error'
+    >
+  >;
   /** How each agent's process tree is kept together (containment.ts). */
   processes: { containment: Containment['kind']; description: string };
   /** The OS sandbox a race would put each agent in (src/engine/sandbox). */

@@ -1,5 +1,33 @@
 /** Helpers that turn vendor data into text fit for one terminal line. */
 
+/*
+ * The escape sequences a terminal would act on instead of show, 7-bit and 8-bit (C1) forms alike,
+ * since some terminals honour U+009B as CSI:
+ * - strings: OSC (ESC ] / 0x9d: titles, clipboard writes, hyperlinks), DCS (ESC P / 0x90),
+ *   SOS (ESC X / 0x98), PM (ESC ^ / 0x9e) and APC (ESC _ / 0x9f), up to BEL or ST (ESC \ / 0x9c),
+ *   or to the end of the text when unterminated (a terminal would swallow the rest too);
+ * - CSI (ESC [ / 0x9b) with its parameters: colours (`38:2:r:g:b` too), cursor moves, `\e[?25h`;
+ * - any other escape sequence (ESC, intermediates, a final byte: `\e(B`, `\ec`, `\e7`).
+ * Hand-written because the libraries drop less: Node's `util.stripVTControlCharacters` (ansi-regex's
+ * older pattern) leaves an OSC title with a space, a DCS, an APC, an 8-bit OSC and a colon colour,
+ * and strip-ansi 7 (not a dependency) leaves unterminated strings and, in text with no ESC or CSI,
+ * an 8-bit OSC; test/core/escapes.test.ts has the cases.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL_STRING = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D-\u009F])[\s\S]*?(?:\u0007|\u001B\\|\u009C|$)/g;
+// eslint-disable-next-line no-control-regex
+const CSI_SEQUENCE = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]?/g;
+// eslint-disable-next-line no-control-regex
+const ESCAPE_SEQUENCE = /\u001B[ -/]*[0-~]?/g;
+
+/**
+ * The one ANSI stripper: a text without the escape sequences in it (colours, cursor moves, titles,
+ * hyperlinks), for reading what a program printed (a CLI's help, a test runner's summary) or
+ * before sanitizing it for a terminal. Line breaks, tabs and other characters stay.
+ */
+export const stripEscapes = (text: string): string =>
+  text.replace(CONTROL_STRING, '').replace(CSI_SEQUENCE, '').replace(ESCAPE_SEQUENCE, '');
+
 /** How much of a raw line an event keeps by default (parse errors, huge unknown objects). */
 const MAX_RAW_CHARS = 2000;
 

@@ -16,7 +16,6 @@ export {
   formatCheck,
   formatCost,
   formatScore,
-  formatRoundCosts,
   formatDiff,
   formatDuration,
   formatNewTests,

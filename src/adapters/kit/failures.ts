@@ -13,7 +13,7 @@ import type { CliFacts } from './facts.js';
  * The command that shows a run's record. Parsers do not know the run's id; finishRun puts it in
  * place of `<run>` in the final event, so the hint a user reads names the exact command.
  */
-export const SHOW_RUN = 'hydra show <run>';
+const SHOW_RUN = 'hydra show <run>';
 
 /** What a CLI reported about one failure. */
 export interface Failure {

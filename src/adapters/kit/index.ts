@@ -15,7 +15,7 @@ export { defineAdapter } from './cli.js';
 export type { BuildCommand } from './cli.js';
 export type { CliFacts } from './facts.js';
 export type { ToolTable } from './tools.js';
-export type { ModelPrice, PriceTable, ProcessEnd } from '../types.js';
+export type { ProcessEnd } from '../types.js';
 
 // Its stream: the parser bases, line rules and the pieces of a loose line schema.
 export { z } from 'zod';
@@ -26,9 +26,9 @@ export { bool, json, num, str, tagged } from './events.js';
 // The events it emits, its usage and cost.
 export { emptyUsage, ev } from '../../core/events.js';
 export type { AgentEvent, CompletedEvent, FailedEvent, Usage } from '../../core/events.js';
-export { addUsage, completed, message, partialMessage, toolCall, toolResult } from './events.js';
+export { addUsage, completed, message, partialMessage, toolCall } from './events.js';
 export type { UsageCounts } from './events.js';
-export { costByModel, priceFor } from '../prices.js';
+export { costByModel } from '../prices.js';
 
 // Text, bounded the way events keep it.
 export { asNumber, asString, clip, compactJson, firstLine, oneLine, relativePath } from '../../core/text.js';

@@ -53,7 +53,7 @@ export interface ProbeSpec<K extends string> {
 }
 
 /** The features a flag table finds in a help text. */
-export const featuresOf = <K extends string>(
+const featuresOf = <K extends string>(
   table: FlagTable<K>,
   flags: readonly string[],
   help: string,
@@ -80,7 +80,7 @@ const BARE_VERSION = /^v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$/;
  * warning naming `v20.20.2` before it does not count), else the first version-like word of stdout,
  * then of stderr; log lines are passed over. Null when there is none.
  */
-export const readVersion = (step: Extract<StepResult, { ok: true }>): string | null => {
+const readVersion = (step: Extract<StepResult, { ok: true }>): string | null => {
   const lines = (text: string): string[] => text.split(/\r?\n/).filter((line) => !LOG_LINE.test(line));
   const stdout = lines(step.output.stdout);
   const bare = stdout.map((line) => BARE_VERSION.exec(line.trim())?.[1]).findLast((v) => v !== undefined);

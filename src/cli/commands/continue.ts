@@ -5,9 +5,9 @@
  */
 import { resolveRunName } from '../../engine/index.js';
 import type { RaceSummary, RoundRequest } from '../../engine/index.js';
-import { getBoolean, getString, parseCommandArgs, parseSandboxMode } from '../args.js';
+import { getBoolean, getString, noExtraArguments, parseCommandArgs, parseSandboxMode } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, seeHelp, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { reopenRun } from '../reopen.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { raceFlags } from './race.js';
@@ -57,8 +57,7 @@ export async function rerunCommand(ctx: CliContext, args: string[]): Promise<num
       hint: 'list runs with: hydra runs',
     });
   }
-  if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('rerun') });
+  noExtraArguments('rerun', extra);
   return runRound(ctx, parsed, run, { kind: 'rerun', agent });
 }
 

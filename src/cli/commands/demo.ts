@@ -10,9 +10,8 @@ import { createDemoRepo } from '../../demo/demo-repo.js';
 import { defaultScenarios, fakeBinaryName, installFakeAgents } from '../../demo/fake-bin.js';
 import { CONFIG_DEFAULTS, newRunId } from '../../engine/index.js';
 import type { AgentPlan, RaceOptions } from '../../engine/index.js';
-import { getBoolean, parseCommandArgs } from '../args.js';
+import { getBoolean, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { UsageError, seeHelp } from '../errors.js';
 import { hydraCommand, nextStepLine } from '../hydra-command.js';
 import { shellQuote } from '../shell-quote.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
@@ -27,11 +26,7 @@ export async function demoCommand(ctx: CliContext, args: string[]): Promise<numb
     ascii: { type: 'boolean' },
     here: { type: 'boolean' },
   });
-  if (parsed.positionals.length > 0)
-    throw new UsageError({
-      message: `unexpected argument "${parsed.positionals[0]}"`,
-      hint: seeHelp('demo'),
-    });
+  noExtraArguments('demo', parsed.positionals);
   const json = getBoolean(parsed, 'json') ?? false;
   const ascii = getBoolean(parsed, 'ascii') ?? false;
   if (getBoolean(parsed, 'here') ?? false) return demoHere(ctx, json, ascii);

@@ -28,11 +28,11 @@ import {
 } from '../../engine/index.js';
 import type { AgentProbeReport, DevcontainerStatus, EngineProblem } from '../../engine/index.js';
 import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
-import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { doctorJson, doctorPasses, renderDoctor } from '../doctor-view.js';
 import type { RaceAgent } from '../doctor-view.js';
-import { EXIT, seeHelp, UsageError } from '../errors.js';
+import { EXIT } from '../errors.js';
 import { probeCacheDir } from '../paths.js';
 import { doctorSetup, renderDoctorSetup } from '../doctor-setup.js';
 import { renderDevcontainer } from '../doctor-devcontainer.js';
@@ -46,12 +46,7 @@ const OPTIONS = {
 
 export async function doctorCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('doctor', args, OPTIONS);
-  if (parsed.positionals.length > 0) {
-    throw new UsageError({
-      message: `unexpected argument "${parsed.positionals[0]}"`,
-      hint: seeHelp('doctor'),
-    });
-  }
+  noExtraArguments('doctor', parsed.positionals);
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({
     cwd: ctx.cwd,

@@ -3,9 +3,9 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { mergeRun, resolveRunName } from '../../engine/index.js';
 import type { MergeResult } from '../../engine/index.js';
-import { getBoolean, getStrings, parseCommandArgs } from '../args.js';
+import { getBoolean, getStrings, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, seeHelp, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { fileCount, mergeMethodLabel, sanitize, sanitizeName, shortRef } from '../../ui/index.js';
 import { requireRepo } from '../run-ids.js';
 
@@ -28,8 +28,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
   }
   // `--only a b c`: the words after the first path are paths too.
   const onlyGiven = getStrings(parsed, 'only');
-  if (extra.length > 0 && onlyGiven.length === 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('merge') });
+  if (onlyGiven.length === 0) noExtraArguments('merge', extra);
   // Names are lowercase letters, digits and dashes; an adapter's alias in any case still names its agent.
   if (!/^[A-Za-z0-9][A-Za-z0-9-]*$/.test(agent))
     throw new UsageError({

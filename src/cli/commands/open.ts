@@ -1,9 +1,9 @@
 /** `hydra open <run> <agent>`: prints the agent's worktree path, made again from its branch if removed. */
 import { loadConfig, openWorktree, resolveRunName, setupOf } from '../../engine/index.js';
 import { sanitize } from '../../ui/index.js';
-import { getString, parseCommandArgs } from '../args.js';
+import { getString, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, seeHelp, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import { requireRepo } from '../run-ids.js';
 
 export async function openCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -15,8 +15,7 @@ export async function openCommand(ctx: CliContext, args: string[]): Promise<numb
       hint: 'list runs with: hydra runs',
     });
   }
-  if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('open') });
+  noExtraArguments('open', extra);
   const root = requireRepo(ctx.cwd);
   const entry = await resolveRunName(root, run);
   // The path alone on stdout, so `cd "$(hydra open last claude)"` and editors can use it.

@@ -4,9 +4,9 @@
  */
 import { listRuns } from '../../engine/index.js';
 import type { AgentSummary, RunListEntry } from '../../engine/index.js';
-import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
-import { EXIT, seeHelp, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import {
   formatCost,
   formatTime,
@@ -26,11 +26,7 @@ const MIN_PROMPT = 12;
 
 export async function runsCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('runs', args, { json: { type: 'boolean' }, limit: { type: 'string' } });
-  if (parsed.positionals.length > 0)
-    throw new UsageError({
-      message: `unexpected argument "${parsed.positionals[0]}"`,
-      hint: seeHelp('runs'),
-    });
+  noExtraArguments('runs', parsed.positionals);
   const limit = parseLimit(getString(parsed, 'limit'));
   const root = requireRepo(ctx.cwd);
   const all = [...(await listRuns(root))].sort((a, b) => b.startedAt - a.startedAt);

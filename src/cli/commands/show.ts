@@ -8,10 +8,10 @@ import type {
   NewTestsSummary,
   RunRecord,
 } from '../../engine/index.js';
-import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, noExtraArguments, parseCommandArgs } from '../args.js';
 import { inParens } from '../../core/text.js';
 import type { CliContext } from '../context.js';
-import { EXIT, seeHelp, UsageError } from '../errors.js';
+import { EXIT, UsageError } from '../errors.js';
 import {
   checkSymbol,
   createTheme,
@@ -50,8 +50,7 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
       message: 'hydra show needs a run id: hydra show <run-id|last>',
       hint: 'list run ids with: hydra runs',
     });
-  if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('show') });
+  noExtraArguments('show', extra);
   if (getBoolean(parsed, 'tui')) {
     const config = getString(parsed, 'config');
     // Loaded only here: `hydra show` as text never loads the engine's race or Ink.

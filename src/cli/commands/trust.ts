@@ -25,7 +25,7 @@ import {
   userConfigPath,
 } from '../../engine/index.js';
 import { formatTime, sanitize } from '../../ui/index.js';
-import { getBoolean, parseCommandArgs } from '../args.js';
+import { getBoolean, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
 
@@ -37,8 +37,7 @@ const OPTIONS = {
 export async function trustCommand(ctx: CliContext, args: string[]): Promise<number> {
   const parsed = parseCommandArgs('trust', args, OPTIONS);
   const [given, ...extra] = parsed.positionals;
-  if (extra.length > 0)
-    throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('trust') });
+  noExtraArguments('trust', extra);
   const revoke = getBoolean(parsed, 'revoke') ?? false;
   const list = getBoolean(parsed, 'list') ?? false;
   if (revoke && list)

@@ -1,18 +1,9 @@
 /** Checks: running them in every result and on the baseline, test counts read from runner output, and the score that ranks a race's results. */
-export { compareTests, readTestCounts } from './test-counts.js';
 export type { TestChanges } from './test-counts.js';
 export type { Score, ScoreWeights, TestCounts } from '../check-types.js';
-export {
-  contendersOf,
-  DEFAULT_JUDGE_MARGIN,
-  DEFAULT_SCORE_WEIGHTS,
-  pickBest,
-  scoreAgents,
-  verifiedBy,
-} from './score.js';
+export { contendersOf, DEFAULT_JUDGE_MARGIN, DEFAULT_SCORE_WEIGHTS, pickBest, scoreAgents } from './score.js';
 export type { BestPick, ScoreInput } from './score.js';
 export { checkCommand } from './command.js';
-export { runChecks } from './runner.js';
 export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
 export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
 export type { CommitCheckPlace } from './checkout.js';
@@ -22,5 +13,5 @@ export { DETECTION_SOURCES, detectTestCommand } from './detect.js';
 export type { DetectedCheck } from './detect.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
 export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';
-export { crossTestWarnings, evidenceParts, runCrossTests } from './cross-test/index.js';
+export { crossTestWarnings, runCrossTests } from './cross-test/index.js';
 export type { CrossTestInput, CrossTestOutput } from './cross-test/index.js';

@@ -90,8 +90,7 @@ const whyDisqualified = (input: ScoreInput, failedGates: string[]): string | nul
  * failed). Without one, its total comes from diff size, time and cost alone, which say nothing about
  * whether the change is right, so `--auto-merge best` does not merge it (pickBest).
  */
-export const verifiedBy = (checks: readonly ScoredCheck[]): boolean =>
-  checks.some((check) => check.ran !== false);
+const verifiedBy = (checks: readonly ScoredCheck[]): boolean => checks.some((check) => check.ran !== false);
 
 /** Scores every agent of a race against the others. */
 export const scoreAgents = (

@@ -3,10 +3,8 @@
  * vitest, jest, pytest, go test, cargo test). Pure: text in, counts out; null when no runner's
  * summary is recognisable (then a check is judged by its exit code alone).
  */
+import { stripEscapes } from '../../core/text.js';
 import type { TestCounts } from '../check-types.js';
-
-// eslint-disable-next-line no-control-regex -- colour codes are what we strip
-const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]/g;
 
 const num = (value: string | undefined): number => (value === undefined ? 0 : Number(value));
 const sortedUnique = (names: Iterable<string>): string[] => [...new Set(names)].sort();
@@ -135,7 +133,7 @@ const RUNNERS = [vitestRunner, jestRunner, cargoRunner, pytestRunner, nodeRunner
 
 /** The counts of the first runner whose summary the output carries, or null. */
 export const readTestCounts = (output: string): TestCounts | null => {
-  const text = output.replace(ANSI, '').replace(/\r\n?/g, '\n');
+  const text = stripEscapes(output).replace(/\r\n?/g, '\n');
   for (const runner of RUNNERS) {
     const counts = runner(text);
     if (counts !== null) return counts;

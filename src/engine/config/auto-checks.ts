@@ -15,7 +15,7 @@ import { displayPath, findRepoRoot, userConfigPath } from './locate.js';
 import type { RaceFlags } from './resolve.js';
 import { linkedOutside, trustState, userConfigDirOf } from './trust.js';
 
-export const AUTO_CHECK = 'auto';
+const AUTO_CHECK = 'auto';
 
 const isAuto = (check: string): boolean => check.trim().toLowerCase() === AUTO_CHECK;
 

@@ -4,7 +4,7 @@ export { CONFIG_DEFAULTS } from './schema.js';
 export { parseConfigText } from './parse.js';
 export { displayPath, findRepoRoot, userConfigPath } from './locate.js';
 export { configWarnings, loadConfig } from './load.js';
-export { EXECUTING_KEYS, untrustedConfigWarning } from './trust-filter.js';
+export { EXECUTING_KEYS } from './trust-filter.js';
 export { buildRaceOptions, checkConfiguredBinaries, planForDoctor, sandboxOf } from './resolve.js';
 export type { RaceFlags } from './resolve.js';
 export { linkedOutside, listTrusted, revokeTrust, trustFile, userConfigDirOf } from './trust.js';

@@ -215,7 +215,7 @@ const runnerOf = (config: HydraConfig, agent: AgentConfig, flags: RaceFlags): { 
 };
 
 /** `[container]` with the defaults filled in. */
-export function containerOf(config: HydraConfig): ContainerSettings {
+function containerOf(config: HydraConfig): ContainerSettings {
   const container = config.container ?? {};
   return {
     image: container.image ?? DEFAULT_CONTAINER.image,
@@ -240,7 +240,7 @@ export function setupOf(config: HydraConfig): SetupSettings {
 }
 
 /** HYDRA_SANDBOX: the user's own default mode (a test suite's `off`), under the flag, over hydra.toml. */
-export const SANDBOX_ENV = 'HYDRA_SANDBOX';
+const SANDBOX_ENV = 'HYDRA_SANDBOX';
 
 /** `[sandbox]`, `--sandbox` and HYDRA_SANDBOX, with the defaults filled in (a race's, and doctor's). */
 export function sandboxOf(

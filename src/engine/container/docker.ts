@@ -15,7 +15,7 @@ import { trace } from '../../trace.js';
 export const dockerBinary = (env: NodeJS.ProcessEnv = process.env): string => env['HYDRA_DOCKER'] ?? 'docker';
 
 /** A control call (ps, inspect, cp, volume create...) that takes longer than this is given up. */
-export const DOCKER_CALL_TIMEOUT_MS = 60_000;
+const DOCKER_CALL_TIMEOUT_MS = 60_000;
 
 export interface DockerResult {
   exitCode: number;
@@ -63,10 +63,10 @@ const UNREACHABLE =
   /Cannot connect to the Docker daemon|connection refused|no such host|i\/o timeout|error during connect|dial (tcp|unix)|connect: no such file|ssh: /i;
 
 /** Whether the CLI's error says the engine could not be reached (as opposed to refusing the call). */
-export const isUnreachable = (stderr: string): boolean => UNREACHABLE.test(stderr);
+const isUnreachable = (stderr: string): boolean => UNREACHABLE.test(stderr);
 
 /** The error for an engine that cannot be reached: names the host and what to do. */
-export const unreachableError = (host: string, detail: string): EngineError =>
+const unreachableError = (host: string, detail: string): EngineError =>
   new EngineError({
     kind: 'SpawnFailed',
     message: `The container engine at ${hostLabel(host)} cannot be reached: ${detail.trim().split('\n')[0] ?? detail}`,

@@ -4,30 +4,35 @@
  * the docker CLI's own environment (never on a command line, never in an image). PATH and HOME are
  * the image's and the home volume's, not this machine's.
  */
+import { readsEnv, stateDirVariables } from '../../adapters/environment.js';
 import { listAdapters } from '../../adapters/registry.js';
+import type { AgentAdapter } from '../../adapters/types.js';
 import { CONTAINER_HOME } from './types.js';
-
-/** The user's variables a CLI reads for its credentials and endpoints (ANTHROPIC_API_KEY, OPENAI_BASE_URL...). */
-const PASSED =
-  /^(ANTHROPIC|OPENAI|CODEX|CLAUDE|CLAUDE_CODE|GEMINI|GOOGLE|CURSOR|QWEN|DASHSCOPE|OPENROUTER|AZURE_OPENAI|MISTRAL|DEEPSEEK|XAI|GROQ|OPENCODE)_[A-Z0-9_]+$/;
 
 /** Never passed: they name this machine's paths. */
 const HOST_ONLY = new Set(['PATH', 'HOME', 'PWD', 'TMPDIR', 'SHELL', 'USER', 'LOGNAME']);
 
 /**
- * Never passed from the user's environment: the variables that move a CLI's state directory
- * (CODEX_HOME, CLAUDE_CONFIG_DIR), which name a directory of this machine. In a container the
- * state is on the agent's home volume (Codex refuses to start when CODEX_HOME does not exist).
+ * The names of the user's variables a container agent gets: those its CLI reads for credentials,
+ * endpoints and settings, as each adapter declares them (`environment`, `api.baseUrlEnv`), for
+ * `adapters` (every registered one unless told). Never the variables that move any CLI's state
+ * directory (CODEX_HOME, CLAUDE_CONFIG_DIR), which name a directory of this machine: in a container
+ * the state is on the agent's home volume (Codex refuses to start when CODEX_HOME does not exist).
  */
-const STATE_DIR_VARIABLES = new Set(
-  listAdapters().flatMap((adapter) => (adapter.stateDirs ?? []).flatMap((dir) => dir.env ?? [])),
-);
-
-/** The names of the user's variables a container agent gets. */
-export const passedEnvNames = (env: NodeJS.ProcessEnv = process.env): string[] =>
-  Object.keys(env)
-    .filter((name) => PASSED.test(name) && !STATE_DIR_VARIABLES.has(name) && env[name] !== undefined)
+export const passedEnvNames = (
+  env: NodeJS.ProcessEnv = process.env,
+  adapters: readonly AgentAdapter[] = listAdapters(),
+): string[] => {
+  const stateDirs = new Set(listAdapters().flatMap(stateDirVariables));
+  return Object.keys(env)
+    .filter(
+      (name) =>
+        env[name] !== undefined &&
+        !stateDirs.has(name) &&
+        adapters.some((adapter) => readsEnv(adapter, name)),
+    )
     .sort();
+};
 
 /**
  * The variables the container gets: `values` for the docker CLI's environment and `args` (`-e NAME`

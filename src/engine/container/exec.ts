@@ -22,7 +22,6 @@ import type {
   Supervised,
   SupervisorCallbacks,
 } from '../process/index.js';
-import { runGit } from '../git/index.js';
 import type { AgentName } from '../agent-name.js';
 import { docker, dockerOk, hostLabel } from './docker.js';
 import { containerExit } from './container-process.js';
@@ -34,6 +33,7 @@ import type { Attached } from './supervised-container.js';
 import { cliFailure, supervisedContainer } from './supervised-container.js';
 import { bundleBranch, bundlePaths, REMOTE_ENTRY } from './workspace.js';
 import { copyWorktreeFilesIn } from './remote-checkout.js';
+import { gitCommonDir } from './run-args.js';
 
 /** Where a command runs in a container: an agent's engine and image, and whose it is (the labels). */
 export interface CommandContainer {
@@ -119,14 +119,6 @@ export const baselineContainer = (
 /** Never passed in: they name this machine's paths (env.ts does the same for the agent). */
 const HOST_ONLY = new Set(['PATH', 'HOME', 'PWD', 'TMPDIR', 'SHELL', 'USER', 'LOGNAME']);
 
-/** The repository's common git directory, for a linked worktree's `.git` file to point at; null: none. */
-const gitCommonDir = async (dir: string): Promise<string | null> => {
-  const result = await runGit(dir, ['rev-parse', '--path-format=absolute', '--git-common-dir']).catch(
-    () => null,
-  );
-  return result?.stdout.trim() || null;
-};
-
 /** `docker run`'s own failures (the engine refused, the image is missing): what it says, with what to do. */
 const engineFailure = (
   target: CommandContainer,
@@ -147,7 +139,7 @@ const engineFailure = (
 };
 
 /** Starts `spec` in a fresh container of `target`'s image, as spawnSupervised would on this machine. */
-export function startInContainer(
+function startInContainer(
   target: CommandContainer,
   spec: SpawnSpec,
   callbacks: SupervisorCallbacks,

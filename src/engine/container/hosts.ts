@@ -2,7 +2,7 @@
 import { DEFAULT_HOST } from './settings.js';
 
 /** HYDRA_CONTAINER_REMOTE=1 treats every engine as remote (tests of the bundle flow on a local engine). */
-export const REMOTE_ENV = 'HYDRA_CONTAINER_REMOTE';
+const REMOTE_ENV = 'HYDRA_CONTAINER_REMOTE';
 
 /**
  * Whether the engine at `host` shares this machine's filesystem: a `unix://` socket (or the default

@@ -7,9 +7,9 @@ import { repoKey } from '../records/index.js';
 import type { AgentName } from '../agent-name.js';
 
 // One list of names, shared with the watchdog and `hydra clean` (process/container-labels.ts).
-export const LABEL_RUN = CONTAINER_LABELS.run;
-export const LABEL_AGENT = CONTAINER_LABELS.agent;
-export const LABEL_REPO = CONTAINER_LABELS.repo;
+const LABEL_RUN = CONTAINER_LABELS.run;
+const LABEL_AGENT = CONTAINER_LABELS.agent;
+const LABEL_REPO = CONTAINER_LABELS.repo;
 export const LABEL_MANAGED = CONTAINER_LABELS.managed;
 export const LABEL_KEEP = CONTAINER_LABELS.keep;
 

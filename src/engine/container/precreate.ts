@@ -45,7 +45,7 @@ import { containerUser, giveHome } from './user.js';
  * A waiting container's entry: one line (or the end) of its stdin is the go, then the CLI. `read`
  * takes its input a byte at a time from a pipe, so nothing past the go line is lost.
  */
-export const GATE = 'read -r _; exec "$@"';
+const GATE = 'read -r _; exec "$@"';
 
 interface Made {
   fingerprint: string;
@@ -73,7 +73,7 @@ const fingerprintOf = (args: readonly string[], env: Record<string, string>): st
 const CONFLICT = /Conflict\.|is already in use/i;
 
 /** Whether the agent's container may be started before its agent starts (see above). */
-export const startsAhead = (launch: ContainerAgentLaunch, sharing: boolean): boolean =>
+const startsAhead = (launch: ContainerAgentLaunch, sharing: boolean): boolean =>
   !launch.container.remote &&
   (launch.container.maxAgents ?? null) === null &&
   launch.command.stdinFile === undefined &&

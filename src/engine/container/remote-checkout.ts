@@ -30,7 +30,7 @@ export const rememberCopied = (tree: string, files: readonly string[]): void => 
 };
 
 /** The files copyIncludedFiles last copied into `tree` in this process (none when it copied nothing there). */
-export const copiedInto = (tree: string): readonly string[] => copiedByTree.get(path.resolve(tree)) ?? [];
+const copiedInto = (tree: string): readonly string[] => copiedByTree.get(path.resolve(tree)) ?? [];
 
 /**
  * One copied file of `from` into the stage, as copy.ts left it: a regular file reached through
@@ -65,7 +65,7 @@ async function stageFile(from: string, stage: string, file: string): Promise<boo
  * Copies `files` of `from` (copied into it by copyIncludedFiles) into the created container `name`
  * at `to` (a directory on one of its volumes, made when missing); nothing when there are none.
  */
-export async function copyFilesIn(
+async function copyFilesIn(
   host: string,
   name: string,
   from: string,

@@ -46,10 +46,3 @@ export const containerRunner: AgentRunner = {
   start: startContainer,
   clean: removeContainers,
 };
-
-/** On this machine: nothing to place or clean; agent-process.ts starts it with spawnSupervised. */
-export const localRunner: Omit<AgentRunner, 'start'> = {
-  kind: 'local',
-  place: (launches) => Promise.resolve({ launches: [...launches], warnings: [], capabilities: {} }),
-  clean: () => Promise.resolve({ containers: 0, volumes: 0 }),
-};

@@ -1,9 +1,5 @@
 /** `[container]` in hydra.toml, `[race] runner` and `--runner`: where each agent runs (docs/containers.md). */
 
-import type { RunnerKind } from '../agent-plan.js';
-
-export const RUNNER_KINDS: readonly RunnerKind[] = ['local', 'container'];
-
 /** The engine of the environment (`DOCKER_HOST`, else the current Docker context). */
 export const DEFAULT_HOST = 'default';
 

@@ -20,7 +20,7 @@ import type { DevcontainerDefinition } from './definition.js';
 export const DEVCONTAINER_INSTALL = 'npm i -g @devcontainers/cli';
 
 /** The label on every image hydra builds from a dev container (its repository's key). */
-export const DEVCONTAINER_LABEL = 'io.hydra.devcontainer';
+const DEVCONTAINER_LABEL = 'io.hydra.devcontainer';
 
 /** A build pulls and runs Dockerfile steps: minutes, not seconds. */
 const BUILD_TIMEOUT_MS = 20 * 60_000;

@@ -11,7 +11,7 @@ import { repoKey } from '../records/index.js';
 import { parseJsonc } from './jsonc.js';
 
 /** Where the spec (containers.dev, "devcontainer.json" lookup) and the reference CLI look, in order. */
-export const DEVCONTAINER_PLACES = [
+const DEVCONTAINER_PLACES = [
   '.devcontainer/devcontainer.json',
   '.devcontainer.json',
   '.devcontainer/<name>/devcontainer.json',
@@ -58,7 +58,7 @@ export function findDevcontainer(repoRoot: string): string | null {
 }
 
 /** The repository's devcontainer.json (findDevcontainer); throws when there is none. */
-export function locateDevcontainer(repoRoot: string): string {
+function locateDevcontainer(repoRoot: string): string {
   const found = findDevcontainer(repoRoot);
   if (found !== null) return found;
   throw refused(

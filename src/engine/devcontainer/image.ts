@@ -39,7 +39,7 @@ export interface DevcontainerStepContext {
 }
 
 /** Whether these settings have the race build its image from the dev container. */
-export const buildsDevcontainer = (settings: ContainerSettings): boolean =>
+const buildsDevcontainer = (settings: ContainerSettings): boolean =>
   settings.devcontainer && settings.image === null;
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;

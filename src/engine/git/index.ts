@@ -34,13 +34,7 @@ export {
   reopenWorktree,
 } from './worktrees.js';
 export { knowRepository, pinWorktree } from './pinned.js';
-export {
-  bringBackPrivateGit,
-  preparePrivateGit,
-  privateGitDirOf,
-  removePrivateGit,
-  repairPrivateGit,
-} from './private-git.js';
+export { bringBackPrivateGit, preparePrivateGit, privateGitDirOf } from './private-git.js';
 export type { PinnedWorktree } from './pinned.js';
 export { pooledWorktrees, returnToPool, takePooledWorktree } from './pool.js';
 export { commitAgentResult, detachFromForeignBranch, stageChanges } from './result-commit.js';

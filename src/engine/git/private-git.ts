@@ -86,7 +86,7 @@ const privateConfig = (copied: ReadonlyArray<[string, string]>): string => {
 };
 
 /** The repository's entry for a worktree (`<common>/worktrees/<id>`), found from the entries' side. */
-export async function worktreeEntry(commonDir: string, worktree: string): Promise<string | null> {
+async function worktreeEntry(commonDir: string, worktree: string): Promise<string | null> {
   const entries = path.join(commonDir, 'worktrees');
   const wanted = path.resolve(worktree, '.git');
   for (const name of await readdir(entries).catch(() => [] as string[])) {

@@ -14,7 +14,7 @@ export interface JudgeEntry {
 }
 
 /** A diff longer than this is cut (its head kept) so a huge result cannot crowd out the others. */
-export const MAX_PATCH_CHARS = 60_000;
+const MAX_PATCH_CHARS = 60_000;
 
 const checkLines = (checks: readonly CheckSummary[]): string =>
   checks.length === 0

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** `{"ranking":[{"result":"result-2","reason":"..."}]}`, best first. */
-export const JUDGE_ANSWER = z.object({
+const JUDGE_ANSWER = z.object({
   ranking: z
     .array(z.object({ result: z.string(), reason: z.string().max(2000) }))
     .min(1)

@@ -95,7 +95,7 @@ export function readHolder(file: string): LockHolder | null {
 }
 
 /** Whether the process that wrote `holder` is still that process. */
-export function holderAlive(holder: LockHolder): boolean {
+function holderAlive(holder: LockHolder): boolean {
   if (!pidAlive(holder.pid)) return false;
   if (holder.startTime === null) return true;
   const info = processInfo(holder.pid);
@@ -234,15 +234,5 @@ export async function acquireLock(request: LockRequest): Promise<HeldLock> {
     if ('release' in result) return result;
     if (Date.now() >= deadline) throw request.refuse(result.busy);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-/** Runs `work` holding the lock, and releases it however `work` ends. */
-export async function withLock<T>(request: LockRequest, work: () => Promise<T>): Promise<T> {
-  const lock = await acquireLock(request);
-  try {
-    return await work();
-  } finally {
-    lock.release();
   }
 }

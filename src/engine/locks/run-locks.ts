@@ -14,7 +14,7 @@ import { acquireLock, tryLock } from './lock-file.js';
 import type { HeldLock, LockHolder } from './lock-file.js';
 
 /** How long a second command waits for the holder before it refuses (HYDRA_LOCK_WAIT_MS overrides). */
-export const DEFAULT_LOCK_WAIT_MS = 3000;
+const DEFAULT_LOCK_WAIT_MS = 3000;
 
 const lockWaitMs = (env: NodeJS.ProcessEnv = process.env): number => {
   const given = Number(env.HYDRA_LOCK_WAIT_MS);
@@ -24,7 +24,7 @@ const lockWaitMs = (env: NodeJS.ProcessEnv = process.env): number => {
 };
 
 /** `<git-common-dir>/hydra/locks` of the repository at `root`. */
-export async function locksDir(root: string): Promise<string> {
+async function locksDir(root: string): Promise<string> {
   const common = path.resolve(root, await gitLine(root, ['rev-parse', '--git-common-dir']));
   return path.join(common, 'hydra', 'locks');
 }

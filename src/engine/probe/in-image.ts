@@ -42,7 +42,7 @@ const labelArgs = (labels: Record<string, string> = {}): string[] =>
   Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
 
 /** A probe runner that runs each command in a fresh container of the image. */
-export const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
+const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   const run = options.run ?? createProbeRunner(options.env ?? process.env);
   const hostArgs = options.host === undefined || options.host === 'default' ? [] : [`--host=${options.host}`];
   // HYDRA_DOCKER as the container runner reads it (container/docker.ts).
@@ -140,7 +140,7 @@ async function probeOneInImage(
 }
 
 /** The race's cache of CLIs probed in images: `<cacheDir>/image-capabilities.json`, keyed by image id. */
-export const IMAGE_CACHE_FILE = 'image-capabilities.json';
+const IMAGE_CACHE_FILE = 'image-capabilities.json';
 /** Bump when adapters derive capabilities differently (as the host's cache, cache.ts). */
 const IMAGE_CACHE_VERSION = 1;
 

@@ -5,7 +5,6 @@ export {
   groupMembers,
   pidAlive,
   processInfo,
-  processesOfRun,
   signalGroup,
   signallableProcessesOfRun,
 } from './process-table.js';

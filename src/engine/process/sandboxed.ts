@@ -13,7 +13,7 @@ import type { SandboxedCommand, SandboxPolicy } from '../sandbox/index.js';
 import { prewrapSandboxed, sandboxedCommand } from '../sandbox/index.js';
 
 /** `file` as the agent's PATH finds it, or why it cannot be run (ENOENT, EACCES). */
-export const resolveExecutable = (file: string, pathValue: string): { path: string } | { error: string } => {
+const resolveExecutable = (file: string, pathValue: string): { path: string } | { error: string } => {
   const candidates = file.includes('/')
     ? [path.resolve(file)]
     : pathValue

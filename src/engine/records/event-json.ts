@@ -9,7 +9,7 @@ import type { AgentEvent } from '../../core/events.js';
 const C1 = /[\u007F-\u009F]/g;
 
 /** JSON text with DEL and the C1 controls escaped (what `terminalSafeJson` prints). */
-export const escapeC1 = (json: string): string =>
+const escapeC1 = (json: string): string =>
   json.replace(C1, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 const serialized = new WeakMap<AgentEvent, string>();

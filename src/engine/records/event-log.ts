@@ -11,9 +11,9 @@ import { eventJson } from './event-json.js';
 import { FILE_MODE, ensureRecordDir } from './record-files.js';
 
 /** How much of one agent's events a record keeps from the start of its run. */
-export const AGENT_LOG_HEAD_BYTES = 4 * 1024 * 1024;
+const AGENT_LOG_HEAD_BYTES = 4 * 1024 * 1024;
 /** How much of the end of an agent's events is kept once its head is full. */
-export const AGENT_LOG_TAIL_BYTES = 512 * 1024;
+const AGENT_LOG_TAIL_BYTES = 512 * 1024;
 
 export interface EventLogLimits {
   headBytes: number;

@@ -1,5 +1,5 @@
 /** The OS sandbox around every process hydra starts for an agent: its policy, the machine's support, the runtime. */
-export { CREDENTIAL_PATHS, agentPolicy, allowedHosts, stateDirPath, treePolicy } from './policy.js';
+export { CREDENTIAL_PATHS, agentPolicy, treePolicy } from './policy.js';
 export type { AgentPolicyInput, SandboxPolicy } from './policy.js';
 export { DEFAULT_SANDBOX, SANDBOX_MODES } from './settings.js';
 export type { SandboxMechanism, SandboxMode, SandboxSettings } from './settings.js';
@@ -13,6 +13,6 @@ export {
   watchRefusals,
 } from './runtime.js';
 export type { SandboxedCommand } from './runtime.js';
-export { LINUX_INSTALL, SANDBOX_PATH_ENV, findExecutable } from './tools.js';
+export { SANDBOX_PATH_ENV, findExecutable } from './tools.js';
 export { sandboxVerdict, unsandboxedWarning } from './verdict.js';
 export type { SandboxVerdict } from './verdict.js';

@@ -61,7 +61,7 @@ export interface AgentPolicyInput {
 }
 
 /** Where a CLI keeps one piece of state: `$env/<under>` when the variable is set, else `~/<path>`. */
-export const stateDirPath = (dir: StateDir, env: AgentPolicyInput['env'], home: string): string => {
+const stateDirPath = (dir: StateDir, env: AgentPolicyInput['env'], home: string): string => {
   const base = dir.env === undefined ? undefined : env[dir.env];
   return base !== undefined && base !== '' ? path.join(base, dir.under ?? '') : path.join(home, dir.path);
 };
@@ -84,7 +84,7 @@ const baseUrlVariables = (): string[] => [
 ];
 
 /** The hosts the agent may reach: its CLI's, its base URLs' and the configured ones. */
-export const allowedHosts = (input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings'>): string[] => {
+const allowedHosts = (input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings'>): string[] => {
   const fromEnv = baseUrlVariables().flatMap((name) => {
     const value = input.env[name];
     const host = value === undefined || value === '' ? null : hostOf(value);

@@ -128,7 +128,7 @@ const use = (): (() => void) => {
 export const holdSandbox = (): (() => void) => use();
 
 /** A single-quoted shell word. */
-export const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
+const shellQuote = (word: string): string => `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** The address proxies are not used for inside the sandbox, minus the loopback hosts it must reach through them. */
 const noProxy = (loopbackHosts: readonly string[]): string =>

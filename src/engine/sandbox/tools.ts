@@ -15,7 +15,7 @@ export interface SandboxTools {
 }
 
 /** The Debian/Ubuntu packages that hold them, in the order of SandboxTools. */
-export const LINUX_PACKAGES = { bwrap: 'bubblewrap', socat: 'socat', rg: 'ripgrep' } as const;
+const LINUX_PACKAGES = { bwrap: 'bubblewrap', socat: 'socat', rg: 'ripgrep' } as const;
 
 export const LINUX_INSTALL = 'apt-get install bubblewrap socat ripgrep';
 

@@ -122,7 +122,7 @@ const valuesOf = (file: string, content: Buffer): EnvValue[] =>
   isEnvLike(file) ? secretValues(content.toString('utf8')) : [];
 
 /** A copied value as redaction names it (`[redacted: env API_KEY from .env]`). */
-export const copiedSecret = (file: string, { key, value }: EnvValue): KnownSecret => ({
+const copiedSecret = (file: string, { key, value }: EnvValue): KnownSecret => ({
   name: `${key} from ${file}`,
   value,
 });

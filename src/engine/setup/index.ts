@@ -3,8 +3,7 @@ export type { SetupSettings } from './settings.js';
 export { DEFAULT_SETUP_TIMEOUT_MS, NO_SETUP } from './settings.js';
 export { copiedForMerge, copyIncludedFiles, describeCopies } from './copy.js';
 export type { CopiedSecrets, CopyPreview, CopyReport, CopyRequest, CopySkip } from './copy.js';
-export { MIN_SECRET_LENGTH, isEnvLike, isTrivialValue, secretValues } from './env-values.js';
-export { WORKTREE_INCLUDE } from './include-list.js';
+export { MIN_SECRET_LENGTH } from './env-values.js';
 export {
   describeShares,
   sharedDirs,
@@ -18,7 +17,7 @@ export type { ShareMount, SharedDir } from './share.js';
 export { describeShareSupport, shareSupport } from './share-support.js';
 export { BASELINE_LEASE, createPortLeases, portLeaseDir } from './ports.js';
 export type { PortLeases } from './ports.js';
-export { DEFAULT_PORT_RANGE, PORT_BLOCK } from './port-range.js';
+export { PORT_BLOCK } from './port-range.js';
 export type { PortRange } from './port-range.js';
 export { BASELINE_AGENT, worktreeEnv } from './env.js';
 export type { WorktreeIdentity } from './env.js';

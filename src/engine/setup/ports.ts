@@ -75,7 +75,7 @@ export function portLeaseDir(tmp: string = os.tmpdir()): string {
 }
 
 /** Whether `port` can be bound on 127.0.0.1 right now (nothing else listens there). */
-export const portFree = (port: number): Promise<boolean> =>
+const portFree = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
     const server = net.createServer();
     server.once('error', () => resolve(false));
@@ -83,7 +83,7 @@ export const portFree = (port: number): Promise<boolean> =>
   });
 
 /** The first ports of the range's blocks, in order. */
-export const blockStarts = (range: PortRange): number[] => {
+const blockStarts = (range: PortRange): number[] => {
   const starts: number[] = [];
   for (let port = range.first; port + PORT_BLOCK - 1 <= range.last; port += PORT_BLOCK) starts.push(port);
   return starts;

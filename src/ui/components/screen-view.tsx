@@ -2,28 +2,32 @@
  * Draws a laid-out Screen with Ink. No logic beyond mapping lines and boxes to elements: every
  * line is already cut to its width, and every box has a fixed height.
  */
-import { Box, Text } from 'ink';
+import { Box, Text, type BoxProps } from 'ink';
 import { Fragment, type ReactElement } from 'react';
 import { assertNever } from '../../core/events.js';
 import type { Line } from '../layout/index.js';
 import type { Body, PaneBox, Screen } from '../layout/index.js';
 import type { Theme } from '../text/index.js';
 
+/** A line with nothing to show, drawn as one space so it keeps its row. */
+const isBlank = (line: Line): boolean => line.length === 0 || line.every((segment) => segment.text === '');
+
+/** One segment in its tone, bold or inverse (a plain function: no component per segment). */
+const styledSegment = (segment: Line[number], theme: Theme, key: number): ReactElement => (
+  <Text
+    key={key}
+    color={segment.tone ? theme.tone(segment.tone) : undefined}
+    bold={segment.bold === true}
+    inverse={segment.inverse === true}
+  >
+    {segment.text}
+  </Text>
+);
+
 const LineView = ({ line, theme }: { line: Line; theme: Theme }): ReactElement => {
-  if (line.length === 0 || line.every((segment) => segment.text === '')) return <Text> </Text>;
+  if (isBlank(line)) return <Text> </Text>;
   return (
-    <Text wrap="truncate-end">
-      {line.map((segment, index) => (
-        <Text
-          key={index}
-          color={segment.tone ? theme.tone(segment.tone) : undefined}
-          bold={segment.bold === true}
-          inverse={segment.inverse === true}
-        >
-          {segment.text}
-        </Text>
-      ))}
-    </Text>
+    <Text wrap="truncate-end">{line.map((segment, index) => styledSegment(segment, theme, index))}</Text>
   );
 };
 
@@ -38,20 +42,11 @@ const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement 
       {lines.map((line, lineIndex) => (
         <Fragment key={lineIndex}>
           {lineIndex > 0 ? '\n' : null}
-          {line.length === 0 || line.every((segment) => segment.text === '') ? ' ' : null}
+          {isBlank(line) ? ' ' : null}
           {line.map((segment, index) =>
-            segment.tone || segment.bold === true || segment.inverse === true ? (
-              <Text
-                key={index}
-                color={segment.tone ? theme.tone(segment.tone) : undefined}
-                bold={segment.bold === true}
-                inverse={segment.inverse === true}
-              >
-                {segment.text}
-              </Text>
-            ) : (
-              segment.text
-            ),
+            segment.tone || segment.bold === true || segment.inverse === true
+              ? styledSegment(segment, theme, index)
+              : segment.text,
           )}
         </Fragment>
       ))}
@@ -59,32 +54,25 @@ const Lines = ({ lines, theme }: { lines: Line[]; theme: Theme }): ReactElement 
   );
 };
 
+/** A pane's box: its size, its lines, and a border that stands out when it has the focus. */
+const paneFrame = (pane: PaneBox, theme: Theme): BoxProps => ({
+  width: pane.width,
+  height: pane.height,
+  flexDirection: 'column',
+  overflow: 'hidden',
+  borderStyle: pane.focused ? theme.focusBorder : theme.border,
+  borderColor: theme.tone(pane.focused ? 'accent' : 'muted'),
+});
+
 const SidePane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
-  <Box
-    width={pane.width}
-    height={pane.height}
-    flexDirection="column"
-    overflow="hidden"
-    paddingX={1}
-    borderStyle={pane.focused ? theme.focusBorder : theme.border}
-    borderColor={theme.tone(pane.focused ? 'accent' : 'muted')}
-  >
+  <Box {...paneFrame(pane, theme)} paddingX={1}>
     <Lines lines={pane.lines} theme={theme} />
   </Box>
 );
 
+/** Stacked panes are divided by a rule above each, no side or bottom border. */
 const StackedPane = ({ pane, theme }: { pane: PaneBox; theme: Theme }): ReactElement => (
-  <Box
-    width={pane.width}
-    height={pane.height}
-    flexDirection="column"
-    overflow="hidden"
-    borderStyle={pane.focused ? theme.focusBorder : theme.border}
-    borderColor={theme.tone(pane.focused ? 'accent' : 'muted')}
-    borderBottom={false}
-    borderLeft={false}
-    borderRight={false}
-  >
+  <Box {...paneFrame(pane, theme)} borderBottom={false} borderLeft={false} borderRight={false}>
     <Lines lines={pane.lines} theme={theme} />
   </Box>
 );

@@ -118,6 +118,33 @@ export const paneMode = (columns: number, agentCount: number, height?: number): 
 const split = (total: number, parts: number, index: number): number =>
   Math.floor(total / parts) + (index < total % parts ? 1 : 0);
 
+/**
+ * One pane's outer size: a cell of the grid (rows and columns split as evenly as they go), a column
+ * side by side (the last one takes what is left over), or a band of the stack.
+ */
+const paneSize = (
+  mode: PaneMode,
+  perRow: number,
+  index: number,
+  count: number,
+  columns: number,
+  height: number,
+): { width: number; height: number } => {
+  if (mode === 'grid') {
+    const row = Math.floor(index / perRow);
+    const inRow = Math.min(perRow, count - row * perRow);
+    return {
+      width: split(columns, inRow, index % perRow),
+      height: split(height, Math.ceil(count / perRow), row),
+    };
+  }
+  if (mode === 'side-by-side') {
+    const base = Math.floor(columns / count);
+    return { width: index === count - 1 ? columns - base * (count - 1) : base, height };
+  }
+  return { width: columns, height: split(height, count, index) };
+};
+
 const panesBody = (input: ScreenInput, columns: number, height: number): Body => {
   const { snapshot, theme, now, state } = input;
   const agents = snapshot.agents;
@@ -132,49 +159,19 @@ const panesBody = (input: ScreenInput, columns: number, height: number): Body =>
   }
   const panes: PaneBox[] = agents.map((agent, index) => {
     const focused = index === state.focus;
-    if (mode === 'grid') {
-      const rows = Math.ceil(agents.length / perRow);
-      const row = Math.floor(index / perRow);
-      const inRow = Math.min(perRow, agents.length - row * perRow);
-      const width = split(columns, inRow, index % perRow);
-      const paneHeight = split(height, rows, row);
-      const lines = paneLines(agent, {
-        index,
-        focused,
-        now,
-        theme,
-        width: width - 4,
-        height: paneHeight - 2,
-        compact: false,
-      });
-      return { agent: agent.agent, focused, width, height: paneHeight, lines };
-    }
-    if (mode === 'side-by-side') {
-      const base = Math.floor(columns / agents.length);
-      const width = index === agents.length - 1 ? columns - base * (agents.length - 1) : base;
-      const lines = paneLines(agent, {
-        index,
-        focused,
-        now,
-        theme,
-        width: width - 4,
-        height: height - 2,
-        compact: false,
-      });
-      return { agent: agent.agent, focused, width, height, lines };
-    }
-    const base = Math.floor(height / agents.length);
-    const paneHeight = index < height % agents.length ? base + 1 : base;
+    const size = paneSize(mode, perRow, index, agents.length, columns, height);
+    // A stacked pane has one rule above it; the others a border all round and a space each side.
+    const compact = mode === 'stacked';
     const lines = paneLines(agent, {
       index,
       focused,
       now,
       theme,
-      width: columns,
-      height: paneHeight - 1,
-      compact: true,
+      width: compact ? size.width : size.width - 4,
+      height: size.height - (compact ? 1 : 2),
+      compact,
     });
-    return { agent: agent.agent, focused, width: columns, height: paneHeight, lines };
+    return { agent: agent.agent, focused, ...size, lines };
   });
   return { kind: 'panes', mode, perRow, panes };
 };

@@ -9,24 +9,9 @@
  * terminal or hiding what it says.
  */
 import stringWidth from 'string-width';
-import { oneLine as foldLine } from '../../core/text.js';
+import { oneLine as foldLine, stripEscapes } from '../../core/text.js';
 
-/*
- * Everything an agent (or a CLI's help output) might print that a terminal would act on instead of
- * show: 7-bit and 8-bit (C1) forms alike, since some terminals honour U+009B as CSI.
- * - strings: OSC (ESC ] / 0x9d: titles, clipboard writes, hyperlinks), DCS (ESC P / 0x90),
- *   SOS (ESC X / 0x98), PM (ESC ^ / 0x9e) and APC (ESC _ / 0x9f), up to BEL or ST (ESC \ / 0x9c),
- *   or to the end of the text when unterminated (a terminal would swallow the rest too);
- * - CSI (ESC [ / 0x9b) with its parameters: colours, cursor moves, `\e[2J`;
- * - any other escape sequence (ESC, intermediates, a final byte: `\e(B`, `\ec`, `\e7`);
- * - then every remaining C0 and C1 control and DEL, a lone ESC included.
- */
-// eslint-disable-next-line no-control-regex
-const CONTROL_STRING = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D-\u009F])[\s\S]*?(?:\u0007|\u001B\\|\u009C|$)/g;
-// eslint-disable-next-line no-control-regex
-const CSI_SEQUENCE = /(?:\u001B\[|\u009B)[0-?]*[ -/]*[@-~]?/g;
-// eslint-disable-next-line no-control-regex
-const ESCAPE_SEQUENCE = /\u001B[ -/]*[0-~]?/g;
+/* Every C0 and C1 control and DEL left once the escape sequences are gone, a lone ESC included. */
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
@@ -70,15 +55,7 @@ const showInvisible = (text: string): string =>
  * invisible or reordering characters (bidi overrides, zero-width spaces) shown as escapes (`\u202E`).
  */
 export const sanitize = (text: string): string =>
-  showInvisible(
-    text
-      .replace(CONTROL_STRING, '')
-      .replace(CSI_SEQUENCE, '')
-      .replace(ESCAPE_SEQUENCE, '')
-      .replace(/\r\n?/g, '\n')
-      .replace(/\t/g, '  ')
-      .replace(CONTROL, ''),
-  );
+  showInvisible(stripEscapes(text).replace(/\r\n?/g, '\n').replace(/\t/g, '  ').replace(CONTROL, ''));
 
 // eslint-disable-next-line no-control-regex
 const NAME_CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;

@@ -22,7 +22,7 @@ export interface PlannedTest {
 }
 
 /** A test run with no check's time limit to borrow: 10 minutes. */
-export const DEFAULT_TEST_TIMEOUT_MS = 10 * 60_000;
+const DEFAULT_TEST_TIMEOUT_MS = 10 * 60_000;
 
 /** At most this many test files of one agent run; the rest are counted as not run. */
 export const MAX_TEST_FILES = 10;
