@@ -198,6 +198,10 @@ async function buildWorkspace(
   created: Array<{ worktree: string; branch: string }>,
 ): Promise<Workspace> {
   const { options, repo } = input;
+  // The price database (~25 ms of CPU to load) prices the agents' usage: loaded while git works,
+  // awaited once the worktrees are made, before any agent reports usage.
+  const pricesRead = loadPriceDatabase();
+  pricesRead.catch(() => undefined);
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   // Container agents: their engines, and their CLIs probed in the image there (the command is built
@@ -222,14 +226,11 @@ async function buildWorkspace(
   // the repository is whole (an agent may damage HEAD before its own warm-up asks).
   knowRepository(repo.root);
   refsRead.catch(() => undefined);
-  // The price database (~100 ms to load) prices the agents' usage; loaded while git works.
-  const pricesRead = loadPriceDatabase();
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
   trace('race: run record started');
   const refsAtStart = await refsRead;
-  await pricesRead;
   trace('race: refs snapshotted');
   // Checked since the race started (guardRace), while the record was started: `required` on a
   // machine that cannot is refused here, before any worktree exists.
@@ -266,7 +267,7 @@ async function buildWorkspace(
   const reports = input.reports.map((report) => withImageCli(report, placed.capabilities[report.agent]));
   writeMeta(recordDir, baseMeta({ ...input, reports }, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
-  await prepareContainment();
+  await Promise.all([prepareContainment(), pricesRead]);
   trace('race: workspace ready');
   const warnings = [
     ...(sandbox.sandboxed || sandbox.why === null ? [] : [unsandboxedWarning(sandbox.why)]),
