@@ -54,7 +54,6 @@ import {
 } from '../git/index.js';
 import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import type { AgentPlan, AgentProbeReport, MergeResult } from '../types.js';
-import { loadPriceDatabase } from '../../adapters/prices.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
@@ -198,10 +197,6 @@ async function buildWorkspace(
   created: Array<{ worktree: string; branch: string }>,
 ): Promise<Workspace> {
   const { options, repo } = input;
-  // The price database (~25 ms of CPU to load) prices the agents' usage: loaded while git works,
-  // awaited once the worktrees are made, before any agent reports usage.
-  const pricesRead = loadPriceDatabase();
-  pricesRead.catch(() => undefined);
   const recordDir = runRecordDir(repo.root, options.runId);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   // Container agents: their engines, and their CLIs probed in the image there (the command is built
@@ -267,7 +262,7 @@ async function buildWorkspace(
   const reports = input.reports.map((report) => withImageCli(report, placed.capabilities[report.agent]));
   writeMeta(recordDir, baseMeta({ ...input, reports }, launches));
   // Started with the race (guardRace): the agents spawn in what it found.
-  await Promise.all([prepareContainment(), pricesRead]);
+  await prepareContainment();
   trace('race: workspace ready');
   const warnings = [
     ...(sandbox.sandboxed || sandbox.why === null ? [] : [unsandboxedWarning(sandbox.why)]),
