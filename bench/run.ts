@@ -6,9 +6,12 @@
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
  * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share, setup, containers;
  * memory needs
- * overhead). `targets` is issue 12's table: each figure beside its baseline and its target.
+ * overhead), --scaling <n,...|none> (the agent counts of targets' scaling rows), --hydra <main.js>
+ * (measure another build, e.g. an older commit's dist/cli/main.js, with this bench and its fake
+ * agents: runs of two builds alternate only by running the bench in turn). `targets` is issue 12's
+ * table (issue 33's targets): each figure beside its baseline and its target.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertLinux } from './lib/measure.js';
@@ -52,6 +55,8 @@ type SuiteName = (typeof SUITES)[number];
 
 interface Plan {
   quick: boolean;
+  /** The hydra measured: this package's dist/cli/main.js, or another build's (`--hydra`). */
+  hydra: string | undefined;
   repeats: number;
   suites: Set<SuiteName>;
   overheadLines: number[];
@@ -83,7 +88,7 @@ interface Results {
 
 const usageError = (message: string): never => {
   process.stderr.write(
-    `bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--large-repo-files <n>] [--only ${SUITES.join(',')}]\n`,
+    `bench: ${message}\nUsage: npm run bench -- [--quick] [--repeats <n>] [--large-repo-files <n>] [--scaling <n,...|none>] [--hydra <main.js>] [--only ${SUITES.join(',')}]\n`,
   );
   process.exit(2);
 };
@@ -94,6 +99,8 @@ const parsePlan = (argv: string[]): Plan => {
   const quick = argv.includes('--quick');
   let repeats = quick ? 1 : 3;
   let largeRepoFiles = quick ? 2_000 : 20_000;
+  let scaling = quick ? [1, 2, 8, 16] : [1, 2, 4, 8, 16];
+  let hydra: string | undefined;
   let suites = new Set<SuiteName>(SUITES);
   for (let index = 0; index < argv.length; index += 1) {
     const arg = argv[index];
@@ -102,6 +109,19 @@ const parsePlan = (argv: string[]): Plan => {
       largeRepoFiles = Number.parseInt(argv[(index += 1)] ?? '', 10);
       if (!Number.isInteger(largeRepoFiles) || largeRepoFiles < 0)
         usageError('--large-repo-files takes a whole number (0 skips the large repository)');
+      continue;
+    }
+    if (arg === '--scaling') {
+      const list = argv[(index += 1)] ?? '';
+      scaling = list === 'none' ? [] : list.split(',').map((item) => Number.parseInt(item, 10));
+      if (scaling.some((count) => !Number.isInteger(count) || count < 1 || count > 18))
+        usageError('--scaling takes agent counts from 1 to 18, comma-separated, or none');
+      continue;
+    }
+    if (arg === '--hydra') {
+      hydra = path.resolve(argv[(index += 1)] ?? '');
+      if (!existsSync(hydra))
+        usageError(`--hydra names a built hydra's dist/cli/main.js: ${hydra} is missing`);
       continue;
     }
     if (arg === '--repeats') {
@@ -123,6 +143,7 @@ const parsePlan = (argv: string[]): Plan => {
   }
   return {
     quick,
+    hydra,
     repeats,
     suites,
     overheadLines: quick ? [500, 5_000] : [2_000, 20_000],
@@ -138,7 +159,7 @@ const parsePlan = (argv: string[]): Plan => {
       floodLines: quick ? 20_000 : 100_000,
       agentSeconds: 1.8,
       largeRepoFiles,
-      scaling: quick ? [1, 2, 8, 16] : [1, 2, 4, 8, 16],
+      scaling,
     },
     // Issue 23: a 50,000-file node_modules (100 packages of 500 files) in either size.
     share: { agents: quick ? 2 : 3, packages: 100, filesPerPackage: 500, repeats: quick ? 1 : repeats },
@@ -465,7 +486,7 @@ async function main(): Promise<void> {
   const plan = parsePlan(process.argv.slice(2));
   const started = Date.now();
   const before = machine();
-  const ws = createWorkspace();
+  const ws = createWorkspace(plan.hydra);
   let results: Results;
   try {
     results = await runSuites(plan, ws);

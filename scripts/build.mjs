@@ -26,6 +26,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { copySandboxHelpers, sandboxLibrary } from './sandbox-library.mjs';
+import { lazyStringWidth } from './lazy-string-width.mjs';
 import { zodLocales } from './zod-locales.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -45,13 +46,16 @@ const result = await build({
   target: 'node20',
   packages: 'bundle',
   external: ['ink', 'react', 'react/*'],
-  plugins: [sandboxLibrary(root), zodLocales(root)],
+  plugins: [sandboxLibrary(root), zodLocales(root), lazyStringWidth(root)],
   jsx: 'automatic',
   // The watchdog's and the namespace init's /bin/sh scripts (src/engine/process/*.sh, checked by
   // shellcheck in `npm run lint`) become string constants of the bundle: no file read at run time.
   loader: { '.sh': 'text' },
   sourcemap: 'linked',
-  keepNames: true,
+  // No keepNames: its `__name(() => ..., "f")` wrapper puts every arrow function of the bundle in
+  // parentheses, which V8 compiles eagerly at load (~13 ms of CPU on every `hydra race`, issue 33).
+  // Names still come from the bindings; only an identifier esbuild renamed (`git2`) shows so in a
+  // stack trace (HYDRA_DEBUG), and hydra's errors name themselves (`name = 'EngineError'`).
   logLevel: 'warning',
   metafile: true,
 });

@@ -18,7 +18,7 @@
  * - @pondwader/socks5-server is taken as ES module (its `module` build): its CommonJS build
  *   requires `net`, which an ES module bundle cannot.
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -41,7 +41,9 @@ export default standIn;
 
 /** The esbuild plugin for the library's modules (see above). */
 export const sandboxLibrary = (root) => {
-  const library = path.join(root, 'node_modules', ...LIBRARY.split('/'));
+  // esbuild gives importers by their real path: a node_modules that is a symlink (a git worktree
+  // sharing another checkout's) is named by its target.
+  const library = realpathSync(path.join(root, 'node_modules', ...LIBRARY.split('/')));
   const inLibrary = (importer) => importer.startsWith(`${library}${path.sep}`);
   const replacement = (name) => path.join(root, 'scripts', 'sandbox-library', name);
   // Each change above, once it was made: a new version of the library that moved what one changes

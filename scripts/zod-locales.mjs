@@ -7,6 +7,7 @@
  * from locales/en.js itself), so `z.locales` holds English alone here; the build fails if zod's
  * files move and the change is no longer made.
  */
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /** zod's entry points that re-export every locale as `locales`. */
@@ -14,7 +15,8 @@ const REEXPORTERS = ['classic/external.js', 'core/index.js', 'mini/external.js']
 
 /** @returns {import('esbuild').Plugin} */
 export const zodLocales = (root) => {
-  const v4 = path.join(root, 'node_modules', 'zod', 'v4');
+  // By its real path, as esbuild names importers (node_modules may be a symlink).
+  const v4 = realpathSync(path.join(root, 'node_modules', 'zod', 'v4'));
   const importers = new Set(REEXPORTERS.map((file) => path.join(v4, file)));
   let made = false;
   return {

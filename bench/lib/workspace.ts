@@ -14,7 +14,7 @@ export interface Workspace {
   repo: string;
   streams: string;
   worktrees: string;
-  /** node dist/cli/main.js */
+  /** node dist/cli/main.js (this package's, or the build `--hydra` names) */
   hydra: string[];
   /** Installs fake agents into a fresh bin dir and returns it. */
   installBin(name: string, scenarios: Record<string, FakeScenario>): Promise<string>;
@@ -59,7 +59,7 @@ const newestRunDir = (repo: string): string => {
   return path.join(runs, newest);
 };
 
-export const createWorkspace = (): Workspace => {
+export const createWorkspace = (main = path.join(PACKAGE_ROOT, 'dist', 'cli', 'main.js')): Workspace => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'hydra-bench-'));
   const repo = path.join(root, 'repo');
   const streams = path.join(root, 'streams');
@@ -75,7 +75,7 @@ export const createWorkspace = (): Workspace => {
     repo,
     streams,
     worktrees,
-    hydra: [process.execPath, path.join(PACKAGE_ROOT, 'dist', 'cli', 'main.js')],
+    hydra: [process.execPath, main],
     async installBin(name, scenarios) {
       const binDir = path.join(root, 'bin', name);
       await installFakeAgents(binDir, scenarios);

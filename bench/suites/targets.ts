@@ -390,8 +390,8 @@ async function flood(
       'ms',
       median(bare),
       median(hydra),
-      '≤ 4×',
-      ({ ratio: r }) => r !== null && r <= 4,
+      '≤ 2×',
+      ({ ratio: r }) => r !== null && r <= 2,
     ),
     bytes,
   };

@@ -4,9 +4,10 @@
  * `@pydantic/genai-prices` (current prices of every major provider's models, with cache read and
  * write prices and dated price changes; hydra keeps no price table of its own).
  *
- * The database is ~0.8 MB of data, bundled into a chunk of its own: loading it costs ~100 ms, so
- * it is loaded once, when a race first needs it (`loadPriceDatabase`, which the engine awaits
- * before an agent starts). Until then only `[prices]` is known.
+ * The database is ~0.8 MB of data, bundled into a chunk of its own: loading it costs ~25 ms of
+ * CPU, so it is loaded once, when a race first needs it (`loadPriceDatabase`: the engine starts it
+ * as an agent spawns and parses the agent's output once it is in). Until then only `[prices]` is
+ * known.
  *
  * A long-context tier (e.g. Claude Sonnet above 200k input tokens) applies to one request's
  * prompt; hydra sees usage summed over a run's requests, so it prices every token at the base

@@ -61,3 +61,37 @@ describe('dist/ and the runtime dependencies', () => {
     expect(existsSync(path.join(DIST, 'vendor', 'LICENSE.sandbox-runtime'))).toBe(true);
   });
 });
+
+/** The files a module of dist/ loads before it runs: its static imports, transitively. */
+const staticClosure = (file: string, into = new Set<string>()): Set<string> => {
+  if (into.has(file)) return into;
+  into.add(file);
+  const text = readFileSync(file, 'utf8');
+  for (const match of text.matchAll(/^(?:import|export)\b[^;"'`]*?["'](\.[^"']+)["']/gm))
+    staticClosure(path.resolve(path.dirname(file), match[1] ?? ''), into);
+  return into;
+};
+
+/** A chunk that dist/cli/main.js or start.ts imports on demand, by the source file that names it. */
+const chunkImportedBy = (file: string, pattern: RegExp): string => {
+  const match = pattern.exec(readFileSync(file, 'utf8'));
+  expect(match, `${pattern} in ${file}`).not.toBeNull();
+  return path.resolve(path.dirname(file), match?.[1] ?? '');
+};
+
+describe('what a race loads before it runs (issue 33)', () => {
+  it('neither the price database, nor the sandbox library, nor a text segmenter at import', () => {
+    const start = chunkImportedBy(path.join(DIST, 'cli', 'main.js'), /import\("(\.[^"]*start-[^"]*\.js)"\)/);
+    const race = chunkImportedBy(start, /import\("(\.\/race-[^"]*\.js)"\)/);
+    const loaded = staticClosure(race, staticClosure(start));
+    for (const file of loaded) {
+      const text = readFileSync(file, 'utf8');
+      const name = path.relative(DIST, file);
+      // Loaded as an agent spawns (agent-process.ts), and when an agent is sandboxed.
+      expect(text, name).not.toContain('node_modules/@pydantic/genai-prices/');
+      expect(text, name).not.toContain('node_modules/@anthropic-ai/sandbox-runtime/');
+      // string-width's set-up runs at its first call (scripts/lazy-string-width.mjs).
+      expect(text, name).not.toMatch(/^(?:var|let|const) \w+ = new Intl\.Segmenter\(/m);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 /**
- * Every test file starts with the price database loaded, as the engine loads it before an agent
- * starts (race-actors.ts, race-rounds.ts): a parser test replays a stream without an engine.
+ * Every test file starts with the price database loaded, as the engine loads it before it parses
+ * an agent's output (agent-process.ts, race-rounds.ts): a parser test replays a stream without an
+ * engine.
  */
 import { loadPriceDatabase } from '../../src/adapters/prices.js';
 

@@ -10,6 +10,7 @@ import { fromCallback } from 'xstate';
 import { ev, isTerminal, SANDBOX_REFUSED_STAGE } from '../../core/events.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../core/events.js';
 import { adapterOf } from '../../adapters/registry.js';
+import { loadPriceDatabase } from '../../adapters/prices.js';
 import type { ProcessEnd } from '../../adapters/types.js';
 import type {
   AgentInput,
@@ -184,6 +185,21 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       launch.worktree,
     );
     const shared = describeShares(shares, launch.worktree);
+    // The price database prices the usage the parser reads (~25 ms of CPU to load): it loads while
+    // the agent starts, not before it. What the agent prints meanwhile waits, in order, and is
+    // parsed once it is in; a database that fails to load leaves the costs unknown.
+    let waiting: Array<() => void> | null = [];
+    const inOrder = (step: () => void): void => {
+      if (waiting === null) step();
+      else waiting.push(step);
+    };
+    const priced = loadPriceDatabase()
+      .catch(() => undefined)
+      .then(() => {
+        const steps = waiting ?? [];
+        waiting = null;
+        for (const step of steps) step();
+      });
     let lines = 0;
     const callbacks: SupervisorCallbacks = {
       onSpawn: (pid) => {
@@ -199,22 +215,27 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           // The record is for recovery only; the race goes on without it.
         }
         sendBack({ type: 'SPAWNED', at: Date.now(), pid });
-        if (shared !== null) collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: shared })]);
+        if (shared !== null)
+          inOrder(() => collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: shared })]));
       },
-      onLine: (line) => {
-        lines += 1;
-        collect(line.trim() === '' ? [] : parser.parseLine(line));
-      },
+      onLine: (line) =>
+        inOrder(() => {
+          lines += 1;
+          collect(line.trim() === '' ? [] : parser.parseLine(line));
+        }),
       // What the sandbox turned away shows in the pane and the record, not as a silent failure.
-      onRefused: (line) => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })]),
+      onRefused: (line) =>
+        inOrder(() => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })])),
       onOversizeLine: (bytes, head) =>
-        collect([
-          ev({
-            kind: 'parse_error',
-            raw: `${head}…`,
-            reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
-          }),
-        ]),
+        inOrder(() =>
+          collect([
+            ev({
+              kind: 'parse_error',
+              raw: `${head}…`,
+              reason: `line of ${bytes} bytes is over the ${DEFAULT_MAX_LINE_BYTES} byte limit and was skipped`,
+            }),
+          ]),
+        ),
     };
     // In its container (src/engine/container) or on this machine: the same handle either way.
     const container = launch.container ?? null;
@@ -248,7 +269,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
             processes,
           );
 
-    void supervised.exited.then((exit) => {
+    void Promise.all([supervised.exited, priced]).then(([exit]) => {
       flush();
       try {
         removePidRecord(launch.recordDir, launch.agent);

@@ -38,7 +38,6 @@ import { HYDRA_EXCLUDES, ensureExcluded, knowRepository, largeCheckout, snapshot
 import type { RefSnapshot } from '../git/index.js';
 import type { AgentPlan } from '../agent-plan.js';
 import type { AgentProbeReport } from '../probe-types.js';
-import { loadPriceDatabase } from '../../adapters/prices.js';
 import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
@@ -167,14 +166,11 @@ async function buildWorkspace(
   // the repository is whole (an agent may damage HEAD before its own warm-up asks).
   knowRepository(repo.root);
   refsRead.catch(() => undefined);
-  // The price database (~100 ms to load) prices the agents' usage; loaded while git works.
-  const pricesRead = loadPriceDatabase();
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
   trace('race: run record started');
   const refsAtStart = await refsRead;
-  await pricesRead;
   trace('race: refs snapshotted');
   // Checked since the race started (guardRace), while the record was started: `required` on a
   // machine that cannot is refused here, before any worktree exists.

@@ -132,22 +132,26 @@ export const sharedDirs = (root: string, names: readonly string[]): SharedDirs =
 
 /**
  * The shared directories as seen in `worktree`: overlays where this machine mounts them
- * (shareSupport) and their paths can be mount options, copies otherwise.
+ * (shareSupport) and their paths can be mount options, copies otherwise. Without shared
+ * directories the machine is not asked (its check runs processes, synchronously).
  */
 export const worktreeShares = (
   dirs: readonly SharedDir[],
   worktree: string,
-  support: ShareSupport = shareSupport(),
-): ShareMount[] =>
-  dirs.map((dir, index) => {
+  support?: ShareSupport,
+): ShareMount[] => {
+  if (dirs.length === 0) return [];
+  const mechanism = support ?? shareSupport();
+  return dirs.map((dir, index) => {
     const mount: ShareMount = {
       source: dir.source,
       target: path.join(worktree, dir.name),
       layer: path.join(shareLayersDir(worktree), String(index)),
       how: 'overlay',
     };
-    return support.kind === 'overlay' && unmountable(mount) === null ? mount : { ...mount, how: 'copy' };
+    return mechanism.kind === 'overlay' && unmountable(mount) === null ? mount : { ...mount, how: 'copy' };
   });
+};
 
 /**
  * The same mounts with a layer of their own (`<layer>.<slot>`): checks that run at once in one
@@ -160,14 +164,12 @@ export const ownLayers = (mounts: readonly ShareMount[], slot: number): ShareMou
  * The race's warning when `dirs` are shared without copy-on-write (copied into each worktree), or
  * when one of them cannot be mounted; null when every one is an overlay.
  */
-export const shareWarning = (
-  dirs: readonly SharedDir[],
-  support: ShareSupport = shareSupport(),
-): string | null => {
+export const shareWarning = (dirs: readonly SharedDir[], support?: ShareSupport): string | null => {
   if (dirs.length === 0) return null;
+  const mechanism = support ?? shareSupport();
   const names = dirs.map((dir) => dir.name).join(', ');
-  if (support.kind === 'copy')
-    return `[setup] share: ${names} copied into each worktree, not shared copy-on-write (${support.reason}).`;
+  if (mechanism.kind === 'copy')
+    return `[setup] share: ${names} copied into each worktree, not shared copy-on-write (${mechanism.reason}).`;
   const refused = dirs.flatMap((dir) => {
     const why = unmountable({ source: dir.source, target: dir.source, layer: '', how: 'overlay' });
     return why === null ? [] : [`${dir.name} (${why})`];

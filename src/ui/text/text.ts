@@ -107,7 +107,10 @@ export const displayWidth = (text: string): number => stringWidth(text);
 /** Columns a string takes on screen, not counting escape sequences (colours). */
 export const visibleWidth = (text: string): number => displayWidth(sanitize(text));
 
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+/** Built on first use: a segmenter loads ICU's break data (~10 ms), which most commands never need. */
+let graphemeSegmenter: Intl.Segmenter | undefined;
+const graphemes = (text: string): Intl.Segments =>
+  (graphemeSegmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text);
 
 /**
  * Cuts `text` so it takes at most `width` columns, ending with `ellipsis` when something was cut.
@@ -121,7 +124,7 @@ export const truncate = (text: string, width: number, ellipsis = '…'): string 
   if (budget < 0) return truncate(ellipsis, width, '');
   let used = 0;
   let out = '';
-  for (const { segment } of graphemes.segment(text)) {
+  for (const { segment } of graphemes(text)) {
     const w = displayWidth(segment);
     if (used + w > budget) break;
     out += segment;
@@ -143,7 +146,7 @@ export const padStart = (text: string, width: number, ellipsis = '…'): string 
 };
 
 const firstGrapheme = (text: string): string =>
-  graphemes.segment(text)[Symbol.iterator]().next().value?.segment ?? text;
+  graphemes(text)[Symbol.iterator]().next().value?.segment ?? text;
 
 /** Wraps sanitized text to `width` columns, breaking on spaces where possible. */
 export const wrap = (text: string, width: number): string[] => {
