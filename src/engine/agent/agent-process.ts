@@ -4,7 +4,7 @@
  * agent machine. Its teardown stops the process group (SIGTERM, SIGKILL after the grace period),
  * so a stopped machine never leaves a process behind.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromCallback } from 'xstate';
 import { ev, isTerminal, SANDBOX_REFUSED_STAGE } from '../../core/events.js';
@@ -19,6 +19,7 @@ import type {
   StopReason,
 } from './agent-types.js';
 import { coalesceEvents } from './coalesce.js';
+import { readAgentText } from '../agent-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
@@ -80,13 +81,13 @@ const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
   }
 };
 
-const readLastMessage = (file: string | undefined): string | undefined => {
-  if (file === undefined || !existsSync(file)) return undefined;
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+/**
+ * The last message the CLI was told to write (Codex's --output-last-message), read as data from
+ * the agent's scratch directory: never through a link (agent-file.ts); a refusal is a warning.
+ */
+const readLastMessage = (launch: AgentLaunch, warn: (reason: string) => void): string | undefined => {
+  const file = launch.command.lastMessageFile;
+  return file === undefined ? undefined : readAgentText(file, launch.scratchDir, warn);
 };
 
 const writeCommandFiles = (launch: AgentLaunch): void => {
@@ -255,7 +256,9 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       } catch {
         // best effort
       }
-      const lastMessage = readLastMessage(launch.command.lastMessageFile);
+      const lastMessage = readLastMessage(launch, (reason) =>
+        forward([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: reason })]),
+      );
       const end: ProcessEnd = {
         exitCode: exit.exitCode,
         signal: exit.signal,
