@@ -12,6 +12,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -21,6 +22,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAgentFile } from '../../src/engine/agent-file.js';
 import { startRace } from '../../src/engine/index.js';
+import { runWorktreesDir } from '../../src/engine/records/index.js';
 import type { RaceHandle } from '../../src/engine/types.js';
 import { eventually, installAgents, makeSandbox, plan, raceOptions } from '../engine/helpers.js';
 import type { Sandbox } from '../engine/helpers.js';
@@ -115,4 +117,28 @@ describe('readAgentFile', () => {
       expect(reason).not.toContain('HUNTER2');
     }
   });
+});
+
+describe("a command file in the agent's scratch directory that is a link", () => {
+  it(
+    'is replaced, never written through: the file it named keeps its content',
+    { timeout: 60_000 },
+    async () => {
+      await installAgents(sandbox, { codex: {} });
+      // What an agent of an earlier round leaves in its scratch directory: the prompt file hydra
+      // writes for a long prompt, linked to a file of the user's.
+      const runDir = runWorktreesDir(sandbox.worktreeRoot, realpathSync(sandbox.repo), RUN_ID);
+      const scratch = path.join(runDir, '.scratch', 'codex');
+      mkdirSync(scratch, { recursive: true });
+      const victim = path.join(sandbox.dir, 'bashrc');
+      writeFileSync(victim, 'the user’s own file\n');
+      symlinkSync(victim, path.join(scratch, 'prompt.txt'));
+      const prompt = `Create hello.txt. ${'x'.repeat(40 * 1024)}`;
+      handle = startRace(raceOptions(sandbox, [plan(sandbox, 'codex')], { runId: RUN_ID, prompt }));
+      const summary = await handle.settled;
+      expect(summary.agents[0]?.status).toBe('completed');
+      // (Compared shortly: the prompt is 40 KB.)
+      expect(readFileSync(victim, 'utf8').slice(0, 40)).toBe('the user’s own file\n');
+    },
+  );
 });

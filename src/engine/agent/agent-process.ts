@@ -4,7 +4,7 @@
  * agent machine. Its teardown stops the process group (SIGTERM, SIGKILL after the grace period),
  * so a stopped machine never leaves a process behind.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromCallback } from 'xstate';
 import { ev, isTerminal, SANDBOX_REFUSED_STAGE } from '../../core/events.js';
@@ -90,11 +90,17 @@ const readLastMessage = (launch: AgentLaunch, warn: (reason: string) => void): s
   return file === undefined ? undefined : readAgentText(file, launch.scratchDir, warn);
 };
 
+/**
+ * The files the command needs (a long prompt for stdin), in the agent's scratch directory, which
+ * an earlier round of the agent could write: whatever is at the path (a link to a file of the
+ * user's) is removed, never written through, and the file is made new (O_EXCL: no link followed).
+ */
 const writeCommandFiles = (launch: AgentLaunch): void => {
   mkdirSync(launch.scratchDir, { recursive: true });
   for (const file of launch.command.files) {
     mkdirSync(path.dirname(file.path), { recursive: true });
-    writeFileSync(file.path, file.content);
+    rmSync(file.path, { force: true });
+    writeFileSync(file.path, file.content, { flag: 'wx' });
   }
 };
 
