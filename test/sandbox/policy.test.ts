@@ -80,12 +80,28 @@ describe('an agent policy', () => {
       'api.anthropic.com',
       'console.anthropic.com',
       'claude.ai',
-      '127.0.0.1',
+      '127.0.0.1:8080',
       'llm.corp.example',
       'registry.npmjs.org',
     ]);
     expect(policy.loopbackHosts).toEqual(['127.0.0.1']);
     expect(policy.allowWrite).toEqual(expect.arrayContaining([`${HOME}/.cache/pip`, '/opt/x']));
+  });
+
+  it('allows a loopback base URL on its port only, however the address is spelled', () => {
+    const hostsFor = (url: string): string[] =>
+      agentPolicy(input('claude', { env: { ANTHROPIC_BASE_URL: url } })).allowHosts.filter(
+        (host) => !host.includes('anthropic') && host !== 'claude.ai',
+      );
+    expect(hostsFor('http://127.1:4000')).toEqual(['127.0.0.1:4000']);
+    expect(hostsFor('http://2130706433:4000/v1')).toEqual(['127.0.0.1:4000']);
+    expect(hostsFor('http://0x7f000001:4000')).toEqual(['127.0.0.1:4000']);
+    expect(hostsFor('http://localhost')).toEqual(['localhost:80']);
+    expect(hostsFor('https://gw.localhost')).toEqual(['gw.localhost:443']);
+    expect(hostsFor('http://[::1]:4000')).toEqual(['[::1]:4000']);
+    expect(
+      agentPolicy(input('claude', { env: { ANTHROPIC_BASE_URL: 'http://[::1]:4000' } })).loopbackHosts,
+    ).toEqual(['::1']);
   });
 
   it("lets a command in another of the agent's trees (its checks' checkout) write that tree and temp only", () => {

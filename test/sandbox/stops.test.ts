@@ -2,10 +2,12 @@
  * Issue 22: a sandboxed agent (bubblewrap inside hydra's PID namespace) leaves no process behind
  * however it is stopped: hydra cancelled (SIGTERM), its idle timeout, hydra killed outright
  * (SIGKILL, when no handler of hydra's runs). The real `hydra race --json --sandbox required`, fake
- * agents that hang, one with a grandchild.
+ * agents that hang, one with a grandchild. The sandbox library's own helpers in hydra's process
+ * (its socat bridges from a Unix socket to its proxies) end too after a SIGKILL, by the watchdog or
+ * by `hydra clean`, and their sockets go (issue 35, case 9).
  */
 import { execa } from 'execa';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, processesOfRun } from '../engine/helpers.js';
 import { createRepo, createSandbox, hydra, installFakes, MAIN, parseNdjson } from '../cli/helpers.js';
@@ -26,13 +28,13 @@ beforeEach(async () => {
 afterEach(() => sandbox.cleanup());
 
 /** A headless sandboxed race whose agents are running (the run id is on its first NDJSON line). */
-const startRace = async (extra: string[] = []) => {
+const startRace = async (extra: string[] = [], env: NodeJS.ProcessEnv = sandbox.env) => {
   const child = execa(
     process.execPath,
     [MAIN, 'race', '--json', '--sandbox', 'required', ...extra, 'Add a hello.txt file'],
     {
       cwd: repo,
-      env: sandbox.env,
+      env,
       extendEnv: false,
       reject: false,
       stdin: 'ignore',
@@ -112,5 +114,67 @@ describe('a sandboxed agent leaves nothing running', () => {
     await eventually(() => processesOfRun(runId).length === 0, 15_000, 'the sandboxes to end with hydra');
     const cleaned = await hydra(['clean'], { cwd: repo, env: sandbox.env });
     expect(cleaned.exitCode, cleaned.stderr).toBe(0);
+  });
+});
+
+/** The socat processes `pid` started (the sandbox library's bridges) and the Unix sockets they listen on. */
+const bridgesOf = (pid: number): Array<{ pid: string; socket: string }> =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((child) => {
+      try {
+        const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        if (parent !== pid || !stat.includes('(socat)')) return [];
+        const args = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0');
+        const socket = /^UNIX-LISTEN:([^,]+)/.exec(
+          args.find((arg) => arg.startsWith('UNIX-LISTEN:')) ?? '',
+        )?.[1];
+        return socket === undefined ? [] : [{ pid: child, socket }];
+      } catch {
+        return [];
+      }
+    });
+
+const running = (pid: string): boolean => {
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
+describe("the sandbox library's helpers after hydra is killed outright (SIGKILL)", () => {
+  it('end, and their sockets go, by the watchdog', { timeout: 120_000 }, async () => {
+    const { child } = await startRace();
+    const bridges = bridgesOf(child.pid ?? 0);
+    expect(bridges.length).toBeGreaterThan(0);
+    expect(bridges.every((bridge) => existsSync(bridge.socket))).toBe(true);
+    child.kill('SIGKILL');
+    await child;
+    await eventually(
+      () => bridges.every((bridge) => !running(bridge.pid) && !existsSync(bridge.socket)),
+      15_000,
+      'the bridges to end and their sockets to go',
+    );
+  });
+
+  it('end, and their sockets go, by hydra clean when no watchdog ran', { timeout: 120_000 }, async () => {
+    const env = { ...sandbox.env, HYDRA_WATCHDOG: '0' };
+    const { child, runId } = await startRace([], env);
+    const bridges = bridgesOf(child.pid ?? 0);
+    expect(bridges.length).toBeGreaterThan(0);
+    child.kill('SIGKILL');
+    await child;
+    // Nothing ended them: they outlive hydra, as the sandboxes do.
+    expect(bridges.every((bridge) => running(bridge.pid) && existsSync(bridge.socket))).toBe(true);
+    const cleaned = await hydra(['clean'], { cwd: repo, env });
+    expect(cleaned.exitCode, cleaned.stderr).toBe(0);
+    await eventually(
+      () => bridges.every((bridge) => !running(bridge.pid) && !existsSync(bridge.socket)),
+      15_000,
+      'the bridges to end and their sockets to go',
+    );
+    await eventually(() => processesOfRun(runId).length === 0, 15_000, 'every process of the race to end');
   });
 });

@@ -172,6 +172,15 @@ describe('every shared ref is guarded', () => {
     expectUserStateUnchanged(sandbox.repo, before);
   });
 
+  it('a branch the agent adds under hydra/<a name no run has>/ is deleted too', async () => {
+    const before = captureUserState(sandbox.repo);
+    handle = raceScript(sandbox, 'git branch hydra/nobody/x HEAD');
+    await handle.settled;
+    expect(warningsOf()).toMatch(/hydra\/nobody\/x was created .*deleted it/);
+    await handle.finish();
+    expectUserStateUnchanged(sandbox.repo, before);
+  });
+
   it('a ref the agent adds in a namespace of its own (refs/evil/x) is deleted too', async () => {
     const before = captureUserState(sandbox.repo);
     handle = raceScript(sandbox, 'git update-ref refs/evil/x HEAD');

@@ -8,7 +8,7 @@
  * installed with fault-bin.ts: `node fault-agent.js --scenario <file> -- <args>`.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, symlinkSync } from 'node:fs';
 import { write } from '../../src/demo/fake-io.js';
 import type { Invocation, ReplayHooks } from '../../src/demo/replay.js';
 import { runFakeAgent } from '../../src/demo/replay.js';
@@ -121,6 +121,14 @@ async function start({ scenario, args, cwd }: Invocation<FaultScenario>): Promis
   return undefined;
 }
 
+/** The last-message file made a link to `target` instead of written; the exit is a success. */
+const linkLastMessage = (args: readonly string[], target: string): number => {
+  const at = args.indexOf('--output-last-message');
+  const file = at === -1 ? undefined : args[at + 1];
+  if (file !== undefined) symlinkSync(target, file);
+  return 0;
+};
+
 const faults = (invocation: Invocation<FaultScenario>): ReplayHooks => {
   const { scenario } = invocation;
   return {
@@ -145,6 +153,8 @@ const faults = (invocation: Invocation<FaultScenario>): ReplayHooks => {
       if (scenario.noiseBytes !== undefined) await write(noise(scenario.noiseBytes, index));
     },
     end: async () => {
+      if (scenario.linkLastMessageTo !== undefined)
+        return linkLastMessage(invocation.args, scenario.linkLastMessageTo);
       if (scenario.hangAfterLines !== undefined) return hangForever();
       if (scenario.crashAfterLines !== undefined) return 139;
       if (scenario.hugeLineBytes !== undefined) await hugeLine(scenario.hugeLineBytes);

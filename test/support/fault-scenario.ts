@@ -50,6 +50,12 @@ export interface FaultModes {
    * SIGHUP, each with a grandchild of its own (`sh -c 'sleep & wait'`); half hold stdout open.
    */
   forkChildren?: number;
+  /**
+   * After the stream, make the file the CLI was told to write its last message to (Codex's
+   * `--output-last-message <file>`) a symbolic link to this path instead of writing it, as an agent
+   * that wants hydra to read a file for it would, and exit 0.
+   */
+  linkLastMessageTo?: string;
 }
 
 /** What the fault agent does when run: the demo's replay, and any of the faults. */
@@ -72,6 +78,7 @@ export const FAULT_MODES = [
   'noiseBytes',
   'hugeLineBytes',
   'forkChildren',
+  'linkLastMessageTo',
 ] as const satisfies ReadonlyArray<keyof FaultModes>;
 type Unlisted = Exclude<keyof FaultModes, (typeof FAULT_MODES)[number]>;
 const everyModeListed: [Unlisted] extends [never] ? true : Unlisted = true;

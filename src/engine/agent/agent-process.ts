@@ -4,7 +4,7 @@
  * agent machine. Its teardown stops the process group (SIGTERM, SIGKILL after the grace period),
  * so a stopped machine never leaves a process behind.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromCallback } from 'xstate';
 import { ev, isTerminal, SANDBOX_REFUSED_STAGE } from '../../core/events.js';
@@ -20,6 +20,7 @@ import type {
   StopReason,
 } from './agent-types.js';
 import { coalesceEvents } from './coalesce.js';
+import { readAgentText } from '../agent-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
@@ -81,20 +82,26 @@ const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
   }
 };
 
-const readLastMessage = (file: string | undefined): string | undefined => {
-  if (file === undefined || !existsSync(file)) return undefined;
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+/**
+ * The last message the CLI was told to write (Codex's --output-last-message), read as data from
+ * the agent's scratch directory: never through a link (agent-file.ts); a refusal is a warning.
+ */
+const readLastMessage = (launch: AgentLaunch, warn: (reason: string) => void): string | undefined => {
+  const file = launch.command.lastMessageFile;
+  return file === undefined ? undefined : readAgentText(file, launch.scratchDir, warn);
 };
 
+/**
+ * The files the command needs (a long prompt for stdin), in the agent's scratch directory, which
+ * an earlier round of the agent could write: whatever is at the path (a link to a file of the
+ * user's) is removed, never written through, and the file is made new (O_EXCL: no link followed).
+ */
 const writeCommandFiles = (launch: AgentLaunch): void => {
   mkdirSync(launch.scratchDir, { recursive: true });
   for (const file of launch.command.files) {
     mkdirSync(path.dirname(file.path), { recursive: true });
-    writeFileSync(file.path, file.content);
+    rmSync(file.path, { force: true });
+    writeFileSync(file.path, file.content, { flag: 'wx' });
   }
 };
 
@@ -276,7 +283,9 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       } catch {
         // best effort
       }
-      const lastMessage = readLastMessage(launch.command.lastMessageFile);
+      const lastMessage = readLastMessage(launch, (reason) =>
+        forward([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: reason })]),
+      );
       const end: ProcessEnd = {
         exitCode: exit.exitCode,
         signal: exit.signal,

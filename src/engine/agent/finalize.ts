@@ -4,6 +4,7 @@
  * its `finalizeResult` actor once the process has exited; `hydra`'s shell (race-run.ts) runs it
  * after the user's shell in a worktree.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
@@ -18,6 +19,7 @@ import {
   stageChanges,
 } from '../git/index.js';
 import type { PinnedWorktree, WorktreeHead } from '../git/index.js';
+import { runRecordDir } from '../records/index.js';
 import { trace } from '../../trace.js';
 import { asClause } from '../../core/text.js';
 
@@ -62,6 +64,7 @@ export async function finalizeWork(input: FinalizeInput): Promise<FinalizeOutput
           snapshot: input.refsAtStart,
           agent: input.agent,
           runDir: path.dirname(input.worktree),
+          isRun: (runId) => existsSync(runRecordDir(input.repoRoot, runId)),
         });
   if (pinned === null) {
     const warnings = [...taken, ...(await restored)];

@@ -4,6 +4,7 @@
  */
 import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { readAgentFile } from '../agent-file.js';
 import { EngineError } from '../errors.js';
 import { gitLine, runGit } from './git.js';
 import type { GitResult, RunGitOptions } from './git.js';
@@ -86,7 +87,10 @@ export async function pinWorktree(root: string, worktree: string): Promise<Pinne
   if (stat.isDirectory())
     throw brokenWorktree(root, worktree, 'its .git is a repository of its own (made by `git init`)');
   if (!stat.isFile()) throw brokenWorktree(root, worktree, 'its .git is no longer a plain file');
-  const pointer = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'))?.[1]?.trim();
+  // Read as data: never through a link the agent put in its place (agent-file.ts).
+  const read = readAgentFile(dotGit, worktree);
+  if (read.kind !== 'read') throw brokenWorktree(root, worktree, 'its .git is no longer a plain file');
+  const pointer = /^gitdir: (.+)$/m.exec(read.content.toString('utf8'))?.[1]?.trim();
   if (
     pointer === undefined ||
     (await realOrResolved(path.resolve(worktree, pointer))) !== (await realOrResolved(gitDir))

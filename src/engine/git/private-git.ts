@@ -17,6 +17,8 @@
  */
 import { copyFile, lstat, mkdir, readFile, readdir, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readAgentFile } from '../agent-file.js';
+import type { AgentFile } from '../agent-file.js';
 import { trace } from '../../trace.js';
 import { NO_HOOKS, runGit, splitZ } from './git.js';
 import type { GitResult, RunGitOptions } from './git.js';
@@ -223,18 +225,20 @@ const safeRef = (ref: string): string | null =>
     ? ref
     : null;
 
+/** The text of a file read as data (agent-file.ts); empty when it is missing or refused. */
+const textOf = (file: AgentFile): string => (file.kind === 'read' ? file.content.toString('utf8') : '');
+
 /**
  * A ref's object id read as data from a git directory's files (its loose file, else its line in
  * `packed-refs`): null when it is neither, or not plainly an object id (git is asked then).
  */
 async function readRefAsData(gitDir: string, ref: string): Promise<string | null> {
-  const loose = await lstat(path.join(gitDir, ref)).catch(() => null);
-  if (loose !== null) {
-    if (!loose.isFile()) return null;
-    const id = (await readFile(path.join(gitDir, ref), 'utf8')).trim();
+  const loose = readAgentFile(path.join(gitDir, ref), gitDir);
+  if (loose.kind !== 'missing') {
+    const id = loose.kind === 'read' ? loose.content.toString('utf8').trim() : '';
     return OBJECT_ID.test(id) ? id : null;
   }
-  const packed = await readFile(path.join(gitDir, 'packed-refs'), 'utf8').catch(() => '');
+  const packed = textOf(readAgentFile(path.join(gitDir, 'packed-refs'), gitDir));
   for (const line of packed.split('\n')) {
     const [id, name] = line.split(' ');
     if (name === ref && id !== undefined && OBJECT_ID.test(id)) return id;
@@ -244,7 +248,7 @@ async function readRefAsData(gitDir: string, ref: string): Promise<string | null
 
 /** The commit a HEAD file names, read as data (the ref it names in `refsDir`); null when unsure. */
 async function headAsData(headFile: string, refsDir: string): Promise<string | null> {
-  const content = (await readFile(headFile, 'utf8').catch(() => '')).trim();
+  const content = textOf(readAgentFile(headFile, path.dirname(headFile))).trim();
   if (OBJECT_ID.test(content)) return content;
   const ref = content.startsWith('ref: ') ? safeRef(content.slice('ref: '.length).trim()) : null;
   return ref === null ? null : readRefAsData(refsDir, ref);
@@ -252,7 +256,9 @@ async function headAsData(headFile: string, refsDir: string): Promise<string | n
 
 /** What the private repository's HEAD says: the ref it names, or null when detached. */
 const headRef = async (dir: string): Promise<string | null> => {
-  const content = (await readFile(path.join(dir, 'HEAD'), 'utf8')).trim();
+  const head = readAgentFile(path.join(dir, 'HEAD'), dir);
+  if (head.kind !== 'read') throw new Error(head.kind === 'refused' ? head.reason : `${dir} has no HEAD`);
+  const content = head.content.toString('utf8').trim();
   return content.startsWith('ref: ') ? content.slice('ref: '.length).trim() : null;
 };
 

@@ -52,6 +52,8 @@ interface RestoreInput {
   runDir: string | null;
   /** When it was found, instead of "when <agent> settled": e.g. "when the race ended". */
   when?: string;
+  /** True for a run hydra made (its record exists): its branches are that run's, never restored. */
+  isRun?: (runId: string) => boolean;
 }
 
 /**
@@ -66,7 +68,7 @@ export function restoreUserRefs(input: RestoreInput): Promise<string[]> {
   const previous = queues.get(input.root) ?? Promise.resolve();
   const guarded = (): Promise<string[]> =>
     restore(input).catch((error: unknown) => [
-      `hydra could not check the repository's refs ${foundText(input)}: ${messageOf(error)} ${commandsToRestore(input.root, input.snapshot, null)}`,
+      `hydra could not check the repository's refs ${foundText(input)}: ${messageOf(error)} ${commandsToRestore(input.root, input.snapshot, null, input.isRun)}`,
     ]);
   const next = previous.then(guarded, guarded);
   queues.set(input.root, next);
@@ -87,15 +89,16 @@ function commandsToRestore(
   root: string,
   snapshot: RefSnapshot,
   current: Record<string, string> | null,
+  isRun?: (runId: string) => boolean,
 ): string {
   const lines: string[] = [];
   if (current !== null) {
     for (const ref of Object.keys(current).sort())
-      if (isGuarded(snapshot, ref) && snapshot.refs[ref] === undefined)
+      if (isGuarded(snapshot, ref, isRun) && snapshot.refs[ref] === undefined)
         lines.push(`git update-ref -d ${ref}`);
   }
   for (const [ref, sha] of Object.entries(snapshot.refs).sort(([a], [b]) => a.localeCompare(b))) {
-    if (!isGuarded(snapshot, ref) || (current !== null && current[ref] === sha)) continue;
+    if (!isGuarded(snapshot, ref, isRun) || (current !== null && current[ref] === sha)) continue;
     lines.push(`git update-ref ${ref} ${sha}`);
   }
   if (lines.length === 0) return '';
@@ -122,14 +125,14 @@ async function restore(input: RestoreInput): Promise<string[]> {
   const found = foundText(input);
   // The settings first: a broken config stops every git command, and a planted hook runs on each.
   if (snapshot.gitDir !== undefined) warnings.push(...(await restoreGitDir(root, snapshot.gitDir, found)));
-  const state = await readRepairing(root, snapshot, found, say);
+  const state = await readRepairing(root, snapshot, found, say, input.isRun);
   if (state === null) return warnings;
   const current = userRefs(state, snapshot.runId);
   const checkedOutIn = checkouts(state, runDir);
   const changes: RefChange[] = [];
   const names = new Set([...Object.keys(snapshot.refs), ...Object.keys(current)]);
   for (const ref of [...names].sort()) {
-    if (!isGuarded(snapshot, ref)) continue;
+    if (!isGuarded(snapshot, ref, input.isRun)) continue;
     const before = snapshot.refs[ref];
     const after = current[ref];
     if (before === after || checkedOutIn.run.has(ref)) continue;
@@ -214,7 +217,7 @@ async function restore(input: RestoreInput): Promise<string[]> {
         ? failures.join('; ')
         : `${wrong.map((item) => item.ref).join(', ')} did not come back`;
     warnings.push(
-      `hydra could not put back every ref changed ${found}: ${why}. It stopped there. ${commandsToRestore(root, snapshot, now)}`,
+      `hydra could not put back every ref changed ${found}: ${why}. It stopped there. ${commandsToRestore(root, snapshot, now, input.isRun)}`,
     );
   }
   await restoreStash(root, snapshot, await listStash(root, after ?? state).catch(() => []), found, say);
@@ -276,6 +279,7 @@ async function readRepairing(
   snapshot: RefSnapshot,
   found: string,
   say: (key: string, text: string) => void,
+  isRun?: (runId: string) => boolean,
 ): Promise<RefState | null> {
   try {
     return await readRefState(root);
@@ -291,7 +295,7 @@ async function readRepairing(
     } catch (error) {
       say(
         'unreadable',
-        `The repository's refs were damaged ${found} and hydra could not repair them: ${messageOf(error)}. ${commandsToRestore(root, snapshot, null)}`,
+        `The repository's refs were damaged ${found} and hydra could not repair them: ${messageOf(error)}. ${commandsToRestore(root, snapshot, null, isRun)}`,
       );
       return null;
     }

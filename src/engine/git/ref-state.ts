@@ -30,10 +30,29 @@ export interface RefSnapshot {
  */
 const UNGUARDED = ['refs/stash', 'refs/bisect/', 'refs/worktree/', 'refs/rewritten/', 'refs/prefetch/'];
 
-export const isGuarded = (snapshot: RefSnapshot, ref: string): boolean =>
-  ref.startsWith('refs/') &&
-  !UNGUARDED.some((prefix) => ref === prefix || (prefix.endsWith('/') && ref.startsWith(prefix))) &&
-  !ref.startsWith(`refs/heads/hydra/${snapshot.runId}/`);
+/** The run a hydra branch belongs to (`refs/heads/hydra/<run>/<agent>`), else undefined. */
+export const runOfBranch = (ref: string): string | undefined =>
+  /^refs\/heads\/hydra\/([^/]+)\/./.exec(ref)?.[1];
+
+/**
+ * Whether the restore guards `ref`. Not this run's own branches, and not another run's: a race
+ * beside this one (or its merge, continue or clean) creates, moves and deletes its own branches
+ * while this one runs (issue 35, case 10). Another run's are those that existed when this run
+ * started and new ones of a run `isRun` knows (its record exists); a new `hydra/<name>/...` of
+ * no run is an agent's, and goes like any other ref it adds.
+ */
+export function isGuarded(
+  snapshot: RefSnapshot,
+  ref: string,
+  isRun: (runId: string) => boolean = () => false,
+): boolean {
+  if (!ref.startsWith('refs/')) return false;
+  if (UNGUARDED.some((prefix) => ref === prefix || (prefix.endsWith('/') && ref.startsWith(prefix))))
+    return false;
+  const run = runOfBranch(ref);
+  if (run === undefined) return true;
+  return run !== snapshot.runId && snapshot.refs[ref] === undefined && !isRun(run);
+}
 
 export const shortRef = (ref: string): string => ref.replace(/^refs\/(heads|tags|remotes)\//, '');
 export const short = (sha: string): string => sha.slice(0, 12);

@@ -7,11 +7,12 @@
  * (verdict.ts) and anything else is a warning, never a ranking.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { adapterOf } from '../../adapters/registry.js';
 import type { PriceTable } from '../../adapters/types.js';
 import type { AgentEvent } from '../../core/events.js';
+import { readAgentText } from '../agent-file.js';
 import { fullPatch } from '../git/index.js';
 import { probeAgents } from '../probe/index.js';
 import { spawnSupervised } from '../process/index.js';
@@ -143,12 +144,12 @@ async function askJudge(input: JudgeInput, prompt: string): Promise<Answer> {
   clearTimeout(limit);
   clearTimeout(killTimer);
   input.signal?.removeEventListener('abort', stop);
-  let lastMessage: string | undefined;
-  try {
-    if (command.lastMessageFile !== undefined) lastMessage = readFileSync(command.lastMessageFile, 'utf8');
-  } catch {
-    // no last message written
-  }
+  // Its scratch directory is the judge's to write: the file is read as data, never through a link.
+  let refused: string | null = null;
+  const lastMessage =
+    command.lastMessageFile === undefined
+      ? undefined
+      : readAgentText(command.lastMessageFile, input.scratchDir, (reason) => (refused = reason));
   const end = parser.finish({
     exitCode: exit.exitCode,
     signal: exit.signal,
@@ -182,7 +183,8 @@ async function askJudge(input: JudgeInput, prompt: string): Promise<Answer> {
       costUsd,
       problem: end.kind === 'failed' ? `it failed: ${end.error.message}` : 'it gave no answer',
     };
-  return { text: completed.result ?? lastMessage ?? null, costUsd, problem: null };
+  const text = completed.result ?? lastMessage ?? null;
+  return { text, costUsd, problem: text === null ? refused : null };
 }
 
 /** The judge's verdict on the contenders (never throws: what goes wrong is its warning). */

@@ -1,11 +1,13 @@
 #!/bin/sh
 # A race's watchdog (watchdog.ts): sh -c <this> hydra-watchdog <run id> <grace in tenths of a
-# second> <marker variable> <container label>, stdin a pipe from hydra. Comment lines are dropped
-# before it runs.
+# second> <marker variable> <container label> <helper marker variable> <this hydra's helper
+# marker>, stdin a pipe from hydra. Comment lines are dropped before it runs.
 run=$1
 tenths=$2
 marker=$3
 label=$4
+helper=$5
+owner=$6
 # The engine hosts where the race started containers, one a line: hydra writes `host <host>` for
 # each (`host ` alone: the engine of the environment). Blocks until hydra says the race is over
 # (`done`), or is gone (end of file).
@@ -21,9 +23,16 @@ while IFS= read -r line; do
       ;;
   esac
 done
-# The run's processes: those whose environment holds the marker.
-pids() { grep -lzx "$marker=$run" /proc/[0-9]*/environ 2>/dev/null | sed 's#^/proc/##; s#/environ$##'; }
+# The run's processes: those whose environment holds the marker; and the sandbox library's
+# helpers that this hydra started (its socat bridges, sandbox/helper-marker.ts).
+pids() {
+  grep -lzx -e "$marker=$run" -e "$helper=$owner" /proc/[0-9]*/environ 2>/dev/null | sed 's#^/proc/##; s#/environ$##'
+}
 list=$(pids)
+# The Unix sockets the helpers listen on, read before they end: socat removes its own on SIGTERM,
+# not on SIGKILL.
+sockets=$(grep -lzx "$helper=$owner" /proc/[0-9]*/environ 2>/dev/null | sed 's#/environ$#/cmdline#' |
+  while IFS= read -r file; do tr '\0' '\n' <"$file" 2>/dev/null | sed -n 's/^UNIX-LISTEN:\([^,]*\),.*/\1/p'; done)
 if [ -n "$list" ]; then
   # shellcheck disable=SC2086 # one argument per pid
   kill -TERM $list 2>/dev/null
@@ -36,6 +45,9 @@ if [ -n "$list" ]; then
   # shellcheck disable=SC2086 # one argument per pid
   [ -z "$list" ] || kill -KILL $list 2>/dev/null
 fi
+printf '%s\n' "$sockets" | while IFS= read -r socket; do
+  [ -S "$socket" ] && rm -f "$socket"
+done
 [ "$announced" = 1 ] || exit 0
 # The run's containers and volumes on each host, by label; the volumes labelled to be kept (an
 # agent's session store, for `hydra continue`) stay for `hydra clean`. A host hydra checked is an

@@ -4,7 +4,8 @@
  * grace period. Signals and normal exits are handled inside hydra itself; this covers the case where
  * hydra gets no chance to run any code. It only touches processes that carry the race's
  * HYDRA_RUN_ID marker (agents and their namespaces' inits, checks, git and what git runs, the
- * dashboard's shell), and it ends with the race when hydra stops it.
+ * dashboard's shell) and this hydra's sandbox helpers (the library's socat bridges, whose sockets it
+ * removes: sandbox/helper-marker.ts), and it ends with the race when hydra stops it.
  *
  * It is a few lines of /bin/sh that cost nothing while they wait: hydra holds the other end of the
  * watchdog's stdin, writes `done` to it when the race is over, and the kernel closes it when hydra
@@ -22,6 +23,7 @@ import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { SHELL, shellScript } from './containment.js';
 import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
+import { HELPER_ENV, helperMarker } from '../sandbox/index.js';
 import { OWNER_ENV, RUN_ID_ENV } from './process-table.js';
 import watchdogScript from './watchdog.sh';
 
@@ -35,7 +37,7 @@ export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean =>
 
 /**
  * `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second> <marker variable>
- * <container run label>`,
+ * <container run label> <helper marker variable> <this hydra's helper marker>`,
  * stdin from hydra. The script is watchdog.sh (checked by shellcheck in `npm run lint`), bundled
  * into dist/ as text, so starting a race reads no extra file; its comment lines are dropped.
  */
@@ -65,6 +67,7 @@ export const startWatchdog = (
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
   delete childEnv[OWNER_ENV];
+  delete childEnv[HELPER_ENV];
   try {
     const child = spawn(
       SHELL,
@@ -76,6 +79,8 @@ export const startWatchdog = (
         String(Math.max(0, Math.round(graceMs / 100))),
         RUN_ID_ENV,
         CONTAINER_LABELS.run,
+        HELPER_ENV,
+        helperMarker(),
       ],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: childEnv },
     );

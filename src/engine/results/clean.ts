@@ -27,6 +27,7 @@ import {
 } from '../records/index.js';
 import type { LoadedRun, RunMeta } from '../records/index.js';
 import { groupMembers, signallableProcessesOfRun } from '../process/index.js';
+import { endOrphanedHelpers } from '../sandbox/index.js';
 import { describeHolder, tryLockRun } from '../locks/index.js';
 import { findRepoRoot } from '../git/index.js';
 import { pooledWorktrees, removeRunDirIfEmpty, removeWorktree } from '../git/index.js';
@@ -336,6 +337,9 @@ export async function cleanRuns(repoPath: string, options: CleanOptions): Promis
   }
   // A clean of every run (no run named) also empties the warm worktree pool (`worktree_pool`).
   if (options.runIds === undefined) await cleanPool(root, worktreeRoot, options.dryRun, report);
+  // The sandbox library's helpers (socat bridges) of a hydra killed outright belong to no run: any
+  // clean ends those whose hydra is gone, and removes their sockets.
+  report.killedProcesses.push(...(await endOrphanedHelpers(options.dryRun)));
   if (!options.dryRun) {
     await runGit(root, ['worktree', 'prune']);
     await removeEmptyRecordDirs(root);

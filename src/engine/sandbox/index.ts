@@ -13,6 +13,7 @@ export {
   watchRefusals,
 } from './runtime.js';
 export type { SandboxedCommand } from './runtime.js';
+export { HELPER_ENV, endOrphanedHelpers, helperMarker } from './helper-marker.js';
 export { SANDBOX_PATH_ENV, findExecutable } from './tools.js';
 export { sandboxVerdict, unsandboxedWarning } from './verdict.js';
 export type { SandboxVerdict } from './verdict.js';

@@ -18,11 +18,14 @@ export interface SandboxPolicy {
   allowWrite: string[];
   /** Absolute paths they may not read. */
   denyRead: string[];
-  /** Hosts they may reach (through the sandbox's proxy); every other host is refused. */
+  /**
+   * Hosts they may reach (through the sandbox's proxy); every other host is refused. An entry
+   * `host:port` (a loopback base URL's) allows that port only.
+   */
   allowHosts: string[];
   /** Their private temp directory (TMPDIR), inside `allowWrite`. */
   tmpDir: string;
-  /** Loopback hosts among `allowHosts`: reached through the proxy, so not in NO_PROXY. */
+  /** The loopback hosts of `allowHosts` (without their ports): reached through the proxy, so not in NO_PROXY. */
   loopbackHosts: string[];
 }
 
@@ -66,16 +69,40 @@ const stateDirPath = (dir: StateDir, env: AgentPolicyInput['env'], home: string)
   return base !== undefined && base !== '' ? path.join(base, dir.under ?? '') : path.join(home, dir.path);
 };
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+/** A loopback name or address, as WHATWG URL spells it (`127.1` and `0x7f000001` are `127.0.0.1`). */
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' ||
+  host.endsWith('.localhost') ||
+  /^127\.\d+\.\d+\.\d+$/.test(host) ||
+  host === '::1' ||
+  host === '[::1]';
 
-/** The host of a base URL (`https://proxy.example:8443/v1` → `proxy.example`), or null. */
-const hostOf = (url: string): string | null => {
+/**
+ * The allowlist entry for a base URL (`https://proxy.example:8443/v1` → `proxy.example`), or null.
+ * A loopback host is allowed on the URL's port only (`http://127.0.0.1:4000` → `127.0.0.1:4000`, its
+ * default port when none is given): a local gateway opens itself, not the database, dev server or
+ * Docker engine beside it (issue 35, case 7). The sandbox library's proxy matches `host:port`
+ * entries on the port, after spelling the host as getaddrinfo dials it (`127.1`, `2130706433`,
+ * `0x7f000001` are all `127.0.0.1`).
+ */
+const entryOf = (url: string): string | null => {
   try {
-    const host = new URL(url).hostname;
-    return host === '' ? null : host.replace(/^\[(.*)\]$/, '$1');
+    const parsed = new URL(url);
+    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (host === '') return null;
+    if (!isLoopback(host)) return host;
+    const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'https:' ? '443' : '80';
+    return `${host.includes(':') ? `[${host}]` : host}:${port}`;
   } catch {
     return null;
   }
+};
+
+/** The host of an allowlist entry (`127.0.0.1:4000` → `127.0.0.1`, `[::1]:4000` → `::1`). */
+const hostOfEntry = (entry: string): string => {
+  const bracketed = /^\[(.*)\](?::\d+)?$/.exec(entry);
+  if (bracketed !== null) return bracketed[1] ?? entry;
+  return /^[^:]+:\d+$/.test(entry) ? entry.slice(0, entry.lastIndexOf(':')) : entry;
 };
 
 /** Every base-URL variable some CLI reads (ANTHROPIC_BASE_URL, OPENAI_BASE_URL...). */
@@ -83,12 +110,12 @@ const baseUrlVariables = (): string[] => [
   ...new Set(listAdapters().flatMap((adapter) => adapter.api?.baseUrlEnv ?? [])),
 ];
 
-/** The hosts the agent may reach: its CLI's, its base URLs' and the configured ones. */
+/** The hosts the agent may reach: its CLI's, its base URLs' (loopback by port) and the configured ones. */
 const allowedHosts = (input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings'>): string[] => {
   const fromEnv = baseUrlVariables().flatMap((name) => {
     const value = input.env[name];
-    const host = value === undefined || value === '' ? null : hostOf(value);
-    return host === null ? [] : [host];
+    const entry = value === undefined || value === '' ? null : entryOf(value);
+    return entry === null ? [] : [entry];
   });
   return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromEnv, ...input.settings.allowHosts])];
 };
@@ -132,7 +159,7 @@ export function agentPolicy(input: AgentPolicyInput): SandboxPolicy {
     ],
     allowHosts,
     tmpDir: input.tmpDir,
-    loopbackHosts: allowHosts.filter((host) => LOOPBACK.has(host)),
+    loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopback))],
   };
 }
 

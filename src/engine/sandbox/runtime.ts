@@ -18,6 +18,7 @@
  */
 import type * as SandboxRuntime from '@anthropic-ai/sandbox-runtime';
 import { trace } from '../../trace.js';
+import { withHelperMarker } from './helper-marker.js';
 import { findSandboxHelpers } from './helpers.js';
 import type { SandboxHelpers } from './helpers.js';
 import type { SandboxPolicy } from './policy.js';
@@ -65,7 +66,8 @@ const start = async (tools: SandboxTools): Promise<Library['SandboxManager']> =>
   const before = new Map(
     (['SIGINT', 'SIGTERM'] as const).map((signal) => [signal, new Set(process.listeners(signal))]),
   );
-  await SandboxManager.initialize(configFor(tools, findSandboxHelpers()));
+  // Its helpers (socat bridges) carry this hydra's marker, so none outlives a kill -9 (helper-marker.ts).
+  await withHelperMarker(() => SandboxManager.initialize(configFor(tools, findSandboxHelpers())));
   for (const [signal, kept] of before)
     for (const listener of process.listeners(signal))
       if (!kept.has(listener)) process.removeListener(signal, listener);

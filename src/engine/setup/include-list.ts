@@ -5,9 +5,10 @@
  * ignored entries come first, each wholly ignored directory as one entry (`node_modules/`), and
  * the patterns are then matched only among them.
  */
-import { lstat, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readAgentFile } from '../agent-file.js';
 import { runGit, splitZ } from '../git/index.js';
 
 /** The repository's own file of patterns (Claude Code, Codex, Conductor, ccmanager). */
@@ -52,12 +53,13 @@ export const patternReaches = (pattern: string, dir: string): boolean => {
   return true;
 };
 
-/** The text of `.worktreeinclude` in the checkout, or null (absent, or not a regular file: a symlink is not followed). */
+/**
+ * The text of `.worktreeinclude` in the checkout, or null (absent, or not a regular file: a
+ * symlink is not followed, agent-file.ts).
+ */
 export async function readWorktreeInclude(checkout: string): Promise<string | null> {
-  const file = path.join(checkout, WORKTREE_INCLUDE);
-  const stat = await lstat(file).catch(() => null);
-  if (stat === null || !stat.isFile()) return null;
-  return readFile(file, 'utf8');
+  const read = readAgentFile(path.join(checkout, WORKTREE_INCLUDE), checkout);
+  return read.kind === 'read' ? read.content.toString('utf8') : null;
 }
 
 /** Every pattern a race copies by: `.worktreeinclude`'s lines, then `[setup] copy`'s (later ones win, as in git). */
