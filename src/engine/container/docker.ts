@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { startChild } from '../process/index.js';
 import { EngineError } from '../errors.js';
 import { DEFAULT_HOST } from './settings.js';
+import { forwardedSocket, openSshConnection } from './ssh-connection.js';
 import { trace } from '../../trace.js';
 
 /** The docker CLI's name, or HYDRA_DOCKER (a path, for a machine where it is elsewhere). */
@@ -33,16 +34,28 @@ export interface DockerOptions {
   okExitCodes?: readonly number[];
 }
 
-/** The environment the CLI runs in: the user's, pointed at `host` unless it is the default engine. */
+/** The engine's address: `host`, or DOCKER_HOST for the default engine (undefined: the Docker context's). */
+const engineAddress = (host: string, env: NodeJS.ProcessEnv = process.env): string | undefined =>
+  host === DEFAULT_HOST ? env['DOCKER_HOST'] : host;
+
+/**
+ * The environment the CLI runs in: the user's, pointed at `host` unless it is the default engine,
+ * and at the socket forwarded over hydra's one connection to an `ssh://` engine once that is open
+ * (ssh-connection.ts).
+ */
 export const dockerEnv = (host: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  if (host !== DEFAULT_HOST) {
-    env['DOCKER_HOST'] = host;
+  const address = forwardedSocket(engineAddress(host)) ?? (host === DEFAULT_HOST ? undefined : host);
+  if (address !== undefined) {
+    env['DOCKER_HOST'] = address;
     // A context would take precedence over nothing but DOCKER_HOST; unset it so the host is the one used.
     delete env['DOCKER_CONTEXT'];
   }
   return env;
 };
+
+/** Opens hydra's one connection to `host` if it is an `ssh://` engine (once; never throws). */
+export const engineConnection = (host: string): Promise<void> => openSshConnection(engineAddress(host));
 
 /**
  * The host as the user reads it in a message, after "at" or "on" (hydra clean's too): the default
@@ -86,6 +99,7 @@ export async function docker(
   args: readonly string[],
   options: DockerOptions = {},
 ): Promise<DockerResult> {
+  await engineConnection(host);
   const child = startChild(dockerBinary(), args, {
     env: dockerEnv(host, options.env),
     ...(options.input === undefined ? {} : { stdin: { input: options.input } }),

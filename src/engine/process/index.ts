@@ -23,7 +23,7 @@ export { startWatchdog } from './watchdog.js';
 export type { Watchdog } from './watchdog.js';
 export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';
-export { SHELL } from './containment.js';
+export { SHELL, shellScript } from './containment.js';
 export {
   copyShare,
   mountProgram,
