@@ -6,10 +6,9 @@
  * it after hydra is gone (ARCHITECTURE.md, "Runners", has the measured cost of a call).
  */
 import { performance } from 'node:perf_hooks';
-import { startChild } from '../process/index.js';
+import { forwardedSocket, openSshConnection, sshTarget, startChild } from '../process/index.js';
 import { EngineError } from '../errors.js';
 import { DEFAULT_HOST } from './settings.js';
-import { forwardedSocket, openSshConnection } from './ssh-connection.js';
 import { trace } from '../../trace.js';
 
 /** The docker CLI's name, or HYDRA_DOCKER (a path, for a machine where it is elsewhere). */
@@ -41,7 +40,7 @@ const engineAddress = (host: string, env: NodeJS.ProcessEnv = process.env): stri
 /**
  * The environment the CLI runs in: the user's, pointed at `host` unless it is the default engine,
  * and at the socket forwarded over hydra's one connection to an `ssh://` engine once that is open
- * (ssh-connection.ts).
+ * (process/ssh-connection.ts).
  */
 export const dockerEnv = (host: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
@@ -86,8 +85,16 @@ export const unreachableError = (host: string, detail: string): EngineError =>
     hint:
       host === DEFAULT_HOST
         ? 'Start Docker (or Podman with its Docker socket) on this machine, or set DOCKER_HOST or [container] hosts to an engine that runs; `docker version` shows whether it answers.'
-        : `Check that the engine at ${host} runs and that this machine can reach it (\`DOCKER_HOST=${host} docker version\`), or remove it from [container] hosts.`,
+        : `Check that the engine at ${host} runs and that this machine can reach it (\`DOCKER_HOST=${host} docker version\`${sshCheck(host)}), or remove it from [container] hosts.`,
   });
+
+/** For an `ssh://` engine, the login the docker CLI makes, to try by hand (the user's ssh, keys and known_hosts). */
+const sshCheck = (host: string): string => {
+  const target = sshTarget(host);
+  if (target === null) return '';
+  const login = `${target.user === undefined ? '' : `${target.user}@`}${target.host}`;
+  return `; for ssh://, \`ssh${target.port === undefined ? '' : ` -p ${target.port}`} ${login} docker version\` must work without a prompt: a key in your agent or ~/.ssh, the host in known_hosts`;
+};
 
 /**
  * Runs `docker <args>` against `host`: its exit code, stdout and stderr. Never hangs (a time limit

@@ -35,3 +35,10 @@ export {
   unmountable,
 } from './share-mount.js';
 export type { ShareMount } from './share-mount.js';
+export {
+  dockerAddress,
+  forwardedSocket,
+  openSshConnection,
+  SSH_REUSE_ENV,
+  sshTarget,
+} from './ssh-connection.js';

@@ -6,7 +6,7 @@
  * and known_hosts, as the docker CLI would) and forwards a local socket in a private directory
  * (mkdtemp, 0700; the socket 0600) to the engine's socket there (`ssh -O forward -L`); its docker
  * calls then go to `unix://<that socket>`, as fast as a local socket (docs/benchmarks.md, "An
- * engine over ssh://"). Everything else about the host is unchanged: it stays remote (hosts.ts),
+ * engine over ssh://"). Everything else about the host is unchanged: it stays remote (container/hosts.ts),
  * messages and labels name the `ssh://` address, and the watchdog reaches it with the docker CLI's
  * own ssh after a `kill -9`.
  *
@@ -14,7 +14,8 @@
  * hydra ends, however it ends, the kernel closes hydra's end, the keeper stops the master and
  * removes the directory. Should the connection fail to open, or the engine's socket not be a
  * `unix://` path, each call connects on its own as before (HYDRA_TRACE=1 says why); HYDRA_SSH_REUSE=0
- * asks for that.
+ * asks for that. Here, below the container runner and the probe of CLIs in an image, which both
+ * call the engine.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -23,7 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Writable } from 'node:stream';
-import { SHELL, shellScript, startChild } from '../process/index.js';
+import { startChild } from './child.js';
+import { SHELL, shellScript } from './containment.js';
 import { trace } from '../../trace.js';
 import keeperScript from './ssh-keeper.sh';
 
@@ -87,6 +89,16 @@ const connections = new Map<string, Connection>();
 /** The `unix://` socket forwarded to the engine at `address`, when its connection is open. */
 export const forwardedSocket = (address: string | undefined): string | undefined =>
   address === undefined ? undefined : connections.get(address)?.forwarded;
+
+/**
+ * The address to give the docker CLI (`--host=`, DOCKER_HOST) for the engine at `address`: the
+ * forwarded socket once hydra's connection to an `ssh://` engine is open (opened here if it is
+ * not), else the address itself.
+ */
+export async function dockerAddress(address: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  await openSshConnection(address, env);
+  return forwardedSocket(address) ?? address;
+}
 
 /**
  * Opens the connection to the `ssh://` engine at `address` (once: later calls wait for the first),
