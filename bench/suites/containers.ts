@@ -136,7 +136,15 @@ function buildImage(): string {
       return found;
     };
     // `sleep` as a user's image has it: the race's probe of the CLIs keeps one container alive with it.
-    for (const binary of ['/bin/sh', which('mktemp'), which('true'), which('sleep'), process.execPath]) {
+    // git: a remote engine's agent clones its bundle in the container (the tcp:// and ssh:// races).
+    for (const binary of [
+      '/bin/sh',
+      which('mktemp'),
+      which('true'),
+      which('sleep'),
+      which('git'),
+      process.execPath,
+    ]) {
       for (const file of [binary, ...librariesOf(binary)]) {
         const target = path.join(root, file);
         mkdirSync(path.dirname(target), { recursive: true });
@@ -149,6 +157,9 @@ function buildImage(): string {
     mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
     if (process.execPath !== '/usr/local/bin/node')
       symlinkSync(process.execPath, path.join(root, 'usr/local/bin/node'));
+    // git runs its helpers (index-pack, ...) from its exec path; `cp -a` keeps their hard links.
+    mkdirSync(path.join(root, 'usr/lib'), { recursive: true });
+    execFileSync('cp', ['-a', '/usr/lib/git-core', path.join(root, 'usr/lib/')]);
     for (const dir of ['tmp', 'etc', `${IMAGE_DIR.slice(1)}/bin`])
       mkdirSync(path.join(root, dir), { recursive: true });
     chmodSync(path.join(root, 'tmp'), 0o1777);

@@ -39,6 +39,7 @@ export {
   dockerAddress,
   forwardedSocket,
   openSshConnection,
+  sshConnectionNote,
   SSH_REUSE_ENV,
   sshTarget,
 } from './ssh-connection.js';

@@ -79,6 +79,8 @@ const targetArgs = (target: SshTarget): string[] => [
 interface Connection {
   /** `unix://<socket>` forwarded to the engine; undefined while it opens and when it could not. */
   forwarded: string | undefined;
+  /** Why it could not be opened (each call then connects on its own). */
+  failed?: string;
   /** Settles once the connection is open or given up. */
   opened: Promise<void>;
 }
@@ -89,6 +91,20 @@ const connections = new Map<string, Connection>();
 /** The `unix://` socket forwarded to the engine at `address`, when its connection is open. */
 export const forwardedSocket = (address: string | undefined): string | undefined =>
   address === undefined ? undefined : connections.get(address)?.forwarded;
+
+/**
+ * How hydra reaches the engine at `address`, for `hydra doctor`: null when it is not an `ssh://`
+ * engine (or its connection was not asked for yet).
+ */
+export function sshConnectionNote(address: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (sshTarget(address) === null) return null;
+  if (env[SSH_REUSE_ENV] === '0') return `an SSH connection per docker call (${SSH_REUSE_ENV}=0)`;
+  const connection = connections.get(address);
+  if (connection === undefined) return null;
+  if (connection.forwarded !== undefined)
+    return 'one SSH connection for every docker call (a forwarded socket)';
+  return `an SSH connection per docker call: ${connection.failed ?? 'it is still opening'}`;
+}
 
 /**
  * The address to give the docker CLI (`--host=`, DOCKER_HOST) for the engine at `address`: the
@@ -119,6 +135,7 @@ export function openSshConnection(
   const started = performance.now();
   connection.opened = connect(address, target, env, connection)
     .then((why) => {
+      if (why !== null) connection.failed = why;
       trace(
         why === null
           ? `ssh connection to ${address}: ${Math.round(performance.now() - started)} ms`
