@@ -121,9 +121,18 @@ if (engine === undefined) {
         timeoutMs: 180_000,
       });
 
-      const report = JSON.parse(result.stdout) as { image?: { host: string; problems: unknown[] } };
+      const report = JSON.parse(result.stdout) as {
+        image?: { host: string; problems: unknown[]; engines: unknown[] };
+      };
       expect(report.image?.problems).toEqual([]);
       expect(report.image?.host).toBe(host);
+      expect(report.image?.engines).toEqual([
+        {
+          host,
+          version: expect.stringMatching(/^\d+\.\d+/),
+          connection: 'one SSH connection for every docker call (a forwarded socket)',
+        },
+      ]);
     });
 
     it('hydra doctor names an ssh:// engine that cannot be reached, with how to check the login', async () => {

@@ -39,7 +39,9 @@ const CONNECT_MS = 35_000;
 /** Each ssh command over the open connection (the engine's socket, the forward). */
 const COMMAND_MS = 20_000;
 /** A Unix socket's path is at most 108 bytes on Linux, 104 on macOS. */
-const MAX_SOCKET_PATH = 100;
+const MAX_SOCKET_PATH = 103;
+/** ssh binds the control socket at `<ControlPath>.<16 random characters>` first, then renames it. */
+const CONTROL_TEMP_SUFFIX = 17;
 const POLL_MS = 20;
 
 /** What `ssh://[user@]host[:port]` says to ssh: the same arguments the docker CLI gives it. */
@@ -156,9 +158,9 @@ async function connect(
   const dir = mkdtempSync(path.join(os.tmpdir(), 'hydra-ssh-'));
   const control = path.join(dir, 'control');
   const socket = path.join(dir, 'docker.sock');
-  if (socket.length > MAX_SOCKET_PATH) {
+  if (Math.max(socket.length, control.length + CONTROL_TEMP_SUFFIX) > MAX_SOCKET_PATH) {
     rmSync(dir, { recursive: true, force: true });
-    return `the socket's path ${socket} is too long`;
+    return `the temporary directory's path ${dir} is too long for a socket in it (TMPDIR)`;
   }
   const keeper = startKeeper(
     dir,
