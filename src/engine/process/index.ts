@@ -40,6 +40,5 @@ export {
   forwardedSocket,
   openSshConnection,
   sshConnectionNote,
-  SSH_REUSE_ENV,
   sshTarget,
 } from './ssh-connection.js';

@@ -30,7 +30,7 @@ import { trace } from '../../trace.js';
 import keeperScript from './ssh-keeper.sh';
 
 /** HYDRA_SSH_REUSE=0: every docker call to an `ssh://` engine opens its own connection (the docker CLI's way). */
-export const SSH_REUSE_ENV = 'HYDRA_SSH_REUSE';
+const SSH_REUSE_ENV = 'HYDRA_SSH_REUSE';
 
 const KEEPER_SCRIPT = shellScript(keeperScript);
 
