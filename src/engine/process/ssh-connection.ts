@@ -191,9 +191,10 @@ async function connect(
     [...over, 'docker', 'context', 'inspect', '--format', '{{.Endpoints.docker.Host}}'],
     env,
   );
-  const remote = engine.stdout.trim();
+  // The last line: a login script may print before it.
+  const remote = engine.stdout.trim().split('\n').at(-1)?.trim() ?? '';
   if (engine.exitCode !== 0 || !remote.startsWith('unix://'))
-    return close(`the engine's socket there is not a unix:// path (${remote || engine.stderr.trim()})`);
+    return close(`the engine's socket there is not a unix:// path (${remote || firstLine(engine.stderr)})`);
   const forward = await ssh(
     [
       '-S',
@@ -207,7 +208,7 @@ async function connect(
     env,
   );
   if (forward.exitCode !== 0 || !existsSync(socket))
-    return close(`the engine's socket could not be forwarded: ${forward.stderr.trim()}`);
+    return close(`the engine's socket could not be forwarded: ${firstLine(forward.stderr)}`);
   if (ended) return 'the connection dropped';
   connection.forwarded = `unix://${socket}`;
   return null;
@@ -254,5 +255,7 @@ function startKeeper(
     return null;
   }
 }
+
+const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
