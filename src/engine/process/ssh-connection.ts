@@ -20,6 +20,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -209,6 +210,9 @@ async function connect(
   );
   if (forward.exitCode !== 0 || !existsSync(socket))
     return close(`the engine's socket could not be forwarded: ${firstLine(forward.stderr)}`);
+  // The server may refuse each forwarded connection (AllowStreamLocalForwarding no) though the
+  // forward itself was set up: ask the engine once through it.
+  if (!(await pings(socket))) return close("the engine's socket could not be reached through the forward");
   if (ended) return 'the connection dropped';
   connection.forwarded = `unix://${socket}`;
   return null;
@@ -255,6 +259,27 @@ function startKeeper(
     return null;
   }
 }
+
+/** Whether the engine answers `GET /_ping` on `socket` (its API's cheapest request) within the time limit. */
+const pings = (socket: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    let answer = '';
+    const client = net.connect(socket);
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      client.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), COMMAND_MS);
+    client.setEncoding('utf8');
+    client.on('connect', () => client.write('GET /_ping HTTP/1.0\r\nHost: docker\r\n\r\n'));
+    client.on('data', (chunk: string) => {
+      answer += chunk;
+      if (answer.includes('\r\n')) done(/^HTTP\/1\.[01] 200/.test(answer));
+    });
+    client.on('error', () => done(false));
+    client.on('close', () => done(/^HTTP\/1\.[01] 200/.test(answer)));
+  });
 
 const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 
