@@ -6,9 +6,11 @@
 # with `-F ssh_config` (that key, that known_hosts, batch mode), so the user's ~/.ssh, which OpenSSH
 # finds from the passwd entry whatever HOME says, is neither read nor written; and `address`,
 # ssh://<user>@127.0.0.1:<port>. A test puts <dir>/bin first on PATH: the docker CLI and hydra find
-# ssh there. Stop it with `kill "$(cat <dir>/sshd.pid)"`. Exit 2: no sshd or ssh here.
+# ssh there. Stop it with `kill "$(cat <dir>/sshd.pid)"`. Exit 2: no sshd or ssh here. More
+# arguments are more sshd_config lines (a test of a server that refuses something).
 set -euo pipefail
 dir=$1
+shift
 sshd=$(command -v sshd || true)
 [ -n "$sshd" ] || [ ! -x /usr/sbin/sshd ] || sshd=/usr/sbin/sshd
 ssh=$(command -v ssh || true)
@@ -28,7 +30,10 @@ cp "$dir/client_key.pub" "$dir/authorized_keys"
 port=''
 for _ in $(seq 1 20); do
   candidate=$((20000 + RANDOM % 40000))
-  cat >"$dir/sshd_config" <<EOF
+  # The extra lines first: sshd takes the first value it reads for a keyword.
+  : >"$dir/sshd_config"
+  for line in "$@"; do printf '%s\n' "$line" >>"$dir/sshd_config"; done
+  cat >>"$dir/sshd_config" <<EOF
 Port $candidate
 ListenAddress 127.0.0.1
 HostKey $dir/host_key
@@ -40,7 +45,6 @@ PasswordAuthentication no
 KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 UsePAM no
-AllowStreamLocalForwarding yes
 MaxStartups 100:30:200
 LogLevel ERROR
 EOF

@@ -3,16 +3,19 @@
  * .ci/run's, or one this file starts), end to end through the real CLI (dist/): a race of two agents
  * opens one SSH connection for the whole race (never one per docker call) and leaves nothing behind
  * once hydra ends, also after a `kill -9` (the watchdog still removes the containers over ssh);
+ * a server that refuses the forward leaves each call to connect on its own, as before; and
  * `hydra doctor` checks the engine as it does a tcp:// one. Without sshd or an ssh client the file is
  * skipped, saying so; without an engine it fails as every container test does.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../cli/helpers.js';
 import { git, hydra, installFakes, parseNdjson } from '../cli/helpers.js';
 import { eventually } from '../engine/helpers.js';
 import type { FaultScenario } from '../support/fault-bin.js';
+import { docker } from '../../src/engine/container/index.js';
+import { sshConnectionNote } from '../../src/engine/process/index.js';
 import {
   closedPort,
   leftovers,
@@ -133,6 +136,27 @@ if (engine === undefined) {
           connection: 'one SSH connection for every docker call (a forwarded socket)',
         },
       ]);
+    });
+
+    it('a server that refuses the forward: each docker call connects on its own, and doctor would say why', async () => {
+      const refusing = startSshEngine(['AllowStreamLocalForwarding no']);
+      if ('skip' in refusing) throw new Error(refusing.skip);
+      vi.stubEnv('PATH', `${refusing.bin}${path.delimiter}${process.env['PATH'] ?? ''}`);
+      try {
+        const result = await docker(refusing.host, ['version', '--format', '{{.Server.Version}}']);
+
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect(sshConnectionNote(refusing.host)).toBe(
+          "an SSH connection per docker call: the engine's socket could not be reached through the forward",
+        );
+        // The test's engine, with its own ssh first on PATH: its connection is shared.
+        vi.stubEnv('PATH', `${engine.bin}${path.delimiter}${process.env['PATH'] ?? ''}`);
+        await docker(host, ['version']);
+        expect(sshConnectionNote(host)).toBe('one SSH connection for every docker call (a forwarded socket)');
+      } finally {
+        vi.unstubAllEnvs();
+        refusing.stop();
+      }
     });
 
     it('hydra doctor names an ssh:// engine that cannot be reached, with how to check the login', async () => {

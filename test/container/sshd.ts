@@ -23,12 +23,16 @@ export interface SshEngine {
 /** CI's sshd (.ci/run exports its directory). */
 const CI_DIR_ENV = 'HYDRA_TEST_SSHD_DIR';
 
-/** The sshd to use, or why there is none (only: no sshd or ssh client on this machine). */
-export function startSshEngine(): SshEngine | { skip: string } {
+/**
+ * The sshd to use, or why there is none (only: no sshd or ssh client on this machine); with
+ * `sshdConfig` (more sshd_config lines) always one of its own.
+ */
+export function startSshEngine(sshdConfig: string[] = []): SshEngine | { skip: string } {
   const ciDir = process.env[CI_DIR_ENV];
-  if (ciDir !== undefined && existsSync(path.join(ciDir, 'address'))) return engineIn(ciDir, () => undefined);
+  if (sshdConfig.length === 0 && ciDir !== undefined && existsSync(path.join(ciDir, 'address')))
+    return engineIn(ciDir, () => undefined);
   const dir = path.join(mkdtempSync(path.join(tmpdir(), 'hydra-sshd-')), 'sshd');
-  const started = spawnSync('bash', [path.join(ROOT, 'scripts/test-sshd.sh'), dir], {
+  const started = spawnSync('bash', [path.join(ROOT, 'scripts/test-sshd.sh'), dir, ...sshdConfig], {
     encoding: 'utf8',
     timeout: 60_000,
   });
