@@ -36,7 +36,10 @@ afterAll(() => engine?.stop());
 
 const edits = (file: string) => [{ path: file, content: `${file}\n` }];
 
-/** Fakes on the host, a config racing them on the ssh:// engine, and the ssh logger first on PATH. */
+/**
+ * Fakes on the host, a config racing them on the ssh:// engine (`[container] hosts`, or with host
+ * `default` the environment's engine), and the ssh logger first on PATH.
+ */
 async function setUp(
   scenarios: Record<string, FaultScenario>,
   host: string,
@@ -47,7 +50,7 @@ async function setUp(
   const config = writeContainerConfig(path.join(sandbox.dir, 'hydra.toml'), {
     image,
     scenarios,
-    hosts: [host],
+    ...(host === 'default' ? {} : { hosts: [host] }),
   });
   return { config, log };
 }
@@ -115,12 +118,12 @@ if (engine === undefined) {
       await eventually(() => connectionDirs().length === 0, 10_000, 'the connection’s directory to go');
     });
 
-    it('hydra doctor checks the ssh:// engine as a tcp:// one: it answers, has the image, and hands back the output', async () => {
-      const { config } = await setUp({ claude: { agent: 'claude' } }, host);
+    it('hydra doctor checks the ssh:// engine (DOCKER_HOST) as a tcp:// one: it answers, has the image, hands back the output, over one connection', async () => {
+      const { config, log } = await setUp({ claude: { agent: 'claude' } }, 'default');
 
       const result = await hydra(['doctor', '--json', '--config', config], {
         cwd: repo,
-        env: sandbox.env,
+        env: { ...sandbox.env, DOCKER_HOST: host },
         timeoutMs: 180_000,
       });
 
@@ -128,14 +131,16 @@ if (engine === undefined) {
         image?: { host: string; problems: unknown[]; engines: unknown[] };
       };
       expect(report.image?.problems).toEqual([]);
-      expect(report.image?.host).toBe(host);
+      expect(report.image?.host).toBe('default');
       expect(report.image?.engines).toEqual([
         {
-          host,
+          host: 'default',
           version: expect.stringMatching(/^\d+\.\d+/),
           connection: 'one SSH connection for every docker call (a forwarded socket)',
         },
       ]);
+      // The engine's checks and the probe of the CLI in the image went over it too.
+      expect(sshCalls(log).filter((call) => call.includes('dial-stdio'))).toEqual([]);
     });
 
     it('a server that refuses the forward: each docker call connects on its own, and doctor would say why', async () => {

@@ -39,10 +39,15 @@ const notInImage = (output: { exitCode: number | null; stderr: string }): boolea
 
 /**
  * `--host=<host>` unless it is the environment's engine; an `ssh://` engine's forwarded socket once
- * hydra's one connection to it is open (process/ssh-connection.ts).
+ * hydra's one connection to it is open (process/ssh-connection.ts), DOCKER_HOST's too.
  */
-const hostArgsOf = async (host: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> =>
-  host === undefined || host === 'default' ? [] : [`--host=${await dockerAddress(host, env)}`];
+async function hostArgsOf(host: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
+  if (host !== undefined && host !== 'default') return [`--host=${await dockerAddress(host, env)}`];
+  const fromEnv = env['DOCKER_HOST'];
+  if (fromEnv === undefined || fromEnv === '') return [];
+  const address = await dockerAddress(fromEnv, env);
+  return address === fromEnv ? [] : [`--host=${address}`];
+}
 
 /** `--label k=v` for each label. */
 const labelArgs = (labels: Record<string, string> = {}): string[] =>
