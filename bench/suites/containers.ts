@@ -8,6 +8,11 @@
  * start to that first output (what the container's creation ahead still delays). With
  * HYDRA_BENCH_TRACES=<file>, every race's stderr (its trace) is appended there.
  * Beside them `docker run --rm --network none <image> true`, the engine's floor for a container.
+ * Then the same container race on the same engine reached as a remote one, which gets no bind
+ * mount (a bundle through a volume): over `tcp://` (a proxy in this process to the engine's
+ * socket) and over `ssh://` (an sshd on 127.0.0.1 started by scripts/test-sshd.sh, its own keys),
+ * with hydra's one SSH connection for the race and with one per docker call as the docker CLI makes
+ * them (HYDRA_SSH_REUSE=0). Without sshd those rows say why and are left out.
  *
  * The image is built as the container tests build theirs (test/support/container-image.ts: files
  * from this machine, `docker import`), duplicated here in small because the tests' builder finds
@@ -19,6 +24,7 @@
  * Without an engine the suite says why and has no table (the bench is not a test).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import {
   appendFileSync,
   chmodSync,
@@ -26,6 +32,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -55,6 +62,17 @@ export interface ContainerStartRow {
   containerFirstMs: number;
 }
 
+/** The container race on this machine's engine reached as a remote one (wall ms, medians). */
+export type RemoteRaces =
+  | { skipped: string }
+  | {
+      tcpMs: number;
+      /** hydra's one SSH connection for the race. */
+      sshMs: number;
+      /** One SSH connection per docker call (HYDRA_SSH_REUSE=0), the docker CLI's own way. */
+      sshPerCallMs: number;
+    };
+
 export type ContainersResult =
   | { skipped: string }
   | {
@@ -66,6 +84,7 @@ export type ContainersResult =
       starts: ContainerStartRow[];
       /** `docker run --rm --network none <image> true`. */
       floorMs: number;
+      remote: RemoteRaces;
     };
 
 const docker = (args: string[], input?: Buffer): { status: number; stdout: string; stderr: string } => {
@@ -117,7 +136,15 @@ function buildImage(): string {
       return found;
     };
     // `sleep` as a user's image has it: the race's probe of the CLIs keeps one container alive with it.
-    for (const binary of ['/bin/sh', which('mktemp'), which('true'), which('sleep'), process.execPath]) {
+    // git: a remote engine's agent clones its bundle in the container (the tcp:// and ssh:// races).
+    for (const binary of [
+      '/bin/sh',
+      which('mktemp'),
+      which('true'),
+      which('sleep'),
+      which('git'),
+      process.execPath,
+    ]) {
       for (const file of [binary, ...librariesOf(binary)]) {
         const target = path.join(root, file);
         mkdirSync(path.dirname(target), { recursive: true });
@@ -130,6 +157,9 @@ function buildImage(): string {
     mkdirSync(path.join(root, 'usr/local/bin'), { recursive: true });
     if (process.execPath !== '/usr/local/bin/node')
       symlinkSync(process.execPath, path.join(root, 'usr/local/bin/node'));
+    // git runs its helpers (index-pack, ...) from its exec path; `cp -a` keeps their hard links.
+    mkdirSync(path.join(root, 'usr/lib'), { recursive: true });
+    execFileSync('cp', ['-a', '/usr/lib/git-core', path.join(root, 'usr/lib/')]);
     for (const dir of ['tmp', 'etc', `${IMAGE_DIR.slice(1)}/bin`])
       mkdirSync(path.join(root, dir), { recursive: true });
     chmodSync(path.join(root, 'tmp'), 0o1777);
@@ -195,10 +225,16 @@ interface RaceSample {
   firsts: Map<string, number>;
 }
 
-async function race(ws: Workspace, binDir: string, config: string, what: string): Promise<RaceSample> {
+async function race(
+  ws: Workspace,
+  binDir: string,
+  config: string,
+  what: string,
+  env: (base: NodeJS.ProcessEnv) => NodeJS.ProcessEnv = (base) => base,
+): Promise<RaceSample> {
   const sample = await measureCommand([...ws.hydra, 'race', '--json', '--config', config, 'bench prompt'], {
     cwd: ws.repo,
-    env: { ...ws.env(binDir), HYDRA_TRACE: '1' },
+    env: env({ ...ws.env(binDir), HYDRA_TRACE: '1' }),
     timeoutMs: 600_000,
   });
   expectExit(sample, 0, what);
@@ -227,6 +263,112 @@ const timeRun = (args: string[]): Promise<number> =>
 
 const tomlString = (value: string): string => JSON.stringify(value);
 
+/** A TCP port in this process forwarding to the engine's socket, half-open both ways (as `socat -t`). */
+async function startTcpProxy(): Promise<{ host: string; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = net.connect({ path: '/var/run/docker.sock', allowHalfOpen: true });
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const end = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    host: `tcp://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An sshd on 127.0.0.1 (scripts/test-sshd.sh): its address and wrapper's directory, or why not. */
+function startSshd(): { host: string; bin: string; stop: () => void } | { skipped: string } {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'hydra-bench-sshd-'));
+  const dir = path.join(root, 'sshd');
+  const remove = (): void => rmSync(root, { recursive: true, force: true });
+  const started = spawnSync('bash', [path.join(PACKAGE_ROOT, 'scripts/test-sshd.sh'), dir], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (started.status !== 0) {
+    remove();
+    return { skipped: `no sshd on 127.0.0.1: ${(started.stderr ?? '').trim() || `exit ${started.status}`}` };
+  }
+  return {
+    host: readFileSync(path.join(dir, 'address'), 'utf8').trim(),
+    bin: path.join(dir, 'bin'),
+    stop: () => {
+      try {
+        process.kill(Number(readFileSync(path.join(dir, 'sshd.pid'), 'utf8').trim()), 'SIGTERM');
+      } catch {
+        // Already gone.
+      }
+      remove();
+    },
+  };
+}
+
+/**
+ * The container race (`config` lines, plus `hosts`) on this machine's engine as a remote one:
+ * tcp://, ssh:// over hydra's one connection, ssh:// with a connection per call; in turn, medians.
+ */
+async function remoteRaces(
+  ws: Workspace,
+  binDir: string,
+  config: (hosts: string[]) => string,
+  repeats: number,
+): Promise<RemoteRaces> {
+  const sshd = startSshd();
+  if ('skipped' in sshd) return sshd;
+  const proxy = await startTcpProxy();
+  try {
+    const tcp = path.join(ws.root, 'containers-tcp.toml');
+    const ssh = path.join(ws.root, 'containers-ssh.toml');
+    writeFileSync(tcp, config([proxy.host]));
+    writeFileSync(ssh, config([sshd.host]));
+    // The sshd's wrapper first on PATH: its key and known_hosts, for hydra's ssh and the docker CLI's.
+    const viaSsh =
+      (more: NodeJS.ProcessEnv = {}) =>
+      (base: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+        ...base,
+        ...more,
+        PATH: `${sshd.bin}${path.delimiter}${base['PATH'] ?? ''}`,
+      });
+    await race(ws, binDir, tcp, 'container race on tcp://');
+    await race(ws, binDir, ssh, 'container race on ssh://', viaSsh());
+    const tcps: number[] = [];
+    const sshs: number[] = [];
+    const perCall: number[] = [];
+    for (let index = 0; index < repeats; index += 1) {
+      tcps.push((await race(ws, binDir, tcp, 'container race on tcp://')).wallMs);
+      sshs.push((await race(ws, binDir, ssh, 'container race on ssh://', viaSsh())).wallMs);
+      perCall.push(
+        (
+          await race(
+            ws,
+            binDir,
+            ssh,
+            'container race on ssh://, a connection per call',
+            viaSsh({ HYDRA_SSH_REUSE: '0' }),
+          )
+        ).wallMs,
+      );
+    }
+    return { tcpMs: median(tcps), sshMs: median(sshs), sshPerCallMs: median(perCall) };
+  } finally {
+    await proxy.close();
+    sshd.stop();
+  }
+}
+
 export async function benchContainers(
   ws: Workspace,
   repeats: number,
@@ -248,8 +390,7 @@ export async function benchContainers(
   const inContainers = path.join(ws.root, 'containers-container.toml');
   const agentsLine = `agents = [${AGENTS.map(tomlString).join(', ')}]`;
   writeFileSync(local, ['[race]', agentsLine, ''].join('\n'));
-  writeFileSync(
-    inContainers,
+  const containerConfig = (hosts: string[] = []): string =>
     [
       '[race]',
       agentsLine,
@@ -259,14 +400,15 @@ export async function benchContainers(
       `image = ${tomlString(image)}`,
       // This machine's engine has no working default bridge; the fakes need no network.
       'network = "none"',
+      ...(hosts.length === 0 ? [] : [`hosts = [${hosts.map(tomlString).join(', ')}]`]),
       '',
       ...AGENTS.flatMap((agent) => [
         `[agents.${agent}]`,
         `env = { HYDRA_FAKE_SCENARIO = ${tomlString(JSON.stringify(scenarios[agent]))} }`,
         '',
       ]),
-    ].join('\n'),
-  );
+    ].join('\n');
+  writeFileSync(inContainers, containerConfig());
   const floorArgs = ['run', '--rm', '--pull', 'never', '--network', 'none', image, 'true'];
   try {
     // One of each first, not timed: the probe cache, the page cache and the engine warm up.
@@ -299,6 +441,7 @@ export async function benchContainers(
         containerFirstMs: startOf(containers, agent, 'firsts'),
       })),
       floorMs: median(floors),
+      remote: await remoteRaces(ws, binDir, containerConfig, repeats),
     };
   } finally {
     await removeContainers('default', { repoRoot: ws.repo }).catch(() => undefined);
@@ -340,6 +483,34 @@ export const containersTable = (
         '—',
         '—',
       ],
+      ...remoteRows(result.remote),
     ],
   };
+};
+
+/** The remote engine's races, against the tcp:// one (in the table's "local ms" column). */
+const remoteRows = (remote: RemoteRaces): Array<Array<string | number>> => {
+  if ('skipped' in remote)
+    return [[`whole race on ssh:// and tcp://: skipped (${remote.skipped})`, '—', '—', '—', '—']];
+  const against = (what: string, ms: number): Array<string | number> => [
+    what,
+    Math.round(remote.tcpMs),
+    Math.round(ms),
+    Math.round(ms - remote.tcpMs),
+    `${Math.round(ratio(ms, remote.tcpMs) * 100) / 100}x`,
+  ];
+  return [
+    [
+      'whole race, the same engine as a remote one over tcp:// (bundles, no bind mount)',
+      '—',
+      Math.round(remote.tcpMs),
+      '—',
+      '—',
+    ],
+    against('whole race over ssh://, one connection for the race (against tcp://)', remote.sshMs),
+    against(
+      'whole race over ssh://, a connection per docker call (HYDRA_SSH_REUSE=0, against tcp://)',
+      remote.sshPerCallMs,
+    ),
+  ];
 };

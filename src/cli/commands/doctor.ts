@@ -10,6 +10,7 @@ import {
   devcontainerStatus,
   CONFIG_DEFAULTS,
   checkEngine,
+  engineFacts,
   displayPath,
   loadConfig,
   planForDoctor,
@@ -26,7 +27,7 @@ import {
   probeAgents,
   probeAgentsInImage,
 } from '../../engine/index.js';
-import type { AgentProbeReport, DevcontainerStatus, EngineProblem } from '../../engine/index.js';
+import type { AgentProbeReport, DevcontainerStatus, EngineFacts, EngineProblem } from '../../engine/index.js';
 import { sanitize, sanitizeStrings, terminalSafeJson } from '../../ui/index.js';
 import { getBoolean, getString, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -157,6 +158,8 @@ interface ImageReport {
   devcontainer?: DevcontainerStatus;
   /** What stops a race on an engine of `[container] hosts` (engine-check.ts); the CLIs are probed on the first without one. */
   problems: EngineProblem[];
+  /** Each engine's version and, for ssh://, how hydra reaches it. */
+  engines: EngineFacts[];
 }
 
 /** A problem on an engine fails doctor; a dev container the next race builds is not one. */
@@ -189,7 +192,7 @@ async function imageReports(
   if (inContainers && image === undefined && config.container?.devcontainer === true && repoRoot !== null) {
     devcontainer = await devcontainerStatus(repoRoot, host, env);
     if (!devcontainer.built || devcontainer.image === null)
-      return { image: devcontainer.image ?? '', host, agents: [], devcontainer, problems: [] };
+      return { image: devcontainer.image ?? '', host, agents: [], devcontainer, problems: [], engines: [] };
     image = devcontainer.image;
   }
   if (!inContainers || image === undefined) return null;
@@ -200,6 +203,9 @@ async function imageReports(
   const network = config.container?.network;
   const checked = await Promise.all(hosts.map((one) => checkEngine(one, { image, network })));
   const problems = checked.filter((problem): problem is EngineProblem => problem !== null);
+  const engines = (await Promise.all(hosts.map((one) => engineFacts(one)))).filter(
+    (facts) => facts.version !== null,
+  );
   const ready = hosts.find((one) => !problems.some((problem) => problem.host === one));
   const agents =
     ready === undefined
@@ -210,6 +216,7 @@ async function imageReports(
     host: ready ?? host,
     agents,
     problems,
+    engines,
     ...(devcontainer === undefined ? {} : { devcontainer }),
   };
 }
@@ -217,6 +224,11 @@ async function imageReports(
 /** The image's section: a line per CLI, and what to do about a missing one. */
 function renderImage(report: ImageReport): string[] {
   const lines = ['', `in the image ${report.image} (engine: ${report.host}):`];
+  for (const engine of report.engines) {
+    lines.push(
+      `  engine ${engine.host}: version ${engine.version ?? ''}${engine.connection === null ? '' : `, ${engine.connection}`}`,
+    );
+  }
   for (const problem of report.problems) {
     lines.push(`  ${problem.message}`, `    hint: ${problem.hint}`);
   }

@@ -6,7 +6,7 @@
  * it after hydra is gone (ARCHITECTURE.md, "Runners", has the measured cost of a call).
  */
 import { performance } from 'node:perf_hooks';
-import { startChild } from '../process/index.js';
+import { forwardedSocket, openSshConnection, sshTarget, startChild } from '../process/index.js';
 import { EngineError } from '../errors.js';
 import { DEFAULT_HOST } from './settings.js';
 import { trace } from '../../trace.js';
@@ -33,16 +33,28 @@ export interface DockerOptions {
   okExitCodes?: readonly number[];
 }
 
-/** The environment the CLI runs in: the user's, pointed at `host` unless it is the default engine. */
+/** The engine's address: `host`, or DOCKER_HOST for the default engine (undefined: the Docker context's). */
+const engineAddress = (host: string, env: NodeJS.ProcessEnv = process.env): string | undefined =>
+  host === DEFAULT_HOST ? env['DOCKER_HOST'] : host;
+
+/**
+ * The environment the CLI runs in: the user's, pointed at `host` unless it is the default engine,
+ * and at the socket forwarded over hydra's one connection to an `ssh://` engine once that is open
+ * (process/ssh-connection.ts).
+ */
 export const dockerEnv = (host: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  if (host !== DEFAULT_HOST) {
-    env['DOCKER_HOST'] = host;
+  const address = forwardedSocket(engineAddress(host)) ?? (host === DEFAULT_HOST ? undefined : host);
+  if (address !== undefined) {
+    env['DOCKER_HOST'] = address;
     // A context would take precedence over nothing but DOCKER_HOST; unset it so the host is the one used.
     delete env['DOCKER_CONTEXT'];
   }
   return env;
 };
+
+/** Opens hydra's one connection to `host` if it is an `ssh://` engine (once; never throws). */
+export const engineConnection = (host: string): Promise<void> => openSshConnection(engineAddress(host));
 
 /**
  * The host as the user reads it in a message, after "at" or "on" (hydra clean's too): the default
@@ -73,8 +85,16 @@ const unreachableError = (host: string, detail: string): EngineError =>
     hint:
       host === DEFAULT_HOST
         ? 'Start Docker (or Podman with its Docker socket) on this machine, or set DOCKER_HOST or [container] hosts to an engine that runs; `docker version` shows whether it answers.'
-        : `Check that the engine at ${host} runs and that this machine can reach it (\`DOCKER_HOST=${host} docker version\`), or remove it from [container] hosts.`,
+        : `Check that the engine at ${host} runs and that this machine can reach it (\`DOCKER_HOST=${host} docker version\`${sshCheck(host)}), or remove it from [container] hosts.`,
   });
+
+/** For an `ssh://` engine, the login the docker CLI makes, to try by hand (the user's ssh, keys and known_hosts). */
+const sshCheck = (host: string): string => {
+  const target = sshTarget(host);
+  if (target === null) return '';
+  const login = `${target.user === undefined ? '' : `${target.user}@`}${target.host}`;
+  return `; for ssh://, \`ssh${target.port === undefined ? '' : ` -p ${target.port}`} ${login} docker version\` must work without a prompt: a key in your agent or ~/.ssh, the host in known_hosts`;
+};
 
 /**
  * Runs `docker <args>` against `host`: its exit code, stdout and stderr. Never hangs (a time limit
@@ -86,6 +106,7 @@ export async function docker(
   args: readonly string[],
   options: DockerOptions = {},
 ): Promise<DockerResult> {
+  await engineConnection(host);
   const child = startChild(dockerBinary(), args, {
     env: dockerEnv(host, options.env),
     ...(options.input === undefined ? {} : { stdin: { input: options.input } }),

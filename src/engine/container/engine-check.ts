@@ -10,7 +10,8 @@ import { isLocalEngine } from './hosts.js';
 import { checkImage } from './placement.js';
 import { roundTrip } from './round-trip.js';
 import type { EngineProblem } from './round-trip.js';
-import { DEFAULT_CONTAINER } from './settings.js';
+import { DEFAULT_CONTAINER, DEFAULT_HOST } from './settings.js';
+import { sshConnectionNote } from '../process/index.js';
 
 export type { EngineProblem } from './round-trip.js';
 
@@ -33,6 +34,24 @@ export async function checkEngine(
     if (error instanceof EngineError) return { host, message: error.message, hint: error.hint ?? '' };
     throw error;
   }
+}
+
+/** What `hydra doctor` says of an engine that answers: its version and, for ssh://, how hydra reaches it. */
+export interface EngineFacts {
+  host: string;
+  /** The engine's version (`docker version`), null when it did not answer. */
+  version: string | null;
+  /** For an `ssh://` engine: one shared connection, or a connection per call and why. */
+  connection: string | null;
+}
+
+/** The engine's version and the way hydra reaches it; never throws (checkEngine says what is wrong). */
+export async function engineFacts(host: string): Promise<EngineFacts> {
+  const version = await docker(host, ['version', '--format', '{{.Server.Version}}'], { timeoutMs: CALL_MS })
+    .then((result) => (result.exitCode === 0 ? result.stdout.trim() || null : null))
+    .catch(() => null);
+  const address = host === DEFAULT_HOST ? process.env['DOCKER_HOST'] : host;
+  return { host, version, connection: address === undefined ? null : sshConnectionNote(address) };
 }
 
 async function checkNetwork(host: string, network: string): Promise<EngineProblem | null> {

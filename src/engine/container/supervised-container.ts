@@ -12,7 +12,7 @@
 import type { ProcessExit, ProcessRegistry, Supervised, SupervisorCallbacks } from '../process/index.js';
 import { DEFAULT_MAX_LINE_BYTES, LineSplitter, startChild, TailBuffer } from '../process/index.js';
 import { trace } from '../../trace.js';
-import { docker, dockerBinary, dockerEnv } from './docker.js';
+import { docker, dockerBinary, dockerEnv, engineConnection } from './docker.js';
 
 /** How long a stop waits for the CLI to end before it is asked again (stop). */
 const STOP_AGAIN_MS = 2_000;
@@ -130,6 +130,8 @@ export function supervisedContainer<P extends Attached>(command: ContainerComman
         ...(info.hint === undefined ? {} : { spawnHint: info.hint }),
       };
     }
+    // Over hydra's one connection to an ssh:// engine (opened by the calls before this one).
+    await engineConnection(host);
     if (stopRequested !== null) {
       await docker(host, ['rm', '-f', '-v', name], { okExitCodes: [1] }).catch(() => undefined);
       return { exitCode: null, signal: 'SIGTERM', stderrTail: '' };

@@ -11,6 +11,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
 import type { AdapterId, Capabilities, ProbeResult, ProbeRunner } from '../../adapters/types.js';
+import { dockerAddress } from '../process/index.js';
 import type { AgentPlan } from '../agent-plan.js';
 import type { AgentProbeReport } from '../probe-types.js';
 import { createProbeRunner } from './runner.js';
@@ -37,6 +38,18 @@ const notInImage = (output: { exitCode: number | null; stderr: string }): boolea
     output.stderr.split('\n').slice(0, 3).join('\n'),
   );
 
+/**
+ * `--host=<host>` unless it is the environment's engine; an `ssh://` engine's forwarded socket once
+ * hydra's one connection to it is open (process/ssh-connection.ts), DOCKER_HOST's too.
+ */
+async function hostArgsOf(host: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
+  if (host !== undefined && host !== 'default') return [`--host=${await dockerAddress(host, env)}`];
+  const fromEnv = env['DOCKER_HOST'];
+  if (fromEnv === undefined || fromEnv === '') return [];
+  const address = await dockerAddress(fromEnv, env);
+  return address === fromEnv ? [] : [`--host=${address}`];
+}
+
 /** `--label k=v` for each label. */
 const labelArgs = (labels: Record<string, string> = {}): string[] =>
   Object.entries(labels).flatMap(([key, value]) => ['--label', `${key}=${value}`]);
@@ -44,14 +57,15 @@ const labelArgs = (labels: Record<string, string> = {}): string[] =>
 /** A probe runner that runs each command in a fresh container of the image. */
 const imageProbeRunner = (options: ImageProbeOptions): ProbeRunner => {
   const run = options.run ?? createProbeRunner(options.env ?? process.env);
-  const hostArgs = options.host === undefined || options.host === 'default' ? [] : [`--host=${options.host}`];
+  const host = options.host;
+  const env = options.env ?? process.env;
   // HYDRA_DOCKER as the container runner reads it (container/docker.ts).
-  const dockerCli = (options.env ?? process.env)['HYDRA_DOCKER'] ?? 'docker';
-  return (file, args, limits) =>
+  const dockerCli = env['HYDRA_DOCKER'] ?? 'docker';
+  return async (file, args, limits) =>
     run(
       dockerCli,
       [
-        ...hostArgs,
+        ...(await hostArgsOf(host, env)),
         'run',
         '--rm',
         '--init',
@@ -177,7 +191,7 @@ async function withProbeContainer<T>(
   const env = options.env ?? process.env;
   const run = createProbeRunner(env);
   const dockerCli = env['HYDRA_DOCKER'] ?? 'docker';
-  const hostArgs = options.host === 'default' ? [] : [`--host=${options.host}`];
+  const hostArgs = await hostArgsOf(options.host, env);
   const name = `hydra-probe-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
   // No `--init`: with it, an image without `sleep` starts (the init does) and ends at once, and
   // every `docker exec` then fails; without, its start fails and the probe takes a container a command.

@@ -24,7 +24,7 @@ export { startWatchdog } from './watchdog.js';
 export type { Watchdog } from './watchdog.js';
 export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';
-export { SHELL } from './containment.js';
+export { SHELL, shellScript } from './containment.js';
 export {
   copyShare,
   mountProgram,
@@ -36,3 +36,10 @@ export {
   unmountable,
 } from './share-mount.js';
 export type { ShareMount } from './share-mount.js';
+export {
+  dockerAddress,
+  forwardedSocket,
+  openSshConnection,
+  sshConnectionNote,
+  sshTarget,
+} from './ssh-connection.js';
