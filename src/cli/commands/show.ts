@@ -1,5 +1,5 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
-import { commitsBrought, readRun, resolveRunName } from '../../engine/index.js';
+import { commitsBrought, existingBranches, readRun, resolveRunName } from '../../engine/index.js';
 import type {
   AgentEventRecord,
   AgentName,
@@ -8,7 +8,7 @@ import type {
   NewTestsSummary,
   RunRecord,
 } from '../../engine/index.js';
-import { getBoolean, getString, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, parseCommandArgs, refuseBeside } from '../args.js';
 import { inParens } from '../../core/text.js';
 import type { CliContext } from '../context.js';
 import { EXIT, seeHelp, UsageError } from '../errors.js';
@@ -53,6 +53,13 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   if (extra.length > 0)
     throw new UsageError({ message: `unexpected argument "${extra[0]}"`, hint: seeHelp('show') });
   if (getBoolean(parsed, 'tui')) {
+    refuseBeside(
+      parsed,
+      'tui',
+      ['config', 'ascii'],
+      'show',
+      '--tui opens the race in the dashboard, not as text or JSON',
+    );
     const config = getString(parsed, 'config');
     // Loaded only here: `hydra show` as text never loads the engine's race or Ink.
     const { reviewInDashboard } = await import('../reopen.js');
@@ -65,6 +72,9 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   const entry = await resolveRunName(root, given);
   const record = await readRun(root, entry.runId);
   const commits = await branchCommits(root, record);
+  const named = (record.summary?.agents ?? []).flatMap((agent) => (agent.branch ? [agent.branch] : []));
+  const kept = new Set(await existingBranches(root, named).catch(() => named));
+  const gone = new Set(named.filter((branch) => !kept.has(branch)));
   if (getBoolean(parsed, 'json')) {
     ctx.print(terminalSafeJson({ ...record, commits }));
     return EXIT.ok;
@@ -72,7 +82,7 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   // Everything in a record came from agents (or whoever wrote the file): sanitized for the terminal.
   // The dashboard's symbols: Unicode, or ASCII where the locale cannot show it (HYDRA_ASCII decides too).
   const { symbols } = createTheme({ ascii: detectAscii(ctx.env), color: false });
-  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols, sanitizeStrings(commits)))
+  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols, sanitizeStrings(commits), gone))
     ctx.print(line);
   return EXIT.ok;
 }
@@ -120,6 +130,7 @@ export function renderRun(
   style: Style,
   symbols: Symbols,
   commits: Readonly<Record<AgentName, readonly BroughtCommit[]>> = {},
+  gone: ReadonlySet<string> = new Set(),
 ): string[] {
   const { meta, summary } = record;
   const lines: string[] = [];
@@ -183,7 +194,10 @@ export function renderRun(
           `  round ${index + 1} ${formatUsage(round.usage, symbols.dot)}${took}: ${oneLine(round.prompt, 80)}`,
         );
       }
-      if (result.branch) lines.push(`  branch  ${result.branch}`);
+      if (result.branch)
+        lines.push(
+          `  branch  ${result.branch}${gone.has(result.branch) ? style.yellow(' (deleted since the race)') : ''}`,
+        );
       if (result.port !== undefined && result.port !== null) lines.push(`  port    ${result.port}`);
       const runner = runnerLabel(result);
       if (runner !== null) lines.push(`  runner  ${runner}`);
