@@ -231,13 +231,34 @@ export function renderRun(
       lines.push(`${style.bold(agent)}${cliOf(agent)}`);
     }
     if (metaAgent?.version) lines.push(`  version ${metaAgent.version}`);
-    const events = record.events.filter((item) => item.agent === agent);
+    const events = withoutFragments(record.events.filter((item) => item.agent === agent));
     lines.push(`  events (${events.length}):`);
     for (const item of events)
       lines.push(`    ${eventTime(item, meta.startedAt)} ${eventText(item.event, symbols, EVENT_COLUMNS)}`);
     lines.push(...stderrLines(events, style));
   }
   return lines;
+}
+
+/**
+ * The events without the streamed fragments of a message whose whole text follows them (Gemini CLI
+ * streams deltas, then hydra records the message; Claude Code with partial messages): one line per
+ * message. Fragments that no whole message follows (a stream cut short) stay.
+ */
+function withoutFragments(events: readonly AgentEventRecord[]): AgentEventRecord[] {
+  const shown: AgentEventRecord[] = [];
+  let fragments: AgentEventRecord[] = [];
+  for (const item of events) {
+    const { event } = item;
+    if (event.kind === 'message' && event.partial === true) {
+      fragments.push(item);
+      continue;
+    }
+    if (event.kind !== 'message') shown.push(...fragments);
+    fragments = [];
+    shown.push(item);
+  }
+  return [...shown, ...fragments];
 }
 
 /**
