@@ -155,6 +155,54 @@ describe('layout', () => {
   });
 });
 
+describe('the final screen after a merge', () => {
+  it("keeps every agent's line at 80x24, a rerun's too: the list of removed paths gives way", () => {
+    const ids = ['claude', 'codex', 'cursor', 'gemini', 'qwen', 'opencode'] as const;
+    const agents = [
+      ...ids.map((id) => completed(id, { branch: `hydra/run-1/${id}` })),
+      completed('codex', { agent: 'codex-2', displayName: 'Codex 2', branch: 'hydra/run-1/codex-2' }),
+    ];
+    const removed = [...ids, 'codex-2'].flatMap((id) =>
+      id === 'claude' ? [] : [`/tmp/hydra-worktrees/run-1/${id}`, `hydra/run-1/${id}`],
+    );
+    const result = {
+      runId: 'run-1',
+      agent: 'claude',
+      into: 'main',
+      method: 'fast-forward' as const,
+      commit: 'abcdef0',
+      filesChanged: 2,
+      removed,
+    };
+    const screen = buildScreen(
+      input({
+        snapshot: raceSnapshot(agents),
+        columns: 80,
+        rows: 24,
+        state: { outcome: { kind: 'merged', result } },
+      }),
+    );
+    const text = allLines(screen);
+    expect(drawnHeight(screen)).toBeLessThan(24);
+    for (const agent of agents)
+      expect(text.some((line) => line.includes(`${agent.displayName} `))).toBe(true);
+    expect(text.some((line) => line.startsWith('Kept: '))).toBe(true);
+    expect(text.some((line) => /… \d+ more$/.test(line))).toBe(true);
+    // With room, every removed path is listed.
+    const tall = allLines(
+      buildScreen(
+        input({
+          snapshot: raceSnapshot(agents),
+          columns: 80,
+          rows: 50,
+          state: { outcome: { kind: 'merged', result } },
+        }),
+      ),
+    );
+    for (const path of removed) expect(tall.some((line) => line.endsWith(path))).toBe(true);
+  });
+});
+
 describe('snapshot store', () => {
   afterEach(() => {
     vi.useRealTimers();

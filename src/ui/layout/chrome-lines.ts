@@ -284,12 +284,17 @@ export const removedCounts = (removed: readonly string[]): string => {
   return parts.join(' and ');
 };
 
-/** The final screen after a merge: what went where and what was cleaned. */
+/**
+ * The final screen after a merge: what went where and what was cleaned. Within `room` rows (the rest
+ * of the screen holds one line per agent) the list of removed paths gives way first: the paths that
+ * fit, then how many more.
+ */
 export const mergedLines = (
   result: MergeResult,
   snapshot: RaceSnapshot,
   theme: Theme,
   width: number,
+  room = Number.POSITIVE_INFINITY,
 ): Line[] => {
   const { symbols } = theme;
   const name = nameOf(snapshot, result.agent);
@@ -338,7 +343,16 @@ export const mergedLines = (
         'muted',
       ),
     ]);
-  return [...wrapLines(lines, width), ...listed, ...wrapLines(after, width)];
+  const head = wrapLines(lines, width);
+  const tail = wrapLines(after, width);
+  const fits = Math.max(0, room - head.length - tail.length);
+  if (listed.length > fits) {
+    const shown = listed.slice(0, Math.max(0, fits - 1));
+    const more = listed.length - shown.length;
+    listed.splice(0, listed.length, ...shown);
+    if (fits > 0) listed.push([seg(`  ${symbols.dot} ${symbols.ellipsis} ${more} more`, 'muted')]);
+  }
+  return [...head, ...listed, ...tail];
 };
 
 /** The final screen after quitting or when the race ended on its own. */
