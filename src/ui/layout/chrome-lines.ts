@@ -123,15 +123,26 @@ export const noticeLines = (
 ): Line[] => {
   const lines: Line[] = [];
   if (busy !== null) lines.push([seg(busyText(busy, snapshot, theme), 'accent', true)]);
-  if (notice !== null)
-    lines.push([
-      seg(
-        plainEllipsis(notice.text, theme.symbols.ellipsis),
-        notice.tone === 'info' ? 'accent' : notice.tone,
-      ),
-    ]);
+  if (notice !== null) {
+    // A notice is a sentence to read whole: wrapped onto a second line, cut only past that.
+    const text = plainEllipsis(notice.text, theme.symbols.ellipsis);
+    const wrapped = wrapLines([[seg(text, notice.tone === 'info' ? 'accent' : notice.tone)]], width);
+    const shown = wrapped.slice(0, NOTICE_LINES);
+    if (wrapped.length > NOTICE_LINES) {
+      const last = shown.length - 1;
+      shown[last] = fitLine(
+        [...(shown[last] ?? []), seg(` ${wrapped.slice(NOTICE_LINES).map(lineText).join(' ')}`)],
+        width,
+        theme.symbols.ellipsis,
+      );
+    }
+    lines.push(...shown);
+  }
   return lines.map((line) => fitLine(line, width, theme.symbols.ellipsis));
 };
+
+/** The rows a notice may take: enough for a sentence with a path or a command in it. */
+export const NOTICE_LINES = 2;
 
 const nameOf = (snapshot: RaceSnapshot, agent: AgentName): string =>
   snapshot.agents.find((candidate) => candidate.agent === agent)?.displayName ?? agent;

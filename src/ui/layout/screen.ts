@@ -11,6 +11,7 @@ import {
   footerLine,
   headerLines,
   mergedLines,
+  NOTICE_LINES,
   noticeLines,
 } from './chrome-lines.js';
 import {
@@ -329,7 +330,9 @@ export const buildScreen = (input: ScreenInput): Screen => {
     };
   }
 
-  const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, 2);
+  // The busy line and the notice (up to NOTICE_LINES, on a short terminal one line less).
+  const noticeRoom = height < 12 ? NOTICE_LINES : NOTICE_LINES + 1;
+  const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, noticeRoom);
   const fullDialog =
     state.dialog === null
       ? null
