@@ -166,7 +166,13 @@ const toolOutcome = (
   return { ok: true, output: compactJson(result, OUTPUT_CHARS) };
 };
 
+/** Past this many messages the result's text is kept as the CLI wrote it. */
+const MAX_MESSAGES = 200;
+
 class CursorParser extends CliParser {
+  /** The whole assistant messages so far (a bounded number), to separate the result's text by. */
+  private readonly messages: string[] = [];
+
   /** Banner and sign-in text are expected; malformed JSON is a parse error. */
   protected override nonJson(rawLine: string, raw: string, reason: string): AgentEvent[] {
     const line = normalizeLine(rawLine);
@@ -198,7 +204,7 @@ class CursorParser extends CliParser {
     }),
     tool_call: rule(ToolCallLine, (line) => this.toolCall(line)),
     result: rule(ResultLine, (line) => {
-      const result = line.result ?? undefined;
+      const result = this.separated(line.result ?? undefined);
       if (line.is_error !== true) return [completed(result)];
       return [ev({ kind: 'failed', error: this.classify({ text: result ?? line.subtype ?? 'error' }) })];
     }),
@@ -214,8 +220,21 @@ class CursorParser extends CliParser {
     // flushes that follow (with model_call_id, or with neither) repeat them as whole messages.
     const delta = role === 'assistant' && typeof line.timestamp_ms === 'number' && !line.model_call_id;
     if (delta) return [message(role, said, { partial: true })];
-    if (role === 'assistant') this.answer(said);
+    if (role === 'assistant') {
+      this.answer(said);
+      if (this.messages.length < MAX_MESSAGES) this.messages.push(said);
+    }
     return [message(role, said)];
+  }
+
+  /**
+   * The CLI's result text is its assistant messages run together ("...first.Now I'll create..."):
+   * when it is exactly that, the messages one per line instead. Any other text is kept as it is.
+   */
+  private separated(result: string | undefined): string | undefined {
+    const { messages } = this;
+    if (result === undefined || messages.length < 2 || messages.length >= MAX_MESSAGES) return result;
+    return messages.join('') === result ? messages.join('\n') : result;
   }
 
   private toolCall(line: z.infer<typeof ToolCallLine>): AgentEvent[] {

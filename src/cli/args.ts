@@ -94,6 +94,28 @@ export const getStrings = (parsed: Parsed, name: string): string[] => {
   return typeof value === 'string' ? [value] : [];
 };
 
+/**
+ * Options that mean nothing beside `flag` (`hydra show --tui --json`): refused, naming both, rather
+ * than one silently ignored. `allowed` are the options that still apply with it.
+ */
+export function refuseBeside(
+  parsed: Parsed,
+  flag: string,
+  allowed: readonly string[],
+  command: string,
+  why: string,
+): void {
+  const other = Object.keys(parsed.values).find(
+    (name) =>
+      name !== flag && name !== 'help' && !allowed.includes(name) && parsed.values[name] !== undefined,
+  );
+  if (other === undefined) return;
+  throw new UsageError({
+    message: `--${flag} and --${other} cannot be used together: ${why}`,
+    hint: seeHelp(command, `drop --${other}`),
+  });
+}
+
 /** The adapter ids, as a list for messages: "claude, codex, cursor". */
 const validAgents = (): string => adapterIds().join(', ');
 

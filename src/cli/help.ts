@@ -70,7 +70,9 @@ dashboard; with --json, or when stdout is not a terminal, it runs headless and p
 
 Options:
   --agents <list>                  comma-separated: claude,codex,cursor,gemini,qwen,opencode (repeatable)
-                                   (default: every usable tier-1 agent); also a named agent of
+                                   (default: claude,codex, and cursor,opencode with the flag below;
+                                   gemini and qwen race when named here, in race.agents or with
+                                   enabled = true in [agents.<cli>]); also a named agent of
                                    hydra.toml ([agents.opus] adapter = "claude"), <cli>:<model>
                                    (claude:opus races as claude-opus), <agent>*<n> (n copies)
   --repeat <n>                     race each agent n times: claude-1 ... claude-<n> (1-9)

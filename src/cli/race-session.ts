@@ -347,17 +347,22 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
       ctx.note('hydra: the race was cancelled before any agent started; nothing was left behind');
     } else {
       ctx.note(
-        `hydra: no agent completed; the run's events are in ${err.bold(`${prefix} show ${summary.runId}`)}`,
+        `hydra: no agent completed; see what each one did with: ${err.bold(`${prefix} show ${summary.runId}`)}`,
       );
     }
     return;
   }
   ctx.note(`hydra: results of run ${summary.runId}:`);
   for (const agent of completed) {
-    const where = agent.branch ? `branch ${agent.branch}` : 'no branch';
+    // A whole merge removes the merged agent's branch: say where its work went instead.
+    const where = agent.branch
+      ? `on branch ${agent.branch}`
+      : summary.merged?.agent === agent.agent
+        ? `merged into ${summary.baseBranch ?? 'HEAD'}`
+        : 'not kept on a branch';
     const tree = agent.worktree !== null ? `, worktree ${agent.worktree}` : '';
     const score = agent.score === undefined ? '' : `, ${formatScore(agent.score, '·')}`;
-    ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} on ${where}${tree}${score}`);
+    ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} ${where}${tree}${score}`);
   }
   if (summary.judge !== undefined) {
     const judge = summary.judge;

@@ -54,7 +54,11 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     const suggestion = closest(first.replace(/^-+/, ''), TOP_OPTIONS);
     throw new UsageError({
       message: `unknown option ${first}${suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`}`,
-      hint: seeHelp('', 'put the command first: hydra race --json "..."'),
+      // `hydra --verison` is a typo of hydra's own option; `hydra --json race` puts a command's option first.
+      hint:
+        suggestion === undefined
+          ? seeHelp('', `put the command first: hydra race ${first} "..."`)
+          : seeHelp(''),
     });
   }
   if (!isCommand(first)) {

@@ -15,7 +15,7 @@ export {
   readRun,
   resolveRunName,
 } from './records/index.js';
-export { blocksRace, ensureExcluded, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
+export { blocksRace, ensureExcluded, existingBranches, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents, probeAgentsInImage } from './probe/index.js';
 export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';

@@ -126,6 +126,29 @@ describe('cursor stream', () => {
     expect(final.usage).toBeUndefined();
   });
 
+  it("separates the result's sentences where the CLI ran its messages together", () => {
+    const fixture = loadStream('cursor', 'success-edit');
+    const { final } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta));
+    expect(final).toMatchObject({
+      kind: 'completed',
+      result:
+        "I'll look at the repository first.\nNow I'll create hello.txt.\nDone! I created hello.txt and mentioned it in README.md.",
+    });
+    // With partial output, the deltas are not counted twice: the flushed messages are.
+    const partial = loadStream('cursor', 'partial-messages');
+    const replayed = replay(cursorAdapter, partial.lines, endOf(partial.meta));
+    expect(replayed.final).toMatchObject({ result: "I'll create hello.txt.\nDone." });
+  });
+
+  it('keeps a result text that is not its messages run together as the CLI wrote it', () => {
+    const fixture = loadStream('cursor', 'success-edit');
+    const lines = fixture.lines.map((line) =>
+      line.includes('"type":"result"') ? line.replace(/"result":"[^"]*"/, '"result":"All done."') : line,
+    );
+    const { final } = replay(cursorAdapter, lines, endOf(fixture.meta));
+    expect(final).toMatchObject({ result: 'All done.' });
+  });
+
   it('summarises file tool results as the path relative to the worktree and the lines changed', () => {
     const fixture = loadStream('cursor', 'success-edit');
     const { events } = replay(cursorAdapter, fixture.lines, endOf(fixture.meta), {

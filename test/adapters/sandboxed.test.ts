@@ -4,6 +4,7 @@
  * reports it, becomes a warning event. Outputs are the real ones recorded in the sandbox
  * (fixtures/adapters/<agent>/streams/sandbox-refused.*) or quoted from real tools.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { adapterOf } from '../../src/adapters/registry.js';
 import { refusalsIn, withRefusals } from '../../src/adapters/kit/refusals.js';
@@ -87,6 +88,16 @@ describe.each(Object.keys(FULL_AUTONOMY))('%s in the OS sandbox', (agent) => {
     const plain = adapterOf(agent).buildCommand(request(), result.capabilities);
     const warned = result.capabilities.warnings.some((warning) => /sandboxed/.test(warning));
     expect(warned || sandboxed.args.join(' ') !== plain.args.join(' ')).toBe(true);
+  });
+});
+
+describe('docs/adapters.md', () => {
+  it("names each CLI's no-approval mode as a sandboxed race runs it (doctor prints the same)", () => {
+    const doc = readFileSync(new URL('../../docs/adapters.md', import.meta.url), 'utf8');
+    for (const [agent, expected] of Object.entries(FULL_AUTONOMY)) {
+      const row = doc.split('\n').find((line) => line.includes(` ${adapterOf(agent).displayName} `));
+      expect(row, agent).toContain(`\`${expected.args.join(' ')}\``);
+    }
   });
 });
 

@@ -67,6 +67,8 @@ describe('hydra --version and --help', () => {
     // The message names the problem; where to read more is the hint's (issue 20: errors).
     expect(version.stderr).toContain('unknown option --versoin (did you mean --version?)\n');
     expect(version.stderr).toMatch(/hint: .*see hydra --help/);
+    // A typo of hydra's own option is not a command's option put first.
+    expect(version.stderr).not.toContain('put the command first');
     const help = await run(['--hlep']);
     expect(help.stderr).toContain('(did you mean --help?)');
     const far = await run(['--frobnicate']);
@@ -76,6 +78,25 @@ describe('hydra --version and --help', () => {
 });
 
 describe('usage errors exit 2 with one clear message', () => {
+  it("says to put the command first when a command's option comes before it", async () => {
+    const result = await run(['--json', 'race', 'do it']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('unknown option --json\n');
+    expect(result.stderr).toContain('put the command first: hydra race --json "..."');
+  });
+
+  it('names the flags that cannot go together instead of ignoring one', async () => {
+    const show = await run(['show', 'last', '--tui', '--json']);
+    expect(show.exitCode).toBe(2);
+    expect(show.stderr).toContain('--tui and --json cannot be used together');
+    expect(show.stderr).not.toContain('needs a terminal');
+    const resume = await run(['race', '--resume-dashboard', 'last', '--json']);
+    expect(resume.exitCode).toBe(2);
+    expect(resume.stderr).toContain('--resume-dashboard and --json cannot be used together');
+    const agents = await run(['race', '--resume-dashboard', 'last', '--agents', 'claude']);
+    expect(agents.stderr).toContain('--resume-dashboard and --agents cannot be used together');
+  });
+
   it('names an unknown command and suggests the nearest', async () => {
     const result = await run(['rcae', 'x']);
     expect(result.exitCode).toBe(2);

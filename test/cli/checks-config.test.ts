@@ -192,6 +192,9 @@ describe('hydra race --json with checks', () => {
       method: expect.any(String),
     });
     expect(git(repo, ['show', 'HEAD:lib.js'])).toContain('a + b');
+    // The merged result's branch is gone: the line says where its work went, not "on no branch".
+    expect(result.stderr).toMatch(/ {2}claude: 1 file \+1 -1 merged into main/);
+    expect(result.stderr).toMatch(/ {2}codex: 1 file \+1 -0 on branch hydra\//);
 
     const shown = await hydra(['show', summary.runId], { cwd: repo, env: sandbox.env });
     // ASCII symbols: TERM=dumb.
@@ -202,5 +205,11 @@ describe('hydra race --json with checks', () => {
     expect(shown.stdout).toContain('score 0 - failed gate test');
     expect(shown.stdout).toContain('cost    estimated from its tokens and the price table');
     expect(shown.stdout).toContain('cost    reported by the CLI');
+    // The record outlives the branches: show says which are gone.
+    expect(shown.stdout).not.toContain(`branch  hydra/${summary.runId}/claude`);
+    expect(shown.stdout).toContain(`branch  hydra/${summary.runId}/codex\n`);
+    expect((await hydra(['clean', summary.runId], { cwd: repo, env: sandbox.env })).exitCode).toBe(0);
+    const cleaned = await hydra(['show', summary.runId], { cwd: repo, env: sandbox.env });
+    expect(cleaned.stdout).toContain(`branch  hydra/${summary.runId}/codex (deleted since the race)`);
   }, 60_000);
 });

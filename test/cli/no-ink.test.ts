@@ -114,5 +114,14 @@ describe('the help texts', () => {
     expect(COMMAND_HELP.race).toContain(`comma-separated: ${ids.join(',')}`);
     const experimental = listAdapters().filter((adapter) => adapter.tier === 'experimental');
     expect(COMMAND_HELP.race).toContain(`experimental agents (${experimental.map((a) => a.id).join(', ')})`);
+    // What a race without --agents runs, as the engine decides it (issue 36: the help said every tier-1 agent).
+    const idsOf = (tier: string, inDefault: boolean): string[] =>
+      listAdapters()
+        .filter((adapter) => adapter.tier === tier && (adapter.inDefaultRace !== false) === inDefault)
+        .map((adapter) => adapter.id);
+    const help = COMMAND_HELP.race.replace(/\s+/g, ' ');
+    expect(help).toContain(
+      `(default: ${idsOf('tier1', true).join(',')}, and ${idsOf('experimental', true).join(',')} with the flag below; ${idsOf('tier1', false).join(' and ')} race when named`,
+    );
   });
 });

@@ -224,4 +224,27 @@ describe('hydra show', () => {
     expect(lines).toContain('         +1s $ Bash ls');
     expect(usageOfShow(lines)).toBe('in 1.2M out 2.5k cached 40k - 3 turns - $1.50');
   });
+
+  it('prints a streamed message once, not its fragments too (Gemini CLI)', () => {
+    const fragment = (text: string): AgentEvent =>
+      ev({ kind: 'message', role: 'assistant', text, partial: true });
+    const record = runRecord([
+      {
+        agent: 'gemini',
+        usage: millionTokens,
+        events: [
+          fragment('I will create'),
+          fragment(' the file.'),
+          ev({ kind: 'message', role: 'assistant', text: 'I will create the file.' }),
+          ev({ kind: 'tool_call', id: '1', name: 'write_file', summary: 'Write hello.txt' }),
+          // A stream cut short: no whole message follows these.
+          fragment('Now I'),
+          ev({ kind: 'failed', error: { kind: 'TimedOut', message: 'idle', hint: '' } }),
+        ],
+      },
+    ]);
+    const said = renderRun(record, plain, theme.symbols).filter((line) => line.includes('I will create'));
+    expect(said).toEqual([expect.stringMatching(/ I will create the file\.$/)]);
+    expect(renderRun(record, plain, theme.symbols).some((line) => line.endsWith('Now I'))).toBe(true);
+  });
 });

@@ -236,7 +236,7 @@ describe('hydra race --json', () => {
         hint: expect.any(String),
       });
     }
-    expect(result.stderr).toContain('no agent completed');
+    expect(result.stderr).toContain('no agent completed; see what each one did with: hydra show ');
   });
 
   it('stops an idle agent after --idle-timeout and still completes the race with the other', async () => {

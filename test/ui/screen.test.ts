@@ -5,6 +5,7 @@ import { buildScreen, paneMode, type Screen, type ScreenInput } from '../../src/
 import { createSnapshotStore } from '../../src/ui/state/snapshot-store.js';
 import { createTheme } from '../../src/ui/text/theme.js';
 import { displayWidth } from '../../src/ui/text/text.js';
+import type { ScoreSummary } from '../../src/engine/index.js';
 import { initialViewState, type ViewState } from '../../src/ui/state/view-state.js';
 import {
   agentSnapshot,
@@ -152,6 +153,105 @@ describe('layout', () => {
     expect(text).toContain('✔ 2 files +42 -7');
     expect(text).toContain('✘ AuthMissing: Codex is not logged in.');
     expect(text).toContain('✘ TimedOut: No output for 300s');
+  });
+});
+
+describe('a terminal of 80x24 with many agents', () => {
+  const scored = (total: number): ScoreSummary => ({
+    total,
+    gates: { passed: true, failed: [] },
+    parts: { checks: null, tests: null, diff: null, scope: null, duration: null, cost: null },
+    disqualified: null,
+    verified: true,
+  });
+  const ids = ['claude', 'codex', 'cursor', 'gemini', 'qwen', 'opencode'] as const;
+  const agentsOf = (count: number) =>
+    [...ids, 'codex' as const].slice(0, count).map((id, index) =>
+      completed(id, {
+        ...(index === 6 ? { agent: 'codex-2', displayName: 'Codex 2' } : {}),
+        score: scored(90 + index),
+      }),
+    );
+
+  it.each([6, 7])("shows every pane's score with %i agents (the verdict before the usage)", (count) => {
+    const screen = buildScreen(input({ snapshot: raceSnapshot(agentsOf(count)), columns: 80, rows: 24 }));
+    expect(screen.body.kind).toBe('panes');
+    if (screen.body.kind !== 'panes') return;
+    expect(screen.body.panes).toHaveLength(count);
+    screen.body.panes.forEach((pane, index) =>
+      expect(pane.lines.map(lineText).join('\n')).toContain(`score ${90 + index}`),
+    );
+  });
+
+  it('wraps a notice onto a second line rather than cutting its sentence', () => {
+    const text =
+      "Back from the shell: Claude Code's changes are on its branch; its result is now the one to merge (m), and its old diff is gone.";
+    const screen = buildScreen(input({ columns: 80, rows: 24, state: { notice: { text, tone: 'info' } } }));
+    const notice = screen.notices.map(lineText).join(' ');
+    expect(screen.notices).toHaveLength(2);
+    expect(notice.replace(/\s+/g, ' ')).toContain('its result is now the one to merge');
+    expect(drawnHeight(screen)).toBeLessThan(24);
+  });
+
+  it('cuts a long warning in a pane at its first clause, or says "1 warning", never mid-word', () => {
+    const warning =
+      "Its tools named another agent's directory of this race (/tmp/hydra-demo-GaDxz/worktrees/run/codex): without a sandbox, hydra cannot tell what it wrote there";
+    const snapshot = raceSnapshot([completed('claude', { warnings: [warning] }), completed('codex')]);
+    // Two panes of 70 columns: the first clause fits.
+    const wide = allLines(buildScreen(input({ snapshot, columns: 140, rows: 40 }))).join('\n');
+    expect(wide).toContain("⚠ Its tools named another agent's directory of this race\n");
+    expect(wide).not.toContain('GaDxz');
+    // Two panes of 40: it does not.
+    const narrow = allLines(buildScreen(input({ snapshot, columns: 80, rows: 24 }))).join('\n');
+    expect(narrow).toContain('⚠ 1 warning\n');
+  });
+});
+
+describe('the final screen after a merge', () => {
+  it("keeps every agent's line at 80x24, a rerun's too: the list of removed paths gives way", () => {
+    const ids = ['claude', 'codex', 'cursor', 'gemini', 'qwen', 'opencode'] as const;
+    const agents = [
+      ...ids.map((id) => completed(id, { branch: `hydra/run-1/${id}` })),
+      completed('codex', { agent: 'codex-2', displayName: 'Codex 2', branch: 'hydra/run-1/codex-2' }),
+    ];
+    const removed = [...ids, 'codex-2'].flatMap((id) =>
+      id === 'claude' ? [] : [`/tmp/hydra-worktrees/run-1/${id}`, `hydra/run-1/${id}`],
+    );
+    const result = {
+      runId: 'run-1',
+      agent: 'claude',
+      into: 'main',
+      method: 'fast-forward' as const,
+      commit: 'abcdef0',
+      filesChanged: 2,
+      removed,
+    };
+    const screen = buildScreen(
+      input({
+        snapshot: raceSnapshot(agents),
+        columns: 80,
+        rows: 24,
+        state: { outcome: { kind: 'merged', result } },
+      }),
+    );
+    const text = allLines(screen);
+    expect(drawnHeight(screen)).toBeLessThan(24);
+    for (const agent of agents)
+      expect(text.some((line) => line.includes(`${agent.displayName} `))).toBe(true);
+    expect(text.some((line) => line.startsWith('Kept: '))).toBe(true);
+    expect(text.some((line) => /… \d+ more$/.test(line))).toBe(true);
+    // With room, every removed path is listed.
+    const tall = allLines(
+      buildScreen(
+        input({
+          snapshot: raceSnapshot(agents),
+          columns: 80,
+          rows: 50,
+          state: { outcome: { kind: 'merged', result } },
+        }),
+      ),
+    );
+    for (const path of removed) expect(tall.some((line) => line.endsWith(path))).toBe(true);
   });
 });
 

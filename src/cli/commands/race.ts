@@ -27,6 +27,7 @@ import {
   parseSandboxMode,
   parseRunner,
   parseSeconds,
+  refuseBeside,
 } from '../args.js';
 import type { CliContext } from '../context.js';
 import { UsageError, seeHelp } from '../errors.js';
@@ -66,6 +67,13 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   if (resume !== undefined) {
     if (parsed.positionals.length > 0)
       throw new UsageError({ message: '--resume-dashboard opens a finished race: give no prompt with it' });
+    refuseBeside(
+      parsed,
+      'resume-dashboard',
+      ['config', 'ascii'],
+      'race',
+      'it opens a finished race as it was, in the dashboard (a follow-up is hydra continue)',
+    );
     const config = getString(parsed, 'config');
     return reviewInDashboard(ctx, resume, {
       ascii: getBoolean(parsed, 'ascii') ?? false,

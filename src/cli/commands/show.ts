@@ -1,5 +1,5 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
-import { commitsBrought, readRun, resolveRunName } from '../../engine/index.js';
+import { commitsBrought, existingBranches, readRun, resolveRunName } from '../../engine/index.js';
 import type {
   AgentEventRecord,
   AgentName,
@@ -8,7 +8,7 @@ import type {
   NewTestsSummary,
   RunRecord,
 } from '../../engine/index.js';
-import { getBoolean, getString, noExtraArguments, parseCommandArgs } from '../args.js';
+import { getBoolean, getString, noExtraArguments, parseCommandArgs, refuseBeside } from '../args.js';
 import { inParens } from '../../core/text.js';
 import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
@@ -52,6 +52,13 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
     });
   noExtraArguments('show', extra);
   if (getBoolean(parsed, 'tui')) {
+    refuseBeside(
+      parsed,
+      'tui',
+      ['config', 'ascii'],
+      'show',
+      '--tui opens the race in the dashboard, not as text or JSON',
+    );
     const config = getString(parsed, 'config');
     // Loaded only here: `hydra show` as text never loads the engine's race or Ink.
     const { reviewInDashboard } = await import('../reopen.js');
@@ -64,6 +71,9 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   const entry = await resolveRunName(root, given);
   const record = await readRun(root, entry.runId);
   const commits = await branchCommits(root, record);
+  const named = (record.summary?.agents ?? []).flatMap((agent) => (agent.branch ? [agent.branch] : []));
+  const kept = new Set(await existingBranches(root, named).catch(() => named));
+  const gone = new Set(named.filter((branch) => !kept.has(branch)));
   if (getBoolean(parsed, 'json')) {
     ctx.print(terminalSafeJson({ ...record, commits }));
     return EXIT.ok;
@@ -71,7 +81,7 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   // Everything in a record came from agents (or whoever wrote the file): sanitized for the terminal.
   // The dashboard's symbols: Unicode, or ASCII where the locale cannot show it (HYDRA_ASCII decides too).
   const { symbols } = createTheme({ ascii: detectAscii(ctx.env), color: false });
-  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols, sanitizeStrings(commits)))
+  for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols, sanitizeStrings(commits), gone))
     ctx.print(line);
   return EXIT.ok;
 }
@@ -119,6 +129,7 @@ export function renderRun(
   style: Style,
   symbols: Symbols,
   commits: Readonly<Record<AgentName, readonly BroughtCommit[]>> = {},
+  gone: ReadonlySet<string> = new Set(),
 ): string[] {
   const { meta, summary } = record;
   const lines: string[] = [];
@@ -182,7 +193,10 @@ export function renderRun(
           `  round ${index + 1} ${formatUsage(round.usage, symbols.dot)}${took}: ${oneLine(round.prompt, 80)}`,
         );
       }
-      if (result.branch) lines.push(`  branch  ${result.branch}`);
+      if (result.branch)
+        lines.push(
+          `  branch  ${result.branch}${gone.has(result.branch) ? style.yellow(' (deleted since the race)') : ''}`,
+        );
       if (result.port !== undefined && result.port !== null) lines.push(`  port    ${result.port}`);
       const runner = runnerLabel(result);
       if (runner !== null) lines.push(`  runner  ${runner}`);
@@ -216,13 +230,34 @@ export function renderRun(
       lines.push(`${style.bold(agent)}${cliOf(agent)}`);
     }
     if (metaAgent?.version) lines.push(`  version ${metaAgent.version}`);
-    const events = record.events.filter((item) => item.agent === agent);
+    const events = withoutFragments(record.events.filter((item) => item.agent === agent));
     lines.push(`  events (${events.length}):`);
     for (const item of events)
       lines.push(`    ${eventTime(item, meta.startedAt)} ${eventText(item.event, symbols, EVENT_COLUMNS)}`);
     lines.push(...stderrLines(events, style));
   }
   return lines;
+}
+
+/**
+ * The events without the streamed fragments of a message whose whole text follows them (Gemini CLI
+ * streams deltas, then hydra records the message; Claude Code with partial messages): one line per
+ * message. Fragments that no whole message follows (a stream cut short) stay.
+ */
+function withoutFragments(events: readonly AgentEventRecord[]): AgentEventRecord[] {
+  const shown: AgentEventRecord[] = [];
+  let fragments: AgentEventRecord[] = [];
+  for (const item of events) {
+    const { event } = item;
+    if (event.kind === 'message' && event.partial === true) {
+      fragments.push(item);
+      continue;
+    }
+    if (event.kind !== 'message') shown.push(...fragments);
+    fragments = [];
+    shown.push(item);
+  }
+  return [...shown, ...fragments];
 }
 
 /**

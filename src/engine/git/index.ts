@@ -28,6 +28,7 @@ export {
   largeCheckout,
   deleteBranch,
   deleteBranches,
+  existingBranches,
   removeRunDirIfEmpty,
   removeWorktree,
   removeWorktrees,

@@ -244,6 +244,15 @@ export async function removeWorktrees(
   if (failed !== undefined) throw failed.reason;
 }
 
+/** Those of `branches` that exist, in one `for-each-ref`. */
+export async function existingBranches(root: string, branches: readonly string[]): Promise<string[]> {
+  if (branches.length === 0) return [];
+  const wanted = new Set(branches.map((branch) => `refs/heads/${branch}`));
+  const { stdout } = await runGit(root, ['for-each-ref', '--format=%(refname)', ...wanted]);
+  const found = new Set(stdout.split('\n'));
+  return [...new Set(branches)].filter((branch) => found.has(`refs/heads/${branch}`));
+}
+
 export async function branchExists(root: string, branch: string): Promise<boolean> {
   const result = await runGit(root, ['show-ref', '--verify', '--quiet', `refs/heads/${branch}`], {
     okExitCodes: [1],
@@ -264,11 +273,7 @@ export async function deleteBranch(root: string, branch: string): Promise<boolea
  * the refused branch's.
  */
 export async function deleteBranches(root: string, branches: readonly string[]): Promise<string[]> {
-  if (branches.length === 0) return [];
-  const wanted = new Set(branches.map((branch) => `refs/heads/${branch}`));
-  const { stdout } = await runGit(root, ['for-each-ref', '--format=%(refname)', ...wanted]);
-  const found = new Set(stdout.split('\n'));
-  const existing = [...new Set(branches)].filter((branch) => found.has(`refs/heads/${branch}`));
+  const existing = await existingBranches(root, branches);
   if (existing.length === 0) return [];
   const all = await runGit(root, [...NO_HOOKS, 'branch', '-D', ...existing], { okExitCodes: [1] });
   if (all.exitCode === 0) return existing;

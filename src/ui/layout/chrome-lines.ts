@@ -123,15 +123,26 @@ export const noticeLines = (
 ): Line[] => {
   const lines: Line[] = [];
   if (busy !== null) lines.push([seg(busyText(busy, snapshot, theme), 'accent', true)]);
-  if (notice !== null)
-    lines.push([
-      seg(
-        plainEllipsis(notice.text, theme.symbols.ellipsis),
-        notice.tone === 'info' ? 'accent' : notice.tone,
-      ),
-    ]);
+  if (notice !== null) {
+    // A notice is a sentence to read whole: wrapped onto a second line, cut only past that.
+    const text = plainEllipsis(notice.text, theme.symbols.ellipsis);
+    const wrapped = wrapLines([[seg(text, notice.tone === 'info' ? 'accent' : notice.tone)]], width);
+    const shown = wrapped.slice(0, NOTICE_LINES);
+    if (wrapped.length > NOTICE_LINES) {
+      const last = shown.length - 1;
+      shown[last] = fitLine(
+        [...(shown[last] ?? []), seg(` ${wrapped.slice(NOTICE_LINES).map(lineText).join(' ')}`)],
+        width,
+        theme.symbols.ellipsis,
+      );
+    }
+    lines.push(...shown);
+  }
   return lines.map((line) => fitLine(line, width, theme.symbols.ellipsis));
 };
+
+/** The rows a notice may take: enough for a sentence with a path or a command in it. */
+export const NOTICE_LINES = 2;
 
 const nameOf = (snapshot: RaceSnapshot, agent: AgentName): string =>
   snapshot.agents.find((candidate) => candidate.agent === agent)?.displayName ?? agent;
@@ -284,12 +295,17 @@ export const removedCounts = (removed: readonly string[]): string => {
   return parts.join(' and ');
 };
 
-/** The final screen after a merge: what went where and what was cleaned. */
+/**
+ * The final screen after a merge: what went where and what was cleaned. Within `room` rows (the rest
+ * of the screen holds one line per agent) the list of removed paths gives way first: the paths that
+ * fit, then how many more.
+ */
 export const mergedLines = (
   result: MergeResult,
   snapshot: RaceSnapshot,
   theme: Theme,
   width: number,
+  room = Number.POSITIVE_INFINITY,
 ): Line[] => {
   const { symbols } = theme;
   const name = nameOf(snapshot, result.agent);
@@ -338,7 +354,16 @@ export const mergedLines = (
         'muted',
       ),
     ]);
-  return [...wrapLines(lines, width), ...listed, ...wrapLines(after, width)];
+  const head = wrapLines(lines, width);
+  const tail = wrapLines(after, width);
+  const fits = Math.max(0, room - head.length - tail.length);
+  if (listed.length > fits) {
+    const shown = listed.slice(0, Math.max(0, fits - 1));
+    const more = listed.length - shown.length;
+    listed.splice(0, listed.length, ...shown);
+    if (fits > 0) listed.push([seg(`  ${symbols.dot} ${symbols.ellipsis} ${more} more`, 'muted')]);
+  }
+  return [...head, ...listed, ...tail];
 };
 
 /** The final screen after quitting or when the race ended on its own. */

@@ -23,7 +23,7 @@ import {
 } from '../text/index.js';
 import { fitLine, seg, spread, type Line } from './lines.js';
 import type { Theme } from '../text/index.js';
-import { agentStatusLabel, oneLine, runnerLabel } from '../text/index.js';
+import { agentStatusLabel, displayWidth, oneLine, runnerLabel } from '../text/index.js';
 
 export interface PaneLineOptions {
   index: number;
@@ -73,20 +73,31 @@ const statusLine = (agent: AgentSnapshot, now: number, theme: Theme): Line => {
   return line;
 };
 
-/** Experimental tier, inferred flags and adapter warnings, as one line (or none). */
-const warningLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
+/**
+ * Experimental tier, inferred flags and adapter warnings, as one line (or none). A warning too wide
+ * for the pane is cut at the end of its first clause, not mid-word; the detail view has it whole.
+ */
+const warningLine = (agent: AgentSnapshot, theme: Theme, width: number): Line | null => {
   const parts: string[] = [];
   if (agent.tier === 'experimental') parts.push('experimental adapter');
   if (agent.inferredFlags) parts.push('inferred flags');
   const [first] = agent.warnings;
+  const count = `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`;
   if (first !== undefined)
     parts.push(
       parts.length === 0 && agent.warnings.length === 1
-        ? oneLine(first)
-        : `${agent.warnings.length} warning${agent.warnings.length === 1 ? '' : 's'}`,
+        ? clauseToFit(oneLine(first), width - 2, count)
+        : count,
     );
   if (parts.length === 0) return null;
   return [seg(`${theme.symbols.warn} ${parts.join(` ${theme.symbols.dot} `)}`, 'warn')];
+};
+
+/** `text` when it fits `room`; else its first clause (up to `(`, `:`, `;` or `,`) when that fits; else `short`. */
+const clauseToFit = (text: string, room: number, short: string): string => {
+  if (displayWidth(text) <= room) return text;
+  const clause = /^(.+?)\s*[(:;,]/.exec(text)?.[1];
+  return clause !== undefined && displayWidth(clause) <= room ? clause : short;
 };
 
 /** What the agent ended with: its diff summary, or its error and the recovery hint. */
@@ -211,13 +222,12 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
   const top: Line[] = options.compact
     ? [spread(titleLine(agent, options), statusLine(agent, now, theme), width, ellipsis)]
     : [titleLine(agent, options), statusLine(agent, now, theme)];
-  const warning = warningLine(agent, theme);
-  const outcome = [
-    ...outcomeLines(agent, theme),
-    ...[checksLine(agent, theme), newTestsLine(agent, theme), scoreLine(agent, theme)].filter(
-      (line): line is Line => line !== null,
-    ),
-  ];
+  const warning = warningLine(agent, theme, width);
+  const ended = outcomeLines(agent, theme);
+  const checks = checksLine(agent, theme);
+  const newTests = newTestsLine(agent, theme);
+  const score = scoreLine(agent, theme);
+  const outcome = [...ended, ...[checks, newTests, score].filter((line): line is Line => line !== null)];
   const bottom: Line[] = [usageLine(agent, theme, width), ...roundsLines(agent, theme), ...outcome];
   const full = warning === null ? top : [...top, warning];
   const eventRoom = height - full.length - bottom.length;
@@ -241,6 +251,18 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
               : [...line, ...shortWarning(agent, theme)]
             : line,
         );
-  const kept = [...short, ...outcome, usageLine(agent, theme, width), ...roundsLines(agent, theme)];
+  // Once scored, the verdict comes first: the score, how the agent ended, its checks and new tests
+  // share one line (the line of a one-row pane's title), then an error's hint.
+  const verdict = score === null ? null : joinLines([score, ended[0] ?? null, checks, newTests], theme);
+  if (verdict !== null && options.compact && height === 1)
+    return [spread(titleLine(agent, options), verdict, width, ellipsis)];
+  const result = verdict === null ? outcome : [verdict, ...ended.slice(1)];
+  const kept = [...short, ...result, usageLine(agent, theme, width), ...roundsLines(agent, theme)];
   return kept.slice(0, Math.max(0, height)).map((line) => fitLine(line, width, ellipsis));
 };
+
+/** The lines given, as one, with a dot between each. */
+const joinLines = (lines: ReadonlyArray<Line | null>, theme: Theme): Line =>
+  lines
+    .filter((line): line is Line => line !== null && line.length > 0)
+    .flatMap((line, index) => (index === 0 ? line : [seg(` ${theme.symbols.dot} `, 'muted'), ...line]));

@@ -11,6 +11,7 @@ import {
   footerLine,
   headerLines,
   mergedLines,
+  NOTICE_LINES,
   noticeLines,
 } from './chrome-lines.js';
 import {
@@ -231,7 +232,7 @@ const summaryLine = (agent: AgentSnapshot, input: ScreenInput): Line => {
   ];
 };
 
-const finalBody = (input: ScreenInput, columns: number): Body | null => {
+const finalBody = (input: ScreenInput, columns: number, room: number): Body | null => {
   const { state, snapshot, theme } = input;
   const outcome = state.outcome;
   if (outcome === null) return null;
@@ -242,7 +243,11 @@ const finalBody = (input: ScreenInput, columns: number): Body | null => {
     case 'merged':
       return {
         kind: 'final',
-        lines: [...mergedLines(outcome.result, snapshot, theme, columns), ...summaries],
+        // Every agent's line stays (a rerun's too): the list of removed paths gives way.
+        lines: [
+          ...mergedLines(outcome.result, snapshot, theme, columns, room - summaries.length),
+          ...summaries,
+        ],
       };
     case 'quit':
       return {
@@ -301,14 +306,15 @@ export const buildScreen = (input: ScreenInput): Screen => {
   const allHeader = headerLines(snapshot, now, theme, columns, undefined, input.marker);
   const header = height < 12 ? allHeader.slice(0, 2) : allHeader;
 
-  const final = finalBody(input, columns);
+  // The final lines say what went wrong themselves: the header keeps its title and counts.
+  const finalHeader =
+    state.outcome === null
+      ? []
+      : headerLines(snapshot, now, theme, columns, outcomeLabel(state), input.marker).slice(0, 2);
+  const room = Math.max(1, height - finalHeader.length);
+  const final = finalBody(input, columns, room);
   if (final !== null && final.kind === 'final') {
-    // The final lines say what went wrong themselves: the header keeps its title and counts.
-    const finalHeader = headerLines(snapshot, now, theme, columns, outcomeLabel(state), input.marker).slice(
-      0,
-      2,
-    );
-    const lines = final.lines.slice(0, Math.max(1, height - finalHeader.length));
+    const lines = final.lines.slice(0, room);
     return {
       columns,
       height: finalHeader.length + lines.length,
@@ -321,7 +327,9 @@ export const buildScreen = (input: ScreenInput): Screen => {
     };
   }
 
-  const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, 2);
+  // The busy line and the notice (up to NOTICE_LINES, on a short terminal one line less).
+  const noticeRoom = height < 12 ? NOTICE_LINES : NOTICE_LINES + 1;
+  const notices = noticeLines(state.notice, state.busy, snapshot, theme, columns).slice(0, noticeRoom);
   const fullDialog =
     state.dialog === null
       ? null
