@@ -210,6 +210,30 @@ describe('usage nobody reported (Cursor)', () => {
   });
 });
 
+describe('the detail view', () => {
+  it("lists a tool's output once, not its first line again under the result that says it", () => {
+    const said = 'File created successfully at: /repo/hello.txt';
+    const agent = completed('claude', {
+      recentEvents: [
+        ev({ kind: 'tool_call', id: 't1', name: 'Write', summary: 'Write hello.txt' }),
+        ev({ kind: 'tool_result', id: 't1', name: 'Write', ok: true, summary: said, output: `${said}\n` }),
+        ev({
+          kind: 'tool_result',
+          id: 't2',
+          name: 'Bash',
+          ok: true,
+          summary: 'line one',
+          output: 'line one\nline two',
+        }),
+      ],
+    });
+    const text = detail(agent);
+    expect(text.filter((line) => line.includes('File created successfully at:'))).toHaveLength(1);
+    expect(text).toContain('    line two');
+    expect(text.filter((line) => line.includes('line one'))).toHaveLength(1);
+  });
+});
+
 describe('hydra show', () => {
   it('uses ASCII symbols when asked to', () => {
     const ascii = createTheme({ ascii: true, color: false }).symbols;

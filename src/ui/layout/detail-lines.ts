@@ -138,9 +138,11 @@ export const detailLines = (
       ]),
     );
     if (event.kind === 'tool_result' && event.output !== undefined) {
-      const output = sanitize(event.output)
+      const all = sanitize(event.output)
         .split('\n')
         .filter((text) => text.trim() !== '');
+      // The result's line above already says its output's first line ("File created successfully at:").
+      const output = summarisesFirstLine(event.summary, all[0]) ? all.slice(1) : all;
       for (const text of output.slice(0, OUTPUT_LINES)) lines.push([seg(`    ${text}`, 'muted')]);
       if (output.length > OUTPUT_LINES)
         lines.push([seg(`    ${symbols.ellipsis} ${output.length - OUTPUT_LINES} more lines`, 'muted')]);
@@ -151,4 +153,17 @@ export const detailLines = (
     }
   }
   return lines.map((line) => fitLine(line, width, symbols.ellipsis));
+};
+
+/**
+ * Whether a tool result's summary is its output's first line (the adapters summarise a result by it,
+ * cut to a summary's length with an ellipsis): the detail view then lists the output from the second.
+ */
+const summarisesFirstLine = (summary: string, first: string | undefined): boolean => {
+  if (first === undefined) return false;
+  const said = oneLine(first);
+  const shown = oneLine(summary);
+  if (said === '' || shown === '') return false;
+  const cut = shown.endsWith('…') ? shown.slice(0, -1) : null;
+  return said === shown || (cut !== null && cut.length > 0 && said.startsWith(cut));
 };
