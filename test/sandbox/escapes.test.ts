@@ -117,7 +117,10 @@ const race = async (
 ): Promise<{ summary: RaceSummary; attempts: Record<string, string> }> => {
   handle = raceScripts(
     sandbox,
-    { escaper: escaperBody(), honest: 'echo honest > honest.txt' },
+    {
+      escaper: escaperBody(),
+      honest: 'echo honest > honest.txt; printf %s "$NODE_USE_ENV_PROXY" > node-proxy.txt',
+    },
     { sandbox: { mode, allowHosts: [], allowWrite: [] }, keepWorktrees: true },
   );
   const summary = await handle.settled;
@@ -162,6 +165,8 @@ describe('an agent in the sandbox', () => {
     expect(existsSync(path.join(sandbox.repo, 'escaped.txt'))).toBe(false);
     const honest = summary.agents.find((agent) => agent.agent === 'honest');
     expect(existsSync(path.join(honest?.worktree ?? '', 'escaped.txt'))).toBe(false);
+    // Node 22.21+ and 24 route fetch through the sandbox's proxy when asked (Node 20's ignores it).
+    expect(git(sandbox.repo, 'show', `${honest?.branch ?? ''}:node-proxy.txt`)).toBe('1');
     expect(git(sandbox.repo, 'cat-file', '-t', spareObject)).toBe('blob\n');
     expect(leaked(summary)).not.toContain(SECRET);
     expect(hits).toEqual([]);

@@ -225,8 +225,11 @@ async function wrap(
     const manager = await managerWith(policy.allowHosts);
     // The library's TMPDIR (/tmp/claude) is shared by every sandbox: each agent gets its own. A
     // loopback host the agent may reach (a local API) goes through the proxy, so it leaves NO_PROXY.
+    // Node's own fetch and http go through the proxy only when asked (Node 22.21+ and 24: see
+    // docs/sandbox.md; Node 20 ignores it and reaches no host from the sandbox).
     const env = [
       `TMPDIR=${shellQuote(policy.tmpDir)}`,
+      'NODE_USE_ENV_PROXY=1',
       ...(policy.loopbackHosts.length === 0
         ? []
         : ['NO_PROXY', 'no_proxy'].map((name) => `${name}=${shellQuote(noProxy(policy.loopbackHosts))}`)),
