@@ -14,7 +14,8 @@
  *
  * Spawned (`node dist/cli/main.js`, as before) where the process is the point or in-process is not
  * the same: `{spawn: true}` (signals, kill -9, exit codes of a killed process, the binary's flush),
- * `input` (stdin), a sandboxed race (`HYDRA_SANDBOX` not `off`: the sandbox library keeps proxies
+ * `input` (stdin), a command that starts a race (RACE_COMMANDS, unless `{spawn: false}`),
+ * `NODE_OPTIONS` in the env (node applies it as a process starts), a sandboxed race (`HYDRA_SANDBOX` not `off`: the sandbox library keeps proxies
  * and state for the life of its process), `HYDRA_TRACE` (written to the process's own stderr), a
  * second call while one runs in this worker (the environment and working directory are the
  * process's: one at a time), and every call when the test run has `HYDRA_TEST_SPAWN=1`.
@@ -40,18 +41,33 @@ export interface HydraOptions {
   /** Written to hydra's stdin (then the command is spawned). */
   input?: string;
   timeoutMs?: number;
-  /** Run the built binary as a process of its own (a test about the process). */
+  /**
+   * true: the built binary as a process of its own (a test about the process); false: a race command
+   * in-process (one that makes no run record). Default: see spawnReason.
+   */
   spawn?: boolean;
 }
 
 export async function hydra(args: string[], options: HydraOptions): Promise<HydraResult> {
-  return spawnReason(options) === undefined ? hydraInProcess(args, options) : spawnHydra(args, options);
+  return spawnReason(args, options) === undefined ? hydraInProcess(args, options) : spawnHydra(args, options);
 }
 
+/**
+ * The commands that start a race. Its run record names the process that ran it as the run's owner
+ * (meta.json's pid and start time), and a run whose owner lives is in use (`hydra clean` and `hydra
+ * merge` leave it alone, `hydra runs` says running): in-process, the owner would be this worker,
+ * alive after the command. `spawn: false` runs one in-process where no record is made (a refused
+ * configuration).
+ */
+const RACE_COMMANDS: ReadonlySet<string> = new Set(['race', 'continue', 'rerun', 'demo']);
+
 /** Why this call is spawned (undefined: it runs in-process). */
-export function spawnReason(options: HydraOptions): string | undefined {
+export function spawnReason(args: readonly string[], options: HydraOptions): string | undefined {
   if (options.spawn === true) return 'asked';
   if (options.input !== undefined) return 'stdin';
+  if (options.spawn !== false && RACE_COMMANDS.has(args[0] ?? '')) return 'starts a race';
+  // Node's options (a module hook, say) apply to a node process as it starts.
+  if (options.env['NODE_OPTIONS'] !== undefined) return 'NODE_OPTIONS';
   if (running) return 'another hydra runs in-process';
   if (process.env['HYDRA_TEST_SPAWN'] === '1') return 'HYDRA_TEST_SPAWN=1';
   if ((options.env['HYDRA_SANDBOX'] ?? 'off') !== 'off') return 'sandboxed';
