@@ -10,8 +10,8 @@
  * the containment and sandbox checks, the secrets learned, the repositories' config read once per
  * process) outlives the command. When it returns, the `exit` listeners it added run, as
  * `process.exit` runs them (a lock's release), and the signal listeners it left are removed.
- * Measured (10 alternating, load ~20): `hydra runs` 658 ms spawned, 173 ms in-process; `hydra
- * doctor --json` 869 and 305 ms.
+ * Measured (10 alternating): `hydra runs` 133 ms spawned, 41 ms in-process at load ~4 (658 and
+ * 173 ms at load ~20); `hydra doctor --json` 181 and 69 ms (869 and 305 ms).
  *
  * Spawned (`node dist/cli/main.js`, as before) where the process is the point or in-process is not
  * the same: `{spawn: true}` (signals, kill -9, exit codes of a killed process, the binary's flush),
