@@ -1,71 +1,32 @@
 /**
- * Test support for the engine: real temp git repositories, fake agent CLIs (the tests' fault
- * agent, .cache/test-bin/fault-agent.js, which vitest's global setup builds), and process-table checks.
+ * The engine suites' helpers, over the one stack in test/support/: a repository copied from a
+ * template with a bin dir and worktree root beside it, `git(cwd, ...args)`, the tests' fault agent
+ * as fake agent CLIs (.cache/test-bin/fault-agent.js, which vitest's global setup builds),
+ * `eventually`, and process-table checks.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AdapterId } from '../../src/adapters/types.js';
 import { fakeBinaryName } from '../../src/demo/fake-bin.js';
-import { installFaultAgents } from '../support/fault-bin.js';
+import { installFaultAgentsFor } from '../support/fault-bin.js';
 import type { FaultScenario } from '../support/fault-bin.js';
+import { gitArgs } from '../support/git.js';
+import type { EngineSandbox } from '../support/sandbox.js';
 import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src/engine/index.js';
 
-export interface Sandbox {
-  dir: string;
-  repo: string;
-  bin: string;
-  worktreeRoot: string;
-  cacheDir: string;
-  cleanup(): void;
-}
+export { makeSandbox } from '../support/sandbox.js';
+export { eventually } from '../support/wait.js';
+export type Sandbox = EngineSandbox;
 
-export const git = (cwd: string, ...args: string[]): string =>
-  execFileSync('git', args, {
-    cwd,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Test',
-      GIT_AUTHOR_EMAIL: 't@example.com',
-      GIT_COMMITTER_NAME: 'Test',
-      GIT_COMMITTER_EMAIL: 't@example.com',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-
-/** A temp dir with a repository holding one commit on `main`, a bin dir and a worktree root. */
-export function makeSandbox(options: { commit?: boolean } = {}): Sandbox {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'hydra-engine-'));
-  const repo = path.join(dir, 'repo');
-  execFileSync('mkdir', ['-p', repo]);
-  git(repo, 'init', '-q', '-b', 'main');
-  if (options.commit !== false) {
-    writeFileSync(path.join(repo, 'README.md'), '# test repo\n');
-    writeFileSync(path.join(repo, 'app.txt'), 'line 1\nline 2\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'init');
-  }
-  return {
-    dir,
-    repo,
-    bin: path.join(dir, 'bin'),
-    worktreeRoot: path.join(dir, 'worktrees'),
-    cacheDir: path.join(dir, 'cache'),
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
+/** `git(cwd, 'log', '--oneline')`: git's output as written. */
+export const git = gitArgs;
 
 export async function installAgents(
   sandbox: Sandbox,
   scenarios: Partial<Record<AdapterId, Omit<FaultScenario, 'agent'>>>,
 ): Promise<void> {
-  const byBinary: Record<string, FaultScenario> = {};
-  for (const [agent, scenario] of Object.entries(scenarios)) {
-    if (scenario !== undefined) byBinary[fakeBinaryName(agent)] = { agent, delayMs: 10, ...scenario };
-  }
-  await installFaultAgents(sandbox.bin, byBinary);
+  await installFaultAgentsFor(sandbox.bin, scenarios);
 }
 
 export const plan = (sandbox: Sandbox, agent: AdapterId, extra: Partial<AgentPlan> = {}): AgentPlan => ({
@@ -163,19 +124,6 @@ export const pidRecords = (
 
 export const alive = (pid: number): boolean =>
   existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
-
-/** Polls until a condition holds (bounded). */
-export async function eventually(
-  check: () => boolean,
-  timeoutMs = 10_000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** HEAD, index and working tree state of a repository, for before/after comparisons. */
 export const repoState = (

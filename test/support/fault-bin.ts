@@ -3,7 +3,8 @@
  * (src/demo/fake-bin.ts) around .cache/test-bin/fault-agent.js, which vitest's global setup builds.
  */
 import { existsSync } from 'node:fs';
-import { installFakeAgents } from '../../src/demo/fake-bin.js';
+import type { AdapterId } from '../../src/adapters/types.js';
+import { fakeBinaryName, installFakeAgents } from '../../src/demo/fake-bin.js';
 import type { FaultScenario } from './fault-scenario.js';
 import { FAULT_AGENT_SCRIPT } from './fault-scenario.js';
 
@@ -25,4 +26,19 @@ export async function installFaultAgents(
     );
   }
   await installFakeAgents(binDir, scenarios, FAULT_AGENT_SCRIPT);
+}
+
+/**
+ * The same, keyed by adapter: each agent's binary gets its fake (`fakeBinaryName(adapter)`), 10 ms
+ * between lines unless the scenario says otherwise.
+ */
+export async function installFaultAgentsFor(
+  binDir: string,
+  scenarios: Partial<Record<AdapterId, Omit<FaultScenario, 'agent'>>>,
+): Promise<void> {
+  const byBinary: Record<string, FaultScenario> = {};
+  for (const [agent, scenario] of Object.entries(scenarios)) {
+    if (scenario !== undefined) byBinary[fakeBinaryName(agent)] = { agent, delayMs: 10, ...scenario };
+  }
+  await installFaultAgents(binDir, byBinary);
 }

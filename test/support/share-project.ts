@@ -3,12 +3,13 @@
  * checkout's git-ignored node_modules holds (so a bare worktree fails it), plus what an agent may
  * change or delete there.
  */
-import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { runGit } from './git.js';
 
+/** The project's commit is t's (as `-c user.name=t` made it before the tests had one git). */
 const git = (repo: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
+  runGit(repo, args, { name: 't', email: 't@example.com' });
 
 /** Writes and commits the project; node_modules is ignored and left uncommitted. */
 export function makeNodeProject(repo: string): void {
@@ -27,7 +28,7 @@ export function makeNodeProject(repo: string): void {
   mkdirSync(path.join(modules, 'unused', 'deep'), { recursive: true });
   writeFileSync(path.join(modules, 'unused', 'deep', 'file.js'), '// removed by the agents\n');
   git(repo, 'add', '.');
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-q', '-m', 'node project');
+  git(repo, 'commit', '-q', '-m', 'node project');
 }
 
 /** Every entry under `dir`: its kind, mode and bytes (a link's target), by relative path. */
