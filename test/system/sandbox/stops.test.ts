@@ -1,0 +1,116 @@
+/**
+ * Issue 22: a sandboxed agent (bubblewrap inside hydra's PID namespace) leaves no process behind
+ * however it is stopped: hydra cancelled (SIGTERM), its idle timeout, hydra killed outright
+ * (SIGKILL, when no handler of hydra's runs). The real `hydra race --json --sandbox required`, fake
+ * agents that hang, one with a grandchild.
+ */
+import { execa } from 'execa';
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { eventually, processesOfRun } from '../../support/engine-helpers.js';
+import { createRepo, createSandbox, hydra, installFakes, MAIN, parseNdjson } from '../../support/cli-helpers.js';
+import type { Sandbox } from '../../support/cli-helpers.js';
+
+let sandbox: Sandbox;
+let repo: string;
+
+beforeEach(async () => {
+  sandbox = createSandbox();
+  repo = await createRepo(sandbox.dir);
+  await installFakes(sandbox.bin, {
+    claude: { agent: 'claude', delayMs: 5, hangAfterLines: 2 },
+    codex: { agent: 'codex', delayMs: 5, hangAfterLines: 2, spawnGrandchild: true },
+  });
+});
+
+afterEach(() => sandbox.cleanup());
+
+/** A headless sandboxed race whose agents are running (the run id is on its first NDJSON line). */
+const startRace = async (extra: string[] = []) => {
+  const child = execa(
+    process.execPath,
+    [MAIN, 'race', '--json', '--sandbox', 'required', ...extra, 'Add a hello.txt file'],
+    {
+      cwd: repo,
+      env: sandbox.env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 90_000,
+      forceKillAfterDelay: false,
+    },
+  );
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  let runId: string | null = null;
+  await eventually(
+    () => {
+      const first = stdout.split('\n')[0];
+      if (first === undefined || first === '' || !stdout.includes('\n')) return false;
+      runId = String(parseNdjson(first)[0]?.runId);
+      // Each agent: unshare, its init, bwrap and the agent at least.
+      return processesOfRun(runId).length >= 8;
+    },
+    45_000,
+    'the sandboxed agents to run',
+  );
+  return { child, runId: runId as unknown as string };
+};
+
+const summaryOf = (stdout: string) =>
+  parseNdjson(stdout).at(-1) as {
+    type: string;
+    agents: Array<{ agent: string; status: string; sandbox?: string | null }>;
+  };
+
+/** The `Seccomp:` field (0: none, 2: a filter) of the fake agents whose scenario is in `binDir`. */
+const seccompModes = (binDir: string): string[] =>
+  readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (!command.includes(`${binDir}/`) || !command.includes('.scenario.json')) return [];
+        return [/^Seccomp:\s*(\d)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '?'];
+      } catch {
+        return [];
+      }
+    });
+
+describe('a sandboxed agent leaves nothing running', () => {
+  it('when hydra is cancelled (SIGTERM)', { timeout: 120_000 }, async () => {
+    const { child, runId } = await startRace();
+    // The bundled sandbox library found the seccomp filter hydra ships (dist/vendor): each agent
+    // runs under it (without it, the library would sandbox the agents all the same, only weaker).
+    await eventually(() => seccompModes(sandbox.bin).length >= 2, 30_000, 'both fake agents to run');
+    expect(new Set(seccompModes(sandbox.bin))).toEqual(new Set(['2']));
+    child.kill('SIGTERM');
+    const result = await child;
+    expect(result.exitCode).toBe(130);
+    const summary = summaryOf(result.stdout);
+    expect(summary.agents.map((agent) => [agent.status, agent.sandbox])).toEqual([
+      ['cancelled', 'bubblewrap'],
+      ['cancelled', 'bubblewrap'],
+    ]);
+    await eventually(() => processesOfRun(runId).length === 0, 15_000, 'every process of the race to end');
+  });
+
+  it('when its idle timeout stops it', { timeout: 120_000 }, async () => {
+    const { child, runId } = await startRace(['--idle-timeout', '2']);
+    const result = await child;
+    const summary = summaryOf(result.stdout);
+    expect(summary.agents.map((agent) => agent.status)).toEqual(['timed_out', 'timed_out']);
+    await eventually(() => processesOfRun(runId).length === 0, 15_000, 'every process of the race to end');
+  });
+
+  it('when hydra is killed outright (SIGKILL)', { timeout: 120_000 }, async () => {
+    const { child, runId } = await startRace();
+    child.kill('SIGKILL');
+    await child;
+    await eventually(() => processesOfRun(runId).length === 0, 15_000, 'the sandboxes to end with hydra');
+    const cleaned = await hydra(['clean'], { cwd: repo, env: sandbox.env });
+    expect(cleaned.exitCode, cleaned.stderr).toBe(0);
+  });
+});
