@@ -1,7 +1,7 @@
 /**
  * The agent machine with fake actors (its process and its commit step), invoked by a parent that
- * keeps every AGENT.* report it sends: the set-up of test/engine/agent-machine.test.ts and of the
- * container queue's test (test/container/queue.test.ts).
+ * keeps every AGENT.* report it sends: the set-up of test/unit/engine/agent/agent-machine.test.ts and of the
+ * container queue's test (test/unit/engine/container/queue.test.ts).
  */
 import { assign, createActor, fromCallback, fromPromise, setup } from 'xstate';
 import type { AnyActorRef } from 'xstate';

@@ -1,7 +1,7 @@
 /**
  * An agent that is a shell script written by the test: it runs whatever git commands an attacker
  * (or a careless agent) would, in its own worktree, and then reports a result like a real CLI. The
- * adapter is registered at run time, as test/engine/custom-adapter.test.ts shows.
+ * adapter is registered at run time, as test/integration/engine/race/custom-adapter.test.ts shows.
  */
 import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * hydra's build bundles zod with its English messages only (scripts/zod-locales.mjs): no other
- * locale is in any chunk of dist/, and zod still speaks English there (test/faults/damaged-records
+ * locale is in any chunk of dist/, and zod still speaks English there (test/e2e/faults/damaged-records
  * reads zod's messages through `hydra runs` too). Needs `npm run build` first (npm test does it).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

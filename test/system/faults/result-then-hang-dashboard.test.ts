@@ -67,7 +67,7 @@ it('shows a lingering agent as completed, stops it after the grace, and merges i
     PATH: `${bin}:/usr/bin:/bin`,
     HOME: path.join(dir, 'home'),
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
-    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
+    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/system/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
     LANG: 'C.UTF-8',
     TERM: 'xterm-256color',

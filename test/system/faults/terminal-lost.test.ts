@@ -87,7 +87,7 @@ beforeEach(async () => {
     HOME: path.join(dir, 'home'),
     XDG_CONFIG_HOME: path.join(dir, 'home', '.config'),
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
-    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
+    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/system/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
     LANG: 'C.UTF-8',
     TERM: 'xterm-256color',

@@ -3,7 +3,7 @@
  * (scripts/sandbox-library.mjs). An install that lacks the filter does not sandbox without it (the
  * library would, only weaker): `hydra doctor` says the sandbox is unavailable and why. The install
  * is a copy of dist/ and package.json with no node_modules (as `npm install` of the package gives,
- * the sandbox library being bundled). test/sandbox/stops.test.ts checks that a sandboxed agent of
+ * the sandbox library being bundled). test/system/sandbox/stops.test.ts checks that a sandboxed agent of
  * the real dist/ runs under the filter.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';

@@ -92,7 +92,7 @@ const startHydra = async (
     HOME: path.join(box.dir, 'home'),
     XDG_CONFIG_HOME: path.join(box.dir, 'home', '.config'),
     HYDRA_WORKTREE_ROOT: path.join(box.dir, 'worktrees'),
-    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
+    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/system/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
     LANG: 'C.UTF-8',
     TERM: 'xterm-256color',

@@ -1,7 +1,7 @@
 /**
  * The modules hydra's build puts in place of two of the sandbox library's (scripts/sandbox-library/):
  * `whichSync` finds what `which` finds without running it, and `ripGrep` scans once until forgotten.
- * (test/sandbox/stops.test.ts and install.test.ts race and check the bundled library itself.)
+ * (test/system/sandbox/stops.test.ts and install.test.ts race and check the bundled library itself.)
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
