@@ -15,6 +15,14 @@ import { shellText } from './test/support/shell-text.js';
  * - e2e: the built dist/: hydra spawned, the fault and security suites, what dist/ contains.
  * - system: a real terminal (tmux), a docker engine, the OS sandbox (bubblewrap), against dist/.
  */
+// Ink decides at import time whether it runs in CI (and then draws no live frames); the component
+// tests model a user's terminal, and CI=true is set where .ci/run runs. The suites written before
+// the sandbox race their fake agents unsandboxed, as they were written to (HYDRA_SANDBOX is the
+// user's default mode); test/system/sandbox/ races them in it. The demo's simulated agents go 150 ms
+// a line, not at the pace for a newcomer to watch (~6 s a race, src/demo/fake-bin.ts): a test waits
+// on hydra, not on the pacing.
+const ENV = { CI: 'false', CONTINUOUS_INTEGRATION: 'false', HYDRA_SANDBOX: 'off', HYDRA_DEMO_DELAY_MS: '150' };
+
 const FAKE_AGENT_BUILD = ['test/support/build-fault-agent.ts'];
 
 /**
@@ -57,15 +65,12 @@ export default defineConfig({
     sequence: { sequencer: SlowestFirst },
     // The price database, loaded as the engine loads it before an agent starts.
     setupFiles: ['test/support/price-database.ts'],
-    // Ink decides at import time whether it runs in CI (and then draws no live frames); the
-    // component tests model a user's terminal, and CI=true is set where .ci/run runs.
-    // The suites written before the sandbox race their fake agents unsandboxed, as they were
-    // written to (HYDRA_SANDBOX is the user's default mode); test/system/sandbox/ races them in it.
-    // The demo's simulated agents go 150 ms a line, not at the pace for a newcomer to watch (~6 s a
-    // race, src/demo/fake-bin.ts): a test waits on hydra, not on the pacing.
-    env: { CI: 'false', CONTINUOUS_INTEGRATION: 'false', HYDRA_SANDBOX: 'off', HYDRA_DEMO_DELAY_MS: '150' },
+    env: ENV,
     projects: [
-      tier('unit', 0, workers(1), { isolate: false }),
+      // Chalk decides on colour support once, when the first file imports Ink, and the unit files
+      // share their modules: colour forced for all of them, as the dashboard's tests force it for
+      // themselves, so that NO_COLOR is what turns it off whichever file comes first.
+      tier('unit', 0, workers(1), { isolate: false, env: { ...ENV, FORCE_COLOR: '1' } }),
       // The tests' fault agent, built from source into .cache/test-bin/ (not dist/) each run.
       tier('integration', 1, workers(2), { globalSetup: FAKE_AGENT_BUILD }),
       tier('e2e', 2, workers(2), { globalSetup: FAKE_AGENT_BUILD }),
