@@ -3,12 +3,9 @@
  * checkout's git-ignored node_modules holds (so a bare worktree fails it), plus what an agent may
  * change or delete there.
  */
-import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-
-const git = (repo: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' });
+import { git } from './engine-helpers.js';
 
 /** Writes and commits the project; node_modules is ignored and left uncommitted. */
 export function makeNodeProject(repo: string): void {

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git } from '../../support/cli-helpers.js';
 import { FAULT_AGENT_SCRIPT, installFaultAgents } from '../../support/fault-bin.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -33,9 +34,6 @@ interface Sandbox {
 }
 
 let sandbox: Sandbox | null = null;
-
-const git = async (repo: string, args: string[]): Promise<string> =>
-  (await execa('git', args, { cwd: repo, env: GIT_ENV, stdin: 'ignore' })).stdout.trim();
 
 const tmux = async (socket: string, args: string[]): Promise<string> =>
   (await execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { stdin: 'ignore' })).stdout;
@@ -150,10 +148,10 @@ const waitForAgentProcesses = async (box: Sandbox): Promise<boolean> => {
 };
 
 const hydraRefs = async (box: Sandbox): Promise<{ worktrees: string[]; branches: string }> => ({
-  worktrees: (await git(box.repo, ['worktree', 'list', '--porcelain']))
+  worktrees: git(box.repo, ['worktree', 'list', '--porcelain'])
     .split('\n')
     .filter((line) => line.startsWith('worktree ')),
-  branches: await git(box.repo, ['branch', '--list', 'hydra/*']),
+  branches: git(box.repo, ['branch', '--list', 'hydra/*']),
 });
 
 beforeEach(async () => {
@@ -168,9 +166,9 @@ beforeEach(async () => {
   await execa('mkdir', ['-p', repo, bin, path.join(dir, 'home'), path.join(dir, 'worktrees')]);
   await writeFile(path.join(repo, 'README.md'), '# e2e\n');
   await writeFile(path.join(repo, 'notes.txt'), 'uncommitted work must survive\n');
-  await git(repo, ['init', '--quiet', '--initial-branch=main']);
-  await git(repo, ['add', 'README.md']);
-  await git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
+  git(repo, ['init', '--quiet', '--initial-branch=main']);
+  git(repo, ['add', 'README.md']);
+  git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
   sandbox = {
     dir,
     repo,
@@ -265,8 +263,8 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForExitCode(box)).toBe('0');
 
     // The winner's change is on main, the loser's is not, the user's uncommitted file survived.
-    expect(await git(box.repo, ['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
-    expect(await git(box.repo, ['show', 'HEAD:src/codex.ts'])).toBe('export const winner = "codex";');
+    expect(git(box.repo, ['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main');
+    expect(git(box.repo, ['show', 'HEAD:src/codex.ts'])).toBe('export const winner = "codex";');
     expect(await readFile(path.join(box.repo, 'src', 'codex.ts'), 'utf8')).toBe(
       'export const winner = "codex";\n',
     );
@@ -343,10 +341,10 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForExitCode(box)).toBe('1');
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
     expect(await hydraRefs(box)).toEqual({
-      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
+      worktrees: [`worktree ${git(box.repo, ['rev-parse', '--show-toplevel'])}`],
       branches: '',
     });
-    expect(await git(box.repo, ['log', '--format=%s'])).toBe('first commit');
+    expect(git(box.repo, ['log', '--format=%s'])).toBe('first commit');
   }, 120_000);
 
   it('races three agents of which two share an adapter: a pane each, named, each with its own model', async () => {
@@ -411,11 +409,11 @@ describe('hydra race on a real terminal', () => {
     );
     expect(await waitForExitCode(box)).toBe('0');
 
-    expect(await git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('written by claude');
-    expect(await git(box.repo, ['log', '-1', '--format=%B'])).toContain('claude-sonnet');
+    expect(git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('written by claude');
+    expect(git(box.repo, ['log', '-1', '--format=%B'])).toContain('claude-sonnet');
     expect(existsSync(path.join(box.repo, 'src', 'codex.ts'))).toBe(false);
     expect(await hydraRefs(box)).toEqual({
-      worktrees: [`worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`],
+      worktrees: [`worktree ${git(box.repo, ['rev-parse', '--show-toplevel'])}`],
       branches: '',
     });
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
@@ -440,8 +438,8 @@ describe('hydra race on a real terminal', () => {
         '',
       ].join('\n'),
     );
-    await git(box.repo, ['add', '.']);
-    await git(box.repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a library with a bug']);
+    git(box.repo, ['add', '.']);
+    git(box.repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a library with a bug']);
     await installFaultAgents(box.bin, {
       claude: {
         agent: 'claude',
@@ -491,7 +489,7 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForExitCode(box)).toBe('0');
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
     expect((await hydraRefs(box)).worktrees).toEqual([
-      `worktree ${await git(box.repo, ['rev-parse', '--show-toplevel'])}`,
+      `worktree ${git(box.repo, ['rev-parse', '--show-toplevel'])}`,
     ]);
   }, 120_000);
 
@@ -556,9 +554,9 @@ describe('hydra race on a real terminal', () => {
     await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Claude Code's result"));
     expect(await waitForExitCode(box)).toBe('0');
 
-    expect(await git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('round 1');
-    expect(await git(box.repo, ['show', 'HEAD:follow-up.txt'])).toBe('round 2');
-    expect(await git(box.repo, ['show', 'HEAD:shell.txt'])).toBe('from-the-shell');
+    expect(git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('round 1');
+    expect(git(box.repo, ['show', 'HEAD:follow-up.txt'])).toBe('round 2');
+    expect(git(box.repo, ['show', 'HEAD:shell.txt'])).toBe('from-the-shell');
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 150_000);
 
@@ -599,6 +597,6 @@ describe('hydra race on a real terminal', () => {
     await sendKeys(box, 'y');
     await waitForScreen(box, 'the merge result', (screen) => screen.includes("Merged Codex's result"));
     expect(await waitForExitCode(box)).toBe('0');
-    expect(await git(box.repo, ['show', 'HEAD:codex.txt'])).toBe('codex');
+    expect(git(box.repo, ['show', 'HEAD:codex.txt'])).toBe('codex');
   }, 150_000);
 });

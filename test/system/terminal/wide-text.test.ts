@@ -12,7 +12,7 @@ import path from 'node:path';
 import stringWidth from 'string-width';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { installFaultAgents } from '../../support/fault-bin.js';
-import { ROOT } from '../../support/cli-helpers.js';
+import { git, ROOT } from '../../support/cli-helpers.js';
 import { claudeStreamSaying } from '../../support/security-helpers.js';
 
 const HYDRA = path.join(ROOT, 'dist', 'cli', 'main.js');
@@ -42,9 +42,6 @@ interface Box {
 
 let box: Box | null = null;
 
-const git = async (repo: string, args: string[]): Promise<string> =>
-  (await execa('git', args, { cwd: repo, env: GIT_ENV, stdin: 'ignore' })).stdout.trim();
-
 const tmux = async (socket: string, args: string[]): Promise<string> =>
   (await execa('tmux', ['-L', socket, '-f', '/dev/null', ...args], { stdin: 'ignore' })).stdout;
 
@@ -59,9 +56,9 @@ beforeEach(async () => {
   for (const sub of [repo, bin, path.join(dir, 'home'), path.join(dir, 'worktrees')])
     await mkdir(sub, { recursive: true });
   await writeFile(path.join(repo, 'README.md'), '# e2e\n');
-  await git(repo, ['init', '--quiet', '--initial-branch=main']);
-  await git(repo, ['add', 'README.md']);
-  await git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
+  git(repo, ['init', '--quiet', '--initial-branch=main']);
+  git(repo, ['add', 'README.md']);
+  git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'first commit']);
   const env = {
     PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: path.join(dir, 'home'),

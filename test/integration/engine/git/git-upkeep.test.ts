@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HYDRA_IDENTITY, runGit } from '../../../../src/engine/git/git.js';
+import { git } from '../../../support/cli-helpers.js';
 
 let dir: string | null = null;
 
@@ -20,14 +21,12 @@ afterEach(() => {
 /** A repository whose upkeep writes a commit-graph after any commit that starts it. */
 const eagerRepository = async (): Promise<string> => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'hydra-git-upkeep-'));
-  const git = (args: string[]) =>
-    execa('git', args, { cwd: dir ?? '', stdin: 'ignore', env: { ...HYDRA_IDENTITY } });
-  await git(['init', '-q', '-b', 'main']);
-  await git(['config', 'maintenance.gc.enabled', 'false']);
-  await git(['config', 'maintenance.commit-graph.enabled', 'true']);
-  await git(['config', 'maintenance.commit-graph.auto', '1']);
+  git(dir, ['init', '-q', '-b', 'main']);
+  git(dir, ['config', 'maintenance.gc.enabled', 'false']);
+  git(dir, ['config', 'maintenance.commit-graph.enabled', 'true']);
+  git(dir, ['config', 'maintenance.commit-graph.auto', '1']);
   writeFileSync(path.join(dir, 'a.txt'), 'a\n');
-  await git(['add', 'a.txt']);
+  git(dir, ['add', 'a.txt']);
   return dir;
 };
 
