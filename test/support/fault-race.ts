@@ -24,6 +24,7 @@ import {
   hydraBranches,
 } from './fault-invariants.js';
 import type { UserState } from './fault-invariants.js';
+import { eventually, processesOfRun } from './engine-helpers.js';
 
 export interface FaultSandbox extends Sandbox {
   repo: string;
@@ -203,4 +204,50 @@ export async function expectFaultSurvived(sandbox: FaultSandbox, race: FaultRace
   expect((JSON.parse(runs.stdout) as { runs: unknown[] }).runs).toEqual([]);
   expectNoProcessOfRun(race.runId);
   expectUserStateUnchanged(sandbox.repo, race.before);
+}
+
+/** What a background race waits for: this many processes of its run alive, within this time. */
+export interface AgentsRunning {
+  processes: number;
+  withinMs: number;
+  what: string;
+}
+
+/**
+ * The real `hydra race --json <args>` in the background, whose agents are running (the run id is
+ * on its first NDJSON line), for a test that then signals or kills it.
+ */
+export async function raceWithAgentsRunning(
+  sandbox: Sandbox,
+  repo: string,
+  args: readonly string[],
+  timeoutMs: number,
+  running: AgentsRunning,
+) {
+  const child = execa(process.execPath, [MAIN, 'race', '--json', ...args], {
+    cwd: repo,
+    env: sandbox.env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: timeoutMs,
+    // Only the signal under test: no SIGKILL from execa while hydra cleans up.
+    forceKillAfterDelay: false,
+  });
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  let runId: string | null = null;
+  await eventually(
+    () => {
+      const first = stdout.split('\n')[0];
+      if (first === undefined || first === '' || !stdout.includes('\n')) return false;
+      runId = String(parseNdjson(first)[0]?.runId);
+      return processesOfRun(runId).length >= running.processes;
+    },
+    running.withinMs,
+    running.what,
+  );
+  return { child, runId: runId as unknown as string };
 }

@@ -7,12 +7,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { listRuns } from '../../../src/engine/index.js';
 import { eventually, processesOfRun } from '../../support/engine-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, MAIN, parseNdjson } from '../../support/cli-helpers.js';
+import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
+import { raceWithAgentsRunning } from '../../support/fault-race.js';
 import {
   captureUserState,
   expectRecordsReadable,
@@ -40,34 +40,12 @@ beforeEach(async () => {
 afterEach(() => sandbox.cleanup());
 
 /** A headless race whose agents are running (the run id is on its first NDJSON line). */
-const startRace = async () => {
-  const child = execa(process.execPath, [MAIN, 'race', '--json', 'Add a hello.txt file'], {
-    cwd: repo,
-    env: sandbox.env,
-    extendEnv: false,
-    reject: false,
-    stdin: 'ignore',
-    timeout: 60_000,
-    // Only the signal under test: no SIGKILL from execa while hydra cleans up.
-    forceKillAfterDelay: false,
+const startRace = () =>
+  raceWithAgentsRunning(sandbox, repo, ['Add a hello.txt file'], 60_000, {
+    processes: 3,
+    withinMs: 20_000,
+    what: 'the agents to run',
   });
-  let stdout = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  let runId: string | null = null;
-  await eventually(
-    () => {
-      const first = stdout.split('\n')[0];
-      if (first === undefined || first === '' || !stdout.includes('\n')) return false;
-      runId = String(parseNdjson(first)[0]?.runId);
-      return processesOfRun(runId).length >= 3;
-    },
-    20_000,
-    'the agents to run',
-  );
-  return { child, runId: runId as unknown as string };
-};
 
 /** The invariants every signal must leave. */
 const expectCleanState = async (runId: string): Promise<void> => {

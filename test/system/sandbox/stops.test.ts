@@ -4,12 +4,12 @@
  * (SIGKILL, when no handler of hydra's runs). The real `hydra race --json --sandbox required`, fake
  * agents that hang, one with a grandchild.
  */
-import { execa } from 'execa';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { eventually, processesOfRun } from '../../support/engine-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, MAIN, parseNdjson } from '../../support/cli-helpers.js';
+import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
+import { raceWithAgentsRunning } from '../../support/fault-race.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -26,38 +26,13 @@ beforeEach(async () => {
 afterEach(() => sandbox.cleanup());
 
 /** A headless sandboxed race whose agents are running (the run id is on its first NDJSON line). */
-const startRace = async (extra: string[] = []) => {
-  const child = execa(
-    process.execPath,
-    [MAIN, 'race', '--json', '--sandbox', 'required', ...extra, 'Add a hello.txt file'],
-    {
-      cwd: repo,
-      env: sandbox.env,
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 90_000,
-      forceKillAfterDelay: false,
-    },
-  );
-  let stdout = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
+const startRace = (extra: string[] = []) =>
+  raceWithAgentsRunning(sandbox, repo, ['--sandbox', 'required', ...extra, 'Add a hello.txt file'], 90_000, {
+    // Each agent: unshare, its init, bwrap and the agent at least.
+    processes: 8,
+    withinMs: 45_000,
+    what: 'the sandboxed agents to run',
   });
-  let runId: string | null = null;
-  await eventually(
-    () => {
-      const first = stdout.split('\n')[0];
-      if (first === undefined || first === '' || !stdout.includes('\n')) return false;
-      runId = String(parseNdjson(first)[0]?.runId);
-      // Each agent: unshare, its init, bwrap and the agent at least.
-      return processesOfRun(runId).length >= 8;
-    },
-    45_000,
-    'the sandboxed agents to run',
-  );
-  return { child, runId: runId as unknown as string };
-};
 
 const summaryOf = (stdout: string) =>
   parseNdjson(stdout).at(-1) as {
