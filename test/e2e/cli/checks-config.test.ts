@@ -122,7 +122,7 @@ describe('hydra race --json with checks', () => {
     writeFileSync(path.join(repo, 'lib.js'), 'export const add = (a, b) => a - b;\n');
     writeFileSync(
       path.join(repo, 'lib.test.js'),
-      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../../cli/lib.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n",
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n",
     );
     git(repo, ['add', '-A']);
     git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a bug']);

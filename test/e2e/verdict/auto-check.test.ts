@@ -59,7 +59,7 @@ describe('--check auto in a Node project', () => {
     writeFileSync(path.join(repo, 'lib.js'), BUGGY);
     writeFileSync(
       path.join(repo, 'lib.test.js'),
-      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from '../../verdict/lib.js';\ntest('adds', () => assert.equal(add(2, 2), 4));\n",
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\ntest('adds', () => assert.equal(add(2, 2), 4));\n",
     );
     commit(repo, 'a node project');
     await installFakes(sandbox.bin, {

@@ -432,7 +432,7 @@ describe('hydra race on a real terminal', () => {
       [
         "import { test } from 'node:test';",
         "import assert from 'node:assert/strict';",
-        "import { add, mul } from '../../e2e/lib.js';",
+        "import { add, mul } from './lib.js';",
         "test('adds', () => assert.equal(add(2, 3), 5));",
         "test('multiplies', () => assert.equal(mul(2, 3), 6));",
         '',

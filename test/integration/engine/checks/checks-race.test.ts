@@ -39,7 +39,7 @@ const BROKEN = 'export const add = (a, b) => a + b;\nexport const mul = (a, b) =
 
 const TESTS = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { add, mul } from '../../../engine/lib.js';
+import { add, mul } from './lib.js';
 
 test('adds', () => assert.equal(add(2, 3), 5));
 test('multiplies', () => assert.equal(mul(2, 3), 6));

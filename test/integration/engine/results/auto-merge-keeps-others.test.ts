@@ -25,7 +25,7 @@ const BUGGY = 'export const add = (a, b) => a - b;\n';
 const FIXED = 'export const add = (a, b) => a + b;\n';
 const TESTS = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { add } from '../../../engine/lib.js';
+import { add } from './lib.js';
 test('adds', () => assert.equal(add(2, 3), 5));
 `;
 const CHECKS: CheckSpec[] = [{ name: 'test', run: 'node --test lib.test.js', timeoutMs: 60_000, gate: true }];

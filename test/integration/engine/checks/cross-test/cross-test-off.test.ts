@@ -29,7 +29,7 @@ const REPRODUCTION = `sed -i 's/a - b/a + b/' lib.js
 cat > add.test.js <<'EOF'
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { add } from '../../../../engine/lib.js';
+import { add } from './lib.js';
 test('adds', () => assert.equal(add(2, 3), 5));
 EOF`;
 

@@ -34,7 +34,7 @@ const BUGGY = 'export const add = (a, b) => a - b;\nexport const mul = (a, b) =>
 /** The suite at the base: it tests mul only, so it passes although add is wrong. */
 const SUITE = `import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mul } from '../../../../engine/lib.js';
+import { mul } from './lib.js';
 
 test('multiplies', () => assert.equal(mul(2, 3), 6));
 `;
@@ -58,7 +58,7 @@ const FIX = `sed -i 's/a - b/a + b/' lib.js`;
 const writeTest = (file: string, body: string): string => `cat > ${file} <<'EOF'
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { add } from '../../../../engine/lib.js';
+import { add } from './lib.js';
 
 ${body}
 EOF`;
