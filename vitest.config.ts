@@ -70,7 +70,7 @@ export default defineConfig({
       // Chalk decides on colour support once, when the first file imports Ink, and the unit files
       // share their modules: colour forced for all of them, as the dashboard's tests force it for
       // themselves, so that NO_COLOR is what turns it off whichever file comes first.
-      tier('unit', 0, workers(1), { isolate: false, env: { ...ENV, FORCE_COLOR: '1' } }),
+      tier('unit', 0, workers(2), { isolate: false, env: { ...ENV, FORCE_COLOR: '1' } }),
       // The tests' fault agent, built from source into .cache/test-bin/ (not dist/) each run.
       tier('integration', 1, workers(2), { globalSetup: FAKE_AGENT_BUILD }),
       tier('e2e', 2, workers(2), { globalSetup: FAKE_AGENT_BUILD }),
