@@ -9,7 +9,15 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson, ROOT } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+  ROOT,
+} from '../../support/cli-helpers.js';
 
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
@@ -131,7 +139,9 @@ describe('run in order, as a newcomer would', () => {
     }
 
     const npx = path.join(path.dirname(process.execPath), 'npx');
-    const help = await execa(npx, ['--no-install', 'hydra', '--help'], {
+    // Without the `prepare` npx runs when it installs this checkout into its cache, for the reason
+    // given above: it rebuilt dist/ (removed, then written again) under the files run at once.
+    const help = await execa(npx, ['--ignore-scripts', '--no-install', 'hydra', '--help'], {
       cwd: ROOT,
       env,
       extendEnv: false,
