@@ -21,7 +21,12 @@ import { shellText } from './test/support/shell-text.js';
 // user's default mode); test/system/sandbox/ races them in it. The demo's simulated agents go 150 ms
 // a line, not at the pace for a newcomer to watch (~6 s a race, src/demo/fake-bin.ts): a test waits
 // on hydra, not on the pacing.
-const ENV = { CI: 'false', CONTINUOUS_INTEGRATION: 'false', HYDRA_SANDBOX: 'off', HYDRA_DEMO_DELAY_MS: '150' };
+const ENV = {
+  CI: 'false',
+  CONTINUOUS_INTEGRATION: 'false',
+  HYDRA_SANDBOX: 'off',
+  HYDRA_DEMO_DELAY_MS: '150',
+};
 
 const FAKE_AGENT_BUILD = ['test/support/build-fault-agent.ts'];
 

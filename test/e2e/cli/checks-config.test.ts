@@ -8,7 +8,14 @@ import { parseConfigText } from '../../../src/engine/config/parse.js';
 import { checkName } from '../../../src/engine/config/race-checks.js';
 import { resolveRace } from '../../../src/engine/config/resolve.js';
 import { DEFAULT_SCORE_WEIGHTS } from '../../../src/engine/checks/index.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 
 const problemsOf = (text: string): readonly string[] => {

@@ -7,7 +7,14 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRepo, createSandbox, git, installFakes, MAIN, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  installFakes,
+  MAIN,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 
 let sandbox: Sandbox;

@@ -7,7 +7,15 @@ import path from 'node:path';
 import { execa, execaSync } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, MAIN, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  MAIN,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 
 let sandbox: Sandbox;
 let repo: string;

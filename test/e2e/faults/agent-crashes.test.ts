@@ -7,7 +7,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../../src/demo/fake-bin.js';
-import { expectAgentsSettled, expectFaultSurvived, faultSandbox, raceFault } from '../../support/fault-race.js';
+import {
+  expectAgentsSettled,
+  expectFaultSurvived,
+  faultSandbox,
+  raceFault,
+} from '../../support/fault-race.js';
 import type { FaultSandbox } from '../../support/fault-race.js';
 
 let sandbox: FaultSandbox;

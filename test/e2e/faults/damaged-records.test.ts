@@ -7,7 +7,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { ROOT, createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  ROOT,
+  createRepo,
+  createSandbox,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import {
   captureUserState,
   expectNoProcessOfRun,

@@ -5,7 +5,12 @@
  * skipped with its size instead of being held in memory.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectAgentsSettled, expectFaultSurvived, faultSandbox, raceFault } from '../../support/fault-race.js';
+import {
+  expectAgentsSettled,
+  expectFaultSurvived,
+  faultSandbox,
+  raceFault,
+} from '../../support/fault-race.js';
 import type { FaultSandbox } from '../../support/fault-race.js';
 
 let sandbox: FaultSandbox;

@@ -9,7 +9,12 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { createRepo, createSandbox, hydra, installFakes, MAIN } from '../../support/cli-helpers.js';
-import { captureUserState, expectUserStateUnchanged, extraWorktrees, hydraBranches } from '../../support/fault-invariants.js';
+import {
+  captureUserState,
+  expectUserStateUnchanged,
+  extraWorktrees,
+  hydraBranches,
+} from '../../support/fault-invariants.js';
 
 let sandbox: Sandbox;
 let repo: string;

@@ -8,7 +8,15 @@ import path from 'node:path';
 import { execa, execaSync } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { MAIN, createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  MAIN,
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import { eventually } from '../../support/engine-helpers.js';
 import { expectRecordsReadable, extraWorktrees, hydraBranches } from '../../support/fault-invariants.js';
 

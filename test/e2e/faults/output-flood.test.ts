@@ -7,7 +7,12 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hydra } from '../../support/cli-helpers.js';
-import { expectAgentsSettled, expectFaultSurvived, faultSandbox, raceFault } from '../../support/fault-race.js';
+import {
+  expectAgentsSettled,
+  expectFaultSurvived,
+  faultSandbox,
+  raceFault,
+} from '../../support/fault-race.js';
 import type { FaultSandbox } from '../../support/fault-race.js';
 
 const FLOOD_LINES = 100_000;

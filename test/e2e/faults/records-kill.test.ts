@@ -10,7 +10,15 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { readRun } from '../../../src/engine/index.js';
 import { eventually, processesOfRun } from '../../support/engine-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, MAIN, parseNdjson, ROOT } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  hydra,
+  installFakes,
+  MAIN,
+  parseNdjson,
+  ROOT,
+} from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { expectRecordsReadable } from '../../support/fault-invariants.js';
 

@@ -4,7 +4,12 @@
  * SIGHUP and have children of their own. After the race, none of them is alive.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectAgentsSettled, expectFaultSurvived, faultSandbox, raceFault } from '../../support/fault-race.js';
+import {
+  expectAgentsSettled,
+  expectFaultSurvived,
+  faultSandbox,
+  raceFault,
+} from '../../support/fault-race.js';
 import type { FaultSandbox } from '../../support/fault-race.js';
 
 let sandbox: FaultSandbox;

@@ -5,7 +5,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { expectNoProcessOfRun } from '../../support/fault-invariants.js';
 import { sh, writeScript } from '../../support/security-helpers.js';

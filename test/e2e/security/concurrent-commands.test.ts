@@ -13,7 +13,15 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { MAIN, createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  MAIN,
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import { writeScript } from '../../support/security-helpers.js';
 
 // Each test is a race and then two or three hydra commands, a minute or more on a loaded machine.

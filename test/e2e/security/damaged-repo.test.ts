@@ -7,7 +7,14 @@
 import { readFileSync, renameSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { expectNoProcessOfRun } from '../../support/fault-invariants.js';
 import { writeScript } from '../../support/security-helpers.js';

@@ -18,7 +18,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { repoKey } from '../../../src/engine/records/paths.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 import { alive, eventually } from '../../support/engine-helpers.js';
 import { captureUserState, expectUserStateUnchanged, hydraBranches } from '../../support/fault-invariants.js';
 

@@ -9,7 +9,14 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../../src/engine/index.js';
 import type { RaceHandle, RaceSnapshot } from '../../../src/engine/types.js';
-import { git, installAgents, makeSandbox, plan, raceOptions, waitForSnapshot } from '../../support/engine-helpers.js';
+import {
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  raceOptions,
+  waitForSnapshot,
+} from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
 import {
   captureUserState,

@@ -10,7 +10,14 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runWorktreesDir } from '../../../src/engine/records/index.js';
 import { startRace } from '../../../src/engine/index.js';
 import type { RaceHandle } from '../../../src/engine/types.js';
-import { git, installAgents, makeSandbox, plan, raceOptions, waitForSnapshot } from '../../support/engine-helpers.js';
+import {
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  raceOptions,
+  waitForSnapshot,
+} from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
 import {
   captureUserState,

@@ -14,7 +14,14 @@ import { cleanRuns } from '../../../src/engine/index.js';
 import { repoKey } from '../../../src/engine/records/paths.js';
 import { requireEngine, sleeperImage } from '../../support/infra-image.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { createRepo, createSandbox, git, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 
 let sandbox: Sandbox;
 let repo: string;

@@ -13,7 +13,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { git, hydra, installFakes, parseNdjson, ROOT } from '../../support/cli-helpers.js';
 import { repoKey } from '../../../src/engine/records/index.js';
-import { leftovers, removeDevcontainerImages, useContainerRepo, writeContainerConfig } from '../../support/container-helpers.js';
+import {
+  leftovers,
+  removeDevcontainerImages,
+  useContainerRepo,
+  writeContainerConfig,
+} from '../../support/container-helpers.js';
 
 let image = '';
 let sandbox: Sandbox;

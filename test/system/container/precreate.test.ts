@@ -13,7 +13,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { git, installFakes } from '../../support/cli-helpers.js';
 import { eventually } from '../../support/engine-helpers.js';
-import { leftovers, raceInBackground, useContainerRepo, writeContainerConfig } from '../../support/container-helpers.js';
+import {
+  leftovers,
+  raceInBackground,
+  useContainerRepo,
+  writeContainerConfig,
+} from '../../support/container-helpers.js';
 
 let image = '';
 let sandbox: Sandbox;

@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { eventually } from '../../support/engine-helpers.js';
 import { installFakes } from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { leftovers, raceInBackground, useContainerRepo, writeContainerConfig } from '../../support/container-helpers.js';
+import {
+  leftovers,
+  raceInBackground,
+  useContainerRepo,
+  writeContainerConfig,
+} from '../../support/container-helpers.js';
 
 let sandbox: Sandbox;
 let repo: string;

@@ -3,7 +3,14 @@ import type { AgentEvent } from '../../../src/core/events.js';
 import { GEMINI_MIN_VERSION, geminiAdapter } from '../../../src/adapters/gemini.js';
 import { compareVersions } from '../../../src/adapters/help-flags.js';
 import type { Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
-import { endOf, fixtureRunner, helpVersions, loadStream, readHelpFile, replay } from '../../support/adapter-fixtures.js';
+import {
+  endOf,
+  fixtureRunner,
+  helpVersions,
+  loadStream,
+  readHelpFile,
+  replay,
+} from '../../support/adapter-fixtures.js';
 
 const REPO = '/tmp/hydra-fixture/repo';
 /** The session id of the recorded success (a normalized UUID). */

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { qwenAdapter } from '../../../src/adapters/qwen.js';
 import type { AgentEvent } from '../../../src/core/events.js';
 import type { Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
-import { endOf, fixtureRunner, helpVersions, loadStream, readHelpFile, replay } from '../../support/adapter-fixtures.js';
+import {
+  endOf,
+  fixtureRunner,
+  helpVersions,
+  loadStream,
+  readHelpFile,
+  replay,
+} from '../../support/adapter-fixtures.js';
 
 const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
   prompt: 'Create hello.txt',

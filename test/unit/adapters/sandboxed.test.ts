@@ -10,7 +10,14 @@ import { refusalsIn, withRefusals } from '../../../src/adapters/kit/refusals.js'
 import { SANDBOX_REFUSED_STAGE, ev } from '../../../src/core/events.js';
 import type { AgentEvent } from '../../../src/core/events.js';
 import type { AdapterId, Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
-import { endOf, fixtureRunner, helpVersions, loadStream, replay, streamNames } from '../../support/adapter-fixtures.js';
+import {
+  endOf,
+  fixtureRunner,
+  helpVersions,
+  loadStream,
+  replay,
+  streamNames,
+} from '../../support/adapter-fixtures.js';
 
 const CWD = '/tmp/hydra-fixture/repo';
 

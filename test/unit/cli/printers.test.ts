@@ -15,7 +15,14 @@ import { paneLines } from '../../../src/ui/layout/pane-lines.js';
 import { compareLines, detailLines } from '../../../src/ui/layout/view-lines.js';
 import { terminalSafeJson } from '../../../src/ui/text/text.js';
 import { createTheme } from '../../../src/ui/text/theme.js';
-import { T0, agentSnapshot, completed, raceSnapshot, runningEvents, usage } from '../../support/ui-fixtures.js';
+import {
+  T0,
+  agentSnapshot,
+  completed,
+  raceSnapshot,
+  runningEvents,
+  usage,
+} from '../../support/ui-fixtures.js';
 
 const theme = createTheme({ ascii: false, color: false });
 const plain = createStyle(false);

@@ -9,7 +9,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanRuns, listRuns, mergeRun, readRun, startRace } from '../../../../src/engine/index.js';
-import { eventually, git, installAgents, makeSandbox, plan, processesOfRun, raceOptions } from '../../../support/engine-helpers.js';
+import {
+  eventually,
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  processesOfRun,
+  raceOptions,
+} from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 
 const ENGINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../dist/engine/index.js');

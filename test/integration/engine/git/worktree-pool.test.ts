@@ -6,7 +6,14 @@ import { worktreePoolDir } from '../../../../src/engine/records/index.js';
 import { buildRaceOptions, parseConfigText } from '../../../../src/engine/config/index.js';
 import type { RaceHandle } from '../../../../src/engine/types.js';
 import { extraWorktrees, hydraBranches, poolWorktrees } from '../../../support/fault-invariants.js';
-import { git, installAgents, makeSandbox, plan, raceOptions, repoState } from '../../../support/engine-helpers.js';
+import {
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  raceOptions,
+  repoState,
+} from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 import { SCRIPT_AGENT, raceScripts, registerScriptAgent } from '../../../support/script-agent.js';
 

@@ -16,7 +16,14 @@ import { pinWorktree } from '../../../../src/engine/git/pinned.js';
 import { commitAgentResult, detachFromForeignBranch } from '../../../../src/engine/git/result-commit.js';
 import { restoreUserRefs, snapshotRefs } from '../../../../src/engine/git/refs.js';
 import { waitForGroupExit } from '../../../../src/engine/process/process-table.js';
-import { git, groupMembers, installAgents, makeSandbox, plan, raceOptions } from '../../../support/engine-helpers.js';
+import {
+  git,
+  groupMembers,
+  installAgents,
+  makeSandbox,
+  plan,
+  raceOptions,
+} from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 
 let sandbox: Sandbox;

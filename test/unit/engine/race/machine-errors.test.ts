@@ -26,7 +26,11 @@ import { createProcessRegistry } from '../../../../src/engine/process/process-re
 import { initialContext } from '../../../../src/engine/race/race-context.js';
 import { raceMachine } from '../../../../src/engine/race/race-machine.js';
 import { startRace } from '../../../../src/engine/race/race.js';
-import type { CleanUpOutput, ResolvedRaceOptions, Workspace } from '../../../../src/engine/race/race-types.js';
+import type {
+  CleanUpOutput,
+  ResolvedRaceOptions,
+  Workspace,
+} from '../../../../src/engine/race/race-types.js';
 import type { AgentProbeReport, RaceHandle } from '../../../../src/engine/types.js';
 
 const MACHINES: ReadonlyArray<[string, AnyStateMachine]> = [

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { envValues, isEnvLike, isTrivialValue, secretValues } from '../../../../src/engine/setup/env-values.js';
+import {
+  envValues,
+  isEnvLike,
+  isTrivialValue,
+  secretValues,
+} from '../../../../src/engine/setup/env-values.js';
 import { patternReaches } from '../../../../src/engine/setup/include-list.js';
 import { redactSecrets, rememberSecrets } from '../../../../src/engine/records/index.js';
 

@@ -12,7 +12,13 @@ import { buildScreen, paneLayout, type Screen, type ScreenInput } from '../../..
 import { initialViewState, reduce, type ViewState } from '../../../../src/ui/state/view-state.js';
 import { createTheme } from '../../../../src/ui/text/theme.js';
 import { displayWidth } from '../../../../src/ui/text/text.js';
-import { agentSnapshot, completed, experimental, FakeHandle, raceSnapshot } from '../../../support/ui-fixtures.js';
+import {
+  agentSnapshot,
+  completed,
+  experimental,
+  FakeHandle,
+  raceSnapshot,
+} from '../../../support/ui-fixtures.js';
 import { plain, renderAppAt, type Rendered } from '../../../support/ui-harness.js';
 
 const unicode = createTheme({ ascii: false, color: false });

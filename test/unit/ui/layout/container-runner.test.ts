@@ -18,7 +18,14 @@ import { paneLines } from '../../../../src/ui/layout/pane-lines.js';
 import { detailLines } from '../../../../src/ui/layout/view-lines.js';
 import { displayWidth } from '../../../../src/ui/text/text.js';
 import { createTheme } from '../../../../src/ui/text/theme.js';
-import { T0, agentSnapshot, completed, raceSummaryOf, runRecordOf, summaryAgent } from '../../../support/ui-fixtures.js';
+import {
+  T0,
+  agentSnapshot,
+  completed,
+  raceSummaryOf,
+  runRecordOf,
+  summaryAgent,
+} from '../../../support/ui-fixtures.js';
 
 const theme = createTheme({ ascii: false, color: false });
 const NOW = T0 + 5_000;

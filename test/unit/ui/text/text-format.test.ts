@@ -1,12 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { emptyUsage, ev } from '../../../../src/core/events.js';
-import { formatCost, formatDuration, formatTokens, formatUsageToFit } from '../../../../src/ui/text/format.js';
+import {
+  formatCost,
+  formatDuration,
+  formatTokens,
+  formatUsageToFit,
+} from '../../../../src/ui/text/format.js';
 import { eventLine, isShownInPane } from '../../../../src/ui/text/event-line.js';
 import { fitLine, lineText, seg, spread } from '../../../../src/ui/layout/lines.js';
-import { createTheme, detectAscii, detectNoColor, resolveDisplayOptions } from '../../../../src/ui/text/theme.js';
+import {
+  createTheme,
+  detectAscii,
+  detectNoColor,
+  resolveDisplayOptions,
+} from '../../../../src/ui/text/theme.js';
 import { displayWidth, oneLine, sanitize, truncate, wrap } from '../../../../src/ui/text/text.js';
 import { dashboardExitCode } from '../../../../src/ui/state/exit-code.js';
-import { agentSnapshot, completed, failedWithHint, raceSnapshot, usage } from '../../../support/ui-fixtures.js';
+import {
+  agentSnapshot,
+  completed,
+  failedWithHint,
+  raceSnapshot,
+  usage,
+} from '../../../support/ui-fixtures.js';
 
 describe('text', () => {
   it('counts wide characters as two columns and combining marks as none', () => {
