@@ -12,6 +12,7 @@ import type { CheckSpec, RaceHandle, RaceSummary } from '../../../src/engine/typ
 import { git, makeSandbox } from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
 import { raceScripts, registerScriptAgent } from '../../support/script-agent.js';
+import { agentOf } from '../../support/race-summary.js';
 
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
@@ -52,12 +53,6 @@ const NODE_TEST: CheckSpec = { name: 'test', run: 'node --test lib.test.js', tim
 
 /** The honest fix: one line of lib.js. */
 const FIX = `sed -i 's/a - b/a + b/' lib.js`;
-
-const agentOf = (summary: RaceSummary, agent: string) => {
-  const found = summary.agents.find((item) => item.agent === agent);
-  if (found === undefined) throw new Error(`no ${agent} in the summary`);
-  return found;
-};
 
 const race = async (
   bodies: Record<string, string>,

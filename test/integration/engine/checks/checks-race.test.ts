@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../../../src/engine/index.js';
 import { scoreRace } from '../../../../src/engine/checks/index.js';
-import type { CheckSpec, RaceHandle, RaceSummary } from '../../../../src/engine/types.js';
+import type { CheckSpec, RaceHandle } from '../../../../src/engine/types.js';
 import { installFaultAgents } from '../../../support/fault-bin.js';
 import { extraWorktrees } from '../../../support/fault-invariants.js';
 import {
@@ -22,6 +22,7 @@ import {
   waitForSnapshot,
 } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
+import { agentOf } from '../../../support/race-summary.js';
 
 let sandbox: Sandbox;
 let handle: RaceHandle | null = null;
@@ -61,12 +62,6 @@ const CHECKS: CheckSpec[] = [
 ];
 
 const edit = (content: string) => ({ edits: [{ path: 'lib.js', content }] });
-
-const agentOf = (summary: RaceSummary, agent: string) => {
-  const found = summary.agents.find((item) => item.agent === agent);
-  if (found === undefined) throw new Error(`no ${agent} in the summary`);
-  return found;
-};
 
 describe('checks in a race', () => {
   it('runs every check in each result and on the base, and ranks fix > break > no change = broken build', async () => {

@@ -16,6 +16,7 @@ import { extraWorktrees } from '../../../../support/fault-invariants.js';
 import { git, makeSandbox, processesOfRun, waitForSnapshot } from '../../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../../support/engine-helpers.js';
 import { raceScripts, registerScriptAgent } from '../../../../support/script-agent.js';
+import { agentOf } from '../../../../support/race-summary.js';
 
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
@@ -65,12 +66,6 @@ EOF`;
 
 const REPRODUCTION = writeTest('add.test.js', "test('adds', () => assert.equal(add(2, 3), 5));");
 const PROVES_NOTHING = writeTest('ok.test.js', "test('works', () => assert.ok(true));");
-
-const agentOf = (summary: RaceSummary, agent: string) => {
-  const found = summary.agents.find((item) => item.agent === agent);
-  if (found === undefined) throw new Error(`no ${agent} in the summary`);
-  return found;
-};
 
 const race = async (
   bodies: Record<string, string>,
