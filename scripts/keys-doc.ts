@@ -1,6 +1,6 @@
 /**
  * The dashboard's key table in docs/dashboard.md, generated from the key bindings
- * (src/ui/state/key-bindings.ts) by `npm run docs:keys`; test/tooling/keys-doc.test.ts fails when
+ * (src/ui/state/key-bindings.ts) by `npm run docs:keys`; test/unit/tooling/keys-doc.test.ts fails when
  * the document drifted from them. In the spirit of gemini-cli's generated keyboard shortcuts doc.
  */
 import { format } from 'prettier';

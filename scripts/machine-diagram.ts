@@ -1,7 +1,7 @@
 /**
  * The race and agent machines as Mermaid state diagrams, generated from their definitions, and
  * ARCHITECTURE.md with them put between its marker comments. `npm run diagram` writes the file;
- * test/tooling/machine-diagram.test.ts fails when the file's diagram is not what this generates.
+ * test/unit/tooling/machine-diagram.test.ts fails when the file's diagram is not what this generates.
  *
  * Only transitions that change state are drawn (an event a state answers in place is left out), each
  * labelled with its event (`done`/`error` for an invoked actor, `after <delay>`, `always`) and its

@@ -1,7 +1,7 @@
 /**
  * What the tests' fault agent (fault-agent.ts) does besides the demo's replay: hangs, crashes,
  * garbage, floods, stray processes, a sandbox's /proc lookup. None of it is in dist/: the demo
- * ships only the replay (src/demo/fake-scenario.ts), and test/demo/dist-faults.test.ts checks it.
+ * ships only the replay (src/demo/fake-scenario.ts), and test/e2e/dist/dist-faults.test.ts checks it.
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

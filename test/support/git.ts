@@ -11,9 +11,9 @@ export interface GitIdentity {
   email: string;
 }
 
-/** The identity of the CLI suites' commits (test/cli/helpers.ts). */
+/** The identity of the CLI suites' commits (test/support/cli-helpers.ts). */
 export const CLI_IDENTITY: GitIdentity = { name: 'test', email: 'test@example.invalid' };
-/** The identity of the engine suites' commits (test/engine/helpers.ts). */
+/** The identity of the engine suites' commits (test/support/engine-helpers.ts). */
 export const ENGINE_IDENTITY: GitIdentity = { name: 'Test', email: 't@example.com' };
 
 export const identityEnv = (identity: GitIdentity): Record<string, string> => ({

@@ -27,7 +27,7 @@ export function createSandbox(): Sandbox {
     XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
     XDG_CACHE_HOME: path.join(dir, 'xdg-cache'),
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
-    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/sandbox/ races them in it.
+    // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/system/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
     // The demo at the tests' pace (vitest.config.ts).
     ...(process.env.HYDRA_DEMO_DELAY_MS === undefined

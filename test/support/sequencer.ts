@@ -9,19 +9,19 @@ import { BaseSequencer } from 'vitest/node';
 import type { TestSpecification } from 'vitest/node';
 
 const SLOWEST_FIRST = [
-  'test/container/container-race.test.ts', // 102 s: seven races in containers
-  'test/e2e/dashboard.test.ts', // 71 s: seven races in tmux
-  'test/security/concurrent-commands.test.ts', // 60 s
-  'test/cli/clean-containers.test.ts', // 51 s: waits out an engine that does not answer (15 s)
-  'test/faults/damaged-records.test.ts', // 50 s: nine races
-  'test/tooling/readme-commands.test.ts', // 40 s: npm install -g
-  'test/engine/race.test.ts', // 38 s
-  'test/e2e/many-agents.test.ts', // 58 s with the demo paced for a newcomer, less at the tests' pace
-  'test/cli/continue.test.ts', // 36 s
-  'test/engine/setup-run.test.ts', // 33 s
-  'test/faults/git-hooks.test.ts', // 26 s
-  'test/cli/doctor-image.test.ts', // 26 s
-  'test/faults/stubborn-agents.test.ts', // 25 s: waits out kill graces
+  'test/system/container/container-race.test.ts', // 102 s: seven races in containers
+  'test/system/terminal/dashboard.test.ts', // 71 s: seven races in tmux
+  'test/e2e/security/concurrent-commands.test.ts', // 60 s
+  'test/system/container/clean-containers.test.ts', // 51 s: waits out an engine that does not answer (15 s)
+  'test/e2e/faults/damaged-records.test.ts', // 50 s: nine races
+  'test/e2e/tooling/readme-commands.test.ts', // 40 s: npm install -g
+  'test/integration/engine/race/race.test.ts', // 38 s
+  'test/system/terminal/many-agents.test.ts', // 58 s with the demo paced for a newcomer, less at the tests' pace
+  'test/e2e/cli/continue.test.ts', // 36 s
+  'test/integration/engine/setup/setup-run.test.ts', // 33 s
+  'test/e2e/faults/git-hooks.test.ts', // 26 s
+  'test/system/container/doctor-image.test.ts', // 26 s
+  'test/e2e/faults/stubborn-agents.test.ts', // 25 s: waits out kill graces
 ];
 
 const rank = (file: TestSpecification): number => {

@@ -9,7 +9,7 @@
  *   end before it prints its result at all, so it meets the idle timeout like a stalled server
  *   (nor does it linger when its side requests are never answered, or when its tool leaves a child).
  *   A CLI that does print its result and hang is covered with the fake agents
- *   (test/faults/, the result grace).
+ *   (test/e2e/faults/, the result grace).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VendorAgent } from '../../scripts/vendor-cli.js';

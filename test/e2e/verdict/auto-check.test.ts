@@ -1,0 +1,152 @@
+/**
+ * Issue 26, "Checks found for you": `--check auto` runs the project's own test command on every
+ * result and on the base: `npm test` in a Node project with an npm lockfile, pytest in a Python
+ * one. The command is the repository's code, so it runs only once its file is trusted: before
+ * that, the race is refused with what to do and nothing runs. Real hydra processes, fake agents.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
+import type { Sandbox } from '../../support/cli-helpers.js';
+
+let sandbox: Sandbox;
+let env: NodeJS.ProcessEnv;
+
+const commit = (repo: string, message: string): void => {
+  git(repo, ['add', '-A']);
+  git(repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', message]);
+};
+
+const run = (repo: string, args: string[]) => hydra(args, { cwd: repo, env, timeoutMs: 120_000 });
+
+interface Summary {
+  agents: Array<{
+    agent: string;
+    checks?: Array<{ name: string; status: string; tests: { passed: number; failed: number } | null }>;
+    score?: { verified: boolean };
+  }>;
+  baseline?: {
+    checks: Array<{ name: string; status: string; tests: { passed: number; failed: number } | null }>;
+  };
+}
+
+beforeEach(() => {
+  sandbox = createSandbox();
+  // The project's runners (npm, python3 -m pytest) come from this machine's PATH, after the fakes.
+  env = { ...sandbox.env, PATH: `${sandbox.bin}:${process.env.PATH ?? ''}:/usr/bin:/bin` };
+});
+
+afterEach(() => sandbox.cleanup());
+
+describe('--check auto in a Node project', () => {
+  const BUGGY = 'export const add = (a, b) => a - b;\n';
+  const FIXED = 'export const add = (a, b) => a + b;\n';
+
+  it('is refused until package.json is trusted, then runs `npm test` on every result and the baseline', async () => {
+    const repo = await createRepo(sandbox.dir);
+    const marker = path.join(sandbox.dir, 'npm-test.log');
+    // The script says which client ran it (npm sets npm_config_user_agent) and where.
+    const script = `node --test; s=$?; echo "\${npm_config_user_agent%% *} $PWD" >> ${JSON.stringify(marker)}; exit $s`;
+    writeFileSync(
+      path.join(repo, 'package.json'),
+      `${JSON.stringify({ name: 'p', type: 'module', scripts: { test: script } }, null, 2)}\n`,
+    );
+    writeFileSync(
+      path.join(repo, 'package-lock.json'),
+      '{ "name": "p", "lockfileVersion": 3, "requires": true, "packages": {} }\n',
+    );
+    writeFileSync(path.join(repo, 'lib.js'), BUGGY);
+    writeFileSync(
+      path.join(repo, 'lib.test.js'),
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\ntest('adds', () => assert.equal(add(2, 2), 4));\n",
+    );
+    commit(repo, 'a node project');
+    await installFakes(sandbox.bin, {
+      claude: { agent: 'claude', delayMs: 2, edits: [{ path: 'lib.js', content: FIXED }] },
+      codex: { agent: 'codex', delayMs: 2, edits: [{ path: 'notes.txt', content: 'looked\n' }] },
+    });
+    const args = ['race', '--json', '--agents', 'claude,codex', '--check', 'auto', 'Fix add'];
+
+    const refused = await run(repo, args);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('`npm test`');
+    expect(refused.stderr).toContain('hydra trust package.json');
+    expect(existsSync(marker)).toBe(false);
+
+    const doctor = await run(repo, ['doctor']);
+    expect(doctor.stdout).toMatch(
+      /--check auto: `npm test` \(package\.json scripts\.test .*package-lock\.json\); package\.json is not trusted/,
+    );
+
+    expect((await run(repo, ['trust', 'package.json'])).exitCode).toBe(0);
+    const race = await run(repo, args);
+    expect(race.stderr).toContain('--check auto: running `npm test`');
+    const summary = parseNdjson(race.stdout).at(-1) as unknown as Summary;
+    const statusOf = (agent: string) =>
+      summary.agents.find((item) => item.agent === agent)?.checks?.map((check) => [check.name, check.status]);
+    expect(statusOf('claude')).toEqual([['test', 'passed']]);
+    expect(statusOf('codex')).toEqual([['test', 'failed']]);
+    expect(summary.baseline?.checks.map((check) => [check.name, check.status])).toEqual([['test', 'failed']]);
+    expect(summary.agents.find((item) => item.agent === 'claude')?.score?.verified).toBe(true);
+    // Run by npm, in each result's clean checkout and the base's.
+    const lines = readFileSync(marker, 'utf8').trim().split('\n').sort();
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line).toMatch(/^npm\/\S+ /);
+    expect(lines.map((line) => path.basename(line))).toEqual([
+      '.baseline',
+      '.checks-claude',
+      '.checks-codex',
+    ]);
+  }, 180_000);
+});
+
+describe('--check auto in a Python project', () => {
+  // pytest must be installed (.ci/run installs Debian's python3-pytest): a missing one fails here.
+  it('runs pytest on every result and the baseline once pyproject.toml is trusted', async () => {
+    const repo = await createRepo(sandbox.dir);
+    writeFileSync(
+      path.join(repo, 'pyproject.toml'),
+      '[tool.pytest.ini_options]\naddopts = "-p no:cacheprovider"\n',
+    );
+    writeFileSync(path.join(repo, 'calc.py'), 'def add(a, b):\n    return a - b\n');
+    writeFileSync(
+      path.join(repo, 'test_calc.py'),
+      'from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n',
+    );
+    commit(repo, 'a python project');
+    await installFakes(sandbox.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 2,
+        edits: [{ path: 'calc.py', content: 'def add(a, b):\n    return a + b\n' }],
+      },
+    });
+    expect((await run(repo, ['trust', 'pyproject.toml'])).exitCode).toBe(0);
+    const race = await run(repo, ['race', '--json', '--agents', 'claude', '--check', 'auto', 'Fix add']);
+    expect(race.stderr).toContain('--check auto: running `python3 -m pytest`');
+    const summary = parseNdjson(race.stdout).at(-1) as unknown as Summary;
+    // The counts come from pytest's own summary line: pytest ran, in the result and on the base.
+    expect(summary.agents[0]?.checks).toEqual([
+      expect.objectContaining({
+        name: 'pytest',
+        status: 'passed',
+        tests: expect.objectContaining({ passed: 2, failed: 0 }),
+      }),
+    ]);
+    expect(summary.baseline?.checks).toEqual([
+      expect.objectContaining({
+        name: 'pytest',
+        status: 'failed',
+        tests: expect.objectContaining({ passed: 1, failed: 1 }),
+      }),
+    ]);
+  }, 180_000);
+});

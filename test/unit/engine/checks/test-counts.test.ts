@@ -1,0 +1,64 @@
+/** Test counts from real runner output (fixtures/checks/, captured from the real runners). */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compareTests, readTestCounts } from '../../../../src/engine/checks/test-counts.js';
+
+const fixture = (name: string): string => readFileSync(`fixtures/checks/${name}`, 'utf8');
+
+describe('readTestCounts', () => {
+  it.each([
+    ['node-tap.txt', 'node', 2, 1, 1, ['parses dates']],
+    ['node-spec.txt', 'node', 2, 1, 1, ['parses dates']],
+    ['vitest.txt', 'vitest', 1, 1, 1, ['a.test.ts > math > fails']],
+    ['jest.txt', 'jest', 1, 1, 1, ['math › fails']],
+    ['pytest.txt', 'pytest', 1, 1, 1, ['test_math.py::test_fails']],
+    ['pytest-verbose.txt', 'pytest', 1, 1, 1, ['test_math.py::test_fails']],
+    ['go-verbose.txt', 'go', 1, 1, 1, ['TestFails']],
+    ['cargo.txt', 'cargo', 1, 1, 1, ['tests::it_fails']],
+  ] as const)('%s: %s, %i passed, %i failed, %i skipped', (file, runner, passed, failed, skipped, names) => {
+    const counts = readTestCounts(fixture(file));
+    expect(counts).toMatchObject({ runner, passed, failed, skipped });
+    expect(counts?.failedNames).toEqual(names);
+  });
+
+  it('names the passing tests where the runner lists them', () => {
+    expect(readTestCounts(fixture('node-tap.txt'))?.passedNames).toContain('adds numbers');
+    expect(readTestCounts(fixture('node-tap.txt'))?.passedNames).not.toContain('skipped one');
+    expect(readTestCounts(fixture('pytest-verbose.txt'))?.passedNames).toEqual(['test_math.py::test_adds']);
+    expect(readTestCounts(fixture('go-verbose.txt'))?.passedNames).toEqual(['TestAdds']);
+    expect(readTestCounts(fixture('cargo.txt'))?.passedNames).toEqual(['tests::it_adds']);
+  });
+
+  it('gives no counts for go test without -v (it does not print what passed) or for plain output', () => {
+    expect(readTestCounts(fixture('go.txt'))).toBeNull();
+    expect(readTestCounts('All good!\nDone in 3s\n')).toBeNull();
+    expect(readTestCounts('')).toBeNull();
+  });
+
+  it('sums the result lines of every cargo test binary', () => {
+    const twice = `${fixture('cargo.txt')}\ntest result: ok. 3 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out\n`;
+    expect(readTestCounts(twice)).toMatchObject({ passed: 4, failed: 1, skipped: 3 });
+  });
+});
+
+describe('compareTests', () => {
+  const counts = (failedNames: string[], passedNames: string[]) => ({
+    runner: 'node' as const,
+    passed: passedNames.length,
+    failed: failedNames.length,
+    skipped: 0,
+    failedNames,
+    passedNames,
+  });
+
+  it('names tests that fail only in the result, and tests the result fixed', () => {
+    const baseline = counts(['b'], ['a', 'c']);
+    const result = counts(['c'], ['a', 'b']);
+    expect(compareTests(baseline, result)).toEqual({ newlyFailing: ['c'], newlyPassing: ['b'] });
+  });
+
+  it('says nothing when either side has no names', () => {
+    expect(compareTests(counts([], []), counts(['x'], []))).toBeNull();
+    expect(compareTests(null, counts(['x'], []))).toBeNull();
+  });
+});

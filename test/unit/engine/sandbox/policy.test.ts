@@ -1,0 +1,112 @@
+/** Issue 22: what one agent's sandbox lets it write, read and reach (pure: no file is read). */
+import { describe, expect, it } from 'vitest';
+import { adapterOf } from '../../../../src/adapters/registry.js';
+import { agentPolicy, treePolicy } from '../../../../src/engine/sandbox/index.js';
+import type { AgentPolicyInput } from '../../../../src/engine/sandbox/index.js';
+
+const HOME = '/home/u';
+const RUN = '/home/u/.cache/hydra/worktrees/repo-1a2b/20261126-070000-abcd';
+
+const input = (adapter: string, extra: Partial<AgentPolicyInput> = {}): AgentPolicyInput => ({
+  mechanism: 'bubblewrap',
+  adapter: adapterOf(adapter),
+  env: {},
+  worktree: `${RUN}/${adapter}`,
+  scratchDir: `${RUN}/.scratch/${adapter}`,
+  privateGitDir: `${RUN}/.git-private/${adapter}`,
+  tmpDir: `${RUN}/.scratch/${adapter}/tmp`,
+  settings: { mode: 'auto', allowHosts: [], allowWrite: [] },
+  home: HOME,
+  ...extra,
+});
+
+describe('an agent policy', () => {
+  it("makes its own trees and its CLI's state writable, and nothing of its rivals'", () => {
+    const policy = agentPolicy(input('claude'));
+    expect(policy.allowWrite).toEqual([
+      `${RUN}/claude`,
+      `${RUN}/.scratch/claude`,
+      `${RUN}/.scratch/claude/tmp`,
+      `${RUN}/.git-private/claude`,
+      `${HOME}/.claude`,
+      `${HOME}/.claude.json`,
+    ]);
+    expect(policy.allowWrite.some((entry) => entry.includes('/codex'))).toBe(false);
+  });
+
+  it("denies reading credentials and the other CLIs' state, not its own", () => {
+    const policy = agentPolicy(input('claude'));
+    expect(policy.denyRead).toEqual(
+      expect.arrayContaining([
+        `${HOME}/.ssh`,
+        `${HOME}/.aws`,
+        `${HOME}/.gnupg`,
+        `${HOME}/.config/gh`,
+        `${HOME}/.docker`,
+        `${HOME}/.netrc`,
+        `${HOME}/.git-credentials`,
+        `${HOME}/.kube`,
+        `${HOME}/.codex`,
+        `${HOME}/.gemini`,
+      ]),
+    );
+    expect(policy.denyRead).not.toContain(`${HOME}/.claude`);
+    expect(policy.denyRead).not.toContain(`${HOME}/.claude.json`);
+  });
+
+  it('follows a state directory its variable moves (CODEX_HOME)', () => {
+    const policy = agentPolicy(input('codex', { env: { CODEX_HOME: '/srv/codex-home' } }));
+    expect(policy.allowWrite).toContain('/srv/codex-home');
+    expect(agentPolicy(input('claude', { env: { CODEX_HOME: '/srv/codex-home' } })).denyRead).toContain(
+      '/srv/codex-home',
+    );
+  });
+
+  it('reaches its API, the hosts of its base URLs and allow_hosts, and nothing else', () => {
+    const policy = agentPolicy(
+      input('claude', {
+        env: {
+          ANTHROPIC_BASE_URL: 'http://127.0.0.1:8080/v1',
+          OPENAI_BASE_URL: 'https://llm.corp.example/v1',
+        },
+        settings: {
+          mode: 'auto',
+          allowHosts: ['registry.npmjs.org'],
+          allowWrite: ['~/.cache/pip', '/opt/x'],
+        },
+      }),
+    );
+    expect(policy.allowHosts).toEqual([
+      'api.anthropic.com',
+      'console.anthropic.com',
+      'claude.ai',
+      '127.0.0.1:8080',
+      'llm.corp.example',
+      'registry.npmjs.org',
+    ]);
+    expect(policy.loopbackHosts).toEqual(['127.0.0.1']);
+    expect(policy.allowWrite).toEqual(expect.arrayContaining([`${HOME}/.cache/pip`, '/opt/x']));
+  });
+
+  it('allows a loopback base URL on its port only, however the address is spelled', () => {
+    const hostsFor = (url: string): string[] =>
+      agentPolicy(input('claude', { env: { ANTHROPIC_BASE_URL: url } })).allowHosts.filter(
+        (host) => !host.includes('anthropic') && host !== 'claude.ai',
+      );
+    expect(hostsFor('http://127.1:4000')).toEqual(['127.0.0.1:4000']);
+    expect(hostsFor('http://2130706433:4000/v1')).toEqual(['127.0.0.1:4000']);
+    expect(hostsFor('http://0x7f000001:4000')).toEqual(['127.0.0.1:4000']);
+    expect(hostsFor('http://localhost')).toEqual(['localhost:80']);
+    expect(hostsFor('https://gw.localhost')).toEqual(['gw.localhost:443']);
+    expect(hostsFor('http://[::1]:4000')).toEqual(['[::1]:4000']);
+    expect(
+      agentPolicy(input('claude', { env: { ANTHROPIC_BASE_URL: 'http://[::1]:4000' } })).loopbackHosts,
+    ).toEqual(['::1']);
+  });
+
+  it("lets a command in another of the agent's trees (its checks' checkout) write that tree and temp only", () => {
+    const policy = treePolicy(agentPolicy(input('claude')), `${RUN}/.checks-claude`);
+    expect(policy.allowWrite).toEqual([`${RUN}/.checks-claude`, `${RUN}/.scratch/claude/tmp`]);
+    expect(policy.denyRead).toContain(`${HOME}/.ssh`);
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * After every agent settled, the race may cross-test their results and ask the judge before it
+ * reviews: the header says which, instead of "racing".
+ */
+import { describe, expect, it } from 'vitest';
+import { phaseOf } from '../../../../src/engine/race/snapshot.js';
+import { headerLines } from '../../../../src/ui/layout/chrome-lines.js';
+import { lineText } from '../../../../src/ui/layout/lines.js';
+import { createTheme } from '../../../../src/ui/text/theme.js';
+import { T0, completed, raceSnapshot } from '../../../support/ui-fixtures.js';
+
+const theme = createTheme({ ascii: false, color: false });
+
+describe('the race phase', () => {
+  it('is cross_testing while cross-testing (and weighing it), judging while the judge ranks', () => {
+    expect(phaseOf('racing')).toBe('racing');
+    expect(phaseOf('preparingRound')).toBe('racing');
+    expect(phaseOf('crossTesting')).toBe('cross_testing');
+    expect(phaseOf('weighing')).toBe('cross_testing');
+    expect(phaseOf('judging')).toBe('judging');
+    expect(phaseOf('reviewing')).toBe('reviewing');
+  });
+
+  it.each([
+    ['cross_testing', 'cross-testing'],
+    ['judging', 'judging'],
+    ['racing', 'racing'],
+  ] as const)('reads %s as "%s" in the header', (phase, label) => {
+    const snapshot = raceSnapshot([completed('claude'), completed('codex')], { phase });
+    const status = lineText(headerLines(snapshot, T0 + 90_000, theme, 120)[1] ?? []);
+    expect(status.startsWith(`${label} · `)).toBe(true);
+  });
+});
