@@ -131,9 +131,15 @@ export function watchMounts(repo: string): {
     Array<{ Type: string; Source?: string; Destination: string; RW?: boolean }>
   > = {};
   const timer = setInterval(() => {
-    const result = spawnSync('docker', ['ps', '-q', '--filter', `label=io.hydra.repo=${repoKey(repo)}`], {
-      encoding: 'utf8',
-    });
+    // Every state (-a): a container is made ahead of its agent's start, and its mounts are there
+    // from then on, so a race under load does not end before one poll saw it running.
+    const result = spawnSync(
+      'docker',
+      ['ps', '-a', '-q', '--filter', `label=io.hydra.repo=${repoKey(repo)}`],
+      {
+        encoding: 'utf8',
+      },
+    );
     const ids = (result.stdout ?? '').split('\n').filter((id) => id.trim() !== '');
     if (ids.length === 0) return;
     const inspected = spawnSync('docker', ['inspect', '--format', '{{.Name}} {{json .Mounts}}', ...ids], {

@@ -245,7 +245,13 @@ export async function makeRemoteCheckout(
         () => undefined,
       );
     if (signal?.aborted === true) throw interrupted(target);
-    const onAbort = (): void => void removeHelper();
+    // The cancel's removal, awaited before the last one below: two at once make the engine refuse
+    // the second ("removal already in progress"), and one made while `docker create` was still in
+    // flight finds nothing, so the helper is removed again once every call of its own has ended.
+    let cancelRemoval: Promise<void> = Promise.resolve();
+    const onAbort = (): void => {
+      cancelRemoval = removeHelper();
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await dockerOk(
@@ -280,6 +286,7 @@ export async function makeRemoteCheckout(
       throw aborted(signal) ? interrupted(target) : error;
     } finally {
       signal?.removeEventListener('abort', onAbort);
+      await cancelRemoval;
       await removeHelper();
     }
   };

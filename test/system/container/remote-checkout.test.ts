@@ -101,7 +101,6 @@ describe.runIf(enabled)('a checks checkout on an engine', { timeout: 300_000 }, 
     expect(controller.signal.aborted).toBe(true);
     // The helper's removal and the volume's: two engine calls (seconds each on a loaded machine).
     const took = Date.now() - abortedAt;
-    console.log(`rr-diag: ended ${took} ms after the cancel`);
     expect(took).toBeLessThan(30_000);
     expect(leftovers(repo)).toEqual({ containers: [], volumes: [] });
   });

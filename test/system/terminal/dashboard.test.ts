@@ -185,7 +185,8 @@ afterEach(async () => {
   await execa('tmux', ['-L', box.socket, 'kill-server'], { stdin: 'ignore', reject: false });
   // Leave nothing behind even when the test failed half-way.
   await execa('git', ['worktree', 'prune'], { cwd: box.repo, reject: false, stdin: 'ignore' });
-  await rm(box.dir, { recursive: true, force: true });
+  // hydra may still be cleaning up after its terminal went (a SIGHUP from kill-server): retried.
+  await rm(box.dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 describe('hydra race on a real terminal', () => {

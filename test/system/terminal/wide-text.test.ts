@@ -79,7 +79,8 @@ afterEach(async () => {
   if (current === null) return;
   await execa('tmux', ['-L', current.socket, 'kill-server'], { stdin: 'ignore', reject: false });
   await execa('git', ['worktree', 'prune'], { cwd: current.repo, reject: false, stdin: 'ignore' });
-  await rm(current.dir, { recursive: true, force: true });
+  // hydra may still be cleaning up after its terminal went (a SIGHUP from kill-server): retried.
+  await rm(current.dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 /** `hydra race` in a new tmux session of COLUMNS × 30, started in the repository. */

@@ -100,7 +100,7 @@ describe.each(Object.keys(FULL_AUTONOMY))('%s in the OS sandbox', (agent) => {
 
 describe('docs/adapters.md', () => {
   it("names each CLI's no-approval mode as a sandboxed race runs it (doctor prints the same)", () => {
-    const doc = readFileSync(new URL('../../docs/adapters.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('../../../docs/adapters.md', import.meta.url), 'utf8');
     for (const [agent, expected] of Object.entries(FULL_AUTONOMY)) {
       const row = doc.split('\n').find((line) => line.includes(` ${adapterOf(agent).displayName} `));
       expect(row, agent).toContain(`\`${expected.args.join(' ')}\``);
