@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An sshd on 127.0.0.1 through which the ssh:// container tests reach this machine's engine
-# (test/container/ssh-engine.test.ts): `bash scripts/test-sshd.sh <dir>`, run by .ci/run, and by the
+# (test/system/container/ssh-engine.test.ts): `bash scripts/test-sshd.sh <dir>`, run by .ci/run, and by the
 # test itself where .ci/run has not run. Everything is made in <dir> (new, 0700): host keys, a key
 # pair for the test, sshd_config and the pid file; ssh_config and bin/ssh, a wrapper that runs ssh
 # with `-F ssh_config` (that key, that known_hosts, batch mode), so the user's ~/.ssh, which OpenSSH

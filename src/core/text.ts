@@ -11,7 +11,7 @@
  * Hand-written because the libraries drop less: Node's `util.stripVTControlCharacters` (ansi-regex's
  * older pattern) leaves an OSC title with a space, a DCS, an APC, an 8-bit OSC and a colon colour,
  * and strip-ansi 7 (not a dependency) leaves unterminated strings and, in text with no ESC or CSI,
- * an 8-bit OSC; test/core/escapes.test.ts has the cases.
+ * an 8-bit OSC; test/unit/core/escapes.test.ts has the cases.
  */
 // eslint-disable-next-line no-control-regex
 const CONTROL_STRING = /(?:\u001B[\]PX^_]|[\u0090\u0098\u009D-\u009F])[\s\S]*?(?:\u0007|\u001B\\|\u009C|$)/g;
