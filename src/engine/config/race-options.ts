@@ -99,6 +99,8 @@ export interface RaceOptions {
 export interface ReopenRun {
   runId: string;
   startedAt: number;
+  /** When the recorded race ended (its summary's), if it wrote one: a review that starts no round keeps it. */
+  endedAt?: number;
   baseRef: string;
   baseBranch: string | null;
   /** The agents as they settled (their summaries), with the branch each result is on. */

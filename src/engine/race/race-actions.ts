@@ -14,6 +14,7 @@ import type { JudgeSummary, MergeResult } from '../records/index.js';
 import { childId, forgetRemoved, isLive, launchChildId, roundProblem } from './race-decisions.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import * as update from './race-updates.js';
+import { raceEnd } from './race-summary.js';
 import * as agentUpdates from './agent-updates.js';
 import type { RoundStart } from './race-rounds.js';
 import type {
@@ -138,7 +139,7 @@ const applyShell = assignRace(({ context, event }) => {
 
 const acceptRound = assignRace(({ event }) => {
   assertEvent(event, 'ROUND');
-  return { pendingRound: event.request };
+  return { pendingRound: event.request, recordedEndedAt: null };
 });
 
 const rejectRound = assignRace(({ context, event }) => {
@@ -243,7 +244,7 @@ const cancelBaseline = assignRace(({ context }) => update.cancelBaseline(context
 
 const cancelUnstarted = assignRace(({ context }) => update.cancelUnstarted(context));
 
-const markEnded = assignRace(({ context }) => ({ endedAt: context.endedAt ?? Date.now() }));
+const markEnded = assignRace(({ context }) => ({ endedAt: raceEnd(context) }));
 
 const applyJudge = assignRace((_, params: { judge: JudgeSummary | null }) => ({ judge: params.judge }));
 

@@ -8,7 +8,7 @@ import type { AgentName } from '../agent-name.js';
 import type { AgentSnapshot } from './race-handle.js';
 import type { RoundRequest } from '../config/index.js';
 import type { MergeRequestEvent, RaceContext } from './race-types.js';
-import { buildSummary } from './race-summary.js';
+import { buildSummary, raceEnd } from './race-summary.js';
 
 /** A round after the first is a new child: the one before it may not have been removed yet. */
 export const childId = (agent: AgentName, round = 1): string =>
@@ -80,7 +80,7 @@ export const roundProblem = (context: RaceContext, request: RoundRequest): Error
 
 /** Every scored agent's score, as the summary computes it. */
 const raceScores = (context: RaceContext) =>
-  buildSummary(context, context.endedAt ?? Date.now()).agents.flatMap((agent) =>
+  buildSummary(context, raceEnd(context)).agents.flatMap((agent) =>
     agent.score === undefined || agent.status === 'skipped' ? [] : [{ agent: agent.agent, ...agent.score }],
   );
 

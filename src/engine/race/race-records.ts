@@ -6,7 +6,7 @@
 import type { AgentEventRecord, RaceSummary } from '../records/index.js';
 import { EventLog, writeSummary } from '../records/index.js';
 import type { RaceContext } from './race-types.js';
-import { buildSummary } from './race-summary.js';
+import { buildSummary, raceEnd } from './race-summary.js';
 
 export interface RaceRecords {
   /**
@@ -45,7 +45,7 @@ export function createRaceRecords(): RaceRecords {
       }
     },
     persistSummary(context) {
-      const summary = buildSummary(context, context.endedAt ?? Date.now());
+      const summary = buildSummary(context, raceEnd(context));
       if (context.recordDir !== null && summaryWrittenFor !== context) {
         summaryWrittenFor = context;
         try {

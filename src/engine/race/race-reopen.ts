@@ -50,6 +50,7 @@ export const reopenFromRecord = (record: RunRecord, round?: RoundRequest): Reope
   return {
     runId: record.runId,
     startedAt: record.meta.startedAt,
+    ...(record.summary === null ? {} : { endedAt: record.summary.endedAt }),
     baseRef: record.meta.baseRef,
     baseBranch: record.meta.baseBranch,
     agents,

@@ -17,7 +17,7 @@ import type { MergeResult, RaceSummary } from '../records/index.js';
 import type { RacePhase, RaceSnapshot, ShellRequest, ShellResult } from './race-handle.js';
 import type { RoundRequest } from '../config/index.js';
 import type { raceMachine } from './race-machine.js';
-import { buildSummary } from './race-summary.js';
+import { buildSummary, raceEnd } from './race-summary.js';
 import { phaseOf } from './snapshot.js';
 import { waitForWork } from './work-tracker.js';
 import { copyIncludedFiles } from '../setup/index.js';
@@ -52,7 +52,7 @@ export const isOver = (state: RaceState): boolean =>
 const summaryOf = (run: RaceRun): RaceSummary => {
   const { context } = run.actor.getSnapshot();
   const error = run.crashed?.error ?? null;
-  return buildSummary(error === null ? context : { ...context, error }, context.endedAt ?? Date.now());
+  return buildSummary(error === null ? context : { ...context, error }, raceEnd(context));
 };
 
 /** A crashed engine takes no more requests: its error, as the refusal of this one. */

@@ -55,6 +55,13 @@ const withUnrunChecks = (context: RaceContext, index: number, ran: CheckSummary[
 };
 
 /** The summary with each agent's checks (against the baseline), scope and score. */
+/**
+ * When the race ended, for its summary: its own end, else (a reopened run that started no round)
+ * the recorded one, else now (a race still going).
+ */
+export const raceEnd = (context: Pick<RaceContext, 'endedAt' | 'recordedEndedAt'>): number =>
+  context.endedAt ?? context.recordedEndedAt ?? Date.now();
+
 export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => {
   const summary = { ...plainSummary(context, endedAt), ...mergedPart(context) };
   if (context.launches.length === 0) return summary;

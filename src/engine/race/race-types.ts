@@ -150,6 +150,11 @@ export interface RaceContext {
   mergeAttempts: number;
   cancelRequested: boolean;
   endedAt: number | null;
+  /**
+   * A reopened run's recorded end, while this session starts no round: its summary keeps the
+   * race's own duration instead of running to when the review closed. Null once a round starts.
+   */
+  recordedEndedAt: number | null;
   /** The checks on the base commit; null when the race has no checks (or before it races). */
   baseline: BaselineSnapshot | null;
   /** The race's limit on checks running at once, shared by the baseline and every agent. */

@@ -5,7 +5,7 @@
 import type { StateValue } from 'xstate';
 import type { RaceContext } from './race-types.js';
 import type { AgentSnapshot, RacePhase, RaceSnapshot } from './race-handle.js';
-import { buildSummary } from './race-summary.js';
+import { buildSummary, raceEnd } from './race-summary.js';
 
 /** The phase a user sees for a machine state value. */
 export const phaseOf = (value: StateValue): RacePhase => {
@@ -48,7 +48,7 @@ const SCORED_PHASES: readonly RacePhase[] = ['reviewing', 'merging', 'done'];
 /** The agents with their scores, once the race is scored; the same numbers as the summary's. */
 const scoredAgents = (context: RaceContext, phase: RacePhase): AgentSnapshot[] => {
   if (!SCORED_PHASES.includes(phase) || context.launches.length === 0) return context.agents;
-  const summary = buildSummary(context, context.endedAt ?? Date.now());
+  const summary = buildSummary(context, raceEnd(context));
   return context.agents.map((agent, index) => ({ ...agent, score: summary.agents[index]?.score ?? null }));
 };
 

@@ -187,6 +187,43 @@ describe('a follow-up round', () => {
     expect(reopen.agents.map((agent) => agent.agent)).toEqual(['claude']);
   });
 
+  it('keeps the recorded duration when a reopened run is only reviewed, and moves it on after a round', async () => {
+    sandbox = makeSandbox();
+    await installRecordingAgents();
+    const first = start(raceOptions(sandbox, [plan(sandbox, 'claude')]));
+    await first.settled;
+    const recorded = await first.finish();
+    const runId = first.runId;
+    const record = await readRun(sandbox.repo, runId);
+    const review = start(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        runId,
+        prompt: record.meta.prompt,
+        reopen: reopenFromRecord(record),
+      }),
+    );
+    await review.settled;
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const reviewed = await review.finish();
+    expect(reviewed.startedAt).toBe(recorded.startedAt);
+    expect(reviewed.endedAt).toBe(recorded.endedAt);
+    expect((await readRun(sandbox.repo, runId)).summary?.endedAt).toBe(recorded.endedAt);
+
+    const followUp = start(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        runId,
+        prompt: record.meta.prompt,
+        reopen: reopenFromRecord(await readRun(sandbox.repo, runId), {
+          kind: 'follow_up',
+          agent: 'claude',
+          prompt: 'Second thoughts',
+        }),
+      }),
+    );
+    await followUp.settled;
+    expect((await followUp.finish()).endedAt).toBeGreaterThan(recorded.endedAt);
+  });
+
   it('sets aside an agent whose recorded session id has the wrong shape', async () => {
     sandbox = makeSandbox();
     await installRecordingAgents();
