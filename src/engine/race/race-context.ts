@@ -60,8 +60,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   cancelRequested: false,
   endedAt: null,
   // `hydra continue` and `rerun` start a round at once: the race goes on, and so does its end.
-  recordedEndedAt:
-    input.options.reopen?.round === undefined ? (input.options.reopen?.endedAt ?? null) : null,
+  recordedEndedAt: input.options.reopen?.round === undefined ? (input.options.reopen?.endedAt ?? null) : null,
   baseline: recordedBaseline(input.options.reopen?.baseline),
   checkSlots: createLimiter(input.options.checkConcurrency ?? availableParallelism()),
   ports:
