@@ -110,6 +110,10 @@ export interface RaceSnapshot {
   startedAt: number;
   /** Epoch ms at which the snapshot was taken (so a UI needs no clock of its own). */
   now: number;
+  /** A run reopened from its record (`hydra show --tui`, `continue`, `rerun`), not a new race. */
+  reopened?: boolean;
+  /** The reopened run's recorded end while this session starts no round: its duration is done. */
+  endedAt?: number;
   agents: AgentSnapshot[];
   /** Race-level problems (no usable adapter, dirty repo...). */
   error: ErrorInfo | null;

@@ -61,6 +61,8 @@ export const toRaceSnapshot = (context: RaceContext, phase: RacePhase, now: numb
   baseRef: context.repo?.baseRef ?? null,
   startedAt: context.startedAt,
   now,
+  ...(context.options.reopen === undefined ? {} : { reopened: true }),
+  ...(context.recordedEndedAt === null ? {} : { endedAt: context.recordedEndedAt }),
   agents: scoredAgents(context, phase),
   error: context.error,
   warnings: context.warnings,

@@ -19,6 +19,13 @@ import { displayWidth, oneLine, plainEllipsis, sanitize, wrap } from '../text/in
 import { dialogHints, footerHints } from '../state/index.js';
 import type { Busy, Dialog, KeyHint, Notice, View } from '../state/index.js';
 
+/** A recorded run being reopened: what it checks before its review is not a new race's probing. */
+const reopening = (snapshot: RaceSnapshot): boolean =>
+  snapshot.reopened === true &&
+  (snapshot.phase === 'checking_repo' ||
+    snapshot.phase === 'probing' ||
+    snapshot.phase === 'creating_worktrees');
+
 export const headerLines = (
   snapshot: RaceSnapshot,
   now: number,
@@ -31,7 +38,8 @@ export const headerLines = (
   const { symbols } = theme;
   const ellipsis = symbols.ellipsis;
   const base = snapshot.baseBranch ?? 'detached';
-  const elapsed = formatDuration(Math.max(0, now - snapshot.startedAt));
+  // A reopened run that is only reviewed took what it took: its clock does not run on.
+  const elapsed = formatDuration(Math.max(0, (snapshot.endedAt ?? now) - snapshot.startedAt));
   const right: Line = [
     seg(
       `run ${snapshot.runId} ${symbols.dot} ${base}@${shortRef(snapshot.baseRef)} ${symbols.dot} `,
@@ -48,7 +56,11 @@ export const headerLines = (
 
   const counts = raceCounts(snapshot);
   const status: Line = [
-    seg(phaseOverride ?? phaseLabel(snapshot.phase), snapshot.phase === 'failed' ? 'error' : 'accent', true),
+    seg(
+      phaseOverride ?? (reopening(snapshot) ? 'reopening the run' : phaseLabel(snapshot.phase)),
+      snapshot.phase === 'failed' ? 'error' : 'accent',
+      true,
+    ),
     ...(counts.waiting > 0 ? [seg(` ${symbols.dot} `), seg(`${counts.waiting} waiting`, 'muted')] : []),
     seg(` ${symbols.dot} `),
     seg(`${counts.running} running`, counts.running > 0 ? 'accent' : 'muted'),
@@ -99,8 +111,9 @@ export const footerLine = (
   position: string | null,
   anyRunning = true,
   canRound = true,
+  merged = false,
 ): Line => {
-  let hints = footerHints(view, theme.symbols, agentCount, anyRunning, canRound);
+  let hints = footerHints(view, theme.symbols, agentCount, anyRunning, canRound, merged);
   const room = width - (position === null ? 0 : displayWidth(position) + 1);
   // Too narrow: closer together first, then drop the lesser hints (the key table ranks them).
   const compact = lineWidth(hintsLine(hints)) > room;
@@ -386,7 +399,17 @@ export const endedLines = (
     lines.push([seg(`hint: ${oneLine(snapshot.error.hint)}`, 'warn')]);
   }
   const counts = raceCounts(snapshot);
-  const headline = cancelled ? 'Race cancelled; nothing was merged.' : 'Race ended; nothing was merged.';
+  // A reopened race whose result was merged before: say so, not "nothing was merged".
+  const merged =
+    snapshot.merge === null
+      ? null
+      : `${nameOf(snapshot, snapshot.merge.agent)}'s result was merged into ${snapshot.merge.into}`;
+  const headline =
+    merged !== null
+      ? `Race ended; ${merged}.`
+      : cancelled
+        ? 'Race cancelled; nothing was merged.'
+        : 'Race ended; nothing was merged.';
   lines.push([
     seg(
       `${headline} ${counts.done} completed, ${counts.failed} failed, ${counts.stopped} stopped.`,

@@ -433,6 +433,7 @@ export const buildScreen = (input: ScreenInput): Screen => {
     position,
     anyRunning,
     canRound,
+    snapshot.merge !== null,
   );
   return { columns, height, header, body, dialog, notices, footer, scroll };
 };

@@ -69,6 +69,8 @@ export interface HintContext {
    * merge yet, the agent has a branch): follow-up, rerun and shell are offered only then.
    */
   canRound: boolean;
+  /** Whether a result was merged already (the dashboard merges once: `m` is not offered again). */
+  merged?: boolean;
 }
 
 export interface KeyHintSpec {
@@ -311,7 +313,7 @@ export const KEY_BINDINGS: readonly KeyBinding[] = [
     description: "Merge the focused agent's result (asks first)",
     when: ALL_VIEWS,
     keys: [{ press: text('m'), action: { type: 'merge' } }],
-    hints: [{ in: ALL_VIEWS, keys: 'm', label: 'merge' }],
+    hints: [{ in: ALL_VIEWS, keys: ({ merged }) => (merged === true ? null : 'm'), label: 'merge' }],
   },
   {
     command: 'follow-up',
@@ -418,6 +420,7 @@ export const footerHints = (
   agentCount: number,
   anyRunning = true,
   canRound = true,
+  merged = false,
 ): KeyHint[] =>
   hintsWhere((spec) => typeof spec.in !== 'string' && spec.in.includes(view), {
     symbols,
@@ -425,6 +428,7 @@ export const footerHints = (
     dialog: null,
     anyRunning,
     canRound,
+    merged,
   });
 
 /** The answers a dialog offers (a prompt line: send or cancel). */

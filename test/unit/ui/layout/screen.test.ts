@@ -15,6 +15,7 @@ import {
   failedWithHint,
   PATCH,
   raceSnapshot,
+  T0,
   timedOut,
 } from '../../../support/ui-fixtures.js';
 
@@ -204,6 +205,46 @@ describe('a terminal of 80x24 with many agents', () => {
     // Two panes of 40: it does not.
     const narrow = allLines(buildScreen(input({ snapshot, columns: 80, rows: 24 }))).join('\n');
     expect(narrow).toContain('⚠ 1 warning\n');
+  });
+});
+
+describe('a finished race reopened for review (hydra show --tui)', () => {
+  const merge = {
+    runId: 'run-1',
+    agent: 'claude',
+    into: 'main',
+    method: 'fast-forward' as const,
+    commit: 'abcdef0',
+    filesChanged: 2,
+    removed: [],
+  };
+  const reopened = (overrides: Parameters<typeof raceSnapshot>[1]) =>
+    raceSnapshot([completed('claude'), completed('codex')], {
+      reopened: true,
+      endedAt: T0 + 61_000,
+      merge,
+      now: T0 + 9 * 60_000,
+      ...overrides,
+    });
+
+  it('says it reopens the run, not that it probes agents, and keeps the race its own duration', () => {
+    const text = allLines(
+      buildScreen(input({ snapshot: reopened({ phase: 'probing' }), now: T0 + 9 * 60_000 })),
+    );
+    expect(text[1]).toMatch(/^reopening the run/);
+    expect(text[0]).toMatch(/ 1m01s$/);
+  });
+
+  it('offers no merge once a result was merged, and ends saying what was merged', () => {
+    const screen = buildScreen(input({ snapshot: reopened({}), now: T0 + 9 * 60_000 }));
+    expect(lineText(screen.footer ?? [])).not.toContain('m merge');
+    const ended = allLines(
+      buildScreen(
+        input({ snapshot: reopened({ phase: 'done' }), state: { outcome: { kind: 'race-ended' } } }),
+      ),
+    );
+    expect(ended.join('\n')).toContain("Race ended; Claude Code's result was merged into main.");
+    expect(ended.join('\n')).not.toContain('nothing was merged');
   });
 });
 
