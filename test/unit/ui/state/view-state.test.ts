@@ -132,6 +132,18 @@ describe('stopping and merging', () => {
     expect(gone.state.notice).toBeNull();
   });
 
+  it('says so when the stop arrived after the agent finished: its result is kept', () => {
+    const stopping = reduce(reduce(start, { type: 'stop' }, context()).state, { type: 'confirm' }, context());
+    const agents = context().agents.map((agent) =>
+      agent.agent === 'claude' ? { ...agent, status: 'completed' as const } : agent,
+    );
+    const late = reduce(stopping.state, { type: 'agents-changed' }, context({ agents }));
+    expect(late.state.notice).toEqual({
+      text: 'Claude Code had finished before the stop: its result is kept.',
+      tone: 'info',
+    });
+  });
+
   it('explains why a settled agent cannot be stopped', () => {
     const transition = reduce(at({ focus: 1 }), { type: 'stop' }, context());
     expect(transition.effect).toBeNull();
