@@ -7,7 +7,7 @@
  * agents still run, hydra's own git commands on their work ignore what appeared in the config since
  * the start (hardeningArgs) and stage files an agent's new `info/exclude` would hide (addHidden).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -336,11 +336,13 @@ export async function addHidden(
   const rel = path.join('info', 'exclude');
   const before = snapshot.entries.get(rel);
   if (sameEntry(before, await readEntry(path.join(commonDir, rel)))) return;
+  // One file per call: the agents of a race settle at once, and one's `rm` below must not take
+  // the file from under another's `ls-files` ("cannot use … as an exclude file").
   const excludes = path.join(
     tmpdir(),
-    `hydra-exclude-${process.pid}-${createHash('sha1').update(commonDir).digest('hex').slice(0, 8)}`,
+    `hydra-exclude-${process.pid}-${createHash('sha1').update(commonDir).digest('hex').slice(0, 8)}-${randomBytes(4).toString('hex')}`,
   );
-  await writeFile(excludes, before?.kind === 'file' ? before.content : '');
+  await writeFile(excludes, before?.kind === 'file' ? before.content : '', { mode: 0o600 });
   const global = globalExcludes(snapshot);
   try {
     const { stdout } = await git([
