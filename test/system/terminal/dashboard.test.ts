@@ -516,6 +516,9 @@ describe('hydra race on a real terminal', () => {
     await waitForScreen(box, 'focus on Claude Code', (screen) =>
       screen.includes(`▸ ${claudeIndex} Claude Code`),
     );
+    // A follow-up starts once the race reviews (every agent settled and its result committed): the
+    // diffs can show a moment before, and an `f` then is refused with a notice.
+    await waitForScreen(box, 'the race to review', (screen) => /^reviewing /m.test(screen));
 
     // f: a prompt line; what is typed shows in it (y and q are text here, not answers).
     await sendKeys(box, 'f');
