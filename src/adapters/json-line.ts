@@ -44,6 +44,15 @@ const cannotBeObject = (text: string): string | null => {
 
 /** Parses one line as a JSON object, never throwing. */
 export const parseJsonLine = (line: string): JsonLine => {
+  // The common line of a JSON stream: it opens an object and has no CR to strip (so no BOM, not
+  // blank, and JSON.parse decides), and goes straight to JSON.parse: the checks below each cost a
+  // scan or a copy of the line, and a flood is a hundred thousand of them.
+  if (
+    line.charCodeAt(0) === 0x7b &&
+    line.charCodeAt(line.length - 1) !== 0x0d &&
+    line.length <= MAX_PARSE_CHARS
+  )
+    return parseObject(line);
   const text = normalizeLine(line);
   if (text.trim() === '') return { ok: 'blank' };
   if (text.length > MAX_PARSE_CHARS) {
@@ -55,6 +64,11 @@ export const parseJsonLine = (line: string): JsonLine => {
   }
   const notObject = cannotBeObject(text);
   if (notObject !== null) return { ok: false, reason: notObject, raw: wellFormed(shorten(text)) };
+  return parseObject(text);
+};
+
+/** JSON.parse of a line that passed the checks above, as a JsonLine. */
+const parseObject = (text: string): JsonLine => {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -208,6 +208,10 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         for (const step of steps) step();
       });
     let lines = 0;
+    const parsed = (line: string): void => {
+      lines += 1;
+      collect(line.trim() === '' ? [] : parser.parseLine(line));
+    };
     const callbacks: SupervisorCallbacks = {
       onSpawn: (pid) => {
         try {
@@ -225,11 +229,11 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         if (shared !== null)
           inOrder(() => collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: shared })]));
       },
-      onLine: (line) =>
-        inOrder(() => {
-          lines += 1;
-          collect(line.trim() === '' ? [] : parser.parseLine(line));
-        }),
+      onLine: (line) => {
+        // Once the database is in (nearly every line of a flood), no closure per line.
+        if (waiting === null) parsed(line);
+        else waiting.push(() => parsed(line));
+      },
       // What the sandbox turned away shows in the pane and the record, not as a silent failure.
       onRefused: (line) =>
         inOrder(() => collect([ev({ kind: 'progress', stage: SANDBOX_REFUSED_STAGE, detail: line })])),

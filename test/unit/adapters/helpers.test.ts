@@ -162,6 +162,15 @@ describe('json lines', () => {
     expect(parseJsonLine('\uFEFF{"type":"x"}')).toMatchObject({ ok: true, value: { type: 'x' } });
   });
 
+  it('gives a line that opens an object the same answer with or without its CR or leading space', () => {
+    const line = '{"type":"x","n":1}';
+    const want = { ok: true, value: { type: 'x', n: 1 }, length: line.length };
+    expect(parseJsonLine(line)).toEqual(want);
+    expect(parseJsonLine(`${line}\r`)).toEqual(want);
+    expect(parseJsonLine(`  ${line}`)).toEqual({ ...want, length: line.length + 2 });
+    expect(parseJsonLine('{"type":\r')).toEqual(parseJsonLine('{"type":'));
+  });
+
   it('rejects JSON that is not an object', () => {
     for (const line of ['[1,2]', '"text"', '42', 'null'])
       expect(parseJsonLine(line)).toMatchObject({ ok: false, reason: 'not a JSON object' });
