@@ -11,6 +11,7 @@ import type {
   ProbeOutput,
   ProbeRunner,
   ProcessEnd,
+  SpawnRequest,
 } from '../../src/adapters/types.js';
 
 export const FIXTURES_DIR = fileURLToPath(new URL('../../fixtures/adapters/', import.meta.url));
@@ -144,3 +145,14 @@ export const fixtureRunner = (
   };
   return Object.assign(run, { calls });
 };
+
+/** A spawn request for the adapters' command tests, with `overrides`. */
+export const spawnRequest = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
+  prompt: 'Create hello.txt',
+  cwd: '/repo/wt',
+  scratchDir: '/repo/scratch',
+  unsafe: false,
+  extraArgs: [],
+  env: {},
+  ...overrides,
+});

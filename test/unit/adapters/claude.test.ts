@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { claudeAdapter } from '../../../src/adapters/claude.js';
 import type { AgentEvent, UsageEvent } from '../../../src/core/events.js';
-import type { Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
-import { endOf, fixtureRunner, helpVersions, loadStream, replay } from '../../support/adapter-fixtures.js';
-
-const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
-  prompt: 'Create hello.txt',
-  cwd: '/repo/wt',
-  scratchDir: '/repo/scratch',
-  unsafe: false,
-  extraArgs: [],
-  env: {},
-  ...overrides,
-});
+import type { Capabilities } from '../../../src/adapters/types.js';
+import {
+  endOf,
+  fixtureRunner,
+  helpVersions,
+  loadStream,
+  replay,
+  spawnRequest as request,
+} from '../../support/adapter-fixtures.js';
 
 const capabilitiesOf = async (version: string): Promise<Capabilities> => {
   const result = await claudeAdapter.probe('/bin/claude', fixtureRunner('claude', version));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codexAdapter, CODEX_MIN_JSON_VERSION } from '../../../src/adapters/codex.js';
 import { compareVersions } from '../../../src/adapters/help-flags.js';
-import type { Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
+import type { Capabilities } from '../../../src/adapters/types.js';
 import {
   endOf,
   fixtureRunner,
@@ -9,17 +9,8 @@ import {
   loadStream,
   readHelpFile,
   replay,
+  spawnRequest as request,
 } from '../../support/adapter-fixtures.js';
-
-const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
-  prompt: 'Create hello.txt',
-  cwd: '/repo/wt',
-  scratchDir: '/repo/scratch',
-  unsafe: false,
-  extraArgs: [],
-  env: {},
-  ...overrides,
-});
 
 const versions = helpVersions('codex');
 const supported = versions.filter((version) => compareVersions(version, CODEX_MIN_JSON_VERSION) >= 0);

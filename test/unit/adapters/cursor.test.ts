@@ -2,20 +2,17 @@
 import { describe, expect, it } from 'vitest';
 import { cursorAdapter } from '../../../src/adapters/cursor.js';
 import { binaryCandidates } from '../../../src/adapters/registry.js';
-import type { SpawnRequest } from '../../../src/adapters/types.js';
-import { endOf, fixtureRunner, helpVersions, loadStream, replay } from '../../support/adapter-fixtures.js';
+
+import {
+  endOf,
+  fixtureRunner,
+  helpVersions,
+  loadStream,
+  replay,
+  spawnRequest as request,
+} from '../../support/adapter-fixtures.js';
 
 const documented = helpVersions('cursor').at(-1)!;
-
-const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
-  prompt: 'Create hello.txt',
-  cwd: '/repo/wt',
-  scratchDir: '/repo/scratch',
-  unsafe: false,
-  extraArgs: [],
-  env: {},
-  ...overrides,
-});
 
 describe('cursor probe', () => {
   it('is experimental and reports its flags as inferred, with a warning for the UI', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { AgentEvent } from '../../../src/core/events.js';
 import { GEMINI_MIN_VERSION, geminiAdapter } from '../../../src/adapters/gemini.js';
 import { compareVersions } from '../../../src/adapters/help-flags.js';
-import type { Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
+import type { Capabilities } from '../../../src/adapters/types.js';
 import {
   endOf,
   fixtureRunner,
@@ -10,21 +10,12 @@ import {
   loadStream,
   readHelpFile,
   replay,
+  spawnRequest as request,
 } from '../../support/adapter-fixtures.js';
 
 const REPO = '/tmp/hydra-fixture/repo';
 /** The session id of the recorded success (a normalized UUID). */
 const SESSION = '00000000-0000-4000-8000-000000000001';
-
-const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
-  prompt: 'Create hello.txt',
-  cwd: '/repo/wt',
-  scratchDir: '/repo/scratch',
-  unsafe: false,
-  extraArgs: [],
-  env: {},
-  ...overrides,
-});
 
 const versions = helpVersions('gemini');
 const withStreamJson = versions.filter((version) =>

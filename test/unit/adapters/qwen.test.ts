@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { qwenAdapter } from '../../../src/adapters/qwen.js';
 import type { AgentEvent } from '../../../src/core/events.js';
-import type { Capabilities, SpawnRequest } from '../../../src/adapters/types.js';
+import type { Capabilities } from '../../../src/adapters/types.js';
 import {
   endOf,
   fixtureRunner,
@@ -9,17 +9,8 @@ import {
   loadStream,
   readHelpFile,
   replay,
+  spawnRequest as request,
 } from '../../support/adapter-fixtures.js';
-
-const request = (overrides: Partial<SpawnRequest> = {}): SpawnRequest => ({
-  prompt: 'Create hello.txt',
-  cwd: '/repo/wt',
-  scratchDir: '/repo/scratch',
-  unsafe: false,
-  extraArgs: [],
-  env: {},
-  ...overrides,
-});
 
 const versions = helpVersions('qwen');
 const withStreamJson = versions.filter((version) =>
