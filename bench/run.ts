@@ -183,7 +183,7 @@ const printTargets = (result: TargetsResult): string =>
         row.added ?? '—',
         row.ratio === null ? '—' : `${r(row.ratio, 2)}x`,
         row.target,
-        yesNo(row.met),
+        row.target.startsWith('—') ? '—' : yesNo(row.met),
       ]),
     ),
     `   flood: ${result.floodLines.toLocaleString('en-US')} lines, ${r(result.floodBytes / 1024 / 1024)} MB of partial-message deltas`,
