@@ -6,7 +6,15 @@
  * it after hydra is gone (ARCHITECTURE.md, "Runners", has the measured cost of a call).
  */
 import { performance } from 'node:perf_hooks';
-import { forwardedSocket, openSshConnection, sshTarget, startChild } from '../process/index.js';
+import {
+  dockerContextHost,
+  dockerContextName,
+  environmentEngineAddress,
+  forwardedSocket,
+  openSshConnection,
+  sshTarget,
+  startChild,
+} from '../process/index.js';
 import { EngineError } from '../errors.js';
 import { DEFAULT_HOST } from './settings.js';
 import { trace } from '../../trace.js';
@@ -33,9 +41,9 @@ export interface DockerOptions {
   okExitCodes?: readonly number[];
 }
 
-/** The engine's address: `host`, or DOCKER_HOST for the default engine (undefined: the Docker context's). */
+/** The engine's address: `host`, or for the default engine DOCKER_HOST, else the Docker context's endpoint (undefined: the local socket). */
 const engineAddress = (host: string, env: NodeJS.ProcessEnv = process.env): string | undefined =>
-  host === DEFAULT_HOST ? env['DOCKER_HOST'] : host;
+  host === DEFAULT_HOST ? environmentEngineAddress(env) : host;
 
 /**
  * The environment the CLI runs in: the user's, pointed at `host` unless it is the default engine,
@@ -66,9 +74,12 @@ export const hostLabel = (host: string, env: NodeJS.ProcessEnv = process.env): s
   const fromEnv = env['DOCKER_HOST'];
   if (fromEnv !== undefined && fromEnv !== '') return `${fromEnv} (DOCKER_HOST)`;
   const context = env['DOCKER_CONTEXT'];
-  return context !== undefined && context !== ''
-    ? `the Docker context ${context} (DOCKER_CONTEXT)`
-    : 'the current Docker context (DOCKER_HOST unset)';
+  if (context !== undefined && context !== '') return `the Docker context ${context} (DOCKER_CONTEXT)`;
+  const current = dockerContextName(env);
+  const endpoint = dockerContextHost(env);
+  return current === undefined
+    ? 'the current Docker context (DOCKER_HOST unset)'
+    : `the Docker context ${current}${endpoint === undefined ? '' : ` (${endpoint})`}`;
 };
 
 const UNREACHABLE =

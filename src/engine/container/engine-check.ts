@@ -11,7 +11,7 @@ import { checkImage } from './placement.js';
 import { roundTrip } from './round-trip.js';
 import type { EngineProblem } from './round-trip.js';
 import { DEFAULT_CONTAINER, DEFAULT_HOST } from './settings.js';
-import { sshConnectionNote } from '../process/index.js';
+import { environmentEngineAddress, sshConnectionNote } from '../process/index.js';
 
 export type { EngineProblem } from './round-trip.js';
 
@@ -50,7 +50,7 @@ export async function engineFacts(host: string): Promise<EngineFacts> {
   const version = await docker(host, ['version', '--format', '{{.Server.Version}}'], { timeoutMs: CALL_MS })
     .then((result) => (result.exitCode === 0 ? result.stdout.trim() || null : null))
     .catch(() => null);
-  const address = host === DEFAULT_HOST ? process.env['DOCKER_HOST'] : host;
+  const address = host === DEFAULT_HOST ? environmentEngineAddress() : host;
   return { host, version, connection: address === undefined ? null : sshConnectionNote(address) };
 }
 

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { EngineError } from '../errors.js';
+import { dockerAddress, environmentEngineAddress } from '../process/index.js';
 import { resolveCommandSync } from '../probe/index.js';
 import { repoKey } from '../records/index.js';
 import { devcontainerImageName, readDevcontainer } from './definition.js';
@@ -78,9 +79,14 @@ export async function buildDevcontainer(
   const definition = options.definition ?? readDevcontainer(repoRoot);
   const cli = devcontainerCli(env);
   const image = devcontainerImageName(repoRoot, definition);
+  // The engine: `host`, or the environment's (DOCKER_HOST, else the Docker context's endpoint); an
+  // `ssh://` one through hydra's one connection (the CLI makes dozens of docker calls).
+  const environment = options.host === undefined || options.host === 'default';
+  const target = environment ? environmentEngineAddress(env) : options.host;
+  const address = target === undefined ? undefined : await dockerAddress(target, env);
   const buildEnv: NodeJS.ProcessEnv =
-    options.host === undefined || options.host === 'default' ? env : { ...env, DOCKER_HOST: options.host };
-  if (options.host !== undefined && options.host !== 'default') delete buildEnv['DOCKER_CONTEXT'];
+    address === undefined || (environment && address === target) ? env : { ...env, DOCKER_HOST: address };
+  if (buildEnv !== env) delete buildEnv['DOCKER_CONTEXT'];
   const args = [
     'build',
     '--workspace-folder',
@@ -98,7 +104,7 @@ export async function buildDevcontainer(
   if (options.log !== undefined) mkdirSync(path.dirname(options.log.file), { recursive: true });
   const log = options.log === undefined ? null : createWriteStream(options.log.file, { flags: 'a' });
   log?.write(
-    `$ devcontainer ${args.join(' ')}${buildEnv['DOCKER_HOST'] ? ` (DOCKER_HOST=${buildEnv['DOCKER_HOST']})` : ''}\n`,
+    `$ devcontainer ${args.join(' ')}${target === undefined ? '' : ` (engine ${target}${address === target ? '' : `, through ${address}`})`}\n`,
   );
   let stdout = '';
   let tail = '';

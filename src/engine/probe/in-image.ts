@@ -11,7 +11,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
 import type { AdapterId, Capabilities, ProbeResult, ProbeRunner } from '../../adapters/types.js';
-import { dockerAddress } from '../process/index.js';
+import { dockerAddress, environmentEngineAddress } from '../process/index.js';
 import type { AgentPlan } from '../agent-plan.js';
 import type { AgentProbeReport } from '../probe-types.js';
 import { createProbeRunner } from './runner.js';
@@ -44,8 +44,8 @@ const notInImage = (output: { exitCode: number | null; stderr: string }): boolea
  */
 async function hostArgsOf(host: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
   if (host !== undefined && host !== 'default') return [`--host=${await dockerAddress(host, env)}`];
-  const fromEnv = env['DOCKER_HOST'];
-  if (fromEnv === undefined || fromEnv === '') return [];
+  const fromEnv = environmentEngineAddress(env);
+  if (fromEnv === undefined) return [];
   const address = await dockerAddress(fromEnv, env);
   return address === fromEnv ? [] : [`--host=${address}`];
 }

@@ -36,6 +36,7 @@ export {
   unmountable,
 } from './share-mount.js';
 export type { ShareMount } from './share-mount.js';
+export { dockerContextHost, dockerContextName, environmentEngineAddress } from './docker-context.js';
 export {
   dockerAddress,
   forwardedSocket,

@@ -7,6 +7,7 @@
  * `hydra doctor` checks the engine as it does a tcp:// one. Without sshd or an ssh client the file is
  * skipped, saying so; without an engine it fails as every container test does.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -146,6 +147,36 @@ if (engine === undefined) {
         },
       ]);
       // The engine's checks and the probe of the CLI in the image went over it too.
+      expect(sshCalls(log).filter((call) => call.includes('dial-stdio'))).toEqual([]);
+    });
+
+    it('an ssh:// engine chosen with `docker context use` (DOCKER_HOST unset) also goes over one connection', async () => {
+      const { config, log } = await setUp({ claude: { agent: 'claude' } }, 'default');
+      const dockerConfig = path.join(sandbox.dir, 'docker-config');
+      const contextEnv: NodeJS.ProcessEnv = { ...sandbox.env, DOCKER_CONFIG: dockerConfig };
+      delete contextEnv['DOCKER_HOST'];
+      delete contextEnv['DOCKER_CONTEXT'];
+      for (const args of [
+        ['context', 'create', 'over-ssh', '--docker', `host=${host}`],
+        ['context', 'use', 'over-ssh'],
+      ])
+        execFileSync('docker', args, { env: contextEnv, stdio: 'ignore' });
+
+      const result = await hydra(['doctor', '--json', '--config', config], {
+        cwd: repo,
+        env: contextEnv,
+        timeoutMs: 180_000,
+      });
+
+      const report = JSON.parse(result.stdout) as { image?: { problems: unknown[]; engines: unknown[] } };
+      expect(report.image?.problems).toEqual([]);
+      expect(report.image?.engines).toEqual([
+        {
+          host: 'default',
+          version: expect.stringMatching(/^\d+\.\d+/),
+          connection: 'one SSH connection for every docker call (a forwarded socket)',
+        },
+      ]);
       expect(sshCalls(log).filter((call) => call.includes('dial-stdio'))).toEqual([]);
     });
 
