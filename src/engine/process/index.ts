@@ -1,10 +1,11 @@
-/** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
+/** Processes: spawning an agent under supervision, the registry of its process group, the process table (/proc or ps), line splitting, and the watchdog. */
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 export {
   RUN_ID_ENV,
   groupMembers,
   pidAlive,
   processInfo,
+  processStillRuns,
   signalGroup,
   signallableProcessesOfRun,
 } from './process-table.js';
