@@ -98,7 +98,7 @@ type Candidate =
 const candidate = (env: NodeJS.ProcessEnv): Candidate => {
   if (process.platform !== 'linux') return { kind: 'process-group', reason: 'PID namespaces are Linux only' };
   if (env[PORTABLE_ENV] === '1')
-    return { kind: 'process-group', reason: `${PORTABLE_ENV}=1 is set (the code paths of macOS)` };
+    return { kind: 'process-group', reason: `${PORTABLE_ENV}=1 is set: the code paths of macOS` };
   if (env[CONTAINMENT_ENV] === 'group')
     return { kind: 'process-group', reason: `${CONTAINMENT_ENV}=group is set` };
   if (!existsSync(SHELL)) return { kind: 'process-group', reason: `${SHELL} is missing` };

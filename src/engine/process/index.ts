@@ -22,6 +22,8 @@ export { activeContainment, describeContainment, mountingFlags, prepareContainme
 export type { Containment } from './containment.js';
 export type { ProcessExit, SpawnSpec, Supervised, SupervisorCallbacks } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
+export { describeProcessGuards, guardsComplete, processGuards } from './process-guards.js';
+export type { ProcessGuards } from './process-guards.js';
 export type { Watchdog } from './watchdog.js';
 export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';

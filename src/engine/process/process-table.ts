@@ -68,10 +68,15 @@ const psInfo = (row: PsRow): ProcessInfo => ({
   startTime: row.startedAt === null ? '' : `s${row.startedAt / 1000}`,
 });
 
+/** This process as ps saw it first: its pid, group and start do not change (read for every lock). */
+let ownRow: PsRow | undefined;
+
 /** Reads /proc/<pid>/stat (or asks ps); null when the process is gone or cannot be read. */
 export const processInfo = (pid: number): ProcessInfo | null => {
   if (!procTable()) {
+    if (pid === process.pid && ownRow?.pid === pid) return psInfo(ownRow);
     const row = psRows({ pid }).find((item) => item.pid === pid);
+    if (pid === process.pid) ownRow = row;
     return row === undefined ? null : psInfo(row);
   }
   try {

@@ -40,6 +40,14 @@ const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
 export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
 
+/** Why a race here starts no watchdog; null when it starts one. */
+export const watchdogProblem = (env: NodeJS.ProcessEnv = process.env): string | null => {
+  if (!watchdogWanted(env)) return `${WATCHDOG_ENV}=0 is set`;
+  if (process.platform === 'win32') return 'Windows has no POSIX shell';
+  if (!existsSync(SHELL)) return `${SHELL} is missing`;
+  return null;
+};
+
 /**
  * `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second> <marker variable>
  * <container run label> <helper marker variable> <this hydra's helper marker> <table>` (`proc`, or
@@ -78,7 +86,7 @@ export const startWatchdog = (
   graceMs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Watchdog => {
-  if (!watchdogWanted(env) || process.platform === 'win32' || !existsSync(SHELL)) return NO_WATCHDOG;
+  if (watchdogProblem(env) !== null) return NO_WATCHDOG;
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
   delete childEnv[OWNER_ENV];

@@ -151,8 +151,14 @@ export const prepareSandbox = (): Promise<SandboxSupport> => {
   return pending;
 };
 
+/** The backend a mechanism is, by the name its platform gives it. */
+const BACKENDS: Record<SandboxMechanism, string> = {
+  bubblewrap: 'backend: Linux namespaces and seccomp, through @anthropic-ai/sandbox-runtime',
+  'sandbox-exec': "backend: macOS's Seatbelt, through @anthropic-ai/sandbox-runtime",
+};
+
 /** One line for `hydra doctor` and the dashboard. */
 export const describeSandbox = (support: SandboxSupport): string =>
   support.available
-    ? `${support.mechanism} per agent (its worktree writable, its CLI's hosts reachable, the rest read-only or refused)`
+    ? `${support.mechanism} per agent (${BACKENDS[support.mechanism]}; its worktree writable, its CLI's hosts reachable, the rest read-only or refused)`
     : `unavailable: ${support.reason}; agents run unsandboxed. ${support.hint}`;
