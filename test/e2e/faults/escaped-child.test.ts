@@ -34,7 +34,7 @@ import {
   extraWorktrees,
   hydraBranches,
 } from '../../support/fault-invariants.js';
-import { WAYS } from '../../support/portable.js';
+import { portableRun, WAYS } from '../../support/portable.js';
 
 const containment = activeContainment();
 
@@ -59,12 +59,19 @@ afterAll(() => {
   console.info(`containment on this machine: ${describeContainment(containment)}`);
 });
 
-it('this machine contains agents in a PID namespace', () => {
+/**
+ * Only a PID namespace reaches a child that left both the group and the marker: under
+ * HYDRA_PORTABLE=1 (macOS's code paths) these cases are not claimed (the README's platform table)
+ * and are skipped; the cases after them run both ways.
+ */
+const namespaceOnly = portableRun();
+
+it.skipIf(namespaceOnly)('this machine contains agents in a PID namespace', () => {
   // The CI machines are this kind of machine: if this fails, the escapee tests below would too.
   expect(containment.kind).toBe('pid-namespace');
 });
 
-describe('a child that escapes the process group and the run marker', () => {
+describe.skipIf(namespaceOnly)('a child that escapes the process group and the run marker', () => {
   let sandbox: Sandbox;
   let handle: RaceHandle | null = null;
 
@@ -108,7 +115,7 @@ describe('a child that escapes the process group and the run marker', () => {
   });
 });
 
-describe('a child that escapes, when hydra itself is killed', () => {
+describe.skipIf(namespaceOnly)('a child that escapes, when hydra itself is killed', () => {
   let sandbox: CliSandbox;
   let repo: string;
 
