@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 
 /** The directory of the ps shim. */
 export const BSD_PS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'bsd-ps');
@@ -27,3 +28,25 @@ export const WAYS = [
   { way: 'linux', env: (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => env },
   { way: 'portable', env: portableEnv },
 ] as const;
+
+/**
+ * For the tests of a describe block: this process's own process table is the way's (PATH and
+ * HYDRA_PORTABLE set before each test, put back after), for suites that call hydra's code in-process.
+ */
+export const inProcessWay = (way: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv): void => {
+  const saved = { PATH: process.env.PATH, HYDRA_PORTABLE: process.env.HYDRA_PORTABLE };
+  beforeEach(() => {
+    const forced = way({ PATH: process.env.PATH });
+    process.env.PATH = forced.PATH;
+    if (forced.HYDRA_PORTABLE !== undefined) process.env.HYDRA_PORTABLE = forced.HYDRA_PORTABLE;
+  });
+  afterEach(() => {
+    process.env.PATH = saved.PATH;
+    if (saved.HYDRA_PORTABLE === undefined) delete process.env.HYDRA_PORTABLE;
+    else process.env.HYDRA_PORTABLE = saved.HYDRA_PORTABLE;
+  });
+};
+
+/** A start time (ProcessInfo.startTime) a minute before `startTime`, in the same spelling: a pid's earlier owner. */
+export const earlierStart = (startTime: string): string =>
+  startTime.startsWith('s') ? `s${Number(startTime.slice(1)) - 60}` : String(Number(startTime) - 6000);

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, readHolder, tryLock } from '../../../../src/engine/locks/index.js';
 import type { HeldLock, LockHolder } from '../../../../src/engine/locks/index.js';
 import { processInfo } from '../../../../src/engine/process/index.js';
-import { WAYS } from '../../../support/portable.js';
+import { earlierStart, inProcessWay, WAYS } from '../../../support/portable.js';
 
 let dir: string;
 let file: string;
@@ -130,24 +130,8 @@ describe('a lock file', () => {
   });
 });
 
-/** A start time this process did not start at: a minute earlier, in the table's own spelling. */
-const earlier = (startTime: string): string =>
-  startTime.startsWith('s') ? `s${Number(startTime.slice(1)) - 60}` : String(Number(startTime) - 6000);
-
 describe.each(WAYS)('a lock whose pid names another process now ($way)', ({ env }) => {
-  const saved = { PATH: process.env.PATH, HYDRA_PORTABLE: process.env.HYDRA_PORTABLE };
-
-  beforeEach(() => {
-    const forced = env({ PATH: process.env.PATH });
-    process.env.PATH = forced.PATH;
-    if (forced.HYDRA_PORTABLE !== undefined) process.env.HYDRA_PORTABLE = forced.HYDRA_PORTABLE;
-  });
-
-  afterEach(() => {
-    process.env.PATH = saved.PATH;
-    if (saved.HYDRA_PORTABLE === undefined) delete process.env.HYDRA_PORTABLE;
-    else process.env.HYDRA_PORTABLE = saved.HYDRA_PORTABLE;
-  });
+  inProcessWay(env);
 
   const holding = (startTime: string): LockHolder => ({
     pid: process.pid,
@@ -168,7 +152,7 @@ describe.each(WAYS)('a lock whose pid names another process now ($way)', ({ env 
   it('is taken over when that pid started after the lock was taken (a reused pid)', () => {
     const now = processInfo(process.pid)?.startTime ?? '';
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(holding(earlier(now))));
+    writeFileSync(file, JSON.stringify(holding(earlierStart(now))));
     const lock = held(tryLock(file, 'hydra merge'));
     expect(readHolder(file)).toMatchObject({ pid: process.pid, command: 'hydra merge', startTime: now });
     lock.release();
