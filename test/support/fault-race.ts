@@ -218,6 +218,17 @@ export interface AgentsRunning {
   env?: NodeJS.ProcessEnv;
 }
 
+/** The real `hydra race --json <args>` in the background, for a test that kills it (60 s at most). */
+export const backgroundRace = (repo: string, env: NodeJS.ProcessEnv, args: readonly string[]) =>
+  execa(process.execPath, [MAIN, 'race', '--json', ...args], {
+    cwd: repo,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
+
 /**
  * The real `hydra race --json <args>` in the background, whose agents are running (the run id is
  * on its first NDJSON line), for a test that then signals or kills it.

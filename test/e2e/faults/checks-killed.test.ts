@@ -5,13 +5,13 @@
  * ways: Linux's /proc and PID namespaces, and macOS's code paths (HYDRA_PORTABLE=1: ps, process
  * groups; test/support/portable.ts).
  */
-import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { eventually, liveProcesses } from '../../support/engine-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, MAIN } from '../../support/cli-helpers.js';
+import { createRepo, createSandbox, hydra, installFakes } from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { extraWorktrees, hydraBranches } from '../../support/fault-invariants.js';
 import { WAYS } from '../../support/portable.js';
+import { backgroundRace } from '../../support/fault-race.js';
 
 /** A sleep duration nothing else on the machine uses: the check's name on the command line. */
 const uniqueSleep = (): string => `2000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
@@ -47,18 +47,13 @@ const raceWithSlowCheck = async (
   sandbox.env = way(sandbox.env);
   repo = await createRepo(sandbox.dir);
   await installFakes(sandbox.bin, { claude: { agent: 'claude', delayMs: 5 } });
-  const child = execa(
-    process.execPath,
-    [MAIN, 'race', '--json', '--agents', 'claude', '--check', `sleep ${token}`, 'Add hello.txt'],
-    {
-      cwd: repo,
-      env: { ...sandbox.env, ...env },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    },
-  );
+  const child = backgroundRace(repo, { ...sandbox.env, ...env }, [
+    '--agents',
+    'claude',
+    '--check',
+    `sleep ${token}`,
+    'Add hello.txt',
+  ]);
   await eventually(
     () => running(token).length >= 2,
     20_000,

@@ -10,7 +10,6 @@
  * fork) and one that cleared the marker but stayed in the group: the watchdog finds the first by
  * the marker (/proc, or ps) and the second by the process groups hydra recorded down its pipe.
  */
-import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startRace } from '../../../src/engine/index.js';
 import { activeContainment, describeContainment } from '../../../src/engine/process/containment.js';
@@ -24,7 +23,7 @@ import {
   raceOptions,
 } from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, MAIN } from '../../support/cli-helpers.js';
+import { createRepo, createSandbox, hydra, installFakes } from '../../support/cli-helpers.js';
 import type { Sandbox as CliSandbox } from '../../support/cli-helpers.js';
 import {
   captureUserState,
@@ -35,6 +34,7 @@ import {
   hydraBranches,
 } from '../../support/fault-invariants.js';
 import { portableRun, WAYS } from '../../support/portable.js';
+import { backgroundRace } from '../../support/fault-race.js';
 
 const containment = activeContainment();
 
@@ -128,14 +128,7 @@ describe.skipIf(namespaceOnly)('a child that escapes, when hydra itself is kille
     await installFakes(sandbox.bin, {
       claude: { agent: 'claude', delayMs: 5, hangAfterLines: 1, spawnEscapee: token },
     });
-    const child = execa(process.execPath, [MAIN, 'race', '--json', '--agents', 'claude', 'Add hello.txt'], {
-      cwd: repo,
-      env: { ...sandbox.env, ...env },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    });
+    const child = backgroundRace(repo, { ...sandbox.env, ...env }, ['--agents', 'claude', 'Add hello.txt']);
     await eventually(() => escapees(token).length >= 1, 15_000, 'the escapee to start');
     return { child };
   };
@@ -192,14 +185,7 @@ describe.each(WAYS)(
           spawnUnmarked: unmarked,
         },
       });
-      const child = execa(process.execPath, [MAIN, 'race', '--json', '--agents', 'claude', 'Add hello.txt'], {
-        cwd: repo,
-        env: { ...sandbox.env, ...env },
-        extendEnv: false,
-        reject: false,
-        stdin: 'ignore',
-        timeout: 60_000,
-      });
+      const child = backgroundRace(repo, { ...sandbox.env, ...env }, ['--agents', 'claude', 'Add hello.txt']);
       await eventually(
         () => escapees(detached).length >= 1 && escapees(unmarked).length >= 1,
         15_000,
