@@ -1,6 +1,6 @@
 /**
  * `npm run lint:sh`: shellcheck on hydra's shell scripts (the watchdog and the namespace init in
- * src/engine/process/*.sh, which dist/ runs with /bin/sh, and .ci/run). Fails, saying how to
+ * src/engine/process/*.sh, which dist/ runs with /bin/sh, .ci/run, and the tests' ps shim). Fails, saying how to
  * install it, when shellcheck is missing: a lint that silently skips checks nothing.
  */
 import { spawnSync } from 'node:child_process';
@@ -18,7 +18,7 @@ const shellFiles = (dir) =>
     return entry.name.endsWith('.sh') ? [relative] : [];
   });
 
-const files = [...shellFiles('src'), ...shellFiles('scripts'), '.ci/run'];
+const files = [...shellFiles('src'), ...shellFiles('scripts'), '.ci/run', 'test/support/bsd-ps/ps'];
 const result = spawnSync('shellcheck', ['--external-sources', ...files], { cwd: root, stdio: 'inherit' });
 if (result.error !== undefined) {
   const missing = result.error.code === 'ENOENT';

@@ -1,7 +1,14 @@
 /** `hydra doctor`'s report: its JSON shape and its text rendering (pure functions over the types). */
 import { adapterOf } from '../adapters/registry.js';
 import type { AdapterId, Capabilities, Tier } from '../adapters/types.js';
-import { blocksRace, describeContainment, describeSandbox } from '../engine/index.js';
+import {
+  blocksRace,
+  describeContainment,
+  describeProcessGuards,
+  describeSandbox,
+  guardsComplete,
+  processGuards,
+} from '../engine/index.js';
 import type {
   AdapterStatus,
   AgentProbeReport,
@@ -37,7 +44,16 @@ export interface DoctorJson {
     >
   >;
   /** How each agent's process tree is kept together (containment.ts). */
-  processes: { containment: Containment['kind']; description: string };
+  processes: {
+    containment: Containment['kind'];
+    description: string;
+    /** Where the run marker is looked up: /proc, ps (macOS, the BSDs, HYDRA_PORTABLE=1), or nowhere. */
+    table: 'proc' | 'ps' | 'none';
+    /** Whether a race here starts its watchdog. */
+    watchdog: boolean;
+    /** doctor's containment line. */
+    summary: string;
+  };
   /** The OS sandbox a race would put each agent in (src/engine/sandbox). */
   sandbox?: {
     mode: SandboxSettings['mode'];
@@ -78,10 +94,22 @@ export function doctorJson(
       warnings: report.warnings,
       error: report.error,
     })),
-    processes: { containment: containment.kind, description: describeContainment(containment) },
+    processes: processesJson(containment),
     ...(sandbox === undefined ? {} : { sandbox: sandboxJson(sandbox) }),
   };
 }
+
+/** The containment, the process table the run marker is found in, and whether a race starts its watchdog. */
+const processesJson = (containment: Containment): DoctorJson['processes'] => {
+  const guards = processGuards(containment);
+  return {
+    containment: containment.kind,
+    description: describeContainment(containment),
+    table: guards.table,
+    watchdog: guards.watchdogProblem === null,
+    summary: describeProcessGuards(guards),
+  };
+};
 
 /** What doctor knows of the sandbox: the mode a race would use and whether the machine can (null: off, not checked). */
 export interface DoctorSandbox {
@@ -129,8 +157,11 @@ export function renderDoctor(
   for (const note of configNotes) lines.push(`  ${style.yellow('!')} ${note}`);
   lines.push('');
   lines.push(style.bold('processes'));
-  const contained = containment.kind === 'pid-namespace';
-  lines.push(`  ${(contained ? style.green : style.yellow)(describeContainment(containment))}`);
+  const guards = processGuards(containment);
+  const contained = containment.kind === 'pid-namespace' && guardsComplete(guards);
+  lines.push(
+    `  ${(contained ? style.green : style.yellow)(`containment: ${describeProcessGuards(guards)}`)}`,
+  );
   if (sandbox !== undefined) {
     const ok = sandbox.mode !== 'off' && sandbox.support?.available === true;
     lines.push(`  ${(ok ? style.green : style.yellow)(sandboxLine(sandbox))}`);

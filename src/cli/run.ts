@@ -8,6 +8,7 @@ import { createContext } from './context.js';
 import { EXIT, noteError, seeHelp, UsageError } from './errors.js';
 import type { CommandName } from './help.js';
 import { COMMAND_HELP, COMMANDS, MAIN_HELP } from './help.js';
+import { unsupportedPlatform } from './platform.js';
 import { trace } from '../trace.js';
 
 export type CommandRunner = (ctx: CliContext, args: string[]) => Promise<number>;
@@ -72,6 +73,8 @@ async function dispatch(ctx: CliContext, argv: readonly string[]): Promise<numbe
     ctx.print(COMMAND_HELP[first]);
     return EXIT.ok;
   }
+  const refused = unsupportedPlatform(process.platform);
+  if (refused !== null) throw refused;
   const runner = await loadCommand(first);
   trace(`cli: ${first} command loaded`);
   return runner(ctx, rest);

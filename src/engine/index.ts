@@ -17,8 +17,14 @@ export {
 } from './records/index.js';
 export { blocksRace, ensureExcluded, existingBranches, HYDRA_EXCLUDES, inspectRepo } from './git/index.js';
 export { probeAgents, probeAgentsInImage } from './probe/index.js';
-export { activeContainment, describeContainment } from './process/index.js';
-export type { Containment } from './process/index.js';
+export {
+  activeContainment,
+  describeContainment,
+  describeProcessGuards,
+  guardsComplete,
+  processGuards,
+} from './process/index.js';
+export type { Containment, ProcessGuards } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
 export type { AutoCheckState } from './config/index.js';
 export { DETECTION_SOURCES, detectTestCommand } from './checks/index.js';

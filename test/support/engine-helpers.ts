@@ -17,6 +17,7 @@ import type { AgentPlan, RaceHandle, RaceOptions, RaceSnapshot } from '../../src
 
 export { makeSandbox } from './sandbox.js';
 export { eventually } from './wait.js';
+export { alive, liveProcesses, processesOfRun } from './processes.js';
 export type Sandbox = EngineSandbox;
 
 /** `git(cwd, 'log', '--oneline')`: git's output as written. */
@@ -83,22 +84,9 @@ export const waitForSnapshot = (
 export const agentStatus = (snapshot: RaceSnapshot, agent: AdapterId): string | undefined =>
   snapshot.agents.find((item) => item.agent === agent)?.status;
 
-/** Every process whose environment carries this run's marker (agents and anything they started). */
-export const processesOfRun = (runId: string): number[] =>
-  readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`HYDRA_RUN_ID=${runId}`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-
 /** Process ids in a process group that can still run, from `ps` (zombies are dead: left out). */
 export const groupMembers = (pgid: number): number[] =>
-  execFileSync('ps', ['-eo', 'pid=,pgid=,stat='], { encoding: 'utf8' })
+  execFileSync('ps', ['-A', '-o', 'pid=,pgid=,stat='], { encoding: 'utf8' })
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
     .filter(([, group, stat]) => Number(group) === pgid && stat !== undefined && !stat.startsWith('Z'))
@@ -122,9 +110,6 @@ export const pidRecords = (
     );
 };
 
-export const alive = (pid: number): boolean =>
-  existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
-
 /** HEAD, index and working tree state of a repository, for before/after comparisons. */
 export const repoState = (
   repo: string,
@@ -147,18 +132,3 @@ export const repoState = (
     files,
   };
 };
-
-/** Live processes (zombies left out) whose command line, argv joined by NUL, passes `matches`. */
-export const liveProcesses = (matches: (cmdline: string) => boolean): number[] =>
-  readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return false;
-        return matches(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);

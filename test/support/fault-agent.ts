@@ -110,10 +110,22 @@ async function start({ scenario, args, cwd }: Invocation<FaultScenario>): Promis
     spawn('sleep', ['300'], { stdio: ['ignore', 'inherit', 'ignore'] }).unref();
   }
   if (scenario.forkChildren !== undefined) forkChildren(scenario.forkChildren);
+  // `detached`: setsid(2) in the child, as setsid(1) does (util-linux's, which macOS lacks).
   if (scenario.spawnEscapee !== undefined) {
-    spawn('setsid', ['env', '-i', 'sh', '-c', `trap "" TERM; sleep ${scenario.spawnEscapee}`], {
+    spawn('env', ['-i', 'sh', '-c', `trap "" TERM; sleep ${scenario.spawnEscapee}`], {
       stdio: 'ignore',
       detached: true,
+    }).unref();
+  }
+  if (scenario.spawnDetached !== undefined) {
+    spawn('sh', ['-c', `(trap "" TERM; sleep ${scenario.spawnDetached}) >/dev/null 2>&1 &`], {
+      stdio: 'ignore',
+      detached: true,
+    }).unref();
+  }
+  if (scenario.spawnUnmarked !== undefined) {
+    spawn('env', ['-i', 'sh', '-c', `trap "" TERM; sleep ${scenario.spawnUnmarked}`], {
+      stdio: 'ignore',
     }).unref();
   }
   if (scenario.stderr !== undefined) process.stderr.write(scenario.stderr);

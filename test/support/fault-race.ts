@@ -6,7 +6,7 @@
  * failed, a typed error with a hint; no process of the race alive; records readable; the user's
  * state byte for byte as before; and `hydra clean` leaves no worktree, branch or record behind.
  */
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { execa } from 'execa';
 import { expect } from 'vitest';
@@ -67,9 +67,12 @@ export interface FaultRace {
   peakAgentProcesses: number;
 }
 
-/** Processes whose working directory is inside `dir`. */
+/**
+ * Processes whose working directory is inside `dir` (a figure of the report: /proc's, so 0 where
+ * there is none, as peakRss is null there).
+ */
 const processesIn = (dir: string): number =>
-  readdirSync('/proc').filter((name) => {
+  (existsSync('/proc/self/cwd') ? readdirSync('/proc') : []).filter((name) => {
     if (!/^\d+$/.test(name)) return false;
     try {
       return readlinkSync(`/proc/${name}/cwd`).startsWith(`${dir}${path.sep}`);
@@ -214,6 +217,17 @@ export interface AgentsRunning {
   /** The race's environment (default: the sandbox's). */
   env?: NodeJS.ProcessEnv;
 }
+
+/** The real `hydra race --json <args>` in the background, for a test that kills it (60 s at most). */
+export const backgroundRace = (repo: string, env: NodeJS.ProcessEnv, args: readonly string[]) =>
+  execa(process.execPath, [MAIN, 'race', '--json', ...args], {
+    cwd: repo,
+    env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: 60_000,
+  });
 
 /**
  * The real `hydra race --json <args>` in the background, whose agents are running (the run id is

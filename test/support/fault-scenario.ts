@@ -20,11 +20,23 @@ export interface FaultModes {
   /** Start a `sleep 300` child in the same process group, holding stdout open. */
   spawnGrandchild?: boolean;
   /**
-   * Start a child that escapes: `setsid env -i sh -c 'trap "" TERM; sleep <this>'`: its own
-   * session, no environment (so no run marker), deaf to SIGTERM. Give a unique duration (e.g.
-   * "1000.4711") so a test can find it by its command line.
+   * Start a child that escapes: `env -i sh -c 'trap "" TERM; sleep <this>'` in a session of its
+   * own (setsid, as `setsid(1)` would: Node's `detached`), no environment (so no run marker), deaf to
+   * SIGTERM. Give a unique duration (e.g. "1000.4711") so a test can find it by its command line.
+   * Only a PID namespace ends it with its agent.
    */
   spawnEscapee?: string;
+  /**
+   * Start a child that leaves the process group but keeps the environment (the run marker): `sh -c
+   * '(trap "" TERM; sleep <this>) &'` in a session of its own, whose shell exits at once, so the
+   * sleeper is double-forked (its parent is init). Deaf to SIGTERM.
+   */
+  spawnDetached?: string;
+  /**
+   * Start a child that stays in the agent's process group but clears its environment (no run
+   * marker): `env -i sh -c 'trap "" TERM; sleep <this>'`. Only the group reaches it.
+   */
+  spawnUnmarked?: string;
   /**
    * Before the stream, do what Codex's sandbox (bubblewrap) does: start a child and read
    * /proc/<the PID fork returned>. When that is not the child (a PID namespace showing the host's
@@ -69,6 +81,8 @@ export const FAULT_MODES = [
   'ignoreSigterm',
   'spawnGrandchild',
   'spawnEscapee',
+  'spawnDetached',
+  'spawnUnmarked',
   'sandboxChild',
   'crashAfterLines',
   'logArgvTo',

@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { portableEnv, portableRun } from './portable.js';
 import { copyRepo } from './repo.js';
 
 export interface Sandbox {
@@ -40,7 +41,14 @@ export function createSandbox(): Sandbox {
   for (const sub of ['bin', 'home', 'xdg-config', 'xdg-cache', 'worktrees', 'tmp']) {
     mkdirSync(path.join(dir, sub), { recursive: true });
   }
-  return { dir, bin, home, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // HYDRA_PORTABLE=1 npx vitest run …: the suite runs on the code paths of macOS (portable.ts).
+  return {
+    dir,
+    bin,
+    home,
+    env: portableRun() ? portableEnv(env) : env,
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A CLI suites' repository (one commit of README.md on `main`, unless `commit: false`) in `parent`. */

@@ -1,8 +1,8 @@
 /**
  * One writer at a time: a lock is a file made with one atomic step (a complete file hard-linked
- * into place, which fails when the name exists), holding who took it: pid, the kernel's start
- * time of that pid (field 22 of /proc/<pid>/stat, so a pid reused by another process does not
- * count as the holder), the command and when. A second taker reads it and either waits, or refuses
+ * into place, which fails when the name exists), holding who took it: pid, the start time of that
+ * pid (from the process table, /proc or ps: process-table.ts, so a pid reused by another process
+ * does not count as the holder), the command and when. A second taker reads it and either waits, or refuses
  * naming the holder. A lock whose holder is gone is taken over: under a short-lived `.takeover`
  * directory (mkdir is atomic too), the lock is read again and removed only if it is still the same
  * dead holder's, so two takers never both win. Locks are released in `finally` blocks and, for
@@ -24,11 +24,11 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { pidAlive, processInfo } from '../process/index.js';
+import { processInfo, processStillRuns } from '../process/index.js';
 
 export interface LockHolder {
   pid: number;
-  /** The holder's kernel start time (clock ticks since boot); null where /proc is not readable. */
+  /** The holder's start time (ProcessInfo.startTime); null where the process table is not readable. */
   startTime: string | null;
   /** What holds it, as the user would type it: `hydra continue 20261126-071200-ab12 claude`. */
   command: string;
@@ -96,11 +96,8 @@ export function readHolder(file: string): LockHolder | null {
 
 /** Whether the process that wrote `holder` is still that process. */
 function holderAlive(holder: LockHolder): boolean {
-  if (!pidAlive(holder.pid)) return false;
-  if (holder.startTime === null) return true;
-  const info = processInfo(holder.pid);
   // Same pid, another start time: the pid was reused; the holder is gone.
-  return info === null || info.startTime === holder.startTime;
+  return processStillRuns(holder.pid, holder.startTime);
 }
 
 /** Writes `holder` to `file` in one step: false when the file exists. */

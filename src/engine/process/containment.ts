@@ -21,7 +21,7 @@
  *   environment; a process that leaves both can outlive the agent.
  *
  * Checked once per hydra process by running the exact command on `true`. HYDRA_CONTAINMENT=group
- * turns the namespace off (`hydra doctor` says which one is active and why). Where a PID namespace
+ * (and HYDRA_PORTABLE=1, which also reads the process table from ps: ps-table.ts) turns the namespace off (`hydra doctor` says which one is active and why). Where a PID namespace
  * is allowed but mounting its /proc is not (a container that masks parts of the host's /proc), the
  * fallback is the process group too: a namespace with the host's /proc breaks the agents' sandboxes.
  */
@@ -31,6 +31,7 @@ import path from 'node:path';
 import { findExecutable } from '../sandbox/index.js';
 import { startChild } from './child.js';
 import namespaceInit from './namespace-init.sh';
+import { PORTABLE_ENV } from './ps-table.js';
 
 const CONTAINMENT_ENV = 'HYDRA_CONTAINMENT';
 
@@ -96,6 +97,8 @@ type Candidate =
 
 const candidate = (env: NodeJS.ProcessEnv): Candidate => {
   if (process.platform !== 'linux') return { kind: 'process-group', reason: 'PID namespaces are Linux only' };
+  if (env[PORTABLE_ENV] === '1')
+    return { kind: 'process-group', reason: `${PORTABLE_ENV}=1 is set: the code paths of macOS` };
   if (env[CONTAINMENT_ENV] === 'group')
     return { kind: 'process-group', reason: `${CONTAINMENT_ENV}=group is set` };
   if (!existsSync(SHELL)) return { kind: 'process-group', reason: `${SHELL} is missing` };

@@ -1,10 +1,11 @@
-/** Processes: spawning an agent under supervision, the registry of its process group, what /proc says, line splitting, and the watchdog. */
+/** Processes: spawning an agent under supervision, the registry of its process group, the process table (/proc or ps), line splitting, and the watchdog. */
 export { DEFAULT_MAX_LINE_BYTES, LineSplitter, TailBuffer } from './line-splitter.js';
 export {
   RUN_ID_ENV,
   groupMembers,
   pidAlive,
   processInfo,
+  processStillRuns,
   signalGroup,
   signallableProcessesOfRun,
 } from './process-table.js';
@@ -21,6 +22,8 @@ export { activeContainment, describeContainment, mountingFlags, prepareContainme
 export type { Containment } from './containment.js';
 export type { ProcessExit, SpawnSpec, Supervised, SupervisorCallbacks } from './supervisor.js';
 export { startWatchdog } from './watchdog.js';
+export { describeProcessGuards, guardsComplete, processGuards } from './process-guards.js';
+export type { ProcessGuards } from './process-guards.js';
 export type { Watchdog } from './watchdog.js';
 export { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 export { runInteractive } from './interactive.js';

@@ -70,6 +70,11 @@ export interface ProcessRegistry {
   watchContainerHost(host: string): void;
   /** Calls `listener` with every host announced so far, then with each new one. Returns the function that stops. */
   onContainerHost(listener: (host: string) => void): () => void;
+  /**
+   * Calls `listener` with every live group (`live` true), then with each group registered or
+   * forgotten from now on: the race's watchdog records them. Returns the function that stops.
+   */
+  onGroup(listener: (pgid: number, live: boolean) => void): () => void;
 }
 
 export function createProcessRegistry(options: ProcessRegistryOptions = {}): ProcessRegistry {
@@ -83,6 +88,7 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
   let interruptHolds = 0;
   const containerHosts = new Set<string>();
   const hostListeners = new Set<(host: string) => void>();
+  const groupListeners = new Set<(pgid: number, live: boolean) => void>();
 
   // SIGKILL to every live group, for when hydra can wait no longer.
   const killAllGroups = (): void => {
@@ -148,10 +154,11 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
   return {
     registerGroup(pgid, owner) {
       groups.set(pgid, owner);
+      for (const listener of [...groupListeners]) listener(pgid, true);
       sync();
     },
     unregisterGroup(pgid) {
-      groups.delete(pgid);
+      if (groups.delete(pgid)) for (const listener of [...groupListeners]) listener(pgid, false);
       for (const wake of [...groupWaiters]) wake();
       sync();
     },
@@ -196,6 +203,11 @@ export function createProcessRegistry(options: ProcessRegistryOptions = {}): Pro
       hostListeners.add(listener);
       for (const host of containerHosts) listener(host);
       return () => hostListeners.delete(listener);
+    },
+    onGroup(listener) {
+      groupListeners.add(listener);
+      for (const pgid of groups.keys()) listener(pgid, true);
+      return () => groupListeners.delete(listener);
     },
   };
 }

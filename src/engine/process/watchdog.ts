@@ -10,7 +10,11 @@
  * It is a few lines of /bin/sh that cost nothing while they wait: hydra holds the other end of the
  * watchdog's stdin, writes `done` to it when the race is over, and the kernel closes it when hydra
  * dies, however it dies, so the watchdog reads end of file only then (no polling, and no pid that
- * could be reused). It finds the run's processes by their environment in /proc (`grep -z`).
+ * could be reused). It finds the run's processes by their environment in /proc (`grep -z`), or,
+ * where there is no /proc (macOS, the BSDs; HYDRA_PORTABLE=1), in what `ps -E` prints (ps-table.ts).
+ * hydra also writes down the pipe each process group it starts and each it saw end (`group
+ * <pgid>`, `ended <pgid>`, from the race's ProcessRegistry): the watchdog signals the groups still
+ * recorded too, which reaches an agent's children whose environment ps cannot show.
  *
  * Agents in containers: the container runner announces each engine host it starts a container on
  * (`ProcessRegistry.watchContainerHost`), hydra passes it down the same pipe (`host <host>`), and
@@ -25,6 +29,7 @@ import { SHELL, shellScript } from './containment.js';
 import { CONTAINER_LABELS, ENVIRONMENT_ENGINE, isEngineHost } from './container-labels.js';
 import { HELPER_ENV, helperMarker } from '../sandbox/index.js';
 import { OWNER_ENV, RUN_ID_ENV } from './process-table.js';
+import { procTable, psEnvironmentFlag } from './ps-table.js';
 import watchdogScript from './watchdog.sh';
 
 /**
@@ -35,9 +40,18 @@ const WATCHDOG_ENV = 'HYDRA_WATCHDOG';
 
 export const watchdogWanted = (env: NodeJS.ProcessEnv = process.env): boolean => env[WATCHDOG_ENV] !== '0';
 
+/** Why a race here starts no watchdog; null when it starts one. */
+export const watchdogProblem = (env: NodeJS.ProcessEnv = process.env): string | null => {
+  if (!watchdogWanted(env)) return `${WATCHDOG_ENV}=0 is set`;
+  if (process.platform === 'win32') return 'Windows has no POSIX shell';
+  if (!existsSync(SHELL)) return `${SHELL} is missing`;
+  return null;
+};
+
 /**
  * `sh -c WATCHDOG_SCRIPT hydra-watchdog <run id> <grace in tenths of a second> <marker variable>
- * <container run label> <helper marker variable> <this hydra's helper marker>`,
+ * <container run label> <helper marker variable> <this hydra's helper marker> <table>` (`proc`, or
+ * ps's option for environments),
  * stdin from hydra. The script is watchdog.sh (checked by shellcheck in `npm run lint`), bundled
  * into dist/ as text, so starting a race reads no extra file; its comment lines are dropped.
  */
@@ -47,11 +61,20 @@ const WATCHDOG_SCRIPT = shellScript(watchdogScript);
 export interface Watchdog {
   /** Should hydra die, the run's containers on this engine host are removed too (once a host). */
   watchContainerHost(host: string): void;
+  /** Should hydra die, this process group is signalled too, unless forgotten first. */
+  watchGroup(pgid: number): void;
+  /** The group ended (hydra saw it go): the watchdog no longer signals it. */
+  forgetGroup(pgid: number): void;
   /** The race is over: the watchdog ends and touches nothing. Idempotent. */
   stop(): void;
 }
 
-const NO_WATCHDOG: Watchdog = { watchContainerHost: () => undefined, stop: () => undefined };
+const NO_WATCHDOG: Watchdog = {
+  watchContainerHost: () => undefined,
+  watchGroup: () => undefined,
+  forgetGroup: () => undefined,
+  stop: () => undefined,
+};
 
 /**
  * Starts the watchdog for a race run by this process. Never throws: without a watchdog the race
@@ -63,7 +86,7 @@ export const startWatchdog = (
   graceMs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Watchdog => {
-  if (!watchdogWanted(env) || process.platform !== 'linux' || !existsSync(SHELL)) return NO_WATCHDOG;
+  if (watchdogProblem(env) !== null) return NO_WATCHDOG;
   const childEnv = { ...env };
   delete childEnv[RUN_ID_ENV];
   delete childEnv[OWNER_ENV];
@@ -81,6 +104,7 @@ export const startWatchdog = (
         CONTAINER_LABELS.run,
         HELPER_ENV,
         helperMarker(),
+        procTable(env) ? 'proc' : psEnvironmentFlag(),
       ],
       { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: childEnv },
     );
@@ -97,6 +121,12 @@ export const startWatchdog = (
         if (stopped || hosts.has(host) || !isEngineHost(host)) return;
         hosts.add(host);
         lifeline?.write(`host ${host === ENVIRONMENT_ENGINE ? '' : host}\n`);
+      },
+      watchGroup(pgid) {
+        if (!stopped && Number.isInteger(pgid) && pgid > 1) lifeline?.write(`group ${pgid}\n`);
+      },
+      forgetGroup(pgid) {
+        if (!stopped && Number.isInteger(pgid) && pgid > 1) lifeline?.write(`ended ${pgid}\n`);
       },
       stop() {
         if (stopped) return;

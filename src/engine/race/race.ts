@@ -100,6 +100,10 @@ function guardRace(run: RaceRun, killGraceMs: number): () => void {
   const watchdog = startWatchdog(run.runId, killGraceMs);
   // The engine hosts the container runner starts this race's containers on (watchdog.ts).
   const unwatchHosts = run.processes.onContainerHost(watchdog.watchContainerHost);
+  // And the process groups it starts, which it signals too (where ps cannot show an environment).
+  const unwatchGroups = run.processes.onGroup((pgid, live) =>
+    live ? watchdog.watchGroup(pgid) : watchdog.forgetGroup(pgid),
+  );
   trace('race: watchdog started');
   let released = false;
   return () => {
@@ -107,6 +111,7 @@ function guardRace(run: RaceRun, killGraceMs: number): () => void {
     released = true;
     run.processes.dispose();
     unwatchHosts();
+    unwatchGroups();
     watchdog.stop();
   };
 }

@@ -1,18 +1,13 @@
 /** `hydra runs`: every recorded run of a repository, newest first, with its state and totals. */
 import { lstatSync, readdirSync } from 'node:fs';
-import { pidAlive, processInfo } from '../process/index.js';
+import { processStillRuns } from '../process/index.js';
 import type { RaceSummary, RunListEntry } from './record-types.js';
 import { RUN_ID_PATTERN, recordsRoot } from './paths.js';
 import { loadRun, repoRootOrThrow, trackedRunIds, type LoadedRun } from './read-run.js';
 import type { RunMeta } from './schema.js';
 
 /** Whether the hydra process that wrote a record is still running. */
-export const ownerAlive = (meta: RunMeta): boolean => {
-  if (!pidAlive(meta.pid)) return false;
-  if (meta.pidStartTime === undefined || meta.pidStartTime === null) return true;
-  const info = processInfo(meta.pid);
-  return info === null || info.startTime === meta.pidStartTime;
-};
+export const ownerAlive = (meta: RunMeta): boolean => processStillRuns(meta.pid, meta.pidStartTime ?? null);
 
 /** finished: it has a summary; running: no summary and its hydra is alive; dead: neither. */
 const runState = (meta: RunMeta, summary: RaceSummary | null): 'finished' | 'running' | 'dead' => {

@@ -38,13 +38,19 @@ const nodeTooOld = (): boolean => {
 const listed = (items: readonly string[]): string =>
   items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`;
 
-/** What stands in the way before any trial, or the mechanism and its programs. */
-const requirements = (
+/**
+ * What stands in the way before any trial, or the mechanism and its programs: macOS's Seatbelt
+ * (`sandbox-exec`, part of the system; the library needs none of Linux's programs there), Linux's
+ * bubblewrap, nothing elsewhere. `platform` and `exists` are the machine's (tests pass others).
+ */
+export const sandboxRequirements = (
   env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+  exists: (file: string) => boolean = existsSync,
 ): { mechanism: SandboxMechanism; tools: SandboxTools } | Extract<SandboxSupport, { available: false }> => {
   const tools = findSandboxTools(env);
-  if (process.platform === 'darwin') {
-    if (!existsSync('/usr/bin/sandbox-exec'))
+  if (platform === 'darwin') {
+    if (!exists('/usr/bin/sandbox-exec'))
       return {
         available: false,
         reason: '/usr/bin/sandbox-exec is missing',
@@ -52,10 +58,10 @@ const requirements = (
       };
     return { mechanism: 'sandbox-exec', tools };
   }
-  if (process.platform !== 'linux')
+  if (platform !== 'linux')
     return {
       available: false,
-      reason: `there is no sandbox for ${process.platform} (Linux: bubblewrap; macOS: sandbox-exec)`,
+      reason: `there is no sandbox for ${platform} (Linux: bubblewrap; macOS: sandbox-exec)`,
       hint: 'Run hydra on Linux or macOS for sandboxed agents, or race with --sandbox off.',
     };
   const missing = missingPackages(tools);
@@ -110,7 +116,7 @@ const trial = async (mechanism: SandboxMechanism): Promise<string | null> => {
 };
 
 const check = async (env: NodeJS.ProcessEnv): Promise<SandboxSupport> => {
-  const needs = requirements(env);
+  const needs = sandboxRequirements(env);
   if ('available' in needs) return needs;
   if (nodeTooOld())
     return {
@@ -151,8 +157,14 @@ export const prepareSandbox = (): Promise<SandboxSupport> => {
   return pending;
 };
 
+/** The backend a mechanism is, by the name its platform gives it. */
+const BACKENDS: Record<SandboxMechanism, string> = {
+  bubblewrap: 'backend: Linux namespaces and seccomp, through @anthropic-ai/sandbox-runtime',
+  'sandbox-exec': "backend: macOS's Seatbelt, through @anthropic-ai/sandbox-runtime",
+};
+
 /** One line for `hydra doctor` and the dashboard. */
 export const describeSandbox = (support: SandboxSupport): string =>
   support.available
-    ? `${support.mechanism} per agent (its worktree writable, its CLI's hosts reachable, the rest read-only or refused)`
+    ? `${support.mechanism} per agent (${BACKENDS[support.mechanism]}; its worktree writable, its CLI's hosts reachable, the rest read-only or refused)`
     : `unavailable: ${support.reason}; agents run unsandboxed. ${support.hint}`;

@@ -6,6 +6,7 @@ import type { Sandbox } from '../../support/cli-helpers.js';
 import { createRepo, createSandbox, git, hydra, installFakes } from '../../support/cli-helpers.js';
 import { withDoctorWarnings } from '../../../src/cli/commands/doctor.js';
 import type { AgentProbeReport } from '../../../src/engine/index.js';
+import { portableEnv } from '../../support/portable.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -288,7 +289,7 @@ describe('hydra doctor (text)', () => {
     // This kind of machine (and CI) has util-linux `unshare`.
     const contained = await hydra(['doctor'], { cwd: repo, env: sandbox.env });
     expect(contained.stdout).toMatch(
-      /processes\n {2}PID namespace per agent \(unshare .*--pid --fork --kill-child --mount-proc --propagation slave\)/,
+      /processes\n {2}containment: PID namespace per agent \(unshare .*--pid --fork --kill-child --mount-proc --propagation slave\)/,
     );
 
     const fallback = await hydra(['doctor', '--json'], {
@@ -298,7 +299,30 @@ describe('hydra doctor (text)', () => {
     expect((JSON.parse(fallback.stdout) as { processes: unknown }).processes).toEqual({
       containment: 'process-group',
       description: expect.stringContaining('fallback: HYDRA_CONTAINMENT=group is set') as unknown,
+      table: 'proc',
+      watchdog: true,
+      summary: expect.stringContaining('the run marker is read in /proc') as unknown,
     });
+  });
+
+  it("says, on macOS's code paths, that the marker is read with ps and the watchdog guards the groups, and what is missing", async () => {
+    await installFakes(sandbox.bin, { codex: { agent: 'codex' } });
+    const portable = await hydra(['doctor'], { cwd: repo, env: portableEnv(sandbox.env) });
+    expect(portable.stdout).toMatch(
+      /processes\n {2}containment: process group \+ run marker \(fallback: HYDRA_PORTABLE=1 is set: the code paths of macOS\).*the run marker is read with ps.*its watchdog stops the run's marked processes and the process groups it recorded/,
+    );
+
+    const unguarded = await hydra(['doctor', '--json'], {
+      cwd: repo,
+      env: { ...portableEnv(sandbox.env), HYDRA_WATCHDOG: '0' },
+    });
+    const processes = (
+      JSON.parse(unguarded.stdout) as { processes: { table: string; watchdog: boolean; summary: string } }
+    ).processes;
+    expect(processes).toMatchObject({ table: 'ps', watchdog: false });
+    expect(processes.summary).toContain(
+      'missing: the watchdog (HYDRA_WATCHDOG=0 is set), so a hydra killed outright leaves its agents running until `hydra clean`',
+    );
   });
 });
 

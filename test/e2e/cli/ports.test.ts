@@ -16,6 +16,7 @@ import {
   parseNdjson,
 } from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
+import { processTable } from '../../support/processes.js';
 
 let sandbox: Sandbox;
 
@@ -46,13 +47,7 @@ const leases = (): Array<{ port: number; command: string }> => {
 /** HYDRA_PORT of every live process marked with a run of this sandbox's hydras, by run. */
 const agentPorts = (): Map<string, Set<string>> => {
   const ports = new Map<string, Set<string>>();
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    let environ: string[];
-    try {
-      environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-    } catch {
-      continue;
-    }
+  for (const { environ } of processTable({ environment: true })) {
     const value = (name: string) =>
       environ.find((entry) => entry.startsWith(`${name}=`))?.slice(name.length + 1);
     const runId = value('HYDRA_RUN_ID');

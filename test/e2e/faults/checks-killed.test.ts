@@ -1,14 +1,17 @@
 /**
  * Checks when hydra itself is killed: a check (on the baseline and in a completed result) that would
  * run for minutes ends with hydra's watchdog, or with `hydra clean` when there is no watchdog; the
- * baseline worktree is found and removed like the agents' (it lies in the run's directory).
+ * baseline worktree is found and removed like the agents' (it lies in the run's directory). Both
+ * ways: Linux's /proc and PID namespaces, and macOS's code paths (HYDRA_PORTABLE=1: ps, process
+ * groups; test/support/portable.ts).
  */
-import { execa } from 'execa';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { eventually, liveProcesses } from '../../support/engine-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, MAIN } from '../../support/cli-helpers.js';
+import { createRepo, createSandbox, hydra, installFakes } from '../../support/cli-helpers.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { extraWorktrees, hydraBranches } from '../../support/fault-invariants.js';
+import { WAYS } from '../../support/portable.js';
+import { backgroundRace } from '../../support/fault-race.js';
 
 /** A sleep duration nothing else on the machine uses: the check's name on the command line. */
 const uniqueSleep = (): string => `2000.${process.pid}${Math.floor(Math.random() * 1e6)}`;
@@ -35,22 +38,22 @@ afterAll(() => {
 });
 
 /** `hydra race --json --check "sleep <token>"`; returns once the check runs on the base and in the result. */
-const raceWithSlowCheck = async (token: string, env: NodeJS.ProcessEnv) => {
+const raceWithSlowCheck = async (
+  token: string,
+  env: NodeJS.ProcessEnv,
+  way: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv,
+) => {
   sandbox = createSandbox();
+  sandbox.env = way(sandbox.env);
   repo = await createRepo(sandbox.dir);
   await installFakes(sandbox.bin, { claude: { agent: 'claude', delayMs: 5 } });
-  const child = execa(
-    process.execPath,
-    [MAIN, 'race', '--json', '--agents', 'claude', '--check', `sleep ${token}`, 'Add hello.txt'],
-    {
-      cwd: repo,
-      env: { ...sandbox.env, ...env },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: 60_000,
-    },
-  );
+  const child = backgroundRace(repo, { ...sandbox.env, ...env }, [
+    '--agents',
+    'claude',
+    '--check',
+    `sleep ${token}`,
+    'Add hello.txt',
+  ]);
   await eventually(
     () => running(token).length >= 2,
     20_000,
@@ -60,11 +63,11 @@ const raceWithSlowCheck = async (token: string, env: NodeJS.ProcessEnv) => {
   return { child };
 };
 
-describe('checks when hydra is killed', () => {
+describe.each(WAYS)('checks when hydra is killed ($way)', ({ env: way }) => {
   it('end with the watchdog after kill -9 of hydra', async () => {
     const token = uniqueSleep();
     leftovers.push(token);
-    const { child } = await raceWithSlowCheck(token, {});
+    const { child } = await raceWithSlowCheck(token, {}, way);
 
     child.kill('SIGKILL');
     await child;
@@ -75,7 +78,7 @@ describe('checks when hydra is killed', () => {
   it('end with `hydra clean` after kill -9 of hydra without a watchdog, baseline worktree and all', async () => {
     const token = uniqueSleep();
     leftovers.push(token);
-    const { child } = await raceWithSlowCheck(token, { HYDRA_WATCHDOG: '0' });
+    const { child } = await raceWithSlowCheck(token, { HYDRA_WATCHDOG: '0' }, way);
     expect(extraWorktrees(repo).some((dir) => dir.endsWith('/.baseline'))).toBe(true);
 
     child.kill('SIGKILL');

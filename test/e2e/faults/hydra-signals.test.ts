@@ -4,6 +4,8 @@
  * Afterwards: no process of the race alive, the user's repository byte for byte as before, every
  * agent ended with a status and a typed error with a hint, records readable, and nothing left that
  * `hydra clean` cannot remove (after SIGKILL, when no handler could run, `hydra clean` removes it).
+ * SIGKILL runs both ways: on Linux's /proc and PID namespaces, and on the code paths of macOS
+ * (HYDRA_PORTABLE=1: ps and process groups, test/support/portable.ts).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,7 @@ import {
   hydraBranches,
 } from '../../support/fault-invariants.js';
 import type { UserState } from '../../support/fault-invariants.js';
+import { WAYS } from '../../support/portable.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -83,18 +86,23 @@ describe('hydra receives a signal mid-race', () => {
     });
   }
 
-  it('SIGKILL: the watchdog stops every agent, and `hydra clean` removes what is left', async () => {
-    const { child, runId } = await startRace();
+  // Both ways: Linux's (/proc, PID namespaces), and macOS's code paths (ps, process groups).
+  it.each(WAYS)(
+    'SIGKILL ($way): the watchdog stops every agent, and `hydra clean` removes what is left',
+    async ({ env }) => {
+      sandbox.env = env(sandbox.env);
+      const { child, runId } = await startRace();
 
-    child.kill('SIGKILL');
-    await child;
+      child.kill('SIGKILL');
+      await child;
 
-    await eventually(() => processesOfRun(runId).length === 0, 15_000, 'the watchdog to stop the agents');
-    const [run] = await listRuns(repo);
-    expect(run?.state).toBe('dead');
-    const cleaned = await hydra(['clean'], { cwd: repo, env: sandbox.env });
-    expect(cleaned.exitCode, cleaned.stderr).toBe(0);
-    await expectCleanState(runId);
-    expect(await listRuns(repo)).toEqual([]);
-  });
+      await eventually(() => processesOfRun(runId).length === 0, 15_000, 'the watchdog to stop the agents');
+      const [run] = await listRuns(repo);
+      expect(run?.state).toBe('dead');
+      const cleaned = await hydra(['clean'], { cwd: repo, env: sandbox.env });
+      expect(cleaned.exitCode, cleaned.stderr).toBe(0);
+      await expectCleanState(runId);
+      expect(await listRuns(repo)).toEqual([]);
+    },
+  );
 });

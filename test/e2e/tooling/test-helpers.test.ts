@@ -4,7 +4,7 @@
  * run in-process answers as the spawned binary does, its failures included. Needs `npm run build`.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hydraInProcess, spawnHydra, spawnReason } from '../../support/hydra.js';
@@ -21,6 +21,21 @@ beforeEach(() => {
 
 afterEach(() => sandbox.cleanup());
 
+/**
+ * Every entry of `dir` but .git/index (its times differ): path, permission bits, type and size, a
+ * line each, sorted (what GNU's `find -printf '%P %m %y %s'` prints, which macOS's find cannot).
+ */
+const listing = (dir: string): string =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((entry) => entry !== path.join('.git', 'index'))
+    .map((entry) => {
+      const stat = lstatSync(path.join(dir, entry));
+      const type = stat.isSymbolicLink() ? 'l' : stat.isDirectory() ? 'd' : 'f';
+      return `${entry} ${(stat.mode & 0o7777).toString(8)} ${type} ${type === 'd' ? 0 : stat.size}`;
+    })
+    .sort()
+    .join('\n');
+
 /** What a test could see of a repository, with the commit's id and time taken out. */
 const described = (repo: string): { files: string } & Record<string, string> => {
   const id = runGit(repo, ['rev-parse', 'HEAD']).trim();
@@ -32,7 +47,7 @@ const described = (repo: string): { files: string } & Record<string, string> => 
       .join('<commit object>')
       .replace(/> \d+ [-+]\d{4}/g, '> <time>');
   return {
-    files: text('sh', ['-c', "find . -path ./.git/index -prune -o -printf '%P %m %y %s\\n' | sort"]),
+    files: listing(repo),
     config: text('git', ['config', '--list', '--local']),
     head: text('git', ['cat-file', '-p', 'HEAD']),
     branch: text('git', ['symbolic-ref', 'HEAD']),

@@ -13,6 +13,7 @@ import { git, makeSandbox } from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
 import { raceScripts, registerScriptAgent } from '../../support/script-agent.js';
 import { agentOf } from '../../support/race-summary.js';
+import { sedInPlace } from '../../support/posix-edit.js';
 
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
@@ -51,8 +52,11 @@ const makeProject = (box: Sandbox, scripts: Record<string, string> = {}): void =
 
 const NODE_TEST: CheckSpec = { name: 'test', run: 'node --test lib.test.js', timeoutMs: 60_000, gate: false };
 
+/** A script that deletes the test of `add` (a check that cannot fail). */
+const DELETE_TEST = sedInPlace("/test('adds'/d", 'lib.test.js');
+
 /** The honest fix: one line of lib.js. */
-const FIX = `sed -i 's/a - b/a + b/' lib.js`;
+const FIX = sedInPlace('s/a - b/a + b/', 'lib.js');
 
 const race = async (
   bodies: Record<string, string>,
@@ -104,7 +108,7 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
       {
         honest: FIX,
         // One line fewer than the fix: without the flag its diff alone would win.
-        deleter: `sed -i "/test('adds'/d" lib.test.js`,
+        deleter: DELETE_TEST,
       },
       { checks: [NODE_TEST], autoMerge: 'best' },
     );
@@ -146,10 +150,7 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
   it('a flagged result alone is not auto-merged, and says how to allow it', async () => {
     sandbox = makeSandbox();
     makeProject(sandbox);
-    const summary = await race(
-      { deleter: `sed -i "/test('adds'/d" lib.test.js` },
-      { checks: [NODE_TEST], autoMerge: 'best' },
-    );
+    const summary = await race({ deleter: DELETE_TEST }, { checks: [NODE_TEST], autoMerge: 'best' });
     expect(summary.merged).toBeNull();
     expect(summary.mergeReason).toMatch(/deleter .*changed what its checks run.*--allow-test-changes/);
   });
@@ -158,7 +159,7 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
     sandbox = makeSandbox();
     makeProject(sandbox);
     const summary = await race(
-      { deleter: `sed -i "/test('adds'/d" lib.test.js` },
+      { deleter: DELETE_TEST },
       { checks: [NODE_TEST], autoMerge: 'best', allowTestChanges: true },
     );
     const cheat = agentOf(summary, 'deleter');

@@ -1,6 +1,8 @@
 /**
  * The lock file itself (src/engine/locks/lock-file.ts): one holder at a time, a live holder named,
- * a dead one's lock taken over once, and a lock released only by the taking that made it.
+ * a dead one's lock taken over once, and a lock released only by the taking that made it. The
+ * holder is told from a process that got its pid since by its start time, read from /proc on
+ * Linux and from ps where there is none (run both ways: test/support/portable.ts).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
@@ -9,6 +11,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, readHolder, tryLock } from '../../../../src/engine/locks/index.js';
 import type { HeldLock, LockHolder } from '../../../../src/engine/locks/index.js';
+import { processInfo } from '../../../../src/engine/process/index.js';
+import { earlierStart, inProcessWay, WAYS } from '../../../support/portable.js';
 
 let dir: string;
 let file: string;
@@ -123,5 +127,34 @@ describe('a lock file', () => {
     expect(code).toBe(3);
     expect(existsSync(path.join(repo, '.git', 'hydra', 'locks'))).toBe(true);
     expect(existsSync(path.join(repo, '.git', 'hydra', 'locks', 'run-r.lock'))).toBe(false);
+  });
+});
+
+describe.each(WAYS)('a lock whose pid names another process now ($way)', ({ env }) => {
+  inProcessWay(env);
+
+  const holding = (startTime: string): LockHolder => ({
+    pid: process.pid,
+    startTime,
+    command: 'hydra continue',
+    since: '',
+    nonce: 'a',
+  });
+
+  it('is busy while the process with that pid is the one that took it (the same start time)', () => {
+    const now = processInfo(process.pid)?.startTime ?? '';
+    expect(now).toMatch(/^s?\d+$/);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(holding(now)));
+    expect(busy(tryLock(file, 'hydra merge'))).toMatchObject({ pid: process.pid, nonce: 'a' });
+  });
+
+  it('is taken over when that pid started after the lock was taken (a reused pid)', () => {
+    const now = processInfo(process.pid)?.startTime ?? '';
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(holding(earlierStart(now))));
+    const lock = held(tryLock(file, 'hydra merge'));
+    expect(readHolder(file)).toMatchObject({ pid: process.pid, command: 'hydra merge', startTime: now });
+    lock.release();
   });
 });

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   raceOptions,
 } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
+import { liveProcesses } from '../../../support/processes.js';
 
 const ENGINE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../dist/engine/index.js');
 
@@ -100,17 +101,7 @@ describe('when hydra itself is stopped', () => {
 
 /** Watchdog processes of a run, from their command lines. */
 const watchdogsOf = (runId: string): number[] =>
-  readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return args.includes('hydra-watchdog') && args.includes(runId);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  liveProcesses((cmdline) => cmdline.includes('\0hydra-watchdog\0') && cmdline.includes(`\0${runId}\0`));
 
 describe('a hydra killed outright (SIGKILL)', () => {
   // The watchdog stops them; in PID namespaces (the default here) each namespace's init does too.

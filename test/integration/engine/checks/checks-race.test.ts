@@ -3,7 +3,7 @@
  * fake agents that fix it, break more of it, change nothing, and break the build. The checks run in
  * every result and on the baseline, and the scores order the agents as the README says.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, startRace } from '../../../../src/engine/index.js';
@@ -23,6 +23,7 @@ import {
 } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 import { agentOf } from '../../../support/race-summary.js';
+import { processesWithEnvironment } from '../../../support/processes.js';
 
 let sandbox: Sandbox;
 let handle: RaceHandle | null = null;
@@ -308,13 +309,6 @@ describe('supervised checks', () => {
 
 /** A process of this run marked as the baseline's check is alive. */
 const baselineCheckRunning = (runId: string): boolean =>
-  readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .some((pid) => {
-      try {
-        const env = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
-        return env.includes(`HYDRA_RUN_ID=${runId}`) && env.includes('HYDRA_OWNER=check:baseline:slow');
-      } catch {
-        return false;
-      }
-    });
+  processesWithEnvironment(
+    (env) => env.includes(`HYDRA_RUN_ID=${runId}`) && env.includes('HYDRA_OWNER=check:baseline:slow'),
+  ).length > 0;

@@ -167,7 +167,8 @@ describe('a pooled worktree is a fresh checkout of the base, whatever the last a
   /** What an agent of the second race finds in its worktree, written where the test reads it. */
   const look = (out: string): string =>
     [
-      `{ echo "inode $(stat -c %i .)"`,
+      // `ls -di`, not GNU's `stat -c %i`: macOS's stat spells it `stat -f %i`.
+      `{ echo "inode $(ls -di . | awk '{ print $1 }')"`,
       'git ls-files -v',
       'echo "== status"',
       'git status --porcelain --ignored --untracked-files=all',

@@ -13,6 +13,7 @@ import { probeAgents } from '../../../../src/engine/probe/probe.js';
 import { realProbeRunner } from '../../../../src/engine/probe/runner.js';
 import type { AgentPlan } from '../../../../src/engine/index.js';
 import { FIXTURES_DIR, helpVersions } from '../../../support/adapter-fixtures.js';
+import { alive } from '../../../support/processes.js';
 
 let root: string;
 let binDir: string;
@@ -86,8 +87,7 @@ const countingRunner = (): ProbeRunner & { calls: number } => {
 /** True once the process is gone (or a zombie nobody has reaped yet); polls for up to 5 s. */
 const eventuallyGone = async (pid: number): Promise<boolean> => {
   for (let i = 0; i < 100; i += 1) {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-    if (stat === null || / Z /.test(stat.slice(stat.lastIndexOf(')')))) return true;
+    if (!alive(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return false;

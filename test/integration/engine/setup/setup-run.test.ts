@@ -15,6 +15,7 @@ import { extraWorktrees } from '../../../support/fault-invariants.js';
 import { git, makeSandbox } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 import { SCRIPT_AGENT, raceScript, registerScriptAgent } from '../../../support/script-agent.js';
+import { sedInPlace } from '../../../support/posix-edit.js';
 
 let sandbox: Sandbox;
 let handle: RaceHandle | null = null;
@@ -31,7 +32,7 @@ const BUGGY = "const add = require('adder');\nmodule.exports.double = (x) => add
 const TEST =
   "const { double } = require('./src.js');\nif (double(2) !== 4) {\n  console.error(`double(2) is ${double(2)}`);\n  process.exit(1);\n}\nconsole.log('ok');\n";
 const CHECKS: CheckSpec[] = [{ name: 'test', run: 'npm test', timeoutMs: 120_000, gate: true }];
-const FIX = "sed -i 's/ + 1;/;/' src.js";
+const FIX = sedInPlace('s/ + 1;/;/', 'src.js');
 
 const setup = (run: string[], extra: Partial<SetupSettings> = {}): SetupSettings => ({
   ...NO_SETUP,

@@ -221,3 +221,26 @@ describe('container hosts', () => {
     expect(bad.filter(isEngineHost)).toEqual([]);
   });
 });
+
+describe('process groups, for the watchdog', () => {
+  it('tells a listener the live groups first, then each group registered and each forgotten, once', () => {
+    const registry = createProcessRegistry({ host: new FakeHost() });
+    registry.registerGroup(101, { runId: 'run-a', agent: 'claude' });
+    registry.registerGroup(102, { runId: 'run-a', agent: 'codex' });
+    registry.unregisterGroup(101);
+    const seen: Array<[number, boolean]> = [];
+    const stop = registry.onGroup((pgid, live) => seen.push([pgid, live]));
+    registry.registerGroup(103, { runId: 'run-a', agent: 'gemini' });
+    registry.unregisterGroup(102);
+    registry.unregisterGroup(102);
+    stop();
+    registry.unregisterGroup(103);
+
+    expect(seen).toEqual([
+      [102, true],
+      [103, true],
+      [102, false],
+    ]);
+    registry.dispose();
+  });
+});

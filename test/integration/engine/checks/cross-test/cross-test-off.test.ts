@@ -12,6 +12,7 @@ import type { RaceHandle } from '../../../../../src/engine/index.js';
 import { raceScripts, registerScriptAgent } from '../../../../support/script-agent.js';
 import { git, makeSandbox } from '../../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../../support/engine-helpers.js';
+import { sedInPlace } from '../../../../support/posix-edit.js';
 
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
@@ -25,7 +26,7 @@ afterEach(async () => {
   sandbox = null;
 });
 
-const REPRODUCTION = `sed -i 's/a - b/a + b/' lib.js
+const REPRODUCTION = `${sedInPlace('s/a - b/a + b/', 'lib.js')}
 cat > add.test.js <<'EOF'
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

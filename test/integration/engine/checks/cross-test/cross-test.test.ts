@@ -17,6 +17,7 @@ import { git, makeSandbox, processesOfRun, waitForSnapshot } from '../../../../s
 import type { Sandbox } from '../../../../support/engine-helpers.js';
 import { raceScripts, registerScriptAgent } from '../../../../support/script-agent.js';
 import { agentOf } from '../../../../support/race-summary.js';
+import { sedInPlace } from '../../../../support/posix-edit.js';
 
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
@@ -53,7 +54,7 @@ const makeProject = (box: Sandbox): void => {
 
 const NODE_TEST: CheckSpec = { name: 'test', run: 'node --test', timeoutMs: 60_000, gate: true };
 
-const FIX = `sed -i 's/a - b/a + b/' lib.js`;
+const FIX = sedInPlace('s/a - b/a + b/', 'lib.js');
 
 /** A new test file written by an agent's script. */
 const writeTest = (file: string, body: string): string => `cat > ${file} <<'EOF'
