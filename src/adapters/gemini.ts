@@ -292,7 +292,15 @@ export const geminiAdapter = defineAdapter({
   inDefaultRace: false,
   aliases: ['gemini-cli'],
   binaries: ['gemini'],
-  stateDirs: [{ path: '.gemini' }],
+  // GEMINI_CLI_HOME stands for the home directory in everything it reads and writes (0.61).
+  stateDirs: [
+    {
+      path: '.gemini',
+      env: 'GEMINI_CLI_HOME',
+      under: '.gemini',
+      copy: { variable: 'GEMINI_CLI_HOME', to: '.gemini', skip: ['tmp', 'history'] },
+    },
+  ],
   api: {
     hosts: [
       'generativelanguage.googleapis.com',

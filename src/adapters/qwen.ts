@@ -97,7 +97,14 @@ export const qwenAdapter = defineAdapter({
   inDefaultRace: false,
   aliases: ['qwen-code'],
   binaries: ['qwen'],
-  stateDirs: [{ path: '.qwen' }],
+  // QWEN_HOME is the directory itself (0.24).
+  stateDirs: [
+    {
+      path: '.qwen',
+      env: 'QWEN_HOME',
+      copy: { variable: 'QWEN_HOME', to: '', skip: ['tmp', 'debug', 'logs'] },
+    },
+  ],
   api: {
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai'],
     baseUrlEnv: ['OPENAI_BASE_URL'],

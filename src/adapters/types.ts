@@ -207,6 +207,20 @@ export interface StateDir {
   path: string;
   env?: string;
   under?: string;
+  /**
+   * How a sandboxed agent gets a copy of its own (engine/sandbox/cli-state.ts): the CLI finds it at
+   * `$variable/<to>`, the variable pointed at a directory of the run's (`HOME` for a CLI with no
+   * variable of its own). `skip` names top-level entries not copied (sessions, logs, caches).
+   * Absent: the agent uses the user's (declared writable).
+   */
+  copy?: StateCopy;
+}
+
+/** See StateDir.copy. */
+export interface StateCopy {
+  variable: string;
+  to: string;
+  skip?: readonly string[];
 }
 
 /** The hosts a CLI talks to out of the box (its model API, its sign-in), for a network allowlist. */
