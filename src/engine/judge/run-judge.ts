@@ -86,7 +86,6 @@ async function askJudge(input: JudgeInput, prompt: string): Promise<Answer> {
       costUsd: null,
       problem: `it is not usable here (${report?.error?.message ?? 'not found'})`,
     };
-  const adapter = adapterOf(plan.adapterId);
   rmSync(input.scratchDir, { recursive: true, force: true });
   mkdirSync(input.scratchDir, { recursive: true, mode: 0o700 });
   try {
