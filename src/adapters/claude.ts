@@ -148,6 +148,11 @@ export const claudeAdapter = defineAdapter({
     hosts: ['api.anthropic.com', 'console.anthropic.com', 'claude.ai'],
     baseUrlEnv: ['ANTHROPIC_BASE_URL'],
   },
+  // The `env` block of its settings (ANTHROPIC_BASE_URL there instead of the environment).
+  endpointFiles: [
+    { state: '.claude', file: 'settings.json' },
+    { state: '.claude', file: 'settings.local.json' },
+  ],
   // Its settings: ANTHROPIC_MODEL, CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_USE_BEDROCK...
   environment: {
     keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],

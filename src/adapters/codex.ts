@@ -351,6 +351,8 @@ export const codexAdapter = defineAdapter({
     },
   ],
   api: { hosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'], baseUrlEnv: ['OPENAI_BASE_URL'] },
+  // Its providers' `base_url` (`[model_providers.<id>]`); `-c` in extra_args is read as well.
+  endpointFiles: [{ state: '.codex', file: 'config.toml' }],
   // Its providers' keys and settings: OpenAI's, and Azure OpenAI's (AZURE_OPENAI_API_KEY).
   environment: {
     keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'],

@@ -310,6 +310,11 @@ export const geminiAdapter = defineAdapter({
     ],
     baseUrlEnv: ['GOOGLE_GEMINI_BASE_URL'],
   },
+  // It loads ~/.gemini/.env into its environment; its settings may name a base URL too.
+  endpointFiles: [
+    { state: '.gemini', file: '.env' },
+    { state: '.gemini', file: 'settings.json' },
+  ],
   // Vertex AI too: GOOGLE_CLOUD_PROJECT, GOOGLE_GENAI_USE_VERTEXAI.
   environment: { keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], prefixes: ['GEMINI_', 'GOOGLE_'] },
   demo: { lineDelayMs: 700 },

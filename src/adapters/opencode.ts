@@ -285,6 +285,12 @@ export const opencodeAdapter = defineAdapter({
   ],
   // It calls whichever provider the model names; these are its own (the model catalogue, sharing).
   api: { hosts: ['models.dev', 'opencode.ai'], baseUrlEnv: [] },
+  // Its providers' `options.baseURL`.
+  endpointFiles: [
+    { state: '.config/opencode', file: 'opencode.json' },
+    { state: '.config/opencode', file: 'opencode.jsonc' },
+    { state: '.config/opencode', file: 'config.json' },
+  ],
   // The keys of the providers it calls out of the box (models.dev names them), its own settings.
   environment: {
     keys: [

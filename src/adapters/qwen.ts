@@ -109,6 +109,11 @@ export const qwenAdapter = defineAdapter({
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai'],
     baseUrlEnv: ['OPENAI_BASE_URL'],
   },
+  // ~/.qwen/.env, and its settings' providers (`baseUrl`).
+  endpointFiles: [
+    { state: '.qwen', file: '.env' },
+    { state: '.qwen', file: 'settings.json' },
+  ],
   // Its OpenAI-compatible provider (OPENAI_BASE_URL, OPENAI_MODEL), DashScope's variables, its own settings.
   environment: {
     keys: ['OPENAI_API_KEY'],

@@ -9,7 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgentAdapter } from '../../adapters/types.js';
 import type { AgentPlan } from '../agent-plan.js';
-import { agentPolicy, cliStatePlan, ensureCliState, sandboxVerdict } from '../sandbox/index.js';
+import {
+  agentPolicy,
+  cliStatePlan,
+  configuredEndpoints,
+  ensureCliState,
+  sandboxVerdict,
+} from '../sandbox/index.js';
 import type { SandboxPolicy, SandboxSettings } from '../sandbox/index.js';
 
 export interface JudgeJail {
@@ -43,6 +49,8 @@ export async function judgeJail(
     privateGitDir: scratchDir,
     tmpDir: path.join(scratchDir, 'tmp'),
     settings: { ...(settings ?? { mode: 'auto', allowHosts: [] }), allowWrite: [] },
+    // No extra_args for a judge: only its CLI's own configuration.
+    endpoints: configuredEndpoints(adapter, userEnv, home, []),
   });
   // Read-only: its own scratch directory (prompt, answer, state copy, temp) and nothing else.
   return { sandbox: { ...policy, allowWrite: [scratchDir] }, env };

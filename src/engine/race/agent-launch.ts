@@ -24,6 +24,7 @@ import {
   agentPolicy,
   agentStateDir,
   cliStatePlan,
+  configuredEndpoints,
   cliStateReady,
   DEFAULT_SANDBOX,
   ensureCliState,
@@ -69,6 +70,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
   const sandboxed = request.sandbox?.sandboxed === true && plan.runner !== 'container';
   const cliState = agentCliState(adapter, plan, agentStateDir(runDir, agent), sandboxed);
   const env = { ...plan.env, ...cliState?.env };
+  const userEnv = { ...process.env, ...plan.env };
   const sandbox: SandboxPolicy | null =
     request.sandbox?.sandboxed === true && plan.runner !== 'container'
       ? agentPolicy({
@@ -80,6 +82,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
           privateGitDir: agentPrivateGitDir(runDir, agent),
           tmpDir: path.join(scratchDir, 'tmp'),
           settings: options.sandbox ?? DEFAULT_SANDBOX,
+          // Read from the user's configuration, never from the agent's copy of it.
+          endpoints: configuredEndpoints(adapter, userEnv, homeOf(userEnv), plan.extraArgs),
         })
       : null;
   // Checked when the race starts (buildWorkspace); read again here, from that check.
@@ -159,13 +163,12 @@ const agentCliState = (
 ): CliStatePlan | null => {
   if (plan.runner === 'container' || (!sandboxed && !cliStateReady(root))) return null;
   const env = { ...process.env, ...plan.env };
-  return cliStatePlan(
-    adapter,
-    env,
-    env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir(),
-    root,
-  );
+  return cliStatePlan(adapter, env, homeOf(env), root);
 };
+
+/** The home an environment names (an `[agents.X] env` HOME), else the user's. */
+const homeOf = (env: Readonly<Record<string, string | undefined>>): string =>
+  env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
 
 /**
  * A container agent's image, network and passed variables; its host is given by placeContainers

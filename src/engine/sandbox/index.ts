@@ -2,6 +2,7 @@
 export { CREDENTIAL_PATHS, agentPolicy, treePolicy } from './policy.js';
 export { STATE_DIR, agentStateDir, cliStatePlan, cliStateReady, ensureCliState } from './cli-state.js';
 export type { CliStatePlan } from './cli-state.js';
+export { configuredEndpoints } from './endpoints.js';
 export type { AgentPolicyInput, SandboxPolicy } from './policy.js';
 export { DEFAULT_SANDBOX, SANDBOX_MODES } from './settings.js';
 export type { SandboxMechanism, SandboxMode, SandboxSettings } from './settings.js';

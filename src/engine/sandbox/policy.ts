@@ -1,8 +1,9 @@
 /**
  * What one agent's sandbox allows, as plain data: the paths it may write (its worktree, its
- * scratch and temp directories, its private git directory, its CLI's state directories), the
- * paths it may not read (credentials, and the other CLIs' state), and the hosts it may reach (its
- * CLI's API, the hosts its base-URL variables name, `[sandbox] allow_hosts`). Everything else on
+ * scratch and temp directories, its private git directory, its CLI's state directories: its own
+ * copy of them, cli-state.ts), the paths it may not read (credentials, and the other CLIs' state),
+ * and the hosts it may reach (its CLI's API, the hosts its base-URL variables and its CLI's own
+ * configuration name, endpoints.ts, `[sandbox] allow_hosts`). Everything else on
  * the machine is read-only, and every other host is refused. Built once per agent, before spawning.
  */
 import os from 'node:os';
@@ -64,6 +65,8 @@ export interface AgentPolicyInput {
   privateGitDir: string;
   tmpDir: string;
   settings: SandboxSettings;
+  /** URLs its CLI's own configuration names (endpoints.ts): their hosts join the allowlist. */
+  endpoints?: readonly string[];
   /** The user's home (default os.homedir()): its credentials are denied whatever HOME the agent has. */
   home?: string;
 }
@@ -110,13 +113,21 @@ const baseUrlVariables = (): string[] => [
 ];
 
 /** The hosts the agent may reach: its CLI's, its base URLs' (loopback by port) and the configured ones. */
-const allowedHosts = (input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings'>): string[] => {
-  const fromEnv = baseUrlVariables().flatMap((name) => {
-    const value = input.env[name];
-    const entry = value === undefined || value === '' ? null : entryOf(value);
+const allowedHosts = (
+  input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings' | 'endpoints'>,
+): string[] => {
+  const urls = [
+    ...baseUrlVariables().flatMap((name) => {
+      const value = input.env[name];
+      return value === undefined || value === '' ? [] : [value];
+    }),
+    ...(input.endpoints ?? []),
+  ];
+  const fromUrls = urls.flatMap((url) => {
+    const entry = entryOf(url);
     return entry === null ? [] : [entry];
   });
-  return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromEnv, ...input.settings.allowHosts])];
+  return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromUrls, ...input.settings.allowHosts])];
 };
 
 /** The state directories of every other CLI (their tokens and sessions are not this agent's). */
