@@ -4,9 +4,13 @@
  * real CLIs do at start (measured on Gemini CLI 0.61 and Qwen Code 0.24.4): Gemini CLI writes
  * `<home>/.gemini/projects.json.<n>.tmp` (EROFS or ENOENT when it cannot), Qwen Code makes a
  * directory in `<home>/.qwen` (ENOENT when `~/.qwen` does not exist). Both homes here are fresh:
- * no `.gemini`, no `.qwen`. Needs bubblewrap, socat and ripgrep (.ci/run installs them).
+ * no `.gemini`, no `.qwen`. And a CLI that dies of a refused write or connection (REFUSE=write:
+ * a file under the user's home, REFUSE=connect: a loopback port not allowed) fails naming what was
+ * refused and the `[sandbox]` line that allows it. Needs bubblewrap, socat, ripgrep and curl.
  */
-import { chmodSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +31,15 @@ fs.writeFileSync(path.join(home, '.gemini', 'projects.json.' + process.pid + '.t
 fs.mkdirSync(path.join(dir, 'session-' + process.pid));`,
 };
 
+/** Before its start, with REFUSE set: a write or a connection the jail refuses, then exit 1 as a CLI does. */
+const REFUSE = `if (process.env.REFUSE === 'write') {
+  fs.writeFileSync(path.join(os.homedir(), '.config', 'vendor', 'state.json'), '{}');
+}
+if (process.env.REFUSE === 'connect') {
+  const out = require('node:child_process').spawnSync('curl', ['-sf', '-m', '10', process.env.TARGET], { stdio: 'ignore' });
+  if (out.status !== 0) throw new Error('stream disconnected before completion: error sending request for url (' + process.env.TARGET + ')');
+}`;
+
 /** Wraps the installed replay of `agent` in its start (the probe's --version and --help pass). */
 const wrap = (agent: string): void => {
   const bin = path.join(sandbox.bin, agent);
@@ -36,7 +49,8 @@ const wrap = (agent: string): void => {
     start,
     `const fs = require('node:fs'); const os = require('node:os'); const path = require('node:path');
 if (process.argv.includes('--version') || process.argv.includes('--help')) process.exit(0);
-try { ${STARTS[agent] ?? ''} } catch (error) { console.error(error.message); process.exit(1); }
+try { ${REFUSE}
+${STARTS[agent] ?? ''} } catch (error) { console.error(error.message); process.exit(1); }
 `,
   );
   writeFileSync(
@@ -49,14 +63,29 @@ try { ${STARTS[agent] ?? ''} } catch (error) { console.error(error.message); pro
 beforeEach(async () => {
   sandbox = makeSandbox();
   agentHome = mkdtempSync(path.join(os.tmpdir(), 'hydra-agent-home-'));
-  await installAgents(sandbox, { gemini: {}, qwen: {} });
+  await installAgents(sandbox, { gemini: {}, qwen: {}, codex: {} });
   wrap('gemini');
   wrap('qwen');
+  wrap('codex');
+});
+
+let savedHome: string | undefined;
+let userHome: string;
+
+beforeEach(() => {
+  // Outside /tmp, as a real home is (the jail has a /tmp of its own).
+  userHome = mkdtempSync('/var/tmp/hydra-user-home-');
+  mkdirSync(path.join(userHome, '.config', 'vendor'), { recursive: true });
+  savedHome = process.env.HOME;
+  process.env.HOME = userHome;
 });
 
 afterEach(async () => {
   await handle?.cancel();
   handle = null;
+  if (savedHome === undefined) delete process.env.HOME;
+  else process.env.HOME = savedHome;
+  rmSync(userHome, { recursive: true, force: true });
   rmSync(agentHome, { recursive: true, force: true });
   sandbox.cleanup();
 });
@@ -76,4 +105,55 @@ describe('an agent with a home of its own in env', () => {
     ]);
     expect(summary.agents.map((agent) => agent.sandbox)).toEqual(['bubblewrap', 'bubblewrap']);
   });
+
+  it(
+    'fails naming a refused write or connection and the [sandbox] line that allows it',
+    { timeout: 120_000 },
+    async () => {
+      const server = http.createServer((_request, response) => response.end('{}'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      try {
+        handle = startRace(
+          raceOptions(
+            sandbox,
+            [
+              plan(sandbox, 'gemini', { env: { REFUSE: 'write' } }),
+              plan(sandbox, 'qwen', { env: { REFUSE: 'connect', TARGET: `http://127.0.0.1:${port}/v1` } }),
+              // A host the proxy turns away (and reports).
+              plan(sandbox, 'codex', {
+                env: { REFUSE: 'connect', TARGET: 'http://models.example.test:8080/v1' },
+              }),
+            ],
+            { sandbox: { mode: 'required', allowHosts: [], allowWrite: [] } },
+          ),
+        );
+        const summary = await handle.settled;
+        const [gemini, qwen, codex] = summary.agents;
+        expect(gemini?.status).toBe('failed');
+        expect(gemini?.error?.message).toBe(
+          'Gemini CLI failed after the sandbox refused a write to ~/.config/vendor/state.json (read-only file system)',
+        );
+        expect(gemini?.error?.hint).toBe(
+          'If it should be allowed, add under [sandbox] in hydra.toml: allow_write = ["~/.config/vendor"]',
+        );
+        console.log('DEBUG', JSON.stringify(qwen?.warnings), JSON.stringify(qwen?.error));
+        expect(qwen?.status).toBe('failed');
+        expect(qwen?.error?.message).toBe(
+          `Qwen Code failed after the sandbox refused a connection to 127.0.0.1:${port}`,
+        );
+        expect(qwen?.error?.hint).toBe(
+          `If it should be allowed, add under [sandbox] in hydra.toml: allow_hosts = ["127.0.0.1:${port}"]`,
+        );
+        expect(codex?.error?.message).toBe(
+          'Codex failed after the sandbox refused a connection to models.example.test:8080',
+        );
+        expect(codex?.error?.hint).toBe(
+          'If it should be allowed, add under [sandbox] in hydra.toml: allow_hosts = ["models.example.test"]',
+        );
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    },
+  );
 });
