@@ -466,6 +466,8 @@ export interface SummaryAgent {
   /** Where it ran (`local` or `container`) and, in a container, the engine's host. */
   runner?: string;
   host?: string;
+  /** What sandboxed it (`bubblewrap`), or null. */
+  sandbox?: string | null;
   error?: { kind: string; message: string; hint: string };
 }
 
