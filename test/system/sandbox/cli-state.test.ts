@@ -22,7 +22,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startRace } from '../../../src/engine/index.js';
+import { cleanRuns, startRace } from '../../../src/engine/index.js';
 import type { RaceHandle } from '../../../src/engine/index.js';
 import { git, installAgents, makeSandbox, plan, raceOptions } from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
@@ -170,6 +170,18 @@ describe("a sandboxed agent's CLI state", () => {
       // Inside the jail, the copy's hook ran in the follow-up and was refused its write outside.
       expect(existsSync(marker)).toBe(false);
       expect(contents(home)).toEqual(before);
+
+      // The copy stays with the kept result after the race, and goes with the run at `hydra clean`.
+      await handle.finish();
+      expect(existsSync(copy)).toBe(true);
+      const metaFile = path.join(sandbox.repo, '.hydra', 'runs', handle.runId, 'meta.json');
+      // The record names this test's process as its hydra, which clean leaves alone while it lives.
+      writeFileSync(
+        metaFile,
+        JSON.stringify({ ...JSON.parse(readFileSync(metaFile, 'utf8')), pid: 2 ** 22 + 1 }),
+      );
+      await cleanRuns(sandbox.repo, { dryRun: false, worktreeRoot: sandbox.worktreeRoot });
+      expect(existsSync(runDir)).toBe(false);
     },
   );
 });

@@ -8,7 +8,7 @@
  * a file under the user's home, REFUSE=connect: a loopback port not allowed) fails naming what was
  * refused and the `[sandbox]` line that allows it. Needs bubblewrap, socat, ripgrep and curl.
  */
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -151,6 +151,11 @@ describe('an agent with a home of its own in env', () => {
         expect(codex?.error?.hint).toBe(
           'If it should be allowed, add under [sandbox] in hydra.toml: allow_hosts = ["models.example.test"]',
         );
+        // A failed agent keeps no branch, and no copy of its CLI's state (the user's credentials).
+        const runDir = path.dirname(gemini?.worktree ?? '');
+        expect(existsSync(path.join(runDir, '.state', 'gemini'))).toBe(true);
+        await handle.finish();
+        expect(existsSync(path.join(runDir, '.state'))).toBe(false);
       } finally {
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }
