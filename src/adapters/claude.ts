@@ -107,16 +107,52 @@ const buildCommand: BuildCommand = (request, capabilities) => {
   return commandOf(request, capabilities, { args, env, readOnly });
 };
 
+/** What an agent's copy of ~/.claude leaves out: past sessions, logs, caches, a local install. */
+const CLAUDE_SKIP = [
+  'projects',
+  'shell-snapshots',
+  'todos',
+  'statsig',
+  'logs',
+  'debug',
+  'file-history',
+  'session-env',
+  'ide',
+  'cache',
+  'paste-cache',
+  'telemetry',
+  'local',
+];
+
 export const claudeAdapter = defineAdapter({
   ...CLI,
   tier: 'tier1',
   aliases: [],
   binaries: ['claude'],
-  stateDirs: [{ path: '.claude', env: 'CLAUDE_CONFIG_DIR' }, { path: '.claude.json' }],
+  // Its settings, hooks, MCP servers and sessions run code at its next start: an agent gets a copy
+  // (CLAUDE_CONFIG_DIR holds both; `.claude.json` sits in it when the variable is set).
+  stateDirs: [
+    {
+      path: '.claude',
+      env: 'CLAUDE_CONFIG_DIR',
+      copy: { variable: 'CLAUDE_CONFIG_DIR', to: '', skip: CLAUDE_SKIP },
+    },
+    {
+      path: '.claude.json',
+      env: 'CLAUDE_CONFIG_DIR',
+      under: '.claude.json',
+      copy: { variable: 'CLAUDE_CONFIG_DIR', to: '.claude.json' },
+    },
+  ],
   api: {
     hosts: ['api.anthropic.com', 'console.anthropic.com', 'claude.ai'],
     baseUrlEnv: ['ANTHROPIC_BASE_URL'],
   },
+  // The `env` block of its settings (ANTHROPIC_BASE_URL there instead of the environment).
+  endpointFiles: [
+    { state: '.claude', file: 'settings.json' },
+    { state: '.claude', file: 'settings.local.json' },
+  ],
   // Its settings: ANTHROPIC_MODEL, CLAUDE_CODE_MAX_RETRIES, CLAUDE_CODE_USE_BEDROCK...
   environment: {
     keys: ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'],

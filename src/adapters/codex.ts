@@ -338,8 +338,21 @@ export const codexAdapter = defineAdapter({
   binaries: ['codex'],
   modelConfig: { homeEnv: 'CODEX_HOME', homeDir: '.codex', file: 'config.toml', key: 'model' },
   defaultModel: CODEX_DEFAULT_MODEL,
-  stateDirs: [{ path: '.codex', env: 'CODEX_HOME' }],
+  stateDirs: [
+    {
+      path: '.codex',
+      env: 'CODEX_HOME',
+      // Its config.toml (mcp_servers, notify) runs code: an agent gets a copy, without past sessions and logs.
+      copy: {
+        variable: 'CODEX_HOME',
+        to: '',
+        skip: ['sessions', 'archived_sessions', 'log', 'history.jsonl', 'tmp', '.tmp', 'cache'],
+      },
+    },
+  ],
   api: { hosts: ['api.openai.com', 'chatgpt.com', 'auth.openai.com'], baseUrlEnv: ['OPENAI_BASE_URL'] },
+  // Its providers' `base_url` (`[model_providers.<id>]`); `-c` in extra_args is read as well.
+  endpointFiles: [{ state: '.codex', file: 'config.toml' }],
   // Its providers' keys and settings: OpenAI's, and Azure OpenAI's (AZURE_OPENAI_API_KEY).
   environment: {
     keys: ['OPENAI_API_KEY', 'CODEX_API_KEY'],

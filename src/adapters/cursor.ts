@@ -261,7 +261,15 @@ export const cursorAdapter = defineAdapter({
   aliases: ['cursor-agent'],
   // `cursor` may be the editor's launcher and `agent` anyone's: the probe checks --help says Cursor.
   binaries: ['cursor-agent', 'cursor', 'agent'],
-  stateDirs: [{ path: '.cursor' }, { path: '.config/cursor' }, { path: '.local/share/cursor-agent' }],
+  // No variable moves its state: an agent gets a home of its own (the user's entries linked, these copied).
+  stateDirs: [
+    { path: '.cursor', copy: { variable: 'HOME', to: '.cursor', skip: ['extensions', 'projects', 'chats'] } },
+    { path: '.config/cursor', copy: { variable: 'HOME', to: '.config/cursor' } },
+    {
+      path: '.local/share/cursor-agent',
+      copy: { variable: 'HOME', to: '.local/share/cursor-agent', skip: ['versions'] },
+    },
+  ],
   api: { hosts: ['api2.cursor.sh', 'api.cursor.com', 'cursor.com'], baseUrlEnv: [] },
   environment: { keys: ['CURSOR_API_KEY'], prefixes: ['CURSOR_'] },
   demo: { lineDelayMs: 550 },

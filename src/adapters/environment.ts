@@ -17,5 +17,6 @@ export const readsEnv = (adapter: AgentAdapter, name: string): boolean =>
   );
 
 /** The variables that move the CLI's state directories (CODEX_HOME, CLAUDE_CONFIG_DIR, XDG_CONFIG_HOME). */
-export const stateDirVariables = (adapter: AgentAdapter): string[] =>
-  (adapter.stateDirs ?? []).flatMap((dir) => (dir.env === undefined ? [] : [dir.env]));
+export const stateDirVariables = (adapter: AgentAdapter): string[] => [
+  ...new Set((adapter.stateDirs ?? []).flatMap((dir) => (dir.env === undefined ? [] : [dir.env]))),
+];

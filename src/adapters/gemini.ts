@@ -292,7 +292,15 @@ export const geminiAdapter = defineAdapter({
   inDefaultRace: false,
   aliases: ['gemini-cli'],
   binaries: ['gemini'],
-  stateDirs: [{ path: '.gemini' }],
+  // GEMINI_CLI_HOME stands for the home directory in everything it reads and writes (0.61).
+  stateDirs: [
+    {
+      path: '.gemini',
+      env: 'GEMINI_CLI_HOME',
+      under: '.gemini',
+      copy: { variable: 'GEMINI_CLI_HOME', to: '.gemini', skip: ['tmp', 'history'] },
+    },
+  ],
   api: {
     hosts: [
       'generativelanguage.googleapis.com',
@@ -302,6 +310,11 @@ export const geminiAdapter = defineAdapter({
     ],
     baseUrlEnv: ['GOOGLE_GEMINI_BASE_URL'],
   },
+  // It loads ~/.gemini/.env into its environment; its settings may name a base URL too.
+  endpointFiles: [
+    { state: '.gemini', file: '.env' },
+    { state: '.gemini', file: 'settings.json' },
+  ],
   // Vertex AI too: GOOGLE_CLOUD_PROJECT, GOOGLE_GENAI_USE_VERTEXAI.
   environment: { keys: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'], prefixes: ['GEMINI_', 'GOOGLE_'] },
   demo: { lineDelayMs: 700 },

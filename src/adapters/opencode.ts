@@ -262,13 +262,35 @@ export const opencodeAdapter = defineAdapter({
   aliases: ['opencode-ai'],
   binaries: ['opencode'],
   stateDirs: [
-    { path: '.config/opencode', env: 'XDG_CONFIG_HOME', under: 'opencode' },
-    { path: '.local/share/opencode', env: 'XDG_DATA_HOME', under: 'opencode' },
-    { path: '.local/state/opencode', env: 'XDG_STATE_HOME', under: 'opencode' },
+    // Its config (plugins, MCP servers) and data (auth.json, sessions): copies of the agent's own.
+    {
+      path: '.config/opencode',
+      env: 'XDG_CONFIG_HOME',
+      under: 'opencode',
+      copy: { variable: 'XDG_CONFIG_HOME', to: 'opencode' },
+    },
+    {
+      path: '.local/share/opencode',
+      env: 'XDG_DATA_HOME',
+      under: 'opencode',
+      copy: { variable: 'XDG_DATA_HOME', to: 'opencode', skip: ['storage', 'log', 'snapshot', 'bin'] },
+    },
+    {
+      path: '.local/state/opencode',
+      env: 'XDG_STATE_HOME',
+      under: 'opencode',
+      copy: { variable: 'XDG_STATE_HOME', to: 'opencode' },
+    },
     { path: '.cache/opencode', env: 'XDG_CACHE_HOME', under: 'opencode' },
   ],
   // It calls whichever provider the model names; these are its own (the model catalogue, sharing).
   api: { hosts: ['models.dev', 'opencode.ai'], baseUrlEnv: [] },
+  // Its providers' `options.baseURL`.
+  endpointFiles: [
+    { state: '.config/opencode', file: 'opencode.json' },
+    { state: '.config/opencode', file: 'opencode.jsonc' },
+    { state: '.config/opencode', file: 'config.json' },
+  ],
   // The keys of the providers it calls out of the box (models.dev names them), its own settings.
   environment: {
     keys: [

@@ -97,11 +97,23 @@ export const qwenAdapter = defineAdapter({
   inDefaultRace: false,
   aliases: ['qwen-code'],
   binaries: ['qwen'],
-  stateDirs: [{ path: '.qwen' }],
+  // QWEN_HOME is the directory itself (0.24).
+  stateDirs: [
+    {
+      path: '.qwen',
+      env: 'QWEN_HOME',
+      copy: { variable: 'QWEN_HOME', to: '', skip: ['tmp', 'debug', 'logs'] },
+    },
+  ],
   api: {
     hosts: ['dashscope.aliyuncs.com', 'dashscope-intl.aliyuncs.com', 'chat.qwen.ai'],
     baseUrlEnv: ['OPENAI_BASE_URL'],
   },
+  // ~/.qwen/.env, and its settings' providers (`baseUrl`).
+  endpointFiles: [
+    { state: '.qwen', file: '.env' },
+    { state: '.qwen', file: 'settings.json' },
+  ],
   // Its OpenAI-compatible provider (OPENAI_BASE_URL, OPENAI_MODEL), DashScope's variables, its own settings.
   environment: {
     keys: ['OPENAI_API_KEY'],

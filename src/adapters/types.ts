@@ -207,6 +207,30 @@ export interface StateDir {
   path: string;
   env?: string;
   under?: string;
+  /**
+   * How a sandboxed agent gets a copy of its own (engine/sandbox/cli-state.ts): the CLI finds it at
+   * `$variable/<to>`, the variable pointed at a directory of the run's (`HOME` for a CLI with no
+   * variable of its own). `skip` names top-level entries not copied (sessions, logs, caches).
+   * Absent: the agent uses the user's (declared writable).
+   */
+  copy?: StateCopy;
+}
+
+/** See StateDir.copy. */
+export interface StateCopy {
+  variable: string;
+  to: string;
+  skip?: readonly string[];
+}
+
+/**
+ * A file of a CLI's own configuration that may name its endpoint (a base URL, a provider's
+ * `base_url`, an `env` block's `ANTHROPIC_BASE_URL`): `file` under the state directory whose
+ * StateDir.path is `state`. Read for the sandbox's network allowlist (engine/sandbox/endpoints.ts).
+ */
+export interface EndpointFile {
+  state: string;
+  file: string;
 }
 
 /** The hosts a CLI talks to out of the box (its model API, its sign-in), for a network allowlist. */
@@ -273,6 +297,8 @@ export interface AgentAdapter {
   readonly stateDirs?: readonly StateDir[];
   /** The hosts it talks to (declared for the sandbox; see ApiHosts). */
   readonly api?: ApiHosts;
+  /** Its configuration files that may name another endpoint (see EndpointFile). */
+  readonly endpointFiles?: readonly EndpointFile[];
   /** The user's variables it reads (see CliEnvironment); absent: none but its base URLs. */
   readonly environment?: CliEnvironment;
   /** Set when `hydra demo` can simulate it (it needs recorded fixtures). */

@@ -295,8 +295,8 @@ const hydraToml = (claudeEnv: Record<string, string>, codexServerUrl: string): s
     `[prices.${tomlString(CODEX_MODEL)}]`,
     ...Object.entries(CONFIGURED_CODEX_PRICE).map(([key, value]) => `${key} = ${String(value)}`),
     '',
-    // Codex's server is named in its `-c` extra_args, not in a base-URL variable, so a sandboxed
-    // agent reaches it only through allow_hosts (docs/sandbox.md), as a user configures it.
+    // Codex's server is named in its `-c` extra_args, not in a base-URL variable: a sandboxed agent
+    // reaches it through that (docs/sandbox.md); allow_hosts as a user may also configure it.
     '[sandbox]',
     `allow_hosts = [${tomlString(new URL(codexServerUrl).hostname)}]`,
     '',
@@ -466,6 +466,8 @@ export interface SummaryAgent {
   /** Where it ran (`local` or `container`) and, in a container, the engine's host. */
   runner?: string;
   host?: string;
+  /** What sandboxed it (`bubblewrap`), or null. */
+  sandbox?: string | null;
   error?: { kind: string; message: string; hint: string };
 }
 

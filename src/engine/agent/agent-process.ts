@@ -8,6 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fromCallback } from 'xstate';
 import { ev, isTerminal, SANDBOX_REFUSED_STAGE } from '../../core/events.js';
+import { blameRefusal } from './refused-failure.js';
 import type { AgentEvent, CompletedEvent, ErrorInfo, FailedEvent } from '../../core/events.js';
 import { adapterOf } from '../../adapters/registry.js';
 import { loadPriceDatabase } from '../../adapters/prices.js';
@@ -143,9 +144,13 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       return () => undefined;
     }
 
+    // What the sandbox refused it, for a failure to name (refused-failure.ts).
+    const refusals: string[] = [];
     const forward = (events: AgentEvent[]): void => {
       let result: CompletedEvent | FailedEvent | null = null;
       const kept = events.filter((event) => {
+        if (event.kind === 'progress' && event.stage === SANDBOX_REFUSED_STAGE && event.detail !== undefined)
+          refusals.push(event.detail);
         if (!isTerminal(event)) return true;
         // The final event comes from parser.finish() once the process has ended; the machine is
         // told now that the result is in, so a process that lingers after it is not waited for.
@@ -305,6 +310,15 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
         stderrTail: exit.stderrTail,
         exitCode: exit.exitCode,
       });
+      // Sandboxed and ended without a result after a refusal: the refusal is what it failed of.
+      if (terminal.kind === 'failed' && !sawTerminal && launch.sandbox && stoppedBy === null)
+        terminal = blameRefusal(terminal, {
+          displayName: launch.displayName,
+          refusals,
+          stderrTail: exit.stderrTail,
+          worktree: launch.worktree,
+          allowHosts: launch.sandbox.allowHosts,
+        });
       if (exit.spawnError !== undefined) {
         terminal = ev({
           kind: 'failed',

@@ -5,7 +5,7 @@ import type { ErrorInfo } from '../../core/events.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { Limiter } from '../process/index.js';
-import type { SandboxPolicy } from '../sandbox/index.js';
+import type { CliStatePlan, SandboxPolicy } from '../sandbox/index.js';
 import type { SharedDir } from '../setup/index.js';
 import type { AgentName } from '../agent-name.js';
 import type { CheckRun, CheckSpec } from '../check-types.js';
@@ -82,6 +82,11 @@ export interface AgentLaunch {
   raceMaxCostUsd?: number;
   /** Its OS sandbox (src/engine/sandbox), for it and its checks; null or absent: unsandboxed. */
   sandbox?: SandboxPolicy | null;
+  /**
+   * Its own copy of its CLI's state (sandbox/cli-state.ts; its variables are in `env`), made before
+   * it starts (ensureCliState) and kept with the run; null or absent: it uses the user's.
+   */
+  cliState?: CliStatePlan | null;
   /** The checkout's directories it, its setup and its checks see copy-on-write (`[setup] share`). */
   shared?: SharedDir[];
   /** The first port of its block (`HYDRA_PORT`, setup/ports.ts), for it and its checks; null or absent: none. */

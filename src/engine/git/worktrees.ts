@@ -297,6 +297,8 @@ export async function deleteBranches(root: string, branches: readonly string[]):
 export async function removeRunDirIfEmpty(runDir: string): Promise<void> {
   await rm(path.join(runDir, '.scratch'), { recursive: true, force: true });
   await rmdir(path.join(runDir, '.git-private')).catch(() => undefined);
+  // The agents' CLI state copies (sandbox/cli-state.ts), once no kept result needs one.
+  await rmdir(path.join(runDir, '.state')).catch(() => undefined);
   await rmdir(path.join(runDir, SHARE_DIR)).catch(() => undefined);
   for (const dir of [runDir, path.dirname(runDir)]) {
     try {

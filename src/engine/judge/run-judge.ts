@@ -3,11 +3,14 @@
  * from its branch and screened (screen.ts); the ones that address the judge are ranked last and not
  * shown to it; the others go, under opaque labels in a random order, into the prompt (prompt.ts).
  * The judge's CLI runs read-only (its adapter's plan or read-only mode; refused without one) in a
- * scratch directory of its own, supervised like an agent and time-limited; its answer is validated
- * (verdict.ts) and anything else is a warning, never a ranking.
+ * scratch directory of its own, in the OS sandbox where the race's agents are (judge-jail.ts: it may
+ * write that directory only), with a fresh copy of the user's CLI state (never an agent's: a hook
+ * an agent planted in its own never runs here), supervised like an agent and time-limited; its
+ * scratch directory goes once it answered. Its answer is validated (verdict.ts) and anything else
+ * is a warning, never a ranking.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { adapterOf } from '../../adapters/registry.js';
 import type { PriceTable } from '../../adapters/types.js';
@@ -21,6 +24,8 @@ import type { AgentName } from '../agent-name.js';
 import type { AgentPlan } from '../agent-plan.js';
 import type { CheckSummary } from '../check-types.js';
 import type { JudgeSummary } from '../records/index.js';
+import type { SandboxSettings } from '../sandbox/index.js';
+import { judgeJail } from './judge-jail.js';
 import { judgePrompt } from './prompt.js';
 import type { JudgeEntry } from './prompt.js';
 import { addressesJudge } from './screen.js';
@@ -45,6 +50,8 @@ export interface JudgeInput {
   graceMs: number;
   /** The race's budget is spent: the judge is not asked. */
   budgetSpent?: boolean;
+  /** The race's `[sandbox]`: the judge runs sandboxed where its agents do. */
+  sandbox?: SandboxSettings;
   signal?: AbortSignal;
 }
 
@@ -79,8 +86,25 @@ async function askJudge(input: JudgeInput, prompt: string): Promise<Answer> {
       costUsd: null,
       problem: `it is not usable here (${report?.error?.message ?? 'not found'})`,
     };
+  rmSync(input.scratchDir, { recursive: true, force: true });
+  mkdirSync(input.scratchDir, { recursive: true, mode: 0o700 });
+  try {
+    return await askInJail(input, prompt, report.capabilities);
+  } finally {
+    // Its state copy holds the user's credentials: nothing of it stays.
+    rmSync(input.scratchDir, { recursive: true, force: true });
+  }
+}
+
+/** askJudge's run, in the judge's fresh scratch directory. */
+async function askInJail(
+  input: JudgeInput,
+  prompt: string,
+  capabilities: NonNullable<Awaited<ReturnType<typeof probeAgents>>[number]['capabilities']>,
+): Promise<Answer> {
+  const { plan } = input;
   const adapter = adapterOf(plan.adapterId);
-  mkdirSync(input.scratchDir, { recursive: true });
+  const jail = await judgeJail(adapter, plan, input.scratchDir, input.sandbox);
   // No extra_args: an argument could switch the read-only mode off.
   const command = adapter.buildCommand(
     {
@@ -92,8 +116,9 @@ async function askJudge(input: JudgeInput, prompt: string): Promise<Answer> {
       extraArgs: [],
       env: plan.env,
       readOnly: true,
+      sandboxed: jail.sandbox !== null,
     },
-    report.capabilities,
+    capabilities,
   );
   if (command.readOnly !== true)
     return {
@@ -116,11 +141,12 @@ async function askJudge(input: JudgeInput, prompt: string): Promise<Answer> {
       file: command.file,
       args: command.args,
       cwd: command.cwd,
-      env: command.env,
+      env: { ...command.env, ...jail.env },
       ...(command.stdinFile === undefined ? {} : { stdinFile: command.stdinFile }),
       runId: input.runId,
       agent: `judge:${plan.name ?? plan.adapterId}`,
       graceMs: input.graceMs,
+      sandbox: jail.sandbox,
     },
     {
       onSpawn: () => undefined,

@@ -4,6 +4,7 @@
  * The first round (workspace.ts) and every later one (round-launch.ts) build it here, so a round
  * runs under the same rules as the first.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { adapterOf } from '../../adapters/registry.js';
 import type { Capabilities } from '../../adapters/types.js';
@@ -19,8 +20,16 @@ import {
   runRecordDir,
   runWorktreesDir,
 } from '../records/index.js';
-import { agentPolicy, DEFAULT_SANDBOX } from '../sandbox/index.js';
-import type { SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
+import {
+  agentPolicy,
+  agentStateDir,
+  cliStatePlan,
+  configuredEndpoints,
+  cliStateReady,
+  DEFAULT_SANDBOX,
+  ensureCliState,
+} from '../sandbox/index.js';
+import type { CliStatePlan, SandboxPolicy, SandboxVerdict } from '../sandbox/index.js';
 import { sharedDirs } from '../setup/index.js';
 import type { AgentName } from '../agent-name.js';
 import type { AgentPlan } from '../agent-plan.js';
@@ -58,17 +67,23 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   const worktree = agentWorktreeDir(runDir, agent);
   const scratchDir = agentScratchDir(runDir, agent);
+  const sandboxed = request.sandbox?.sandboxed === true && plan.runner !== 'container';
+  const cliState = agentCliState(adapter, plan, agentStateDir(runDir, agent), sandboxed);
+  const env = { ...plan.env, ...cliState?.env };
+  const userEnv = { ...process.env, ...plan.env };
   const sandbox: SandboxPolicy | null =
     request.sandbox?.sandboxed === true && plan.runner !== 'container'
       ? agentPolicy({
           mechanism: request.sandbox.mechanism,
           adapter,
-          env: { ...process.env, ...plan.env },
+          env: { ...process.env, ...env },
           worktree,
           scratchDir,
           privateGitDir: agentPrivateGitDir(runDir, agent),
           tmpDir: path.join(scratchDir, 'tmp'),
           settings: options.sandbox ?? DEFAULT_SANDBOX,
+          // Read from the user's configuration, never from the agent's copy of it.
+          endpoints: configuredEndpoints(adapter, userEnv, homeOf(userEnv), plan.extraArgs),
         })
       : null;
   // Checked when the race starts (buildWorkspace); read again here, from that check.
@@ -96,7 +111,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     adapter: adapter.id,
     displayName: adapter.displayName,
     command,
-    env: plan.env,
+    env,
+    cliState,
     parser: {
       // The configured model, else the CLI's own choice (Codex's config.toml), for pricing.
       ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),
@@ -133,6 +149,26 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     container: containerLaunch(plan, options),
   };
 }
+
+/**
+ * The copy of its CLI's state a sandboxed agent runs with (sandbox/cli-state.ts), made from the
+ * state of the home its environment names; also an unsandboxed round's when an earlier round of
+ * the agent made one (its session is there). Null otherwise, and in a container (its own home).
+ */
+const agentCliState = (
+  adapter: ReturnType<typeof adapterOf>,
+  plan: AgentPlan,
+  root: string,
+  sandboxed: boolean,
+): CliStatePlan | null => {
+  if (plan.runner === 'container' || (!sandboxed && !cliStateReady(root))) return null;
+  const env = { ...process.env, ...plan.env };
+  return cliStatePlan(adapter, env, homeOf(env), root);
+};
+
+/** The home an environment names (an `[agents.X] env` HOME), else the user's. */
+const homeOf = (env: Readonly<Record<string, string | undefined>>): string =>
+  env.HOME !== undefined && env.HOME !== '' ? env.HOME : os.homedir();
 
 /**
  * A container agent's image, network and passed variables; its host is given by placeContainers
@@ -173,12 +209,15 @@ export const privateGitFor = (
  * Links the agent's worktree to its own git repository just before its process starts (every
  * round: the first, a rerun, each follow-up), when `privateGit` (by default privateGitFor), with the
  * repository's refs as `refsAtStart` read them: the agent's git works there without writing the
- * shared git directory, and its settling takes its commits back (private-git.ts). Returns the
- * launch as given.
+ * shared git directory, and its settling takes its commits back (private-git.ts). Its copy of its
+ * CLI's state is made here too (once: a follow-up finds its session in it). Returns the launch as
+ * given.
  */
 export async function prepareAgentGit<
   T extends Omit<AgentLaunch, 'refsAtStart'> & { refsAtStart: RefSnapshot },
 >(launch: T, privateGit: boolean = privateGitFor(launch)): Promise<T> {
+  // Its own copy of its CLI's state, unless an earlier round made it (kept, with its session).
+  if (launch.cliState) ensureCliState(launch.cliState);
   if (!privateGit) return launch;
   await preparePrivateGit({
     root: launch.repoRoot,

@@ -1,9 +1,10 @@
 /**
  * The race's end, the `cleanUp` actor: the user's git settings put back, containers made ahead for
  * agents that never started discarded, and the race's worktrees removed (or given back to the pool)
- * and the branches of results not kept deleted.
+ * and the branches of results not kept deleted, with their agents' CLI state copies.
  */
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fromPromise } from 'xstate';
 import { discardPrecreated } from '../container/index.js';
@@ -51,6 +52,9 @@ async function cleanUpRace(input: CleanUpInput): Promise<CleanUpOutput> {
       branches.map((launch) => launch.branch),
     )),
   );
+  // A result kept on its branch keeps its CLI state copy, for its follow-ups; the others' go.
+  for (const launch of branches)
+    if (launch.cliState) await rm(launch.cliState.root, { recursive: true, force: true });
   for (const dir of new Set(input.launches.map((launch) => path.dirname(launch.worktree))))
     await removeRunDirIfEmpty(dir);
   trace('race: cleaned up');

@@ -184,6 +184,8 @@ export const judgeInput = (context: RaceContext): JudgeInput | null => {
         ? Math.min(context.options.timeoutMs, JUDGE_TIMEOUT_MS)
         : JUDGE_TIMEOUT_MS,
     graceMs: context.options.killGraceMs ?? 5000,
+    // Sandboxed where the agents are.
+    ...(context.options.sandbox === undefined ? {} : { sandbox: context.options.sandbox }),
     // The race's budget: the judge is not asked once the agents spent it.
     budgetSpent:
       context.options.maxCostUsd !== undefined &&

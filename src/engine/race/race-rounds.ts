@@ -137,6 +137,7 @@ async function followUp(input: RoundInput, prompt: string, signal: AbortSignal):
       worktree: launch.worktree,
       capabilities,
       port: next.port ?? null,
+      sandbox: next.sandbox?.mechanism ?? null,
       // Checked and scored again once the round's work is in.
       checks: null,
       checking: false,
@@ -204,6 +205,8 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
       worktree,
       capabilities,
       port: launch.port ?? null,
+      // What sandboxes this round (the summary's `sandbox`, as the first round's).
+      sandbox: launch.sandbox?.mechanism ?? null,
       ...(launch.container ? { runner: 'container' as const, host: launch.container.host } : {}),
     },
     divider: ev({ kind: 'progress', stage: ROUND_STAGE, detail: `rerun of ${agent.agent} from the base` }),

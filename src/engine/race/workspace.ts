@@ -42,7 +42,7 @@ import type { Capabilities } from '../../adapters/types.js';
 import { hydraVersion } from '../version.js';
 import { trackWork } from './work-tracker.js';
 import { buildLaunch, containerLaunch, prepareAgentGit } from './agent-launch.js';
-import { sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
+import { ensureCliState, sandboxVerdict, unsandboxedWarning } from '../sandbox/index.js';
 import { readCursorSetup, setupFingerprint, setupPlanOf, writeSetupRecord } from '../setup/index.js';
 import {
   containerLabels,
@@ -356,6 +356,8 @@ async function prewrapAgent(
     mkdir(launch.scratchDir, { recursive: true }),
     mkdir(agentPrivateGitDir(runDir, launch.agent), { recursive: true, mode: 0o700 }),
   ]);
+  // Its state copy is writable: made before the wrap, which leaves a missing directory read-only.
+  if (launch.cliState) ensureCliState(launch.cliState);
   // The agent's PATH, as its spawn looks the binary up (agent-process.ts, supervisor.ts).
   const env = { ...launch.command.env, ...launch.env };
   await prewrapSandboxedCommand(

@@ -157,7 +157,7 @@ async function removeRunWorktrees(run: RunToClean, worktrees: readonly WorktreeE
     // What git no longer knows (a half-made worktree, scratch files) is still hydra's own.
     const realRunDir = realOrSelf(area.runDir);
     const listed = new Set(ours.map((entry) => path.relative(realRunDir, entry.real).split(path.sep)[0]));
-    const own = new Set(['.scratch', '.git-private']);
+    const own = new Set(['.scratch', '.git-private', '.state']);
     for (const name of readdirSync(area.runDir).filter((item) => !own.has(item) && !listed.has(item)))
       report.removedWorktrees.push(path.join(area.runDir, name));
     if (!dryRun) await rm(area.runDir, { recursive: true, force: true });

@@ -1,14 +1,16 @@
 /**
  * What one agent's sandbox allows, as plain data: the paths it may write (its worktree, its
- * scratch and temp directories, its private git directory, its CLI's state directories), the
- * paths it may not read (credentials, and the other CLIs' state), and the hosts it may reach (its
- * CLI's API, the hosts its base-URL variables name, `[sandbox] allow_hosts`). Everything else on
+ * scratch and temp directories, its private git directory, its CLI's state directories: its own
+ * copy of them, cli-state.ts), the paths it may not read (credentials, and the other CLIs' state),
+ * and the hosts it may reach (its CLI's API, the hosts its base-URL variables and its CLI's own
+ * configuration name, endpoints.ts, `[sandbox] allow_hosts`). Everything else on
  * the machine is read-only, and every other host is refused. Built once per agent, before spawning.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { listAdapters } from '../../adapters/registry.js';
-import type { AgentAdapter, StateDir } from '../../adapters/types.js';
+import type { AgentAdapter } from '../../adapters/types.js';
+import { stateDirPath } from './cli-state.js';
 import type { SandboxMechanism, SandboxSettings } from './settings.js';
 
 export interface SandboxPolicy {
@@ -52,7 +54,10 @@ export interface AgentPolicyInput {
   mechanism: SandboxMechanism;
   /** The agent's CLI. */
   adapter: AgentAdapter;
-  /** The environment it runs with (hydra's, the configured `env` over it): state dirs and base URLs. */
+  /**
+   * The environment it runs with (hydra's, the configured `env` over it, its state copy's
+   * variables over that): its state directories, its home (`HOME`) and base URLs.
+   */
   env: Readonly<Record<string, string | undefined>>;
   worktree: string;
   scratchDir: string;
@@ -60,14 +65,11 @@ export interface AgentPolicyInput {
   privateGitDir: string;
   tmpDir: string;
   settings: SandboxSettings;
+  /** URLs its CLI's own configuration names (endpoints.ts): their hosts join the allowlist. */
+  endpoints?: readonly string[];
+  /** The user's home (default os.homedir()): its credentials are denied whatever HOME the agent has. */
   home?: string;
 }
-
-/** Where a CLI keeps one piece of state: `$env/<under>` when the variable is set, else `~/<path>`. */
-const stateDirPath = (dir: StateDir, env: AgentPolicyInput['env'], home: string): string => {
-  const base = dir.env === undefined ? undefined : env[dir.env];
-  return base !== undefined && base !== '' ? path.join(base, dir.under ?? '') : path.join(home, dir.path);
-};
 
 /** A loopback name or address, as WHATWG URL spells it (`127.1` and `0x7f000001` are `127.0.0.1`). */
 const isLoopback = (host: string): boolean =>
@@ -111,13 +113,21 @@ const baseUrlVariables = (): string[] => [
 ];
 
 /** The hosts the agent may reach: its CLI's, its base URLs' (loopback by port) and the configured ones. */
-const allowedHosts = (input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings'>): string[] => {
-  const fromEnv = baseUrlVariables().flatMap((name) => {
-    const value = input.env[name];
-    const entry = value === undefined || value === '' ? null : entryOf(value);
+const allowedHosts = (
+  input: Pick<AgentPolicyInput, 'adapter' | 'env' | 'settings' | 'endpoints'>,
+): string[] => {
+  const urls = [
+    ...baseUrlVariables().flatMap((name) => {
+      const value = input.env[name];
+      return value === undefined || value === '' ? [] : [value];
+    }),
+    ...(input.endpoints ?? []),
+  ];
+  const fromUrls = urls.flatMap((url) => {
+    const entry = entryOf(url);
     return entry === null ? [] : [entry];
   });
-  return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromEnv, ...input.settings.allowHosts])];
+  return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromUrls, ...input.settings.allowHosts])];
 };
 
 /** The state directories of every other CLI (their tokens and sessions are not this agent's). */
@@ -134,10 +144,18 @@ const isAtOrUnder = (child: string, parent: string): boolean => {
   return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 };
 
-/** One agent's policy (pure: reads no file). */
+/**
+ * One agent's policy (pure: reads no file). Its state directories are those of the home it runs
+ * with (an `[agents.X] env` HOME's, or its state copy's), and the credentials and other CLIs'
+ * state of both that home and the user's are denied.
+ */
 export function agentPolicy(input: AgentPolicyInput): SandboxPolicy {
-  const home = input.home ?? os.homedir();
-  const state = (input.adapter.stateDirs ?? []).map((dir) => stateDirPath(dir, input.env, home));
+  const userHome = input.home ?? os.homedir();
+  const agentHome =
+    input.env['HOME'] !== undefined && input.env['HOME'] !== '' ? input.env['HOME'] : userHome;
+  const homes = [...new Set([agentHome, userHome])];
+  const home = userHome;
+  const state = (input.adapter.stateDirs ?? []).map((dir) => stateDirPath(dir, input.env, agentHome));
   const allowHosts = allowedHosts(input);
   return {
     mechanism: input.mechanism,
@@ -153,8 +171,8 @@ export function agentPolicy(input: AgentPolicyInput): SandboxPolicy {
     ],
     denyRead: [
       ...new Set([
-        ...CREDENTIAL_PATHS.map((entry) => path.join(home, entry)),
-        ...otherCliState(input.adapter, input.env, home),
+        ...homes.flatMap((each) => CREDENTIAL_PATHS.map((entry) => path.join(each, entry))),
+        ...homes.flatMap((each) => otherCliState(input.adapter, input.env, each)),
       ]),
     ],
     allowHosts,

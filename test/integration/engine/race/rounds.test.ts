@@ -117,6 +117,8 @@ describe('a follow-up round', () => {
     const summary = await again.settled;
     expect(summary.error).toBeNull();
     expect(summary.agents[0]).toMatchObject({ agent: 'claude', status: 'completed', sessionId: SESSION });
+    // The summary says what sandboxed the round (nothing here), as a race's does (issue 35).
+    expect(summary.agents[0]).toHaveProperty('sandbox', null);
     expect(invocations('claude')[1]).toEqual(
       expect.arrayContaining(['--resume', SESSION, 'Second thoughts']),
     );
@@ -267,6 +269,7 @@ describe('a rerun', () => {
       branch: `hydra/${runId}/claude-2`,
       adapter: 'claude',
       rerunOf: 'claude',
+      sandbox: null,
     });
     // From the base: the first agent's follow-up is not on it; the race's prompt, a fresh session.
     expect(filesOn(`hydra/${runId}/claude-2`)).toEqual(expect.arrayContaining(['claude-1.txt']));

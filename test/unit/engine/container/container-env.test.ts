@@ -10,6 +10,9 @@ const FORMER_LIST =
 const FORMER_STATE_DIRS = new Set([
   'CODEX_HOME',
   'CLAUDE_CONFIG_DIR',
+  // Qwen Code's and Gemini CLI's, declared since their agents get state copies (issue 35, case 4).
+  'QWEN_HOME',
+  'GEMINI_CLI_HOME',
   'XDG_CONFIG_HOME',
   'XDG_DATA_HOME',
   'XDG_STATE_HOME',

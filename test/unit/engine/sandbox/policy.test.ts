@@ -110,3 +110,28 @@ describe('an agent policy', () => {
     expect(policy.denyRead).toContain(`${HOME}/.ssh`);
   });
 });
+
+describe("an agent's own home and state copy (issue 35)", () => {
+  it("makes the state of the HOME its env names writable, not the user home, and denies both homes' credentials", () => {
+    const policy = agentPolicy(input('qwen', { env: { HOME: '/srv/agent-home' } }));
+    expect(policy.allowWrite).toContain('/srv/agent-home/.qwen');
+    expect(policy.allowWrite).not.toContain(`${HOME}/.qwen`);
+    expect(policy.denyRead).toEqual(expect.arrayContaining([`${HOME}/.ssh`, '/srv/agent-home/.ssh']));
+  });
+
+  it("makes its copy writable when its CLI's variable points there", () => {
+    const copy = `${RUN}/.state/claude/claude_config_dir`;
+    const policy = agentPolicy(input('claude', { env: { CLAUDE_CONFIG_DIR: copy } }));
+    expect(policy.allowWrite).toEqual(expect.arrayContaining([copy, `${copy}/.claude.json`]));
+    expect(policy.allowWrite).not.toContain(`${HOME}/.claude`);
+    expect(policy.allowWrite).not.toContain(`${HOME}/.claude.json`);
+  });
+
+  it('lets the hosts of endpoints from its configuration through, a loopback one by its port', () => {
+    const policy = agentPolicy(
+      input('codex', { endpoints: ['http://127.0.0.1:4000/v1', 'https://gw.example/v1'] }),
+    );
+    expect(policy.allowHosts).toEqual(expect.arrayContaining(['127.0.0.1:4000', 'gw.example']));
+    expect(policy.allowHosts).not.toContain('127.0.0.1');
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * Endpoints a CLI's own configuration names (issue 35, honest set-ups): a Codex provider's
+ * `base_url` in `$CODEX_HOME/config.toml` or in `-c model_providers.<id>.base_url=…` among the
+ * agent's extra arguments, the `env` block of Claude Code's settings, Gemini CLI's and Qwen Code's
+ * `.env` and settings, opencode's providers. They join the sandbox's allowlist, as the base URLs
+ * of the environment do. Read from the user's configuration (the state the agent's copy was made
+ * from), never from the agent's copy: what an agent writes there opens nothing in a later round.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { AgentAdapter } from '../../adapters/types.js';
+import { stateDirPath } from './cli-state.js';
+
+/** A key that names an endpoint (base_url, baseURL, ANTHROPIC_BASE_URL), then its URL. */
+const ASSIGNED_URL = /base_?url["']?\s*[=:]\s*["']?(https?:\/\/[^\s"',}]+)/gi;
+
+/** Larger files are not configuration. */
+const MAX_BYTES = 1_000_000;
+
+/** The URLs assigned to endpoint keys in `text`: JSON, TOML (inline tables too), `.env`, a `-c` value. */
+export const assignedUrls = (text: string): string[] =>
+  [...text.matchAll(ASSIGNED_URL)].map((match) => match[1] ?? '').filter((url) => url !== '');
+
+const readSmall = (file: string): string => {
+  try {
+    const stat = statSync(file);
+    return stat.isFile() && stat.size <= MAX_BYTES ? readFileSync(file, 'utf8') : '';
+  } catch {
+    return '';
+  }
+};
+
+/**
+ * The URLs the agent's configuration names: its extra arguments, and its CLI's endpoint files in
+ * the state directories of `env` and `home` (the user's, or the `[agents.X] env` HOME's).
+ */
+export function configuredEndpoints(
+  adapter: AgentAdapter,
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  extraArgs: readonly string[],
+): string[] {
+  const fromFiles = (adapter.endpointFiles ?? []).flatMap((entry) => {
+    const dir = (adapter.stateDirs ?? []).find((state) => state.path === entry.state);
+    if (dir === undefined) return [];
+    return assignedUrls(readSmall(path.join(stateDirPath(dir, env, home), entry.file)));
+  });
+  return [...new Set([...extraArgs.flatMap(assignedUrls), ...fromFiles])];
+}
