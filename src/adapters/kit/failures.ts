@@ -39,6 +39,22 @@ export const statusIn = (text: string): number | undefined => {
 const UNREACHABLE =
   /\bConnection refused\b|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|getaddrinfo|ECONNRESET|socket hang up|ENETUNREACH|EHOSTUNREACH|\bfetch failed\b|Unable to connect|network is unreachable|could not resolve host/i;
 
+/**
+ * The answer of hydra's sandbox proxy to a host outside the allowlist (sandbox-runtime: a 403 whose
+ * body says so, `X-Proxy-Error: blocked-by-allowlist`): a refusal of the jail, not of a credential.
+ */
+const SANDBOX_BLOCKED = /connection blocked by network allowlist|X-Proxy-Error:\s*blocked-by-/i;
+const URL_IN_TEXT = /\bhttps?:\/\/(?:[^@/\s'"]*@)?(\[[^\]\s]+\]|[^/:\s'"(),]+)(?::(\d+))?/i;
+
+/** `host`, or `host:port` for a loopback host (one port of it, never the whole address), of the URL a text names. */
+const blockedEntry = (text: string): string | undefined => {
+  const match = URL_IN_TEXT.exec(text);
+  const host = match?.[1]?.toLowerCase();
+  if (host === undefined) return undefined;
+  const loopback = host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
+  return loopback && match?.[2] !== undefined ? `${host}:${match[2]}` : host;
+};
+
 /** A CLI's label that names no failure (Claude Code ends a failed call with subtype "success"). */
 const SAYS_NOTHING = /^success$/i;
 
@@ -49,6 +65,14 @@ export const classifyFailure = (cli: CliFacts, failure: Failure): ErrorInfo => {
   const status = failure.status ?? statusIn(text);
   const detail = text.trim() === '' ? '' : `: ${oneLine(text, 240)}`;
   const http = status === undefined ? '' : ` (HTTP ${status})`;
+  if (SANDBOX_BLOCKED.test(text)) {
+    const entry = blockedEntry(text);
+    return {
+      kind: 'Unreachable',
+      message: `${name} could not reach ${entry ?? 'its model API'}: hydra's sandbox refused the connection (not on its network allowlist)${detail}`,
+      hint: `If ${name} should reach it, add under [sandbox] in hydra.toml: allow_hosts = ["${entry ?? '<host>'}"] (docs/sandbox.md).`,
+    };
+  }
   if (rules.notSignedIn?.test(text) === true)
     return { kind: 'AuthMissing', message: `${name} is not signed in${detail}`, hint: signInHint };
   const authText = rules.authText?.test(`${text} ${label ?? ''}`) === true;

@@ -46,6 +46,23 @@ describe('classifyFailure', () => {
     );
   });
 
+  it("names the host and the [sandbox] line when the sandbox's proxy refused the call, not the sign-in (its 403 is no credential's)", () => {
+    const codex = classifyFailure(CLI, {
+      text: 'unexpected status 403 Forbidden: Connection blocked by network allowlist, url: http://127.0.0.1:39557/v1/responses',
+    });
+    expect(codex).toMatchObject({ kind: 'Unreachable' });
+    expect(codex.message).toMatch(
+      /^Acme could not reach 127\.0\.0\.1:39557: hydra's sandbox refused the connection/,
+    );
+    expect(codex.hint).toContain('allow_hosts = ["127.0.0.1:39557"]');
+    const remote = classifyFailure(CLI, {
+      text: 'HTTP 403 X-Proxy-Error: blocked-by-allowlist for https://api.example.com/v1/chat',
+      status: 403,
+    });
+    expect(remote).toMatchObject({ kind: 'Unreachable' });
+    expect(remote.hint).toContain('allow_hosts = ["api.example.com"]');
+  });
+
   it('shows a label that names the failure, never a "success" subtype', () => {
     expect(classifyFailure(CLI, { text: 'boom', label: 'success' }).message).toBe(
       'Acme reported an error: boom',
