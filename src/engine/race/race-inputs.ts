@@ -16,6 +16,8 @@ import { baselineContainer, checksContainer } from '../container/index.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
 import { JUDGE_TIMEOUT_MS } from '../judge/index.js';
+import { DEFAULT_SANDBOX, racePolicy } from '../sandbox/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 import type { JudgeInput } from '../judge/index.js';
 import type { ReopenInput } from './race-reopen.js';
 import type { RoundInput } from './race-rounds.js';
@@ -113,6 +115,26 @@ const noResult = (context: RaceContext, agent: AgentName): ErrorInfo => ({
 });
 
 /**
+ * The sandbox of the race's own commands, when its agents are sandboxed (an agent's launch has a
+ * policy): nothing of the verdict runs outside the jail (issue 35). The run record and the agents'
+ * worktrees are not theirs to read.
+ */
+const raceSandbox = (context: RaceContext, repo: RepoCheck): SandboxPolicy | null => {
+  const mechanism = context.launches.find((launch) => launch.sandbox)?.sandbox?.mechanism;
+  return mechanism === undefined
+    ? null
+    : racePolicy({
+        mechanism,
+        settings: context.options.sandbox ?? DEFAULT_SANDBOX,
+        env: process.env,
+        denyRead: [
+          runRecordDir(repo.root, context.runId),
+          ...context.launches.flatMap((launch) => [launch.worktree, launch.scratchDir]),
+        ],
+      });
+};
+
+/**
  * Where and how the race runs the commands that are no agent's own (the baseline's checks,
  * cross-testing): built here, once, for both. Its setup plan logs to `setup-baseline.log`;
  * cross-testing writes each tree's log beside it.
@@ -130,6 +152,7 @@ const racePlace = (context: RaceContext, repo: RepoCheck): RacePlace => ({
   setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
   // Where the agents' checks run (their image, on a local engine), so the comparison is fair.
   container: baselineContainer(context.launches, BASELINE_AGENT),
+  sandbox: raceSandbox(context, repo),
 });
 
 /** What the baseline's checks need: the race's place, the base commit, the run's worktree directory, the checks. */

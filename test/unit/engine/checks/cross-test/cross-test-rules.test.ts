@@ -16,7 +16,7 @@ import {
 } from '../../../../../src/engine/checks/cross-test/index.js';
 import type { RunnerId } from '../../../../../src/engine/checks/cross-test/index.js';
 import { MAX_TEST_FILES } from '../../../../../src/engine/checks/cross-test/plan.js';
-import { writeInside } from '../../../../../src/engine/checks/cross-test/run.js';
+import { writeInside } from '../../../../../src/engine/checks/cross-test/tree.js';
 import { scoreAgents } from '../../../../../src/engine/checks/index.js';
 import type { ScoreInput } from '../../../../../src/engine/checks/index.js';
 import type { CheckSpec, NewTestRun, NewTestsSummary } from '../../../../../src/engine/index.js';
