@@ -39,7 +39,8 @@ export const isReproduction = (test: NewTestRun): boolean =>
 const isGuard = (test: NewTestRun): boolean =>
   test.onBase === 'passed' && test.onSelf === 'passed' && !changedATree(test);
 
-const reproductionsOf = (agent: WithNewTests): NewTestRun[] => (agent.newTests?.tests ?? []).filter(isReproduction);
+const reproductionsOf = (agent: WithNewTests): NewTestRun[] =>
+  (agent.newTests?.tests ?? []).filter(isReproduction);
 
 /** The tests of an agent that weigh on its rivals: its reproductions, and its guards once it reproduced the bug. */
 const weighingOf = (agent: WithNewTests): NewTestRun[] => {
@@ -92,7 +93,10 @@ export const crossTestWarnings = (agents: readonly WithNewTests[]): Map<string, 
           `its test ${test.file} changed the tree it ran in: ${changedWhere(test)}; it proves nothing`,
         );
         for (const rival of Object.keys(test.changesTree?.others ?? {}))
-          add(rival, `${author.agent}'s test ${test.file} changed this result's files as it ran: not counted`);
+          add(
+            rival,
+            `${author.agent}'s test ${test.file} changed this result's files as it ran: not counted`,
+          );
         continue;
       }
       const reproduction = isReproduction(test);

@@ -16,7 +16,13 @@ import { randomInt } from 'node:crypto';
 import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentName } from '../../agent-name.js';
-import type { CheckSpec, CheckStatus, NewTestRun, NewTestsSummary, NewTestStatus } from '../../check-types.js';
+import type {
+  CheckSpec,
+  CheckStatus,
+  NewTestRun,
+  NewTestsSummary,
+  NewTestStatus,
+} from '../../check-types.js';
 import type { CheckWhere } from '../../check-types.js';
 import { RUN_ID_ENV } from '../../process/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
@@ -141,8 +147,7 @@ async function authored(
   for (let i = 0; i + 1 < entries.length; i += 2)
     modes.set(entries[i + 1] ?? '', (entries[i] ?? '').split(' ')[1] ?? '100644');
   const candidates = [...modes.keys()].filter(
-    (file) =>
-      modes.get(file) !== '120000' && (runnerOf(runners, file) !== undefined || isTestSupport(file)),
+    (file) => modes.get(file) !== '120000' && (runnerOf(runners, file) !== undefined || isTestSupport(file)),
   );
   const contents = new Map<string, string>();
   for (const file of candidates) {
@@ -190,7 +195,10 @@ async function testTree(
   const out: TreeRuns = new Map();
   const failAll = (from: number): void => {
     for (const author of authors.slice(from))
-      out.set(author.agent, new Map(author.tests.map((test) => [test.file, { status: 'error', changed: [] }])));
+      out.set(
+        author.agent,
+        new Map(author.tests.map((test) => [test.file, { status: 'error', changed: [] }])),
+      );
   };
   const dir = crossDirOf(input.runDir);
   const tmpDir = crossTmpOf(input.runDir);
@@ -350,9 +358,7 @@ const summarize = (
         ...(changedOthers.length === 0
           ? {}
           : {
-              others: Object.fromEntries(
-                changedOthers.map((other) => [other.agent, changedOn(other.index)]),
-              ),
+              others: Object.fromEntries(changedOthers.map((other) => [other.agent, changedOn(other.index)])),
             }),
       };
       return {

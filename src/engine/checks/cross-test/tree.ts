@@ -24,7 +24,12 @@ const fileMode = (mode: string): number => (mode === '100755' ? 0o755 : 0o644);
  * to make hydra write outside the checkout. Its mode is set whether the file was there or not, so
  * it is the same on every tree.
  */
-export async function writeInside(root: string, file: string, content: string, mode = '100644'): Promise<void> {
+export async function writeInside(
+  root: string,
+  file: string,
+  content: string,
+  mode = '100644',
+): Promise<void> {
   const parts = file.split('/');
   let dir = root;
   for (const part of parts.slice(0, -1)) {
@@ -75,8 +80,7 @@ export async function treeChanges(
   for (const { file, content } of written) {
     const target = path.join(dir, file);
     const stat = await lstat(target).catch(() => null);
-    const same =
-      stat?.isFile() === true && (await readFile(target, 'utf8').catch(() => null)) === content;
+    const same = stat?.isFile() === true && (await readFile(target, 'utf8').catch(() => null)) === content;
     if (!same) mine.push(file);
   }
   const moved = head.stdout.trim() === commit ? [] : [`HEAD (moved to ${head.stdout.trim().slice(0, 12)})`];

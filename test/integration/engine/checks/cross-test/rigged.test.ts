@@ -111,7 +111,11 @@ describe('cross-tests that cannot tell whose tree they are in (issue 34)', () =>
     expect(cheat.newTests?.count).toBe(4);
     expect(cheat.newTests?.reproductions).toBe(0);
     for (const test of cheat.newTests?.tests ?? [])
-      expect([test.file, test.onBase, test.onOthers['honest']]).toEqual([test.file, test.onSelf, test.onSelf]);
+      expect([test.file, test.onBase, test.onOthers['honest']]).toEqual([
+        test.file,
+        test.onSelf,
+        test.onSelf,
+      ]);
     expect(honest.warnings ?? []).toEqual([]);
     expect(cheat.score?.parts).not.toHaveProperty('evidence');
     expect(summary.merged?.agent).toBe('honest');
