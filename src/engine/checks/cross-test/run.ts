@@ -87,13 +87,13 @@ const statusOf = (status: CheckStatus): NewTestStatus =>
   status === 'passed' ? 'passed' : status === 'error' ? 'error' : 'failed';
 
 /** Where every tree is tested, one after another: one path, whoever's tree it is. */
-export const crossDirOf = (runDir: string): string => path.join(runDir, '.cross');
+const crossDirOf = (runDir: string): string => path.join(runDir, '.cross');
 
 /** The tests' temp directory (TMPDIR in the sandbox), emptied for each tree. */
 const crossTmpOf = (runDir: string): string => path.join(runDir, '.cross-tmp');
 
 /** HYDRA_AGENT of every cross-testing tree: the same on the base and on each result. */
-export const CROSS_AGENT = 'cross-test';
+const CROSS_AGENT = 'cross-test';
 
 /** The setup log's and the process marker's name: one for every tree (the log is per tree). */
 const CROSS_OWNER = 'cross';
