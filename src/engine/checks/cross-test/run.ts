@@ -38,7 +38,7 @@ import { checkWhere } from '../runner.js';
 import { treePolicy } from '../../sandbox/index.js';
 import { isTestSupport } from './rules.js';
 import { isReproduction } from './evidence.js';
-import { putBack, treeChanges, writeInside } from './tree.js';
+import { neutralCommit, switchTo, treeChanges, writeInside } from './tree.js';
 import type { CopiedFile } from './tree.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
@@ -92,6 +92,9 @@ const crossDirOf = (runDir: string): string => path.join(runDir, '.cross');
 /** The tests' temp directory (TMPDIR in the sandbox), emptied for each tree. */
 const crossTmpOf = (runDir: string): string => path.join(runDir, '.cross-tmp');
 
+/** The temporary index each tree's neutral commits are made with (tree.ts). */
+const crossIndexOf = (runDir: string): string => path.join(runDir, '.cross-index');
+
 /** HYDRA_AGENT of every cross-testing tree: the same on the base and on each result. */
 const CROSS_AGENT = 'cross-test';
 
@@ -144,8 +147,12 @@ async function authored(
   // `:<old mode> <new mode> <old id> <new id> <status>` NUL `<path>` NUL, per file.
   const entries = splitZ(diff.stdout);
   const modes = new Map<string, string>();
-  for (let i = 0; i + 1 < entries.length; i += 2)
-    modes.set(entries[i + 1] ?? '', (entries[i] ?? '').split(' ')[1] ?? '100644');
+  const blobs = new Map<string, string>();
+  for (let i = 0; i + 1 < entries.length; i += 2) {
+    const [, mode, , blob] = (entries[i] ?? '').split(' ');
+    modes.set(entries[i + 1] ?? '', mode ?? '100644');
+    blobs.set(entries[i + 1] ?? '', blob ?? '');
+  }
   const candidates = [...modes.keys()].filter(
     (file) => modes.get(file) !== '120000' && (runnerOf(runners, file) !== undefined || isTestSupport(file)),
   );
@@ -167,6 +174,7 @@ async function authored(
       file,
       content: contents.get(file) ?? '',
       mode: modes.get(file) ?? '100644',
+      blob: blobs.get(file) ?? '',
     })),
     notRun: plan.notRun,
   };
@@ -207,7 +215,9 @@ async function testTree(
     // An empty temp directory for each tree: nothing one tree's tests left tells the next.
     await rm(tmpDir, { recursive: true, force: true });
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-    await createDetachedWorktree(input.repoRoot, dir, tree.commit, {
+    // Its files at a commit that says nothing of whose they are (tree.ts); each author's next.
+    const neutral = await neutralCommit(input.repoRoot, tree.commit, [], crossIndexOf(input.runDir));
+    await createDetachedWorktree(input.repoRoot, dir, neutral, {
       signal,
       step: 'git worktree add for cross-testing',
       graceMs: input.graceMs,
@@ -265,7 +275,7 @@ async function testTree(
       container,
       sandbox,
     };
-    // Set up once per checkout (putBack keeps ignored files): a failed setup makes every test an error.
+    // Set up once per checkout (switchTo keeps ignored files): a failed setup makes every test an error.
     if (input.setup !== undefined && input.setup !== null) {
       const outcome = await runSetup(
         {
@@ -282,16 +292,24 @@ async function testTree(
     for (const [index, author] of authors.entries()) {
       const runs = new Map<string, TreeRun>();
       out.set(author.agent, runs);
-      const write = async (): Promise<void> => {
-        // On its own tree too (the same content), so its files look the same everywhere.
-        for (const { file, content, mode } of author.copied) await writeInside(dir, file, content, mode);
-        await remote?.add(
-          dir,
-          author.copied.map(({ file }) => file),
-        );
-      };
       try {
-        await write();
+        const head = await neutralCommit(
+          input.repoRoot,
+          tree.commit,
+          author.copied,
+          crossIndexOf(input.runDir),
+        );
+        const ready = async (): Promise<void> => {
+          // At its commit, then its files written again, on its own tree too, so they look the same everywhere.
+          await switchTo(dir, head);
+          for (const { file, content, mode } of author.copied) await writeInside(dir, file, content, mode);
+          if (index > 0) await remote?.putBack();
+          await remote?.add(
+            dir,
+            author.copied.map(({ file }) => file),
+          );
+        };
+        await ready();
         for (const [n, test] of author.tests.entries()) {
           const spec: CheckSpec = {
             name: `${author.agent}:${n + 1}`,
@@ -301,17 +319,10 @@ async function testTree(
           };
           const run = await runCheck(spec, { ...place, owner: `check:${CROSS_OWNER}`, slots: input.slots });
           // A remote tree's tests ran in its volume: what they changed there is not read.
-          const changed = remote === null ? await treeChanges(dir, tree.commit, author.copied) : [];
+          const changed = remote === null ? await treeChanges(dir, head, author.copied) : [];
           runs.set(test.file, { status: statusOf(run.status), changed });
           // A test that changed its tree leaves it to the next one put back.
-          if (changed.length > 0 && n < author.tests.length - 1) {
-            await putBack(dir);
-            await write();
-          }
-        }
-        if (index < authors.length - 1) {
-          await putBack(dir);
-          await remote?.putBack();
+          if (changed.length > 0 && n < author.tests.length - 1) await ready();
         }
       } catch {
         for (const test of author.tests)

@@ -1,20 +1,69 @@
 /**
- * One cross-testing tree's files: an author's test files written onto it (never through a link,
- * with the mode they have in their commit), the tree put back to its commit, and what a test changed
- * of the tree it ran in (a tracked file edited or deleted, HEAD moved: a test that does so proves
- * nothing, issue 34).
+ * One cross-testing tree's files and git: the neutral commit it is checked out at (the tree with an
+ * author's files in it, and nothing in its log, status or branches of whose result it is), the
+ * author's files written onto it (never through a link, with the mode they have in their commit),
+ * and what a test changed of the tree it ran in (a tracked file edited or deleted, HEAD moved: a
+ * test that does so proves nothing, issue 34).
  */
-import { chmod, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runGit, splitZ } from '../../git/index.js';
+import { NO_HOOKS, runGit, splitZ } from '../../git/index.js';
 
-/** A file an author's tests need on every tree: its path, its content and its git mode. */
+/** A file an author's tests need on every tree: its path, its content, its git mode and blob. */
 export interface CopiedFile {
   file: string;
   content: string;
   /** `100755` (executable) or `100644` (anything else git writes as a file). */
   mode: string;
+  /** Its blob in the author's commit. */
+  blob: string;
 }
+
+/** One name, date and message for every tree's commit (hydra's name comes from GIT_ENV). */
+const NEUTRAL_ENV = { GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z' };
+
+/**
+ * The commit a cross-testing tree is checked out at: the tree of `commit` with `files` (an
+ * author's) in it, no parent, hydra's name, a fixed date and message. Checked out at the result's
+ * own commit, a test could read whose tree it is in `git log` (the message names the agent) or
+ * `git branch --points-at HEAD` (`hydra/<run>/<agent>`), and `git status` showed the author's files
+ * as new everywhere but on its own tree. Made with a temporary index (`indexFile`), never the
+ * user's; the objects are the repository's, unreferenced.
+ */
+export async function neutralCommit(
+  repoRoot: string,
+  commit: string,
+  files: readonly CopiedFile[],
+  indexFile: string,
+): Promise<string> {
+  const env = { GIT_INDEX_FILE: indexFile, ...NEUTRAL_ENV };
+  try {
+    await runGit(repoRoot, ['read-tree', `${commit}^{tree}`], { env });
+    if (files.length > 0)
+      await runGit(
+        repoRoot,
+        [
+          'update-index',
+          '--add',
+          '--replace',
+          ...files.flatMap(({ file, mode, blob }) => ['--cacheinfo', `${mode},${blob},${file}`]),
+        ],
+        { env },
+      );
+    const tree = (await runGit(repoRoot, ['write-tree'], { env })).stdout.trim();
+    return (
+      await runGit(repoRoot, ['commit-tree', '--no-gpg-sign', tree, '-m', 'cross-test'], { env })
+    ).stdout.trim();
+  } finally {
+    await rm(indexFile, { force: true });
+  }
+}
+
+/** The checkout at `commit`, every file of its own and nothing else (ignored files stay: the setup's). */
+export const switchTo = async (dir: string, commit: string): Promise<void> => {
+  await runGit(dir, [...NO_HOOKS, 'checkout', '--detach', '--force', '--quiet', commit]);
+  await runGit(dir, ['clean', '-fdq']);
+};
 
 /** The file mode a git mode is checked out with (umask aside: the same on every tree). */
 const fileMode = (mode: string): number => (mode === '100755' ? 0o755 : 0o644);
@@ -48,12 +97,6 @@ export async function writeInside(
   await writeFile(target, content);
   await chmod(target, fileMode(mode));
 }
-
-/** Puts a checkout back to its commit: what a test or a copy wrote is gone (ignored files stay). */
-export const putBack = async (dir: string): Promise<void> => {
-  await runGit(dir, ['reset', '--hard', '--quiet']);
-  await runGit(dir, ['clean', '-fdq']);
-};
 
 /** Files listed when a test changed its tree, at most. */
 const LISTED = 10;

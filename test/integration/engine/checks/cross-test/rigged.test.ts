@@ -1,7 +1,7 @@
 /**
  * Issue 34, "Cross-tests that cannot tell whose tree they are in": a cheat that fixes nothing
- * writes "reproductions" rigged on whose tree they run in (HYDRA_AGENT, the checkout's path, its
- * port, the test file's mode); a vandal's test deletes what it runs against when the tree is not its
+ * writes "reproductions" rigged on whose tree they run in (HYDRA_AGENT, the checkout's path, the
+ * test file's mode, what git says of HEAD and the status); a vandal's test deletes what it runs against when the tree is not its
  * own. Before, each failed on the base and on the honest fix and passed on its author's result,
  * so the honest fix "failed a rival's reproduction" and the cheat's smaller diff won. Now every
  * tree looks the same to a test, and a test that changes its tree proves nothing and is named.
@@ -49,10 +49,11 @@ const NODE_TEST: CheckSpec = { name: 'test', run: 'node --test', timeoutMs: 60_0
 
 const FIX = `sed -i 's/a - b/a + b/' lib.js`;
 
-/** A test file an agent writes: `node:test`, `assert`, `fs` and `url` imported. */
+/** A test file an agent writes: `node:test`, `assert`, `execSync`, `fs` and `url` imported. */
 const writeTest = (file: string, body: string): string => `cat > ${file} <<'EOF'
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -73,6 +74,15 @@ const RIGGED = [
     "test('adds', () => assert.ok(fs.statSync(fileURLToPath(import.meta.url)).mode & 0o100));",
   ),
   'chmod +x mode.test.js',
+  // What git says: the result's commit message and branch name the agent; its own files are new elsewhere.
+  writeTest(
+    'log.test.js',
+    "test('adds', () => assert.match(execSync('git log -1 --format=%B; git branch --points-at HEAD', { encoding: 'utf8' }), /cheat/));",
+  ),
+  writeTest(
+    'status.test.js',
+    "test('adds', () => assert.equal(execSync('git status --porcelain', { encoding: 'utf8' }), ''));",
+  ),
 ].join('\n');
 
 /** Deletes lib.js of any tree that is not its author's (its comment is not there), then tests add. */
@@ -97,7 +107,7 @@ const race = async (
 };
 
 describe('cross-tests that cannot tell whose tree they are in (issue 34)', () => {
-  it('a reproduction rigged on the environment, the path or the mode is no reproduction, and the honest fix wins', async () => {
+  it('a reproduction rigged on the environment, the path, the mode or git is no reproduction, and the honest fix wins', async () => {
     sandbox = makeSandbox();
     makeProject(sandbox);
     const summary = await race(
@@ -108,7 +118,7 @@ describe('cross-tests that cannot tell whose tree they are in (issue 34)', () =>
     const cheat = agentOf(summary, 'cheat');
     const honest = agentOf(summary, 'honest');
     // Each rigged file ran the same way on every tree: none reproduces anything.
-    expect(cheat.newTests?.count).toBe(4);
+    expect(cheat.newTests?.count).toBe(6);
     expect(cheat.newTests?.reproductions).toBe(0);
     for (const test of cheat.newTests?.tests ?? [])
       expect([test.file, test.onBase, test.onOthers['honest']]).toEqual([
