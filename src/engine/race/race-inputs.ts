@@ -9,7 +9,13 @@ import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { sharedDirs } from '../setup/index.js';
 import type { RacePlace } from '../setup/index.js';
-import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import {
+  agentPrivateGitDir,
+  knownSecrets,
+  runRecordDir,
+  runWorktreesDir,
+  worktreePoolDir,
+} from '../records/index.js';
 import { BASELINE_AGENT, setupPlanOf } from '../setup/index.js';
 import type { AgentName } from '../agent-name.js';
 import { baselineContainer, checksContainer } from '../container/index.js';
@@ -117,7 +123,7 @@ const noResult = (context: RaceContext, agent: AgentName): ErrorInfo => ({
 /**
  * The sandbox of the race's own commands, when its agents are sandboxed (an agent's launch has a
  * policy): nothing of the verdict runs outside the jail (issue 35). The run record and the agents'
- * worktrees are not theirs to read.
+ * worktrees, scratch and private git directories are not theirs to read.
  */
 const raceSandbox = (context: RaceContext, repo: RepoCheck): SandboxPolicy | null => {
   const mechanism = context.launches.find((launch) => launch.sandbox)?.sandbox?.mechanism;
@@ -129,7 +135,14 @@ const raceSandbox = (context: RaceContext, repo: RepoCheck): SandboxPolicy | nul
         env: process.env,
         denyRead: [
           runRecordDir(repo.root, context.runId),
-          ...context.launches.flatMap((launch) => [launch.worktree, launch.scratchDir]),
+          ...context.launches.flatMap((launch) => [
+            launch.worktree,
+            launch.scratchDir,
+            agentPrivateGitDir(
+              runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
+              launch.agent,
+            ),
+          ]),
         ],
       });
 };

@@ -7,7 +7,7 @@
  */
 import { chmod, lstat, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { NO_HOOKS, runGit, splitZ } from '../../git/index.js';
+import { HYDRA_IDENTITY, NO_HOOKS, runGit, splitZ } from '../../git/index.js';
 
 /** A file an author's tests need on every tree: its path, its content, its git mode and blob. */
 export interface CopiedFile {
@@ -19,8 +19,12 @@ export interface CopiedFile {
   blob: string;
 }
 
-/** One name, date and message for every tree's commit (hydra's name comes from GIT_ENV). */
-const NEUTRAL_ENV = { GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z' };
+/** One name, date and message for every tree's commit, whatever git identity the user has (or not). */
+const NEUTRAL_ENV = {
+  ...HYDRA_IDENTITY,
+  GIT_AUTHOR_DATE: '2000-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2000-01-01T00:00:00Z',
+};
 
 /**
  * The commit a cross-testing tree is checked out at: the tree of `commit` with `files` (an
