@@ -154,7 +154,10 @@ async function authored(
     blobs.set(entries[i + 1] ?? '', blob ?? '');
   }
   const candidates = [...modes.keys()].filter(
-    (file) => modes.get(file) !== '120000' && (runnerOf(runners, file) !== undefined || isTestSupport(file)),
+    // Files only: not a symlink (120000) or a submodule (160000).
+    (file) =>
+      ['100644', '100755'].includes(modes.get(file) ?? '') &&
+      (runnerOf(runners, file) !== undefined || isTestSupport(file)),
   );
   const contents = new Map<string, string>();
   for (const file of candidates) {
