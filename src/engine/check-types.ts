@@ -94,6 +94,11 @@ export interface NewTestRun {
   onSelf: NewTestStatus;
   /** By the other agent's name: its result with this file copied onto it. */
   onOthers: Record<string, NewTestStatus>;
+  /**
+   * The tracked files it changed in the tree it ran in (edited, deleted; a moved HEAD), on the
+   * base, its own result, others' results: such a test proves nothing (evidence.ts). Absent: none.
+   */
+  changesTree?: { base?: string[]; self?: string[]; others?: Record<string, string[]> };
 }
 
 /**

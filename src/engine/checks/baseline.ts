@@ -4,13 +4,14 @@
  * are. The worktree is removed as soon as the checks are done (or stopped); it lies in the run's
  * directory, so `hydra clean` finds it should hydra die meanwhile.
  */
-import { rmdir } from 'node:fs/promises';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { CheckRun, CheckSpec } from '../check-types.js';
 import type { RacePlace } from '../setup/index.js';
 import { runChecksOnCommit } from './checkout.js';
 import { BASELINE_AGENT, BASELINE_LEASE } from '../setup/index.js';
 import { HydraError } from '../../core/hydra-error.js';
+import { treePolicy } from '../sandbox/index.js';
 
 /** The process marker of the baseline's checks. */
 const BASELINE_OWNER = 'check:baseline';
@@ -31,17 +32,26 @@ export interface BaselineOutput {
 
 const baselineWorktreeDir = (runDir: string): string => path.join(runDir, '.baseline');
 
+/** Its checks' temp directory (TMPDIR in the sandbox). */
+const baselineTmpDir = (runDir: string): string => path.join(runDir, '.baseline-tmp');
+
 /**
  * Creates the baseline worktree (a clean checkout of the base: runChecksOnCommit), runs the checks
- * there, removes it. Never throws.
+ * there (in the sandbox when the race's agents are: the checkout and its temp directory writable),
+ * removes it. Never throws.
  */
 export async function runBaseline(input: BaselineInput, signal: AbortSignal): Promise<BaselineOutput> {
+  const dir = baselineWorktreeDir(input.runDir);
+  const tmpDir = baselineTmpDir(input.runDir);
   try {
     const port = input.ports === undefined ? null : await input.ports.lease(BASELINE_LEASE);
+    const sandboxed =
+      input.checks.length > 0 && (input.container ?? null) === null && (input.sandbox ?? null) !== null;
+    if (sandboxed) await mkdir(tmpDir, { recursive: true, mode: 0o700 });
     const checks = await runChecksOnCommit(input.checks, {
       repoRoot: input.repoRoot,
       commit: input.baseRef,
-      dir: baselineWorktreeDir(input.runDir),
+      dir,
       area: input.runDir,
       runId: input.runId,
       owner: BASELINE_OWNER,
@@ -55,6 +65,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       ...(input.shared === undefined ? {} : { shared: input.shared }),
       ...(input.setup === undefined ? {} : { setup: input.setup }),
       container: input.container ?? null,
+      sandbox: sandboxed && input.sandbox ? treePolicy(input.sandbox, dir, tmpDir) : null,
     });
     return { checks, error: null };
   } catch (error) {
@@ -63,6 +74,7 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       return { checks: [], error: `SetupFailed: ${error.message}\n${error.hint}` };
     return { checks: [], error: error instanceof Error ? error.message : String(error) };
   } finally {
+    await rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
     // The run's directory, if nothing else is left in it (a cancelled race's clean-up may be done).
     for (const empty of [input.runDir, path.dirname(input.runDir)])
       if (

@@ -9,13 +9,21 @@ import type { BaselineInput, CrossTestInput } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { sharedDirs } from '../setup/index.js';
 import type { RacePlace } from '../setup/index.js';
-import { knownSecrets, runRecordDir, runWorktreesDir, worktreePoolDir } from '../records/index.js';
+import {
+  agentPrivateGitDir,
+  knownSecrets,
+  runRecordDir,
+  runWorktreesDir,
+  worktreePoolDir,
+} from '../records/index.js';
 import { BASELINE_AGENT, setupPlanOf } from '../setup/index.js';
 import type { AgentName } from '../agent-name.js';
 import { baselineContainer, checksContainer } from '../container/index.js';
 import type { Prepared } from './prepared.js';
 import { crossTestAgents, judgeContenders, roundProblem, uncommittedAgents } from './race-decisions.js';
 import { JUDGE_TIMEOUT_MS } from '../judge/index.js';
+import { DEFAULT_SANDBOX, racePolicy, STATE_DIR } from '../sandbox/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 import type { JudgeInput } from '../judge/index.js';
 import type { ReopenInput } from './race-reopen.js';
 import type { RoundInput } from './race-rounds.js';
@@ -113,6 +121,35 @@ const noResult = (context: RaceContext, agent: AgentName): ErrorInfo => ({
 });
 
 /**
+ * The sandbox of the race's own commands, when its agents are sandboxed (an agent's launch has a
+ * policy): nothing of the verdict runs outside the jail (issue 35). The run record and the agents'
+ * worktrees, scratch and private git directories are not theirs to read.
+ */
+const raceSandbox = (context: RaceContext, repo: RepoCheck): SandboxPolicy | null => {
+  const mechanism = context.launches.find((launch) => launch.sandbox)?.sandbox?.mechanism;
+  return mechanism === undefined
+    ? null
+    : racePolicy({
+        mechanism,
+        settings: context.options.sandbox ?? DEFAULT_SANDBOX,
+        env: process.env,
+        denyRead: [
+          runRecordDir(repo.root, context.runId),
+          // The agents' copies of their CLIs' state: credentials among them.
+          path.join(runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId), STATE_DIR),
+          ...context.launches.flatMap((launch) => [
+            launch.worktree,
+            launch.scratchDir,
+            agentPrivateGitDir(
+              runWorktreesDir(context.options.worktreeRoot, repo.root, context.runId),
+              launch.agent,
+            ),
+          ]),
+        ],
+      });
+};
+
+/**
  * Where and how the race runs the commands that are no agent's own (the baseline's checks,
  * cross-testing): built here, once, for both. Its setup plan logs to `setup-baseline.log`;
  * cross-testing writes each tree's log beside it.
@@ -130,6 +167,7 @@ const racePlace = (context: RaceContext, repo: RepoCheck): RacePlace => ({
   setup: setupPlanOf(context.options.setup, runRecordDir(repo.root, context.runId), 'baseline'),
   // Where the agents' checks run (their image, on a local engine), so the comparison is fair.
   container: baselineContainer(context.launches, BASELINE_AGENT),
+  sandbox: raceSandbox(context, repo),
 });
 
 /** What the baseline's checks need: the race's place, the base commit, the run's worktree directory, the checks. */

@@ -145,6 +145,14 @@ const newTestsSchema = z.object({
       onBase: newTestStatus,
       onSelf: newTestStatus,
       onOthers: z.record(z.string(), newTestStatus),
+      changesTree: z
+        .object({
+          base: z.array(z.string()).optional(),
+          self: z.array(z.string()).optional(),
+          others: z.record(z.string(), z.array(z.string())).optional(),
+        })
+        .optional()
+        .catch(undefined),
     }),
   ),
   notRun: z.number().finite().optional(),

@@ -1,9 +1,9 @@
 /** The OS sandbox around every process hydra starts for an agent: its policy, the machine's support, the runtime. */
-export { CREDENTIAL_PATHS, agentPolicy, treePolicy } from './policy.js';
+export { CREDENTIAL_PATHS, agentPolicy, racePolicy, treePolicy } from './policy.js';
 export { STATE_DIR, agentStateDir, cliStatePlan, cliStateReady, ensureCliState } from './cli-state.js';
 export type { CliStatePlan } from './cli-state.js';
 export { configuredEndpoints } from './endpoints.js';
-export type { AgentPolicyInput, SandboxPolicy } from './policy.js';
+export type { AgentPolicyInput, RacePolicyInput, SandboxPolicy } from './policy.js';
 export { DEFAULT_SANDBOX, SANDBOX_MODES } from './settings.js';
 export type { SandboxMechanism, SandboxMode, SandboxSettings } from './settings.js';
 export { describeSandbox, prepareSandbox } from './support.js';

@@ -186,11 +186,50 @@ const expandHome = (entry: string, home: string): string =>
   entry === '~' ? home : entry.startsWith('~/') ? path.join(home, entry.slice(2)) : entry;
 
 /**
- * The policy for a command hydra runs for the agent in another tree (its checks, in a clean
- * checkout of its commit): that tree and the temp directory writable, nothing else; reads and
- * hosts as the agent's.
+ * The policy for a command hydra runs in another tree (an agent's checks, in a clean checkout of
+ * its commit; the baseline; a cross-test): that tree and the temp directory writable, nothing
+ * else; reads and hosts as the policy's.
  */
-export const treePolicy = (policy: SandboxPolicy, tree: string): SandboxPolicy => ({
+export const treePolicy = (policy: SandboxPolicy, tree: string, tmpDir = policy.tmpDir): SandboxPolicy => ({
   ...policy,
-  allowWrite: [tree, policy.tmpDir],
+  allowWrite: [tree, tmpDir],
+  tmpDir,
 });
+
+export interface RacePolicyInput {
+  mechanism: SandboxMechanism;
+  settings: SandboxSettings;
+  /** The environment the commands run with (hydra's): where the CLIs keep their state. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** More paths no command may read (the agents' worktrees, the run record). */
+  denyRead?: readonly string[];
+  home?: string;
+}
+
+/**
+ * The policy the race's own commands start from (the baseline's checks, cross-testing: tests no
+ * agent runs, but an agent may have written), made a tree's with treePolicy: nothing writable but
+ * that tree and its temp directory, no credentials and no CLI's state readable (a test needs
+ * none), and only the hosts `[sandbox] allow_hosts` names.
+ */
+export function racePolicy(input: RacePolicyInput): SandboxPolicy {
+  const home = input.home ?? os.homedir();
+  const state = listAdapters().flatMap((adapter) =>
+    (adapter.stateDirs ?? []).map((dir) => stateDirPath(dir, input.env, home)),
+  );
+  const allowHosts = [...new Set(input.settings.allowHosts)];
+  return {
+    mechanism: input.mechanism,
+    allowWrite: [],
+    denyRead: [
+      ...new Set([
+        ...CREDENTIAL_PATHS.map((entry) => path.join(home, entry)),
+        ...state,
+        ...(input.denyRead ?? []),
+      ]),
+    ],
+    allowHosts,
+    tmpDir: os.tmpdir(),
+    loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopback))],
+  };
+}

@@ -71,7 +71,9 @@ export type SetupPlace = Pick<RunPlace, 'cwd' | 'repoRoot' | 'runId' | 'owner' |
 
 /**
  * The race's part, built once per race (race/race-inputs.ts, racePlace): what the baseline and
- * cross-testing start from, before each makes its trees (`container`: where the base's tree runs).
+ * cross-testing start from, before each makes its trees (`container`: where the base's tree runs;
+ * `sandbox`: the policy each of their trees' own is made from with treePolicy, null when the race's
+ * agents are not sandboxed).
  */
 export type RacePlace = Pick<RunPlace, 'repoRoot' | 'runId' | 'processes' | 'slots' | 'graceMs'> &
-  Partial<Pick<RunPlace, 'secrets' | 'copy' | 'shared' | 'ports' | 'setup' | 'container'>>;
+  Partial<Pick<RunPlace, 'secrets' | 'copy' | 'shared' | 'ports' | 'setup' | 'container' | 'sandbox'>>;

@@ -4,7 +4,7 @@
  * worktree exists, naming what is missing and the install command; `auto` races unsandboxed and
  * says so. Its own file: the machine check is made once per process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -67,5 +67,24 @@ describe('a machine without bubblewrap, socat and ripgrep', () => {
         'Agents run unsandboxed (with your full powers): bubblewrap, socat and ripgrep are not installed',
       ),
     ]);
+  });
+
+  it('runs the baseline and cross-testing unsandboxed too in mode "auto", as docs/sandbox.md says', async () => {
+    // A test that writes outside its checkout, in the base (the baseline runs it) and as the agent's new test.
+    const outside = path.join(sandbox.dir, 'outside');
+    const writer = (name: string): string =>
+      `require('node:fs').writeFileSync(${JSON.stringify(`${outside}-${name}`)}, 'x'); require('node:test').test('writes', () => {});`;
+    writeFileSync(path.join(sandbox.repo, 'base.test.cjs'), writer('base'));
+    git(sandbox.repo, 'add', '.');
+    git(sandbox.repo, 'commit', '-q', '-m', 'a test that writes outside its checkout');
+    handle = raceScript(sandbox, `printf '%s' ${JSON.stringify(writer('new'))} > new.test.cjs`, {
+      sandbox: { mode: 'auto', allowHosts: [], allowWrite: [] },
+      checks: [{ name: 'test', run: 'node --test', timeoutMs: 60_000, gate: true }],
+    });
+    const summary = await handle.settled;
+    expect(summary.agents.map((agent) => agent.sandbox)).toEqual([null]);
+    expect(summary.agents[0]?.newTests?.tests.map((test) => test.onBase)).toEqual(['passed']);
+    expect(existsSync(`${outside}-base`)).toBe(true);
+    expect(existsSync(`${outside}-new`)).toBe(true);
   });
 });

@@ -1,14 +1,28 @@
 /**
  * Cross-testing: each agent's new or changed test files, run alone, on the base commit, on its own
- * result and on every other agent's result (the files copied onto that tree). Each tree is a clean
- * detached checkout of its commit (`<run dir>/.crossbase`, `<run dir>/.cross-<agent>`), the
- * checks' mechanics; each run is a check (runCheck: the race's slots, its time limit, supervision,
- * redaction). Between two authors' files a checkout is put back to its commit.
+ * result and on every other agent's result. Each tree is a clean detached checkout of its commit,
+ * the checks' mechanics; each run is a check (runCheck: the race's slots, its time limit,
+ * supervision, redaction), in the OS sandbox when the race's agents are (writable: the checkout and
+ * a temp directory of its own).
+ *
+ * A test must not be able to tell whose tree it runs in (issue 34: a "reproduction" that asserts
+ * `HYDRA_AGENT === 'cheat'` failed on every rival): the trees are tested one after another, in a
+ * random order, at one path (`<run dir>/.cross`), with one environment (HYDRA_AGENT `cross-test`,
+ * one port block) and an empty temp directory each; every author's files are written onto every
+ * tree, its own too, with their git mode. Between two authors' files, and after a test that changed
+ * its tree, the checkout is put back to its commit.
  */
-import { lstat, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { randomInt } from 'node:crypto';
+import { mkdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentName } from '../../agent-name.js';
-import type { CheckSpec, CheckStatus, NewTestsSummary, NewTestStatus } from '../../check-types.js';
+import type {
+  CheckSpec,
+  CheckStatus,
+  NewTestRun,
+  NewTestsSummary,
+  NewTestStatus,
+} from '../../check-types.js';
 import type { CheckWhere } from '../../check-types.js';
 import { RUN_ID_ENV } from '../../process/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
@@ -16,12 +30,16 @@ import { copyIncludedFiles } from '../../setup/index.js';
 import { runCheck } from '../runner.js';
 import { worktreeShares } from '../../setup/index.js';
 import type { RacePlace } from '../../setup/index.js';
-import { BASELINE_AGENT, BASELINE_LEASE } from '../../setup/index.js';
+import { BASELINE_LEASE } from '../../setup/index.js';
 import { runSetup, setupLogFile } from '../../setup/index.js';
 import { makeRemoteCheckout } from '../../container/index.js';
 import type { CommandContainer, RemoteCheckout } from '../../container/index.js';
 import { checkWhere } from '../runner.js';
+import { treePolicy } from '../../sandbox/index.js';
 import { isTestSupport } from './rules.js';
+import { isReproduction } from './evidence.js';
+import { neutralCommit, switchTo, treeChanges, writeInside } from './tree.js';
+import type { CopiedFile } from './tree.js';
 import { planTests, projectRunners, runnerOf } from './plan.js';
 import type { PlannedTest, Runners } from './plan.js';
 
@@ -60,16 +78,38 @@ interface Authored {
   agent: AgentName;
   commit: string;
   tests: PlannedTest[];
-  /** Copied onto another tree: the test files and what they need. */
-  copied: Array<{ file: string; content: string }>;
+  /** Written onto every tree (its own too): the test files and what they need. */
+  copied: CopiedFile[];
   notRun: number;
 }
 
 const statusOf = (status: CheckStatus): NewTestStatus =>
   status === 'passed' ? 'passed' : status === 'error' ? 'error' : 'failed';
 
-const crossDirOf = (runDir: string, agent: AgentName | null): string =>
-  path.join(runDir, agent === null ? '.crossbase' : `.cross-${agent}`);
+/** Where every tree is tested, one after another: one path, whoever's tree it is. */
+const crossDirOf = (runDir: string): string => path.join(runDir, '.cross');
+
+/** The tests' temp directory (TMPDIR in the sandbox), emptied for each tree. */
+const crossTmpOf = (runDir: string): string => path.join(runDir, '.cross-tmp');
+
+/** The temporary index each tree's neutral commits are made with (tree.ts). */
+const crossIndexOf = (runDir: string): string => path.join(runDir, '.cross-index');
+
+/** HYDRA_AGENT of every cross-testing tree: the same on the base and on each result. */
+const CROSS_AGENT = 'cross-test';
+
+/** The setup log's and the process marker's name: one for every tree (the log is per tree). */
+const CROSS_OWNER = 'cross';
+
+/** `items` in a random order (Fisher-Yates): which run is a test's own tree is not its place in line. */
+const shuffled = <T>(items: readonly T[]): T[] => {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i -= 1) {
+    const j = randomInt(i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
+};
 
 const showBlob = async (root: string, commit: string, file: string): Promise<string | null> => {
   const result = await runGit(root, ['cat-file', 'blob', `${commit}:${file}`], { okExitCodes: [128] }).catch(
@@ -87,29 +127,6 @@ const parseJson = (text: string | null): Record<string, unknown> | null => {
   }
 };
 
-/**
- * Writes a file inside `root` without following a symlink: a result could plant `test -> /home`
- * to make hydra write outside the checkout.
- */
-export async function writeInside(root: string, file: string, content: string): Promise<void> {
-  const parts = file.split('/');
-  let dir = root;
-  for (const part of parts.slice(0, -1)) {
-    dir = path.join(dir, part);
-    const stat = await lstat(dir).catch(() => null);
-    if (stat === null) await mkdir(dir);
-    else if (!stat.isDirectory())
-      throw new Error(`${file}: ${path.relative(root, dir)} is not a directory here`);
-  }
-  const target = path.join(dir, parts.at(-1) ?? '');
-  const stat = await lstat(target).catch(() => null);
-  if (stat !== null && !stat.isFile()) {
-    if (!stat.isSymbolicLink()) throw new Error(`${file} is not a file here`);
-    await unlink(target);
-  }
-  await writeFile(target, content);
-}
-
 /** An agent's tests and the files copied with them, read from its commit. */
 async function authored(
   input: CrossTestInput,
@@ -119,15 +136,28 @@ async function authored(
 ): Promise<Authored> {
   const diff = await runGit(input.repoRoot, [
     'diff',
-    '--name-only',
+    '--raw',
     '-z',
     '--no-renames',
+    '--no-abbrev',
     '--diff-filter=AM',
     input.baseRef,
     commit,
   ]);
-  const candidates = splitZ(diff.stdout).filter(
-    (file) => runnerOf(runners, file) !== undefined || isTestSupport(file),
+  // `:<old mode> <new mode> <old id> <new id> <status>` NUL `<path>` NUL, per file.
+  const entries = splitZ(diff.stdout);
+  const modes = new Map<string, string>();
+  const blobs = new Map<string, string>();
+  for (let i = 0; i + 1 < entries.length; i += 2) {
+    const [, mode, , blob] = (entries[i] ?? '').split(' ');
+    modes.set(entries[i + 1] ?? '', mode ?? '100644');
+    blobs.set(entries[i + 1] ?? '', blob ?? '');
+  }
+  const candidates = [...modes.keys()].filter(
+    // Files only: not a symlink (120000) or a submodule (160000).
+    (file) =>
+      ['100644', '100755'].includes(modes.get(file) ?? '') &&
+      (runnerOf(runners, file) !== undefined || isTestSupport(file)),
   );
   const contents = new Map<string, string>();
   for (const file of candidates) {
@@ -143,7 +173,12 @@ async function authored(
     agent,
     commit,
     tests: plan.tests,
-    copied: plan.copied.map((file) => ({ file, content: contents.get(file) ?? '' })),
+    copied: plan.copied.map((file) => ({
+      file,
+      content: contents.get(file) ?? '',
+      mode: modes.get(file) ?? '100644',
+      blob: blobs.get(file) ?? '',
+    })),
     notRun: plan.notRun,
   };
 }
@@ -152,11 +187,14 @@ async function authored(
 const treeContainer = (input: CrossTestInput, tree: Pick<Tree, 'agent'>): CommandContainer | null =>
   (tree.agent === null ? input.container : input.agentContainers?.[tree.agent]) ?? null;
 
-/** Puts a checkout back to its commit: what a test or a copy wrote is gone (ignored files stay). */
-const putBack = async (dir: string): Promise<void> => {
-  await runGit(dir, ['reset', '--hard', '--quiet']);
-  await runGit(dir, ['clean', '-fdq']);
-};
+/** How one test file fared on one tree, and the tracked files it changed there (treeChanges). */
+interface TreeRun {
+  status: NewTestStatus;
+  changed: string[];
+}
+
+/** By author, then file. */
+type TreeRuns = Map<AgentName, Map<string, TreeRun>>;
 
 /** Every author's tests on one tree; by author, then file. Never throws. */
 async function testTree(
@@ -164,18 +202,27 @@ async function testTree(
   tree: Tree,
   authors: readonly Authored[],
   signal: AbortSignal,
-): Promise<Map<AgentName, Map<string, NewTestStatus>>> {
-  const out = new Map<AgentName, Map<string, NewTestStatus>>();
+): Promise<TreeRuns> {
+  const out: TreeRuns = new Map();
   const failAll = (from: number): void => {
     for (const author of authors.slice(from))
-      out.set(author.agent, new Map(author.tests.map((test) => [test.file, 'error' as const])));
+      out.set(
+        author.agent,
+        new Map(author.tests.map((test) => [test.file, { status: 'error', changed: [] }])),
+      );
   };
-  const dir = crossDirOf(input.runDir, tree.agent);
+  const dir = crossDirOf(input.runDir);
+  const tmpDir = crossTmpOf(input.runDir);
   let copied: readonly string[] = [];
   try {
-    await createDetachedWorktree(input.repoRoot, dir, tree.commit, {
+    // An empty temp directory for each tree: nothing one tree's tests left tells the next.
+    await rm(tmpDir, { recursive: true, force: true });
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    // Its files at a commit that says nothing of whose they are (tree.ts); each author's next.
+    const neutral = await neutralCommit(input.repoRoot, tree.commit, [], crossIndexOf(input.runDir));
+    await createDetachedWorktree(input.repoRoot, dir, neutral, {
       signal,
-      step: `git worktree add for cross-testing on ${tree.agent ?? 'the base'}`,
+      step: 'git worktree add for cross-testing',
       graceMs: input.graceMs,
       env: { [RUN_ID_ENV]: input.runId },
       processes: input.processes,
@@ -208,33 +255,37 @@ async function testTree(
       });
     const container: CommandContainer | null =
       image === null || remote === null ? image : { ...image, volume: remote.volume };
-    // Who the tree is (HYDRA_AGENT) and its ports: the agent whose result it is, or the baseline.
+    // In the sandbox where the race's agents are (not in a container, which is a jail of its own).
+    const sandbox =
+      container === null && input.sandbox !== undefined && input.sandbox !== null
+        ? treePolicy(input.sandbox, dir, tmpDir)
+        : null;
+    // The same on every tree: no agent's name, one port block (the baseline's, done by now).
     const identity = {
-      agent: tree.agent ?? BASELINE_AGENT,
+      agent: CROSS_AGENT,
       // No free block: the tests run without one, as they would without ports.
-      port:
-        input.ports === undefined
-          ? null
-          : await input.ports.lease(tree.agent ?? BASELINE_LEASE).catch(() => null),
+      port: input.ports === undefined ? null : await input.ports.lease(BASELINE_LEASE).catch(() => null),
     };
-    // Set up once per checkout (putBack keeps ignored files): a failed setup makes every test an error.
+    const place = {
+      cwd: dir,
+      runId: input.runId,
+      processes: input.processes,
+      graceMs: input.graceMs,
+      signal,
+      ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      shares: worktreeShares(input.shared ?? [], dir),
+      identity,
+      container,
+      sandbox,
+    };
+    // Set up once per checkout (switchTo keeps ignored files): a failed setup makes every test an error.
     if (input.setup !== undefined && input.setup !== null) {
-      const name = `cross-${tree.agent ?? 'base'}`;
       const outcome = await runSetup(
-        { ...input.setup, logFile: setupLogFile(path.dirname(input.setup.logFile), name) },
         {
-          cwd: dir,
-          repoRoot: input.repoRoot,
-          runId: input.runId,
-          owner: `setup:${name}`,
-          processes: input.processes,
-          graceMs: input.graceMs,
-          signal,
-          ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
-          shares: worktreeShares(input.shared ?? [], dir),
-          identity,
-          container,
+          ...input.setup,
+          logFile: setupLogFile(path.dirname(input.setup.logFile), `cross-${tree.agent ?? 'base'}`),
         },
+        { ...place, repoRoot: input.repoRoot, owner: `setup:${CROSS_OWNER}` },
       );
       if (outcome.status !== 'ok') {
         failAll(0);
@@ -242,17 +293,26 @@ async function testTree(
       }
     }
     for (const [index, author] of authors.entries()) {
-      const statuses = new Map<string, NewTestStatus>();
-      out.set(author.agent, statuses);
+      const runs = new Map<string, TreeRun>();
+      out.set(author.agent, runs);
       try {
-        // Its own tree holds its files already.
-        if (author.agent !== tree.agent) {
-          for (const { file, content } of author.copied) await writeInside(dir, file, content);
+        const head = await neutralCommit(
+          input.repoRoot,
+          tree.commit,
+          author.copied,
+          crossIndexOf(input.runDir),
+        );
+        const ready = async (): Promise<void> => {
+          // At its commit, then its files written again, on its own tree too, so they look the same everywhere.
+          await switchTo(dir, head);
+          for (const { file, content, mode } of author.copied) await writeInside(dir, file, content, mode);
+          if (index > 0) await remote?.putBack();
           await remote?.add(
             dir,
             author.copied.map(({ file }) => file),
           );
-        }
+        };
+        await ready();
         for (const [n, test] of author.tests.entries()) {
           const spec: CheckSpec = {
             name: `${author.agent}:${n + 1}`,
@@ -260,27 +320,16 @@ async function testTree(
             timeoutMs: test.timeoutMs,
             gate: false,
           };
-          const run = await runCheck(spec, {
-            cwd: dir,
-            runId: input.runId,
-            owner: `check:cross:${tree.agent ?? 'base'}`,
-            identity,
-            processes: input.processes,
-            slots: input.slots,
-            graceMs: input.graceMs,
-            signal,
-            ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
-            shares: worktreeShares(input.shared ?? [], dir),
-            container,
-          });
-          statuses.set(test.file, statusOf(run.status));
-        }
-        if (index < authors.length - 1) {
-          await putBack(dir);
-          await remote?.putBack();
+          const run = await runCheck(spec, { ...place, owner: `check:${CROSS_OWNER}`, slots: input.slots });
+          // A remote tree's tests ran in its volume: what they changed there is not read.
+          const changed = remote === null ? await treeChanges(dir, head, author.copied) : [];
+          runs.set(test.file, { status: statusOf(run.status), changed });
+          // A test that changed its tree leaves it to the next one put back.
+          if (changed.length > 0 && n < author.tests.length - 1) await ready();
         }
       } catch {
-        for (const test of author.tests) if (!statuses.has(test.file)) statuses.set(test.file, 'error');
+        for (const test of author.tests)
+          if (!runs.has(test.file)) runs.set(test.file, { status: 'error', changed: [] });
         failAll(index + 1);
         break;
       }
@@ -293,39 +342,55 @@ async function testTree(
   } finally {
     await remote?.remove();
     await removeWorktree(input.repoRoot, dir, input.runDir).catch(() => undefined);
+    await rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
 
-/** Each author's summary from the statuses of every tree. */
+/** Each author's summary from the runs on every tree. */
 const summarize = (
   authors: readonly Authored[],
   trees: readonly Tree[],
-  statuses: ReadonlyArray<Map<AgentName, Map<string, NewTestStatus>>>,
+  runs: readonly TreeRuns[],
   whereOf: (agent: AgentName | null) => CheckWhere,
 ): Record<AgentName, NewTestsSummary> => {
-  const statusOn = (treeIndex: number, author: AgentName, file: string): NewTestStatus =>
-    statuses[treeIndex]?.get(author)?.get(file) ?? 'error';
+  const runOn = (treeIndex: number, author: AgentName, file: string): TreeRun =>
+    runs[treeIndex]?.get(author)?.get(file) ?? { status: 'error', changed: [] };
   const results: Record<AgentName, NewTestsSummary> = {};
   for (const author of authors) {
     if (author.tests.length === 0) continue;
+    const baseIndex = trees.findIndex((tree) => tree.agent === null);
     const selfIndex = trees.findIndex((tree) => tree.agent === author.agent);
     const others = trees.flatMap((tree, index) =>
       tree.agent === null || tree.agent === author.agent ? [] : [{ agent: tree.agent, index }],
     );
-    const tests = author.tests.map((test) => ({
-      file: test.file,
-      runner: test.runner,
-      onBase: statusOn(0, author.agent, test.file),
-      onSelf: statusOn(selfIndex, author.agent, test.file),
-      onOthers: Object.fromEntries(
-        others.map((other) => [other.agent, statusOn(other.index, author.agent, test.file)]),
-      ),
-    }));
+    const tests = author.tests.map((test): NewTestRun => {
+      const changedOn = (index: number): string[] => runOn(index, author.agent, test.file).changed;
+      const changedOthers = others.filter((other) => changedOn(other.index).length > 0);
+      const changesTree = {
+        ...(changedOn(baseIndex).length === 0 ? {} : { base: changedOn(baseIndex) }),
+        ...(changedOn(selfIndex).length === 0 ? {} : { self: changedOn(selfIndex) }),
+        ...(changedOthers.length === 0
+          ? {}
+          : {
+              others: Object.fromEntries(changedOthers.map((other) => [other.agent, changedOn(other.index)])),
+            }),
+      };
+      return {
+        file: test.file,
+        runner: test.runner,
+        onBase: runOn(baseIndex, author.agent, test.file).status,
+        onSelf: runOn(selfIndex, author.agent, test.file).status,
+        onOthers: Object.fromEntries(
+          others.map((other) => [other.agent, runOn(other.index, author.agent, test.file).status]),
+        ),
+        ...(Object.keys(changesTree).length === 0 ? {} : { changesTree }),
+      };
+    });
     results[author.agent] = {
       count: tests.length,
       failOnBase: tests.filter((test) => test.onBase === 'failed').length,
       passOnSelf: tests.filter((test) => test.onSelf === 'passed').length,
-      reproductions: tests.filter((test) => test.onBase === 'failed' && test.onSelf === 'passed').length,
+      reproductions: tests.filter(isReproduction).length,
       onOthers: Object.fromEntries(
         others.map((other) => [
           other.agent,
@@ -371,10 +436,12 @@ export async function runCrossTests(input: CrossTestInput, signal: AbortSignal):
     );
     const writing = authors.filter((author) => author.tests.length > 0);
     if (writing.length === 0 || signal.aborted) return { results: {}, error: null };
-    const trees: Tree[] = [{ agent: null, commit: input.baseRef }, ...resolved];
-    const statuses = await Promise.all(trees.map((tree) => testTree(input, tree, writing, signal)));
+    // One after another, at one path, in a random order: no tree can be told apart by where or when.
+    const trees = shuffled<Tree>([{ agent: null, commit: input.baseRef }, ...resolved]);
+    const runs: TreeRuns[] = [];
+    for (const tree of trees) runs.push(await testTree(input, tree, writing, signal));
     const whereOf = (agent: AgentName | null): CheckWhere => checkWhere(treeContainer(input, { agent }));
-    return { results: summarize(writing, trees, statuses, whereOf), error: null };
+    return { results: summarize(writing, trees, runs, whereOf), error: null };
   } catch (error) {
     return { results: {}, error: error instanceof Error ? error.message : String(error) };
   } finally {

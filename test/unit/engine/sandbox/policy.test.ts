@@ -1,7 +1,7 @@
 /** Issue 22: what one agent's sandbox lets it write, read and reach (pure: no file is read). */
 import { describe, expect, it } from 'vitest';
 import { adapterOf } from '../../../../src/adapters/registry.js';
-import { agentPolicy, treePolicy } from '../../../../src/engine/sandbox/index.js';
+import { agentPolicy, racePolicy, treePolicy } from '../../../../src/engine/sandbox/index.js';
 import type { AgentPolicyInput } from '../../../../src/engine/sandbox/index.js';
 
 const HOME = '/home/u';
@@ -133,5 +133,45 @@ describe("an agent's own home and state copy (issue 35)", () => {
     );
     expect(policy.allowHosts).toEqual(expect.arrayContaining(['127.0.0.1:4000', 'gw.example']));
     expect(policy.allowHosts).not.toContain('127.0.0.1');
+  });
+});
+
+describe("the race's own commands' policy (the baseline, cross-testing: issue 35, case 1)", () => {
+  const policy = racePolicy({
+    mechanism: 'bubblewrap',
+    settings: {
+      mode: 'auto',
+      allowHosts: ['registry.npmjs.org', '127.0.0.1:4873'],
+      allowWrite: ['~/.cache/x'],
+    },
+    env: { CODEX_HOME: '/srv/codex' },
+    denyRead: [`${RUN}/claude`, '/repo/.hydra/runs/20261126-070000-abcd'],
+    home: HOME,
+  });
+
+  it('writes only the tree it runs in and a temp directory of its own', () => {
+    expect(treePolicy(policy, `${RUN}/.cross`, `${RUN}/.cross-tmp`)).toMatchObject({
+      allowWrite: [`${RUN}/.cross`, `${RUN}/.cross-tmp`],
+      tmpDir: `${RUN}/.cross-tmp`,
+    });
+  });
+
+  it("reads no credential, no CLI's state, not the run record or an agent's worktree", () => {
+    expect(policy.denyRead).toEqual(
+      expect.arrayContaining([
+        `${HOME}/.ssh`,
+        `${HOME}/.netrc`,
+        `${HOME}/.claude`,
+        '/srv/codex',
+        `${HOME}/.gemini`,
+        `${RUN}/claude`,
+        '/repo/.hydra/runs/20261126-070000-abcd',
+      ]),
+    );
+  });
+
+  it('reaches only the hosts [sandbox] allow_hosts names, no CLI API', () => {
+    expect(policy.allowHosts).toEqual(['registry.npmjs.org', '127.0.0.1:4873']);
+    expect(policy.loopbackHosts).toEqual(['127.0.0.1']);
   });
 });

@@ -198,7 +198,7 @@ describe('cross-testing (issue 26)', () => {
       box.worktreeRoot,
       readdirSync(box.worktreeRoot)[0] ?? '',
       settled.runId,
-      '.crossbase',
+      '.cross',
     );
     for (let i = 0; i < 200 && !existsSync(path.join(crossBase, 'hang.test.js')); i += 1)
       await new Promise((done) => setTimeout(done, 100));

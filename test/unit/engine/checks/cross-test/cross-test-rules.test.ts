@@ -16,7 +16,7 @@ import {
 } from '../../../../../src/engine/checks/cross-test/index.js';
 import type { RunnerId } from '../../../../../src/engine/checks/cross-test/index.js';
 import { MAX_TEST_FILES } from '../../../../../src/engine/checks/cross-test/plan.js';
-import { writeInside } from '../../../../../src/engine/checks/cross-test/run.js';
+import { writeInside } from '../../../../../src/engine/checks/cross-test/tree.js';
 import { scoreAgents } from '../../../../../src/engine/checks/index.js';
 import type { ScoreInput } from '../../../../../src/engine/checks/index.js';
 import type { CheckSpec, NewTestRun, NewTestsSummary } from '../../../../../src/engine/index.js';
@@ -208,6 +208,82 @@ describe('the evidence part', () => {
     expect(fixer).toBeGreaterThan(quiet ?? 0);
     expect(quiet).toBeGreaterThan(faker ?? 0);
     expect(withEvidence[0]?.parts.evidence).toBe(1);
+  });
+});
+
+describe('a guard: a new test that passes on the base (issue 34)', () => {
+  /** fixer reproduces the bug and guards mul; breaker fixes add but changes what mul did. */
+  const race = [
+    {
+      agent: 'fixer',
+      newTests: summary([
+        run('add.test.js', 'failed', 'passed', { breaker: 'passed' }),
+        run('mul.test.js', 'passed', 'passed', { breaker: 'failed' }),
+      ]),
+    },
+    { agent: 'breaker' },
+  ];
+
+  it('counts against a rival that fails it: that rival broke behaviour the base had', () => {
+    // breaker passes the reproduction and fails the guard: half of fixer's tests.
+    expect(Object.fromEntries(evidenceParts(race) ?? [])).toEqual({ fixer: 1, breaker: 0.5 / 3 });
+  });
+
+  it('is named in both panes', () => {
+    expect(Object.fromEntries(crossTestWarnings(race))).toEqual({
+      breaker: [
+        "fails fixer's test mul.test.js, which passes on the base (it changed behaviour the base had)",
+      ],
+      fixer: ["breaker's result fails its test mul.test.js, which passes on the base"],
+    });
+  });
+
+  it('weighs nothing when its author reproduced nothing: a test that pins the bug is no evidence against the fixes', () => {
+    const pinning = [
+      { agent: 'pinner', newTests: summary([run('add.test.js', 'passed', 'passed', { fixer: 'failed' })]) },
+      { agent: 'fixer' },
+    ];
+    expect(evidenceParts(pinning)).toBeNull();
+    // A reproduction elsewhere in the race does not give the pinner's guard weight either.
+    const withReproduction = [
+      ...pinning.slice(0, 1),
+      { agent: 'fixer', newTests: summary([run('fix.test.js', 'failed', 'passed', { pinner: 'failed' })]) },
+    ];
+    expect(Object.fromEntries(evidenceParts(withReproduction) ?? [])).toEqual({ pinner: 0, fixer: 1 });
+    expect(crossTestWarnings(pinning).get('fixer')).toEqual([
+      "fails pinner's test add.test.js, which passes on the base (it changed behaviour the base had)",
+    ]);
+  });
+});
+
+describe('a test that changes the tree it runs in (issue 34)', () => {
+  /** vandal's test deletes lib.js where it is not its author's: it "fails" on the base and on honest. */
+  const vandal: NewTestRun = {
+    ...run('vandal.test.js', 'failed', 'passed', { honest: 'failed' }),
+    changesTree: { base: ['lib.js'], others: { honest: ['lib.js'] } },
+  };
+  const race = [{ agent: 'vandal', newTests: summary([vandal]) }, { agent: 'honest' }];
+
+  it('proves nothing: no reproduction, no evidence against the rival', () => {
+    expect(evidenceParts(race)).toBeNull();
+    const withRealOne = [
+      {
+        agent: 'vandal',
+        newTests: summary([vandal, run('add.test.js', 'failed', 'passed', { honest: 'passed' })]),
+      },
+      { agent: 'honest' },
+    ];
+    // honest passes the real reproduction; the vandal's test is not counted against it.
+    expect(Object.fromEntries(evidenceParts(withRealOne) ?? [])).toEqual({ vandal: 1, honest: 1 / 3 });
+  });
+
+  it('is named, with what it changed where', () => {
+    expect(Object.fromEntries(crossTestWarnings(race))).toEqual({
+      vandal: [
+        "its test vandal.test.js changed the tree it ran in: the base (lib.js); honest's result (lib.js); it proves nothing",
+      ],
+      honest: ["vandal's test vandal.test.js changed this result's files as it ran: not counted"],
+    });
   });
 });
 
