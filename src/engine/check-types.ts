@@ -116,7 +116,7 @@ export interface NewTestsSummary {
 }
 
 /** Test counts read from a check's output (checks/test-counts.ts). */
-export type TestRunner = 'node' | 'vitest' | 'jest' | 'pytest' | 'go' | 'cargo';
+export type TestRunner = 'node' | 'vitest' | 'jest' | 'mocha' | 'pytest' | 'go' | 'cargo';
 
 export interface TestCounts {
   runner: TestRunner;
