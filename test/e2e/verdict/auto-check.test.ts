@@ -104,6 +104,14 @@ describe('--check auto in a Node project', () => {
     expect(statusOf('codex')).toEqual([['test', 'failed']]);
     expect(summary.baseline?.checks.map((check) => [check.name, check.status])).toEqual([['test', 'failed']]);
     expect(summary.agents.find((item) => item.agent === 'claude')?.score?.verified).toBe(true);
+    // Issue 34: the final lines and hydra show say why each result ranks where it does.
+    expect(race.stderr).toContain('hydra: why each result ranks where it does:');
+    expect(race.stderr).toMatch(
+      /^ {2}claude: 1st, [\d.]+: test: passes all 1 test \(1 failed on the base\); /m,
+    );
+    expect(race.stderr).toMatch(/^ {2}codex: 2nd, 0: cannot win: failed gate test; /m);
+    const show = await run(repo, ['show', String(parseNdjson(race.stdout)[0]?.['runId'])]);
+    expect(show.stdout).toMatch(/^ {2}why {5}1st, [\d.]+: test: passes all 1 test \(1 failed on the base\)/m);
     // Run by npm, in each result's clean checkout and the base's.
     const lines = readFileSync(marker, 'utf8').trim().split('\n').sort();
     expect(lines).toHaveLength(3);
