@@ -47,7 +47,7 @@ const LIVE: ReadonlySet<string> = new Set(['pending', 'setting_up', 'spawning', 
 
 /**
  * The phase the snapshot shows: as phaseOf says, except that a race whose agents all ended while
- * their checks (or the baseline's) still run is `checking`, not `racing`.
+ * checks run (an agent's, or the baseline's) is `checking`, not `racing`.
  */
 export const shownPhase = (value: StateValue, context: RaceContext): RacePhase => {
   const phase = phaseOf(value);
@@ -57,7 +57,8 @@ export const shownPhase = (value: StateValue, context: RaceContext): RacePhase =
     const agent = context.agents.find((item) => item.agent === launch.agent);
     return agent === undefined || LIVE.has(agent.status);
   });
-  return live ? phase : 'checking';
+  const checking = context.baseline?.status === 'running' || context.agents.some((agent) => agent.checking);
+  return !live && checking ? 'checking' : phase;
 };
 
 /** Phases in which every agent and the baseline have settled: the scores compare final figures. */

@@ -23,14 +23,21 @@ describe('the race phase', () => {
   });
 
   it('is checking once every agent of the race ended while their checks still run (issue 34)', () => {
-    const context = (statuses: string[]): RaceContext =>
+    const context = (statuses: string[], checking = true): RaceContext =>
       ({
         launches: statuses.map((_, index) => ({ agent: `a${index}` })),
-        agents: statuses.map((status, index) => ({ agent: `a${index}`, status })),
+        agents: statuses.map((status, index) => ({
+          agent: `a${index}`,
+          status,
+          checking: index === 0 && checking,
+        })),
+        baseline: null,
       }) as unknown as RaceContext;
     expect(shownPhase('racing', context(['completed', 'running']))).toBe('racing');
     expect(shownPhase('racing', context(['completed', 'pending']))).toBe('racing');
     expect(shownPhase('racing', context(['completed', 'failed']))).toBe('checking');
+    // Nothing checks (a result's grace, its commit): still racing.
+    expect(shownPhase('racing', context(['completed', 'failed'], false))).toBe('racing');
     // Preparing a round: its agent has not started yet.
     expect(shownPhase('preparingRound', context(['completed']))).toBe('racing');
   });
