@@ -17,7 +17,9 @@
 const ADDRESSING: readonly RegExp[] = [
   /\b(ignore|disregard|forget)\b[^\n]{0,40}\b(previous|prior|above|earlier|all|other|your)\b[^\n]{0,20}\b(instructions?|prompts?|rules?|guidelines?)/i,
   /\b(rank|rate|score|choose|pick|select|prefer|vote for)\b[^\n]{0,40}\b(this|me|mine|my)\b[^\n]{0,30}\b(first|highest|best|top|winner|number one|#1)\b/i,
-  /\b(dear|attention|note to|message to|hey|hello)\b[^\n]{0,20}\b(judge|reviewer|grader|evaluator|ranker|ai|assistant|model|llm)\b/i,
+  /\b(dear|attention|note to|message to|hey|hello)\b[^\n]{0,20}\b(judge|reviewer|grader|evaluator|ranker)\b/i,
+  // Not `attention`: an "attention model" is machine-learning code, not a greeting.
+  /\b(dear|note to|message to|hey|hello)\b[^\n]{0,20}\b(ai|assistant|model|llm)\b/i,
   /\b(you are|you're|as) (an? )?(ai|language model|llm|judge|grader|evaluator|assistant)\b/i,
   /\b(system prompt|new instructions|assistant:|system:)/i,
   // The same attempts in a few other languages, written without accents (they are dropped first).

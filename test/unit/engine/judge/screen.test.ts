@@ -105,6 +105,12 @@ describe('the judge screen', () => {
     expect(
       addressesJudge(patchOf(['+const greeting = "Привет, мир"; // 你好，世界', '+const ok = i > 0;'])),
     ).toBeNull();
+    // Machine-learning code: an "attention model" is not a greeting.
+    expect(
+      addressesJudge(
+        patchOf(['+class AttentionModel(nn.Module):  # a self-attention model'], 'src/attention_model.py'),
+      ),
+    ).toBeNull();
   });
 
   it('shows the judge invisible characters instead of hiding text behind them', () => {
