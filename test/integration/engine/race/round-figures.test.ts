@@ -7,7 +7,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, reopenFromRecord, startRace } from '../../../../src/engine/index.js';
-import type { RaceHandle, RaceOptions } from '../../../../src/engine/index.js';
+import type {
+  AgentPlan,
+  CheckSpec,
+  RaceHandle,
+  RaceOptions,
+  RaceSummary,
+  RoundRequest,
+} from '../../../../src/engine/index.js';
 import { installAgents, makeSandbox, plan, raceOptions } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 
@@ -52,6 +59,26 @@ const start = (options: RaceOptions): RaceHandle => {
   const handle = startRace(options);
   handles.push(handle);
   return handle;
+};
+
+/** The recorded run of `first` reopened as hydra does (`show --tui`, or `continue` with a round), finished. */
+const reopened = async (
+  first: RaceHandle,
+  agents: AgentPlan[],
+  checks: CheckSpec[],
+  round?: RoundRequest,
+): Promise<RaceSummary> => {
+  const record = await readRun(sandbox.repo, first.runId);
+  const again = start(
+    raceOptions(sandbox, agents, {
+      checks,
+      runId: first.runId,
+      prompt: record.meta.prompt,
+      reopen: reopenFromRecord(record, round),
+    }),
+  );
+  await again.settled;
+  return again.finish();
 };
 
 describe('the live cost of a follow-up round', () => {
@@ -172,17 +199,11 @@ describe('the other agents’ scores after one agent’s round (issue 34)', () =
     const codexBefore = recorded.agents.find((agent) => agent.agent === 'codex');
     expect(recorded.scoreReference?.lines).toBe(1);
 
-    const record = await readRun(sandbox.repo, race.runId);
-    const round = start(
-      raceOptions(sandbox, agents, {
-        checks,
-        runId: race.runId,
-        prompt: record.meta.prompt,
-        reopen: reopenFromRecord(record, { kind: 'follow_up', agent: 'claude', prompt: 'Go on' }),
-      }),
-    );
-    await round.settled;
-    const summary = await round.finish();
+    const summary = await reopened(race, agents, checks, {
+      kind: 'follow_up',
+      agent: 'claude',
+      prompt: 'Go on',
+    });
     expect(summary.agents.find((agent) => agent.agent === 'claude')?.diff.insertions).toBeGreaterThan(40);
     expect(summary.agents.find((agent) => agent.agent === 'codex')?.score).toEqual(codexBefore?.score);
   });
@@ -204,17 +225,7 @@ describe('a recorded run reopened without a round', () => {
     expect(recorded.baseline?.checks).toHaveLength(1);
 
     // What `hydra show --tui` does: the run reopened to review, with the same config.
-    const record = await readRun(sandbox.repo, first.runId);
-    const again = start(
-      raceOptions(sandbox, agents, {
-        checks,
-        runId: first.runId,
-        prompt: record.meta.prompt,
-        reopen: reopenFromRecord(record),
-      }),
-    );
-    await again.settled;
-    const reviewed = await again.finish();
+    const reviewed = await reopened(first, agents, checks);
 
     for (const [index, agent] of reviewed.agents.entries()) {
       expect(agent.checks).toEqual(recorded.agents[index]?.checks);
