@@ -105,6 +105,8 @@ const spent: Phrase = (agent) => {
   );
 };
 
+// The contract run's phrase (summary `contract`: passes the base's tests, what it changed among
+// them) goes between `disqualified` and `checks` once the summary has that field.
 const PHRASES: readonly Phrase[] = [disqualified, checks, flagged, newTests, scope, spent];
 
 /** The agent's place among the scored results (ties share a place), and its score. */
