@@ -89,7 +89,8 @@ Options:
   --keep-worktrees                 keep every worktree after the race
   --check "<command>"              a check (a gate) run in every result and on the base; repeatable
   --check auto                     the project's own test command (hydra.toml, package.json, pytest,
-                                   go test, cargo test, make test; see hydra doctor)
+                                   go test, cargo test, make test; see hydra doctor); typing it is
+                                   your consent to run it ([race] checks = "auto" needs hydra trust)
   --max-cost-usd <usd>             stop the agents once the race's estimated spend passes this
   --auto-merge best                merge the top score if a check ran for it, it passed every gate
                                    and nobody ties it
@@ -194,6 +195,8 @@ worktree (made again from its branch when the race removed it), and its new work
 the same branch as a new commit. A CLI version that cannot resume starts a new session there, and
 hydra says so. Shown like a race: the dashboard on a terminal, NDJSON with --json (the same lines
 as hydra race --json). Usage and cost add up across rounds; each round's is kept in the record.
+The round runs the race's checks (its --check commands included) and cross-tests, and is scored
+against the race's figures, so it never moves another agent's score.
 <run> is a run id, a unique prefix of one, or last (the newest run).
 
 Options:
@@ -216,8 +219,8 @@ Exit codes: 0 when the agent completed the round, 1 otherwise, 2 on usage or con
   hydra rerun <run> <agent> [--json] [--config <file>] [--unsafe] [--sandbox <mode>] [--ascii]
 
 Runs one agent of a race again from the race's base commit with the race's prompt, as a new agent
-<agent>-2 (then -3, ...) on a new branch hydra/<run-id>/<agent>-2, beside the other results.
-Options as for hydra continue. Exit codes: 0 when the new attempt completed, 1 otherwise.`,
+<agent>-2 (then -3, ...) on a new branch hydra/<run-id>/<agent>-2, beside the other results,
+checked and scored as a follow-up is. Options as for hydra continue. Exit codes: 0 when the new attempt completed, 1 otherwise.`,
 
   open: `Usage:
   hydra open <run> <agent> [--config <file>]
@@ -276,7 +279,8 @@ keys (models, timeouts, prices) always apply, layered over your own config. A fi
 --config, and your own ~/.config/hydra/hydra.toml, are trusted.
 
 Arguments:
-  <file>       the hydra.toml to trust (default: the one at the repository root)
+  <file>       the hydra.toml to trust (default: the one at the repository root), or a file
+               [race] checks = "auto" reads its test command from (package.json, pyproject.toml...)
 
 Options:
   --revoke     stop trusting the file

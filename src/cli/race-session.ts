@@ -21,6 +21,7 @@ import {
   formatDiff,
   formatScore,
   formatDuration,
+  rankingLines,
   runDashboard,
   sanitize,
   shortRef,
@@ -363,6 +364,12 @@ function noteResults(ctx: CliContext, summary: RaceSummary, session: SessionOpti
     const tree = agent.worktree !== null ? `, worktree ${agent.worktree}` : '';
     const score = agent.score === undefined ? '' : `, ${formatScore(agent.score, '·')}`;
     ctx.note(`  ${agent.agent}: ${formatDiff(agent.diff)} ${where}${tree}${score}`);
+  }
+  // Why each ranks where it does, best first, one line each (ui/text/verdict.ts).
+  const ranking = rankingLines(summary);
+  if (ranking.length > 1) {
+    ctx.note('hydra: why each result ranks where it does:');
+    for (const line of ranking) ctx.note(`  ${sanitize(line)}`);
   }
   if (summary.judge !== undefined) {
     const judge = summary.judge;

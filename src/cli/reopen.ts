@@ -27,7 +27,9 @@ import { withRunLock } from './run-lock.js';
 
 /**
  * The flags a race recorded (meta.json `config.flags`), as far as a later round may use them. A
- * record is data: `unsafe` is never taken from it (give --unsafe again), the rest is checked.
+ * record is data: `unsafe` is never taken from it (give --unsafe again), the rest is checked. Its
+ * `--check` commands are the ones the user typed for this race (hydra writes the record in the
+ * repository's `.hydra/`, outside every agent's worktree), run as the race ran them.
  */
 const recordedFlagsSchema = z.object({
   agents: z.array(z.string()).optional(),
@@ -38,6 +40,11 @@ const recordedFlagsSchema = z.object({
   allowExperimental: z.boolean().optional(),
   keepWorktrees: z.boolean().optional(),
   runner: z.enum(['local', 'container']).optional(),
+  // How the race verified its results, so a round is verified the same way (issue 34): its
+  // `--check`s (the commands the user typed, `auto` already resolved), cross-testing, test changes.
+  checks: z.array(z.string()).optional(),
+  crossTest: z.literal(false).optional(),
+  allowTestChanges: z.boolean().optional(),
 });
 
 const recordedConfigSchema = z.object({

@@ -76,6 +76,17 @@ export interface CheckSummary {
   engine?: string;
 }
 
+/**
+ * What the relative parts of the score compare with: the smallest diff, the fastest time and the
+ * cheapest known cost among the race's eligible results, taken once when the race's agents end and
+ * kept for its later rounds (checks/score.ts), so one agent's round never moves another's score.
+ */
+export interface ScoreReference {
+  lines: number | null;
+  durationMs: number | null;
+  costUsd: number | null;
+}
+
 /** The score as recorded: the total, the gates and the parts (see checks/score.ts). */
 export type ScoreSummary = Pick<Score, 'total' | 'gates' | 'parts' | 'disqualified' | 'verified'> & {
   /** Why its checks are not evidence (tests removed or skipped, a check's command changed); absent when none. */
@@ -121,7 +132,7 @@ export interface NewTestsSummary {
 }
 
 /** Test counts read from a check's output (checks/test-counts.ts). */
-export type TestRunner = 'node' | 'vitest' | 'jest' | 'pytest' | 'go' | 'cargo';
+export type TestRunner = 'node' | 'vitest' | 'jest' | 'mocha' | 'pytest' | 'go' | 'cargo';
 
 export interface TestCounts {
   runner: TestRunner;

@@ -17,6 +17,7 @@ import {
   createTheme,
   detectAscii,
   eventText,
+  explainRank,
   formatCheck,
   formatScore,
   formatDiff,
@@ -218,6 +219,9 @@ export function renderRun(
           `  ${style.yellow('scope')}   outside allowed_paths: ${result.outsideAllowed.map(sanitizeName).join(', ')}`,
         );
       if (result.score !== undefined) lines.push(`  ${formatScore(result.score, symbols.dot)}`);
+      // Why it ranks where it does, in one line from the summary (ui/text/verdict.ts).
+      if (result.score !== undefined && summary !== null)
+        lines.push(`  why     ${explainRank(result, summary)}`);
       if ((result.score?.flags ?? []).length > 0)
         lines.push(
           `  ${style.yellow('flagged')} its checks are not evidence, so it cannot win --auto-merge best${summary?.allowTestChanges === true ? ' (allowed: --allow-test-changes)' : ' without --allow-test-changes'}`,

@@ -87,7 +87,7 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
     }
     ctx.print(
       revokeTrust(store, file)
-        ? `${shown} is no longer trusted: its ${EXECUTING_KEYS.join(', ')} keys are ignored from now on`
+        ? `${shown} is no longer trusted: ${revokedWhat(file)}`
         : `${shown} was not trusted; nothing to revoke`,
     );
     return EXIT.ok;
@@ -116,7 +116,9 @@ export async function trustCommand(ctx: CliContext, args: string[]): Promise<num
     const found = detectTestCommand(dirname(file));
     if (found !== null && found.source === basename(file))
       ctx.print(`--check auto will now run: ${sanitize(found.run)} (${sanitize(found.evidence)})`);
-    ctx.print(ctx.out.dim('an edit to the file needs hydra trust again; undo with: hydra trust --revoke'));
+    ctx.print(
+      ctx.out.dim(`an edit to the file needs hydra trust again; undo with: hydra trust --revoke ${shown}`),
+    );
     return EXIT.ok;
   }
   // Only a valid config is trusted (a ConfigError names each problem, exit 2).
@@ -217,4 +219,14 @@ function executingLines(config: ReturnType<typeof parseConfigText>): string[] {
     lines.push('race.allow_experimental_adapters = true');
   if (config.race?.agents !== undefined) lines.push(`race.agents = ${JSON.stringify(config.race.agents)}`);
   return lines;
+}
+
+/** What revoking `file` stops: a file `--check auto` reads names its test command; hydra.toml its keys. */
+function revokedWhat(file: string): string {
+  if (!DETECTION_SOURCES.includes(basename(file)))
+    return `its ${EXECUTING_KEYS.join(', ')} keys are ignored from now on`;
+  const found = detectTestCommand(dirname(file));
+  const command =
+    found !== null && found.source === basename(file) ? `\`${sanitize(found.run)}\`` : 'its test command';
+  return `[race] checks = "auto" will not run ${command} from now on (--check auto typed on the command line still does)`;
 }

@@ -12,6 +12,6 @@ export { runBaseline } from './baseline.js';
 export { DETECTION_SOURCES, detectTestCommand } from './detect.js';
 export type { DetectedCheck } from './detect.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
-export { scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';
+export { raceScoreReference, scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';
 export { crossTestWarnings, runCrossTests } from './cross-test/index.js';
 export type { CrossTestInput, CrossTestOutput } from './cross-test/index.js';

@@ -4,8 +4,8 @@
  * did; and each check's summary, compared with the baseline by test name.
  */
 import type { AgentSummary } from '../records/index.js';
-import type { CheckRun, CheckSummary, ScoreSummary } from '../check-types.js';
-import { DEFAULT_SCORE_WEIGHTS, scoreAgents } from './score.js';
+import type { CheckRun, CheckSummary, ScoreReference, ScoreSummary } from '../check-types.js';
+import { DEFAULT_SCORE_WEIGHTS, scoreAgents, scoreReference } from './score.js';
 import type { ScoreInput } from './score.js';
 import type { ScoreWeights } from '../check-types.js';
 import { compareTests } from './test-counts.js';
@@ -95,14 +95,20 @@ const scoreInputOf = (agent: AgentSummary): ScoreInput => ({
   costUsd: agent.usage.costUsd,
 });
 
+/** The race's yardsticks (score.ts, ScoreReference) from its agents' summaries. */
+export const raceScoreReference = (agents: readonly AgentSummary[]): ScoreReference =>
+  scoreReference(agents.map(scoreInputOf));
+
 /**
  * Every agent's score, in the summary's order. `allowTestChanges`: the user allowed results that
  * change what the checks run (`--allow-test-changes`), so their checks count as any other's.
+ * `reference`: the race's yardsticks as its agents ended (null: the results as they are now).
  */
 export const scoreRace = (
   agents: readonly AgentSummary[],
   weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
   allowTestChanges = false,
+  reference: ScoreReference | null = null,
 ): ScoreSummary[] => {
   // Cross-testing's evidence, when a new test of the race reproduces the bug (none: no such part).
   const evidence = evidenceParts(agents);
@@ -111,7 +117,7 @@ export const scoreRace = (
     const part = evidence?.get(agent.agent);
     return part === undefined ? input : { ...input, evidence: part };
   });
-  return scoreAgents(inputs, weights, { allowTestChanges }).map((score) => ({
+  return scoreAgents(inputs, weights, { allowTestChanges, reference }).map((score) => ({
     total: score.total,
     gates: score.gates,
     parts: score.parts,

@@ -16,12 +16,16 @@
  * A part that does not apply (no checks, no counts, unknown cost) is left out and the others are
  * weighed among themselves, so an agent is never marked down for a figure nobody has.
  *
+ * The smallest, fastest and cheapest figures (a ScoreReference) are the race's as its agents ended:
+ * a later round (a follow-up, a rerun) is compared with them, and its agent's new figures never
+ * become another agent's yardstick, so one agent's round never moves the others' scores.
+ *
  * A flagged result (a check that no longer runs the baseline's tests, or whose command the result
  * changed: checks/tampering.ts) has checks and tests of 0: what its checks say is not evidence, so
  * it never beats a result that passes its checks honestly, and pickBest does not merge it unless
  * the user allows test changes (then it is scored like any other).
  */
-import type { Score, ScorePart, ScoreParts, ScoreWeights } from '../check-types.js';
+import type { Score, ScorePart, ScoreParts, ScoreReference, ScoreWeights } from '../check-types.js';
 
 export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
   checks: 40,
@@ -92,23 +96,42 @@ const whyDisqualified = (input: ScoreInput, failedGates: string[]): string | nul
  */
 const verifiedBy = (checks: readonly ScoredCheck[]): boolean => checks.some((check) => check.ran !== false);
 
-/** Scores every agent of a race against the others. */
-export const scoreAgents = (
-  inputs: readonly ScoreInput[],
-  weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
-  options: { allowTestChanges?: boolean } = {},
-): Score[] => {
-  const judged = inputs.map((input) => {
+const judge = (inputs: readonly ScoreInput[]) =>
+  inputs.map((input) => {
     const failed = input.checks.filter((check) => check.gate && !check.passed).map((check) => check.name);
     return { input, failed, disqualified: whyDisqualified(input, failed) };
   });
-  const eligible = judged.filter((item) => item.disqualified === null).map((item) => item.input);
+
+/** The smallest diff, fastest time and cheapest known cost among the results that can win. */
+export const scoreReference = (inputs: readonly ScoreInput[]): ScoreReference => {
+  const eligible = judge(inputs)
+    .filter((item) => item.disqualified === null)
+    .map((item) => item.input);
   const costs = eligible.map((input) => input.costUsd);
-  const best = {
+  return {
     lines: minOf(eligible.map((input) => Math.max(1, input.diff?.lines ?? 1))),
-    duration: minOf(eligible.map((input) => input.durationMs)),
+    durationMs: minOf(eligible.map((input) => input.durationMs)),
     // A cheapest cost means something only when every eligible cost is known.
-    cost: costs.includes(null) ? null : minOf(costs),
+    costUsd: costs.includes(null) ? null : minOf(costs),
+  };
+};
+
+/**
+ * Scores every agent of a race against the others: against `reference` when the race has one (its
+ * figures as its agents ended), else against the results as they are now.
+ */
+export const scoreAgents = (
+  inputs: readonly ScoreInput[],
+  weights: Readonly<ScoreWeights> = DEFAULT_SCORE_WEIGHTS,
+  options: { allowTestChanges?: boolean; reference?: ScoreReference | null } = {},
+): Score[] => {
+  const judged = judge(inputs);
+  const now = scoreReference(inputs);
+  const kept = options.reference ?? null;
+  const best = {
+    lines: kept?.lines ?? now.lines,
+    duration: kept?.durationMs ?? now.durationMs,
+    cost: kept === null ? now.costUsd : kept.costUsd,
   };
   return judged.map(({ input, failed, disqualified }) => {
     const gates = { passed: failed.length === 0, failed };

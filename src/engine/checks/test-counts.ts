@@ -1,7 +1,10 @@
 /**
- * Test counts read from a check's output, for the runners people use most (node's test runner,
- * vitest, jest, pytest, go test, cargo test). Pure: text in, counts out; null when no runner's
- * summary is recognisable (then a check is judged by its exit code alone).
+ * Test counts read from a check's output, for the runners people use most, in their usual output
+ * modes (fixtures/checks/): node's test runner (TAP and spec), vitest and jest (default and
+ * verbose), mocha (spec), pytest (default, `-v`, `-q`, `-qq`, `-rA`), go test (`-v`), cargo test
+ * (default and `-q`). Pure: text in, counts out; null when no runner's summary is recognisable
+ * (then a check is judged by its exit code alone). Plain `go test` prints only its failures, so
+ * what passed cannot be counted: null.
  */
 import { stripEscapes } from '../../core/text.js';
 import type { TestCounts } from '../check-types.js';
@@ -56,9 +59,65 @@ const vitestRunner = (text: string): TestCounts | null => {
     failed: part('failed'),
     skipped: part('skipped') + part('todo'),
     failedNames: sortedUnique(all(text, /^\s*FAIL\s+(\S+ > .+?)\s*$/gm).map((m) => m[1] ?? '')),
-    passedNames: [],
+    // The verbose reporter names every test with its file (the default names only a lone file's).
+    passedNames: sortedUnique(all(text, /^\s*✓ (\S+ > .+?)(?: \d+m?s)?\s*$/gm).map((m) => m[1] ?? '')),
   };
 };
+
+/**
+ * The tests a reporter lists one per line under their suites, nesting by indentation (jest's and
+ * mocha's verbose listings): each test's full name is its suites' titles and its own, joined.
+ */
+const listedTests = (
+  lines: readonly string[],
+  testOf: (text: string) => { outcome: 'passed' | 'failed' | 'skipped'; name: string } | null,
+  separator: string,
+): { passedNames: string[]; failedNames: string[] } => {
+  const suites: Array<{ indent: number; title: string }> = [];
+  const passedNames: string[] = [];
+  const failedNames: string[] = [];
+  for (const line of lines) {
+    const text = line.trim();
+    if (text === '') continue;
+    const indent = line.length - line.trimStart().length;
+    while (suites.length > 0 && (suites[suites.length - 1]?.indent ?? 0) >= indent) suites.pop();
+    const test = testOf(text);
+    if (test === null) {
+      suites.push({ indent, title: text });
+      continue;
+    }
+    const name = [...suites.map((suite) => suite.title), test.name].join(separator);
+    if (test.outcome === 'passed') passedNames.push(name);
+    if (test.outcome === 'failed') failedNames.push(name);
+  }
+  return { passedNames: sortedUnique(passedNames), failedNames: sortedUnique(failedNames) };
+};
+
+/** The indented lines after a line matching `start`, up to the first line at column 0. */
+const blocksAfter = (text: string, start: RegExp): string[] => {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (start.test(line)) inside = true;
+    else if (inside && line !== '' && !/^\s/.test(line)) inside = false;
+    else if (inside) out.push(line);
+  }
+  return out;
+};
+
+/** jest --verbose: `✓ adds (1 ms)` / `✕ fails` under their `describe` titles, per file. */
+const jestListing = (text: string): string[] =>
+  listedTests(
+    blocksAfter(text, /^(?:PASS|FAIL) \S/),
+    (line) => {
+      const match = /^([✓✕○✎]) (.+?)(?: \(\d+ m?s\))?$/.exec(line);
+      if (match === null) return null;
+      const outcome = match[1] === '✓' ? 'passed' : match[1] === '✕' ? 'failed' : 'skipped';
+      return { outcome, name: match[2] ?? '' };
+    },
+    ' › ',
+  ).passedNames;
 
 /** jest: `Tests:       1 failed, 1 skipped, 4 passed, 6 total`. */
 const jestRunner = (text: string): TestCounts | null => {
@@ -71,22 +130,81 @@ const jestRunner = (text: string): TestCounts | null => {
     failed: part('failed'),
     skipped: part('skipped') + part('todo'),
     failedNames: sortedUnique(all(text, /^\s*● (.+?)\s*$/gm).map((m) => m[1] ?? '')),
-    passedNames: [],
+    passedNames: jestListing(text),
   };
 };
 
-/** pytest: `===== 1 failed, 4 passed, 2 skipped in 0.12s =====`. */
+/** mocha (spec): `  2 passing (4ms)`, `  1 failing`, `  1 pending`, after a listing of the tests. */
+const mochaRunner = (text: string): TestCounts | null => {
+  const passing = last(all(text, /^\s*(\d+) passing\b/gm));
+  if (passing === undefined) return null;
+  const field = (word: string): number =>
+    num(last(all(text, new RegExp(`^\\s*(\\d+) ${word}\\b`, 'gm')))?.[1]);
+  // The listing runs from the top to the summary: `✔ adds`, `1) fails`, `- skipped`.
+  const listing = text.slice(0, passing.index).split('\n');
+  const names = listedTests(
+    listing,
+    (line) => {
+      const passed = /^[✔✓] (.+?)(?: \(\d+ms\))?$/.exec(line);
+      if (passed !== null) return { outcome: 'passed', name: passed[1] ?? '' };
+      const failed = /^\d+\) (.+)$/.exec(line);
+      if (failed !== null) return { outcome: 'failed', name: failed[1] ?? '' };
+      const pending = /^- (.+)$/.exec(line);
+      return pending === null ? null : { outcome: 'skipped', name: pending[1] ?? '' };
+    },
+    ' ',
+  );
+  return {
+    runner: 'mocha',
+    passed: num(passing[1]),
+    failed: field('failing'),
+    skipped: field('pending'),
+    failedNames: names.failedNames,
+    passedNames: names.passedNames,
+  };
+};
+
+/**
+ * pytest's summary: `===== 1 failed, 4 passed, 2 skipped in 0.12s =====`, without the borders under
+ * `-q`; `-qq` prints none, and then the progress lines (`.Fsx   [100%]`) are counted.
+ */
+const PYTEST_SUMMARY =
+  /^(?:=+ )?((?:\d+ (?:failed|passed|skipped|deselected|xfailed|xpassed|warnings?|errors?|rerun)(?:, )?)+|no tests ran) in [\d.]+s(?: \([^)]*\))?(?: =+)?$/gm;
+
+const pytestProgress = (text: string): Record<string, number> | null => {
+  const lines = all(text, /^(?:\S+\.py )?([.FEsxXR]+)\s+\[\s*\d+%\]$/gm);
+  if (lines.length === 0) return null;
+  const marks = lines.map((m) => m[1] ?? '').join('');
+  const count = (mark: string): number => [...marks].filter((char) => char === mark).length;
+  return {
+    passed: count('.') + count('X'),
+    failed: count('F') + count('E'),
+    skipped: count('s') + count('x'),
+  };
+};
+
 const pytestRunner = (text: string): TestCounts | null => {
-  const line = last(all(text, /^=+ (.*\b(?:passed|failed|error|errors|skipped)\b.*) in [\d.]+s.* =+$/gm));
-  if (line === undefined) return null;
-  const part = (word: string): number => num(new RegExp(`(\\d+) ${word}`).exec(line[1] ?? '')?.[1]);
+  const line = last(all(text, PYTEST_SUMMARY));
+  const part = (word: string): number => num(new RegExp(`(\\d+) ${word}\\b`).exec(line?.[1] ?? '')?.[1]);
+  const counts =
+    line === undefined
+      ? pytestProgress(text)
+      : {
+          passed: part('passed') + part('xpassed'),
+          failed: part('failed') + part('errors?'),
+          skipped: part('skipped') + part('xfailed'),
+        };
+  if (counts === null) return null;
   return {
     runner: 'pytest',
-    passed: part('passed'),
-    failed: part('failed') + part('errors?'),
-    skipped: part('skipped') + part('xfailed'),
-    failedNames: sortedUnique(all(text, /^(?:FAILED|ERROR) (\S+)/gm).map((m) => m[1] ?? '')),
-    passedNames: sortedUnique(all(text, /^(\S+::\S+) PASSED/gm).map((m) => m[1] ?? '')),
+    passed: counts.passed ?? 0,
+    failed: counts.failed ?? 0,
+    skipped: counts.skipped ?? 0,
+    failedNames: sortedUnique(all(text, /^(?:FAILED|ERROR) (\S+::\S+)/gm).map((m) => m[1] ?? '')),
+    // `-v` prints `name PASSED`, `-rA` `PASSED name`.
+    passedNames: sortedUnique(
+      all(text, /^(\S+::\S+) PASSED|^PASSED (\S+::\S+)/gm).map((m) => m[1] ?? m[2] ?? ''),
+    ),
   };
 };
 
@@ -116,8 +234,13 @@ const cargoRunner = (text: string): TestCounts | null => {
   const lines = all(text, /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/gm);
   if (lines.length === 0) return null;
   const sum = (index: number): number => lines.reduce((total, m) => total + num(m[index]), 0);
+  // `test x ... ok` by default; `-q` prints only the failures, as `x --- FAILED`.
   const named = (kind: string): string[] =>
-    sortedUnique(all(text, new RegExp(`^test (\\S+) \\.\\.\\. ${kind}$`, 'gm')).map((m) => m[1] ?? ''));
+    sortedUnique(
+      all(text, new RegExp(`^(?:test (\\S+) \\.\\.\\. ${kind}|(\\S+) --- ${kind})$`, 'gm')).map(
+        (m) => m[1] ?? m[2] ?? '',
+      ),
+    );
   return {
     runner: 'cargo',
     passed: sum(1),
@@ -129,7 +252,15 @@ const cargoRunner = (text: string): TestCounts | null => {
 };
 
 /** Most specific first: a vitest run also prints lines a looser pattern would take. */
-const RUNNERS = [vitestRunner, jestRunner, cargoRunner, pytestRunner, nodeRunner, goRunner] as const;
+const RUNNERS = [
+  vitestRunner,
+  jestRunner,
+  cargoRunner,
+  pytestRunner,
+  mochaRunner,
+  nodeRunner,
+  goRunner,
+] as const;
 
 /** The counts of the first runner whose summary the output carries, or null. */
 export const readTestCounts = (output: string): TestCounts | null => {

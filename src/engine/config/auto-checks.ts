@@ -1,9 +1,12 @@
 /**
  * `--check auto` and `[race] checks = "auto"`: the project's own test command in place of `auto`.
  * hydra.toml's `[[checks]]` are the first evidence; else the command found from the repository's
- * files (checks/detect.ts). A detected command is the repository's code, so it follows the trust
- * rule of every key that widens what runs: it runs once the file it came from is trusted
- * (`hydra trust package.json`), and an untrusted one is refused with what to do, never run silently.
+ * files (checks/detect.ts). A detected command is the repository's code. `--check auto` typed on
+ * the command line is the user's consent to run it, as typing `--check "npm test"` would be (it runs
+ * where checks run: in the sandbox where there is one). `[race] checks = "auto"` in a config is
+ * nobody's typing, so it follows the trust rule of every key that widens what runs: the command runs
+ * once the file it came from is trusted (`hydra trust package.json`), and an untrusted one is refused
+ * with what to do, never run silently.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,7 +69,7 @@ export function describeAutoCheck(state: AutoCheckState, configName: string): st
       : state.why === 'outside'
         ? `${state.detected.source} is a link out of the repository`
         : `${state.detected.source} is not trusted`;
-  return `${found}; ${why}: review it, then run \`hydra trust ${state.detected.source}\``;
+  return `${found}; ${why}: --check auto typed on the command line runs it; [race] checks = "auto" runs it once you review it and run \`hydra trust ${state.detected.source}\``;
 }
 
 /**
@@ -107,10 +110,14 @@ export function resolveAutoChecks(
         `${asked} found no test command: no [[checks]] in ${configName}, no package.json scripts.test, no pytest config (pyproject.toml, pytest.ini, setup.cfg, tox.ini), go.mod, Cargo.toml or Makefile test target; name one: --check "<command>"`,
       ],
     });
-  if (!state.trusted)
+  // Typed on the command line, `auto` is consent to what it finds (a link out of the repository aside).
+  const consented = fromFlag && state.why !== 'outside';
+  if (!state.trusted && !consented)
     throw new ConfigError({
       problems: [
-        `${asked} found ${describeAutoCheck(state, configName)}; it is the repository's code, so hydra runs it only once you trust ${detected.source} (or name the command yourself: --check ${JSON.stringify(detected.run)})`,
+        fromFlag
+          ? `${asked} found ${JSON.stringify(detected.run)} in ${detected.source}, which is a link out of the repository: hydra does not run it; name the command yourself: --check ${JSON.stringify(detected.run)}`
+          : `${asked} found \`${detected.run}\` (${detected.evidence}); it is the repository's code and the config is nobody's typing, so hydra runs it only once you review ${detected.source} and run \`hydra trust ${detected.source}\` (or pass --check auto, or name the command yourself: --check ${JSON.stringify(detected.run)})`,
       ],
     });
   return {

@@ -2,7 +2,7 @@
 import type { PriceTable } from '../../adapters/types.js';
 import type { AgentName } from '../agent-name.js';
 import type { AgentPlan } from '../agent-plan.js';
-import type { CheckSpec, ScoreWeights } from '../check-types.js';
+import type { CheckSpec, ScoreReference, ScoreWeights } from '../check-types.js';
 import type { AgentSummary, MergeResult, RaceSummary } from '../records/index.js';
 import type { SandboxSettings } from '../sandbox/index.js';
 import type { ContainerSettings } from '../container/index.js';
@@ -110,6 +110,8 @@ export interface ReopenRun {
   baseline?: RaceSummary['baseline'];
   /** A round to start at once, before anything else (the CLI's `continue` and `rerun`). */
   round?: RoundRequest;
+  /** The race's score yardsticks (checks/score.ts), kept so a round never moves the others' scores. */
+  scoreReference?: ScoreReference;
 }
 
 /**

@@ -123,7 +123,12 @@ const lostAdminDirRace = (error: unknown): boolean =>
   error.failure === 'failed' &&
   /(could not create directory of|failed to read) '?[^']*worktrees[/\\]/.test(error.result.stderr);
 
-/** A worktree at the base commit with no branch (the checks' baseline), without the user's hooks. */
+/**
+ * A worktree at the base commit with no branch (the checks' baseline), without the user's hooks,
+ * and whole: a sparse checkout's patterns (`git sparse-checkout set src`, which `worktree add`
+ * copies from the current worktree) would leave the files outside them missing and marked
+ * skip-worktree, and checks judge everything the commit holds.
+ */
 export async function createDetachedWorktree(
   root: string,
   dir: string,
@@ -134,7 +139,21 @@ export async function createDetachedWorktree(
   for (let attempt = 1; ; attempt += 1) {
     try {
       await oneAtATime(root, () =>
-        runGit(root, [...NO_HOOKS, 'worktree', 'add', '--quiet', '--detach', dir, baseRef], options),
+        runGit(
+          root,
+          [
+            ...NO_HOOKS,
+            '-c',
+            'core.sparseCheckout=false',
+            'worktree',
+            'add',
+            '--quiet',
+            '--detach',
+            dir,
+            baseRef,
+          ],
+          options,
+        ),
       );
       return;
     } catch (error) {

@@ -5,6 +5,7 @@
  * the quote. The judge is told the data is untrusted and how to answer.
  */
 import type { CheckSummary } from '../check-types.js';
+import { showInvisible } from './screen.js';
 
 export interface JudgeEntry {
   /** The opaque label the judge sees, e.g. `result-2`. */
@@ -30,10 +31,12 @@ const checkLines = (checks: readonly CheckSummary[]): string =>
 export const judgePrompt = (task: string, entries: readonly JudgeEntry[], nonce: string): string => {
   const labels = entries.map((entry) => entry.label);
   const blocks = entries.map((entry) => {
+    // Invisible format characters (zero-width, bidi) shown as `<U+200B>`: the judge reads what a reader sees.
+    const shown = showInvisible(entry.patch);
     const patch =
-      entry.patch.length > MAX_PATCH_CHARS
-        ? `${entry.patch.slice(0, MAX_PATCH_CHARS)}\n[diff cut at ${MAX_PATCH_CHARS} characters]`
-        : entry.patch;
+      shown.length > MAX_PATCH_CHARS
+        ? `${shown.slice(0, MAX_PATCH_CHARS)}\n[diff cut at ${MAX_PATCH_CHARS} characters]`
+        : shown;
     return [
       `=== DATA ${nonce} BEGIN ${entry.label} ===`,
       'checks:',

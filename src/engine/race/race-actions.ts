@@ -14,7 +14,7 @@ import type { JudgeSummary, MergeResult } from '../records/index.js';
 import { childId, forgetRemoved, isLive, launchChildId, roundProblem } from './race-decisions.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import * as update from './race-updates.js';
-import { raceEnd } from './race-summary.js';
+import { raceEnd, scoreReferenceAt } from './race-summary.js';
 import * as agentUpdates from './agent-updates.js';
 import type { RoundStart } from './race-rounds.js';
 import type {
@@ -244,7 +244,11 @@ const cancelBaseline = assignRace(({ context }) => update.cancelBaseline(context
 
 const cancelUnstarted = assignRace(({ context }) => update.cancelUnstarted(context));
 
-const markEnded = assignRace(({ context }) => ({ endedAt: raceEnd(context) }));
+/** The race's end; the first time, the score's yardsticks are taken from its results (race-summary.ts). */
+const markEnded = assignRace(({ context }) => {
+  const endedAt = raceEnd(context);
+  return { endedAt, scoreReference: context.scoreReference ?? scoreReferenceAt(context, endedAt) };
+});
 
 const applyJudge = assignRace((_, params: { judge: JudgeSummary | null }) => ({ judge: params.judge }));
 

@@ -72,6 +72,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   overBudget: false,
   mergeNote: null,
   judge: null,
+  scoreReference: input.options.reopen?.scoreReference ?? null,
   checkRuns: {},
   baselineRuns: null,
   merge: input.options.reopen?.merge ?? null,

@@ -27,6 +27,8 @@ export type RacePhase =
   | 'probing'
   | 'creating_worktrees'
   | 'racing'
+  /** Every agent's process ended; their checks (and the baseline's) still run. */
+  | 'checking'
   /** Every agent settled; each agent's new tests run on the others' results (checks/cross-test). */
   | 'cross_testing'
   /** The judge ranks the tied results (`--judge`). */

@@ -12,6 +12,7 @@ import type { AdapterId } from '../../adapters/types.js';
 import type { AgentLaunch } from '../agent/index.js';
 import { EngineError } from '../errors.js';
 import { branchExists, diffSummary } from '../git/index.js';
+import { raceScoreReference } from '../checks/index.js';
 import type { RepoCheck } from '../git/index.js';
 import { processInfo } from '../process/index.js';
 import { branchName, readRecordDir, runRecordDir, writeMeta } from '../records/index.js';
@@ -57,6 +58,10 @@ export const reopenFromRecord = (record: RunRecord, round?: RoundRequest): Reope
     merge: record.merge,
     ...(record.summary?.baseline === undefined ? {} : { baseline: record.summary.baseline }),
     ...(round === undefined ? {} : { round }),
+    // The race's yardsticks; a record from before they were kept: its results as they were recorded.
+    ...(record.summary === null
+      ? {}
+      : { scoreReference: record.summary.scoreReference ?? raceScoreReference(agents) }),
   };
 };
 

@@ -37,7 +37,7 @@ export interface RaceRun {
 /** The race has nothing left to do: done, failed, or cancelled and cleaned up. */
 /** Phases in which the race still works toward its results (a merge or round waits for reviewing). */
 const stillRacing = (phase: RacePhase): boolean =>
-  phase === 'racing' || phase === 'cross_testing' || phase === 'judging';
+  phase === 'racing' || phase === 'checking' || phase === 'cross_testing' || phase === 'judging';
 
 /** What to wait for in such a phase. */
 const waitHint = (phase: RacePhase): string =>

@@ -3,11 +3,16 @@
  * its checks against the baseline, its scope and its score, and what was merged.
  */
 import { agentNameOf } from '../agent-name.js';
-import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace } from '../checks/index.js';
+import {
+  DEFAULT_SCORE_WEIGHTS,
+  outsideAllowedPaths,
+  raceScoreReference,
+  scoreRace,
+} from '../checks/index.js';
 import type { RaceContext } from './race-types.js';
 import type { AgentSnapshot, BaselineSnapshot } from './race-handle.js';
 import type { AgentSummary, RaceSummary } from '../records/index.js';
-import type { CheckSummary } from '../check-types.js';
+import type { CheckSummary, ScoreReference } from '../check-types.js';
 
 /** What the summary says of an agent's setup: null when none ran (or it never finished). */
 const setupSummary = (setup: AgentSnapshot['setup']): AgentSummary['setup'] =>
@@ -85,7 +90,7 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
   });
   const weights = context.options.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
   const allowTestChanges = context.options.allowTestChanges === true;
-  const scores = scoreRace(agents, weights, allowTestChanges);
+  const scores = scoreRace(agents, weights, allowTestChanges, context.scoreReference);
   return {
     ...summary,
     agents: agents.map((agent, index) => {
@@ -94,10 +99,15 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
     }),
     ...(context.baseline === null ? {} : { baseline: baselineSummary(context.baseline) }),
     scoreWeights: { ...weights },
+    ...(context.scoreReference === null ? {} : { scoreReference: context.scoreReference }),
     ...(context.judge === null ? {} : { judge: context.judge }),
     ...(allowTestChanges ? { allowTestChanges } : {}),
   };
 };
+
+/** The score's yardsticks from the race's results as they are at `endedAt` (checks/score.ts). */
+export const scoreReferenceAt = (context: RaceContext, endedAt: number): ScoreReference =>
+  raceScoreReference(buildSummary({ ...context, scoreReference: null }, endedAt).agents);
 
 const baselineSummary = (baseline: BaselineSnapshot): NonNullable<RaceSummary['baseline']> => ({
   status: baseline.status,
@@ -148,11 +158,9 @@ const durationOf = (agent: AgentSnapshot, endedAt: number): number => {
 /**
  * Every agent's figures as the score compares them: its totals over every round it ran (time and
  * cost added up) and its last result (diff, checks). Scores are relative (score.ts: the fastest,
- * cheapest, smallest eligible result sets each part's 1), so the rule that keeps a follow-up from
- * moving the others' scores for nothing is that a round only adds to its own agent's figures: time
- * and cost never fall, and the others' figures are kept as recorded. Another agent's score then
- * moves only where its result is compared with a result that really changed (a smaller diff, a
- * result that now completes), never because one agent's later round was short.
+ * cheapest, smallest eligible result sets each part's 1), and those yardsticks are the race's as its
+ * agents first ended (`RaceContext.scoreReference`, recorded as `scoreReference`): a round only adds
+ * to its own agent's figures and is measured against them, so it never moves another agent's score.
  */
 const plainSummary = (context: RaceContext, endedAt: number): RaceSummary => ({
   runId: context.runId,

@@ -15,7 +15,7 @@ import type { PortLeases } from '../setup/index.js';
 import type { AgentPlan } from '../agent-plan.js';
 import type { AgentProbeReport } from '../probe-types.js';
 import type { AgentSnapshot, BaselineSnapshot } from './race-handle.js';
-import type { CheckRun } from '../check-types.js';
+import type { CheckRun, ScoreReference } from '../check-types.js';
 import type { MergeOptions } from '../results/index.js';
 import type { MergeResult } from '../records/index.js';
 import type { RaceOptions, RoundRequest } from '../config/index.js';
@@ -167,6 +167,11 @@ export interface RaceContext {
   mergeNote: string | null;
   /** The judge's verdict on a tie (`--judge`), once asked; null before (or without a judge). */
   judge: JudgeSummary | null;
+  /**
+   * The score's yardsticks as the race's agents first ended (or as recorded, for a reopened run),
+   * kept for every later round (checks/score.ts); null before.
+   */
+  scoreReference: ScoreReference | null;
   /** Each agent's check runs (with test names), kept to compare again once the baseline is in. */
   checkRuns: Record<AgentName, CheckRun[]>;
   /** The baseline's check runs, once done. */

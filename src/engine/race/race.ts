@@ -16,7 +16,7 @@ import type { RaceRecords } from './race-records.js';
 import { trace } from '../../trace.js';
 import { cancelRace, finishRace, isOver, mergeResult, patchOf, runShell, startRound } from './race-run.js';
 import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
-import { phaseOf, toRaceSnapshot } from './snapshot.js';
+import { phaseOf, shownPhase, toRaceSnapshot } from './snapshot.js';
 import { toErrorInfo } from '../errors.js';
 import { inspectorFromEnv } from './inspect.js';
 import type { AgentEventRecord, RaceSummary } from '../records/index.js';
@@ -205,7 +205,7 @@ function onState(state: RaceState, seen: Seen | null, wiring: Wiring): Seen {
       trace(`race: settled (${phase})`);
       wiring.settle(wiring.records.persistSummary(context));
     }
-    wiring.listeners.publish(toRaceSnapshot(context, phase, Date.now()));
+    wiring.listeners.publish(toRaceSnapshot(context, shownPhase(state.value, context), Date.now()));
   }
   if (isOver(state)) wiring.end();
   return changed ? { context, phase } : (seen ?? { context, phase });

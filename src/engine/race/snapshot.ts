@@ -42,6 +42,25 @@ export const phaseOf = (value: StateValue): RacePhase => {
   }
 };
 
+/** An agent whose process may still run (its status says so). */
+const LIVE: ReadonlySet<string> = new Set(['pending', 'setting_up', 'spawning', 'running']);
+
+/**
+ * The phase the snapshot shows: as phaseOf says, except that a race whose agents all ended while
+ * checks run (an agent's, or the baseline's) is `checking`, not `racing`.
+ */
+export const shownPhase = (value: StateValue, context: RaceContext): RacePhase => {
+  const phase = phaseOf(value);
+  const top = typeof value === 'string' ? value : Object.keys(value)[0];
+  if (top !== 'racing' || context.launches.length === 0) return phase;
+  const live = context.launches.some((launch) => {
+    const agent = context.agents.find((item) => item.agent === launch.agent);
+    return agent === undefined || LIVE.has(agent.status);
+  });
+  const checking = context.baseline?.status === 'running' || context.agents.some((agent) => agent.checking);
+  return !live && checking ? 'checking' : phase;
+};
+
 /** Phases in which every agent and the baseline have settled: the scores compare final figures. */
 const SCORED_PHASES: readonly RacePhase[] = ['reviewing', 'merging', 'done'];
 

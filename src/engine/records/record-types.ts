@@ -6,7 +6,13 @@ import type { AgentEvent, ErrorInfo, Usage } from '../../core/events.js';
 import type { AdapterId, Capabilities } from '../../adapters/types.js';
 import type { AgentName } from '../agent-name.js';
 import type { RunnerKind } from '../agent-plan.js';
-import type { CheckSummary, NewTestsSummary, ScoreSummary, ScoreWeights } from '../check-types.js';
+import type {
+  CheckSummary,
+  NewTestsSummary,
+  ScoreReference,
+  ScoreSummary,
+  ScoreWeights,
+} from '../check-types.js';
 
 /** How an agent ended, as its summary records it (AgentStatus without the live ones). */
 export type FinalStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
@@ -95,6 +101,8 @@ export interface RaceSummary {
   baseline?: { status?: BaselineStatus; error?: string; checks: CheckSummary[] };
   /** The weights the scores were computed with (absent when nothing was scored). */
   scoreWeights?: ScoreWeights;
+  /** The yardsticks the scores compare with, as the race's agents ended (absent in older records). */
+  scoreReference?: ScoreReference;
   /** The race allowed results that change what its checks run (`--allow-test-changes`). */
   allowTestChanges?: boolean;
   /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */

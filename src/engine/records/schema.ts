@@ -111,6 +111,12 @@ const scoreWeightsSchema = z.object({
   evidence: z.number().finite().optional(),
 });
 
+const scoreReferenceSchema = z.object({
+  lines: z.number().finite().nullable(),
+  durationMs: z.number().finite().nullable(),
+  costUsd: z.number().finite().nullable(),
+});
+
 const scoreSchema = z.object({
   total: z.number().finite(),
   gates: z.object({ passed: z.boolean(), failed: z.array(z.string()) }),
@@ -246,6 +252,7 @@ export const summaryFrameSchema = z.object({
     })
     .optional(),
   scoreWeights: scoreWeightsSchema.optional(),
+  scoreReference: scoreReferenceSchema.optional(),
   allowTestChanges: z.boolean().optional(),
   merged: z
     .object({

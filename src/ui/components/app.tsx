@@ -194,7 +194,7 @@ export const App = ({
             // may be in its short result grace, and a race merges once every agent has settled.
             if (
               effect.stopFirst.length > 0 ||
-              ['racing', 'cross_testing', 'judging'].includes(handle.getSnapshot().phase)
+              ['racing', 'checking', 'cross_testing', 'judging'].includes(handle.getSnapshot().phase)
             )
               await handle.settled;
             const result = await handle.merge(

@@ -35,15 +35,21 @@ export const diffView = (patch: PatchState | undefined, theme: Theme, width: num
   const lines: Line[] = [];
   const fileStarts: number[] = [];
   const files: string[] = [];
+  // `---`/`+++` are a file's header only before its first hunk: inside one, `+++i` is an added `++i`.
+  let inHunk = false;
   for (const raw of sanitize(patch.text).replace(/\n$/, '').split('\n')) {
     const header = FILE_HEADER.exec(raw);
     if (header !== null) {
+      inHunk = false;
       fileStarts.push(lines.length);
       files.push(header[2] ?? header[1] ?? raw);
       lines.push([seg(raw, 'accent', true)]);
-    } else if (raw.startsWith('+++') || raw.startsWith('---')) lines.push([seg(raw, null, true)]);
-    else if (raw.startsWith('@@')) lines.push([seg(raw, 'hunk')]);
-    else if (raw.startsWith('+')) lines.push([seg(raw, 'added')]);
+    } else if (!inHunk && (raw.startsWith('+++') || raw.startsWith('---')))
+      lines.push([seg(raw, null, true)]);
+    else if (raw.startsWith('@@')) {
+      inHunk = true;
+      lines.push([seg(raw, 'hunk')]);
+    } else if (raw.startsWith('+')) lines.push([seg(raw, 'added')]);
     else if (raw.startsWith('-')) lines.push([seg(raw, 'removed')]);
     else if (raw.startsWith(' ') || raw === '') lines.push([seg(raw)]);
     else lines.push([seg(raw, 'muted')]);

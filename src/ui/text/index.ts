@@ -55,3 +55,4 @@ export {
 } from './text.js';
 export { createTheme, detectAscii, resolveDisplayOptions } from './theme.js';
 export type { Symbols, Theme, Tone } from './theme.js';
+export { explainRank, rankingLines } from './verdict.js';

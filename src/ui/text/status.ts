@@ -147,6 +147,8 @@ export const phaseLabel = (phase: RaceSnapshot['phase']): string => {
       return 'creating worktrees';
     case 'racing':
       return 'racing';
+    case 'checking':
+      return 'checking';
     case 'cross_testing':
       return 'cross-testing';
     case 'judging':

@@ -1,8 +1,10 @@
 /**
  * Issue 26, "Checks found for you": `--check auto` runs the project's own test command on every
  * result and on the base: `npm test` in a Node project with an npm lockfile, pytest in a Python
- * one. The command is the repository's code, so it runs only once its file is trusted: before
- * that, the race is refused with what to do and nothing runs. Real hydra processes, fake agents.
+ * one. Issue 34: typed on the command line, `--check auto` is the user's consent and runs the command
+ * with no `hydra trust`, as `--check "npm test"` would; `[race] checks = "auto"` in a config runs it
+ * only once its file is trusted: before that, the race is refused with what to do and nothing runs.
+ * Real hydra processes, fake agents.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -50,7 +52,8 @@ describe('--check auto in a Node project', () => {
   const BUGGY = 'export const add = (a, b) => a - b;\n';
   const FIXED = 'export const add = (a, b) => a + b;\n';
 
-  it('is refused until package.json is trusted, then runs `npm test` on every result and the baseline', async () => {
+  /** A Node project whose `npm test` logs which client ran it and where, with a bug to fix. */
+  const nodeProject = async (): Promise<{ repo: string; marker: string }> => {
     const repo = await createRepo(sandbox.dir);
     const marker = path.join(sandbox.dir, 'npm-test.log');
     // The script says which client ran it (npm sets npm_config_user_agent) and where.
@@ -73,21 +76,26 @@ describe('--check auto in a Node project', () => {
       claude: { agent: 'claude', delayMs: 2, edits: [{ path: 'lib.js', content: FIXED }] },
       codex: { agent: 'codex', delayMs: 2, edits: [{ path: 'notes.txt', content: 'looked\n' }] },
     });
-    const args = ['race', '--json', '--agents', 'claude,codex', '--check', 'auto', 'Fix add'];
+    return { repo, marker };
+  };
 
-    const refused = await run(repo, args);
-    expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain('`npm test`');
-    expect(refused.stderr).toContain('hydra trust package.json');
-    expect(existsSync(marker)).toBe(false);
-
+  it('typed on the command line, runs `npm test` on every result and the baseline with no hydra trust', async () => {
+    const { repo, marker } = await nodeProject();
     const doctor = await run(repo, ['doctor']);
     expect(doctor.stdout).toMatch(
-      /--check auto: `npm test` \(package\.json scripts\.test .*package-lock\.json\); package\.json is not trusted/,
+      /--check auto: `npm test` \(package\.json scripts\.test .*package-lock\.json\); package\.json is not trusted: --check auto typed on the command line runs it/,
     );
 
-    expect((await run(repo, ['trust', 'package.json'])).exitCode).toBe(0);
-    const race = await run(repo, args);
+    const race = await run(repo, [
+      'race',
+      '--json',
+      '--agents',
+      'claude,codex',
+      '--check',
+      'auto',
+      'Fix add',
+    ]);
+    expect(race.exitCode).toBe(0);
     expect(race.stderr).toContain('--check auto: running `npm test`');
     const summary = parseNdjson(race.stdout).at(-1) as unknown as Summary;
     const statusOf = (agent: string) =>
@@ -96,6 +104,14 @@ describe('--check auto in a Node project', () => {
     expect(statusOf('codex')).toEqual([['test', 'failed']]);
     expect(summary.baseline?.checks.map((check) => [check.name, check.status])).toEqual([['test', 'failed']]);
     expect(summary.agents.find((item) => item.agent === 'claude')?.score?.verified).toBe(true);
+    // Issue 34: the final lines and hydra show say why each result ranks where it does.
+    expect(race.stderr).toContain('hydra: why each result ranks where it does:');
+    expect(race.stderr).toMatch(
+      /^ {2}claude: 1st, [\d.]+: test: passes all 1 test \(1 failed on the base\); /m,
+    );
+    expect(race.stderr).toMatch(/^ {2}codex: 2nd, 0: cannot win: failed gate test; /m);
+    const show = await run(repo, ['show', String(parseNdjson(race.stdout)[0]?.['runId'])]);
+    expect(show.stdout).toMatch(/^ {2}why {5}1st, [\d.]+: test: passes all 1 test \(1 failed on the base\)/m);
     // Run by npm, in each result's clean checkout and the base's.
     const lines = readFileSync(marker, 'utf8').trim().split('\n').sort();
     expect(lines).toHaveLength(3);
@@ -106,11 +122,39 @@ describe('--check auto in a Node project', () => {
       '.checks-codex',
     ]);
   }, 180_000);
+
+  it('[race] checks = "auto" in a config runs it only once package.json is trusted; --revoke says what it revoked', async () => {
+    const { repo, marker } = await nodeProject();
+    writeFileSync(path.join(repo, 'hydra.toml'), '[race]\nchecks = "auto"\n');
+    commit(repo, 'auto checks');
+    const args = ['race', '--json', '--agents', 'claude,codex', 'Fix add'];
+    expect((await run(repo, ['trust'])).exitCode).toBe(0);
+
+    const refused = await run(repo, args);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('race.checks = "auto" found `npm test`');
+    expect(refused.stderr).toContain('hydra trust package.json');
+    expect(existsSync(marker)).toBe(false);
+
+    const trusted = await run(repo, ['trust', 'package.json']);
+    expect(trusted.stdout).toContain('undo with: hydra trust --revoke package.json');
+    const race = await run(repo, args);
+    expect(race.stderr).toContain('race.checks = "auto": running `npm test`');
+    expect(readFileSync(marker, 'utf8').trim().split('\n')).toHaveLength(3);
+
+    const revoked = await run(repo, ['trust', '--revoke', 'package.json']);
+    expect(revoked.exitCode).toBe(0);
+    expect(revoked.stdout).toContain(
+      'package.json is no longer trusted: [race] checks = "auto" will not run `npm test`',
+    );
+    expect(revoked.stdout).not.toContain('keys are ignored');
+    expect((await run(repo, args)).exitCode).toBe(2);
+  }, 180_000);
 });
 
 describe('--check auto in a Python project', () => {
   // pytest must be installed (.ci/run installs Debian's python3-pytest): a missing one fails here.
-  it('runs pytest on every result and the baseline once pyproject.toml is trusted', async () => {
+  it('runs pytest on every result and the baseline', async () => {
     const repo = await createRepo(sandbox.dir);
     writeFileSync(
       path.join(repo, 'pyproject.toml'),
@@ -129,7 +173,6 @@ describe('--check auto in a Python project', () => {
         edits: [{ path: 'calc.py', content: 'def add(a, b):\n    return a + b\n' }],
       },
     });
-    expect((await run(repo, ['trust', 'pyproject.toml'])).exitCode).toBe(0);
     const race = await run(repo, ['race', '--json', '--agents', 'claude', '--check', 'auto', 'Fix add']);
     expect(race.stderr).toContain('--check auto: running `python3 -m pytest`');
     const summary = parseNdjson(race.stdout).at(-1) as unknown as Summary;

@@ -494,6 +494,57 @@ describe('hydra race on a real terminal', () => {
     ]);
   }, 120_000);
 
+  it('names the phases after the agents end: checking, then cross-testing, not racing (issue 34)', async () => {
+    const box = sandbox!;
+    // Each gate waits for a file the test writes once it has seen the phase on the screen.
+    const releaseChecks = path.join(box.dir, 'release-checks');
+    const releaseCross = path.join(box.dir, 'release-cross');
+    const waitFor = (file: string): string =>
+      `const { existsSync } = await import('node:fs');\nwhile (!existsSync(${JSON.stringify(file)})) await new Promise((r) => setTimeout(r, 50));\n`;
+    await writeFile(path.join(box.repo, 'package.json'), '{ "type": "module" }\n');
+    await writeFile(path.join(box.repo, 'lib.js'), 'export const add = (a, b) => a - b;\n');
+    await writeFile(
+      path.join(box.repo, 'lib.test.js'),
+      `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\n${waitFor(releaseChecks)}test('adds', () => assert.equal(add(2, 3), 5));\n`,
+    );
+    git(box.repo, ['add', '.']);
+    git(box.repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a library with a bug']);
+    const fixed = 'export const add = (a, b) => a + b;\n';
+    // Claude also writes a new test: cross-testing runs it on the base and on codex's result.
+    const newTest = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\n${waitFor(releaseCross)}test('adds again', () => assert.equal(add(1, 1), 2));\n`;
+    await installFaultAgents(box.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 50,
+        edits: [
+          { path: 'lib.js', content: fixed },
+          { path: 'add.test.js', content: newTest },
+        ],
+      },
+      codex: { agent: 'codex', delayMs: 50, edits: [{ path: 'lib.js', content: fixed }] },
+    });
+    await startHydra(box, ['--check', 'node --test lib.test.js']);
+
+    const checking = await waitForScreen(box, 'the checking phase', (screen) =>
+      /(^|\s)checking · 0 running · 2 done/m.test(screen),
+    );
+    expect(checking).not.toMatch(/(^|\s)racing · /m);
+    await writeFile(releaseChecks, '');
+    await waitForScreen(box, 'the cross-testing phase', (screen) =>
+      /(^|\s)cross-testing · 0 running/m.test(screen),
+    );
+    await writeFile(releaseCross, '');
+    await waitForScreen(box, 'the review', (screen) => /(^|\s)reviewing · /m.test(screen));
+
+    await sendKeys(box, 'q');
+    const ended = await waitForScreen(box, 'hydra to end', (screen) =>
+      /nothing was merged|Quit/.test(screen),
+    );
+    if (ended.includes('y quit')) await sendKeys(box, 'y');
+    expect(await waitForExitCode(box)).toBe('0');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 180_000);
+
   it('sends a follow-up with f, opens a shell with s, and merges a result that has both', async () => {
     const box = sandbox!;
     await installFaultAgents(box.bin, {

@@ -7,7 +7,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun, reopenFromRecord, startRace } from '../../../../src/engine/index.js';
-import type { RaceHandle, RaceOptions } from '../../../../src/engine/index.js';
+import type {
+  AgentPlan,
+  CheckSpec,
+  RaceHandle,
+  RaceOptions,
+  RaceSummary,
+  RoundRequest,
+} from '../../../../src/engine/index.js';
 import { installAgents, makeSandbox, plan, raceOptions } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 
@@ -52,6 +59,26 @@ const start = (options: RaceOptions): RaceHandle => {
   const handle = startRace(options);
   handles.push(handle);
   return handle;
+};
+
+/** The recorded run of `first` reopened as hydra does (`show --tui`, or `continue` with a round), finished. */
+const reopened = async (
+  first: RaceHandle,
+  agents: AgentPlan[],
+  checks: CheckSpec[],
+  round?: RoundRequest,
+): Promise<RaceSummary> => {
+  const record = await readRun(sandbox.repo, first.runId);
+  const again = start(
+    raceOptions(sandbox, agents, {
+      checks,
+      runId: first.runId,
+      prompt: record.meta.prompt,
+      reopen: reopenFromRecord(record, round),
+    }),
+  );
+  await again.settled;
+  return again.finish();
 };
 
 describe('the live cost of a follow-up round', () => {
@@ -131,6 +158,57 @@ describe('an agent’s figures after a follow-up round', () => {
   });
 });
 
+describe('the other agents’ scores after one agent’s round (issue 34)', () => {
+  /** Claude is the quicker and the smaller result; its round makes it slower and bigger. */
+  const install = () =>
+    installAgents(sandbox, {
+      claude: {
+        delayMs: 0,
+        edits: [{ path: 'claude.txt', content: 'one\n' }],
+        resumedEdits: [{ path: 'claude-2.txt', content: `${'line\n'.repeat(40)}` }],
+      },
+      codex: { delayMs: 300, edits: [{ path: 'codex.txt', content: 'one\ntwo\nthree\n' }] },
+    });
+  const checks = [{ name: 'ok', run: 'true', timeoutMs: 30_000, gate: true }];
+
+  it('leaves them where they were, though the round made it lose the smallest diff and the best time', async () => {
+    sandbox = makeSandbox();
+    await install();
+    const agents = [plan(sandbox, 'claude'), plan(sandbox, 'codex')];
+    const handle = start(raceOptions(sandbox, agents, { checks }));
+    const first = await handle.settled;
+    const codexBefore = first.agents.find((agent) => agent.agent === 'codex');
+    expect(codexBefore?.score?.parts.diff).toBeLessThan(1);
+
+    const summary = await handle.startRound({ kind: 'follow_up', agent: 'claude', prompt: 'Go on' });
+    const claude = summary.agents.find((agent) => agent.agent === 'claude');
+    expect(claude?.diff.insertions).toBeGreaterThan(40);
+    const codex = summary.agents.find((agent) => agent.agent === 'codex');
+    expect(codex?.score).toEqual(codexBefore?.score);
+    // Claude is now measured against the race's yardsticks: its bigger diff costs it.
+    expect(claude?.score?.parts.diff).toBeLessThan(1);
+  });
+
+  it('leaves them where they were on a reopened run (hydra continue), from the recorded yardsticks', async () => {
+    sandbox = makeSandbox();
+    await install();
+    const agents = [plan(sandbox, 'claude'), plan(sandbox, 'codex')];
+    const race = start(raceOptions(sandbox, agents, { checks }));
+    await race.settled;
+    const recorded = await race.finish();
+    const codexBefore = recorded.agents.find((agent) => agent.agent === 'codex');
+    expect(recorded.scoreReference?.lines).toBe(1);
+
+    const summary = await reopened(race, agents, checks, {
+      kind: 'follow_up',
+      agent: 'claude',
+      prompt: 'Go on',
+    });
+    expect(summary.agents.find((agent) => agent.agent === 'claude')?.diff.insertions).toBeGreaterThan(40);
+    expect(summary.agents.find((agent) => agent.agent === 'codex')?.score).toEqual(codexBefore?.score);
+  });
+});
+
 describe('a recorded run reopened without a round', () => {
   it('keeps every agent’s checks, its score and the baseline as recorded', async () => {
     sandbox = makeSandbox();
@@ -147,17 +225,7 @@ describe('a recorded run reopened without a round', () => {
     expect(recorded.baseline?.checks).toHaveLength(1);
 
     // What `hydra show --tui` does: the run reopened to review, with the same config.
-    const record = await readRun(sandbox.repo, first.runId);
-    const again = start(
-      raceOptions(sandbox, agents, {
-        checks,
-        runId: first.runId,
-        prompt: record.meta.prompt,
-        reopen: reopenFromRecord(record),
-      }),
-    );
-    await again.settled;
-    const reviewed = await again.finish();
+    const reviewed = await reopened(first, agents, checks);
 
     for (const [index, agent] of reviewed.agents.entries()) {
       expect(agent.checks).toEqual(recorded.agents[index]?.checks);

@@ -15,6 +15,14 @@ describe('readTestCounts', () => {
     ['pytest-verbose.txt', 'pytest', 1, 1, 1, ['test_math.py::test_fails']],
     ['go-verbose.txt', 'go', 1, 1, 1, ['TestFails']],
     ['cargo.txt', 'cargo', 1, 1, 1, ['tests::it_fails']],
+    // Issue 34: every usual output mode.
+    ['pytest-q.txt', 'pytest', 1, 1, 2, ['test_math.py::test_fails']],
+    ['pytest-qq.txt', 'pytest', 1, 1, 2, ['test_math.py::test_fails']],
+    ['pytest-rA.txt', 'pytest', 1, 1, 2, ['test_math.py::test_fails']],
+    ['vitest-verbose.txt', 'vitest', 1, 1, 2, ['a.test.ts > math > fails']],
+    ['jest-verbose.txt', 'jest', 1, 1, 2, ['math › fails']],
+    ['mocha.txt', 'mocha', 1, 1, 1, ['math fails']],
+    ['cargo-q.txt', 'cargo', 1, 1, 1, ['tests::it_fails']],
   ] as const)('%s: %s, %i passed, %i failed, %i skipped', (file, runner, passed, failed, skipped, names) => {
     const counts = readTestCounts(fixture(file));
     expect(counts).toMatchObject({ runner, passed, failed, skipped });
@@ -27,6 +35,18 @@ describe('readTestCounts', () => {
     expect(readTestCounts(fixture('pytest-verbose.txt'))?.passedNames).toEqual(['test_math.py::test_adds']);
     expect(readTestCounts(fixture('go-verbose.txt'))?.passedNames).toEqual(['TestAdds']);
     expect(readTestCounts(fixture('cargo.txt'))?.passedNames).toEqual(['tests::it_adds']);
+    expect(readTestCounts(fixture('pytest-rA.txt'))?.passedNames).toEqual(['test_math.py::test_adds']);
+    expect(readTestCounts(fixture('vitest-verbose.txt'))?.passedNames).toEqual(['a.test.ts > math > adds']);
+    expect(readTestCounts(fixture('jest-verbose.txt'))?.passedNames).toEqual(['math › adds']);
+    expect(readTestCounts(fixture('mocha.txt'))?.passedNames).toEqual(['math adds']);
+  });
+
+  it('counts a test a result marked xfail as not run, so the run is short of the baseline (pytest -q)', () => {
+    const marked = fixture('pytest-q.txt').replace(
+      '1 failed, 1 passed, 1 skipped, 1 xfailed in',
+      '1 passed, 1 skipped, 2 xfailed in',
+    );
+    expect(readTestCounts(marked)).toMatchObject({ passed: 1, failed: 0, skipped: 3 });
   });
 
   it('gives no counts for go test without -v (it does not print what passed) or for plain output', () => {
