@@ -3,7 +3,7 @@
  * its checks against the baseline, its scope and its score, and what was merged.
  */
 import { agentNameOf } from '../agent-name.js';
-import { DEFAULT_SCORE_WEIGHTS, outsideAllowedPaths, scoreRace } from '../checks/index.js';
+import { DEFAULT_SCORE_WEIGHTS, contractOf, outsideAllowedPaths, scoreRace } from '../checks/index.js';
 import type { RaceContext } from './race-types.js';
 import type { AgentSnapshot, BaselineSnapshot } from './race-handle.js';
 import type { AgentSummary, RaceSummary } from '../records/index.js';
@@ -75,9 +75,12 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
   const agents = summary.agents.map((agent, index): AgentSummary => {
     const snapshot = context.agents[index];
     const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
+    const checks = withUnrunChecks(context, index, snapshot?.checks ?? []);
+    const contract = hasChecks ? contractOf(checks) : null;
     return {
       ...agent,
-      ...(hasChecks ? { checks: withUnrunChecks(context, index, snapshot?.checks ?? []) } : {}),
+      ...(hasChecks ? { checks } : {}),
+      ...(contract === null ? {} : { contract }),
       ...(allowed === undefined || allowed.length === 0
         ? {}
         : { outsideAllowed: outsideAllowedPaths(files, allowed) }),

@@ -6,7 +6,13 @@ import type { AgentEvent, ErrorInfo, Usage } from '../../core/events.js';
 import type { AdapterId, Capabilities } from '../../adapters/types.js';
 import type { AgentName } from '../agent-name.js';
 import type { RunnerKind } from '../agent-plan.js';
-import type { CheckSummary, NewTestsSummary, ScoreSummary, ScoreWeights } from '../check-types.js';
+import type {
+  CheckSummary,
+  ContractSummary,
+  NewTestsSummary,
+  ScoreSummary,
+  ScoreWeights,
+} from '../check-types.js';
 
 /** How an agent ended, as its summary records it (AgentStatus without the live ones). */
 export type FinalStatus = 'completed' | 'failed' | 'timed_out' | 'cancelled' | 'skipped';
@@ -57,6 +63,11 @@ export interface AgentSummary {
   warnings?: string[];
   /** Its checks, compared with the baseline (empty when the race has none or it did not complete). */
   checks?: CheckSummary[];
+  /**
+   * What its result changed of the base's tests and their configuration, and whether its checks pass
+   * with its own versions and with the base's (checks/contract); absent when it changed none.
+   */
+  contract?: ContractSummary;
   score?: ScoreSummary;
   /** Changed files outside allowed_paths (only when allowed_paths is configured). */
   outsideAllowed?: string[];
