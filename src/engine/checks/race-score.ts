@@ -95,18 +95,22 @@ const listed = (items: readonly string[]): string =>
   items.length <= 3 ? items.join(', ') : `${items.slice(0, 3).join(', ')} and ${items.length - 3} more`;
 
 /**
- * What the score reads of one check: the contract's run (the base's tests), or, when the user
- * allows test changes, the result's own run. A check that passes only with the result's own
- * versions of the tests is flagged: changing them is the user's decision.
+ * What the score reads of one check: the contract's run (the base's tests; it passes only if the
+ * result's own run passes too), or, when the user allows test changes, the result's own run. A
+ * check that passes only with the result's own versions of the tests is flagged: changing them is
+ * the user's decision.
  */
 const scoredCheck = (check: CheckSummary, allowTestChanges: boolean): ScoredCheck => {
   const run = allowTestChanges && check.own !== undefined ? check.own : check;
   const changed = check.contract ?? [];
   const ownOnly = check.own?.status === 'passed' && check.status !== 'passed';
+  // Without the allowance a check passes when it passes both ways: with the base's tests, and with
+  // the result's own (a result whose own tests fail is not right because the base's pass).
+  const bothWays = allowTestChanges || check.own === undefined || check.own.status === 'passed';
   return {
     name: check.name,
     gate: check.gate,
-    passed: run.status === 'passed',
+    passed: run.status === 'passed' && bothWays,
     ran: run.status === 'passed' || run.status === 'failed',
     tests: run.tests === null ? null : { passed: run.tests.passed, failed: run.tests.failed },
     flags: [
