@@ -21,7 +21,7 @@ export { activeContainment, describeContainment } from './process/index.js';
 export type { Containment } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
 export type { AutoCheckState } from './config/index.js';
-export { DETECTION_SOURCES, detectTestCommand } from './checks/index.js';
+export { DETECTION_SOURCES, contractOf, detectTestCommand } from './checks/index.js';
 export { describeSandbox, prepareSandbox } from './sandbox/index.js';
 export type { SandboxSettings, SandboxSupport } from './sandbox/index.js';
 export {
@@ -58,6 +58,7 @@ export type {
   CheckSpec,
   CheckStatus,
   CheckSummary,
+  ContractSummary,
   NewTestRun,
   NewTestStatus,
   NewTestsSummary,

@@ -18,6 +18,7 @@ export {
   formatScore,
   formatDiff,
   formatDuration,
+  formatContract,
   formatNewTests,
   formatWhere,
   formatTime,
