@@ -43,6 +43,8 @@ export type CommitCheckPlace = Omit<CheckPlace, 'cwd'> &
      * their configuration, the checks run there too, on the result with those put back (contract/).
      */
     contractDir?: string;
+    /** The sandbox of the contract's checkout (its own tree writable), when the checks are sandboxed. */
+    contractSandbox?: CheckPlace['sandbox'];
   };
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
@@ -90,7 +92,7 @@ export async function runChecksOnCommit(
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { base, contractDir, ...rest } = place;
+  const { base, contractDir, contractSandbox, ...rest } = place;
   if (base === undefined || contractDir === undefined) return checkCommit(specs, place);
   const tree = await contractTree(place.repoRoot, base, place.commit, specs);
   if (tree.commit === null) return checkCommit(specs, place);
@@ -103,6 +105,7 @@ export async function runChecksOnCommit(
       commit: tree.commit,
       dir: contractDir,
       owner: `${rest.owner}:contract`,
+      ...(contractSandbox === undefined ? {} : { sandbox: contractSandbox }),
     }),
   ]);
   return contract.map((run, index) => {
@@ -113,7 +116,19 @@ export async function runChecksOnCommit(
 
 /** Makes the checkout, runs the checks there, checks it was left alone, removes it. */
 async function checkCommit(specs: readonly CheckSpec[], place: CommitCheckPlace): Promise<CheckRun[]> {
-  const { repoRoot, commit, dir, area, base, copy, shared = [], setup, contractDir: _, ...rest } = place;
+  const {
+    repoRoot,
+    commit,
+    dir,
+    area,
+    base,
+    copy,
+    shared = [],
+    setup,
+    contractDir: _dir,
+    contractSandbox: _sandbox,
+    ...rest
+  } = place;
   let remote: RemoteCheckout | null = null;
   try {
     const [changes] = await Promise.all([
