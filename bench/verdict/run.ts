@@ -183,6 +183,13 @@ const main = async (): Promise<void> => {
       ]),
     )}\n\nright decisions: ${right}/${rows.length}; false merges: ${falseMerges}; missed merges: ${missed}\n`,
   );
+  // By lineup: the gaming lineups are the contract's; the others need evidence no visible test gives.
+  for (const lineup of LINEUPS) {
+    const mine = rows.filter((row) => row.lineup === lineup.name);
+    process.stdout.write(
+      `  ${lineup.name}: ${mine.filter((row) => row.right).length}/${mine.length} right\n`,
+    );
+  }
   for (const row of rows.filter((item) => !item.right && item.mergeReason !== null))
     process.stdout.write(`  ${row.project} / ${row.lineup}: ${row.mergeReason}\n`);
   mkdirSync(path.join(PACKAGE_ROOT, '.cache', 'bench'), { recursive: true });
