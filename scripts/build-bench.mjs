@@ -23,6 +23,12 @@ await build({
   entryPoints: ['bench/run.ts'],
   outfile: '.cache/bench/bench/run.js',
 });
+// The verdict benchmark (issue 34): `npm run bench:verdict`.
+await build({
+  ...common,
+  entryPoints: ['bench/verdict/run.ts'],
+  outfile: '.cache/bench/bench/verdict.js',
+});
 await build({
   ...common,
   entryPoints: ['bench/lib/probe-preload.ts'],

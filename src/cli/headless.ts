@@ -53,6 +53,8 @@ export interface SummaryAgentLine {
   score?: Pick<ScoreSummary, 'total' | 'gates' | 'parts' | 'verified'>;
   /** The tests it added or changed, cross-tested on the base and the others' results (only when it added some). */
   newTests?: AgentSummary['newTests'];
+  /** What it changed of the base's tests, and whether it passes with its own and with the base's (only when it changed some). */
+  contract?: AgentSummary['contract'];
   /** What sandboxed it (`bubblewrap`, `sandbox-exec`), or null when it ran unsandboxed; absent when not launched. */
   sandbox?: string | null;
   /** The first port of its block (HYDRA_PORT), or null; absent when not launched. */
@@ -74,6 +76,8 @@ export interface CheckLine {
   /** Where it ran (`host`: this machine; `container`: in the agent's image on `engine`). */
   where?: CheckSummary['where'];
   engine?: string;
+  /** When the result changed the base's tests: this line is the run with the base's, `own` the run with its own. */
+  own?: { status: CheckSummary['status']; tests: CheckSummary['tests'] };
 }
 
 export interface SummaryLine {
@@ -158,6 +162,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
         verified: agent.score.verified,
       };
     if (agent.newTests !== undefined) line.newTests = agent.newTests;
+    if (agent.contract !== undefined) line.contract = agent.contract;
     if (agent.sandbox !== undefined) line.sandbox = agent.sandbox;
     if (agent.port !== undefined) line.port = agent.port;
     if (agent.setup !== undefined) line.setup = agent.setup;
@@ -187,6 +192,7 @@ const checkLine = (check: CheckSummary): CheckLine => ({
   tests: check.tests,
   ...(check.where === undefined ? {} : { where: check.where }),
   ...(check.engine === undefined ? {} : { engine: check.engine }),
+  ...(check.own === undefined ? {} : { own: { status: check.own.status, tests: check.own.tests } }),
 });
 
 /** Phases at which the race's base commit and agent set are known. */

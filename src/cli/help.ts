@@ -97,8 +97,9 @@ Options:
   --unverified                     with --auto-merge best: merge even when no check ran for the top
   --judge <agent>                  when the best results tie (or are within [score] judge_margin,
                                    default 5 points), ask this agent, read-only, to rank them
-  --allow-test-changes             let a result win that removes or skips tests the baseline ran,
-                                   or changes a check's command or config (flagged otherwise)
+  --allow-test-changes             the task changes what the tests pin down: score results with
+                                   their own tests, not only the base's (the contract), and let a
+                                   result win that changed the tests or a check's command or config
   --no-cross-test                  do not run the agents' new tests on the base and on each other's
                                    results (docs/cross-testing.md; [race] cross_test = false)
   --prompt-file <file>             read the prompt from a file ("-" = stdin)

@@ -50,6 +50,13 @@ export interface CheckRun {
   /** Where it ran (runner.ts sets it). */
   where?: CheckWhere['where'];
   engine?: string;
+  /**
+   * The contract (checks/contract): present when the result changed the base's tests or their
+   * configuration. This run is then the contract's (the base's tests and configuration put back),
+   * `own` the same check on the result as committed, and `contract` what the result changed.
+   */
+  own?: Omit<CheckRun, 'own' | 'contract'>;
+  contract?: string[];
 }
 
 /** A check's result as the summary and `hydra show` give it, compared with the baseline. */
@@ -74,6 +81,31 @@ export interface CheckSummary {
   /** Where it ran; absent in records written before it was kept. */
   where?: CheckWhere['where'];
   engine?: string;
+  /**
+   * The contract (CheckRun's): this summary is then of the run with the base's tests, `own` of the
+   * run with the result's own versions, and `contract` lists what the result changed of them.
+   */
+  own?: OwnCheckSummary;
+  contract?: string[];
+}
+
+/** A check's run with the result's own versions of the base's tests (the contract's other run). */
+export type OwnCheckSummary = Pick<
+  CheckSummary,
+  'status' | 'exitCode' | 'durationMs' | 'tests' | 'output'
+> & {
+  tampered?: string[];
+  checkoutChanged?: string[];
+};
+
+/**
+ * An agent's contract (checks/contract): what its result changed of the base's tests and their
+ * configuration, and whether every check passes with its own versions and with the base's.
+ */
+export interface ContractSummary {
+  changed: string[];
+  passesOwn: boolean;
+  passesBase: boolean;
 }
 
 /**

@@ -27,7 +27,7 @@ export {
 export type { Containment, ProcessGuards } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
 export type { AutoCheckState } from './config/index.js';
-export { DETECTION_SOURCES, detectTestCommand } from './checks/index.js';
+export { DETECTION_SOURCES, contractOf, detectTestCommand } from './checks/index.js';
 export { describeSandbox, prepareSandbox } from './sandbox/index.js';
 export type { SandboxSettings, SandboxSupport } from './sandbox/index.js';
 export {
@@ -64,6 +64,7 @@ export type {
   CheckSpec,
   CheckStatus,
   CheckSummary,
+  ContractSummary,
   NewTestRun,
   NewTestStatus,
   NewTestsSummary,

@@ -19,6 +19,7 @@ export {
   formatScore,
   formatDiff,
   formatDuration,
+  formatContract,
   formatNewTests,
   formatWhere,
   formatTime,

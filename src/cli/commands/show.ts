@@ -22,6 +22,7 @@ import {
   formatScore,
   formatDiff,
   formatDuration,
+  formatContract,
   formatNewTests,
   formatWhere,
   formatTime,
@@ -202,10 +203,24 @@ export function renderRun(
       const runner = runnerLabel(result);
       if (runner !== null) lines.push(`  runner  ${runner}`);
       lines.push(...commitLines(commits[agent] ?? [], style));
+      const contract = result.contract ?? null;
+      if (contract !== null) {
+        const text = `  tests   ${formatContract(contract, symbols.dot)}`;
+        lines.push(contract.passesOwn && !contract.passesBase ? style.yellow(text) : text);
+        if (contract.changed.length > 3)
+          for (const what of contract.changed) lines.push(`          ${symbols.dot} ${sanitizeName(what)}`);
+      }
       for (const check of result.checks ?? []) {
+        // Both runs of the contract: with the result's own tests, then with the base's.
+        if (check.own !== undefined)
+          lines.push(
+            `  check   ${checkSymbol(check.own, symbols)} ${formatCheck({ ...check, ...check.own, newlyFailing: null, newlyPassing: null }, symbols.dot)}${check.gate ? ' (gate)' : ''} with its own tests`,
+          );
         lines.push(
-          `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}${whereText(check)}`,
+          `  check   ${checkSymbol(check, symbols)} ${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}${check.own === undefined ? '' : " with the base's tests"}${whereText(check)}`,
         );
+        for (const reason of check.own?.tampered ?? [])
+          lines.push(`          ${style.yellow(`its own run is not evidence: ${reason}`)}`);
         for (const reason of check.tampered ?? [])
           lines.push(`          ${style.yellow(`not evidence: ${reason}`)}`);
         if (check.checkoutChanged !== undefined)

@@ -52,12 +52,16 @@ export const runChecksLogic = fromPromise<CheckRun[], ChecksInput>(async ({ inpu
   if (input.slots === null) throw new Error(`Checks of ${input.launch.agent} were due with no check slots.`);
   // A sandboxed agent's checks run sandboxed too, with their clean checkout writable.
   const sandbox = input.launch.sandbox ? treePolicy(input.launch.sandbox, input.place.dir) : null;
+  const contractDir = input.place.contractDir;
+  const contractSandbox =
+    input.launch.sandbox && contractDir !== undefined ? treePolicy(input.launch.sandbox, contractDir) : null;
   const specs = input.launch.checks ?? [];
   return runChecksOnCommit(specs, {
     ...input.place,
     slots: input.slots,
     signal,
     sandbox,
+    contractSandbox,
     setup: input.launch.checksSetup ?? null,
     // A container agent's checks run in its image (on a local engine: container/exec.ts).
     container: checksContainer(input.launch),

@@ -3,7 +3,7 @@
  * builder throws or does I/O (a throw there would crash the machine instead of reaching onError).
  */
 import path from 'node:path';
-import { checkoutDirOf } from '../checks/index.js';
+import { checkoutDirOf, contractDirOf } from '../checks/index.js';
 import { commitSubject } from '../git/index.js';
 import { knownSecrets } from '../records/index.js';
 import type { ChecksInput } from './agent-actors.js';
@@ -35,6 +35,8 @@ export const checksInput = (context: AgentContext): ChecksInput => ({
     repoRoot: context.launch.repoRoot,
     commit: context.commit ?? context.launch.baseRef,
     dir: checkoutDirOf(path.dirname(context.launch.worktree), context.launch.agent),
+    // The base's tests on its result, when it changed them (checks/contract).
+    contractDir: contractDirOf(path.dirname(context.launch.worktree), context.launch.agent),
     area: path.dirname(context.launch.worktree),
     base: context.launch.baseRef,
     secrets: knownSecrets(context.launch.env),

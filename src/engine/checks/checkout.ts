@@ -13,6 +13,7 @@ import { RUN_ID_ENV } from '../process/index.js';
 import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/index.js';
 import { copyIncludedFiles } from '../setup/index.js';
 import { commandChanges } from './command-config.js';
+import { contractTree } from './contract/index.js';
 import { runChecks } from './runner.js';
 import type { CheckPlace } from './runner.js';
 import { worktreeShares } from '../setup/index.js';
@@ -37,10 +38,21 @@ export type CommitCheckPlace = Omit<CheckPlace, 'cwd'> &
     area: string;
     /** The race's base: the check's command config is compared with it (absent for the baseline). */
     base?: string;
+    /**
+     * Where the contract's checkout goes (with `base`): when the result changed the base's tests or
+     * their configuration, the checks run there too, on the result with those put back (contract/).
+     */
+    contractDir?: string;
+    /** The sandbox of the contract's checkout (its own tree writable), when the checks are sandboxed. */
+    contractSandbox?: CheckPlace['sandbox'];
   };
 
 /** Where an agent's checks run: `<run dir>/.checks-<agent>` (no agent name starts with a dot). */
 export const checkoutDirOf = (runDir: string, agent: string): string => path.join(runDir, `.checks-${agent}`);
+
+/** Where an agent's contract checks run: `<run dir>/.contract-<agent>`. */
+export const contractDirOf = (runDir: string, agent: string): string =>
+  path.join(runDir, `.contract-${agent}`);
 
 /**
  * Tracked files of a checkout that differ from its commit, and any index flag (skip-worktree,
@@ -69,13 +81,54 @@ function changesOf(git: { head: string; status: string[]; flags: string[] }, com
   return [...moved, ...changed, ...hidden];
 }
 
-/** Makes the checkout, runs the checks there, checks it was left alone, removes it. */
+/**
+ * The checks of a commit. With a base and a contract checkout, when the result changed the base's
+ * tests or their configuration, they run twice at once: on the result as committed and on the
+ * contract's tree (the base's put back, contract/tree.ts); each run returned is then the contract's,
+ * with the result's own run as `own` and what it changed as `contract`.
+ */
 export async function runChecksOnCommit(
   specs: readonly CheckSpec[],
   place: CommitCheckPlace,
 ): Promise<CheckRun[]> {
   if (specs.length === 0) return [];
-  const { repoRoot, commit, dir, area, base, copy, shared = [], setup, ...rest } = place;
+  const { base, contractDir, contractSandbox, ...rest } = place;
+  if (base === undefined || contractDir === undefined) return checkCommit(specs, place);
+  const tree = await contractTree(place.repoRoot, base, place.commit, specs);
+  if (tree.commit === null) return checkCommit(specs, place);
+  const [own, contract] = await Promise.all([
+    checkCommit(specs, place),
+    // Its own marker: a check's processes are stopped by the marker of the run they belong to.
+    checkCommit(specs, {
+      ...rest,
+      base,
+      commit: tree.commit,
+      dir: contractDir,
+      owner: `${rest.owner}:contract`,
+      ...(contractSandbox === undefined ? {} : { sandbox: contractSandbox }),
+    }),
+  ]);
+  return contract.map((run, index) => {
+    const mine = own[index];
+    return { ...run, ...(mine === undefined ? {} : { own: mine }), contract: tree.changed };
+  });
+}
+
+/** Makes the checkout, runs the checks there, checks it was left alone, removes it. */
+async function checkCommit(specs: readonly CheckSpec[], place: CommitCheckPlace): Promise<CheckRun[]> {
+  const {
+    repoRoot,
+    commit,
+    dir,
+    area,
+    base,
+    copy,
+    shared = [],
+    setup,
+    contractDir: _dir,
+    contractSandbox: _sandbox,
+    ...rest
+  } = place;
   let remote: RemoteCheckout | null = null;
   try {
     const [changes] = await Promise.all([

@@ -30,13 +30,13 @@ export const scriptOf = (words: readonly string[]): string | null => {
 };
 
 /** The Makefile target `make [target]` runs (null: the first one). */
-const makeTargetOf = (words: readonly string[]): string | null | undefined => {
+export const makeTargetOf = (words: readonly string[]): string | null | undefined => {
   if (words[0] !== 'make') return undefined;
   return words.slice(1).find((word) => !word.startsWith('-') && !word.includes('=')) ?? null;
 };
 
 /** Script files the command runs by path (`./run-tests.sh`, `sh scripts/test.sh`). */
-const scriptFiles = (words: readonly string[]): string[] =>
+export const scriptFiles = (words: readonly string[]): string[] =>
   words.filter(
     (word, index) =>
       /\.(?:sh|bash)$/.test(word) || (index === 0 && word.includes('/') && !word.startsWith('/')),

@@ -5,7 +5,9 @@ export { contendersOf, DEFAULT_JUDGE_MARGIN, DEFAULT_SCORE_WEIGHTS, pickBest, sc
 export type { BestPick, ScoreInput } from './score.js';
 export { checkCommand } from './command.js';
 export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
-export { checkoutDirOf, runChecksOnCommit } from './checkout.js';
+export { checkoutDirOf, contractDirOf, runChecksOnCommit } from './checkout.js';
+export { breaksContract, contractOf } from './contract/index.js';
+export type { ContractSummary } from './contract/index.js';
 export type { CommitCheckPlace } from './checkout.js';
 export type { CheckPlace } from './runner.js';
 export { runBaseline } from './baseline.js';

@@ -239,7 +239,7 @@ export const pickBest = (scores: readonly Pickable[], options: PickOptions = {})
   if ((chosen.flags ?? []).length > 0 && options.allowTestChanges !== true)
     return {
       agent: null,
-      reason: `the top result, ${chosen.agent} (${chosen.total}), changed what its checks run (${(chosen.flags ?? []).join('; ')}); review it and merge it with \`hydra merge\`, or race with --allow-test-changes to let such a result win`,
+      reason: `the top result, ${chosen.agent} (${chosen.total}), changed the base's tests or what its checks run (${(chosen.flags ?? []).join('; ')}); changing the tests is your decision: review it and merge it with \`hydra merge\`, or race with --allow-test-changes to let such a result win`,
     };
   if (chosen === top && second !== undefined && second.total === top.total) {
     const tied = ranked.filter((score) => score.total === top.total).map((score) => score.agent);

@@ -23,10 +23,10 @@ export const siblingPathsIn = (
   }
   const runDir = path.dirname(own.worktree);
   const found = new Set<string>();
-  for (const name of [...own.siblings, '.baseline', '.checks-']) {
+  for (const name of [...own.siblings, '.baseline', '.checks-', '.contract-']) {
     const absolute = path.join(runDir, name);
     if (text.includes(absolute)) found.add(absolute);
-    if (name !== '.checks-' && new RegExp(`(?:^|[\\s'"=:])\\.\\./${escape(name)}(?:/|\\b)`).test(text))
+    if (!name.endsWith('-') && new RegExp(`(?:^|[\\s'"=:])\\.\\./${escape(name)}(?:/|\\b)`).test(text))
       found.add(`../${name}`);
   }
   return [...found];

@@ -5,6 +5,7 @@
 import { agentNameOf } from '../agent-name.js';
 import {
   DEFAULT_SCORE_WEIGHTS,
+  contractOf,
   outsideAllowedPaths,
   raceScoreReference,
   scoreRace,
@@ -80,9 +81,12 @@ export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary
   const agents = summary.agents.map((agent, index): AgentSummary => {
     const snapshot = context.agents[index];
     const files = snapshot?.diff?.files.map((file) => file.path) ?? [];
+    const checks = withUnrunChecks(context, index, snapshot?.checks ?? []);
+    const contract = hasChecks ? contractOf(checks) : null;
     return {
       ...agent,
-      ...(hasChecks ? { checks: withUnrunChecks(context, index, snapshot?.checks ?? []) } : {}),
+      ...(hasChecks ? { checks } : {}),
+      ...(contract === null ? {} : { contract }),
       ...(allowed === undefined || allowed.length === 0
         ? {}
         : { outsideAllowed: outsideAllowedPaths(files, allowed) }),

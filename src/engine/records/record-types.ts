@@ -8,6 +8,7 @@ import type { AgentName } from '../agent-name.js';
 import type { RunnerKind } from '../agent-plan.js';
 import type {
   CheckSummary,
+  ContractSummary,
   NewTestsSummary,
   ScoreReference,
   ScoreSummary,
@@ -63,6 +64,11 @@ export interface AgentSummary {
   warnings?: string[];
   /** Its checks, compared with the baseline (empty when the race has none or it did not complete). */
   checks?: CheckSummary[];
+  /**
+   * What its result changed of the base's tests and their configuration, and whether its checks pass
+   * with its own versions and with the base's (checks/contract); absent when it changed none.
+   */
+  contract?: ContractSummary;
   score?: ScoreSummary;
   /** Changed files outside allowed_paths (only when allowed_paths is configured). */
   outsideAllowed?: string[];

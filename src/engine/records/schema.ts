@@ -98,6 +98,27 @@ const checkSummarySchema = z.object({
   // Where it ran (absent before it was kept; an unknown place is dropped, not the check).
   where: z.enum(['host', 'container']).optional().catch(undefined),
   engine: z.string().optional().catch(undefined),
+  // The contract (checks/contract): the same check with the result's own versions of the tests.
+  own: z
+    .object({
+      status: z.enum(['passed', 'failed', 'timed_out', 'error']),
+      exitCode: z.number().nullable(),
+      durationMs: z.number().finite(),
+      tests: z
+        .object({ passed: z.number().finite(), failed: z.number().finite(), skipped: z.number().finite() })
+        .nullable(),
+      output: z.string(),
+      tampered: z.array(z.string()).optional(),
+      checkoutChanged: z.array(z.string()).optional(),
+    })
+    .optional(),
+  contract: z.array(z.string()).optional(),
+});
+
+const contractSchema = z.object({
+  changed: z.array(z.string()),
+  passesOwn: z.boolean(),
+  passesBase: z.boolean(),
 });
 
 const scorePart = z.number().finite().nullable();
@@ -194,6 +215,7 @@ export const agentSummarySchema: z.ZodType<AgentSummary> = z
     error: errorInfoSchema.optional(),
     warnings: z.array(z.string()).optional(),
     checks: z.array(checkSummarySchema).optional(),
+    contract: contractSchema.optional(),
     score: scoreSchema.optional(),
     outsideAllowed: z.array(z.string()).optional(),
     // It goes into a command line (a follow-up's --resume): only a session id's shape is accepted.

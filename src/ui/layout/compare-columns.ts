@@ -3,6 +3,7 @@
  * one per check and cross-testing's reproductions; each with a width, an alignment, the priority
  * it is dropped by when the table does not fit, and how its cell reads an agent.
  */
+import { contractOf } from '../../engine/index.js';
 import type { AgentSnapshot, RaceSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,
@@ -170,6 +171,31 @@ export const newTestsColumn = (snapshot: RaceSnapshot): Column[] => {
         text: newTestsFigure(agent.newTests),
         tone: failsRival(agent) ? 'warn' : (agent.newTests?.reproductions ?? 0) > 0 ? 'ok' : 'muted',
       }),
+    },
+  ];
+};
+
+/**
+ * The contract's column, when a result changed the base's tests: `own✔ base✘` (passes only with
+ * its own tests: a warning), `-` for a result that changed none.
+ */
+export const contractColumn = (snapshot: RaceSnapshot, symbols: Theme['symbols']): Column[] => {
+  if (!snapshot.agents.some((agent) => contractOf(agent.checks) !== null)) return [];
+  const mark = (passes: boolean): string => (passes ? symbols.ok : symbols.fail);
+  return [
+    {
+      title: 'Tests changed',
+      width: 13,
+      align: 'right',
+      priority: 1,
+      cell: (agent) => {
+        const contract = contractOf(agent.checks);
+        if (contract === null) return { text: '-', tone: 'muted' };
+        return {
+          text: `own${mark(contract.passesOwn)} base${mark(contract.passesBase)}`,
+          tone: contract.passesOwn && !contract.passesBase ? 'warn' : 'muted',
+        };
+      },
     },
   ];
 };

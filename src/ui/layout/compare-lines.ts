@@ -17,7 +17,14 @@ import {
   UNVERIFIED,
   type Theme,
 } from '../text/index.js';
-import { checkColumns, COLUMNS, newTestsColumn, SCORE_COLUMN, type Column } from './compare-columns.js';
+import {
+  checkColumns,
+  COLUMNS,
+  contractColumn,
+  newTestsColumn,
+  SCORE_COLUMN,
+  type Column,
+} from './compare-columns.js';
 import { fitLine, seg, wrapLines, type Line } from './lines.js';
 
 const NAME_WIDTH = 16;
@@ -83,6 +90,7 @@ export const compareLines = (
     ...(status === undefined ? [] : [status]),
     ...(scored ? [SCORE_COLUMN] : []),
     ...checkColumns(snapshot, symbols),
+    ...contractColumn(snapshot, symbols),
     ...newTestsColumn(snapshot),
     ...rest,
   ];

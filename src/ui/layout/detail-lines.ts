@@ -2,15 +2,18 @@
  * The detail view: one agent's whole state (status, place, usage, diff, commits, error, score,
  * checks) and its recent event log, as lines. Pure: snapshot data in, lines out.
  */
+import { contractOf } from '../../engine/index.js';
 import type { AgentSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,
   agentStatusLabel,
   checkSymbol,
   checkTone,
+  contractTone,
   displayWidth,
   eventLine,
   formatCheck,
+  formatContract,
   formatDiff,
   formatDuration,
   formatScore,
@@ -90,11 +93,24 @@ export const detailLines = (
         'warn',
       ),
     ]);
+  const contract = contractOf(agent.checks);
+  if (contract !== null) {
+    lines.push([seg(formatContract(contract, symbols.dot), contractTone(contract))]);
+    for (const what of contract.changed)
+      lines.push([seg(`    ${symbols.dot} ${sanitizeName(what)}`, 'muted')]);
+  }
   for (const check of agent.checks ?? []) {
+    if (check.own !== undefined)
+      lines.push([
+        seg(`${checkSymbol(check.own, symbols)} `, checkTone(check.own), true),
+        seg(
+          `${formatCheck({ ...check, ...check.own, newlyFailing: null, newlyPassing: null }, symbols.dot)} with its own tests`,
+        ),
+      ]);
     lines.push([
       seg(`${checkSymbol(check, symbols)} `, checkTone(check), true),
       seg(
-        `${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''} ${symbols.dot} ${formatDuration(check.durationMs)}`,
+        `${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}${check.own === undefined ? '' : " with the base's tests"} ${symbols.dot} ${formatDuration(check.durationMs)}`,
       ),
     ]);
     for (const reason of check.tampered ?? [])

@@ -2,11 +2,14 @@
  * The lines of one agent pane, cut to its width and height.
  */
 import { assertNever } from '../../core/events.js';
+import { contractOf } from '../../engine/index.js';
 import type { AgentSnapshot } from '../../engine/index.js';
 import {
   agentElapsed,
   checkSymbol,
   checkTone,
+  contractTone,
+  formatContract,
   eventLine,
   formatCheck,
   formatNewTests,
@@ -153,6 +156,14 @@ const checksLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
   ]);
 };
 
+/** The contract, when it changed the base's tests: `changed the tests: lib.test.js · passes only with its own tests`. */
+const contractLine = (agent: AgentSnapshot, theme: Theme): Line | null => {
+  const contract = agent.checking ? null : contractOf(agent.checks);
+  return contract === null
+    ? null
+    : [seg(formatContract(contract, theme.symbols.dot), contractTone(contract))];
+};
+
 /** Cross-testing: its new tests and whether they reproduce the bug (`1 new test · 1 reproduces`). */
 const newTestsLine = (agent: AgentSnapshot, theme: Theme): Line | null =>
   agent.newTests === undefined
@@ -225,9 +236,13 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
   const warning = warningLine(agent, theme, width);
   const ended = outcomeLines(agent, theme);
   const checks = checksLine(agent, theme);
+  const contract = contractLine(agent, theme);
   const newTests = newTestsLine(agent, theme);
   const score = scoreLine(agent, theme);
-  const outcome = [...ended, ...[checks, newTests, score].filter((line): line is Line => line !== null)];
+  const outcome = [
+    ...ended,
+    ...[checks, contract, newTests, score].filter((line): line is Line => line !== null),
+  ];
   const bottom: Line[] = [usageLine(agent, theme, width), ...roundsLines(agent, theme), ...outcome];
   const full = warning === null ? top : [...top, warning];
   const eventRoom = height - full.length - bottom.length;
@@ -253,7 +268,8 @@ export const paneLines = (agent: AgentSnapshot, options: PaneLineOptions): Line[
         );
   // Once scored, the verdict comes first: the score, how the agent ended, its checks and new tests
   // share one line (the line of a one-row pane's title), then an error's hint.
-  const verdict = score === null ? null : joinLines([score, ended[0] ?? null, checks, newTests], theme);
+  const verdict =
+    score === null ? null : joinLines([score, ended[0] ?? null, checks, contract, newTests], theme);
   if (verdict !== null && options.compact && height === 1)
     return [spread(titleLine(agent, options), verdict, width, ellipsis)];
   const result = verdict === null ? outcome : [verdict, ...ended.slice(1)];

@@ -3,8 +3,9 @@
  * failing`), its symbol and tone, the score (`score 87.5`, or `score 0 · changed nothing`). Pure,
  * so the panes, the compare view, `hydra show` and the headless notes read the same.
  */
-import type { CheckSummary, NewTestsSummary, ScoreSummary } from '../../engine/index.js';
+import type { CheckSummary, ContractSummary, NewTestsSummary, ScoreSummary } from '../../engine/index.js';
 import type { Symbols, Tone } from './theme.js';
+import { sanitizeName } from './text.js';
 
 export const checkSymbol = (check: Pick<CheckSummary, 'status'>, symbols: Symbols): string =>
   check.status === 'passed' ? symbols.ok : check.status === 'timed_out' ? symbols.stopped : symbols.fail;
@@ -73,3 +74,28 @@ export const formatNewTests = (newTests: NewTestsSummary, dot: string): string =
 /** The compare view's cell: reproductions of new tests (`1/1`), `-` without new tests. */
 export const newTestsFigure = (newTests: NewTestsSummary | undefined): string =>
   newTests === undefined ? '-' : `${newTests.reproductions}/${newTests.count}`;
+
+/** What the contract found, in words: `passes only with its own tests` (docs/verdict.md, "The contract"). */
+const contractVerdict = (contract: ContractSummary): string =>
+  contract.passesOwn
+    ? contract.passesBase
+      ? "passes its own tests and the base's"
+      : 'passes only with its own tests'
+    : contract.passesBase
+      ? "its own tests fail; the base's pass"
+      : "fails its own tests and the base's";
+
+/**
+ * A result that changed the base's tests or their configuration: `changed the tests: lib.test.js ·
+ * passes only with its own tests` (the first three changes, then how many more).
+ */
+export const formatContract = (contract: ContractSummary, dot: string): string => {
+  // File names and test lines are the agent's text.
+  const shown = contract.changed.slice(0, 3).map(sanitizeName).join(', ');
+  const more = contract.changed.length > 3 ? ` and ${contract.changed.length - 3} more` : '';
+  return `changed the tests: ${shown}${more} ${dot} ${contractVerdict(contract)}`;
+};
+
+/** A warning when its own tests and the base's disagree; muted when both pass or both fail. */
+export const contractTone = (contract: ContractSummary): Tone =>
+  contract.passesOwn === contract.passesBase ? 'muted' : 'warn';

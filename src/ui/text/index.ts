@@ -12,7 +12,7 @@ export {
   formatScoreTotal,
   UNVERIFIED,
 } from './checks.js';
-export { formatNewTests, formatWhere, newTestsFigure } from './checks.js';
+export { contractTone, formatContract, formatNewTests, formatWhere, newTestsFigure } from './checks.js';
 export {
   cachedTokens,
   fileCount,

@@ -114,13 +114,19 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
     );
     const honest = agentOf(summary, 'honest');
     const cheat = agentOf(summary, 'deleter');
-    expect(cheat.checks?.[0]?.status).toBe('passed');
-    expect(cheat.checks?.[0]?.tampered).toEqual(['ran 2 tests; the baseline ran 3', 'no longer runs adds']);
+    // With its own version of the tests it passes; with the base's (the contract) it fails.
+    expect(cheat.checks?.[0]?.own?.status).toBe('passed');
+    expect(cheat.checks?.[0]?.own?.tampered).toEqual([
+      'ran 2 tests; the baseline ran 3',
+      'no longer runs adds',
+    ]);
+    expect(cheat.checks?.[0]?.status).toBe('failed');
+    expect(cheat.contract).toEqual({ changed: ['lib.test.js'], passesOwn: true, passesBase: false });
     expect(cheat.score?.flags).toEqual([
-      'test: ran 2 tests; the baseline ran 3',
-      'test: no longer runs adds',
+      "test: passes only with its own versions of the base's tests (it changed lib.test.js)",
     ]);
     expect(cheat.score?.parts.checks).toBe(0);
+    expect(honest.contract).toBeUndefined();
     expect(honest.checks?.[0]?.tampered).toBeUndefined();
     expect(honest.score?.flags).toBeUndefined();
     expect(cheat.score?.total ?? 100).toBeLessThan(honest.score?.total ?? 0);
@@ -139,10 +145,14 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
       { checks: [{ name: 'npm', run: 'npm test', timeoutMs: 60_000, gate: true }], autoMerge: 'best' },
     );
     const cheat = agentOf(summary, 'echoer');
-    expect(cheat.checks?.[0]?.status).toBe('passed');
+    expect(cheat.checks?.[0]?.own?.status).toBe('passed');
     // Its counts match the baseline's: only the changed command gives it away.
-    expect(cheat.checks?.[0]?.tests).toEqual({ passed: 3, failed: 0, skipped: 0 });
-    expect(cheat.checks?.[0]?.tampered).toEqual(['changed package.json scripts.test']);
+    expect(cheat.checks?.[0]?.own?.tests).toEqual({ passed: 3, failed: 0, skipped: 0 });
+    expect(cheat.checks?.[0]?.own?.tampered).toEqual(['changed package.json scripts.test']);
+    // The contract runs the base's scripts.test on its result: the bug is still there.
+    expect(cheat.checks?.[0]?.status).toBe('failed');
+    expect(cheat.contract?.changed).toEqual(['package.json scripts.test']);
+    expect(cheat.score?.disqualified).toBe('failed gate npm');
     expect(cheat.score?.total ?? 100).toBeLessThan(agentOf(summary, 'honest').score?.total ?? 0);
     expect(summary.merged?.agent).toBe('honest');
   });
@@ -152,7 +162,9 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
     makeProject(sandbox);
     const summary = await race({ deleter: DELETE_TEST }, { checks: [NODE_TEST], autoMerge: 'best' });
     expect(summary.merged).toBeNull();
-    expect(summary.mergeReason).toMatch(/deleter .*changed what its checks run.*--allow-test-changes/);
+    expect(summary.mergeReason).toMatch(
+      /deleter .*changed the base's tests or what its checks run.*passes only with its own versions.*--allow-test-changes/,
+    );
   });
 
   it('with --allow-test-changes the user lets such a result win', async () => {
@@ -163,7 +175,13 @@ describe('a result that changes what its checks run is flagged (issue 21, case 1
       { checks: [NODE_TEST], autoMerge: 'best', allowTestChanges: true },
     );
     const cheat = agentOf(summary, 'deleter');
-    expect(cheat.score?.flags).toHaveLength(2);
+    // Both runs are kept; the score reads its own.
+    expect(cheat.contract).toEqual({ changed: ['lib.test.js'], passesOwn: true, passesBase: false });
+    expect(cheat.score?.flags).toEqual([
+      'test: ran 2 tests; the baseline ran 3',
+      'test: no longer runs adds',
+      "test: passes only with its own versions of the base's tests (it changed lib.test.js)",
+    ]);
     expect(cheat.score?.parts.checks).toBe(1);
     expect(summary.allowTestChanges).toBe(true);
     expect(summary.merged?.agent).toBe('deleter');
