@@ -10,7 +10,15 @@ import { formatCost, formatDuration } from './format.js';
 
 type Explained = Pick<
   AgentSummary,
-  'agent' | 'status' | 'checks' | 'score' | 'newTests' | 'usage' | 'durationMs' | 'outsideAllowed'
+  | 'agent'
+  | 'status'
+  | 'checks'
+  | 'score'
+  | 'newTests'
+  | 'usage'
+  | 'durationMs'
+  | 'outsideAllowed'
+  | 'contract'
 >;
 
 type Phrase = (agent: Explained, race: Pick<RaceSummary, 'baseline'>) => string | null;
@@ -55,9 +63,23 @@ const checkPhrase = (check: CheckSummary, base: CheckSummary | undefined): strin
 };
 
 /**
- * What its checks say. (The contract run, summary `contract`, adds its own phrase before this one:
- * whether it passes the base's tests, and what it changed among them.)
+ * The contract (summary `contract`, present when the result changed the base's tests or what
+ * configures them): whether it passes with the base's versions put back, and what it changed.
  */
+const contract: Phrase = (agent) => {
+  const terms = agent.contract;
+  if (terms === undefined || terms.changed.length === 0) return null;
+  const shown = terms.changed.slice(0, 3).join(', ');
+  const more = terms.changed.length > 3 ? ` and ${terms.changed.length - 3} more` : '';
+  const verdict = terms.passesBase
+    ? "passes with the base's tests put back"
+    : terms.passesOwn
+      ? "passes only with its own tests (fails the base's)"
+      : "fails with its own tests and the base's";
+  return `changed the tests (${shown}${more}): ${verdict}`;
+};
+
+/** What its checks say (the contract's run of them, when the result changed the tests). */
 const checks: Phrase = (agent, race) => {
   if (agent.score?.disqualified !== null && agent.score !== undefined) return null;
   const own = agent.checks ?? [];
@@ -105,9 +127,7 @@ const spent: Phrase = (agent) => {
   );
 };
 
-// The contract run's phrase (summary `contract`: passes the base's tests, what it changed among
-// them) goes between `disqualified` and `checks` once the summary has that field.
-const PHRASES: readonly Phrase[] = [disqualified, checks, flagged, newTests, scope, spent];
+const PHRASES: readonly Phrase[] = [disqualified, contract, checks, flagged, newTests, scope, spent];
 
 /** The agent's place among the scored results (ties share a place), and its score. */
 const placeOf = (agent: Explained, all: readonly Explained[]): string | null => {

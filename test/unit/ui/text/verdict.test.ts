@@ -47,6 +47,28 @@ const race = (agents: AgentSummary[]): Pick<RaceSummary, 'agents' | 'baseline'> 
 });
 
 describe('explainRank', () => {
+  it("says what a result changed of the tests and whether it passes with the base's put back (the contract)", () => {
+    const cheat = agent('codex', 40, {
+      contract: {
+        changed: ['test/discount.test.js', 'package.json#scripts.test'],
+        passesOwn: true,
+        passesBase: false,
+      },
+    });
+    const honest = agent('claude', 95, {
+      contract: { changed: ['test/discount.test.js'], passesOwn: true, passesBase: true },
+    });
+    const all = race([honest, cheat]);
+
+    expect(explainRank(cheat, all)).toContain(
+      "changed the tests (test/discount.test.js, package.json#scripts.test): passes only with its own tests (fails the base's)",
+    );
+    expect(explainRank(honest, all)).toContain(
+      "changed the tests (test/discount.test.js): passes with the base's tests put back",
+    );
+    expect(explainRank(agent('gemini', 90), all)).not.toContain('changed the tests');
+  });
+
   it('says its place, its checks against the base, its new test and its cost', () => {
     const fix = agent('claude', 95.5, {
       newTests: {
