@@ -143,6 +143,8 @@ export const raceMachine = setup({
         },
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
+      // A stop before the agents start is held, and they start stopped (spawnAgents).
+      on: { STOP_AGENT: { actions: 'holdStop' } },
     },
     probing: {
       invoke: {
@@ -166,6 +168,7 @@ export const raceMachine = setup({
         ],
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
+      on: { STOP_AGENT: { actions: 'holdStop' } },
     },
     creatingWorktrees: {
       invoke: {
@@ -181,7 +184,10 @@ export const raceMachine = setup({
         },
         onError: { target: 'failed', actions: { type: 'failWorkspace', params: ({ event }) => event } },
       },
-      on: { 'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] } },
+      on: {
+        'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] },
+        STOP_AGENT: { actions: 'holdStop' },
+      },
     },
     // A recorded run, reopened: its agents are settled already.
     reopening: {
