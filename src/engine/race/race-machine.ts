@@ -112,6 +112,8 @@ export const raceMachine = setup({
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
     reopening: ({ context }) => context.options.reopen !== undefined,
+    reviewOnly: ({ context }) =>
+      context.options.reopen !== undefined && context.options.reopen.round === undefined,
     reopenedForRound: ({ context }) => context.options.reopen?.round !== undefined,
     roundFromOptions: ({ context }) =>
       context.options.reopen?.round !== undefined && context.roundAttempts === 0,
@@ -134,13 +136,24 @@ export const raceMachine = setup({
       invoke: {
         src: 'checkRepo',
         input: ({ context }) => inputs.checkRepoInput(context),
-        onDone: {
-          target: 'probing',
-          actions: {
-            type: 'applyRepo',
-            params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+        onDone: [
+          // A review of a recorded run probes nothing (a round asked for later probes its agent).
+          {
+            guard: 'reviewOnly',
+            target: 'reopening',
+            actions: {
+              type: 'applyRepo',
+              params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+            },
           },
-        },
+          {
+            target: 'probing',
+            actions: {
+              type: 'applyRepo',
+              params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+            },
+          },
+        ],
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
       // A stop before the agents start is held, and they start stopped (spawnAgents).
