@@ -98,5 +98,5 @@ export {
 } from './devcontainer/index.js';
 export { devcontainerStatus, trustDevcontainer } from './config/index.js';
 export type { DevcontainerStatus } from './config/index.js';
-export { checkEngine, engineFacts, removeDevcontainerImages } from './container/index.js';
+export { checkEngine, checkImage, engineFacts, removeDevcontainerImages } from './container/index.js';
 export type { EngineFacts, EngineProblem } from './container/index.js';
