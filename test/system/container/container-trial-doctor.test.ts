@@ -134,7 +134,7 @@ describe.runIf(enabled)('hydra doctor when the engine is the problem', { timeout
     expect(first.exitCode, first.text).toBe(0);
     expect(first.text).toContain(`The container engine at ${down} cannot be reached`);
     expect(first.text).toContain('(a race places its agents on the other engines)');
-    expect(first.text).toMatch(/in the image .*\n(.*\n)*  claude: ok/);
+    expect(first.text).toMatch(/in the image .*\n(.*\n)* {2}claude: ok/);
     // The host's sample command and the OS sandbox are not what a container agent runs with.
     const hostSection = first.text.slice(
       first.text.indexOf('\nagents\n'),
@@ -146,7 +146,7 @@ describe.runIf(enabled)('hydra doctor when the engine is the problem', { timeout
 
     const second = await doctor(container);
 
-    expect(second.text).toMatch(/  claude: ok .*\(cached probe\)/);
+    expect(second.text).toMatch(/ {2}claude: ok .*\(cached probe\)/);
   });
 
   it('a trusted dev container the next race builds: passes, and shows no empty image section', async () => {
