@@ -87,7 +87,13 @@ export type {
   ShellRequest,
   ShellResult,
 } from './race/index.js';
-export { describeShareSupport, ignoredNotCopied, shareSupport, WORKTREE_INCLUDE } from './setup/index.js';
+export {
+  copyIncludedFiles,
+  describeShareSupport,
+  ignoredNotCopied,
+  shareSupport,
+  WORKTREE_INCLUDE,
+} from './setup/index.js';
 export {
   buildDevcontainer,
   DEVCONTAINER_INSTALL,
