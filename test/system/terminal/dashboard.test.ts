@@ -6,7 +6,7 @@
  */
 import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -586,6 +586,8 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForExitCode(box)).toBe('0');
     await rm(box.exitFile);
     await tmux(box.socket, ['kill-session', '-t', 'e2e']);
+    // A review probes nothing: Codex's CLI gone since the race, its result still reviews and merges.
+    await rename(path.join(box.bin, 'codex'), path.join(box.bin, 'codex.gone'));
 
     await startHydra(box, [], { command: ['show', 'last', '--tui'] });
     const reopened = await waitForScreen(
