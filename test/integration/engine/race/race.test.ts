@@ -323,6 +323,10 @@ describe('an agent stopped before the race started it', () => {
     expect(record.events.filter((item) => item.agent === 'codex' && item.event.kind === 'completed')).toEqual(
       [],
     );
+    // Nothing of Codex's was in its worktree: it goes, and so does its branch, as a stopped agent's.
+    await current.finish();
+    expect(git(sandbox.repo, 'branch', '--list', `hydra/${current.runId}/codex`).trim()).toBe('');
+    expect(existsSync(codex?.worktree ?? '/none')).toBe(false);
   });
 });
 
