@@ -42,6 +42,9 @@ describe('the hint for a check that fails on the base commit too', () => {
     expect(result.stderr).toMatch(
       /lack ignored files your checkout has \(\.env\): list .* in \.worktreeinclude/,
     );
+    // hydra show says it again, later.
+    const shown = await hydra(['show', 'last'], { cwd: repo, env: sandbox.env });
+    expect(shown.stdout).toMatch(/hint: check test-f-\.env fails on the base commit too.*\(\.env\)/);
   }, 90_000);
 
   it('is not given once .worktreeinclude copies the file (the check then passes)', async () => {
