@@ -224,7 +224,7 @@ describe('a follow-up round', () => {
     expect((await followUp.finish()).endedAt).toBeGreaterThan(recorded.endedAt);
   });
 
-  it('a review probes nothing: with the CLI gone, every branch is still there to review and merge; a round then says why it cannot run', async () => {
+  it('a review probes nothing: with the CLI gone, every branch is still there to review and merge; a round then says why it cannot run, and probes it when asked again', async () => {
     sandbox = makeSandbox();
     await installRecordingAgents();
     const first = start(raceOptions(sandbox, [plan(sandbox, 'claude')]));
@@ -255,6 +255,12 @@ describe('a follow-up round', () => {
       /Claude Code cannot run now/,
     );
     expect(review.getSnapshot().phase).toBe('reviewing');
+
+    // The CLI back: the follow-up asked in the review probes it then, and runs.
+    renameSync(`${binary}.gone`, binary);
+    const after = await review.startRound({ kind: 'follow_up', agent: 'claude', prompt: 'More' });
+    expect(after.agents[0]).toMatchObject({ agent: 'claude', status: 'completed' });
+    expect(filesOn(`hydra/${runId}/claude`)).toContain('claude-2.txt');
   });
 
   it('sets aside an agent whose recorded session id has the wrong shape', async () => {
