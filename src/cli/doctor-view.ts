@@ -115,10 +115,14 @@ const processesJson = (containment: Containment): DoctorJson['processes'] => {
 export interface DoctorSandbox {
   mode: SandboxSettings['mode'];
   support: SandboxSupport | null;
+  /** Every agent runs in a container (its jail): the OS sandbox does not apply to any. */
+  allInContainers?: boolean;
 }
 
 /** The sandbox's line: what a race in this mode does on this machine, and the fix when it cannot. */
-const sandboxLine = ({ mode, support }: DoctorSandbox): string => {
+const sandboxLine = ({ mode, support, allInContainers }: DoctorSandbox): string => {
+  if (allInContainers === true)
+    return 'sandbox: not used: every agent runs in a container, which is its jail (the OS sandbox is for agents on this machine)';
   if (mode === 'off' || support === null)
     return 'sandbox: off (sandbox mode "off"): agents run unsandboxed, with your full powers';
   if (support.available || mode === 'auto') return `sandbox: ${describeSandbox(support)}`;
@@ -163,7 +167,8 @@ export function renderDoctor(
     `  ${(contained ? style.green : style.yellow)(`containment: ${describeProcessGuards(guards)}`)}`,
   );
   if (sandbox !== undefined) {
-    const ok = sandbox.mode !== 'off' && sandbox.support?.available === true;
+    const ok =
+      sandbox.allInContainers === true || (sandbox.mode !== 'off' && sandbox.support?.available === true);
     lines.push(`  ${(ok ? style.green : style.yellow)(sandboxLine(sandbox))}`);
   }
   lines.push('');

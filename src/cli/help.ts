@@ -43,7 +43,7 @@ Commands:
   show <run>             one race's summary and per-agent events
   clean [<run>...]       remove worktrees, branches and records of finished or dead races
                          (--merged, --older-than 7d, --keep-results)
-  demo                   race simulated agents in a throwaway repository (no CLI or API key needed)
+  demo                   race simulated agents in a throwaway repository, or on yours with a prompt and --check (no CLI or API key needed)
   trust                  let this repository's hydra.toml choose the programs hydra runs
 
 Options:
@@ -292,6 +292,7 @@ Review the file before trusting it: hydra will run what it names.`,
 
   demo: `Usage:
   hydra demo [--here] [--json] [--ascii]
+  hydra demo "<prompt>" [--check "<command>"]... [race options] [--here]
 
 Creates a throwaway git repository in a temp directory, installs simulated agent CLIs (claude,
 codex, gemini and qwen, plus the experimental cursor and opencode) that replay recorded streams and
@@ -306,9 +307,22 @@ see it). Nothing is installed on PATH: the simulated CLIs live in a temp directo
 dashboard and the summary say the agents are simulated; the results are branches
 hydra/<run>/<agent>, which hydra merge and hydra clean work on as on any race's.
 
+Given a prompt or --check inside a git repository, the simulated agents race on your project: in
+a copy of it (a clone of its committed HEAD, with the ignored files .worktreeinclude names, in a
+temp directory; your checkout is not touched), or in it with --here. They replay their recorded
+work (hello.txt) whatever the prompt; your checks, the baseline, cross-testing, the scores and the
+merge are real. No hydra.toml is read: the race is the flags'.
+
 Options:
-  --here       race the simulated agents in the current repository
-  --json       headless: NDJSON on stdout, messages on stderr
-  --ascii      ASCII-only dashboard
-  -h, --help   this help`,
+  --here                   race the simulated agents in the current repository
+  --check "<command>"      a check run on the base and on every result (repeatable)
+  --agents <list>          which simulated agents race (claude,codex,...; default: all six)
+  --auto-merge best        merge the top score when it passed every gate
+  --unverified             with --auto-merge best: merge even when no check ran
+  --no-cross-test          do not run each agent's new tests on the others' results
+  --allow-test-changes     count results that change what the checks run
+  --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees   as for hydra race
+  --json                   headless: NDJSON on stdout, messages on stderr
+  --ascii                  ASCII-only dashboard
+  -h, --help               this help`,
 };

@@ -28,6 +28,7 @@ import {
   terminalSafeJson,
 } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
+import { noteCheckHints } from './check-hints.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -78,9 +79,15 @@ export async function runRaceSession(
   if (options.unsafe) warnUnsafe(ctx);
   const handle = startRace(options, { signalsHandledByCaller: SIGNALS_HANDLED[session.mode] });
   return session.mode === 'dashboard'
-    ? runWithDashboard(ctx, handle, session, options.keepWorktrees)
-    : runHeadless(ctx, handle, session);
+    ? runWithDashboard(ctx, handle, session, options)
+    : runHeadless(ctx, handle, session, options);
 }
+
+/** The copied and shared directories a race's worktrees get (`[setup]`), for the check hints. */
+const setupOf = (options: RaceOptions): { copy: string[]; share: string[] } => ({
+  copy: options.setup?.copy ?? [],
+  share: options.setup?.share ?? [],
+});
 
 function warnUnsafe(ctx: CliContext): void {
   const { err } = ctx;
@@ -100,7 +107,7 @@ async function runWithDashboard(
   ctx: CliContext,
   handle: RaceHandle,
   session: SessionOptions,
-  keepWorktrees: boolean,
+  options: RaceOptions,
 ): Promise<number> {
   const terminal = session.keysFromTerminal === true ? openTerminalInput(ctx) : null;
   // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
@@ -109,7 +116,7 @@ async function runWithDashboard(
     noColor: !ctx.out.enabled,
     stdin: terminal ?? ctx.stdin,
     stdout: ctx.stdout,
-    keepWorktrees,
+    keepWorktrees: options.keepWorktrees,
     env: ctx.env,
     ...(session.marker === undefined ? {} : { marker: session.marker }),
   }).finally(() => terminal?.destroy());
@@ -117,6 +124,10 @@ async function runWithDashboard(
   if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
+  await handle.settled.then(
+    (summary) => noteCheckHints(ctx, summary, options.repoPath, setupOf(options)),
+    () => undefined,
+  );
   return result.exitCode;
 }
 
@@ -136,7 +147,12 @@ function openTerminalInput(ctx: CliContext): tty.ReadStream | null {
 // ---------------------------------------------------------------------------------------------
 // Headless
 
-async function runHeadless(ctx: CliContext, handle: RaceHandle, session: SessionOptions): Promise<number> {
+async function runHeadless(
+  ctx: CliContext,
+  handle: RaceHandle,
+  session: SessionOptions,
+  options: RaceOptions,
+): Promise<number> {
   // When the reader goes away (`hydra race ... | head -3`), stop writing and stop the race, as
   // SIGPIPE would, instead of crashing with agents still running.
   let readerGone = false;
@@ -224,6 +240,7 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   if (readerGone) return EXIT.failed;
 
   noteResults(ctx, summary, session);
+  if (!interrupted) await noteCheckHints(ctx, summary, options.repoPath, setupOf(options));
   if (interrupted) return EXIT.interrupted;
   // The race failed (its engine too): whatever completed before, the command did not succeed.
   if (summary.error !== null) return EXIT.failed;

@@ -24,6 +24,7 @@ import { CommandError, UsageError } from './errors.js';
 import { chooseMode, runRaceSession } from './race-session.js';
 import { withCursorSetup } from './cursor-setup.js';
 import { withRunLock } from './run-lock.js';
+import { refuseUntrustedContainer } from './trust-hints.js';
 
 /**
  * The flags a race recorded (meta.json `config.flags`), as far as a later round may use them. A
@@ -108,6 +109,7 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
     ...(configName === undefined ? {} : { configName }),
   });
   checkConfiguredBinaries(options.agents, ctx.env, configName);
+  refuseUntrustedContainer(loaded, flags.runner !== undefined, ctx.cwd);
   options.runId = record.runId;
   options.reopen = reopenFromRecord(record, request.round);
   const warnings = configWarnings(loaded, ctx.cwd);

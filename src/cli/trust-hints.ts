@@ -4,6 +4,7 @@
  * `hydra trust`, not installing the CLI. Doctor and a race's skipped pane say the same.
  */
 import { displayPath } from '../engine/index.js';
+import { CommandError } from './errors.js';
 
 interface LoadedForHints {
   path: string | null;
@@ -35,4 +36,26 @@ export function withTrustHint<T extends { agent: string; status: string; error: 
   const hint = hints[report.agent];
   if (report.status !== 'missing' || report.error === null || hint === undefined) return report;
   return { ...report, error: { ...report.error, hint } };
+}
+
+/**
+ * An untrusted repository config that asks for containers (`runner = "container"`) is not obeyed,
+ * and hydra does not quietly race on this machine instead: the user chooses, with `--runner` (or
+ * trusts the file). Nothing is refused when `--runner` was given or the file asks for nothing.
+ */
+export function refuseUntrustedContainer(
+  loaded: { path: string | null; containerIgnored?: readonly string[] | undefined; why?: { kind: string } },
+  runnerGiven: boolean,
+  cwd: string,
+): void {
+  const keys = loaded.containerIgnored ?? [];
+  if (runnerGiven || loaded.path === null || keys.length === 0) return;
+  const file = displayPath(loaded.path, cwd);
+  const why = loaded.why?.kind === 'changed' ? 'changed since you trusted it' : 'not trusted';
+  throw new CommandError({
+    message:
+      `${file} asks for agents in containers (${keys.map((key) => `${key} = "container"`).join(', ')}), ` +
+      `but it is ${why}, so hydra will not use its container settings; it will not run the agents on this machine instead without asking`,
+    hint: `review the file and run \`hydra trust\` to race as it asks; or choose for this race: --runner local (this machine) or --runner container (hydra's default image)`,
+  });
 }

@@ -64,3 +64,14 @@ export async function createDemoRepo(dir: string): Promise<string> {
   ]);
   return dir;
 }
+
+/**
+ * A copy of the user's repository for `hydra demo "<prompt>"`: a clone of its committed HEAD (the
+ * current branch, no hard links to its objects) at `dir`, so the race's branches and merges land in
+ * the copy and the user's checkout is never touched. Returns `dir`.
+ */
+export async function copyUserRepo(root: string, dir: string): Promise<string> {
+  await mkdir(path.dirname(dir), { recursive: true });
+  await runGit(path.dirname(dir), ['clone', '--quiet', '--no-hardlinks', '--', root, dir]);
+  return dir;
+}

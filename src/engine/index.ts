@@ -94,7 +94,13 @@ export type {
   ShellRequest,
   ShellResult,
 } from './race/index.js';
-export { describeShareSupport, shareSupport } from './setup/index.js';
+export {
+  copyIncludedFiles,
+  describeShareSupport,
+  ignoredNotCopied,
+  shareSupport,
+  WORKTREE_INCLUDE,
+} from './setup/index.js';
 export {
   buildDevcontainer,
   DEVCONTAINER_INSTALL,
@@ -105,5 +111,5 @@ export {
 } from './devcontainer/index.js';
 export { devcontainerStatus, trustDevcontainer } from './config/index.js';
 export type { DevcontainerStatus } from './config/index.js';
-export { checkEngine, engineFacts, removeDevcontainerImages } from './container/index.js';
+export { checkEngine, checkImage, engineFacts, removeDevcontainerImages } from './container/index.js';
 export type { EngineFacts, EngineProblem } from './container/index.js';

@@ -57,7 +57,7 @@ export interface AgentHarness {
   stop: () => void;
 }
 
-const parentOf = (fakes: FakeAgentActors) => {
+const parentOf = (fakes: FakeAgentActors, extra: Pick<AgentInput, 'stopAtStart'>) => {
   const agent = agentMachine.provide({
     actors: {
       agentProcess: fromCallback<AgentProcessCommand, AgentInput, AgentProcessEvent>(fakes.process),
@@ -76,7 +76,7 @@ const parentOf = (fakes: FakeAgentActors) => {
     invoke: {
       id: 'agent',
       src: 'agent',
-      input: ({ context }) => ({ launch: context.launch, processes: createProcessRegistry() }),
+      input: ({ context }) => ({ launch: context.launch, processes: createProcessRegistry(), ...extra }),
     },
     on: {
       '*': {
@@ -88,8 +88,12 @@ const parentOf = (fakes: FakeAgentActors) => {
 };
 
 /** Starts the agent machine on `launch` with `fakes` for its process and commit step. */
-export function startAgent(fakes: FakeAgentActors, launch: AgentLaunch): AgentHarness {
-  const actor = createActor(parentOf(fakes), { input: launch });
+export function startAgent(
+  fakes: FakeAgentActors,
+  launch: AgentLaunch,
+  extra: Pick<AgentInput, 'stopAtStart'> = {},
+): AgentHarness {
+  const actor = createActor(parentOf(fakes, extra), { input: launch });
   const errors: unknown[] = [];
   actor.subscribe({ error: (error) => errors.push(error) });
   actor.start();

@@ -1,7 +1,7 @@
 /** `hydra doctor [--json]`: git, the repository, and every adapter with a hint for each problem. */
 import { trustHints, withTrustHint } from '../trust-hints.js';
 import { adapterIds, adapterOf } from '../../adapters/registry.js';
-import type { DoctorContext } from '../../adapters/types.js';
+import type { AdapterId, DoctorContext } from '../../adapters/types.js';
 import {
   activeContainment,
   autoCheckState,
@@ -10,6 +10,7 @@ import {
   devcontainerStatus,
   CONFIG_DEFAULTS,
   checkEngine,
+  checkImage,
   engineFacts,
   displayPath,
   loadConfig,
@@ -90,6 +91,8 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
   // What a race here copies, shares and runs in each worktree (doctor-setup.ts).
   const setup = doctorSetup(loaded, repo.root, ctx.env);
   const image = await imageReports(loaded.config, plans, allowExperimental, ctx.env, repo.root);
+  // A container agent's CLI is the image's (probed there, below): the host's command and binary are not its.
+  const reportsHere = image === null ? reports : reports.map((report) => inImageOnly(report, image));
   if (getBoolean(parsed, 'json')) {
     const { path, source, trusted, ignored } = loaded;
     const autoCheck = {
@@ -100,7 +103,7 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     };
     ctx.print(
       terminalSafeJson({
-        ...doctorJson(repo, reports, { path, source, trusted, ignored }, activeContainment(), sandbox),
+        ...doctorJson(repo, reportsHere, { path, source, trusted, ignored }, activeContainment(), sandbox),
         autoCheck,
         share: { mechanism: shareSupport().kind, summary: describeShareSupport(shareSupport()) },
         setup,
@@ -115,13 +118,13 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
     const notes = configWarnings(loaded, ctx.cwd);
     const lines = renderDoctor(
       repo,
-      sanitizeStrings(reports),
+      sanitizeStrings(reportsHere),
       ctx.out,
       configLine,
       notes,
       activeContainment(),
       configuredRaceAgents(loaded.config, allowExperimental, ctx.cwd),
-      sandbox,
+      image !== null && image.inContainers === 'all' ? { ...sandbox, allInContainers: true } : sandbox,
     );
     // In the config section, under the config file: what --check auto would run.
     const at = lines.indexOf(`  ${configLine}`);
@@ -146,7 +149,9 @@ export async function doctorCommand(ctx: CliContext, args: string[]): Promise<nu
       lines.push(...renderImage(sanitizeStrings(image)));
     for (const line of lines) ctx.print(line);
   }
-  return doctorPasses(reports) && (image === null || imagePasses(image)) ? EXIT.ok : EXIT.failed;
+  // Agents all in containers: the image's CLIs decide, not this machine's.
+  const hostPasses = image?.inContainers === 'all' ? true : doctorPasses(reports);
+  return hostPasses && (image === null || imagePasses(image)) ? EXIT.ok : EXIT.failed;
 }
 
 // Agents in containers: the CLIs probed inside the image (engine/probe/in-image.ts).
@@ -160,11 +165,32 @@ interface ImageReport {
   problems: EngineProblem[];
   /** Each engine's version and, for ssh://, how hydra reaches it. */
   engines: EngineFacts[];
+  /** The CLIs that run in containers (their host report's command does not apply). */
+  adapters: AdapterId[];
+  /** Whether every agent runs in a container (`[race] runner`, no agent on this machine) or some. */
+  inContainers: 'all' | 'some';
 }
 
-/** A problem on an engine fails doctor; a dev container the next race builds is not one. */
+/** A container agent's report on this machine: its CLI is the image's, so no host command or binary is its. */
+function inImageOnly(report: AgentProbeReport, image: ImageReport): AgentProbeReport {
+  if (!image.adapters.includes(report.adapterId)) return report;
+  return {
+    ...report,
+    command: null,
+    warnings: [
+      `runs in a container: its CLI is the one in the image ${image.image} (below), not this machine's`,
+      ...report.warnings,
+    ],
+  };
+}
+
+/**
+ * An engine that can run no agent fails doctor, as it stops a race; one of several hosts down only
+ * warns, as a race places its agents on the others. A dev container the next race builds is not one.
+ */
 function imagePasses(report: ImageReport): boolean {
-  if (report.problems.length > 0 || report.devcontainer?.problem) return false;
+  if (report.devcontainer?.problem) return false;
+  if (report.agents.length === 0 && report.problems.length > 0) return false;
   if (report.devcontainer !== undefined && !report.devcontainer.built) return true;
   return doctorPasses(report.agents);
 }
@@ -192,7 +218,16 @@ async function imageReports(
   if (inContainers && image === undefined && config.container?.devcontainer === true && repoRoot !== null) {
     devcontainer = await devcontainerStatus(repoRoot, host, env);
     if (!devcontainer.built || devcontainer.image === null)
-      return { image: devcontainer.image ?? '', host, agents: [], devcontainer, problems: [], engines: [] };
+      return {
+        image: devcontainer.image ?? '',
+        host,
+        agents: [],
+        devcontainer,
+        problems: [],
+        engines: [],
+        adapters: [],
+        inContainers: 'some',
+      };
     image = devcontainer.image;
   }
   if (!inContainers || image === undefined) return null;
@@ -207,16 +242,30 @@ async function imageReports(
     (facts) => facts.version !== null,
   );
   const ready = hosts.find((one) => !problems.some((problem) => problem.host === one));
+  // Probed as a race probes them, through its cache (by the image's id there): once per image.
+  const imageId = ready === undefined ? null : await checkImage(ready, image).catch(() => null);
+  const cacheDir = probeCacheDir(repoRoot, env);
   const agents =
     ready === undefined
       ? []
-      : await probeAgentsInImage(probed, { image, host: ready, allowExperimental, env });
+      : await probeAgentsInImage(probed, {
+          image,
+          host: ready,
+          allowExperimental,
+          env,
+          ...(imageId === null ? {} : { cache: { dir: cacheDir, imageId } }),
+        });
+  const everyAgent = Object.values(config.agents ?? {}).every(
+    (agent) => (agent.runner ?? config.race?.runner) === 'container',
+  );
   return {
     image,
     host: ready ?? host,
     agents,
     problems,
     engines,
+    adapters: probed.map((plan) => plan.adapterId),
+    inContainers: config.race?.runner === 'container' && everyAgent ? 'all' : 'some',
     ...(devcontainer === undefined ? {} : { devcontainer }),
   };
 }
@@ -230,13 +279,17 @@ function renderImage(report: ImageReport): string[] {
     );
   }
   for (const problem of report.problems) {
-    lines.push(`  ${problem.message}`, `    hint: ${problem.hint}`);
+    // One host of several down: a race places its agents on the others, and so says doctor.
+    const others = report.agents.length > 0 ? ' (a race places its agents on the other engines)' : '';
+    lines.push(`  ${problem.message}${others}`, `    hint: ${problem.hint}`);
   }
   if (report.agents.length === 0)
     lines.push('  the CLIs were not probed: no engine of [container] hosts can run the image');
   for (const agent of report.agents) {
     const state =
-      agent.status === 'ready' ? `ok ${agent.version ?? ''}`.trimEnd() : agent.status.replace(/-/g, ' ');
+      agent.status === 'ready'
+        ? `ok ${agent.version ?? ''}${agent.cached ? ' (cached probe)' : ''}`.trimEnd()
+        : agent.status.replace(/-/g, ' ');
     lines.push(`  ${agent.agent}: ${state}`);
     if (agent.error !== null) {
       lines.push(`    ${agent.error.message}`);

@@ -1,5 +1,5 @@
 /** `hydra race "<prompt>"`: config + flags → RaceOptions → a race, on the dashboard or headless. */
-import { trustHints } from '../trust-hints.js';
+import { refuseUntrustedContainer, trustHints } from '../trust-hints.js';
 import { withCursorSetup } from '../cursor-setup.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -100,6 +100,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     ...(configName === undefined ? {} : { configName }),
   });
   checkConfiguredBinaries(options.agents, ctx.env, configName);
+  refuseUntrustedContainer(loaded, flags.runner !== undefined, ctx.cwd);
   trace('cli: config and flags read');
   // An untrusted repository config, a user's check kept: the race says so (pane, stderr and NDJSON).
   const warnings = configWarnings(loaded, ctx.cwd);

@@ -1,5 +1,6 @@
 /** `hydra show <run> [--json]`: one race's summary, then each agent's events one line each. */
-import { commitsBrought, existingBranches, readRun, resolveRunName } from '../../engine/index.js';
+import { commitsBrought, existingBranches, loadConfig, readRun, resolveRunName } from '../../engine/index.js';
+import { checkFailureHints } from '../check-hints.js';
 import type {
   AgentEventRecord,
   AgentName,
@@ -29,6 +30,7 @@ import {
   formatUsage,
   oneLine,
   runnerLabel,
+  sanitize,
   sanitizeName,
   sanitizeStrings,
   shortRef,
@@ -85,7 +87,21 @@ export async function showCommand(ctx: CliContext, args: string[]): Promise<numb
   const { symbols } = createTheme({ ascii: detectAscii(ctx.env), color: false });
   for (const line of renderRun(sanitizeStrings(record), ctx.out, symbols, sanitizeStrings(commits), gone))
     ctx.print(line);
+  // What the race's end said of checks that failed for a reason of the place (check-hints.ts).
+  if (record.summary !== null)
+    for (const hint of await checkFailureHints(record.summary, root, copiedAndShared(ctx)))
+      ctx.print(ctx.out.yellow(`hint: ${sanitize(hint)}`));
   return EXIT.ok;
+}
+
+/** `[setup] copy` and `share` of the config here (none when it cannot be read: the hint then names more). */
+function copiedAndShared(ctx: CliContext): { copy: string[]; share: string[] } {
+  try {
+    const setup = loadConfig({ cwd: ctx.cwd, env: ctx.env }).config.setup;
+    return { copy: setup?.copy ?? [], share: setup?.share ?? [] };
+  } catch {
+    return { copy: [], share: [] };
+  }
 }
 
 /**

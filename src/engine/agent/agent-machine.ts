@@ -67,6 +67,7 @@ export const agentMachine = setup({
     resultGrace: ({ context }) => timerDelay(context.launch.resultGraceMs ?? RESULT_GRACE_MS),
   },
   guards: {
+    stoppedBeforeStart: ({ context }) => context.stopAtStart,
     roomDue: ({ context }) => !context.roomTaken && roomDue(context.launch),
     setupDue: ({ context }) => (context.launch.setup ?? null) !== null && context.launch.setup?.warm === null,
     setupWarm: ({ context }) => (context.launch.setup?.warm ?? null) !== null,
@@ -104,6 +105,7 @@ export const agentMachine = setup({
     warnings: [],
     error: null,
     roomTaken: false,
+    stopAtStart: input.stopAtStart === true,
   }),
   initial: 'preparing',
   states: {
@@ -111,6 +113,8 @@ export const agentMachine = setup({
     // (`[setup] run`): warm from the pool, nothing to run, or run now.
     preparing: {
       always: [
+        // Stopped while the race made the worktrees: nothing starts.
+        { guard: 'stoppedBeforeStart', target: 'settled', actions: 'markSetupStopped' },
         { guard: 'roomDue', target: 'queued' },
         { guard: 'setupWarm', target: 'live', actions: 'reportWarm' },
         { guard: 'setupDue', target: 'settingUp' },

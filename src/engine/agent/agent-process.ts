@@ -197,6 +197,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
       launch.worktree,
     );
     const shared = describeShares(shares, launch.worktree);
+    let placeNote: string | null = null;
     // The price database prices the usage the parser reads (~25 ms of CPU to load): it loads while
     // the agent starts, not before it. What the agent prints meanwhile waits, in order, and is
     // parsed once it is in; a database that fails to load leaves the costs unknown.
@@ -231,8 +232,14 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           // The record is for recovery only; the race goes on without it.
         }
         sendBack({ type: 'SPAWNED', at: Date.now(), pid });
-        if (shared !== null)
-          inOrder(() => collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: shared })]));
+        if (placeNote !== null || shared !== null)
+          inOrder(() =>
+            collect([ev({ kind: 'progress', stage: SHARED_STAGE, detail: placeNote ?? shared ?? '' })]),
+          );
+      },
+      // A rootless engine copied what was to be an overlay: said instead of the plan's line.
+      onPlaceNote: (line) => {
+        placeNote = line;
       },
       onLine: (line) => {
         // Once the database is in (nearly every line of a flood), no closure per line.

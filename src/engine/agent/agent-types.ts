@@ -105,6 +105,8 @@ export interface AgentInput {
   processes: ProcessRegistry;
   /** The race's limit on checks running at once (needed when the launch has checks). */
   checkSlots?: Limiter;
+  /** Stopped before it started (a stop asked while the worktrees were made): it settles cancelled, nothing runs. */
+  stopAtStart?: boolean;
 }
 
 export type AgentProcessCommand = { type: 'TERMINATE'; reason: StopReason } | { type: 'KILL' };
@@ -191,6 +193,8 @@ export interface AgentContext {
   error: ErrorInfo | null;
   /** A container agent has had its room on its host (`max_agents`): it does not wait again. */
   roomTaken: boolean;
+  /** A stop came before it started (AgentInput.stopAtStart). */
+  stopAtStart: boolean;
 }
 
 /** STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget. */

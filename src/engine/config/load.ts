@@ -13,7 +13,7 @@ import { displayPath, isFile, repositoryConfigPath, userConfigPath } from './loc
 import { parseConfigText } from './parse.js';
 import type { AgentConfig, HydraConfig } from './schema.js';
 import { inRepositoryOf, linkedOutside, trustState, userConfigDirOf } from './trust.js';
-import { untrustedConfigWarning, withoutExecutingKeys } from './trust-filter.js';
+import { containerRunnerKeys, untrustedConfigWarning, withoutExecutingKeys } from './trust-filter.js';
 import type { TrustProblem } from './trust-filter.js';
 
 export interface LoadedConfig {
@@ -32,6 +32,8 @@ export interface LoadedConfig {
   why?: TrustProblem;
   /** Key paths left out until the file is trusted, e.g. `agents.claude.binary`. */
   ignored: string[];
+  /** Of those, the ones that asked for agents in containers (`race.runner = "container"`); absent: none. */
+  containerIgnored?: string[];
   /** What layering refused (a change to one of the user's checks, a higher budget), for the user. */
   notes: string[];
   config: HydraConfig;
@@ -109,6 +111,9 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
     trusted: why === null,
     ...(why === null ? {} : { why }),
     ignored: filtered.ignored,
+    ...(why === null || containerRunnerKeys(repo.config).length === 0
+      ? {}
+      : { containerIgnored: containerRunnerKeys(repo.config) }),
     notes: layered.notes,
     config: layered.config,
   };

@@ -112,6 +112,16 @@ export function withoutExecutingKeys(
   return { config: config as HydraConfig, ignored };
 }
 
+/**
+ * The keys of a file that ask for agents in containers (`race.runner`, `agents.<name>.runner` =
+ * "container"): ignored from an untrusted file, they would leave the agents on this machine, with
+ * less isolation than the repository asked for, so the race asks the user to choose.
+ */
+export const containerRunnerKeys = (config: HydraConfig): string[] =>
+  [...matches(config as Table, ['race', 'runner']), ...matches(config as Table, ['agents', '*', 'runner'])]
+    .filter((match) => match.parent[match.path.at(-1) ?? ''] === 'container')
+    .map((match) => match.path.join('.'));
+
 /** Every place `pattern` (`agents.*.binary`) is set in `table`, with the table that holds it. */
 function matches(
   table: Table,

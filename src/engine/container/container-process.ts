@@ -100,6 +100,7 @@ export function startContainer(
     // `[setup] share` on a local engine: overlay volumes the daemon mounts (share-volumes.ts). A
     // container created ahead has none, so one with shares is not taken (its fingerprint differs).
     const shared = remote ? null : await shareVolumes(launch.shares, labels, launch.container);
+    if (shared?.note != null) callbacks.onPlaceNote?.(shared.note);
     const release = shared?.release ?? (async () => undefined);
     const localRun = remote ? [] : await localRunArgs(launch, shared?.args ?? []);
     // Created ahead while its worktree was made (precreate.ts): started as it is, if it is this run.

@@ -9,6 +9,7 @@ export { containerLabels } from './labels.js';
 export { passedEnvNames } from './env.js';
 export { leaveRoom, roomDue, waitForRoom } from './slots.js';
 export type { PlacementSettings } from './placement.js';
+export { checkImage } from './placement.js';
 export { startContainer } from './container-process.js';
 export { blameSilentEngine } from './silent-engine.js';
 export { discardPrecreated, precreateContainer } from './precreate.js';

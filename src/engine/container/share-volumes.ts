@@ -25,9 +25,14 @@ export interface ShareVolumes {
   args: string[];
   /** After the container ended: a layer's root-owned work directory cleared for a user other than root. */
   release: () => Promise<void>;
+  /**
+   * Why a share meant to be an overlay was copied instead (the engine refuses overlay volumes), and
+   * what it cost: the agent's pane and record say it. Null when nothing was copied for that reason.
+   */
+  note: string | null;
 }
 
-const NONE: ShareVolumes = { args: [], release: () => Promise.resolve() };
+const NONE: ShareVolumes = { args: [], release: () => Promise.resolve(), note: null };
 
 /** One field of `--mount`'s comma-separated list, quoted (CSV), so a path's commas stay in it. */
 const field = (text: string): string => `"${text.replaceAll('"', '""')}"`;
@@ -135,6 +140,17 @@ const tryOverlay = (
     () => true,
   );
 
+/** What the pane says when a rootless engine made hydra copy the shares: why, and what it cost. */
+export const copiedNote = (copied: readonly ShareMount[], host: string, ms: number): string => {
+  const names = copied.map((mount) => path.basename(mount.target)).join(', ');
+  const took = ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return (
+    `[setup] share: ${names} copied into this worktree (${took}), not shared copy-on-write: ` +
+    `${hostLabel(host)} runs rootless and refuses overlay volumes, so every agent pays the copy ` +
+    '(a rootful engine shares it; or install the dependencies in the image)'
+  );
+};
+
 /**
  * Gets `shares` ready for a container of `image` on the local engine `host`: the overlays' mount
  * points and layers made (the daemon mounts them), the copies made. Returns the `--mount` arguments.
@@ -148,13 +164,17 @@ export async function shareVolumes(
   let overlays = shares.filter((mount) => mount.how === 'overlay');
   for (const mount of overlays) prepareOverlay(mount);
   // An engine that refuses the overlay volume (rootless Docker, Podman): each is copied instead.
-  if (overlays.length > 0 && !(await overlaysMount(engine, labelArgs, overlays[0]!))) {
+  const refused =
+    overlays.length > 0 && !(await overlaysMount(engine, labelArgs, overlays[0]!)) ? overlays : [];
+  if (refused.length > 0) {
     shares = shares.map((mount) => (mount.how === 'overlay' ? { ...mount, how: 'copy' as const } : mount));
     overlays = [];
   }
+  const started = Date.now();
   await Promise.all(shares.filter((mount) => mount.how === 'copy').map((mount) => copyShare(mount)));
   const mapped = containerUser(false) !== null;
   return {
+    note: refused.length === 0 ? null : copiedNote(refused, engine.host, Date.now() - started),
     args: overlays.flatMap((mount) => overlayMountArgs(mount, labelArgs)),
     release: async () => {
       if (mapped) for (const mount of overlays) await clearWork(engine.host, engine.image, mount, labelArgs);

@@ -126,8 +126,8 @@ export async function takeSlot(request: SlotRequest): Promise<boolean> {
     const ahead = slots.line.indexOf(holder);
     const detail =
       busy >= maxAgents
-        ? `waiting for room on ${hostLabel(host)}: ${maxAgents}/${maxAgents} agents running there ([container] max_agents)${ahead > 0 ? `, ${ahead} waiting before it` : ''}`
-        : `waiting for room on ${hostLabel(host)}: ${ahead} agent${ahead === 1 ? '' : 's'} before it ([container] max_agents = ${maxAgents})`;
+        ? `waiting for a container on ${hostLabel(host)}: ${maxAgents}/${maxAgents} agents running there ([container] max_agents)${ahead > 0 ? `, ${ahead} waiting before it` : ''}`
+        : `waiting for a container on ${hostLabel(host)}: ${ahead} agent${ahead === 1 ? '' : 's'} before it ([container] max_agents = ${maxAgents})`;
     if (detail !== said) request.onWait(detail);
     said = detail;
   };

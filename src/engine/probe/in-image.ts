@@ -3,9 +3,9 @@
  * inside the image the race would use (`docker run --rm <image> <binary> ...`), so doctor says
  * which CLIs the image lacks and how to add them, before a race finds out. The probe machinery is
  * the host's (runner.ts: a time limit, its own process group), with `docker run` as the command
- * prefix. Doctor caches nothing (an image tag can change under the same name); a race's probe of
- * the image on each host it places agents on (`probeCliInImage`) is cached by the image's id, which
- * placement reads anyway, so a second race with the same image costs no container.
+ * prefix. Doctor and a race share one cache, keyed by the image's id (an image tag can change
+ * under the same name; its id cannot): a race's probe of the image on each host it places agents
+ * on (`probeClisInImage`), and doctor's, so a second look at the same image costs no container.
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -26,6 +26,11 @@ export interface ImageProbeOptions {
   run?: ProbeRunner;
   /** The race's labels on its probe containers (the watchdog and `hydra clean` find them by these). */
   labels?: Record<string, string>;
+  /**
+   * The race's cache of CLIs probed in images (`<dir>/image-capabilities.json`) and the image's id
+   * on the engine: a CLI probed there before is not probed again (doctor, as a race); absent: none.
+   */
+  cache?: { dir: string; imageId: string };
 }
 
 /** What a container start adds to a probe's time limit (vfs copies the image on every start). */
@@ -102,7 +107,11 @@ const reportOf = (plan: AgentPlan): AgentProbeReport => {
 };
 
 /** Probes one agent's CLI in the image: the first candidate name (or the configured binary) found there. */
-async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promise<AgentProbeReport> {
+async function probeInImage(
+  plan: AgentPlan,
+  options: ImageProbeOptions,
+  cached: ImageCache['entries'],
+): Promise<AgentProbeReport> {
   const adapter = adapterOf(plan.adapterId);
   const report = reportOf(plan);
   if (plan.enabled === false) return { ...report, status: 'disabled' };
@@ -110,6 +119,20 @@ async function probeInImage(plan: AgentPlan, options: ImageProbeOptions): Promis
     return { ...report, status: 'needs-opt-in' };
   const candidates = binaryCandidates(adapter, plan.binary === '' ? undefined : plan.binary);
   for (const candidate of candidates) {
+    const known =
+      options.cache === undefined
+        ? undefined
+        : cached[cacheKey(options.cache.imageId, plan.adapterId, candidate)];
+    if (known !== undefined)
+      return {
+        ...report,
+        status: 'ready',
+        binary: candidate,
+        version: known.version,
+        capabilities: known,
+        warnings: [...known.warnings],
+        cached: true,
+      };
     const result = await probeOneInImage(plan.adapterId, candidate, imageProbeRunner(options));
     if (result === null) continue;
     if (result.ok) {
@@ -263,7 +286,7 @@ export async function probeClisInImage(
       ? { version: IMAGE_CACHE_VERSION, entries: {} }
       : await readImageCache(options.cacheDir);
   const keyOf = (request: ImageCliRequest): string =>
-    `${request.imageId} ${request.adapterId} ${request.binary}`;
+    cacheKey(request.imageId, request.adapterId, request.binary);
   let added = false;
   // What is not cached, probed in one container per image id (on the first host that has it).
   const due = requests.filter((request) => cache.entries[keyOf(request)] === undefined);
@@ -302,19 +325,39 @@ export async function probeClisInImage(
       return { capabilities: result.capabilities };
     }),
   );
-  if (added && options.cacheDir !== null) {
-    // Atomic: a race reading it meanwhile sees the old file or the new one.
-    await mkdir(options.cacheDir, { recursive: true });
-    const file = path.join(options.cacheDir, IMAGE_CACHE_FILE);
-    const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, JSON.stringify(cache));
-    await rename(temp, file);
-  }
+  if (added && options.cacheDir !== null) await writeImageCache(options.cacheDir, cache);
   return results;
 }
 
-/** Every planned agent's CLI probed inside the image, in parallel. */
-export const probeAgentsInImage = (
+/** The cache's key of one CLI (by name or path) in one image id. */
+const cacheKey = (imageId: string, adapterId: AdapterId, binary: string): string =>
+  `${imageId} ${adapterId} ${binary}`;
+
+/** Atomic: a race reading it meanwhile sees the old file or the new one. */
+async function writeImageCache(dir: string, cache: ImageCache): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, IMAGE_CACHE_FILE);
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, JSON.stringify(cache));
+  await rename(temp, file);
+}
+
+/**
+ * Every planned agent's CLI probed inside the image, in parallel; with `cache`, one probed there
+ * before (by doctor or a race) is read from the race's cache, and a new success is added to it.
+ */
+export async function probeAgentsInImage(
   plans: AgentPlan[],
   options: ImageProbeOptions,
-): Promise<AgentProbeReport[]> => Promise.all(plans.map((plan) => probeInImage(plan, options)));
+): Promise<AgentProbeReport[]> {
+  const cache = options.cache === undefined ? null : await readImageCache(options.cache.dir);
+  const reports = await Promise.all(plans.map((plan) => probeInImage(plan, options, cache?.entries ?? {})));
+  if (cache === null || options.cache === undefined) return reports;
+  const { imageId, dir } = options.cache;
+  const fresh = reports.filter((report) => !report.cached && report.status === 'ready');
+  for (const report of fresh)
+    if (report.capabilities !== null && report.binary !== null)
+      cache.entries[cacheKey(imageId, report.adapterId, report.binary)] = report.capabilities;
+  if (fresh.length > 0) await writeImageCache(dir, cache);
+  return reports;
+}

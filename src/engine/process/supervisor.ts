@@ -55,6 +55,8 @@ export interface SupervisorCallbacks {
   onOversizeLine(bytes: number, head: string): void;
   /** What the sandbox refused it (a host its proxy turned away), one line each. */
   onRefused?(line: string): void;
+  /** How its place was made when it differs from the plan (a share copied, not mounted), for its pane. */
+  onPlaceNote?(line: string): void;
 }
 
 export interface ProcessExit {

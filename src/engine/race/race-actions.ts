@@ -80,9 +80,20 @@ const spawnAgents = enqueueRace(({ context, enqueue }) => {
     if (context.settled.includes(launch.agent)) continue;
     enqueue.spawnChild('agentRun', {
       id: childId(launch.agent, launch.round),
-      input: { launch, processes: context.processes, checkSlots: context.checkSlots },
+      input: {
+        launch,
+        processes: context.processes,
+        checkSlots: context.checkSlots,
+        ...(context.earlyStops.includes(launch.agent) ? { stopAtStart: true } : {}),
+      },
     });
   }
+});
+
+// A stop asked before the agents started (the worktrees are being made): held for spawnAgents.
+const holdStop = assignRace(({ context, event }) => {
+  assertEvent(event, 'STOP_AGENT');
+  return context.earlyStops.includes(event.agent) ? {} : { earlyStops: [...context.earlyStops, event.agent] };
 });
 
 // Once per race: a later round (a follow-up, a rerun) compares with the baseline already run. A
@@ -321,6 +332,7 @@ export const raceActions = {
   emitExit,
   applySettled,
   stopAgent,
+  holdStop,
   stopAllAgents,
   noteAutoMerge,
   markCancelRequested,

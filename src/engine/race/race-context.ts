@@ -79,4 +79,5 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   pendingRound: null,
   roundAttempts: 0,
   roundError: null,
+  earlyStops: [],
 });

@@ -50,8 +50,17 @@ export const uncommittedAgents = (context: RaceContext): AgentName[] =>
     .filter(
       (agent) =>
         context.settled.includes(agent) &&
-        context.agents.find((snapshot) => snapshot.agent === agent)?.diff === null,
+        holdsUncommittedWork(context.agents.find((snapshot) => snapshot.agent === agent)),
     );
+
+/**
+ * An agent settled with nothing committed may have left work in its worktree; one stopped before it
+ * started (no process, no setup ran: a stop while the worktrees were made) left nothing there.
+ */
+const holdsUncommittedWork = (snapshot: RaceContext['agents'][number] | undefined): boolean =>
+  snapshot !== undefined &&
+  snapshot.diff === null &&
+  !(snapshot.startedAt === null && snapshot.setup === undefined && snapshot.status === 'cancelled');
 
 /** Why a round cannot start for this agent now, or null when it can. */
 export const roundProblem = (context: RaceContext, request: RoundRequest): ErrorInfo | null => {

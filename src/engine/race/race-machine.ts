@@ -112,6 +112,8 @@ export const raceMachine = setup({
     cancelRequested: ({ context }) => context.cancelRequested,
     hasWorkspace: ({ context }) => context.launches.length > 0,
     reopening: ({ context }) => context.options.reopen !== undefined,
+    reviewOnly: ({ context }) =>
+      context.options.reopen !== undefined && context.options.reopen.round === undefined,
     reopenedForRound: ({ context }) => context.options.reopen?.round !== undefined,
     roundFromOptions: ({ context }) =>
       context.options.reopen?.round !== undefined && context.roundAttempts === 0,
@@ -134,15 +136,28 @@ export const raceMachine = setup({
       invoke: {
         src: 'checkRepo',
         input: ({ context }) => inputs.checkRepoInput(context),
-        onDone: {
-          target: 'probing',
-          actions: {
-            type: 'applyRepo',
-            params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+        onDone: [
+          // A review of a recorded run probes nothing (a round asked for later probes its agent).
+          {
+            guard: 'reviewOnly',
+            target: 'reopening',
+            actions: {
+              type: 'applyRepo',
+              params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+            },
           },
-        },
+          {
+            target: 'probing',
+            actions: {
+              type: 'applyRepo',
+              params: ({ event }): { repo: RepoCheck } => ({ repo: event.output }),
+            },
+          },
+        ],
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
+      // A stop before the agents start is held, and they start stopped (spawnAgents).
+      on: { STOP_AGENT: { actions: 'holdStop' } },
     },
     probing: {
       invoke: {
@@ -166,6 +181,7 @@ export const raceMachine = setup({
         ],
         onError: { target: 'failed', actions: { type: 'failWith', params: ({ event }) => event } },
       },
+      on: { STOP_AGENT: { actions: 'holdStop' } },
     },
     creatingWorktrees: {
       invoke: {
@@ -181,7 +197,10 @@ export const raceMachine = setup({
         },
         onError: { target: 'failed', actions: { type: 'failWorkspace', params: ({ event }) => event } },
       },
-      on: { 'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] } },
+      on: {
+        'AGENT.OUTPUT': { actions: ['applyOutput', 'emitOutput'] },
+        STOP_AGENT: { actions: 'holdStop' },
+      },
     },
     // A recorded run, reopened: its agents are settled already.
     reopening: {

@@ -23,7 +23,7 @@ import type { AgentSummary, RunRecord } from '../records/index.js';
 import type { DiffSummary } from '../git/index.js';
 import type { ReopenRun, RoundRequest } from '../config/index.js';
 import type { ReopenedWorkspace, ResolvedRaceOptions } from './race-types.js';
-import { launchFor, planNameOf } from './round-launch.js';
+import { launchFor, planNameOf, reviewLaunchFor } from './round-launch.js';
 import { usable } from './prepared.js';
 import type { Prepared } from './prepared.js';
 
@@ -126,16 +126,24 @@ export interface ReopenInput {
 
 /**
  * Launches for the recorded agents whose branch is still there (nothing is started or made), and
- * which of their worktrees are still on disk.
+ * which of their worktrees are still on disk. A review builds them unprobed (reviewLaunchFor); a
+ * reopen for a round (`hydra continue`, `rerun`) from the probe's reports.
  */
 export const reopenWorkspaceLogic = fromPromise<ReopenedWorkspace, Prepared<ReopenInput>>(async (args) => {
   const input = usable(args.input);
   const { options, repo, reopen } = input;
   const launches: AgentLaunch[] = [];
+  // A review (no round asked for) probes nothing: a round asked for later probes its one agent.
+  const review = reopen.round === undefined;
   for (const agent of reopen.agents) {
     const branch = branchName(reopen.runId, agent.agent);
     if (!(await branchExists(repo.root, branch))) continue;
     const planName = planNameOf(agent);
+    if (review) {
+      const launch = reviewLaunchFor(options, repo, agent.agent, planName);
+      if (launch !== null) launches.push(launch);
+      continue;
+    }
     const report = input.reports.find((item) => item.agent === planName && item.status === 'ready');
     if (report?.capabilities === null || report === undefined) continue;
     launches.push(

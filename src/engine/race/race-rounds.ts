@@ -24,6 +24,7 @@ import { RUN_ID_ENV } from '../process/index.js';
 import {
   agentWorktreeDir,
   branchName,
+  defaultCacheDir,
   readRecordDir,
   runRecordDir,
   runWorktreesDir,
@@ -40,6 +41,8 @@ import { setupPlanOf } from '../setup/index.js';
 import type { SetupPlan } from '../setup/index.js';
 import { launchFor, planNameOf } from './round-launch.js';
 import { usable } from './prepared.js';
+import { agentNameOf } from '../agent-name.js';
+import { probeAgents } from '../probe/index.js';
 import type { Prepared } from './prepared.js';
 
 /** The stage of the `progress` event that divides one round of an agent's events from the next. */
@@ -75,8 +78,12 @@ export const prepareRoundLogic = fromPromise<RoundStart, Prepared<RoundInput>>(a
     : rerun(input, args.signal);
 });
 
-const readyCapabilities = (input: RoundInput, planName: AgentName): Capabilities => {
-  const report = input.reports.find((item) => item.agent === planName);
+/**
+ * The capabilities a round runs with: the race's probe report of the agent, or (a reopened review,
+ * which probed nothing) one probe of that agent now, cached like any other.
+ */
+const readyCapabilities = async (input: RoundInput, planName: AgentName): Promise<Capabilities> => {
+  const report = input.reports.find((item) => item.agent === planName) ?? (await probeOne(input, planName));
   if (report?.status === 'ready' && report.capabilities !== null) return report.capabilities;
   throw new EngineError({
     kind: 'Refused',
@@ -85,11 +92,23 @@ const readyCapabilities = (input: RoundInput, planName: AgentName): Capabilities
   });
 };
 
+async function probeOne(input: RoundInput, planName: AgentName): Promise<AgentProbeReport | undefined> {
+  const plan = input.options.agents.find((item) => agentNameOf(item) === planName);
+  if (plan === undefined) return undefined;
+  const [report] = await probeAgents([plan], {
+    cacheDir: input.options.cacheDir ?? defaultCacheDir(input.repo.root),
+    allowExperimental: input.options.allowExperimental,
+    unsafe: input.options.unsafe,
+    processes: input.processes,
+  });
+  return report;
+}
+
 /** A follow-up: the same branch and worktree (made again if it was removed), the session continued. */
 async function followUp(input: RoundInput, prompt: string, signal: AbortSignal): Promise<RoundStart> {
   const { agent, launch, options, repo } = input;
   const planName = planNameOf(agent);
-  const capabilities = readyCapabilities(input, planName);
+  const capabilities = await readyCapabilities(input, planName);
   // A worktree made again is a fresh checkout: it is set up again (src/engine/setup).
   const remade = !existsSync(launch.worktree);
   if (remade) {
@@ -175,7 +194,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   // The new agent keeps nothing of the old one's session or rounds.
   const { sessionId: _session, rounds: _rounds, runner: _runner, host: _host, ...agent } = input.agent;
   const planName = planNameOf(agent);
-  const capabilities = readyCapabilities(input, planName);
+  const capabilities = await readyCapabilities(input, planName);
   const name = nextName(planName, input.taken);
   const runDir = runWorktreesDir(options.worktreeRoot, repo.root, options.runId);
   const worktree = agentWorktreeDir(runDir, name);

@@ -182,4 +182,6 @@ export interface RaceContext {
   roundAttempts: number;
   /** Why the last round asked for could not start; null when it started. */
   roundError: ErrorInfo | null;
+  /** Agents the user stopped before the race started them (while its worktrees were made). */
+  earlyStops: AgentName[];
 }

@@ -24,6 +24,32 @@ import { devcontainerStep } from './race-image.js';
 export const planNameOf = (agent: Pick<AgentSnapshot, 'agent' | 'rerunOf'>): AgentName =>
   agent.rerunOf ?? agent.agent;
 
+/**
+ * A recorded agent's launch for a review (`hydra show --tui`): its branch, worktree and places,
+ * built without probing its CLI or placing its container. Its command is never run: a round asked
+ * for later builds its own with launchFor, after probing that one agent. Null when the config it
+ * was reopened with has no such agent.
+ */
+export function reviewLaunchFor(
+  options: ResolvedRaceOptions,
+  repo: RepoCheck,
+  agent: AgentName,
+  planName: AgentName,
+): AgentLaunch | null {
+  const plan = options.agents.find((item) => agentNameOf(item) === planName);
+  if (plan === undefined) return null;
+  const capabilities: Capabilities = {
+    adapterId: plan.adapterId,
+    binary: plan.binary ?? plan.adapterId,
+    version: null,
+    flags: [],
+    features: {},
+    confidence: 'inferred',
+    warnings: [],
+  };
+  return buildLaunch({ options, repo, plan, agent, capabilities, prompt: options.prompt });
+}
+
 /** One agent's launch: its command built for the prompt (and session), in its own worktree. */
 export async function launchFor(
   options: ResolvedRaceOptions,

@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readAgentFile } from '../agent-file.js';
-import { runGit, splitZ } from '../git/index.js';
+import { HYDRA_EXCLUDES, runGit, splitZ } from '../git/index.js';
 
 /** The repository's own file of patterns (Claude Code, Codex, Conductor, ccmanager). */
 export const WORKTREE_INCLUDE = '.worktreeinclude';
@@ -114,4 +114,38 @@ export async function listIncludedFiles(checkout: string, lines: readonly string
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** hydra's own records and cache (and a directory holding them, `.cache/`): never what a check lacks. */
+const hydraOwn = HYDRA_EXCLUDES.map((dir) => dir.replace(/^\//, ''));
+
+/**
+ * The ignored files and directories of the checkout that a new worktree does not get: neither
+ * copied (the patterns) nor shared (`[setup] share`), hydra's own records left out. A wholly
+ * ignored directory is one entry (`node_modules/`). What a check that fails on the baseline too
+ * may be missing (`.env`): the race's end names them.
+ */
+export async function ignoredNotCopied(
+  dir: string,
+  patterns: readonly string[],
+  shared: readonly string[] = [],
+): Promise<string[]> {
+  // The race may have been started in a subdirectory: the worktrees are of the whole checkout.
+  const checkout = (await runGit(dir, ['rev-parse', '--show-toplevel'])).stdout.trim();
+  const ignored = splitZ(
+    (await runGit(checkout, ['ls-files', '-z', '--others', '--ignored', '--exclude-standard', '--directory']))
+      .stdout,
+  ).filter((entry) => !hydraOwn.some((own) => own.startsWith(entry) || entry.startsWith(own)));
+  if (ignored.length === 0) return [];
+  const copied = await listIncludedFiles(checkout, await includePatterns(checkout, patterns));
+  const sharedDirs = shared.map((dir) => `${dir.replace(/^\/+|\/+$/g, '')}/`);
+  const outer = ignored.filter(
+    (entry) => !ignored.some((other) => other !== entry && other.endsWith('/') && entry.startsWith(other)),
+  );
+  return outer.filter((entry) =>
+    entry.endsWith('/')
+      ? !sharedDirs.some((dir) => entry.startsWith(dir) || dir.startsWith(entry)) &&
+        !copied.some((file) => file.startsWith(entry))
+      : !copied.includes(entry) && !sharedDirs.some((dir) => entry.startsWith(dir)),
+  );
 }

@@ -2,6 +2,7 @@
 export type { SetupSettings } from './settings.js';
 export { DEFAULT_SETUP_TIMEOUT_MS, NO_SETUP } from './settings.js';
 export { copiedForMerge, copyIncludedFiles, describeCopies } from './copy.js';
+export { ignoredNotCopied, WORKTREE_INCLUDE } from './include-list.js';
 export type { CopiedSecrets, CopyPreview, CopyReport, CopyRequest, CopySkip } from './copy.js';
 export { MIN_SECRET_LENGTH } from './env-values.js';
 export {

@@ -9,6 +9,7 @@ import {
   checkTone,
   displayWidth,
   formatCheck,
+  formatWhere,
   oneLine,
   padEnd,
   padStart,
@@ -140,6 +141,7 @@ export const compareLines = (
             : baseline.checks.flatMap((check, index) => [
                 seg(`${index === 0 ? '' : '  '}${checkSymbol(check, symbols)} `, checkTone(check)),
                 seg(formatCheck(check, symbols.dot)),
+                ...(formatWhere(check) === null ? [] : [seg(` (${formatWhere(check) ?? ''})`, 'muted')]),
               ]);
     lines.push([seg('baseline: ', null, true), ...state]);
   }

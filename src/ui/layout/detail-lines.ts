@@ -18,6 +18,7 @@ import {
   formatDuration,
   formatScore,
   formatUsage,
+  formatWhere,
   oneLine,
   runnerLabel,
   sanitize,
@@ -27,6 +28,12 @@ import {
   type Theme,
 } from '../text/index.js';
 import { fitLine, seg, wrapLines, type Line } from './lines.js';
+
+/** ` · in a container on <engine>` after a check that ran there (the dashboard says where, as `hydra show` does). */
+const whereOf = (check: { where?: 'host' | 'container'; engine?: string }, dot: string): string => {
+  const where = formatWhere(check);
+  return where === null ? '' : ` ${dot} ${where}`;
+};
 
 /** Lines of tool output shown under a tool result in the detail view. */
 const OUTPUT_LINES = 4;
@@ -110,7 +117,7 @@ export const detailLines = (
     lines.push([
       seg(`${checkSymbol(check, symbols)} `, checkTone(check), true),
       seg(
-        `${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}${check.own === undefined ? '' : " with the base's tests"} ${symbols.dot} ${formatDuration(check.durationMs)}`,
+        `${formatCheck(check, symbols.dot)}${check.gate ? ' (gate)' : ''}${check.own === undefined ? '' : " with the base's tests"} ${symbols.dot} ${formatDuration(check.durationMs)}${whereOf(check, symbols.dot)}`,
       ),
     ]);
     for (const reason of check.tampered ?? [])

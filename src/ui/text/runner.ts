@@ -1,5 +1,6 @@
 /** Where an agent runs, as the pane, the detail view and `hydra show` say it. */
 import type { AgentSnapshot } from '../../engine/index.js';
+import type { AgentEvent } from '../../core/events.js';
 import { statusLabel } from './status.js';
 
 /** The host a record holds for the environment's engine (`[container] hosts` unset): container/settings.ts. */
@@ -19,11 +20,26 @@ export const runnerLabel = (agent: Pick<AgentSnapshot, 'runner' | 'host'>): stri
     : `container @ ${shortHost(agent.host)}`;
 };
 
-/** The status in words; `starting container…` while a container starts (seconds before any output). */
+/**
+ * The status in words; `starting container…` while a container starts (seconds before any output),
+ * `waiting for a container…` while it waits for room on its engine.
+ */
 export const agentStatusLabel = (
-  agent: Pick<AgentSnapshot, 'status' | 'runner'>,
+  agent: Pick<AgentSnapshot, 'status' | 'runner'> & Partial<Pick<AgentSnapshot, 'recentEvents'>>,
   ellipsis: string,
-): string =>
-  agent.status === 'spawning' && agent.runner === 'container'
-    ? `starting container${ellipsis}`
-    : statusLabel(agent.status);
+): string => {
+  if (agent.status === 'spawning' && agent.runner === 'container') return `starting container${ellipsis}`;
+  // In line for room on its engine (`[container] max_agents`): not just "waiting".
+  if (agent.status === 'pending' && queuedForRoom(agent.recentEvents ?? []))
+    return `waiting for a container${ellipsis}`;
+  return statusLabel(agent.status);
+};
+
+/** Whether the agent's last word is that it waits for room on a container host (stage `queued`). */
+const queuedForRoom = (events: readonly AgentEvent[]): boolean => {
+  const last = events.findLast((event) => event.kind === 'progress');
+  return last?.kind === 'progress' && last.stage === QUEUED_STAGE;
+};
+
+/** The stage of a container agent's progress while it waits for room (engine/agent QUEUED_STAGE). */
+const QUEUED_STAGE = 'queued';

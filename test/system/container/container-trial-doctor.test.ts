@@ -121,6 +121,34 @@ describe.runIf(enabled)('hydra doctor when the engine is the problem', { timeout
     }
   });
 
+  it('one of two engines down: warns as a race does and passes; the image probe is cached; no host command or sandbox line for a container agent', async () => {
+    const down = `tcp://127.0.0.1:${await closedPort()}`;
+    const container = [
+      `image = "${image}"`,
+      'network = "none"',
+      `hosts = ["unix:///var/run/docker.sock", "${down}"]`,
+    ];
+
+    const first = await doctor(container);
+
+    expect(first.exitCode, first.text).toBe(0);
+    expect(first.text).toContain(`The container engine at ${down} cannot be reached`);
+    expect(first.text).toContain('(a race places its agents on the other engines)');
+    expect(first.text).toMatch(/in the image .*\n(.*\n)* {2}claude: ok/);
+    // The host's sample command and the OS sandbox are not what a container agent runs with.
+    const hostSection = first.text.slice(
+      first.text.indexOf('\nagents\n'),
+      first.text.indexOf('\nin the image'),
+    );
+    expect(hostSection).not.toContain('command   ');
+    expect(hostSection).toContain('runs in a container: its CLI is the one in the image');
+    expect(first.text).toContain('sandbox: not used: every agent runs in a container');
+
+    const second = await doctor(container);
+
+    expect(second.text).toMatch(/ {2}claude: ok .*\(cached probe\)/);
+  });
+
   it('a trusted dev container the next race builds: passes, and shows no empty image section', async () => {
     mkdirSync(path.join(repo, '.devcontainer'));
     writeFileSync(

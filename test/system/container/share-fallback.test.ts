@@ -77,6 +77,10 @@ describe('[setup] share on an engine that refuses overlay volumes', () => {
 
     expect(volumes.args).toEqual([]);
     expect(readFileSync(path.join(share.target, 'leftpad', 'index.js'), 'utf8')).toContain("'ok'");
+    // The pane says why it was copied, and what it cost (agent-process.ts shows the note).
+    expect(volumes.note).toMatch(
+      /^\[setup\] share: node_modules copied into this worktree \(\d+(\.\d)? m?s\), not shared copy-on-write: .* runs rootless and refuses overlay volumes, so every agent pays the copy/,
+    );
   });
 
   it('keeps the overlay on an engine that does not run rootless', async () => {
@@ -87,6 +91,7 @@ describe('[setup] share on an engine that refuses overlay volumes', () => {
 
     expect(volumes.args.join(' ')).toContain('volume-opt=type=overlay');
     expect(existsSync(path.join(share.target, 'leftpad'))).toBe(false);
+    expect(volumes.note).toBeNull();
   });
 
   it("reads the rootless daemons' refusals, and not other failures", () => {

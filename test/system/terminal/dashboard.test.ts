@@ -6,7 +6,7 @@
  */
 import { execa } from 'execa';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -615,6 +615,51 @@ describe('hydra race on a real terminal', () => {
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 150_000);
 
+  it('keeps a stop pressed before the agents start (2, x, y while hydra probes): Codex never runs', async () => {
+    const box = sandbox!;
+    await installFaultAgents(box.bin, {
+      claude: { agent: 'claude', delayMs: 40, edits: [{ path: 'claude.txt', content: 'claude\n' }] },
+      codex: { agent: 'codex', delayMs: 40, edits: [{ path: 'codex.txt', content: 'codex\n' }] },
+    });
+    // Claude's probe waits for the test's word: the race stays before its agents start meanwhile.
+    const go = path.join(box.dir, 'go');
+    await rename(path.join(box.bin, 'claude'), path.join(box.bin, 'claude.real'));
+    await writeFile(
+      path.join(box.bin, 'claude'),
+      [
+        '#!/bin/sh',
+        `if [ "$1" = --version ]; then while [ ! -f ${shellQuote(go)} ]; do sleep 0.1; done; fi`,
+        `exec ${shellQuote(path.join(box.bin, 'claude.real'))} "$@"`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    await startHydra(box);
+    await waitForScreen(box, 'the probe', (screen) => screen.includes('probing agents'));
+    await sendKeys(box, '2');
+    await waitForScreen(box, 'focus on Codex', (screen) => screen.includes('▸ 2 Codex'));
+    await sendKeys(box, 'x');
+    await waitForScreen(box, 'the stop confirmation', (screen) => screen.includes('y stop'));
+    await sendKeys(box, 'y');
+    await waitForScreen(box, 'the stop held', (screen) => screen.includes('Stopping Codex'));
+    await writeFile(go, '');
+
+    const reviewed = await waitForScreen(
+      box,
+      'Claude to complete and Codex to be stopped',
+      (screen) => /✔ \d+ files? \+\d+ -\d+/.test(screen) && screen.includes('stopped'),
+    );
+    expect(reviewed).not.toContain('codex.txt');
+    await sendKeys(box, 'q');
+    await waitForScreen(box, 'the quit confirmation', (screen) => screen.includes('y quit'));
+    await sendKeys(box, 'y');
+    expect(await waitForExitCode(box)).toBe('0');
+    const branches = git(box.repo, ['branch', '--list', 'hydra/*']);
+    expect(branches).toContain('/claude');
+    expect(branches).not.toContain('/codex');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 150_000);
+
   it('comes back to a finished race with show last --tui and merges a result there', async () => {
     const box = sandbox!;
     await installFaultAgents(box.bin, {
@@ -637,6 +682,8 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForExitCode(box)).toBe('0');
     await rm(box.exitFile);
     await tmux(box.socket, ['kill-session', '-t', 'e2e']);
+    // A review probes nothing: Codex's CLI gone since the race, its result still reviews and merges.
+    await rename(path.join(box.bin, 'codex'), path.join(box.bin, 'codex.gone'));
 
     await startHydra(box, [], { command: ['show', 'last', '--tui'] });
     const reopened = await waitForScreen(

@@ -305,6 +305,31 @@ describe('an agent stopped by hand', () => {
   });
 });
 
+describe('an agent stopped before the race started it', () => {
+  it('a stop asked while the worktrees are made is kept: the agent settles cancelled and never runs', async () => {
+    sandbox = makeSandbox();
+    await installAgents(sandbox, { claude: {}, codex: {} });
+    handle = startRace(raceOptions(sandbox, [plan(sandbox, 'claude'), plan(sandbox, 'codex')]));
+    const current = handle;
+    await waitForSnapshot(current, (snapshot) => snapshot.phase === 'creating_worktrees');
+    current.stopAgent('codex');
+
+    await current.settled;
+    const codex = current.getSnapshot().agents.find((agent) => agent.agent === 'codex');
+    expect(codex?.status).toBe('cancelled');
+    expect(codex?.startedAt).toBeNull();
+    expect(agentStatus(current.getSnapshot(), 'claude')).toBe('completed');
+    const record = await readRun(sandbox.repo, current.runId);
+    expect(record.events.filter((item) => item.agent === 'codex' && item.event.kind === 'completed')).toEqual(
+      [],
+    );
+    // Nothing of Codex's was in its worktree: it goes, and so does its branch, as a stopped agent's.
+    await current.finish();
+    expect(git(sandbox.repo, 'branch', '--list', `hydra/${current.runId}/codex`).trim()).toBe('');
+    expect(existsSync(codex?.worktree ?? '/none')).toBe(false);
+  });
+});
+
 describe('a prompt with control characters (a NUL pasted from a binary file)', () => {
   it('still commits the agent result, and a squash merge of it works', async () => {
     sandbox = makeSandbox();

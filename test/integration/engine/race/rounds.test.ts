@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanRuns, readRun, reopenFromRecord, startRace } from '../../../../src/engine/index.js';
@@ -224,6 +224,45 @@ describe('a follow-up round', () => {
     );
     await followUp.settled;
     expect((await followUp.finish()).endedAt).toBeGreaterThan(recorded.endedAt);
+  });
+
+  it('a review probes nothing: with the CLI gone, every branch is still there to review and merge; a round then says why it cannot run, and probes it when asked again', async () => {
+    sandbox = makeSandbox();
+    await installRecordingAgents();
+    const first = start(raceOptions(sandbox, [plan(sandbox, 'claude')]));
+    await first.settled;
+    await first.finish();
+    const runId = first.runId;
+    const binary = plan(sandbox, 'claude').binary!;
+    renameSync(binary, `${binary}.gone`);
+    const record = await readRun(sandbox.repo, runId);
+
+    const review = start(
+      raceOptions(sandbox, [plan(sandbox, 'claude')], {
+        runId,
+        prompt: record.meta.prompt,
+        reopen: reopenFromRecord(record),
+      }),
+    );
+    const phases = new Set<string>();
+    review.subscribe((snapshot) => phases.add(snapshot.phase));
+    await review.settled;
+
+    expect([...phases]).not.toContain('probing');
+    expect(review.getSnapshot().agents[0]).toMatchObject({
+      status: 'completed',
+      branch: `hydra/${runId}/claude`,
+    });
+    await expect(review.startRound({ kind: 'follow_up', agent: 'claude', prompt: 'More' })).rejects.toThrow(
+      /Claude Code cannot run now/,
+    );
+    expect(review.getSnapshot().phase).toBe('reviewing');
+
+    // The CLI back: the follow-up asked in the review probes it then, and runs.
+    renameSync(`${binary}.gone`, binary);
+    const after = await review.startRound({ kind: 'follow_up', agent: 'claude', prompt: 'More' });
+    expect(after.agents[0]).toMatchObject({ agent: 'claude', status: 'completed' });
+    expect(filesOn(`hydra/${runId}/claude`)).toContain('claude-2.txt');
   });
 
   it('sets aside an agent whose recorded session id has the wrong shape', async () => {

@@ -23,7 +23,7 @@ let finalized: FinalizeInput[];
 let finalizeFails: boolean;
 let actor: { stop: () => void } | null;
 
-const start = (overrides: Partial<AgentLaunch> = {}) => {
+const start = (overrides: Partial<AgentLaunch> = {}, extra: { stopAtStart?: boolean } = {}) => {
   const run = startAgent(
     {
       process: ({ sendBack, receive }) => {
@@ -49,6 +49,7 @@ const start = (overrides: Partial<AgentLaunch> = {}) => {
       },
     },
     testLaunch(overrides),
+    extra,
   );
   actor = run;
   return {
@@ -244,6 +245,17 @@ describe('agent machine', () => {
     run.proc().sendBack({ type: 'EXITED', at: 2, terminal: failed, exitCode: null, stoppedBy: 'cancel' });
     await vi.advanceTimersByTimeAsync(0);
     expect(run.reports().at(-1)).toMatchObject({ type: 'AGENT.SETTLED', status: 'cancelled' });
+  });
+
+  it('an agent stopped before it started (while the worktrees were made) settles cancelled; nothing runs', async () => {
+    const run = start({}, { stopAtStart: true });
+    await vi.advanceTimersByTimeAsync(0);
+
+    expect(processes).toEqual([]);
+    expect(finalized).toEqual([]);
+    expect(run.reports().map((report) => [report.type, 'status' in report ? report.status : null])).toEqual([
+      ['AGENT.SETTLED', 'cancelled'],
+    ]);
   });
 
   it('STOP while spawning terminates too', () => {

@@ -65,6 +65,7 @@ describe('a container agent waiting for room on its host', () => {
       .filter((event) => event.kind === 'progress');
     expect(progress.at(-1)).toMatchObject({ stage: 'queued' });
     expect(JSON.stringify(progress.at(-1))).toContain('1/1 agents running there');
+    expect(JSON.stringify(progress.at(-1))).toContain('waiting for a container on');
 
     releaseSlot(HOST, 'hydra-other-holder');
     await sleep(100);

@@ -124,6 +124,7 @@ let agents: Map<AdapterId, FakeAgent>;
 let emitted: RaceEmitted['records'];
 let actor: Actor<typeof raceMachine>;
 let errors: unknown[];
+let inputs: AgentInput[];
 
 const flush = () => vi.advanceTimersByTimeAsync(0);
 const phase = () => phaseOf(actor.getSnapshot().value);
@@ -167,12 +168,15 @@ beforeEach(() => {
   agents = new Map();
   emitted = [];
   errors = [];
+  inputs = [];
   const machine = raceMachine.provide({
     actors: {
       checkRepo: fromPromise(() => check.promise),
       probeAgents: fromPromise(() => probe.promise),
       createWorkspace: fromPromise(() => workspace.promise),
-      agentRun: fromCallback<{ type: 'STOP' }, AgentInput>(({ input: { launch }, sendBack, receive }) => {
+      agentRun: fromCallback<{ type: 'STOP' }, AgentInput>(({ input, sendBack, receive }) => {
+        const { launch } = input;
+        inputs.push(input);
         const fake: FakeAgent = { sendBack: (event) => sendBack(event), stops: 0 };
         agents.set(launch.agent, fake);
         receive(() => {
@@ -290,6 +294,23 @@ describe('race machine: the happy path', () => {
     expect(value()).toBe('done');
     expect(cleanUps).toHaveLength(1);
     expect(cleanUps[0]?.keepBranchesOf).toEqual(['claude']);
+  });
+
+  it('a STOP_AGENT while the worktrees are made is held: that agent starts stopped, the other races', async () => {
+    check.resolve(repo);
+    await flush();
+    probe.resolve([report('claude', 'ready'), report('codex', 'ready')]);
+    await flush();
+    expect(phase()).toBe('creating_worktrees');
+    actor.send({ type: 'STOP_AGENT', agent: 'codex' });
+    workspace.resolve({ recordDir: '/repo/.hydra/runs/x', launches: AGENTS.map(launchOf) });
+    await flush();
+
+    expect(phase()).toBe('racing');
+    expect(inputs.map((input) => [input.launch.agent, input.stopAtStart === true])).toEqual([
+      ['claude', false],
+      ['codex', true],
+    ]);
   });
 
   it('STOP_AGENT stops only that agent', async () => {

@@ -118,4 +118,17 @@ describe('the detail view with checks', () => {
     expect(text).toContain('    not ok 1 - adds');
     expect(text).toContain('    newly failing: adds');
   });
+
+  it('says where a check ran when it was in a container, as the baseline line does', () => {
+    const inContainer = check({ where: 'container', engine: 'ssh://builder' });
+    const agent = completed('claude', { checks: [inContainer], score: score(90) });
+    const text = detailLines(agent, 0, theme, 100, 'run-1').map(lineText);
+    expect(text).toContain('✔ test · 1s · in a container on ssh://builder');
+
+    const snapshot = raceSnapshot([agent], {
+      baseline: { status: 'done', checks: [inContainer], error: null },
+    });
+    const compare = compareLines(snapshot, 0, snapshot.now, theme, 120).map(lineText);
+    expect(compare).toContain('baseline: ✔ test (in a container on ssh://builder)');
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseCommandArgs } from '../../../../src/cli/args.js';
+import { ev } from '../../../../src/core/events.js';
 import { renderRun } from '../../../../src/cli/commands/show.js';
 import { UsageError } from '../../../../src/cli/errors.js';
 import { COMMAND_HELP } from '../../../../src/cli/help.js';
@@ -52,6 +53,21 @@ describe('the pane of an agent in a container', () => {
     // On this machine: nothing is added.
     expect(pane({})[0]).not.toContain('container');
     expect(pane({ runner: 'local' })[0]).not.toContain('container');
+  });
+
+  it('says "waiting for a container…" while it waits for room on its engine, "waiting" otherwise', () => {
+    const queued = ev({
+      kind: 'progress',
+      stage: 'queued',
+      detail:
+        'waiting for a container on the default engine: 2/2 agents running there ([container] max_agents)',
+    });
+    const pending = { status: 'pending' as const, eventCount: 1, startedAt: null };
+    expect(pane({ ...pending, runner: 'container', host: 'default', recentEvents: [queued] })[1]).toContain(
+      'waiting for a container…',
+    );
+    expect(pane({ ...pending, recentEvents: [] })[1]).toContain('waiting');
+    expect(pane({ ...pending, recentEvents: [] })[1]).not.toContain('container');
   });
 
   it('says "starting container…" while the container starts, "starting" for a local agent', () => {
