@@ -11,7 +11,14 @@ import type { AgentName } from '../../agent-name.js';
 import type { CheckSpec, CheckStatus, NewTestsSummary, NewTestStatus } from '../../check-types.js';
 import type { CheckWhere } from '../../check-types.js';
 import { RUN_ID_ENV } from '../../process/index.js';
-import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../../git/index.js';
+import {
+  createDetachedWorktree,
+  pinCheckout,
+  removeWorktree,
+  runGit,
+  runPinned,
+  splitZ,
+} from '../../git/index.js';
 import { copyIncludedFiles } from '../../setup/index.js';
 import { runCheck } from '../runner.js';
 import { worktreeShares } from '../../setup/index.js';
@@ -153,9 +160,12 @@ const treeContainer = (input: CrossTestInput, tree: Pick<Tree, 'agent'>): Comman
   (tree.agent === null ? input.container : input.agentContainers?.[tree.agent]) ?? null;
 
 /** Puts a checkout back to its commit: what a test or a copy wrote is gone (ignored files stay). */
-const putBack = async (dir: string): Promise<void> => {
-  await runGit(dir, ['reset', '--hard', '--quiet']);
-  await runGit(dir, ['clean', '-fdq']);
+const putBack = async (root: string, dir: string): Promise<void> => {
+  // Pinned to the checkout's entry: a test can rewrite its `.git` to point at a git directory of its own.
+  const { pinned, dotGit } = await pinCheckout(root, dir);
+  if (dotGit !== null) await writeFile(path.join(dir, '.git'), `gitdir: ${pinned.gitDir}\n`);
+  await runPinned(pinned, ['reset', '--hard', '--quiet']);
+  await runPinned(pinned, ['clean', '-fdq']);
 };
 
 /** Every author's tests on one tree; by author, then file. Never throws. */
@@ -276,7 +286,7 @@ async function testTree(
           statuses.set(test.file, statusOf(run.status));
         }
         if (index < authors.length - 1) {
-          await putBack(dir);
+          await putBack(input.repoRoot, dir);
           await remote?.putBack();
         }
       } catch {
