@@ -24,7 +24,7 @@ import { readAgentText } from '../agent-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
-import { spawnSupervised } from '../process/index.js';
+import { agentEnvironment, spawnSupervised } from '../process/index.js';
 import { describeShares, SHARED_STAGE, worktreeShares } from '../setup/index.js';
 import type { Supervised, SupervisorCallbacks } from '../process/index.js';
 import { worktreeEnv } from '../setup/index.js';
@@ -258,6 +258,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
               file: launch.command.file,
               args: launch.command.args,
               cwd: launch.command.cwd,
+              // Of hydra's environment only what its CLI needs (agent-env.ts): no other CLI's key, no token.
+              inherit: agentEnvironment(adapterOf(launch.adapter)),
               // Who it is and its ports (setup/env.ts); the agent's configured `env` may still set them.
               env: {
                 ...launch.command.env,

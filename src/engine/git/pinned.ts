@@ -190,11 +190,26 @@ export const gitlinksOf = (lsFilesStage: string): string[] =>
     return tab !== -1 && /(?:^|\s)160000 /.test(entry.slice(0, tab)) ? [entry.slice(tab + 1)] : [];
   });
 
+/** A gitlink's mode (0160000) as the index stores it: a 32-bit big-endian number. */
+const GITLINK_MODE = Buffer.from([0, 0, 0xe0, 0]);
+
+/**
+ * Whether the worktree's index may hold a gitlink, from its bytes (no git process): false only
+ * when it certainly holds none (no gitlink mode anywhere in it, and no split index whose shared
+ * part could hold one). Most repositories have none, and their settling then asks git nothing more.
+ */
+const mayHoldGitlinks = (gitDir: string): boolean => {
+  const index = readAgentFile(path.join(gitDir, 'index'), gitDir, 256 * 2 ** 20);
+  if (index.kind === 'missing') return false;
+  return index.kind !== 'read' || index.content.includes(GITLINK_MODE) || index.content.includes('link');
+};
+
 /**
  * The gitlinks of the worktree's index whose folder holds a `.git` (of any kind): a repository the
  * agent could have configured, which git would look into to ask whether it has changes.
  */
 export async function populatedGitlinks(pinned: PinnedWorktree): Promise<string[]> {
+  if (!mayHoldGitlinks(pinned.gitDir)) return [];
   const listed = await runPinned(pinned, ['ls-files', '-s', '-z']);
   const found = await Promise.all(
     gitlinksOf(listed.stdout).map(async (file) =>

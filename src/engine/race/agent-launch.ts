@@ -148,7 +148,8 @@ export const containerLaunch = (plan: AgentPlan, options: ResolvedRaceOptions): 
     image: settings.image ?? '',
     network: settings.network,
     remote: !isLocalEngine(host),
-    passEnv: passedEnvNames(),
+    // Only the variables its own CLI reads: another CLI's key stays out (issue 35, case 6).
+    passEnv: passedEnvNames(process.env, [adapterOf(plan.adapterId)]),
     ...(plan.binary !== undefined && path.isAbsolute(plan.binary) ? { binaryPath: plan.binary } : {}),
   };
 };
