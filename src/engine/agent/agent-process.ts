@@ -29,6 +29,7 @@ import { describeShares, SHARED_STAGE, worktreeShares } from '../setup/index.js'
 import type { Supervised, SupervisorCallbacks } from '../process/index.js';
 import { worktreeEnv } from '../setup/index.js';
 import { blameSilentEngine, startContainer } from '../container/index.js';
+import { absentPaths, removeSandboxStubs } from '../sandbox/index.js';
 
 /** The shortest time between two batches of one agent's events while it floods its output. */
 const BATCH_INTERVAL_MS = 25;
@@ -250,6 +251,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     };
     // In its container (src/engine/container) or on this machine: the same handle either way.
     const container = launch.container ?? null;
+    // The protected paths not there yet: the sandbox's mounts over them leave empty files (stubs.ts).
+    const absent = container === null && launch.sandbox ? absentPaths(launch.sandbox.denyWrite) : [];
     const supervised: Supervised =
       container !== null
         ? startContainer({ ...launch, container, shares }, callbacks, processes)
@@ -283,6 +286,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           );
 
     void Promise.all([supervised.exited, priced]).then(([exit]) => {
+      removeSandboxStubs(launch.worktree, absent);
       flush();
       try {
         removePidRecord(launch.recordDir, launch.agent);

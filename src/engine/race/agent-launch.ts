@@ -13,6 +13,7 @@ import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import { pricingModel } from '../probe/index.js';
 import {
   agentPrivateGitDir,
+  recordsRoot,
   agentScratchDir,
   agentWorktreeDir,
   branchName,
@@ -69,6 +70,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
           privateGitDir: agentPrivateGitDir(runDir, agent),
           tmpDir: path.join(scratchDir, 'tmp'),
           settings: options.sandbox ?? DEFAULT_SANDBOX,
+          // Every run's trees of this repository (its rivals', other races', the pool) and the run records.
+          hidden: { area: path.dirname(runDir), records: recordsRoot(repo.root) },
         })
       : null;
   // Checked when the race starts (buildWorkspace); read again here, from that check.

@@ -1,5 +1,6 @@
 /** The OS sandbox around every process hydra starts for an agent: its policy, the machine's support, the runtime. */
-export { CREDENTIAL_PATHS, agentPolicy, treePolicy } from './policy.js';
+export { CREDENTIAL_PATHS, PROTECTED_PATHS, agentPolicy, isProtectedPath, treePolicy } from './policy.js';
+export { absentPaths, removeSandboxStubs } from './stubs.js';
 export type { AgentPolicyInput, SandboxPolicy } from './policy.js';
 export { DEFAULT_SANDBOX, SANDBOX_MODES } from './settings.js';
 export type { SandboxMechanism, SandboxMode, SandboxSettings } from './settings.js';
