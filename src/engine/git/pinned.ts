@@ -1,6 +1,8 @@
 /**
- * The pin on an agent's worktree: every git command hydra runs there names the repository's entry
- * for it, so nothing an agent does to the worktree's `.git` can make hydra act in another repository.
+ * The pin on an agent's worktree (and on hydra's own checkouts a check writes in): every git command
+ * hydra runs there names the repository's entry for it, so nothing an agent or a check does to the
+ * directory's `.git` can make hydra act in another repository or read another git directory's
+ * config, and none of them looks into a nested repository (issue 35, cases 2 and 3).
  */
 import { lstat, readFile, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
