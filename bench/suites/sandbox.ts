@@ -114,6 +114,8 @@ const compareSpawns = async (repeats: number): Promise<SandboxRow> => {
     mechanism: support.mechanism,
     allowWrite: [dir],
     denyRead: CREDENTIAL_PATHS.map((entry) => path.join(home, entry)),
+    allowRead: [],
+    denyWrite: [],
     allowHosts: [],
     tmpDir: path.join(dir, 'tmp'),
     loopbackHosts: [],

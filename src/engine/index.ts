@@ -3,7 +3,7 @@
  * beside it has an index of its own (see ARCHITECTURE.md for what lives where).
  */
 export { reopenFromRecord, ROUND_STAGE, startRace } from './race/index.js';
-export { cleanRuns, commitsBrought, mergeRun, openWorktree } from './results/index.js';
+export { cleanRuns, commitsBrought, mergeRun, openWorktree, protectedFilesNote } from './results/index.js';
 export { lockRun } from './locks/index.js';
 export type { HeldLock } from './locks/index.js';
 export {

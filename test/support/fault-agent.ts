@@ -8,7 +8,7 @@
  * installed with fault-bin.ts: `node fault-agent.js --scenario <file> -- <args>`.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, readFileSync, symlinkSync } from 'node:fs';
+import { appendFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { write } from '../../src/demo/fake-io.js';
 import type { Invocation, ReplayHooks } from '../../src/demo/replay.js';
 import { runFakeAgent } from '../../src/demo/replay.js';
@@ -98,6 +98,7 @@ async function start({ scenario, args, cwd }: Invocation<FaultScenario>): Promis
   if (scenario.logArgvTo !== undefined) {
     appendFileSync(scenario.logArgvTo, `${JSON.stringify({ argv: args, cwd, stdin: readStdin() })}\n`);
   }
+  if (scenario.logEnvTo !== undefined) writeFileSync(scenario.logEnvTo, JSON.stringify(process.env));
   if (scenario.sandboxChild === true) {
     const { ok, pid } = procShowsOwnChild();
     if (!ok) {

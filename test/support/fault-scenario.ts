@@ -47,6 +47,8 @@ export interface FaultModes {
   crashAfterLines?: number;
   /** Append `{"argv":[...],"cwd":"...","stdin":...}` as one JSON line to this file. */
   logArgvTo?: string;
+  /** Write the environment it was started with, as one JSON object, to this file. */
+  logEnvTo?: string;
   /** Before the stream, print this many short non-JSON lines as fast as the pipe takes them. */
   floodLines?: number;
   /** The flood's line (default `flood <n>`); `{n}` is replaced by the line's number. */
@@ -86,6 +88,7 @@ export const FAULT_MODES = [
   'sandboxChild',
   'crashAfterLines',
   'logArgvTo',
+  'logEnvTo',
   'floodLines',
   'floodLine',
   'signalAfterLines',

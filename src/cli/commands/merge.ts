@@ -1,7 +1,7 @@
 /** `hydra merge <run> <agent> [--squash] [--keep-worktrees] [--discard-others] [--only <path>...] [--allow-secrets]`. */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import { mergeRun, resolveRunName } from '../../engine/index.js';
+import { mergeRun, protectedFilesNote, resolveRunName } from '../../engine/index.js';
 import type { MergeResult } from '../../engine/index.js';
 import { getBoolean, getStrings, noExtraArguments, parseCommandArgs } from '../args.js';
 import type { CliContext } from '../context.js';
@@ -93,6 +93,8 @@ const mergeLines = (ctx: CliContext, result: MergeResult): string[] => {
       `${out.green('merged')} ${sanitize(result.agent)}${what} (run ${result.runId}) into ${out.bold(result.into)}: ${mergeMethodLabel(result.method)}, ${files}, now at ${shortRef(result.commit)}`,
     );
   }
+  const note = protectedFilesNote(result);
+  if (note !== null) lines.push(`${out.yellow('!')} ${sanitize(note)}`);
   // Paths from the run record, which anyone who can write the repository can forge.
   if (result.removed.length > 0)
     lines.push(out.dim(`removed: ${result.removed.map(sanitizeName).join(', ')}`));

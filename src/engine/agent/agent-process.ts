@@ -25,11 +25,12 @@ import { readAgentText } from '../agent-file.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../process/index.js';
 import { processInfo } from '../process/index.js';
 import { knownSecrets, redactValue, removePidRecord, writePidRecord } from '../records/index.js';
-import { spawnSupervised } from '../process/index.js';
+import { agentEnvironment, spawnSupervised } from '../process/index.js';
 import { describeShares, SHARED_STAGE, worktreeShares } from '../setup/index.js';
 import type { Supervised, SupervisorCallbacks } from '../process/index.js';
 import { worktreeEnv } from '../setup/index.js';
 import { blameSilentEngine, startContainer } from '../container/index.js';
+import { absentPaths, removeSandboxStubs } from '../sandbox/index.js';
 
 /** The shortest time between two batches of one agent's events while it floods its output. */
 const BATCH_INTERVAL_MS = 25;
@@ -262,6 +263,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
     };
     // In its container (src/engine/container) or on this machine: the same handle either way.
     const container = launch.container ?? null;
+    // The protected paths not there yet: the sandbox's mounts over them leave empty files (stubs.ts).
+    const absent = container === null && launch.sandbox ? absentPaths(launch.sandbox.denyWrite) : [];
     const supervised: Supervised =
       container !== null
         ? startContainer({ ...launch, container, shares }, callbacks, processes)
@@ -270,6 +273,8 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
               file: launch.command.file,
               args: launch.command.args,
               cwd: launch.command.cwd,
+              // Of hydra's environment only what its CLI needs (agent-env.ts): no other CLI's key, no token.
+              inherit: agentEnvironment(adapterOf(launch.adapter)),
               // Who it is and its ports (setup/env.ts); the agent's configured `env` may still set them.
               env: {
                 ...launch.command.env,
@@ -293,6 +298,7 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
           );
 
     void Promise.all([supervised.exited, priced]).then(([exit]) => {
+      removeSandboxStubs(launch.worktree, absent);
       flush();
       try {
         removePidRecord(launch.recordDir, launch.agent);

@@ -10,7 +10,7 @@
 import path from 'node:path';
 import type { CheckRun, CheckSpec } from '../check-types.js';
 import { RUN_ID_ENV } from '../process/index.js';
-import { createDetachedWorktree, removeWorktree, runGit, splitZ } from '../git/index.js';
+import { createDetachedWorktree, pinCheckout, removeWorktree, runPinned, splitZ } from '../git/index.js';
 import { copyIncludedFiles } from '../setup/index.js';
 import { commandChanges } from './command-config.js';
 import { contractTree } from './contract/index.js';
@@ -56,18 +56,29 @@ export const contractDirOf = (runDir: string, agent: string): string =>
 
 /**
  * Tracked files of a checkout that differ from its commit, and any index flag (skip-worktree,
- * assume-unchanged) that would hide such a difference, or a HEAD that moved.
+ * assume-unchanged) that would hide such a difference, or a HEAD that moved. git is pinned to the
+ * checkout's entry in the repository: a check can rewrite the checkout's `.git` to point at a git
+ * directory of its own (a filter there would run as the user), which is then one more change.
  */
-async function checkoutChanges(dir: string, commit: string): Promise<string[]> {
+async function checkoutChanges(root: string, dir: string, commit: string): Promise<string[]> {
+  const { pinned, dotGit } = await pinCheckout(root, dir);
   const [status, flags, head] = await Promise.all([
-    runGit(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--no-renames']),
-    runGit(dir, ['ls-files', '-v', '-z']),
-    runGit(dir, ['rev-parse', 'HEAD']),
+    runPinned(pinned, [
+      'status',
+      '--porcelain=v1',
+      '-z',
+      '--untracked-files=no',
+      '--no-renames',
+      '--ignore-submodules=dirty',
+    ]),
+    runPinned(pinned, ['ls-files', '-v', '-z']),
+    runPinned(pinned, ['rev-parse', 'HEAD']),
   ]);
-  return changesOf(
+  const changes = changesOf(
     { head: head.stdout.trim(), status: splitZ(status.stdout), flags: splitZ(flags.stdout) },
     commit,
   );
+  return dotGit === null ? changes : [`.git (rewritten: ${dotGit.replace(/^its \.git /, '')})`, ...changes];
 }
 
 /** What git said of a checkout (`-z` entries), as checkoutChanges reports it; also a remote checkout's. */
@@ -177,7 +188,9 @@ async function checkCommit(specs: readonly CheckSpec[], place: CommitCheckPlace)
     }
     const runs = await runChecks(specs, { ...rest, cwd: dir, ...(shares.length === 0 ? {} : { shares }) });
     const disturbed = await (
-      remote === null ? checkoutChanges(dir, commit) : remote.read().then((git) => changesOf(git, commit))
+      remote === null
+        ? checkoutChanges(repoRoot, dir, commit)
+        : remote.read().then((git) => changesOf(git, commit))
     ).catch((error: unknown) => [
       `could not be checked: ${error instanceof Error ? error.message : String(error)}`,
     ]);

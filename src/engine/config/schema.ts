@@ -212,7 +212,8 @@ const sandboxSchema = z.strictObject(
       .optional(),
     allow_write: z
       .array(nonEmpty, {
-        error: 'must be a list of absolute paths (or ~/...) agents may write, e.g. ["~/.cache/pip"]',
+        error:
+          'must be a list of absolute paths (or ~/..., or a protected path of the worktree such as ".vscode") agents may write, e.g. ["~/.cache/pip"]',
       })
       .optional(),
   },

@@ -8,7 +8,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { trace } from '../../trace.js';
 import { runGit, splitZ } from './git.js';
-import { pinWorktree, runPinned } from './pinned.js';
+import { gitlinksOf, pinWorktree, runPinned } from './pinned.js';
 import type { PinnedWorktree } from './pinned.js';
 import { deleteBranch, oneAtATime, removeWorktree } from './worktrees.js';
 import type { WorktreeGitOptions } from './worktrees.js';
@@ -177,10 +177,16 @@ async function freshCheckoutProblem(
       '-z',
       '--ignored',
       '--untracked-files=all',
-      '--ignore-submodules=none',
+      // Never looking into a submodule's folder (its config and filters may be the agent's):
+      // a fresh checkout leaves those folders empty, which is checked below.
+      '--ignore-submodules=dirty',
     ]),
     readdir(pinned.gitDir),
   ]);
+  for (const file of gitlinksOf(index.stdout)) {
+    const left = await readdir(path.join(pinned.worktree, file)).catch(() => [] as string[]);
+    if (left.length > 0) return `the submodule folder ${file} is not empty`;
+  }
   if (head.stdout.trim() !== base.stdout.trim()) return 'HEAD is not the base';
   if (onBranch.stdout.trim() !== `refs/heads/${branch}`) return `HEAD is not on ${branch}`;
   const odd = splitZ(index.stdout).find((line) => !/^H \d+ [0-9a-f]+ 0\t/.test(line));

@@ -5,7 +5,7 @@
 import type { DiffSummary } from './diff.js';
 import { diffSummary } from './diff.js';
 import { GitCommandError, HYDRA_IDENTITY, NO_HOOKS } from './git.js';
-import { pinnedArgs, pinnedLine, runPinned } from './pinned.js';
+import { pinnedArgs, pinnedLine, populatedGitlinks, runPinned } from './pinned.js';
 import { addHidden } from './git-dir.js';
 import type { PinnedWorktree } from './pinned.js';
 
@@ -50,7 +50,20 @@ export async function detachFromForeignBranch(
  * not depend on where HEAD is, so it can run while detachFromForeignBranch looks.
  */
 export const stageChanges = async (pinned: PinnedWorktree): Promise<void> => {
-  await runPinned(pinned, ['add', '-A']);
+  const nested = await populatedGitlinks(pinned);
+  if (nested.length === 0) await runPinned(pinned, ['add', '-A']);
+  else {
+    // `git add` runs `git status` in a populated submodule (its config, filters and attributes the
+    // agent's, run as hydra): those folders are left out of it, and `update-index` records which
+    // commit each is on (read from its refs, nothing run there) or that it is gone.
+    const pathspecs = [':(top)', ...nested.map((file) => `:(top,literal,exclude)${file}`)];
+    await runPinned(pinned, ['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      input: `${pathspecs.join('\0')}\0`,
+    });
+    await runPinned(pinned, ['update-index', '--add', '--remove', '-z', '--stdin'], {
+      input: `${nested.join('\0')}\0`,
+    });
+  }
   // What another agent's new `info/exclude` hides is staged too (git-dir.ts).
   if (pinned.commonDir !== undefined)
     await addHidden(pinned.commonDir, (args, input) =>

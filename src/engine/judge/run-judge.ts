@@ -18,7 +18,7 @@ import type { AgentEvent } from '../../core/events.js';
 import { readAgentText } from '../agent-file.js';
 import { fullPatch } from '../git/index.js';
 import { probeAgents } from '../probe/index.js';
-import { spawnSupervised } from '../process/index.js';
+import { agentEnvironment, spawnSupervised } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { AgentName } from '../agent-name.js';
 import type { AgentPlan } from '../agent-plan.js';
@@ -142,6 +142,7 @@ async function askInJail(
       args: command.args,
       cwd: command.cwd,
       env: { ...command.env, ...jail.env },
+      inherit: agentEnvironment(adapter),
       ...(command.stdinFile === undefined ? {} : { stdinFile: command.stdinFile }),
       runId: input.runId,
       agent: `judge:${plan.name ?? plan.adapterId}`,

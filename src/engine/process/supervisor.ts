@@ -32,6 +32,11 @@ export interface SpawnSpec {
   args: readonly string[];
   cwd: string;
   env: Record<string, string>;
+  /**
+   * What it gets of hydra's environment under `env`: by default all of it (a check, a setup
+   * command); an agent CLI's allowlist (agent-env.ts) for an agent or a judge.
+   */
+  inherit?: NodeJS.ProcessEnv;
   stdinFile?: string;
   runId: string;
   agent: AgentName;
@@ -200,7 +205,12 @@ function startSupervised(
   // The namespace's init stops the agent if hydra dies, as the race's watchdog does
   // (HYDRA_WATCHDOG=0 turns off both).
   const lifeline = statusFile !== null && watchdogWanted();
-  const env = { ...process.env, ...spec.env, [RUN_ID_ENV]: spec.runId, [OWNER_ENV]: spec.agent };
+  const env = {
+    ...(spec.inherit ?? process.env),
+    ...spec.env,
+    [RUN_ID_ENV]: spec.runId,
+    [OWNER_ENV]: spec.agent,
+  };
   const started =
     statusFile === null
       ? { file: command.file, args: [...command.args] }

@@ -14,6 +14,7 @@ import type { RefSnapshot, RepoCheck } from '../git/index.js';
 import { pricingModel } from '../probe/index.js';
 import {
   agentPrivateGitDir,
+  recordsRoot,
   agentScratchDir,
   agentWorktreeDir,
   branchName,
@@ -84,6 +85,13 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
           settings: options.sandbox ?? DEFAULT_SANDBOX,
           // Read from the user's configuration, never from the agent's copy of it.
           endpoints: configuredEndpoints(adapter, userEnv, homeOf(userEnv), plan.extraArgs),
+          // Every run's trees of this repository (its rivals', other races', the pool, the agents'
+          // copies of their CLIs' state) and the run records; its own state copy stays readable.
+          hidden: {
+            area: path.dirname(runDir),
+            records: recordsRoot(repo.root),
+            ...(cliState === null || cliState === undefined ? {} : { own: [agentStateDir(runDir, agent)] }),
+          },
         })
       : null;
   // Checked when the race starts (buildWorkspace); read again here, from that check.
@@ -184,7 +192,8 @@ export const containerLaunch = (plan: AgentPlan, options: ResolvedRaceOptions): 
     image: settings.image ?? '',
     network: settings.network,
     remote: !isLocalEngine(host),
-    passEnv: passedEnvNames(),
+    // Only the variables its own CLI reads: another CLI's key stays out (issue 35, case 6).
+    passEnv: passedEnvNames(process.env, [adapterOf(plan.adapterId)]),
     ...(plan.binary !== undefined && path.isAbsolute(plan.binary) ? { binaryPath: plan.binary } : {}),
   };
 };

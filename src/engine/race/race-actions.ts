@@ -11,6 +11,7 @@ import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
 import type { AgentProbeReport } from '../probe-types.js';
 import type { JudgeSummary, MergeResult } from '../records/index.js';
+import { protectedFilesNote } from '../results/index.js';
 import { childId, forgetRemoved, isLive, launchChildId, roundProblem } from './race-decisions.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import * as update from './race-updates.js';
@@ -278,7 +279,11 @@ const rejectMerge = assignRace(({ context, event }) => {
 const applyMerge = assignRace(({ context }, merge: MergeResult) => ({
   merge,
   mergeError: null,
-  warnings: [...context.warnings, ...(merge.warnings ?? [])],
+  warnings: [
+    ...context.warnings,
+    ...(merge.warnings ?? []),
+    ...[protectedFilesNote(merge)].filter((note): note is string => note !== null),
+  ],
   agents: forgetRemoved(context.agents, merge.removed),
 }));
 

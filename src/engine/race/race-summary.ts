@@ -128,7 +128,14 @@ const mergedPart = (context: RaceContext): Pick<RaceSummary, 'merged' | 'mergeRe
       context.launches.find((item) => item.agent === merge.agent)?.branch ??
       context.agents.find((item) => item.agent === merge.agent)?.branch ??
       '';
-    return { merged: { agent: merge.agent, branch, method: merge.method } };
+    return {
+      merged: {
+        agent: merge.agent,
+        branch,
+        method: merge.method,
+        ...(merge.protectedFiles === undefined ? {} : { protectedFiles: merge.protectedFiles }),
+      },
+    };
   }
   return {
     merged: null,

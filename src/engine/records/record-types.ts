@@ -112,7 +112,13 @@ export interface RaceSummary {
   /** The race allowed results that change what its checks run (`--allow-test-changes`). */
   allowTestChanges?: boolean;
   /** What was merged, or null; `mergeReason` says why nothing was (absent before the race settled). */
-  merged?: { agent: AgentName; branch: string; method: MergeResult['method'] } | null;
+  merged?: {
+    agent: AgentName;
+    branch: string;
+    method: MergeResult['method'];
+    /** The merge's protected files (MergeResult.protectedFiles), when it brought any. */
+    protectedFiles?: string[];
+  } | null;
   mergeReason?: string;
   /** The judge's verdict on a tie (`--judge`), when it was asked. */
   judge?: JudgeSummary;
@@ -135,6 +141,12 @@ export interface MergeResult {
   earlier?: MergeResult[];
   /** What hydra put back in the user's git settings and refs before merging. */
   warnings?: string[];
+  /**
+   * Files the merge added or changed that run code in the user's tools when used there (an
+   * editor's tasks, an MCP server, a slash command, `.gitmodules`, a shell's rc file: the sandbox's
+   * protected paths, at any depth), for the user to review.
+   */
+  protectedFiles?: string[];
 }
 
 /** Streamed to headless consumers for every normalized event, as it happens. */

@@ -281,6 +281,7 @@ export const summaryFrameSchema = z.object({
       agent: agentId,
       branch: z.string(),
       method: z.enum(['fast-forward', 'merge-commit', 'squash', 'nothing-to-merge']),
+      protectedFiles: z.array(z.string()).optional(),
     })
     .nullable()
     .optional(),
@@ -311,6 +312,7 @@ const oneMergeSchema = z.object({
   filesChanged: z.number().finite(),
   removed: z.array(z.string()),
   only: z.array(z.string()).optional(),
+  protectedFiles: z.array(z.string()).optional(),
 });
 
 /** merge.json: the latest merge of a run, with the ones before it (one level deep). */

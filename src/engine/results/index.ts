@@ -1,6 +1,6 @@
 /** What happens to finished runs: merging a result into the user's branch, and cleaning runs up. */
 export { cleanRuns } from './clean.js';
-export { mergeAgentBranch } from './merge.js';
+export { mergeAgentBranch, protectedFilesNote } from './merge.js';
 export { mergeRun } from './merge-run.js';
 export { commitsBrought } from './secret-scan.js';
 export type { MergeRequest } from './merge.js';

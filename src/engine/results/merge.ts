@@ -38,8 +38,21 @@ import {
   wantsSignedCommits,
 } from './merge-commit.js';
 import { assertRoomFor, noteWritten, planRestore, treeChanges, withSignalsHeld } from './tree-guard.js';
+import { isProtectedPath } from '../sandbox/index.js';
 
 export type { MergeRequest } from './merge-checks.js';
+
+/**
+ * What a merge says of the protected files it brought (MergeResult.protectedFiles): each runs code
+ * in the user's tools once used there, so it is named for review. Null when there are none.
+ */
+export const protectedFilesNote = (merge: Pick<MergeResult, 'agent' | 'protectedFiles'>): string | null => {
+  const files = merge.protectedFiles ?? [];
+  if (files.length === 0) return null;
+  const shown = files.slice(0, 10).join(', ');
+  const more = files.length > 10 ? ` and ${files.length - 10} more` : '';
+  return `${merge.agent}'s result added or changed ${shown}${more}: files your editor, shell, git or AI tools run or load (tasks, MCP servers, commands, submodules, rc files). Review them before you open the project in those tools.`;
+};
 
 /**
  * Merges under the repository's merge lock: two merges (of one run or two, from the CLI or a
@@ -95,6 +108,7 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
     method: MergeResult['method'],
     commit: string,
     filesChanged: number,
+    protectedFiles: readonly string[] = [],
   ): Promise<MergeResult> => {
     const removed = await cleanUpAfterMerge(request, only === null);
     const result: MergeResult = {
@@ -106,6 +120,7 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
       filesChanged,
       removed,
       ...(only === null ? {} : { only }),
+      ...(protectedFiles.length === 0 ? {} : { protectedFiles: [...protectedFiles] }),
       ...(request.earlier === undefined || request.earlier.length === 0 ? {} : { earlier: request.earlier }),
     };
     writeMergeRecord(runRecordDir(root, request.runId), result);
@@ -138,6 +153,10 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
   await refuseSecrets(request, head, tip, tree, squash);
 
   const changes = await treeChanges(root, head, tree);
+  // Files that run code in the user's tools (an editor's tasks, an MCP server, a shell's rc): named.
+  const protectedFiles = changes
+    .filter((change) => change.status !== 'D' && isProtectedPath(change.path))
+    .map((change) => change.path);
   await assertRoomFor(root, changes);
   const restorePlan = await planRestore(root, head, `refs/heads/${baseBranch}`, changes);
 
@@ -180,6 +199,6 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
       // The branch moved under us, or its ref could not be written: put the working tree back.
       await failedMidway(request, restorePlan, error, `while moving branch ${baseBranch}`);
     }
-    return finishWith(method, target, touched.length);
+    return finishWith(method, target, touched.length, protectedFiles);
   });
 }

@@ -1,5 +1,13 @@
 /** The OS sandbox around every process hydra starts for an agent: its policy, the machine's support, the runtime. */
-export { CREDENTIAL_PATHS, agentPolicy, racePolicy, treePolicy } from './policy.js';
+export {
+  CREDENTIAL_PATHS,
+  PROTECTED_PATHS,
+  agentPolicy,
+  isProtectedPath,
+  racePolicy,
+  treePolicy,
+} from './policy.js';
+export { absentPaths, removeSandboxStubs } from './stubs.js';
 export { STATE_DIR, agentStateDir, cliStatePlan, cliStateReady, ensureCliState } from './cli-state.js';
 export type { CliStatePlan } from './cli-state.js';
 export { configuredEndpoints } from './endpoints.js';

@@ -20,6 +20,10 @@ export interface SandboxPolicy {
   allowWrite: string[];
   /** Absolute paths they may not read. */
   denyRead: string[];
+  /** Absolute paths inside `denyRead` they may read all the same (their own trees). */
+  allowRead: string[];
+  /** Absolute paths inside `allowWrite` they may not write (the worktree's protected files). */
+  denyWrite: string[];
   /**
    * Hosts they may reach (through the sandbox's proxy); every other host is refused. An entry
    * `host:port` (a loopback base URL's) allows that port only.
@@ -50,6 +54,49 @@ export const CREDENTIAL_PATHS: readonly string[] = [
   '.pypirc',
 ];
 
+/**
+ * Files and folders of a worktree that run code in the user's tools when opened or used there (an
+ * editor's tasks, an MCP server, a slash command, a submodule's URL, a shell's rc file): what the
+ * sandbox library protects in hydra's own working directory (its DANGEROUS_FILES and dangerous
+ * directories), protected here in the agent's worktree, where the agent works. Relative paths.
+ */
+export const PROTECTED_PATHS: readonly string[] = [
+  '.gitconfig',
+  '.gitmodules',
+  '.bashrc',
+  '.bash_profile',
+  '.zshrc',
+  '.zprofile',
+  '.profile',
+  '.ripgreprc',
+  '.mcp.json',
+  '.vscode',
+  '.idea',
+  '.claude/commands',
+  '.claude/agents',
+];
+
+/** Whether a repository path (`a/b/.vscode/tasks.json`) is, or is inside, a protected path at any depth. */
+export const isProtectedPath = (file: string): boolean => {
+  const parts = file.split('/');
+  return parts.some((_, at) => {
+    const rest = parts.slice(at).join('/');
+    return PROTECTED_PATHS.some((entry) => rest === entry || rest.startsWith(`${entry}/`));
+  });
+};
+
+/**
+ * Where hydra keeps the agents' trees and the run records, which no agent reads but its own:
+ * `area` holds every run's worktrees, scratch and private git directories of this repository (and
+ * the pool), `records` the run records (`.hydra/runs`).
+ */
+export interface RivalsHidden {
+  area: string;
+  records: string;
+  /** Its own paths in the area besides its trees (its copy of its CLI's state). */
+  own?: readonly string[];
+}
+
 export interface AgentPolicyInput {
   mechanism: SandboxMechanism;
   /** The agent's CLI. */
@@ -69,6 +116,8 @@ export interface AgentPolicyInput {
   endpoints?: readonly string[];
   /** The user's home (default os.homedir()): its credentials are denied whatever HOME the agent has. */
   home?: string;
+  /** Rivals' trees and the run records, unreadable to it (its own trees excepted). */
+  hidden?: RivalsHidden;
 }
 
 /** A loopback name or address, as WHATWG URL spells it (`127.1` and `0x7f000001` are `127.0.0.1`). */
@@ -157,29 +206,47 @@ export function agentPolicy(input: AgentPolicyInput): SandboxPolicy {
   const home = userHome;
   const state = (input.adapter.stateDirs ?? []).map((dir) => stateDirPath(dir, input.env, agentHome));
   const allowHosts = allowedHosts(input);
+  // A relative `allow_write` entry names a path of the worktree (`.vscode`): the way to let agents
+  // write a protected one. Every other entry is absolute or `~/`.
+  const relative = input.settings.allowWrite.filter(isWorktreeEntry).map((entry) => path.normalize(entry));
+  const own = [
+    input.worktree,
+    input.scratchDir,
+    input.tmpDir,
+    input.privateGitDir,
+    ...(input.hidden?.own ?? []),
+  ];
   return {
     mechanism: input.mechanism,
     allowWrite: [
       ...new Set([
-        input.worktree,
-        input.scratchDir,
-        input.tmpDir,
-        input.privateGitDir,
+        ...own,
         ...state,
-        ...input.settings.allowWrite.map((entry) => path.resolve(home, expandHome(entry, home))),
+        ...input.settings.allowWrite
+          .filter((entry) => !isWorktreeEntry(entry))
+          .map((entry) => path.resolve(home, expandHome(entry, home))),
       ]),
     ],
     denyRead: [
       ...new Set([
         ...homes.flatMap((each) => CREDENTIAL_PATHS.map((entry) => path.join(each, entry))),
         ...homes.flatMap((each) => otherCliState(input.adapter, input.env, each)),
+        ...(input.hidden === undefined ? [] : [input.hidden.area, input.hidden.records]),
       ]),
     ],
+    allowRead: input.hidden === undefined ? [] : own,
+    denyWrite: PROTECTED_PATHS.filter(
+      (entry) => !relative.some((allowed) => entry === allowed || entry.startsWith(`${allowed}/`)),
+    ).map((entry) => path.join(input.worktree, entry)),
     allowHosts,
     tmpDir: input.tmpDir,
     loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopback))],
   };
 }
+
+/** An `allow_write` entry that names a path of the worktree: neither absolute nor `~`. */
+const isWorktreeEntry = (entry: string): boolean =>
+  !path.isAbsolute(entry) && entry !== '~' && !entry.startsWith('~/');
 
 /** `~/x` → `<home>/x`; anything else as written. */
 const expandHome = (entry: string, home: string): string =>
@@ -193,6 +260,8 @@ const expandHome = (entry: string, home: string): string =>
 export const treePolicy = (policy: SandboxPolicy, tree: string, tmpDir = policy.tmpDir): SandboxPolicy => ({
   ...policy,
   allowWrite: [tree, tmpDir],
+  allowRead: policy.allowRead.length === 0 ? [] : [tree, tmpDir],
+  denyWrite: [],
   tmpDir,
 });
 
@@ -228,6 +297,8 @@ export function racePolicy(input: RacePolicyInput): SandboxPolicy {
         ...(input.denyRead ?? []),
       ]),
     ],
+    allowRead: [],
+    denyWrite: [],
     allowHosts,
     tmpDir: os.tmpdir(),
     loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopback))],

@@ -241,7 +241,12 @@ async function wrap(
       command,
       '/bin/sh',
       {
-        filesystem: { allowWrite: policy.allowWrite, denyWrite: [], denyRead: policy.denyRead },
+        filesystem: {
+          allowWrite: policy.allowWrite,
+          denyWrite: policy.denyWrite,
+          denyRead: policy.denyRead,
+          ...(policy.allowRead.length === 0 ? {} : { allowRead: policy.allowRead }),
+        },
         network: { allowedDomains: policy.allowHosts, deniedDomains: [] },
       },
       undefined,

@@ -88,6 +88,8 @@ const trial = async (mechanism: SandboxMechanism): Promise<string | null> => {
     mechanism,
     allowWrite: [dir],
     denyRead: [],
+    allowRead: [],
+    denyWrite: [],
     allowHosts: [],
     tmpDir: dir,
     loopbackHosts: [],

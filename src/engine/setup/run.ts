@@ -10,7 +10,7 @@ import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runLimited } from '../process/index.js';
 import { knownSecrets, redactSecrets } from '../records/index.js';
-import { runGit, splitZ } from '../git/index.js';
+import { pinCheckout, runGit, runPinned, splitZ } from '../git/index.js';
 import type { SetupPlan } from './plan.js';
 import type { SetupPlace } from './run-place.js';
 import { worktreeEnv } from './env.js';
@@ -98,12 +98,16 @@ const entriesOf = async (dir: string): Promise<Set<string>> =>
   new Set(await readdir(dir).catch(() => [] as string[]));
 
 /** Of `names` (top-level entries of `cwd`), the ones git ignores. */
-async function ignoredOf(cwd: string, names: readonly string[]): Promise<string[]> {
+async function ignoredOf(repoRoot: string, cwd: string, names: readonly string[]): Promise<string[]> {
   if (names.length === 0) return [];
-  const checked = await runGit(cwd, ['check-ignore', '-z', '--stdin'], {
-    input: names.join('\0'),
-    okExitCodes: [1],
-  }).catch(() => null);
+  const args = ['check-ignore', '-z', '--stdin'];
+  const options = { input: names.join('\0'), okExitCodes: [1] };
+  // A worktree or checkout of hydra's is asked through its entry in the repository, never through
+  // the `.git` its setup could have rewritten (pinned.ts); any other place as it is.
+  const pinned = await pinCheckout(repoRoot, cwd).catch(() => null);
+  const checked = await (
+    pinned === null ? runGit(cwd, args, options) : runPinned(pinned.pinned, args, options)
+  ).catch(() => null);
   return checked === null ? [] : splitZ(checked.stdout).sort();
 }
 
@@ -151,6 +155,7 @@ export async function runSetup(plan: SetupPlan, place: SetupPlace): Promise<Setu
   const produced =
     status === 'ok'
       ? await ignoredOf(
+          place.repoRoot,
           place.cwd,
           [...after].filter((name) => !before.has(name)),
         )

@@ -7,7 +7,7 @@
  */
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ev } from '../../../src/core/events.js';
 import type { AgentEvent } from '../../../src/core/events.js';
 import type { RunState } from '../../../src/adapters/finish.js';
@@ -72,7 +72,7 @@ const writeJudge = (sandbox: Sandbox): string => {
     `#!/usr/bin/env node
 const fs = require('node:fs');
 const prompt = fs.readFileSync(process.argv[2], 'utf8');
-fs.writeFileSync(${JSON.stringify(log)}, JSON.stringify({ cwd: process.cwd(), prompt }));
+fs.writeFileSync(${JSON.stringify(log)}, JSON.stringify({ cwd: process.cwd(), prompt, env: Object.keys(process.env) }));
 const say = (result) => console.log(JSON.stringify({ type: 'done', result }));
 if (process.env.JUDGE_MODE === 'garbage') { say('I think the first one is best.'); process.exit(0); }
 const blocks = [...prompt.matchAll(/=== DATA (\\w+) BEGIN (result-\\d+) ===\\n([\\s\\S]*?)=== DATA \\1 END \\2 ===/g)];
@@ -136,9 +136,11 @@ const race = async (
   return handle.finish();
 };
 
-const judgeLog = (): { cwd: string; prompt: string } | null => {
+const judgeLog = (): { cwd: string; prompt: string; env: string[] } | null => {
   const log = path.join(sandbox.dir, 'judge.log');
-  return existsSync(log) ? (JSON.parse(readFileSync(log, 'utf8')) as { cwd: string; prompt: string }) : null;
+  return existsSync(log)
+    ? (JSON.parse(readFileSync(log, 'utf8')) as { cwd: string; prompt: string; env: string[] })
+    : null;
 };
 
 describe('--judge (issue 26)', () => {
@@ -159,6 +161,20 @@ describe('--judge (issue 26)', () => {
     expect(path.basename(log?.cwd ?? '')).toBe('.judge');
     expect(log?.prompt).toContain('result-1');
     expect(log?.prompt).not.toMatch(/\balpha\b(?! *$)|bravo(?! PICK-ME)/m);
+  }, 60_000);
+
+  it("gets only an allowlist of hydra's environment and its own env, never a token (issue 35, case 6)", async () => {
+    vi.stubEnv('GH_TOKEN', 'ghp_judgecase6');
+    vi.stubEnv('OPENAI_API_KEY', 'sk-judgecase6');
+    try {
+      await race('alpha', 'bravo PICK-ME', { JUDGE_SETTING: 'mine' });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const env = judgeLog()?.env ?? [];
+    expect(env).toEqual(expect.arrayContaining(['PATH', 'JUDGE_SETTING']));
+    expect(env).not.toContain('GH_TOKEN');
+    expect(env).not.toContain('OPENAI_API_KEY');
   }, 60_000);
 
   it('ignores an answer that is not a ranking, with a warning: the tie stays', async () => {

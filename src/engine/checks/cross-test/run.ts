@@ -304,7 +304,7 @@ async function testTree(
         );
         const ready = async (): Promise<void> => {
           // At its commit, then its files written again, on its own tree too, so they look the same everywhere.
-          await switchTo(dir, head);
+          await switchTo(input.repoRoot, dir, head);
           for (const { file, content, mode } of author.copied) await writeInside(dir, file, content, mode);
           if (index > 0) await remote?.putBack();
           await remote?.add(
@@ -322,7 +322,7 @@ async function testTree(
           };
           const run = await runCheck(spec, { ...place, owner: `check:${CROSS_OWNER}`, slots: input.slots });
           // A remote tree's tests ran in its volume: what they changed there is not read.
-          const changed = remote === null ? await treeChanges(dir, head, author.copied) : [];
+          const changed = remote === null ? await treeChanges(input.repoRoot, dir, head, author.copied) : [];
           runs.set(test.file, { status: statusOf(run.status), changed });
           // A test that changed its tree leaves it to the next one put back.
           if (changed.length > 0 && n < author.tests.length - 1) await ready();

@@ -7,7 +7,8 @@
  */
 import { chmod, lstat, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HYDRA_IDENTITY, NO_HOOKS, runGit, splitZ } from '../../git/index.js';
+import { HYDRA_IDENTITY, pinCheckout, runGit, runPinned, splitZ } from '../../git/index.js';
+import type { PinnedWorktree } from '../../git/index.js';
 
 /** A file an author's tests need on every tree: its path, its content, its git mode and blob. */
 export interface CopiedFile {
@@ -63,10 +64,28 @@ export async function neutralCommit(
   }
 }
 
+/**
+ * hydra's git on the checkout, pinned to its entry in the repository (git/pinned.ts): a test may
+ * have rewritten its `.git` to point at a git directory of its own (a filter, a hook), which is put
+ * back; `rewritten` says it was.
+ */
+const pinnedTree = async (
+  root: string,
+  dir: string,
+): Promise<{ pinned: PinnedWorktree; rewritten: boolean }> => {
+  const { pinned, dotGit } = await pinCheckout(root, dir);
+  if (dotGit !== null) {
+    await rm(path.join(dir, '.git'), { recursive: true, force: true });
+    await writeFile(path.join(dir, '.git'), `gitdir: ${pinned.gitDir}\n`);
+  }
+  return { pinned, rewritten: dotGit !== null };
+};
+
 /** The checkout at `commit`, every file of its own and nothing else (ignored files stay: the setup's). */
-export const switchTo = async (dir: string, commit: string): Promise<void> => {
-  await runGit(dir, [...NO_HOOKS, 'checkout', '--detach', '--force', '--quiet', commit]);
-  await runGit(dir, ['clean', '-fdq']);
+export const switchTo = async (root: string, dir: string, commit: string): Promise<void> => {
+  const { pinned } = await pinnedTree(root, dir);
+  await runPinned(pinned, ['checkout', '--detach', '--force', '--quiet', commit]);
+  await runPinned(pinned, ['clean', '-fdq']);
 };
 
 /** The file mode a git mode is checked out with (umask aside: the same on every tree). */
@@ -111,14 +130,16 @@ const LISTED = 10;
  * ignored files it made are not a change (a cache, a snapshot). Empty when it changed nothing.
  */
 export async function treeChanges(
+  root: string,
   dir: string,
   commit: string,
   written: readonly CopiedFile[],
 ): Promise<string[]> {
   const ours = new Set(written.map(({ file }) => file));
+  const { pinned, rewritten } = await pinnedTree(root, dir);
   const [status, head] = await Promise.all([
-    runGit(dir, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--no-renames']),
-    runGit(dir, ['rev-parse', 'HEAD']),
+    runPinned(pinned, ['status', '--porcelain=v1', '-z', '--untracked-files=no', '--no-renames']),
+    runPinned(pinned, ['rev-parse', 'HEAD']),
   ]);
   const tracked = splitZ(status.stdout)
     .map((entry) => entry.slice(3))
@@ -131,5 +152,5 @@ export async function treeChanges(
     if (!same) mine.push(file);
   }
   const moved = head.stdout.trim() === commit ? [] : [`HEAD (moved to ${head.stdout.trim().slice(0, 12)})`];
-  return [...moved, ...tracked, ...mine].slice(0, LISTED);
+  return [...(rewritten ? ['.git (pointed elsewhere)'] : []), ...moved, ...tracked, ...mine].slice(0, LISTED);
 }

@@ -70,7 +70,8 @@ const loggingGit = (
 };
 
 /** hydra's prefix of a command on an agent's worktree (pinned to its git directory). */
-const PINNED = /^--git-dir \S+ --work-tree \S+ -c core\.hooksPath=\/dev\/null /;
+const PINNED =
+  /^--git-dir \S+ --work-tree \S+ --no-optional-locks -c core\.hooksPath=\/dev\/null -c submodule\.recurse=false -c diff\.ignoreSubmodules=dirty -c status\.submoduleSummary=false /;
 
 /**
  * The commands of the agents' settling and the clean-up: from the first one on an agent's pinned

@@ -1,7 +1,12 @@
 /** Issue 22: what one agent's sandbox lets it write, read and reach (pure: no file is read). */
 import { describe, expect, it } from 'vitest';
 import { adapterOf } from '../../../../src/adapters/registry.js';
-import { agentPolicy, racePolicy, treePolicy } from '../../../../src/engine/sandbox/index.js';
+import {
+  agentPolicy,
+  isProtectedPath,
+  racePolicy,
+  treePolicy,
+} from '../../../../src/engine/sandbox/index.js';
 import type { AgentPolicyInput } from '../../../../src/engine/sandbox/index.js';
 
 const HOME = '/home/u';
@@ -108,6 +113,90 @@ describe('an agent policy', () => {
     const policy = treePolicy(agentPolicy(input('claude')), `${RUN}/.checks-claude`);
     expect(policy.allowWrite).toEqual([`${RUN}/.checks-claude`, `${RUN}/.scratch/claude/tmp`]);
     expect(policy.denyRead).toContain(`${HOME}/.ssh`);
+  });
+
+  it("keeps the protected files of its worktree read-only, not those of hydra's working directory (issue 35, case 8)", () => {
+    const policy = agentPolicy(input('claude'));
+    const worktree = `${RUN}/claude`;
+    expect(policy.denyWrite).toEqual(
+      expect.arrayContaining([
+        `${worktree}/.mcp.json`,
+        `${worktree}/.vscode`,
+        `${worktree}/.idea`,
+        `${worktree}/.claude/commands`,
+        `${worktree}/.claude/agents`,
+        `${worktree}/.gitmodules`,
+        `${worktree}/.bashrc`,
+        `${worktree}/.zshrc`,
+        `${worktree}/.profile`,
+      ]),
+    );
+    expect(policy.denyWrite.every((entry) => entry.startsWith(`${worktree}/`))).toBe(true);
+  });
+
+  it('lets `[sandbox] allow_write` name a protected path of the worktree, relative to it', () => {
+    const settings = {
+      mode: 'auto' as const,
+      allowHosts: [],
+      allowWrite: ['.vscode', '.claude', '~/.cache/pip'],
+    };
+    const policy = agentPolicy(input('claude', { settings }));
+    const worktree = `${RUN}/claude`;
+    expect(policy.denyWrite).not.toContain(`${worktree}/.vscode`);
+    expect(policy.denyWrite).not.toContain(`${worktree}/.claude/commands`);
+    expect(policy.denyWrite).toContain(`${worktree}/.mcp.json`);
+    // Inside the worktree, which is writable anyway: no path of the user's home.
+    expect(policy.allowWrite).not.toContain(`${HOME}/.vscode`);
+    expect(policy.allowWrite).toContain(`${HOME}/.cache/pip`);
+  });
+
+  it("hides its rivals' trees and the run records, and lets it read its own", () => {
+    const area = '/home/u/.cache/hydra/worktrees/repo-1a2b';
+    const policy = agentPolicy(input('claude', { hidden: { area, records: '/src/repo/.hydra/runs' } }));
+    expect(policy.denyRead).toEqual(expect.arrayContaining([area, '/src/repo/.hydra/runs']));
+    expect(policy.allowRead).toEqual([
+      `${RUN}/claude`,
+      `${RUN}/.scratch/claude`,
+      `${RUN}/.scratch/claude/tmp`,
+      `${RUN}/.git-private/claude`,
+    ]);
+    // Its checks' checkout reads its own tree.
+    const tree = treePolicy(policy, `${RUN}/.checks-claude`);
+    expect(tree.allowRead).toEqual([`${RUN}/.checks-claude`, `${RUN}/.scratch/claude/tmp`]);
+    expect(tree.denyWrite).toEqual([]);
+  });
+
+  it("reads its own copy of its CLI state in the hidden area, not its rivals' copies", () => {
+    const area = '/home/u/.cache/hydra/worktrees/repo-1a2b';
+    const own = `${RUN}/.state/claude`;
+    const policy = agentPolicy(
+      input('claude', { hidden: { area, records: '/src/repo/.hydra/runs', own: [own] } }),
+    );
+    expect(policy.denyRead).toContain(area);
+    expect(policy.allowRead).toContain(own);
+    expect(policy.allowRead).not.toContain(`${RUN}/.state/codex`);
+  });
+});
+
+describe('isProtectedPath', () => {
+  it('names the protected paths at any depth, and nothing else', () => {
+    for (const file of [
+      '.mcp.json',
+      '.vscode/tasks.json',
+      'pkg/.vscode/settings.json',
+      '.claude/commands/x.md',
+      '.gitmodules',
+      'a/b/.bashrc',
+    ])
+      expect(isProtectedPath(file), file).toBe(true);
+    for (const file of [
+      'src/mcp.json',
+      '.claude/settings.json',
+      'docs/.vscode-notes.md',
+      'bashrc',
+      '.claude/x/commands',
+    ])
+      expect(isProtectedPath(file), file).toBe(false);
   });
 });
 

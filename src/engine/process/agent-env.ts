@@ -1,0 +1,107 @@
+/**
+ * What an agent CLI gets of hydra's environment: an allowlist, never the whole of it. General
+ * variables (where things are, the locale, the terminal, the proxy and certificate settings, the
+ * toolchains' homes), the variables its own adapter declares (its keys, base URLs and families:
+ * adapters/environment.ts), and nothing else: another CLI's key, a forge or cloud token
+ * (`GH_TOKEN`, `AWS_SECRET_ACCESS_KEY`) stay out. What `[agents.<name>] env` and the adapter's
+ * command set is added over it by the caller. Issue 35, case 6.
+ */
+import { readsEnv } from '../../adapters/environment.js';
+import type { AgentAdapter } from '../../adapters/types.js';
+
+/** Variables any program may need to run as it does in the user's shell. */
+const GENERAL = new Set([
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'HOSTNAME',
+  'LANG',
+  'LANGUAGE',
+  'TERM',
+  'COLORTERM',
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'TZ',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'EDITOR',
+  'VISUAL',
+  'PAGER',
+  'CI',
+  'EMAIL',
+  // Proxies and certificates: what reaching an allowed host through the user's network needs.
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'no_proxy',
+  'NODE_EXTRA_CA_CERTS',
+  'NODE_USE_ENV_PROXY',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'REQUESTS_CA_BUNDLE',
+  'CURL_CA_BUNDLE',
+  'GIT_SSL_CAINFO',
+  // Toolchains: where the project's build and tests find their runtimes and caches.
+  'NODE_OPTIONS',
+  'NODE_PATH',
+  'NVM_DIR',
+  'NVM_BIN',
+  'VOLTA_HOME',
+  'PNPM_HOME',
+  'BUN_INSTALL',
+  'DENO_DIR',
+  'JAVA_HOME',
+  'GOPATH',
+  'GOROOT',
+  'GOPROXY',
+  'GOFLAGS',
+  'GOCACHE',
+  'GOMODCACHE',
+  'CARGO_HOME',
+  'RUSTUP_HOME',
+  'PYENV_ROOT',
+  'PYTHONPATH',
+  'VIRTUAL_ENV',
+  'CONDA_PREFIX',
+  'GEM_HOME',
+  'GEM_PATH',
+  // Who commits, when the agent's own git does.
+  'GIT_AUTHOR_NAME',
+  'GIT_AUTHOR_EMAIL',
+  'GIT_COMMITTER_NAME',
+  'GIT_COMMITTER_EMAIL',
+]);
+
+/** Families of general variables: the locale's, the XDG directories, hydra's own settings. */
+const GENERAL_PREFIXES = ['LC_', 'XDG_', 'HYDRA_'];
+
+/** A name that says it holds a secret: never passed as a general variable, whatever its family. */
+const SECRET_NAME = /TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|PRIVATE|AUTH/i;
+
+/** Whether `name` is a general variable every agent gets. */
+export const isGeneralVariable = (name: string): boolean =>
+  !SECRET_NAME.test(name) &&
+  (GENERAL.has(name) || GENERAL_PREFIXES.some((prefix) => name.startsWith(prefix)));
+
+/**
+ * The part of `env` an agent running `adapter` gets: the general variables and those its adapter
+ * declares. The caller adds the command's and the agent's configured variables over it.
+ */
+export function agentEnvironment(
+  adapter: AgentAdapter,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (isGeneralVariable(name) || readsEnv(adapter, name)) passed[name] = value;
+  }
+  return passed;
+}
