@@ -129,6 +129,10 @@ describe('hydra doctor, race, merge and clean with the real claude and codex', (
       expect((JSON.parse(doctor.stdout) as { processes: unknown }).processes).toEqual({
         containment: 'pid-namespace',
         description: expect.stringContaining('--mount-proc') as unknown,
+        summary: expect.stringContaining('--mount-proc') as unknown,
+        // The process table from /proc, and the watchdog for a hydra killed with -9 (issue 37).
+        table: 'proc',
+        watchdog: true,
       });
     });
 
