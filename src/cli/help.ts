@@ -10,6 +10,7 @@ export const COMMANDS = [
   'merge',
   'runs',
   'show',
+  'stats',
   'clean',
   'demo',
   'trust',
@@ -41,6 +42,7 @@ Commands:
   open <run> <agent>     print the agent's worktree path (made again from its branch if removed)
   runs                   list past races
   show <run>             one race's summary and per-agent events
+  stats                  the ledger: each agent's races, verified wins, checks passed and cost
   clean [<run>...]       remove worktrees, branches and records of finished or dead races
                          (--merged, --older-than 7d, --keep-results)
   demo                   race simulated agents in a throwaway repository (no CLI or API key needed)
@@ -75,6 +77,9 @@ Options:
                                    enabled = true in [agents.<cli>]); also a named agent of
                                    hydra.toml ([agents.opus] adapter = "claude"), <cli>:<model>
                                    (claude:opus races as claude-opus), <agent>*<n> (n copies)
+  --agents auto[:N]                the N agents (default 2) with the most verified wins per dollar in
+                                   hydra stats (this repository, else all, else the default race),
+                                   within --max-cost-usd; the header says why each was chosen
   --repeat <n>                     race each agent n times: claude-1 ... claude-<n> (1-9)
   --allow-experimental-adapters    allow experimental agents (cursor, opencode)
   --model <agent>=<model>          model for one agent (or every copy of it); repeatable
@@ -184,6 +189,25 @@ Options:
   --json       print the run record as one JSON object
   --tui        open the dashboard on the race instead (review, follow-ups, merge)
   -h, --help   this help`,
+
+  stats: `Usage:
+  hydra stats [--all] [--json] [--since <age|date>]
+
+The ledger of past races in this repository, per agent (its name in hydra.toml, with the adapter
+and model it ran): races, verified wins (it won the race and a check ran and passed for it), how
+often its result passed every check, reproductions it wrote (tests that fail on the base and pass
+on its result), median time of its completed results, cost a race and a verified win, and how often
+a judge's first agreed with the score. On a terminal a chart of checks passed against cost follows.
+Damaged records and unfinished runs are left out and counted (hydra runs shows what is wrong).
+
+Options:
+  --all                every repository hydra raced in (the index in $XDG_DATA_HOME/hydra,
+                       ~/.local/share/hydra/repositories)
+  --since <age|date>   only races started since: 30m, 12h, 7d, 2w, or a date (2026-11-01)
+  --json               print the ledger as one JSON object
+  -h, --help           this help
+
+See docs/stats.md.`,
 
   continue: `Usage:
   hydra continue <run> <agent> "<prompt>" [--json] [--config <file>] [--unsafe] [--sandbox <mode>] [--ascii]

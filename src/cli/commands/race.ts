@@ -34,6 +34,7 @@ import { UsageError, seeHelp } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { reviewInDashboard } from '../reopen.js';
 import { withRunLock } from '../run-lock.js';
+import { autoCount, withAutoAgents } from '../auto-agents.js';
 import { trace } from '../../trace.js';
 
 const OPTIONS = {
@@ -80,7 +81,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       ...(config === undefined ? {} : { configPath: config }),
     });
   }
-  const given = raceFlags(parsed);
+  const auto = autoCount(getStrings(parsed, 'agents'));
+  const chosen = auto === null ? null : await withAutoAgents(ctx, raceFlags(parsed), auto);
+  const given = chosen?.flags ?? raceFlags(parsed);
   const prompt = await readPrompt(ctx, parsed);
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({
@@ -89,9 +92,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     ...(configPath !== undefined ? { explicitPath: configPath } : {}),
   });
   // `--check auto`: the project's test command, once its file is trusted (else a ConfigError saying so).
-  const auto = resolveAutoChecks(loaded, given, { cwd: ctx.cwd, env: ctx.env });
-  const flags = auto.flags;
-  for (const note of auto.notes) ctx.note(`hydra: ${sanitize(note)}`);
+  const autoChecks = resolveAutoChecks(loaded, given, { cwd: ctx.cwd, env: ctx.env });
+  const flags = autoChecks.flags;
+  for (const note of autoChecks.notes) ctx.note(`hydra: ${sanitize(note)}`);
   const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: ctx.cwd,
@@ -106,6 +109,8 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   // No `[setup] run`: the repository's `.cursor/worktrees.json`, once trusted (else a warning).
   const setup = withCursorSetup(options, ctx.env);
   if (setup !== null) warnings.push(setup);
+  // `--agents auto`: why each agent was chosen, in the header (the pane, stderr and NDJSON).
+  warnings.push(...(chosen?.notes ?? []));
   if (warnings.length > 0) options.warnings = warnings;
   const hints = trustHints(loaded, ctx.cwd);
   if (Object.keys(hints).length > 0) options.missingHints = hints;
