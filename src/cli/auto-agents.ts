@@ -41,10 +41,10 @@ export async function withAutoAgents(
 ): Promise<{ flags: RaceFlags; notes: string[] }> {
   const here = findRepoRoot(ctx.cwd);
   const budget = flags.maxCostUsd === undefined ? {} : { maxCostUsd: flags.maxCostUsd };
-  const hereLedger = here === null ? [] : (await readLedger({ repos: [here] })).agents;
+  const hereLedger = here === null ? [] : (await readLedger({ repos: [here], env: ctx.env })).agents;
   let choice = chooseAgents({ count, here: hereLedger, all: null, ...budget });
   if (choice.source !== 'repository') {
-    const all = (await readLedger({ repos: ledgerRepos(null, ctx.env) })).agents;
+    const all = (await readLedger({ repos: ledgerRepos(null, ctx.env), env: ctx.env })).agents;
     choice = chooseAgents({ count, here: hereLedger, all, ...budget });
   }
   const { agents: _auto, ...rest } = flags;

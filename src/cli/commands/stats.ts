@@ -39,7 +39,7 @@ export async function statsCommand(ctx: CliContext, args: string[]): Promise<num
   const since = sinceText === undefined ? undefined : parseSince(sinceText, Date.now());
   const all = getBoolean(parsed, 'all') === true;
   const repos = all ? ledgerRepos(findRepoRoot(ctx.cwd), ctx.env) : [requireRepo(ctx.cwd)];
-  const ledger = await readLedger({ repos, ...(since === undefined ? {} : { since }) });
+  const ledger = await readLedger({ repos, env: ctx.env, ...(since === undefined ? {} : { since }) });
   if (getBoolean(parsed, 'json')) {
     ctx.print(terminalSafeJson(ledger));
     return EXIT.ok;

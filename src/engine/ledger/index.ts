@@ -4,5 +4,5 @@ export type { AutoChoice, AutoInput } from './choose.js';
 export { ledgerRepos, readLedger } from './read-ledger.js';
 export type { Ledger, LedgerOptions, LedgerSkipped } from './read-ledger.js';
 export { dataDir, indexedRepositories, rememberRepository, repositoryIndexPath } from './repo-index.js';
-export { ledgerName, tallyRuns } from './tally.js';
-export type { AgentLedger, LedgerRun } from './tally.js';
+export { ledgerName, runFacts, tallyFacts, tallyRuns } from './tally.js';
+export type { AgentFact, AgentLedger, LedgerRun } from './tally.js';

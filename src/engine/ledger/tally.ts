@@ -206,61 +206,105 @@ const finish = (tally: Tally): AgentLedger => {
   };
 };
 
-/** The ledger's lines, most verified wins first (then fewest dollars a race, then by name). */
-export const tallyRuns = (runs: Iterable<LedgerRun>): AgentLedger[] => {
+/**
+ * One agent's part in one finished race, all the ledger keeps of it: small enough to cache
+ * (ledger-cache.ts), so a run's record is read and checked once, not at every `hydra stats`.
+ */
+export interface AgentFact {
+  agent: string;
+  adapter: string;
+  spec: string;
+  model: string | null;
+  completed: boolean;
+  durationMs: number;
+  /** A check ran to a verdict; it passed every gate; its result won the race. */
+  checked: boolean;
+  passed: boolean;
+  won: boolean;
+  reproductions: number;
+  costUsd: number | null;
+  estimated: boolean;
+  /** A judge ranked it among the contenders; the judge's first was the score's first. */
+  judged: boolean;
+  agreed: boolean;
+}
+
+/** What one finished race adds to the ledger, per agent (a skipped or damaged agent adds nothing). */
+export const runFacts = (run: LedgerRun): AgentFact[] => {
+  const winner = winnerOf(run);
+  const agreed = judgeAgrees(run);
+  const contenders = new Set(run.summary.judge?.contenders ?? []);
+  return run.summary.agents.flatMap((entry): AgentFact[] => {
+    if (entry.status === 'skipped' || run.damagedAgents.includes(entry.agent)) return [];
+    const name = ledgerName(entry, run.meta);
+    const made = modelEntry(run.meta, name, entry.adapter);
+    const passed = passedChecks(entry);
+    return [
+      {
+        agent: name,
+        adapter: entry.adapter,
+        spec: made?.spec ?? name,
+        model: made?.model ?? modelOf(run.meta, name, entry.adapter),
+        completed: entry.status === 'completed',
+        durationMs: entry.durationMs,
+        checked: entry.score?.verified === true,
+        passed,
+        won: passed && entry.agent === winner,
+        reproductions: entry.newTests?.reproductions ?? 0,
+        costUsd: entry.usage.costUsd,
+        estimated: entry.usage.costSource === 'estimated',
+        judged: agreed !== null && contenders.has(entry.agent),
+        agreed: agreed === true && contenders.has(entry.agent),
+      },
+    ];
+  });
+};
+
+/** The ledger's lines from the facts, most verified wins first (then fewest dollars a race, then by name). */
+export const tallyFacts = (facts: Iterable<AgentFact>): AgentLedger[] => {
   const tallies = new Map<string, Tally>();
-  for (const run of runs) {
-    const winner = winnerOf(run);
-    const agreed = judgeAgrees(run);
-    const judged = new Set(run.summary.judge?.contenders ?? []);
-    for (const entry of run.summary.agents) {
-      if (entry.status === 'skipped' || run.damagedAgents.includes(entry.agent)) continue;
-      const name = ledgerName(entry, run.meta);
-      const key = `${entry.adapter}\0${name}`;
-      let tally = tallies.get(key);
-      if (tally === undefined) {
-        const made = modelEntry(run.meta, name, entry.adapter);
-        tally = {
-          agent: name,
-          adapter: entry.adapter,
-          spec: made?.spec ?? name,
-          model: made?.model ?? null,
-          races: 0,
-          completed: 0,
-          verifiedWins: 0,
-          checked: 0,
-          checksPassed: 0,
-          reproductions: 0,
-          durations: [],
-          costUsd: 0,
-          costRaces: 0,
-          costEstimated: false,
-          judged: 0,
-          judgeAgreed: 0,
-        };
-        tallies.set(key, tally);
-      }
-      tally.model ??= modelOf(run.meta, name, entry.adapter);
-      tally.races += 1;
-      if (entry.status === 'completed') {
-        tally.completed += 1;
-        tally.durations.push(entry.durationMs);
-      }
-      const passed = passedChecks(entry);
-      if (entry.score?.verified === true) tally.checked += 1;
-      if (passed) tally.checksPassed += 1;
-      if (passed && entry.agent === winner) tally.verifiedWins += 1;
-      tally.reproductions += entry.newTests?.reproductions ?? 0;
-      if (entry.usage.costUsd !== null) {
-        tally.costUsd += entry.usage.costUsd;
-        tally.costRaces += 1;
-        if (entry.usage.costSource === 'estimated') tally.costEstimated = true;
-      }
-      if (agreed !== null && judged.has(entry.agent)) {
-        tally.judged += 1;
-        if (agreed) tally.judgeAgreed += 1;
-      }
+  for (const fact of facts) {
+    const key = `${fact.adapter}\0${fact.agent}`;
+    let tally = tallies.get(key);
+    if (tally === undefined) {
+      tally = {
+        agent: fact.agent,
+        adapter: fact.adapter,
+        spec: fact.spec,
+        model: null,
+        races: 0,
+        completed: 0,
+        verifiedWins: 0,
+        checked: 0,
+        checksPassed: 0,
+        reproductions: 0,
+        durations: [],
+        costUsd: 0,
+        costRaces: 0,
+        costEstimated: false,
+        judged: 0,
+        judgeAgreed: 0,
+      };
+      tallies.set(key, tally);
     }
+    tally.model ??= fact.model;
+    if (fact.spec !== fact.agent) tally.spec = fact.spec;
+    tally.races += 1;
+    if (fact.completed) {
+      tally.completed += 1;
+      tally.durations.push(fact.durationMs);
+    }
+    if (fact.checked) tally.checked += 1;
+    if (fact.passed) tally.checksPassed += 1;
+    if (fact.won) tally.verifiedWins += 1;
+    tally.reproductions += fact.reproductions;
+    if (fact.costUsd !== null) {
+      tally.costUsd += fact.costUsd;
+      tally.costRaces += 1;
+      if (fact.estimated) tally.costEstimated = true;
+    }
+    if (fact.judged) tally.judged += 1;
+    if (fact.agreed) tally.judgeAgreed += 1;
   }
   return [...tallies.values()]
     .map(finish)
@@ -271,3 +315,7 @@ export const tallyRuns = (runs: Iterable<LedgerRun>): AgentLedger[] => {
         a.agent.localeCompare(b.agent),
     );
 };
+
+/** The ledger's lines from finished races. */
+export const tallyRuns = (runs: Iterable<LedgerRun>): AgentLedger[] =>
+  tallyFacts([...runs].flatMap(runFacts));

@@ -80,6 +80,22 @@ describe('hydra stats', () => {
     ]);
   });
 
+  it('reads a record again once it changed since the last hydra stats (its outcome is cached until then)', async () => {
+    writeRunRecord(repo, WON_BY_CODEX);
+    const dir = writeRunRecord(repo, WON_BY_CLAUDE);
+    expect((await statsJson([])).runs).toBe(2);
+    const cached = await statsJson([]);
+    expect(cached.agents.find((agent) => agent.agent === 'claude')?.verifiedWins).toBe(1);
+
+    // Edited in place (its directory's mtime unchanged), then merged later: both are seen.
+    writeFileSync(path.join(dir, 'summary.json'), '{"agents": 5}');
+    expect((await statsJson([])).skipped.damaged).toBe(1);
+    writeRunRecord(repo, { ...WON_BY_CLAUDE, merged: 'codex' });
+    const merged = await statsJson([]);
+    expect(merged.skipped.damaged).toBe(0);
+    expect(merged.agents.find((agent) => agent.agent === 'codex')?.verifiedWins).toBe(2);
+  });
+
   it('prints a table that says what it skipped', async () => {
     writeRunRecord(repo, WON_BY_CODEX);
     mkdirSync(path.join(repo, '.hydra', 'runs', '20261121-100000-aa03'));
