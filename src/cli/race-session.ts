@@ -27,6 +27,7 @@ import {
   terminalSafeJson,
 } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
+import { notifyOnPhases } from './notify.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -47,6 +48,8 @@ export interface SessionOptions {
   reopened?: boolean;
   /** Said in the dashboard's header (`simulated agents` for `hydra demo --here`). */
   marker?: string;
+  /** `--notify`, `[ui] notify`: a bell and a desktop notification when the race needs the user (notify.ts). */
+  notify?: boolean;
 }
 
 /** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
@@ -76,9 +79,18 @@ export async function runRaceSession(
 ): Promise<number> {
   if (options.unsafe) warnUnsafe(ctx);
   const handle = startRace(options, { signalsHandledByCaller: SIGNALS_HANDLED[session.mode] });
-  return session.mode === 'dashboard'
-    ? runWithDashboard(ctx, handle, session, options.keepWorktrees)
-    : runHeadless(ctx, handle, session);
+  // The dashboard's terminal, or a headless race's stderr when that is one (never the NDJSON).
+  const stopNotifying =
+    session.notify === true
+      ? notifyOnPhases(handle, session.mode === 'dashboard' ? ctx.stdout : ctx.stderr, session.mode)
+      : () => undefined;
+  try {
+    return await (session.mode === 'dashboard'
+      ? runWithDashboard(ctx, handle, session, options.keepWorktrees)
+      : runHeadless(ctx, handle, session));
+  } finally {
+    stopNotifying();
+  }
 }
 
 function warnUnsafe(ctx: CliContext): void {

@@ -60,6 +60,7 @@ const OPTIONS = {
   'resume-dashboard': { type: 'string' },
   sandbox: { type: 'string' },
   runner: { type: 'string' },
+  notify: { type: 'boolean' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -123,6 +124,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       ascii: getBoolean(parsed, 'ascii') ?? false,
       // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
       keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
+      notify: getBoolean(parsed, 'notify') ?? loaded.config.ui?.notify === true,
     }),
   );
 }

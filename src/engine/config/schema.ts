@@ -219,6 +219,12 @@ const sandboxSchema = z.strictObject(
   { error: 'must be a table: [sandbox] with mode, allow_hosts and allow_write' },
 );
 
+/** `[ui]`: how hydra tells the user things (`notify`: a bell and a desktop notification, docs/stats.md). */
+const uiSchema = z.strictObject(
+  { notify: z.boolean({ error: 'must be true or false' }).optional() },
+  { error: 'must be a table: [ui] with notify = true or false' },
+);
+
 /** `[setup]`: making each worktree ready (src/engine/setup; docs/setup.md). */
 const setupSchema = z.strictObject(
   {
@@ -286,13 +292,24 @@ export const configSchema = () =>
     sandbox: sandboxSchema.optional(),
     setup: setupSchema.optional(),
     container: containerSchema.optional(),
+    ui: uiSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
 export type KeyTable =
-  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup' | 'container';
+  | 'root'
+  | 'race'
+  | 'agent'
+  | 'agentCheck'
+  | 'price'
+  | 'check'
+  | 'score'
+  | 'sandbox'
+  | 'setup'
+  | 'container'
+  | 'ui';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -306,6 +323,7 @@ export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTa
   sandbox: Object.keys(sandboxSchema.shape),
   setup: Object.keys(setupSchema.shape),
   container: Object.keys(containerSchema.shape),
+  ui: Object.keys(uiSchema.shape),
 });
 
 /**
@@ -330,6 +348,8 @@ export function isConfigKey(path: string): boolean {
       return parts.length === 2 && keys.setup.includes(second ?? '');
     case 'container':
       return parts.length === 2 && keys.container.includes(second ?? '');
+    case 'ui':
+      return parts.length === 2 && keys.ui.includes(second ?? '');
     case 'checks':
       return parts.length === 2 && keys.check.includes(second ?? '');
     case 'prices':

@@ -64,6 +64,8 @@ export const KEYS_ANY_FILE_SETS: readonly string[] = [
   'setup.timeout_s',
   'setup.copy',
   'setup.share',
+  // A bell and a notification on the user's own terminal: nothing runs.
+  'ui',
 ];
 
 /** The key paths the declared list names, for `hydra trust` and its messages. */
