@@ -110,6 +110,8 @@ Options:
   --json                           headless: NDJSON on stdout, messages on stderr
   --ascii                          ASCII-only dashboard (default when the locale is not UTF-8)
   --resume-dashboard <run>         open the dashboard on a finished race (review, follow-ups, merge)
+  --stop first-verified            once one result passes every check, stop the others after
+                                   [race] stop_grace_s (default 30); their work stays on their branches
   --notify                         a bell and a desktop notification (OSC 9, OSC 777) when the race
                                    waits for you or ends; only to a terminal ([ui] notify = true)
   -h, --help                       this help

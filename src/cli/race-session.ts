@@ -28,6 +28,7 @@ import {
 } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import { notifyOnPhases } from './notify.js';
+import { earlyStop, earlyStopLine } from './stopped-early.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -128,6 +129,8 @@ async function runWithDashboard(
   if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
+  const stopped = await earlyStop(await handle.settled, ctx.cwd, ctx.env);
+  if (stopped !== null) ctx.note(sanitize(earlyStopLine(stopped)));
   return result.exitCode;
 }
 
@@ -229,8 +232,10 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
     process.off('SIGTERM', onSigint);
     process.off('SIGHUP', onSigint);
   }
-  write(summaryLine(summary));
+  const stopped = await earlyStop(summary, ctx.cwd, ctx.env);
+  write(summaryLine(summary, stopped));
   flush();
+  if (stopped !== null) ctx.note(`hydra: ${sanitize(earlyStopLine(stopped))}`);
   if (hungUp) return TERMINAL_LOST;
   if (readerGone) return EXIT.failed;
 

@@ -61,6 +61,7 @@ const OPTIONS = {
   sandbox: { type: 'string' },
   runner: { type: 'string' },
   notify: { type: 'boolean' },
+  stop: { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -178,6 +179,15 @@ export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
         hint: seeHelp('race'),
       });
     flags.unverified = true;
+  }
+  const stop = getString(parsed, 'stop');
+  if (stop !== undefined) {
+    if (stop !== 'first-verified' && stop !== 'never')
+      throw new UsageError({
+        message: `--stop must be "first-verified" or "never" (got "${stop}"): first-verified stops the other agents once one result passes every check`,
+        hint: seeHelp(command),
+      });
+    flags.stop = stop;
   }
   const judge = getString(parsed, 'judge');
   if (judge !== undefined) {

@@ -52,6 +52,8 @@ const sendToProcess = (
 
 const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
+  // Stopped because another result was verified first: it did not finish, nor fail on its own.
+  if (stoppedBy === 'first_verified') return terminal.kind === 'completed' ? 'completed' : 'cancelled';
   // Stopped for its spend: not a result to take, whatever the stream said last.
   if (stoppedBy === 'budget' || stoppedBy === 'race_budget') return 'failed';
   // An agent that reported its result and then lingered until hydra stopped it did finish.

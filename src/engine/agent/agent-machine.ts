@@ -174,6 +174,11 @@ export const agentMachine = setup({
           target: '.stopping',
           actions: { type: 'markStopped', params: { reason: 'race_budget' } },
         },
+        STOP_EARLY: {
+          guard: 'notStopped',
+          target: '.stopping',
+          actions: { type: 'markStopped', params: { reason: 'first_verified' } },
+        },
       },
       after: {
         overallTimeout: {

@@ -13,6 +13,8 @@ export const CONFIG_DEFAULTS = {
   allowExperimentalAdapters: false,
   /** A check's time limit when `timeout_s` is not given. */
   checkTimeoutS: 600,
+  /** `[race] stop_grace_s`: how long the others go on once one result is verified. */
+  stopGraceS: 30,
 } as const;
 
 const POSITIVE = 'must be a positive number of seconds';
@@ -107,6 +109,14 @@ const raceSchema = () =>
       cross_test: bool.optional(),
       /** Where agents run: this machine or a container each (src/engine/container; docs/containers.md). */
       runner: runnerKind.optional(),
+      /** `"first-verified"`: once one result passes every check, the others are stopped (docs/stats.md). */
+      stop: z.enum(['first-verified', 'never'], { error: 'must be "first-verified" or "never"' }).optional(),
+      /** How long the others may go on once one result is verified, before they are stopped. */
+      stop_grace_s: z
+        .number({ error: 'must be a number of seconds, 0 or more' })
+        .min(0, { error: 'must be a number of seconds, 0 or more' })
+        .finite({ error: 'must be a number of seconds, 0 or more' })
+        .optional(),
       /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
       checks: z
         .literal('auto', {

@@ -43,6 +43,8 @@ export interface AgentLedger {
   costUsd: number | null;
   costEstimated: boolean;
   costPerRace: number | null;
+  /** The median of its known costs a race (what `--stop first-verified` says it saved against). */
+  medianCostUsd: number | null;
   costPerVerifiedWin: number | null;
   /** Races where a judge ranked it, and how many of those the judge's first was the score's first. */
   judged: number;
@@ -64,6 +66,7 @@ interface Tally {
   durations: number[];
   costUsd: number;
   costRaces: number;
+  costs: number[];
   costEstimated: boolean;
   judged: number;
   judgeAgreed: number;
@@ -199,6 +202,7 @@ const finish = (tally: Tally): AgentLedger => {
     costUsd,
     costEstimated: tally.costEstimated,
     costPerRace: costUsd === null ? null : costUsd / tally.costRaces,
+    medianCostUsd: median(tally.costs),
     costPerVerifiedWin: costUsd === null || tally.verifiedWins === 0 ? null : costUsd / tally.verifiedWins,
     judged: tally.judged,
     judgeAgreed: tally.judgeAgreed,
@@ -281,6 +285,7 @@ export const tallyFacts = (facts: Iterable<AgentFact>): AgentLedger[] => {
         durations: [],
         costUsd: 0,
         costRaces: 0,
+        costs: [],
         costEstimated: false,
         judged: 0,
         judgeAgreed: 0,
@@ -301,6 +306,7 @@ export const tallyFacts = (facts: Iterable<AgentFact>): AgentLedger[] => {
     if (fact.costUsd !== null) {
       tally.costUsd += fact.costUsd;
       tally.costRaces += 1;
+      tally.costs.push(fact.costUsd);
       if (fact.estimated) tally.costEstimated = true;
     }
     if (fact.judged) tally.judged += 1;

@@ -10,8 +10,16 @@ import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
 import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentName } from '../agent-name.js';
 import type { JudgeSummary, MergeResult } from '../records/index.js';
-import { childId, forgetRemoved, isLive, launchChildId, roundProblem } from './race-decisions.js';
+import {
+  childId,
+  firstVerified,
+  forgetRemoved,
+  isLive,
+  launchChildId,
+  roundProblem,
+} from './race-decisions.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import * as update from './race-updates.js';
 import { raceEnd } from './race-summary.js';
@@ -110,6 +118,28 @@ const failBaseline = assignRace(({ context }, params: { error: unknown }) =>
 const applyChecking = assignRace(({ context, event }) => {
   assertEvent(event, 'AGENT.CHECKING');
   return agentUpdates.applyChecking(context, event);
+});
+
+// `--stop first-verified`: one result passed every check; the others are stopped after the grace.
+const markFirstVerified = enqueueRace(({ context, enqueue }) => {
+  const by = firstVerified(context);
+  if (by === null) return;
+  enqueue.assign({ stoppedEarly: { by, agents: [] } });
+  enqueue.raise({ type: 'STOP_EARLY' }, { delay: context.options.stopFirstVerified?.graceMs ?? 0 });
+});
+
+// The grace is over: every agent still running is stopped (its work stays on its branch).
+const stopUnverified = enqueueRace(({ context, enqueue, self }) => {
+  if (context.stoppedEarly === null) return;
+  const stopped: AgentName[] = [];
+  for (const launch of context.launches) {
+    const id = childId(launch.agent, launch.round);
+    if (isLive(context, launch.agent) && self.getSnapshot().children[id] !== undefined) {
+      enqueue.sendTo(id, { type: 'STOP_EARLY' });
+      stopped.push(launch.agent);
+    }
+  }
+  enqueue.assign({ stoppedEarly: { ...context.stoppedEarly, agents: stopped } });
 });
 
 // The race's spend passed its budget: every agent still running is stopped, once.
@@ -318,6 +348,8 @@ export const raceActions = {
   applySettled,
   stopAgent,
   stopAllAgents,
+  markFirstVerified,
+  stopUnverified,
   noteAutoMerge,
   markCancelRequested,
   cancelBaseline,
