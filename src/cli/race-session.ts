@@ -29,6 +29,7 @@ import {
 import { shellQuote } from './shell-quote.js';
 import { notifyOnPhases } from './notify.js';
 import { earlyStop, earlyStopLine } from './stopped-early.js';
+import { runAttempts, type AttemptPlan } from './attempts.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -49,6 +50,8 @@ export interface SessionOptions {
   reopened?: boolean;
   /** Said in the dashboard's header (`simulated agents` for `hydra demo --here`). */
   marker?: string;
+  /** `--attempts N`: headless, further attempts while no result passed every check (attempts.ts). */
+  attempts?: AttemptPlan;
   /** `--notify`, `[ui] notify`: a bell and a desktop notification when the race needs the user (notify.ts). */
   notify?: boolean;
 }
@@ -218,6 +221,9 @@ async function runHeadless(ctx: CliContext, handle: RaceHandle, session: Session
   let summary: RaceSummary;
   try {
     summary = await handle.settled;
+    // --attempts: more attempts while none is verified and the budget has room (their events print too).
+    if (session.attempts !== undefined && !interrupted)
+      summary = await runAttempts(ctx, handle, summary, session.attempts);
   } finally {
     unsubscribeSnapshots();
     unsubscribeEvents();

@@ -35,6 +35,7 @@ import { chooseMode, runRaceSession } from '../race-session.js';
 import { reviewInDashboard } from '../reopen.js';
 import { withRunLock } from '../run-lock.js';
 import { autoCount, withAutoAgents } from '../auto-agents.js';
+import type { AttemptPlan } from '../attempts.js';
 import { trace } from '../../trace.js';
 
 const OPTIONS = {
@@ -62,6 +63,7 @@ const OPTIONS = {
   runner: { type: 'string' },
   notify: { type: 'boolean' },
   stop: { type: 'string' },
+  attempts: { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -126,6 +128,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
       keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
       notify: getBoolean(parsed, 'notify') ?? loaded.config.ui?.notify === true,
+      ...attemptsOf(getString(parsed, 'attempts'), options.maxCostUsd),
     }),
   );
 }
@@ -248,4 +251,16 @@ async function readStream(stream: NodeJS.ReadStream): Promise<string> {
   for await (const chunk of stream)
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `--attempts N` (1-9, the first attempt included): the session's plan, with the race's budget. */
+function attemptsOf(text: string | undefined, maxCostUsd: number | undefined): { attempts?: AttemptPlan } {
+  if (text === undefined) return {};
+  const attempts = /^[1-9]$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (Number.isNaN(attempts))
+    throw new UsageError({
+      message: `--attempts must be a whole number of attempts from 1 to 9, the first included (got "${text}")`,
+      hint: seeHelp('race'),
+    });
+  return { attempts: { attempts, ...(maxCostUsd === undefined ? {} : { maxCostUsd }) } };
 }

@@ -122,4 +122,6 @@ export interface ReopenRun {
  * a rerun (a fresh attempt from the base, on a new branch, as a new agent `<agent>-2`).
  */
 export type RoundRequest =
-  { kind: 'follow_up'; agent: AgentName; prompt: string } | { kind: 'rerun'; agent: AgentName };
+  | { kind: 'follow_up'; agent: AgentName; prompt: string }
+  /** `prompt`: the rerun's own (`--attempts`: the race's prompt and the failing checks' output). */
+  | { kind: 'rerun'; agent: AgentName; prompt?: string };
