@@ -130,6 +130,7 @@ export const agentMachine = setup({
         ROOM: { target: 'preparing', actions: 'takeRoom' },
         STOP: { target: 'settled', actions: 'markSetupStopped' },
         OVER_BUDGET: { target: 'settled', actions: 'failQueuedOverBudget' },
+        STOP_EARLY: { target: 'settled', actions: 'markStoppedEarly' },
       },
     },
     settingUp: {
@@ -153,7 +154,10 @@ export const agentMachine = setup({
           actions: { type: 'failSetup', params: ({ event }) => ({ outcome: null, error: event.error }) },
         },
       },
-      on: { STOP: { target: 'settled', actions: 'markSetupStopped' } },
+      on: {
+        STOP: { target: 'settled', actions: 'markSetupStopped' },
+        STOP_EARLY: { target: 'settled', actions: 'markStoppedEarly' },
+      },
     },
     live: {
       invoke: {

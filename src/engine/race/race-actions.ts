@@ -128,13 +128,21 @@ const markFirstVerified = enqueueRace(({ context, enqueue }) => {
   enqueue.raise({ type: 'STOP_EARLY' }, { delay: context.options.stopFirstVerified?.graceMs ?? 0 });
 });
 
-// The grace is over: every agent still running is stopped (its work stays on its branch).
+/** Still working (not settling its result or running its checks): what `--stop first-verified` stops. */
+const STOPPABLE: readonly string[] = ['pending', 'setting_up', 'spawning', 'running'];
+
+// The grace is over: every agent still working is stopped (its work stays on its branch).
 const stopUnverified = enqueueRace(({ context, enqueue, self }) => {
   if (context.stoppedEarly === null) return;
   const stopped: AgentName[] = [];
   for (const launch of context.launches) {
     const id = childId(launch.agent, launch.round);
-    if (isLive(context, launch.agent) && self.getSnapshot().children[id] !== undefined) {
+    const status = context.agents.find((agent) => agent.agent === launch.agent)?.status ?? 'pending';
+    if (
+      isLive(context, launch.agent) &&
+      STOPPABLE.includes(status) &&
+      self.getSnapshot().children[id] !== undefined
+    ) {
       enqueue.sendTo(id, { type: 'STOP_EARLY' });
       stopped.push(launch.agent);
     }
