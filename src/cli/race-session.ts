@@ -132,7 +132,9 @@ async function runWithDashboard(
   if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
-  const stopped = await earlyStop(await handle.settled, ctx.cwd, ctx.env);
+  // The summary once the race settled (never waited for: a race that did not settle has none).
+  const settled = await Promise.race([handle.settled, Promise.resolve(null)]);
+  const stopped = settled === null ? null : await earlyStop(settled, ctx.cwd, ctx.env);
   if (stopped !== null) ctx.note(sanitize(earlyStopLine(stopped)));
   return result.exitCode;
 }
