@@ -19,7 +19,7 @@ const ENGINE_LAYERS = [
   ['container'],
   ['devcontainer', 'setup'],
   ['checks'],
-  ['judge', 'results'],
+  ['judge', 'results', 'ledger'],
   ['config'],
   ['agent'],
   ['race'],

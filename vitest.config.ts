@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
 import SlowestFirst from './test/support/sequencer.js';
@@ -26,6 +27,9 @@ const ENV = {
   CONTINUOUS_INTEGRATION: 'false',
   HYDRA_SANDBOX: 'off',
   HYDRA_DEMO_DELAY_MS: '150',
+  // Every race remembers its repository for `hydra stats --all` (engine/ledger): in the checkout's
+  // ignored .cache/, not in the user's data directory.
+  XDG_DATA_HOME: path.resolve('.cache', 'test-data'),
 };
 
 const FAKE_AGENT_BUILD = ['test/support/build-fault-agent.ts'];

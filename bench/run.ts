@@ -4,7 +4,7 @@
  * compare within one run). Prints tables and writes a JSON copy to .cache/bench/latest.json.
  *
  * Options: --quick (small sizes, one repeat: a smoke run), --repeats <n>, --only <suite,...>
- * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share, setup, containers;
+ * (suites: targets, overhead, parallel, startup, memory, parsers, dashboard, dashboard-flood, sandbox, share, setup, containers, stats;
  * memory needs
  * overhead), --scaling <n,...|none> (the agent counts of targets' scaling rows), --hydra <main.js>
  * (measure another build, e.g. an older commit's dist/cli/main.js, with this bench and its fake
@@ -36,6 +36,7 @@ import { benchSandbox, sandboxTable, type SandboxResult } from './suites/sandbox
 import { benchShare, shareTable, type SharePlan, type ShareResult } from './suites/share.js';
 import { benchSetup, setupTable, type SetupResult } from './suites/setup.js';
 import { benchContainers, containersTable, type ContainersResult } from './suites/containers.js';
+import { benchStats, type StatsResult } from './suites/stats.js';
 
 const SUITES = [
   'targets',
@@ -50,6 +51,7 @@ const SUITES = [
   'share',
   'setup',
   'containers',
+  'stats',
 ] as const;
 type SuiteName = (typeof SUITES)[number];
 
@@ -84,6 +86,7 @@ interface Results {
   share?: ShareResult;
   setup?: SetupResult;
   containers?: ContainersResult;
+  stats?: StatsResult;
 }
 
 const usageError = (message: string): never => {
@@ -457,8 +460,20 @@ const runSuites = async (plan: Plan, ws: Workspace): Promise<Results> => {
     results.containers = await step('containers', () =>
       benchContainers(ws, plan.repeats, plan.targets.agentSeconds),
     );
+  // Issue 38's figure: 10,000 records in either size (the target is about that many).
+  if (plan.suites.has('stats'))
+    results.stats = await step('stats', () =>
+      benchStats(ws, 10_000, plan.quick ? 1 : Math.max(5, plan.repeats)),
+    );
   return results;
 };
+
+const printStats = (result: StatsResult): string =>
+  table(
+    `12. hydra stats over ${result.records.toLocaleString('en-US')} run records, one in 500 damaged (median of ${result.repeats}); target: --json under 1,000 ms, ${yesNo(result.met) === 'yes' ? 'met' : 'NOT met'}`,
+    ['command', 'wall ms', 'CPU ms'],
+    result.rows.map((row) => [row.name, row.wallMs, row.cpuMs]),
+  );
 
 const report = (results: Results): string =>
   [
@@ -477,6 +492,7 @@ const report = (results: Results): string =>
       ((t) => (typeof t === 'string' ? t : table(t.title, t.head, t.rows)))(
         containersTable(results.containers),
       ),
+    results.stats && printStats(results.stats),
   ]
     .filter((section): section is string => typeof section === 'string')
     .join('\n\n');

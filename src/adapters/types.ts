@@ -134,7 +134,8 @@ export interface ProcessEnd {
   /** Whether the parser produced a completed/failed event from the stream itself. */
   sawTerminalEvent: boolean;
   /** Why the engine stopped it, if it did (the engine reports the stop; see finishRun). */
-  stoppedBy?: 'idle_timeout' | 'timeout' | 'cancel' | 'after_result' | 'budget' | 'race_budget';
+  stoppedBy?:
+    'idle_timeout' | 'timeout' | 'cancel' | 'after_result' | 'budget' | 'race_budget' | 'first_verified';
   /** The race's run id, so hints can name the command that shows this run (`hydra show <id>`). */
   runId: string;
   /** Contents of BuiltCommand.lastMessageFile, when it exists. */

@@ -2,6 +2,7 @@
  * Headless mode: stdout carries NDJSON only (the three record types below, in this order: one
  * `race`, every `agent_event` as it happens, one `summary`); human messages go to stderr.
  */
+import type { EarlyStop } from './stopped-early.js';
 import type { AgentEvent } from '../core/events.js';
 import type { AdapterId } from '../adapters/types.js';
 import type {
@@ -91,6 +92,8 @@ export interface SummaryLine {
   mergeReason?: string;
   /** The judge's verdict on a tie (`--judge`), when it was asked. */
   judge?: RaceSummary['judge'];
+  /** `--stop first-verified`: who was verified first, who was stopped, what that saved (USD, or null). */
+  stoppedEarly?: EarlyStop;
   /** Only when the race itself failed (e.g. no usable agent, not a git repository). */
   error?: NonNullable<RaceSummary['error']>;
 }
@@ -126,7 +129,7 @@ export function eventLineJson(record: AgentEventRecord, adapter: AdapterId): str
 export const adaptersOf = (snapshot: RaceSnapshot): Map<AgentName, AdapterId> =>
   new Map(snapshot.agents.map((agent) => [agent.agent, agent.adapter]));
 
-export function summaryLine(summary: RaceSummary): SummaryLine {
+export function summaryLine(summary: RaceSummary, stopped: EarlyStop | null = null): SummaryLine {
   const agents = summary.agents.map((agent): SummaryAgentLine => {
     const line: SummaryAgentLine = {
       agent: agent.agent,
@@ -180,6 +183,7 @@ export function summaryLine(summary: RaceSummary): SummaryLine {
   if (summary.merged !== undefined) line.merged = summary.merged;
   if (summary.mergeReason !== undefined) line.mergeReason = summary.mergeReason;
   if (summary.judge !== undefined) line.judge = summary.judge;
+  if (stopped !== null) line.stoppedEarly = stopped;
   if (summary.error) line.error = summary.error;
   return line;
 }

@@ -10,6 +10,7 @@ export const COMMANDS = [
   'merge',
   'runs',
   'show',
+  'stats',
   'clean',
   'demo',
   'trust',
@@ -41,6 +42,7 @@ Commands:
   open <run> <agent>     print the agent's worktree path (made again from its branch if removed)
   runs                   list past races
   show <run>             one race's summary and per-agent events
+  stats                  the ledger: each agent's races, verified wins, checks passed and cost
   clean [<run>...]       remove worktrees, branches and records of finished or dead races
                          (--merged, --older-than 7d, --keep-results)
   demo                   race simulated agents in a throwaway repository, or on yours with a prompt and --check (no CLI or API key needed)
@@ -75,6 +77,9 @@ Options:
                                    enabled = true in [agents.<cli>]); also a named agent of
                                    hydra.toml ([agents.opus] adapter = "claude"), <cli>:<model>
                                    (claude:opus races as claude-opus), <agent>*<n> (n copies)
+  --agents auto[:N]                the N agents (default 2) with the most verified wins per dollar in
+                                   hydra stats (this repository, else all, else the default race),
+                                   within --max-cost-usd; the header says why each was chosen
   --repeat <n>                     race each agent n times: claude-1 ... claude-<n> (1-9)
   --allow-experimental-adapters    allow experimental agents (cursor, opencode)
   --model <agent>=<model>          model for one agent (or every copy of it); repeatable
@@ -107,6 +112,13 @@ Options:
   --json                           headless: NDJSON on stdout, messages on stderr
   --ascii                          ASCII-only dashboard (default when the locale is not UTF-8)
   --resume-dashboard <run>         open the dashboard on a finished race (review, follow-ups, merge)
+  --stop first-verified            once one result passes every check, stop the others after
+                                   [race] stop_grace_s (default 30); their work stays on their branches
+  --attempts <n>                   headless: while no result passes every check and --max-cost-usd
+                                   has room, rerun the agent with the best record (claude-2), given
+                                   the failing checks' output; n attempts in all (1-9)
+  --notify                         a bell and a desktop notification (OSC 9, OSC 777) when the race
+                                   waits for you or ends; only to a terminal ([ui] notify = true)
   -h, --help                       this help
 
 Headless output (one JSON object per line):
@@ -187,6 +199,25 @@ Options:
   --tui        open the dashboard on the race instead (review, follow-ups, merge)
   -h, --help   this help`,
 
+  stats: `Usage:
+  hydra stats [--all] [--json] [--since <age|date>]
+
+The ledger of past races in this repository, per agent (its name in hydra.toml, with the adapter
+and model it ran): races, verified wins (it won the race and a check ran and passed for it), how
+often its result passed every check, reproductions it wrote (tests that fail on the base and pass
+on its result), median time of its completed results, cost a race and a verified win, and how often
+a judge's first agreed with the score. On a terminal a chart of checks passed against cost follows.
+Damaged records and unfinished runs are left out and counted (hydra runs shows what is wrong).
+
+Options:
+  --all                every repository hydra raced in (the index in $XDG_DATA_HOME/hydra,
+                       ~/.local/share/hydra/repositories)
+  --since <age|date>   only races started since: 30m, 12h, 7d, 2w, or a date (2026-11-01)
+  --json               print the ledger as one JSON object
+  -h, --help           this help
+
+See docs/stats.md.`,
+
   continue: `Usage:
   hydra continue <run> <agent> "<prompt>" [--json] [--config <file>] [--unsafe] [--sandbox <mode>] [--ascii]
 
@@ -210,6 +241,7 @@ Options:
   --ascii           ASCII-only dashboard
   --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees, --no-cross-test
                     as for hydra race, for this round (default: what the race ran with)
+  --notify          a bell and a desktop notification when the round is done (to a terminal only)
   --allow-experimental-adapters
                     accepted; reopening a run of an experimental agent already allows it
   -h, --help        this help

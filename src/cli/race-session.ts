@@ -29,6 +29,9 @@ import {
 } from '../ui/index.js';
 import { shellQuote } from './shell-quote.js';
 import { noteCheckHints } from './check-hints.js';
+import { notifyOnPhases } from './notify.js';
+import { earlyStop, earlyStopLine } from './stopped-early.js';
+import { runAttempts, type AttemptPlan } from './attempts.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -49,6 +52,10 @@ export interface SessionOptions {
   reopened?: boolean;
   /** Said in the dashboard's header (`simulated agents` for `hydra demo --here`). */
   marker?: string;
+  /** `--attempts N`: headless, further attempts while no result passed every check (attempts.ts). */
+  attempts?: AttemptPlan;
+  /** `--notify`, `[ui] notify`: a bell and a desktop notification when the race needs the user (notify.ts). */
+  notify?: boolean;
 }
 
 /** Ink's own test (is-in-ci): in CI it draws no live frames, so a dashboard there would look hung. */
@@ -78,9 +85,18 @@ export async function runRaceSession(
 ): Promise<number> {
   if (options.unsafe) warnUnsafe(ctx);
   const handle = startRace(options, { signalsHandledByCaller: SIGNALS_HANDLED[session.mode] });
-  return session.mode === 'dashboard'
-    ? runWithDashboard(ctx, handle, session, options)
-    : runHeadless(ctx, handle, session, options);
+  // The dashboard's terminal, or a headless race's stderr when that is one (never the NDJSON).
+  const stopNotifying =
+    session.notify === true
+      ? notifyOnPhases(handle, session.mode === 'dashboard' ? ctx.stdout : ctx.stderr, session.mode)
+      : () => undefined;
+  try {
+    return await (session.mode === 'dashboard'
+      ? runWithDashboard(ctx, handle, session, options)
+      : runHeadless(ctx, handle, session, options));
+  } finally {
+    stopNotifying();
+  }
 }
 
 /** The copied and shared directories a race's worktrees get (`[setup]`), for the check hints. */
@@ -125,7 +141,11 @@ async function runWithDashboard(
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
   if (!result.merged) explainNoMerge(ctx, handle.getSnapshot(), session);
   await handle.settled.then(
-    (summary) => noteCheckHints(ctx, summary, options.repoPath, setupOf(options)),
+    async (summary) => {
+      await noteCheckHints(ctx, summary, options.repoPath, setupOf(options));
+      const stopped = await earlyStop(summary, ctx.cwd, ctx.env);
+      if (stopped !== null) ctx.note(sanitize(earlyStopLine(stopped)));
+    },
     () => undefined,
   );
   return result.exitCode;
@@ -220,6 +240,9 @@ async function runHeadless(
   let summary: RaceSummary;
   try {
     summary = await handle.settled;
+    // --attempts: more attempts while none is verified and the budget has room (their events print too).
+    if (session.attempts !== undefined && !interrupted)
+      summary = await runAttempts(ctx, handle, summary, session.attempts);
   } finally {
     unsubscribeSnapshots();
     unsubscribeEvents();
@@ -234,8 +257,10 @@ async function runHeadless(
     process.off('SIGTERM', onSigint);
     process.off('SIGHUP', onSigint);
   }
-  write(summaryLine(summary));
+  const stopped = await earlyStop(summary, ctx.cwd, ctx.env);
+  write(summaryLine(summary, stopped));
   flush();
+  if (stopped !== null) ctx.note(`hydra: ${sanitize(earlyStopLine(stopped))}`);
   if (hungUp) return TERMINAL_LOST;
   if (readerGone) return EXIT.failed;
 

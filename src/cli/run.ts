@@ -114,6 +114,8 @@ async function loadCommand(name: CommandName): Promise<CommandRunner> {
       return (await import('./commands/runs.js')).runsCommand;
     case 'show':
       return (await import('./commands/show.js')).showCommand;
+    case 'stats':
+      return (await import('./commands/stats.js')).statsCommand;
     case 'clean':
       return (await import('./commands/clean.js')).cleanCommand;
     case 'demo':

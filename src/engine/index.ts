@@ -5,6 +5,8 @@
 export { reopenFromRecord, ROUND_STAGE, startRace } from './race/index.js';
 export { cleanRuns, commitsBrought, mergeRun, openWorktree, protectedFilesNote } from './results/index.js';
 export { lockRun } from './locks/index.js';
+export { AUTO_AGENTS, chooseAgents, ledgerRepos, readLedger, rememberRepository } from './ledger/index.js';
+export type { AgentLedger, AutoChoice, Ledger } from './ledger/index.js';
 export type { HeldLock } from './locks/index.js';
 export {
   defaultCacheDir,

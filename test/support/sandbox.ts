@@ -27,6 +27,8 @@ export function createSandbox(): Sandbox {
     HOME: home,
     XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
     XDG_CACHE_HOME: path.join(dir, 'xdg-cache'),
+    // The index of repositories raced in (`hydra stats --all`).
+    XDG_DATA_HOME: path.join(dir, 'xdg-data'),
     HYDRA_WORKTREE_ROOT: path.join(dir, 'worktrees'),
     // The suite races its fakes unsandboxed, as written (vitest.config.ts); test/system/sandbox/ races them in it.
     HYDRA_SANDBOX: process.env.HYDRA_SANDBOX ?? 'off',
@@ -38,7 +40,7 @@ export function createSandbox(): Sandbox {
     LANG: 'C.UTF-8',
     TERM: 'dumb',
   };
-  for (const sub of ['bin', 'home', 'xdg-config', 'xdg-cache', 'worktrees', 'tmp']) {
+  for (const sub of ['bin', 'home', 'xdg-config', 'xdg-cache', 'xdg-data', 'worktrees', 'tmp']) {
     mkdirSync(path.join(dir, sub), { recursive: true });
   }
   // HYDRA_PORTABLE=1 npx vitest run …: the suite runs on the code paths of macOS (portable.ts).

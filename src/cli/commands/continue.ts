@@ -32,6 +32,7 @@ const OPTIONS = {
   'max-cost-usd': { type: 'string' },
   'keep-worktrees': { type: 'boolean' },
   'no-cross-test': { type: 'boolean' },
+  notify: { type: 'boolean' },
 } as const;
 
 export async function continueCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -104,6 +105,7 @@ async function runRound(
             record.meta.agents.map((agent) => agent.agent),
           ),
         reopened: true,
+        notify: getBoolean(parsed, 'notify') ?? false,
       });
     },
   );

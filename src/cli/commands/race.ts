@@ -34,6 +34,8 @@ import { UsageError, seeHelp } from '../errors.js';
 import { chooseMode, runRaceSession } from '../race-session.js';
 import { reviewInDashboard } from '../reopen.js';
 import { withRunLock } from '../run-lock.js';
+import { autoCount, withAutoAgents } from '../auto-agents.js';
+import type { AttemptPlan } from '../attempts.js';
 import { trace } from '../../trace.js';
 
 const OPTIONS = {
@@ -59,6 +61,9 @@ const OPTIONS = {
   'resume-dashboard': { type: 'string' },
   sandbox: { type: 'string' },
   runner: { type: 'string' },
+  notify: { type: 'boolean' },
+  stop: { type: 'string' },
+  attempts: { type: 'string' },
 } as const;
 
 export async function raceCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -80,7 +85,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       ...(config === undefined ? {} : { configPath: config }),
     });
   }
-  const given = raceFlags(parsed);
+  const auto = autoCount(getStrings(parsed, 'agents'));
+  const chosen = auto === null ? null : await withAutoAgents(ctx, raceFlags(parsed), auto);
+  const given = chosen?.flags ?? raceFlags(parsed);
   const prompt = await readPrompt(ctx, parsed);
   const configPath = getString(parsed, 'config');
   const loaded = loadConfig({
@@ -89,9 +96,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
     ...(configPath !== undefined ? { explicitPath: configPath } : {}),
   });
   // `--check auto`: the project's test command, once its file is trusted (else a ConfigError saying so).
-  const auto = resolveAutoChecks(loaded, given, { cwd: ctx.cwd, env: ctx.env });
-  const flags = auto.flags;
-  for (const note of auto.notes) ctx.note(`hydra: ${sanitize(note)}`);
+  const autoChecks = resolveAutoChecks(loaded, given, { cwd: ctx.cwd, env: ctx.env });
+  const flags = autoChecks.flags;
+  for (const note of autoChecks.notes) ctx.note(`hydra: ${sanitize(note)}`);
   const configName = loaded.path === null ? undefined : displayPath(loaded.path, ctx.cwd);
   const options = buildRaceOptions(loaded.config, flags, {
     repoPath: ctx.cwd,
@@ -107,6 +114,8 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   // No `[setup] run`: the repository's `.cursor/worktrees.json`, once trusted (else a warning).
   const setup = withCursorSetup(options, ctx.env);
   if (setup !== null) warnings.push(setup);
+  // `--agents auto`: why each agent was chosen, in the header (the pane, stderr and NDJSON).
+  warnings.push(...(chosen?.notes ?? []));
   if (warnings.length > 0) options.warnings = warnings;
   const hints = trustHints(loaded, ctx.cwd);
   if (Object.keys(hints).length > 0) options.missingHints = hints;
@@ -119,6 +128,8 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       ascii: getBoolean(parsed, 'ascii') ?? false,
       // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
       keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
+      notify: getBoolean(parsed, 'notify') ?? loaded.config.ui?.notify === true,
+      ...attemptsOf(getString(parsed, 'attempts'), options.maxCostUsd),
     }),
   );
 }
@@ -172,6 +183,15 @@ export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
         hint: seeHelp('race'),
       });
     flags.unverified = true;
+  }
+  const stop = getString(parsed, 'stop');
+  if (stop !== undefined) {
+    if (stop !== 'first-verified' && stop !== 'never')
+      throw new UsageError({
+        message: `--stop must be "first-verified" or "never" (got "${stop}"): first-verified stops the other agents once one result passes every check`,
+        hint: seeHelp(command),
+      });
+    flags.stop = stop;
   }
   const judge = getString(parsed, 'judge');
   if (judge !== undefined) {
@@ -232,4 +252,16 @@ async function readStream(stream: NodeJS.ReadStream): Promise<string> {
   for await (const chunk of stream)
     chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `--attempts N` (1-9, the first attempt included): the session's plan, with the race's budget. */
+function attemptsOf(text: string | undefined, maxCostUsd: number | undefined): { attempts?: AttemptPlan } {
+  if (text === undefined) return {};
+  const attempts = /^[1-9]$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+  if (Number.isNaN(attempts))
+    throw new UsageError({
+      message: `--attempts must be a whole number of attempts from 1 to 9, the first included (got "${text}")`,
+      hint: seeHelp('race'),
+    });
+  return { attempts: { attempts, ...(maxCostUsd === undefined ? {} : { maxCostUsd }) } };
 }

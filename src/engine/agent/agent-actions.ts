@@ -52,6 +52,8 @@ const sendToProcess = (
 
 const statusOf = (terminal: CompletedEvent | FailedEvent, stoppedBy: StopReason | null): SettledStatus => {
   if (stoppedBy === 'cancel') return 'cancelled';
+  // Stopped because another result was verified first: it did not finish, nor fail on its own.
+  if (stoppedBy === 'first_verified') return terminal.kind === 'completed' ? 'completed' : 'cancelled';
   // Stopped for its spend: not a result to take, whatever the stream said last.
   if (stoppedBy === 'budget' || stoppedBy === 'race_budget') return 'failed';
   // An agent that reported its result and then lingered until hydra stopped it did finish.
@@ -198,6 +200,17 @@ const failSetup = enqueueAgent(
 
 const markSetupStopped = assignAgent({ status: 'cancelled' as const, stoppedBy: 'cancel' as const });
 
+// `--stop first-verified` before it started (queued for room, or in its setup): it never runs.
+const markStoppedEarly = assignAgent(({ context }) => ({
+  status: 'cancelled' as const,
+  stoppedBy: 'first_verified' as const,
+  error: {
+    kind: 'Interrupted' as const,
+    message: `${context.launch.displayName} was stopped before it started: another agent's result passed every check first (--stop first-verified).`,
+    hint: 'Nothing to do: rerun it with hydra rerun if you want its attempt too.',
+  },
+}));
+
 const reportSpawned = sendToRace(({ context, event }): AgentReport => {
   assertEvent(event, 'SPAWNED');
   return { type: 'AGENT.SPAWNED', agent: context.launch.agent, at: event.at, pid: event.pid };
@@ -327,6 +340,7 @@ export const agentActions = {
   reportSetUp,
   failSetup,
   markSetupStopped,
+  markStoppedEarly,
   reportSpawned,
   reportOutput,
   reportResult,

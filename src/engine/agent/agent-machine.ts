@@ -134,6 +134,7 @@ export const agentMachine = setup({
         ROOM: { target: 'preparing', actions: 'takeRoom' },
         STOP: { target: 'settled', actions: 'markSetupStopped' },
         OVER_BUDGET: { target: 'settled', actions: 'failQueuedOverBudget' },
+        STOP_EARLY: { target: 'settled', actions: 'markStoppedEarly' },
       },
     },
     settingUp: {
@@ -157,7 +158,10 @@ export const agentMachine = setup({
           actions: { type: 'failSetup', params: ({ event }) => ({ outcome: null, error: event.error }) },
         },
       },
-      on: { STOP: { target: 'settled', actions: 'markSetupStopped' } },
+      on: {
+        STOP: { target: 'settled', actions: 'markSetupStopped' },
+        STOP_EARLY: { target: 'settled', actions: 'markStoppedEarly' },
+      },
     },
     live: {
       invoke: {
@@ -177,6 +181,11 @@ export const agentMachine = setup({
           guard: 'notStopped',
           target: '.stopping',
           actions: { type: 'markStopped', params: { reason: 'race_budget' } },
+        },
+        STOP_EARLY: {
+          guard: 'notStopped',
+          target: '.stopping',
+          actions: { type: 'markStopped', params: { reason: 'first_verified' } },
         },
       },
       after: {

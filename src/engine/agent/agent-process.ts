@@ -74,6 +74,12 @@ const stopError = (launch: AgentLaunch, reason: StopReason): ErrorInfo => {
         message: `The race passed its budget of $${launch.raceMaxCostUsd ?? 0} (estimated from the agents' usage so far), so ${launch.displayName} was stopped.`,
         hint: `Its work so far is kept on ${launch.branch}. Raise the budget (--max-cost-usd <usd>, or race.max_cost_usd in hydra.toml) or race fewer agents.`,
       };
+    case 'first_verified':
+      return {
+        kind: 'Interrupted',
+        message: `${launch.displayName} was stopped early: another agent's result passed every check first (--stop first-verified).`,
+        hint: `Its work so far is kept on ${launch.branch}: look at it with hydra open, or continue it with hydra continue.`,
+      };
     case 'cancel':
       return {
         kind: 'Interrupted',

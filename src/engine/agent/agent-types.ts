@@ -41,7 +41,15 @@ export interface AgentSetup {
  * Why hydra stopped an agent (ProcessEnd.stoppedBy). `after_result`: its stream had already
  * carried its final result (the result grace ran out, or it was stopped or cancelled during it).
  */
-export type StopReason = 'idle_timeout' | 'timeout' | 'cancel' | 'after_result' | 'budget' | 'race_budget';
+export type StopReason =
+  | 'idle_timeout'
+  | 'timeout'
+  | 'cancel'
+  | 'after_result'
+  | 'budget'
+  | 'race_budget'
+  /** `--stop first-verified`: another result passed every check first. */
+  | 'first_verified';
 
 /** Everything needed to run one agent: plain data, so the machine can be driven by fakes. */
 export interface AgentLaunch {
@@ -197,10 +205,14 @@ export interface AgentContext {
   stopAtStart: boolean;
 }
 
-/** STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget. */
+/**
+ * STOP: the user or a cancel; OVER_BUDGET: the race's total spend passed its budget; STOP_EARLY:
+ * another result passed every check (`--stop first-verified`).
+ */
 export type AgentMachineEvent =
   | AgentProcessEvent
   | { type: 'STOP' }
   | { type: 'OVER_BUDGET' }
+  | { type: 'STOP_EARLY' }
   | { type: 'QUEUED'; detail: string }
   | { type: 'ROOM' };

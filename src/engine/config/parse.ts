@@ -100,6 +100,7 @@ function knownKeysAt(
   if (first === 'sandbox') return keys.sandbox;
   if (first === 'setup') return keys.setup;
   if (first === 'container') return keys.container;
+  if (first === 'ui') return keys.ui;
   return [];
 }
 

@@ -91,6 +91,11 @@ export interface RaceOptions {
   portRange?: PortRange;
   /** `--no-cross-test`, `[race] cross_test = false`: agents' new tests are not cross-tested; absent: they are. */
   crossTest?: false;
+  /**
+   * `--stop first-verified`, `[race] stop`: once one result passes every check, the agents still
+   * running get `graceMs`, then are stopped; their work so far stays on their branches.
+   */
+  stopFirstVerified?: { graceMs: number };
   /** `[container]`: the image, hosts and network of agents whose runner is `container`; absent: DEFAULT_CONTAINER. */
   container?: ContainerSettings;
 }
@@ -119,4 +124,6 @@ export interface ReopenRun {
  * a rerun (a fresh attempt from the base, on a new branch, as a new agent `<agent>-2`).
  */
 export type RoundRequest =
-  { kind: 'follow_up'; agent: AgentName; prompt: string } | { kind: 'rerun'; agent: AgentName };
+  | { kind: 'follow_up'; agent: AgentName; prompt: string }
+  /** `prompt`: the rerun's own (`--attempts`: the race's prompt and the failing checks' output). */
+  | { kind: 'rerun'; agent: AgentName; prompt?: string };

@@ -50,6 +50,8 @@ export interface RaceFlags {
   unverified?: boolean;
   /** `--no-cross-test` (false): over `[race] cross_test`. */
   crossTest?: boolean;
+  /** `--stop first-verified`: over `[race] stop`. */
+  stop?: 'first-verified' | 'never';
   /** `--judge <agent>`: a configured agent that ranks tied results, read-only. */
   judge?: string;
   /** `--sandbox auto|required|off`: over `[sandbox] mode` and HYDRA_SANDBOX. */
@@ -73,6 +75,8 @@ export interface ResolvedRace {
   portRange?: PortRange;
   /** `--no-cross-test`, `[race] cross_test = false`: no cross-testing (absent: on). */
   crossTest?: false;
+  /** `--stop first-verified`, `[race] stop`: stop the others this long after one result is verified. */
+  stopFirstVerified?: { graceMs: number };
   scoreWeights?: ScoreWeights;
   allowedPaths?: string[];
   maxCostUsd?: number;
@@ -198,6 +202,9 @@ export function resolveRace(
     prices: toPriceTable(config.prices),
     ...(race.worktree_pool === undefined ? {} : { worktreePool: race.worktree_pool }),
     ...((flags.crossTest ?? race.cross_test) === false ? { crossTest: false as const } : {}),
+    ...((flags.stop ?? race.stop) === 'first-verified'
+      ? { stopFirstVerified: { graceMs: secondsToMs(race.stop_grace_s ?? CONFIG_DEFAULTS.stopGraceS) } }
+      : {}),
     ...(race.port_range === undefined
       ? {}
       : { portRange: { first: race.port_range[0], last: race.port_range[1] } }),

@@ -13,6 +13,8 @@ export const CONFIG_DEFAULTS = {
   allowExperimentalAdapters: false,
   /** A check's time limit when `timeout_s` is not given. */
   checkTimeoutS: 600,
+  /** `[race] stop_grace_s`: how long the others go on once one result is verified. */
+  stopGraceS: 30,
 } as const;
 
 const POSITIVE = 'must be a positive number of seconds';
@@ -107,6 +109,14 @@ const raceSchema = () =>
       cross_test: bool.optional(),
       /** Where agents run: this machine or a container each (src/engine/container; docs/containers.md). */
       runner: runnerKind.optional(),
+      /** `"first-verified"`: once one result passes every check, the others are stopped (docs/stats.md). */
+      stop: z.enum(['first-verified', 'never'], { error: 'must be "first-verified" or "never"' }).optional(),
+      /** How long the others may go on once one result is verified, before they are stopped. */
+      stop_grace_s: z
+        .number({ error: 'must be a number of seconds, 0 or more' })
+        .min(0, { error: 'must be a number of seconds, 0 or more' })
+        .finite({ error: 'must be a number of seconds, 0 or more' })
+        .optional(),
       /** `"auto"`: the project's own test command (config/auto-checks.ts), like `--check auto`. */
       checks: z
         .literal('auto', {
@@ -220,6 +230,12 @@ const sandboxSchema = z.strictObject(
   { error: 'must be a table: [sandbox] with mode, allow_hosts and allow_write' },
 );
 
+/** `[ui]`: how hydra tells the user things (`notify`: a bell and a desktop notification, docs/stats.md). */
+const uiSchema = z.strictObject(
+  { notify: z.boolean({ error: 'must be true or false' }).optional() },
+  { error: 'must be a table: [ui] with notify = true or false' },
+);
+
 /** `[setup]`: making each worktree ready (src/engine/setup; docs/setup.md). */
 const setupSchema = z.strictObject(
   {
@@ -287,13 +303,24 @@ export const configSchema = () =>
     sandbox: sandboxSchema.optional(),
     setup: setupSchema.optional(),
     container: containerSchema.optional(),
+    ui: uiSchema.optional(),
   });
 
 export type HydraConfig = z.infer<ReturnType<typeof configSchema>>;
 export type AgentConfig = z.infer<typeof agentSchema>;
 
 export type KeyTable =
-  'root' | 'race' | 'agent' | 'agentCheck' | 'price' | 'check' | 'score' | 'sandbox' | 'setup' | 'container';
+  | 'root'
+  | 'race'
+  | 'agent'
+  | 'agentCheck'
+  | 'price'
+  | 'check'
+  | 'score'
+  | 'sandbox'
+  | 'setup'
+  | 'container'
+  | 'ui';
 
 /** Known keys per table, for unknown-key messages with a did-you-mean. */
 export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTable, readonly string[]> => ({
@@ -307,6 +334,7 @@ export const knownKeys = (schema: ReturnType<typeof configSchema>): Record<KeyTa
   sandbox: Object.keys(sandboxSchema.shape),
   setup: Object.keys(setupSchema.shape),
   container: Object.keys(containerSchema.shape),
+  ui: Object.keys(uiSchema.shape),
 });
 
 /**
@@ -331,6 +359,8 @@ export function isConfigKey(path: string): boolean {
       return parts.length === 2 && keys.setup.includes(second ?? '');
     case 'container':
       return parts.length === 2 && keys.container.includes(second ?? '');
+    case 'ui':
+      return parts.length === 2 && keys.ui.includes(second ?? '');
     case 'checks':
       return parts.length === 2 && keys.check.includes(second ?? '');
     case 'prices':

@@ -54,6 +54,9 @@ export const KEYS_ANY_FILE_SETS: readonly string[] = [
   'race.port_range',
   // Cross-testing runs the race's (trusted) checks' runners on more trees, or not at all.
   'race.cross_test',
+  // Stopping agents early only ever runs less.
+  'race.stop',
+  'race.stop_grace_s',
   'agents.*.adapter',
   'agents.*.model',
   'agents.*.idle_timeout_s',
@@ -64,6 +67,8 @@ export const KEYS_ANY_FILE_SETS: readonly string[] = [
   'setup.timeout_s',
   'setup.copy',
   'setup.share',
+  // A bell and a notification on the user's own terminal: nothing runs.
+  'ui',
 ];
 
 /** The key paths the declared list names, for `hydra trust` and its messages. */

@@ -10,9 +10,17 @@ import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
 import type { AgentProbeReport } from '../probe-types.js';
+import type { AgentName } from '../agent-name.js';
 import type { JudgeSummary, MergeResult } from '../records/index.js';
 import { protectedFilesNote } from '../results/index.js';
-import { childId, forgetRemoved, isLive, launchChildId, roundProblem } from './race-decisions.js';
+import {
+  childId,
+  firstVerified,
+  forgetRemoved,
+  isLive,
+  launchChildId,
+  roundProblem,
+} from './race-decisions.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import * as update from './race-updates.js';
 import { raceEnd, scoreReferenceAt } from './race-summary.js';
@@ -122,6 +130,36 @@ const failBaseline = assignRace(({ context }, params: { error: unknown }) =>
 const applyChecking = assignRace(({ context, event }) => {
   assertEvent(event, 'AGENT.CHECKING');
   return agentUpdates.applyChecking(context, event);
+});
+
+// `--stop first-verified`: one result passed every check; the others are stopped after the grace.
+const markFirstVerified = enqueueRace(({ context, enqueue }) => {
+  const by = firstVerified(context);
+  if (by === null) return;
+  enqueue.assign({ stoppedEarly: { by, agents: [] } });
+  enqueue.raise({ type: 'STOP_EARLY' }, { delay: context.options.stopFirstVerified?.graceMs ?? 0 });
+});
+
+/** Still working (not settling its result or running its checks): what `--stop first-verified` stops. */
+const STOPPABLE: readonly string[] = ['pending', 'setting_up', 'spawning', 'running'];
+
+// The grace is over: every agent still working is stopped (its work stays on its branch).
+const stopUnverified = enqueueRace(({ context, enqueue, self }) => {
+  if (context.stoppedEarly === null) return;
+  const stopped: AgentName[] = [];
+  for (const launch of context.launches) {
+    const id = childId(launch.agent, launch.round);
+    const status = context.agents.find((agent) => agent.agent === launch.agent)?.status ?? 'pending';
+    if (
+      isLive(context, launch.agent) &&
+      STOPPABLE.includes(status) &&
+      self.getSnapshot().children[id] !== undefined
+    ) {
+      enqueue.sendTo(id, { type: 'STOP_EARLY' });
+      stopped.push(launch.agent);
+    }
+  }
+  enqueue.assign({ stoppedEarly: { ...context.stoppedEarly, agents: stopped } });
 });
 
 // The race's spend passed its budget: every agent still running is stopped, once.
@@ -339,6 +377,8 @@ export const raceActions = {
   stopAgent,
   holdStop,
   stopAllAgents,
+  markFirstVerified,
+  stopUnverified,
   noteAutoMerge,
   markCancelRequested,
   cancelBaseline,

@@ -70,6 +70,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
       ...(input.options.portRange === undefined ? {} : { range: input.options.portRange }),
     }),
   overBudget: false,
+  stoppedEarly: null,
   mergeNote: null,
   judge: null,
   scoreReference: input.options.reopen?.scoreReference ?? null,

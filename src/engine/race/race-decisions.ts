@@ -172,3 +172,20 @@ export const completedAndSettled = (context: RaceContext, agent: AgentName): boo
 /** The merge `--auto-merge best` decided on, or null. */
 export const mergeOf = (decision: AutoMergeDecision): MergeRequestEvent | null =>
   decision !== null && 'merge' in decision ? { agent: decision.merge, options: {} } : null;
+
+/**
+ * `--stop first-verified`: the first completed result whose every check ran and passed, while
+ * another agent still runs; null when the race does not stop early, has already, or nobody is verified.
+ */
+export const firstVerified = (context: RaceContext): AgentName | null => {
+  if (context.options.stopFirstVerified === undefined || context.stoppedEarly !== null) return null;
+  if (context.launches.every((launch) => context.settled.includes(launch.agent))) return null;
+  const verified = context.agents.find(
+    (agent) =>
+      agent.status === 'completed' &&
+      context.settled.includes(agent.agent) &&
+      (agent.checks ?? []).length > 0 &&
+      (agent.checks ?? []).every((check) => check.status === 'passed'),
+  );
+  return verified?.agent ?? null;
+};

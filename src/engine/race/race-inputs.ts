@@ -281,7 +281,13 @@ export const cleanUpInput = (context: RaceContext): CleanUpInput => ({
   // A completed result, and the work so far of an agent stopped for its budget (like a time limit, it
   // did not fail on its own: its branch is kept to look at or to continue from).
   keepBranchesOf: context.agents
-    .filter((agent) => agent.status === 'completed' || agent.error?.kind === 'BudgetExceeded')
+    .filter(
+      (agent) =>
+        agent.status === 'completed' ||
+        agent.error?.kind === 'BudgetExceeded' ||
+        // Stopped because another result was verified first (--stop first-verified).
+        (context.stoppedEarly?.agents.includes(agent.agent) ?? false),
+    )
     .map((agent) => agent.agent),
   keepWorktreesOf: uncommittedAgents(context),
   ...((context.options.worktreePool ?? 0) > 0

@@ -33,6 +33,7 @@ import {
   mergeOf,
   raceSpendOver,
   everyoneSettled,
+  firstVerified,
   judgeDue,
   roundProblem,
 } from './race-decisions.js';
@@ -97,6 +98,8 @@ export const raceMachine = setup({
       assertEvent(event, 'AGENT.OUTPUT');
       return raceSpendOver(context, event.agent, event.events);
     },
+    // --stop first-verified: a result passed every check while others still run.
+    firstVerifiedDue: ({ context }) => firstVerified(context) !== null,
     allSettledAfterCancel: ({ context }) =>
       context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
@@ -249,6 +252,7 @@ export const raceMachine = setup({
         onError: { actions: { type: 'failBaseline', params: ({ event }) => event } },
       },
       always: [
+        { guard: 'firstVerifiedDue', actions: 'markFirstVerified' },
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
         { guard: 'crossTestDue', target: 'crossTesting', actions: 'markEnded' },
         { guard: 'allSettledJudgeDue', target: 'judging', actions: 'markEnded' },
@@ -267,6 +271,7 @@ export const raceMachine = setup({
         'AGENT.EXITED': { actions: ['applyExit', 'emitExit'] },
         'AGENT.SETTLED': { actions: 'applySettled' },
         STOP_AGENT: { actions: 'stopAgent' },
+        STOP_EARLY: { actions: 'stopUnverified' },
         // The agents are stopped first; once they settled, allSettledAfterCancel ends the race.
         CANCEL: { actions: ['markCancelRequested', 'stopAllAgents'] },
       },

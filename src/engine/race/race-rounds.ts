@@ -200,7 +200,7 @@ async function rerun(input: RoundInput, signal: AbortSignal): Promise<RoundStart
   const worktree = agentWorktreeDir(runDir, name);
   const branch = branchName(options.runId, name);
   const launch = await launchFor(options, repo, name, planName, capabilities, {
-    prompt: options.prompt,
+    prompt: (input.request.kind === 'rerun' ? input.request.prompt : undefined) ?? options.prompt,
     port: await input.ports.lease(name),
   });
   // Named in meta.json before git runs, so `hydra clean` finds it whatever happens next.

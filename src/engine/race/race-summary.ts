@@ -69,7 +69,13 @@ export const raceEnd = (context: Pick<RaceContext, 'endedAt' | 'recordedEndedAt'
   context.endedAt ?? context.recordedEndedAt ?? Date.now();
 
 export const buildSummary = (context: RaceContext, endedAt: number): RaceSummary => {
-  const summary = { ...plainSummary(context, endedAt), ...mergedPart(context) };
+  const summary = {
+    ...plainSummary(context, endedAt),
+    ...mergedPart(context),
+    ...(context.stoppedEarly === null || context.stoppedEarly.agents.length === 0
+      ? {}
+      : { stoppedEarly: context.stoppedEarly }),
+  };
   if (context.launches.length === 0) return summary;
   const allowed = context.options.allowedPaths;
   // Race-wide checks (run on the baseline too), or an agent's own.

@@ -99,6 +99,8 @@ export interface MergeRequestEvent {
 export type RaceEvent =
   | AgentReport
   | { type: 'STOP_AGENT'; agent: AgentName }
+  /** `--stop first-verified`: the grace after the first verified result is over. */
+  | { type: 'STOP_EARLY' }
   | { type: 'CANCEL' }
   | ({ type: 'MERGE' } & MergeRequestEvent)
   | { type: 'FINISH' }
@@ -163,6 +165,11 @@ export interface RaceContext {
   ports: PortLeases;
   /** Set once the race's total spend passed race budget (its agents were told once). */
   overBudget: boolean;
+  /**
+   * `--stop first-verified`: the agent whose result passed every check first, and the agents
+   * stopped after the grace (their work kept on their branches); null until one was verified.
+   */
+  stoppedEarly: { by: AgentName; agents: AgentName[] } | null;
   /** Why `--auto-merge best` merged nothing, else null. */
   mergeNote: string | null;
   /** The judge's verdict on a tie (`--judge`), once asked; null before (or without a judge). */

@@ -34,6 +34,7 @@ import type { ProcessRegistry } from '../process/index.js';
 import type { Workspace, WorkspaceInput } from './race-types.js';
 import type { RunMeta } from '../records/index.js';
 import { recordableConfig, redactValue, writeMeta } from '../records/index.js';
+import { rememberRepository } from '../ledger/index.js';
 import { HYDRA_EXCLUDES, ensureExcluded, knowRepository, largeCheckout, snapshotRefs } from '../git/index.js';
 import type { RefSnapshot } from '../git/index.js';
 import type { AgentPlan } from '../agent-plan.js';
@@ -169,6 +170,8 @@ async function buildWorkspace(
   await ensureExcluded(repo.root, HYDRA_EXCLUDES);
   // Written before any worktree exists, so a crash from here on is found and cleaned later.
   writeMeta(recordDir, baseMeta(input, []));
+  // `hydra stats --all` reads the records of every repository raced in (engine/ledger).
+  rememberRepository(repo.root);
   trace('race: run record started');
   const refsAtStart = await refsRead;
   trace('race: refs snapshotted');

@@ -122,6 +122,8 @@ export interface RaceSummary {
   mergeReason?: string;
   /** The judge's verdict on a tie (`--judge`), when it was asked. */
   judge?: JudgeSummary;
+  /** `--stop first-verified`: whose result passed every check first, and the agents then stopped. */
+  stoppedEarly?: { by: AgentName; agents: AgentName[] };
 }
 
 export interface MergeResult {

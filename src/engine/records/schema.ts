@@ -296,6 +296,11 @@ export const summaryFrameSchema = z.object({
       costUsd: z.number().finite().nullable(),
     })
     .optional(),
+  // `--stop first-verified`; a record from before it has none (an odd one is dropped, not the run).
+  stoppedEarly: z
+    .object({ by: agentId, agents: z.array(agentId) })
+    .optional()
+    .catch(undefined),
 });
 
 /** summary.json whole, as hydra must write it. */

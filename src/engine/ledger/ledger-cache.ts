@@ -1,0 +1,112 @@
+/**
+ * What `hydra stats` learnt from each run record, kept between runs of it: per run, the stamp of
+ * its record (the run directory's mtime, which every atomic write of meta.json, summary.json or
+ * merge.json moves, and summary.json's own mtime and size, for an edit in place) and what the
+ * record came to (the agents' facts, or damaged, or unfinished). A run whose stamp still matches
+ * is not read again, so 10,000 records cost a stat or two each. In the user's cache directory
+ * (`$XDG_CACHE_HOME/hydra/ledger/<repo key>.json`), never in the repository: a clone cannot bring
+ * one. A cache that does not read is dropped and rebuilt; one that cannot be written is skipped.
+ */
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { repoKey, runRecordDir } from '../records/index.js';
+import type { AgentFact } from './tally.js';
+
+const VERSION = 1;
+
+/** What one run's record came to. */
+export type CachedRun =
+  | { kind: 'ok'; startedAt: number; facts: AgentFact[]; damagedAgents: number }
+  | { kind: 'damaged' }
+  | { kind: 'unfinished' };
+
+type Entry = CachedRun & { stamp: string };
+
+export interface LedgerCache {
+  file: string;
+  runs: Map<string, Entry>;
+  changed: boolean;
+}
+
+/** `$XDG_CACHE_HOME/hydra/ledger/<repo key>.json`, else under `~/.cache`. */
+const cacheFile = (repoRoot: string, env: NodeJS.ProcessEnv): string => {
+  const xdg = env['XDG_CACHE_HOME'];
+  const base =
+    xdg !== undefined && path.isAbsolute(xdg) ? xdg : path.join(env['HOME'] ?? os.homedir(), '.cache');
+  return path.join(base, 'hydra', 'ledger', `${repoKey(repoRoot)}.json`);
+};
+
+/** The stamp of a run's record now, or null when its directory is not there. */
+export const recordStamp = (repoRoot: string, runId: string): string | null => {
+  const dir = runRecordDir(repoRoot, runId);
+  const dirStat = lstatSync(dir, { throwIfNoEntry: false });
+  if (dirStat === undefined) return null;
+  const summary = lstatSync(path.join(dir, 'summary.json'), { throwIfNoEntry: false });
+  return `${dirStat.mtimeMs}:${summary === undefined ? '-' : `${summary.mtimeMs}:${summary.size}`}`;
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An entry as this version writes it; anything else is not used. */
+const validEntry = (value: unknown): value is Entry => {
+  if (!isObject(value) || typeof value['stamp'] !== 'string') return false;
+  if (value['kind'] === 'damaged' || value['kind'] === 'unfinished') return true;
+  return (
+    value['kind'] === 'ok' &&
+    typeof value['startedAt'] === 'number' &&
+    typeof value['damagedAgents'] === 'number' &&
+    Array.isArray(value['facts']) &&
+    value['facts'].every((fact) => isObject(fact) && typeof fact['agent'] === 'string')
+  );
+};
+
+export const loadLedgerCache = (repoRoot: string, env: NodeJS.ProcessEnv): LedgerCache => {
+  const file = cacheFile(repoRoot, env);
+  const runs = new Map<string, Entry>();
+  try {
+    const json: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (isObject(json) && json['version'] === VERSION && isObject(json['runs']))
+      for (const [runId, entry] of Object.entries(json['runs']))
+        if (validEntry(entry)) runs.set(runId, entry);
+  } catch {
+    // None yet, or unreadable: every record is read.
+  }
+  return { file, runs, changed: false };
+};
+
+/** The cached outcome of a run whose record has not changed since, or undefined. */
+export const cachedRun = (cache: LedgerCache, runId: string, stamp: string): CachedRun | undefined => {
+  const entry = cache.runs.get(runId);
+  return entry !== undefined && entry.stamp === stamp ? entry : undefined;
+};
+
+export const rememberRun = (cache: LedgerCache, runId: string, stamp: string, run: CachedRun): void => {
+  cache.runs.set(runId, { ...run, stamp });
+  cache.changed = true;
+};
+
+/** Drops the runs no longer recorded (cleaned), so the cache does not grow without end. */
+export const forgetOthers = (cache: LedgerCache, recorded: ReadonlySet<string>): void => {
+  for (const runId of cache.runs.keys())
+    if (!recorded.has(runId)) {
+      cache.runs.delete(runId);
+      cache.changed = true;
+    }
+};
+
+/** Writes the cache when it changed (owner-only, atomically); a failure only costs the next read. */
+export const saveLedgerCache = (cache: LedgerCache): void => {
+  if (!cache.changed) return;
+  try {
+    mkdirSync(path.dirname(cache.file), { recursive: true, mode: 0o700 });
+    const temp = `${cache.file}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify({ version: VERSION, runs: Object.fromEntries(cache.runs) }), {
+      mode: 0o600,
+    });
+    renameSync(temp, cache.file);
+  } catch {
+    // A read-only cache directory: the next `hydra stats` reads the records again.
+  }
+};
