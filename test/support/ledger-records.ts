@@ -21,6 +21,8 @@ export interface FakeOutcome {
   total?: number;
   reproductions?: number;
   rerunOf?: string;
+  /** Summary `contract`: it changed the base's tests; whether it passes with the base's put back. */
+  contract?: { passesOwn: boolean; passesBase: boolean };
 }
 
 export interface FakeRun {
@@ -77,6 +79,9 @@ const agentEntry = (outcome: FakeOutcome): AgentSummary => ({
         },
       }),
   ...(outcome.rerunOf === undefined ? {} : { rerunOf: outcome.rerunOf }),
+  ...(outcome.contract === undefined
+    ? {}
+    : { contract: { changed: ['test/app.test.js'], ...outcome.contract } }),
 });
 
 export const fakeMeta = (run: FakeRun, repoRoot = '/tmp/repo'): RunMeta => ({

@@ -114,6 +114,21 @@ export function statsLines(ledger: Ledger, style: Style, terminal: boolean, all:
   } else {
     lines.push(style.dim(`${ledger.runs} race${ledger.runs === 1 ? '' : 's'} in ${where}`));
     lines.push(...table([HEADER.map((cell) => style.dim(cell)), ...ledger.agents.map(row)]));
+    // The contract (issue 34): who changed the base's tests, and who passed only that way.
+    const changers = ledger.agents.filter((agent) => agent.testsChanged > 0);
+    if (changers.length > 0)
+      lines.push(
+        `changed the base's tests: ${changers
+          .map(
+            (agent) =>
+              `${agent.agent} in ${agent.testsChanged} race${agent.testsChanged === 1 ? '' : 's'}${
+                agent.passedOnlyOwnTests > 0
+                  ? ` (${agent.passedOnlyOwnTests} passing only with its own tests)`
+                  : ''
+              }`,
+          )
+          .join(', ')}`,
+      );
     if (terminal) {
       const chart = qualityCostChart(ledger.agents);
       if (chart.length > 0) lines.push('', ...chart);

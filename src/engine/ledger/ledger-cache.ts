@@ -13,7 +13,7 @@ import path from 'node:path';
 import { repoKey, runRecordDir } from '../records/index.js';
 import type { AgentFact } from './tally.js';
 
-const VERSION = 1;
+const VERSION = 2;
 
 /** What one run's record came to. */
 export type CachedRun =

@@ -37,6 +37,12 @@ export interface AgentLedger {
   checksPassRate: number | null;
   /** Tests it wrote that fail on the base and pass on its result (cross-testing). */
   reproductions: number;
+  /**
+   * Races whose result changed the base's tests or what configures them (summary `contract`), and of
+   * those how many passed only with its own versions: failed the base's tests, its checks' contract.
+   */
+  testsChanged: number;
+  passedOnlyOwnTests: number;
   /** Median wall time of its completed results. */
   medianDurationMs: number | null;
   /** Its known spend, and whether any part of it is an estimate. */
@@ -63,6 +69,8 @@ interface Tally {
   checked: number;
   checksPassed: number;
   reproductions: number;
+  testsChanged: number;
+  passedOnlyOwnTests: number;
   durations: number[];
   costUsd: number;
   costRaces: number;
@@ -198,6 +206,8 @@ const finish = (tally: Tally): AgentLedger => {
     checksPassed: tally.checksPassed,
     checksPassRate: ratio(tally.checksPassed, tally.checked),
     reproductions: tally.reproductions,
+    testsChanged: tally.testsChanged,
+    passedOnlyOwnTests: tally.passedOnlyOwnTests,
     medianDurationMs: median(tally.durations),
     costUsd,
     costEstimated: tally.costEstimated,
@@ -226,6 +236,9 @@ export interface AgentFact {
   passed: boolean;
   won: boolean;
   reproductions: number;
+  /** It changed the base's tests (summary `contract`); it passed only with its own versions of them. */
+  changedTests: boolean;
+  passedOnlyOwn: boolean;
   costUsd: number | null;
   estimated: boolean;
   /** A judge ranked it among the contenders; the judge's first was the score's first. */
@@ -255,6 +268,8 @@ export const runFacts = (run: LedgerRun): AgentFact[] => {
         passed,
         won: passed && entry.agent === winner,
         reproductions: entry.newTests?.reproductions ?? 0,
+        changedTests: (entry.contract?.changed.length ?? 0) > 0,
+        passedOnlyOwn: entry.contract?.passesOwn === true && !entry.contract.passesBase,
         costUsd: entry.usage.costUsd,
         estimated: entry.usage.costSource === 'estimated',
         judged: agreed !== null && contenders.has(entry.agent),
@@ -282,6 +297,8 @@ export const tallyFacts = (facts: Iterable<AgentFact>): AgentLedger[] => {
         checked: 0,
         checksPassed: 0,
         reproductions: 0,
+        testsChanged: 0,
+        passedOnlyOwnTests: 0,
         durations: [],
         costUsd: 0,
         costRaces: 0,
@@ -303,6 +320,8 @@ export const tallyFacts = (facts: Iterable<AgentFact>): AgentLedger[] => {
     if (fact.passed) tally.checksPassed += 1;
     if (fact.won) tally.verifiedWins += 1;
     tally.reproductions += fact.reproductions;
+    if (fact.changedTests) tally.testsChanged += 1;
+    if (fact.passedOnlyOwn) tally.passedOnlyOwnTests += 1;
     if (fact.costUsd !== null) {
       tally.costUsd += fact.costUsd;
       tally.costRaces += 1;

@@ -42,6 +42,30 @@ const line = (ledger: AgentLedger[], agent: string): AgentLedger => {
   return found;
 };
 
+describe("the contract in the ledger: who changed the base's tests, and who passed only that way", () => {
+  it('counts the races a result changed the tests in, and those it passed only with its own', () => {
+    const ledger = tallyRuns(
+      [
+        {
+          runId: '20261105-100000-aa05',
+          agents: [
+            {
+              agent: 'claude',
+              checks: 'passed' as const,
+              total: 90,
+              contract: { passesOwn: true, passesBase: true },
+            },
+            { agent: 'codex', checks: 'failed' as const, contract: { passesOwn: true, passesBase: false } },
+          ],
+        },
+        { runId: '20261106-100000-aa06', agents: [{ agent: 'codex', checks: 'passed' as const, total: 70 }] },
+      ].map(ledgerRun),
+    );
+    expect(line(ledger, 'claude')).toMatchObject({ testsChanged: 1, passedOnlyOwnTests: 0 });
+    expect(line(ledger, 'codex')).toMatchObject({ testsChanged: 1, passedOnlyOwnTests: 1 });
+  });
+});
+
 describe('the ledger of known races', () => {
   const ledger = tallyRuns(RUNS.map(ledgerRun));
 
