@@ -4,7 +4,13 @@
  * did; and each check's summary, compared with the baseline by test name.
  */
 import type { AgentSummary } from '../records/index.js';
-import type { CheckRun, CheckSummary, OwnCheckSummary, ScoreReference, ScoreSummary } from '../check-types.js';
+import type {
+  CheckRun,
+  CheckSummary,
+  OwnCheckSummary,
+  ScoreReference,
+  ScoreSummary,
+} from '../check-types.js';
 import { DEFAULT_SCORE_WEIGHTS, scoreAgents, scoreReference } from './score.js';
 import type { ScoreInput, ScoredCheck } from './score.js';
 import type { ScoreWeights } from '../check-types.js';

@@ -120,8 +120,10 @@ const split = (total: number, parts: number, index: number): number =>
   Math.floor(total / parts) + (index < total % parts ? 1 : 0);
 
 /**
- * One pane's outer size: a cell of the grid (rows and columns split as evenly as they go), a column
- * side by side (the last one takes what is left over), or a band of the stack.
+ * One pane's outer size: a cell of the grid or a column side by side, every pane of a row as wide
+ * as the others (200 columns make three of 66, not 67, 67 and 66: a narrower last column reads as
+ * a fault; the one or two columns left over stay blank at the right), rows split as evenly as they
+ * go; or a band of the stack.
  */
 const paneSize = (
   mode: PaneMode,
@@ -135,14 +137,11 @@ const paneSize = (
     const row = Math.floor(index / perRow);
     const inRow = Math.min(perRow, count - row * perRow);
     return {
-      width: split(columns, inRow, index % perRow),
+      width: Math.floor(columns / inRow),
       height: split(height, Math.ceil(count / perRow), row),
     };
   }
-  if (mode === 'side-by-side') {
-    const base = Math.floor(columns / count);
-    return { width: index === count - 1 ? columns - base * (count - 1) : base, height };
-  }
+  if (mode === 'side-by-side') return { width: Math.floor(columns / count), height };
   return { width: columns, height: split(height, count, index) };
 };
 

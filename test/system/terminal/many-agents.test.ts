@@ -188,6 +188,13 @@ describe('six simulated agents on a real terminal', () => {
     expect(second).toContain('5 Qwen Code');
     expect(second).toContain('6 opencode');
     expect(lines.indexOf(second)).toBeGreaterThan(lines.indexOf(first));
+    // Three columns of one width (200 does not divide by 3: the last one was a column narrower).
+    const border = [...(lines[lines.indexOf(first) - 1] ?? '')];
+    const corners = border.flatMap((char, at) => (char === '╭' || char === '┏' ? [at] : []));
+    expect(corners).toHaveLength(3);
+    expect(corners[1]! - corners[0]!).toBe(corners[2]! - corners[1]!);
+    const ends = border.flatMap((char, at) => (char === '╮' || char === '┓' ? [at] : []));
+    expect(ends[2]! - corners[2]!).toBe(ends[0]! - corners[0]!);
     await keys(box, 'q');
     await waitForScreen(box, 'the quit dialog', (text) => text.includes('y quit'));
     await keys(box, 'y');
