@@ -132,9 +132,22 @@ describe('the verdict in the jail (issue 35, case 1)', () => {
       const summary = await race('auto');
       const evil = agentOf(summary, 'evil');
       expect(evil.sandbox).toBe('bubblewrap');
-      expect(summary.baseline?.checks.map((check) => check.status)).toEqual(['passed']);
-      expect(evil.checks?.map((check) => check.status)).toEqual(['passed']);
-      expect(agentOf(summary, 'honest').checks?.map((check) => check.status)).toEqual(['passed']);
+      // What a check printed, should it fail: the assertion's message.
+      const said = (checks: Array<{ output: string }> | undefined): string =>
+        (checks ?? []).map((check) => check.output).join('\n---\n');
+      expect(
+        summary.baseline?.checks.map((check) => check.status),
+        said(summary.baseline?.checks),
+      ).toEqual(['passed']);
+      expect(
+        evil.checks?.map((check) => check.status),
+        said(evil.checks),
+      ).toEqual(['passed']);
+      const honest = agentOf(summary, 'honest');
+      expect(
+        honest.checks?.map((check) => check.status),
+        said(honest.checks),
+      ).toEqual(['passed']);
       expect(evil.newTests?.tests).toEqual([
         {
           file: 'evil.test.cjs',
