@@ -214,6 +214,18 @@ export function discardPrewrapped(prefix: string): void {
     }
 }
 
+/**
+ * Inside the sandbox the library starts its two socat listeners (the HTTP proxy on 3128, SOCKS on
+ * 1080) in the background and runs the command at once: a command that connects first thing (a
+ * fake agent, a test) could find nothing listening yet and fail with "connection refused" (seen
+ * under load). So the command waits, at most 2 s, until the sandbox's own /proc/net/tcp lists both
+ * as listening; where there is no such file (no network namespace of Linux's), it does not wait.
+ */
+const LISTENERS_UP = [
+  'i=0;',
+  "while [ -r /proc/net/tcp ] && [ $i -lt 200 ] && ! { grep -q ' 00000000:0C38 00000000:0000 0A' /proc/net/tcp && grep -q ' 00000000:0438 00000000:0000 0A' /proc/net/tcp; }; do sleep 0.01; i=$((i + 1)); done;",
+].join(' ');
+
 async function wrap(
   policy: SandboxPolicy,
   file: string,
@@ -234,7 +246,7 @@ async function wrap(
         ? []
         : ['NO_PROXY', 'no_proxy'].map((name) => `${name}=${shellQuote(noProxy(policy.loopbackHosts))}`)),
     ];
-    const command = [...env, 'exec', ...[file, ...args].map(shellQuote)].join(' ');
+    const command = `${LISTENERS_UP} ${[...env, 'exec', ...[file, ...args].map(shellQuote)].join(' ')}`;
     // The shells inside are /bin/sh, not the library's default bash: a sandboxed start took
     // 130-200 ms less (dash starts faster; the command is plain POSIX).
     const wrapped = await manager.wrapWithSandbox(
