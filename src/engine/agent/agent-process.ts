@@ -280,7 +280,11 @@ export const agentProcessLogic = fromCallback<AgentProcessCommand, AgentInput, A
               args: launch.command.args,
               cwd: launch.command.cwd,
               // Of hydra's environment only what its CLI needs (agent-env.ts): no other CLI's key, no token.
-              inherit: agentEnvironment(adapterOf(launch.adapter)),
+              inherit: agentEnvironment(
+                adapterOf(launch.adapter),
+                process.env,
+                launch.configuredVariables ?? [],
+              ),
               // Who it is and its ports (setup/env.ts); the agent's configured `env` may still set them.
               env: {
                 ...launch.command.env,

@@ -95,6 +95,11 @@ export interface AgentLaunch {
    * it starts (ensureCliState) and kept with the run; null or absent: it uses the user's.
    */
   cliState?: CliStatePlan | null;
+  /**
+   * Variables its CLI's own configuration reads a key from (a Codex provider's `env_key`, opencode's
+   * `{env:NAME}`): passed from hydra's environment besides the allowlist (process/agent-env.ts).
+   */
+  configuredVariables?: string[];
   /** The checkout's directories it, its setup and its checks see copy-on-write (`[setup] share`). */
   shared?: SharedDir[];
   /** The first port of its block (`HYDRA_PORT`, setup/ports.ts), for it and its checks; null or absent: none. */

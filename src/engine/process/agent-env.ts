@@ -91,17 +91,18 @@ export const isGeneralVariable = (name: string): boolean =>
   (GENERAL.has(name) || GENERAL_PREFIXES.some((prefix) => name.startsWith(prefix)));
 
 /**
- * The part of `env` an agent running `adapter` gets: the general variables and those its adapter
- * declares. The caller adds the command's and the agent's configured variables over it.
+ * The part of `env` an agent running `adapter` gets: the general variables, those its adapter
+ * declares and those its own configuration names (`configured`: a provider's `env_key`). The caller adds the command's and the agent's configured variables over it.
  */
 export function agentEnvironment(
   adapter: AgentAdapter,
   env: NodeJS.ProcessEnv = process.env,
+  configured: readonly string[] = [],
 ): Record<string, string> {
   const passed: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (isGeneralVariable(name) || readsEnv(adapter, name)) passed[name] = value;
+    if (isGeneralVariable(name) || readsEnv(adapter, name) || configured.includes(name)) passed[name] = value;
   }
   return passed;
 }

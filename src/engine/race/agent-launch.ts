@@ -26,6 +26,7 @@ import {
   agentStateDir,
   cliStatePlan,
   configuredEndpoints,
+  configuredVariables,
   cliStateReady,
   DEFAULT_SANDBOX,
   ensureCliState,
@@ -121,6 +122,8 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     command,
     env,
     cliState,
+    // The variables its CLI's configuration reads a key from (the user's files, its extra arguments).
+    configuredVariables: configuredVariables(adapter, userEnv, homeOf(userEnv), plan.extraArgs),
     parser: {
       // The configured model, else the CLI's own choice (Codex's config.toml), for pricing.
       ...optional('model', pricingModel(adapter, plan.model, { ...process.env, ...plan.env })),

@@ -47,3 +47,30 @@ export function configuredEndpoints(
   });
   return [...new Set([...extraArgs.flatMap(assignedUrls), ...fromFiles])];
 }
+
+/** `env_key = "NAME"` (a Codex provider's key variable, TOML or a `-c` value), `{env:NAME}` (opencode). */
+const NAMED_VARIABLE =
+  /env_key["']?\s*[=:]\s*["']?([A-Za-z_][A-Za-z0-9_]*)|\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** The names of the variables `text` says a provider's key is read from. */
+export const namedVariables = (text: string): string[] =>
+  [...text.matchAll(NAMED_VARIABLE)].map((match) => match[1] ?? match[2] ?? '').filter((name) => name !== '');
+
+/**
+ * The variables the agent's configuration reads a key from (its extra arguments and its CLI's
+ * endpoint files, as configuredEndpoints reads them): a provider configured to take its key from
+ * `MY_KEY` gets `MY_KEY` from hydra's environment, which the allowlist would otherwise keep out.
+ */
+export function configuredVariables(
+  adapter: AgentAdapter,
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  extraArgs: readonly string[],
+): string[] {
+  const fromFiles = (adapter.endpointFiles ?? []).flatMap((entry) => {
+    const dir = (adapter.stateDirs ?? []).find((state) => state.path === entry.state);
+    if (dir === undefined) return [];
+    return namedVariables(readSmall(path.join(stateDirPath(dir, env, home), entry.file)));
+  });
+  return [...new Set([...extraArgs.flatMap(namedVariables), ...fromFiles])];
+}

@@ -10,7 +10,7 @@ export {
 export { absentPaths, removeSandboxStubs } from './stubs.js';
 export { STATE_DIR, agentStateDir, cliStatePlan, cliStateReady, ensureCliState } from './cli-state.js';
 export type { CliStatePlan } from './cli-state.js';
-export { configuredEndpoints } from './endpoints.js';
+export { configuredEndpoints, configuredVariables } from './endpoints.js';
 export type { AgentPolicyInput, RacePolicyInput, SandboxPolicy } from './policy.js';
 export { DEFAULT_SANDBOX, SANDBOX_MODES } from './settings.js';
 export type { SandboxMechanism, SandboxMode, SandboxSettings } from './settings.js';

@@ -65,4 +65,28 @@ describe("a Claude agent's environment", () => {
     expect(env['LC_MESSAGES']).toBe('C');
     expect(env['HYDRA_RUN_ID']).toBe(handle.runId);
   });
+
+  it("also holds the variable its CLI's own configuration takes a provider's key from (a Codex provider's env_key), and nothing else of hydra's", async () => {
+    vi.stubEnv('MY_PROVIDER_KEY', 'sk-provider-env-case6');
+    const dump = path.join(sandbox.dir, 'codex-env.json');
+    await installAgents(sandbox, { codex: { logEnvTo: dump } });
+    handle = startRace(
+      raceOptions(sandbox, [
+        plan(sandbox, 'codex', {
+          extraArgs: [
+            '-c',
+            'model_providers.mine={name="mine",base_url="http://127.0.0.1:9/v1",env_key="MY_PROVIDER_KEY"}',
+          ],
+        }),
+      ]),
+    );
+    const summary = await handle.settled;
+    expect(summary.agents[0]?.status, JSON.stringify(summary.agents[0]?.error)).toBe('completed');
+    const env = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>;
+    // Before: dropped by the allowlist, and a real Codex failed "Missing environment variable".
+    expect(env['MY_PROVIDER_KEY']).toBe('sk-provider-env-case6');
+    expect(env['OPENAI_API_KEY']).toBe('sk-openai-env-case6');
+    expect(env['GH_TOKEN']).toBeUndefined();
+    expect(env['DATABASE_URL']).toBeUndefined();
+  });
 });
