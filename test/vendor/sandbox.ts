@@ -14,11 +14,12 @@ import type { BuiltCommand } from '../../src/adapters/types.js';
 
 /**
  * What the fake model has the CLI run in the sandbox, in its worktree (the shell tool's working
- * directory): a write there, a write outside, a script of the project's that is not executable (a
+ * directory): a write there, two writes outside (beside the worktree, and in the home), a script of the project's that is not executable (a
  * `Permission denied` inside the worktree) and a request to a host the proxy does not allow.
  */
 export const SANDBOX_SHELL =
-  'echo ok > ran.txt; echo escaped > ../outside.txt; printf "echo hi\\n" > build.sh; ./build.sh; ' +
+  'echo ok > ran.txt; echo escaped > ../outside.txt; echo escaped > "$HOME/outside-home.txt"; ' +
+  'printf "echo hi\\n" > build.sh; ./build.sh; ' +
   'curl -sS --max-time 20 http://example.com; true';
 
 /** The hosts the fake model servers listen on. */
