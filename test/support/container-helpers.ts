@@ -5,7 +5,6 @@
  * bind mounts), and what the engine holds with hydra's labels. `useContainerRepo()` is the hooks
  * every file racing in real containers shares.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -18,6 +17,7 @@ import type { FaultScenario } from './fault-bin.js';
 import { buildTestImage, realShell } from './infra-image.js';
 import { repoKey } from '../../src/engine/records/index.js';
 import { removeContainers } from '../../src/engine/container/index.js';
+import { dockerSync } from './docker-cli.js';
 
 export const SOCKET = '/var/run/docker.sock';
 
@@ -100,7 +100,7 @@ export function writeContainerConfig(
 }
 
 const docker = (args: string[]): string => {
-  const result = spawnSync('docker', args, { encoding: 'utf8' });
+  const result = dockerSync(args);
   if (result.status !== 0) throw new Error(`docker ${args.join(' ')}: ${result.stderr}`);
   return result.stdout;
 };
@@ -133,17 +133,13 @@ export function watchMounts(repo: string): {
   const timer = setInterval(() => {
     // Every state (-a): a container is made ahead of its agent's start, and its mounts are there
     // from then on, so a race under load does not end before one poll saw it running.
-    const result = spawnSync(
-      'docker',
-      ['ps', '-a', '-q', '--filter', `label=io.hydra.repo=${repoKey(repo)}`],
-      {
-        encoding: 'utf8',
-      },
-    );
+    const result = dockerSync(['ps', '-a', '-q', '--filter', `label=io.hydra.repo=${repoKey(repo)}`], {
+      timeoutMs: 20_000,
+    });
     const ids = (result.stdout ?? '').split('\n').filter((id) => id.trim() !== '');
     if (ids.length === 0) return;
-    const inspected = spawnSync('docker', ['inspect', '--format', '{{.Name}} {{json .Mounts}}', ...ids], {
-      encoding: 'utf8',
+    const inspected = dockerSync(['inspect', '--format', '{{.Name}} {{json .Mounts}}', ...ids], {
+      timeoutMs: 20_000,
     });
     for (const line of (inspected.stdout ?? '').split('\n')) {
       const space = line.indexOf(' ');
@@ -249,12 +245,13 @@ export const raceInBackground = (
 
 /** Removes the images built from this repository's dev container (labelled with its key). */
 export function removeDevcontainerImages(repo: string): void {
-  const built = spawnSync(
-    'docker',
-    ['images', '-q', '--filter', `label=io.hydra.devcontainer=${repoKey(repo)}`],
-    { encoding: 'utf8' },
-  ).stdout.trim();
-  if (built !== '') spawnSync('docker', ['rmi', '-f', ...new Set(built.split('\n'))]);
+  const built = dockerSync([
+    'images',
+    '-q',
+    '--filter',
+    `label=io.hydra.devcontainer=${repoKey(repo)}`,
+  ]).stdout.trim();
+  if (built !== '') dockerSync(['rmi', '-f', ...new Set(built.split('\n'))]);
 }
 
 /** What doctor's images hold: a shell, cat and node, from this machine. */

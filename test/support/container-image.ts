@@ -28,6 +28,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { listAdapters } from '../../src/adapters/registry.js';
 import { FAULT_AGENT_SCRIPT } from './fault-scenario.js';
+import type { DockerCall } from './docker-cli.js';
+import { dockerSync } from './docker-cli.js';
 
 const REPO_ROOT = path.resolve(path.dirname(FAULT_AGENT_SCRIPT), '..', '..');
 
@@ -91,10 +93,8 @@ function contentTag(files: Map<string, string>): string {
   return `hydra-test:${hash.digest('hex').slice(0, 16)}`;
 }
 
-const docker = (args: string[], input?: Buffer): { status: number; stdout: string; stderr: string } => {
-  const result = spawnSync('docker', args, { encoding: 'utf8', ...(input === undefined ? {} : { input }) });
-  return { status: result.status ?? 1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
-};
+const docker = (args: string[], input?: Buffer): DockerCall =>
+  dockerSync(args, input === undefined ? {} : { input });
 
 /** Whether the engine answers; throws, naming .ci/run's docker set-up, unless HYDRA_TEST_DOCKER=0. */
 export function dockerReachable(): boolean {

@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
+import { dockerAsync } from './docker-cli.js';
 
 export const TEST_IMAGE_LABEL = 'io.hydra.test=container-infra';
 
@@ -36,9 +37,9 @@ export interface ImageSpec {
 
 /** Whether a Docker engine answers here (the tests that need one fail, saying so, where none does). */
 export async function engineAnswers(): Promise<boolean> {
-  const result = await execa('docker', ['info', '--format', '{{.ServerVersion}}'], {
+  const result = await dockerAsync(['info', '--format', '{{.ServerVersion}}'], {
     reject: false,
-    timeout: 20_000,
+    timeoutMs: 20_000,
   });
   return result.exitCode === 0;
 }
@@ -59,11 +60,11 @@ async function librariesOf(binary: string): Promise<string[]> {
 
 /** Removes every image these helpers built (tests call it where they want none left). */
 export async function removeTestImages(): Promise<void> {
-  const listed = await execa('docker', ['images', '-q', '--filter', `label=${TEST_IMAGE_LABEL}`], {
+  const listed = await dockerAsync(['images', '-q', '--filter', `label=${TEST_IMAGE_LABEL}`], {
     reject: false,
   });
   const ids = [...new Set(listed.stdout.split('\n').filter((id) => id !== ''))];
-  if (ids.length > 0) await execa('docker', ['rmi', '-f', ...ids], { reject: false });
+  if (ids.length > 0) await dockerAsync(['rmi', '-f', ...ids], { reject: false });
 }
 
 /** Builds the image (or finds it built) and returns its reference. */
@@ -73,7 +74,7 @@ export async function buildTestImage(spec: ImageSpec): Promise<string> {
   for (const binary of spec.binaries)
     hash.update(`${binary}:${statSync(binary).mtimeMs}:${statSync(binary).size}`);
   const reference = `hydra-infra-${spec.name}:${hash.digest('hex').slice(0, 12)}`;
-  const existing = await execa('docker', ['image', 'inspect', reference], { reject: false });
+  const existing = await dockerAsync(['image', 'inspect', reference], { reject: false });
   if (existing.exitCode === 0) return reference;
 
   const rootfs = mkdtempSync(path.join(tmpdir(), 'hydra-infra-rootfs-'));
@@ -119,7 +120,7 @@ export async function buildTestImage(spec: ImageSpec): Promise<string> {
     }
     const archive = `${rootfs}.tar`;
     await execa('tar', ['-C', rootfs, '-cf', archive, '.']);
-    await execa('docker', [
+    await dockerAsync([
       'import',
       '--change',
       `LABEL ${TEST_IMAGE_LABEL}`,

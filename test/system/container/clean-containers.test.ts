@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
-import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanRuns } from '../../../src/engine/index.js';
 import { repoKey } from '../../../src/engine/records/paths.js';
@@ -22,6 +21,7 @@ import {
   installFakes,
   parseNdjson,
 } from '../../support/cli-helpers.js';
+import { dockerAsync } from '../../support/docker-cli.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -48,9 +48,9 @@ afterEach(async () => {
   for (const repoLabel of created) {
     const filter = ['--filter', `label=io.hydra.repo=${repoLabel}`];
     const containers = await ids(['ps', '-aq', ...filter]);
-    if (containers.length > 0) await execa('docker', ['rm', '-f', ...containers], { reject: false });
+    if (containers.length > 0) await dockerAsync(['rm', '-f', ...containers], { reject: false });
     const volumes = await ids(['volume', 'ls', '-q', ...filter]);
-    if (volumes.length > 0) await execa('docker', ['volume', 'rm', '-f', ...volumes], { reject: false });
+    if (volumes.length > 0) await dockerAsync(['volume', 'rm', '-f', ...volumes], { reject: false });
   }
   created = [];
   sandbox.cleanup();
@@ -65,7 +65,7 @@ const raceOnce = async (): Promise<string> => {
 };
 
 async function ids(args: string[]): Promise<string[]> {
-  const { stdout } = await execa('docker', args);
+  const { stdout } = await dockerAsync(args);
   return stdout.split('\n').filter((line) => line !== '');
 }
 
@@ -82,20 +82,13 @@ const labels = (runId: string, repoLabel = key, extra: string[] = []): string[] 
 ];
 
 async function container(runId: string, repoLabel = key): Promise<string> {
-  const { stdout } = await execa('docker', [
-    'run',
-    '-d',
-    ...labels(runId, repoLabel),
-    image,
-    'sleep',
-    '1000',
-  ]);
+  const { stdout } = await dockerAsync(['run', '-d', ...labels(runId, repoLabel), image, 'sleep', '1000']);
   return stdout.trim().slice(0, 12);
 }
 
 async function volume(runId: string, keep = false): Promise<string> {
   const extra = keep ? ['--label', 'io.hydra.keep=1'] : [];
-  const { stdout } = await execa('docker', ['volume', 'create', ...labels(runId, key, extra)]);
+  const { stdout } = await dockerAsync(['volume', 'create', ...labels(runId, key, extra)]);
   return stdout.trim();
 }
 

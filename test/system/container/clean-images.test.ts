@@ -5,12 +5,12 @@
  * Real images on the local engine (a label over the small sleeper image: no layer is copied).
  */
 import { randomUUID } from 'node:crypto';
-import { execa } from 'execa';
 import { afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
 import { repoKey } from '../../../src/engine/records/paths.js';
 import { requireEngine, sleeperImage } from '../../support/infra-image.js';
 import type { Sandbox } from '../../support/cli-helpers.js';
 import { createRepo, createSandbox, git, hydra } from '../../support/cli-helpers.js';
+import { dockerAsync } from '../../support/docker-cli.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -28,7 +28,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  if (tags.length > 0) await execa('docker', ['rmi', '-f', ...tags], { reject: false });
+  if (tags.length > 0) await dockerAsync(['rmi', '-f', ...tags], { reject: false });
   tags = [];
   sandbox.cleanup();
 });
@@ -37,14 +37,14 @@ afterEach(async () => {
 async function devcontainerImage(key: string): Promise<string> {
   const tag = `hydra-devcontainer-cli-image-test-${randomUUID().slice(0, 8)}:x`;
   tags.push(tag);
-  await execa('docker', ['build', '-q', '-t', tag, '--label', `io.hydra.devcontainer=${key}`, '-'], {
+  await dockerAsync(['build', '-q', '-t', tag, '--label', `io.hydra.devcontainer=${key}`, '-'], {
     input: `FROM ${base}\n`,
   });
   return tag;
 }
 
 const exists = async (tag: string): Promise<boolean> =>
-  (await execa('docker', ['image', 'inspect', tag], { reject: false })).exitCode === 0;
+  (await dockerAsync(['image', 'inspect', tag], { reject: false })).exitCode === 0;
 
 it("removes this repository's dev container images, saying the bytes freed; --dry-run only lists them", async () => {
   const mine = await devcontainerImage(repoKey(git(repo, ['rev-parse', '--show-toplevel']).trim()));

@@ -7,10 +7,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execa } from 'execa';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDevcontainer } from '../../../src/engine/devcontainer/index.js';
 import { requireEngine, sleeperImage } from '../../support/infra-image.js';
+import { dockerAsync } from '../../support/docker-cli.js';
 
 const BIN = path.resolve('node_modules/.bin');
 let base: string;
@@ -23,7 +23,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterEach(async () => {
-  if (built.length > 0) await execa('docker', ['rmi', '-f', ...built.splice(0)], { reject: false });
+  if (built.length > 0) await dockerAsync(['rmi', '-f', ...built.splice(0)], { reject: false });
   rmSync(repo, { recursive: true, force: true });
 });
 
@@ -51,7 +51,7 @@ describe('building the dev container', () => {
     built.push(second.image);
 
     expect(second.image).not.toBe(first.image);
-    const { stdout } = await execa('docker', [
+    const { stdout } = await dockerAsync([
       'run',
       '--rm',
       '--network',

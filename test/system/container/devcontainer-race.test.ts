@@ -6,7 +6,7 @@
  * agent starts, naming the file, the log and the fix. The dev container CLI is the devDependency
  * (node_modules/.bin), as a user's global install would be on PATH.
  */
-import { spawnSync } from 'node:child_process';
+
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import {
   useContainerRepo,
   writeContainerConfig,
 } from '../../support/container-helpers.js';
+import { dockerSync } from '../../support/docker-cli.js';
 
 let image = '';
 let sandbox: Sandbox;
@@ -81,10 +82,9 @@ const runLog = (runId: string): string => path.join(repo, '.hydra', 'runs', runI
 function watchImages(): { stop: () => Set<string> } {
   const seen = new Set<string>();
   const timer = setInterval(() => {
-    const result = spawnSync(
-      'docker',
+    const result = dockerSync(
       ['ps', '-a', '--filter', `label=io.hydra.repo=${repoKey(repo)}`, '--format', '{{.Image}}'],
-      { encoding: 'utf8' },
+      { timeoutMs: 20_000 },
     );
     for (const line of (result.stdout ?? '').split('\n')) if (line.trim() !== '') seen.add(line.trim());
   }, 150);
@@ -126,9 +126,7 @@ describe.runIf(enabled)('a dev container as the agents’ image', { timeout: 900
     expect(git(repo, ['ls-tree', '-r', '--name-only', `hydra/${runId}/claude`]).split('\n')).toContain(
       'dev.txt',
     );
-    const created = spawnSync('docker', ['image', 'inspect', '--format', '{{.Created}}', name], {
-      encoding: 'utf8',
-    }).stdout;
+    const created = dockerSync(['image', 'inspect', '--format', '{{.Created}}', name]).stdout;
 
     const second = await race(config);
     expect(second.exitCode, second.stderr).toBe(0);
@@ -137,10 +135,7 @@ describe.runIf(enabled)('a dev container as the agents’ image', { timeout: 900
       `dev container image ${name} (.devcontainer/devcontainer.json unchanged since it was built)`,
     ]);
     expect(existsSync(runLog(String(secondLines[0]?.['runId'])))).toBe(false);
-    expect(
-      spawnSync('docker', ['image', 'inspect', '--format', '{{.Created}}', name], { encoding: 'utf8' })
-        .stdout,
-    ).toBe(created);
+    expect(dockerSync(['image', 'inspect', '--format', '{{.Created}}', name]).stdout).toBe(created);
   });
 
   it('builds only a trusted dev container; a broken Dockerfile stops the race before any agent starts, naming the file, the log and the fix', async () => {

@@ -19,6 +19,7 @@ import {
   useContainerRepo,
   writeContainerConfig,
 } from '../../support/container-helpers.js';
+import { dockerSync } from '../../support/docker-cli.js';
 
 let image = '';
 let sandbox: Sandbox;
@@ -44,11 +45,11 @@ beforeEach(() => {
 
 /** The container's state (`created`, `running`...), or '' when it is gone. */
 const stateOf = (name: string): string =>
-  execaSync('docker', ['inspect', '--format', '{{.State.Status}}', name], { reject: false }).stdout.trim();
+  dockerSync(['inspect', '--format', '{{.State.Status}}', name]).stdout.trim();
 
 /** The command lines of the processes in a running container, as the host's ps sees them. */
 const processesIn = (name: string): string[] =>
-  execaSync('docker', ['top', name, '-o', 'pid,args']).stdout.split('\n').slice(1);
+  dockerSync(['top', name, '-o', 'pid,args']).stdout.split('\n').slice(1);
 
 /** The agent's container (not the probe's, which the race's probe of the image may still keep), or ''. */
 const agentContainer = (): string =>

@@ -5,7 +5,7 @@
  * flow is the remote one whatever the host). Without an engine the engine test fails, naming
  * .ci/run's docker set-up (HYDRA_TEST_DOCKER=0 leaves it out on purpose).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { dockerReachable, testImage } from '../../support/container-image.js';
 import { leftovers, removeLeftovers } from '../../support/container-helpers.js';
 import { bundleCommit, makeRemoteCheckout } from '../../../src/engine/container/remote-checkout.js';
 import { DEFAULT_HOST } from '../../../src/engine/container/index.js';
+import { dockerSync } from '../../support/docker-cli.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -77,7 +78,7 @@ describe.runIf(enabled)('a checks checkout on an engine', { timeout: 300_000 }, 
     // Cancel as soon as its first helper container exists (the bundle then goes in, the checkout starts).
     let abortedAt = 0;
     const watcher = setInterval(() => {
-      const listed = spawnSync('docker', ['ps', '-aq', ...label], { encoding: 'utf8' }).stdout ?? '';
+      const listed = dockerSync(['ps', '-aq', ...label], { timeoutMs: 20_000 }).stdout;
       if (listed.trim() === '' || controller.signal.aborted) return;
       abortedAt = Date.now();
       controller.abort();

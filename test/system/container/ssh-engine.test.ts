@@ -7,7 +7,7 @@
  * `hydra doctor` checks the engine as it does a tcp:// one. Without sshd or an ssh client the file is
  * skipped, saying so; without an engine it fails as every container test does.
  */
-import { execFileSync } from 'node:child_process';
+
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -26,6 +26,7 @@ import {
 } from '../../support/container-helpers.js';
 import type { SshEngine } from '../../support/sshd.js';
 import { logSshCalls, sshCalls, startSshEngine } from '../../support/sshd.js';
+import { dockerSync } from '../../support/docker-cli.js';
 
 let image = '';
 let sandbox: Sandbox;
@@ -160,7 +161,8 @@ if (engine === undefined) {
         ['context', 'create', 'over-ssh', '--docker', `host=${host}`],
         ['context', 'use', 'over-ssh'],
       ])
-        execFileSync('docker', args, { env: contextEnv, stdio: 'ignore' });
+        if (dockerSync(args, { env: contextEnv }).status !== 0)
+          throw new Error(`docker ${args.join(' ')} failed`);
 
       const result = await hydra(['doctor', '--json', '--config', config], {
         cwd: repo,

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dockerAsync } from '../../support/docker-cli.js';
 import { shellScript } from '../../../src/engine/process/containment.js';
 import watchdogScript from '../../../src/engine/process/watchdog.sh';
 import { requireEngine, sleeperImage } from '../../support/infra-image.js';
@@ -105,31 +105,31 @@ const labelled = (runId: string, extra: string[] = []): string[] => [
 ];
 
 async function startContainer(runId: string): Promise<string> {
-  const { stdout } = await execa('docker', ['run', '-d', ...labelled(runId), image, 'sleep', '1000']);
+  const { stdout } = await dockerAsync(['run', '-d', ...labelled(runId), image, 'sleep', '1000']);
   return stdout.trim();
 }
 
 async function createVolume(runId: string, keep: boolean): Promise<string> {
   const extra = keep ? ['--label', 'io.hydra.keep=1'] : [];
-  const { stdout } = await execa('docker', ['volume', 'create', ...labelled(runId, extra)]);
+  const { stdout } = await dockerAsync(['volume', 'create', ...labelled(runId, extra)]);
   return stdout.trim();
 }
 
 async function containersOf(runId: string): Promise<string[]> {
-  const { stdout } = await execa('docker', ['ps', '-aq', '--filter', `label=${RUN_LABEL}=${runId}`]);
+  const { stdout } = await dockerAsync(['ps', '-aq', '--filter', `label=${RUN_LABEL}=${runId}`]);
   return stdout.split('\n').filter((id) => id !== '');
 }
 
 async function volumesOf(runId: string): Promise<string[]> {
-  const { stdout } = await execa('docker', ['volume', 'ls', '-q', '--filter', `label=${RUN_LABEL}=${runId}`]);
+  const { stdout } = await dockerAsync(['volume', 'ls', '-q', '--filter', `label=${RUN_LABEL}=${runId}`]);
   return stdout.split('\n').filter((name) => name !== '');
 }
 
 async function removeRun(runId: string): Promise<void> {
   const containers = await containersOf(runId);
-  if (containers.length > 0) await execa('docker', ['rm', '-f', ...containers], { reject: false });
+  if (containers.length > 0) await dockerAsync(['rm', '-f', ...containers], { reject: false });
   const volumes = await volumesOf(runId);
-  if (volumes.length > 0) await execa('docker', ['volume', 'rm', '-f', ...volumes], { reject: false });
+  if (volumes.length > 0) await dockerAsync(['volume', 'rm', '-f', ...volumes], { reject: false });
 }
 
 /** Polls an async check. */

@@ -137,7 +137,6 @@ describe('an agent with a home of its own in env', () => {
         expect(gemini?.error?.hint).toBe(
           'If it should be allowed, add under [sandbox] in hydra.toml: allow_write = ["~/.config/vendor"]',
         );
-        console.log('DEBUG', JSON.stringify(qwen?.warnings), JSON.stringify(qwen?.error));
         expect(qwen?.status).toBe('failed');
         expect(qwen?.error?.message).toBe(
           `Qwen Code failed after the sandbox refused a connection to 127.0.0.1:${port}`,
