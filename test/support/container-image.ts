@@ -99,13 +99,10 @@ const docker = (args: string[], input?: Buffer): DockerCall =>
 /** Whether the engine answers; throws, naming .ci/run's docker set-up, unless HYDRA_TEST_DOCKER=0. */
 export function dockerReachable(): boolean {
   if (process.env['HYDRA_TEST_DOCKER'] === '0') return false;
-  const result = spawnSync('docker', ['version', '--format', '{{.Server.Version}}'], {
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
+  const result = dockerSync(['version', '--format', '{{.Server.Version}}'], { timeoutMs: 20_000 });
   if (result.status !== 0) {
     throw new Error(
-      `The container tests need a Docker engine, and \`docker version\` failed: ${(result.stderr ?? String(result.error)).trim()}. ` +
+      `The container tests need a Docker engine, and \`docker version\` failed: ${result.stderr.trim()}. ` +
         '.ci/run installs docker.io and starts dockerd (vfs storage driver) where none runs; start it the same way, ' +
         'or set HYDRA_TEST_DOCKER=0 to leave these tests out on purpose.',
     );

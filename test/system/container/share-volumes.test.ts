@@ -4,11 +4,11 @@
  * quote (the volume's options are one CSV field); and the race's warning for agents on a remote
  * engine, which cannot see the checkout's directories.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { dockerAsync } from '../../support/docker-cli.js';
 import { overlayMountArgs, shareVolumes } from '../../../src/engine/container/share-volumes.js';
 import { remoteShareWarnings } from '../../../src/engine/setup/index.js';
 import type { ShareMount } from '../../../src/engine/setup/index.js';
@@ -31,15 +31,10 @@ afterEach(async () => {
   dir = '';
 });
 
-const run = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
-  new Promise((resolve) => {
-    const child = spawn('docker', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+const run = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  const result = await dockerAsync(args, { reject: false });
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
+};
 
 describe('[setup] share on a remote engine', () => {
   const dirs = [{ name: 'node_modules', source: '/repo/node_modules' }];
