@@ -48,12 +48,13 @@ export function dockerSync(
  */
 export async function dockerAsync(
   args: readonly string[],
-  options: { input?: string; reject?: boolean; timeoutMs?: number } = {},
+  options: { input?: string; reject?: boolean; timeoutMs?: number; stripFinalNewline?: boolean } = {},
 ): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const timeoutMs = options.timeoutMs ?? DOCKER_CALL_MS;
   const result = await execa('docker', args, {
     reject: false,
     timeout: timeoutMs,
+    stripFinalNewline: options.stripFinalNewline ?? true,
     ...(options.input === undefined ? {} : { input: options.input }),
   });
   const call = `docker ${args.slice(0, 3).join(' ')}`;

@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 const run = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-  const result = await dockerAsync(args, { reject: false });
+  const result = await dockerAsync(args, { reject: false, stripFinalNewline: false });
   return { code: result.exitCode, stdout: result.stdout, stderr: result.stderr };
 };
 
