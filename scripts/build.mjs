@@ -27,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { copySandboxHelpers, sandboxLibrary } from './sandbox-library.mjs';
 import { lazyStringWidth } from './lazy-string-width.mjs';
+import { priceData } from './price-data.mjs';
 import { zodLocales } from './zod-locales.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -46,7 +47,7 @@ const result = await build({
   target: 'node20',
   packages: 'bundle',
   external: ['ink', 'react', 'react/*'],
-  plugins: [sandboxLibrary(root), zodLocales(root), lazyStringWidth(root)],
+  plugins: [sandboxLibrary(root), zodLocales(root), lazyStringWidth(root), priceData(root)],
   jsx: 'automatic',
   // The watchdog's and the namespace init's /bin/sh scripts (src/engine/process/*.sh, checked by
   // shellcheck in `npm run lint`) become string constants of the bundle: no file read at run time.

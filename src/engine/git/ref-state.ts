@@ -16,6 +16,8 @@ export interface RefSnapshot {
   runId: string;
   /** Every ref (refname → object), this run's branches and `refs/stash` left out. */
   refs: Record<string, string>;
+  /** This run's own branches (`refs/heads/hydra/<run>/...`) that were there already (absent in snapshots made by tests). */
+  runBranches?: string[];
   /** `git stash list`, newest first. */
   stash: StashEntry[];
   /** What the main checkout's HEAD named: `refs/heads/<branch>`, or a commit when detached. */
@@ -128,6 +130,10 @@ export function userRefs(state: RefState, runId: string): Record<string, string>
   }
   return refs;
 }
+
+/** The run's own branches in a ref state (those userRefs leaves out). */
+export const runBranches = (state: RefState, runId: string): string[] =>
+  [...state.refs.keys()].filter((ref) => ref.startsWith(`refs/heads/hydra/${runId}/`));
 
 /** `git stash list` as entries; no git process when the state has no stash. */
 export async function listStash(root: string, state: RefState): Promise<StashEntry[]> {

@@ -14,7 +14,7 @@
  * ref-repair.ts repairs a damaged `packed-refs` or HEAD.
  */
 import { restoreGitDir, snapshotGitDir } from './git-dir.js';
-import { listStash, messageOf, readRefState, userRefs } from './ref-state.js';
+import { listStash, messageOf, readRefState, runBranches, userRefs } from './ref-state.js';
 import type { RefSnapshot } from './ref-state.js';
 import { ensureExcluded } from './repo.js';
 import { repairRefStore } from './ref-repair.js';
@@ -34,6 +34,7 @@ export async function snapshotRefs(root: string, runId: string): Promise<RefSnap
   const snapshot: RefSnapshot = {
     runId,
     refs: userRefs(state, runId),
+    runBranches: runBranches(state, runId),
     stash: await listStash(root, state),
     head: state.head,
     gitDir: await gitDir,

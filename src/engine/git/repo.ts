@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
 import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
+import type { GitResult } from './git.js';
 
 /** What `hydra doctor` says about git and the repository. */
 export interface RepoInfo {
@@ -47,23 +48,37 @@ export async function findRepoRoot(dir: string): Promise<string | null> {
   return root === '' ? null : realpath(root);
 }
 
-/** Porcelain status entries (staged, unstaged, untracked), each as its path(s). */
-export async function dirtyPaths(root: string): Promise<string[]> {
-  const { stdout } = await runGit(root, [
-    'status',
-    '--porcelain=v1',
-    '-z',
-    '--untracked-files=all',
-    '--no-renames',
-  ]);
-  return splitZ(stdout)
+const STATUS_ARGS = ['--porcelain=v1', '-z', '--untracked-files=all', '--no-renames'];
+
+/** The paths of `git status` porcelain output. */
+const statusPaths = (stdout: string): string[] =>
+  splitZ(stdout)
     .map((entry) => entry.slice(3))
     .filter((file) => file.length > 0);
+
+/** Porcelain status entries (staged, unstaged, untracked), each as its path(s). */
+export async function dirtyPaths(root: string): Promise<string[]> {
+  const { stdout } = await runGit(root, ['status', ...STATUS_ARGS]);
+  return statusPaths(stdout);
 }
 
+const HEAD_COMMIT = ['rev-parse', '--verify', '-q', 'HEAD^{commit}'];
+const HEAD_BRANCH = ['symbolic-ref', '-q', '--short', 'HEAD'];
+/** `rev-parse --verify` and `symbolic-ref` answer "no" with 1 (or 128 without a commit). */
+const OK_ANSWERS = { okExitCodes: [1, 128] };
+
 export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
-  // Independent questions go to git at once: a race's start waits for the slowest, not the sum.
-  const [version, root] = await Promise.all([gitVersion(), findRepoRoot(path.resolve(repoPath))]);
+  // Every question goes to git at once, asked where hydra was started: git finds the repository
+  // from there as `--show-toplevel` does, so a race's start waits for one round of git processes,
+  // not two. Their answers count only once that found a repository.
+  const dir = path.resolve(repoPath);
+  const ask = (args: string[]): Promise<GitResult | null> =>
+    existsSync(dir) ? runGit(dir, args, OK_ANSWERS).catch(() => null) : Promise.resolve(null);
+  const [version, root, early] = await Promise.all([
+    gitVersion(),
+    findRepoRoot(dir),
+    Promise.all([ask(HEAD_COMMIT), ask(HEAD_BRANCH), ask(['status', ...STATUS_ARGS])]),
+  ]);
   const info: RepoInfo = {
     gitVersion: version,
     isRepo: false,
@@ -98,10 +113,11 @@ export async function inspectRepo(repoPath: string): Promise<RepoInfo> {
   }
   info.isRepo = true;
   info.root = root;
+  // An early question git could not answer (it failed there) is asked again from the root.
   const [head, branch, dirty] = await Promise.all([
-    runGit(root, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'], { okExitCodes: [1, 128] }),
-    runGit(root, ['symbolic-ref', '-q', '--short', 'HEAD'], { okExitCodes: [1, 128] }),
-    dirtyPaths(root),
+    early[0] ?? runGit(root, HEAD_COMMIT, OK_ANSWERS),
+    early[1] ?? runGit(root, HEAD_BRANCH, OK_ANSWERS),
+    early[2]?.exitCode === 0 ? statusPaths(early[2].stdout) : dirtyPaths(root),
   ]);
   info.hasCommits = head.exitCode === 0;
   info.head = info.hasCommits ? head.stdout.trim() : null;

@@ -19,8 +19,17 @@ export type WorktreeGitOptions = Pick<
   'signal' | 'timeoutMs' | 'graceMs' | 'step' | 'env' | 'processes' | 'owner'
 >;
 
-/** Refuses a worktree directory or branch that already exists: it is not hydra's to reuse or remove. */
-export async function assertWorktreeFree(root: string, dir: string, branch: string): Promise<void> {
+/**
+ * Refuses a worktree directory or branch that already exists: it is not hydra's to reuse or remove.
+ * `branchesAtStart`: the run's own branches as the race's ref snapshot found them a moment ago,
+ * under the run's lock (RefSnapshot.runBranches): asked of them, not of git once more.
+ */
+export async function assertWorktreeFree(
+  root: string,
+  dir: string,
+  branch: string,
+  branchesAtStart?: readonly string[],
+): Promise<void> {
   if (existsSync(dir)) {
     throw new EngineError({
       kind: 'SpawnFailed',
@@ -28,7 +37,11 @@ export async function assertWorktreeFree(root: string, dir: string, branch: stri
       hint: 'Run `hydra clean` to remove left-overs of earlier runs (or move that directory away), then try again.',
     });
   }
-  if (await branchExists(root, branch)) {
+  const exists =
+    branchesAtStart === undefined
+      ? await branchExists(root, branch)
+      : branchesAtStart.includes(`refs/heads/${branch}`);
+  if (exists) {
     throw new EngineError({
       kind: 'SpawnFailed',
       message: `Branch ${branch} already exists.`,

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { EngineError } from '../errors.js';
-import { gitLine } from '../git/index.js';
+import { repositoryCommonDir } from '../git/index.js';
 import { acquireLock, tryLock } from './lock-file.js';
 import type { HeldLock, LockHolder } from './lock-file.js';
 
@@ -23,10 +23,13 @@ const lockWaitMs = (env: NodeJS.ProcessEnv = process.env): number => {
     : DEFAULT_LOCK_WAIT_MS;
 };
 
-/** `<git-common-dir>/hydra/locks` of the repository at `root`. */
+/**
+ * `<git-common-dir>/hydra/locks` of the repository at `root`. The common directory is asked of git
+ * once per directory in this process (pinned.ts): a race locked from its repository's root asks it
+ * for the lock, and its settlings then have it.
+ */
 async function locksDir(root: string): Promise<string> {
-  const common = path.resolve(root, await gitLine(root, ['rev-parse', '--git-common-dir']));
-  return path.join(common, 'hydra', 'locks');
+  return path.join(await repositoryCommonDir(root), 'hydra', 'locks');
 }
 
 /** "`hydra continue 2026… claude` (pid 4242, since 07:40:12 UTC)", or "another hydra" when unknown. */

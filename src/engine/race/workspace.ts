@@ -271,7 +271,7 @@ async function prepareAgent(
   const worktree = agentWorktreeDir(runDir, report.agent);
   const branch = branchName(options.runId, report.agent);
   // Someone else's (or an earlier run's) worktree or branch: refused, and not ours to roll back.
-  await assertWorktreeFree(repo.root, worktree, branch);
+  await assertWorktreeFree(repo.root, worktree, branch, refsAtStart.runBranches);
   // Listed before git runs: a failed or interrupted `worktree add` can leave the branch or a
   // half-made worktree, and the rollback (or `hydra clean`, from meta.json) removes them.
   created.push({ worktree, branch });

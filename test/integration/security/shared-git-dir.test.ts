@@ -115,6 +115,29 @@ describe('the shared git directory after a race', () => {
     expect(ran()).toEqual([]);
   });
 
+  it('a large hook of the user is put back byte for byte, and a large one the agent added is removed', async () => {
+    // Larger than the files hydra reads in one synchronous call (git-dir.ts READ_AT_ONCE_BYTES).
+    const big = `#!/bin/sh\n${"# the user's own hook, padded\n".repeat(20_000)}exit 0\n`;
+    writeFileSync(path.join(gitDir, 'hooks', 'pre-push'), big, { mode: 0o755 });
+    handle = raceScript(
+      sandbox,
+      [
+        GIT_COMMON,
+        'printf "echo hook >> /dev/null\n" >> "$common/hooks/pre-push"',
+        'head -c 400000 /dev/zero | tr "\\0" "#" > "$common/hooks/post-checkout"',
+        'echo agent > agent.txt',
+      ].join('\n'),
+    );
+    const summary = await handle.settled;
+    expect(summary.agents[0]?.status).toBe('completed');
+    const warning = handle.getSnapshot().agents[0]!.warnings.join('\n');
+    expect(warning).toMatch(/hooks\/pre-push \(changed\)/);
+    expect(warning).toMatch(/hooks\/post-checkout \(added\)/);
+    await handle.finish();
+    expect(readFileSync(path.join(gitDir, 'hooks', 'pre-push'), 'utf8')).toBe(big);
+    expect(existsSync(path.join(gitDir, 'hooks', 'post-checkout'))).toBe(false);
+  });
+
   it("a clean filter the agent defined does not run when hydra stages the agent's work", async () => {
     handle = raceScript(
       sandbox,

@@ -91,6 +91,26 @@ describe('checking the repository', () => {
     });
     expect(info.gitVersion).toMatch(/^\d+\.\d+/);
   });
+
+  it('inspectRepo from a subdirectory (where git is asked) reads the whole repository as from its root', async () => {
+    sandbox = makeSandbox();
+    mkdirSync(path.join(sandbox.repo, 'deep', 'er'), { recursive: true });
+    writeFileSync(path.join(sandbox.repo, 'deep', 'er', 'new.txt'), 'x\n');
+    writeFileSync(path.join(sandbox.repo, 'README.md'), 'changed\n');
+    mkdirSync(path.join(sandbox.repo, 'other'));
+    writeFileSync(path.join(sandbox.repo, 'other', 'elsewhere.txt'), 'y\n');
+    git(sandbox.repo, 'switch', '-q', '-c', 'topic');
+    const fromRoot = await inspectRepo(sandbox.repo);
+    const fromBelow = await inspectRepo(path.join(sandbox.repo, 'deep', 'er'));
+    expect(fromBelow).toEqual(fromRoot);
+    expect(fromBelow).toMatchObject({ branch: 'topic', dirtyFiles: 3, problems: [] });
+    expect(fromBelow.head).toBe(git(sandbox.repo, 'rev-parse', 'HEAD').trim());
+    git(sandbox.repo, 'switch', '-q', '--detach', 'HEAD');
+    expect(await inspectRepo(path.join(sandbox.repo, 'other'))).toMatchObject({
+      branch: null,
+      detached: true,
+    });
+  });
 });
 
 describe('tiered enablement', () => {
