@@ -74,15 +74,22 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.idea',
   '.claude/commands',
   '.claude/agents',
+  // direnv runs a directory's .envrc in the user's shell on `cd`; husky's hooks run in their git.
+  '.envrc',
+  '.husky',
 ];
+
+/** Whether a repository path is, or is inside, a protected path at the repository's top (`.vscode/x`). */
+export const isProtectedAtTop = (file: string): boolean => {
+  // In any case: on a case-insensitive disk (macOS) `.VSCode` is the editor's `.vscode`.
+  const lower = file.toLowerCase();
+  return PROTECTED_PATHS.some((entry) => lower === entry || lower.startsWith(`${entry}/`));
+};
 
 /** Whether a repository path (`a/b/.vscode/tasks.json`) is, or is inside, a protected path at any depth. */
 export const isProtectedPath = (file: string): boolean => {
   const parts = file.split('/');
-  return parts.some((_, at) => {
-    const rest = parts.slice(at).join('/');
-    return PROTECTED_PATHS.some((entry) => rest === entry || rest.startsWith(`${entry}/`));
-  });
+  return parts.some((_, at) => isProtectedAtTop(parts.slice(at).join('/')));
 };
 
 /**
