@@ -34,7 +34,7 @@ export {
   removeWorktrees,
   reopenWorktree,
 } from './worktrees.js';
-export { knowRepository, pinCheckout, pinWorktree, runPinned } from './pinned.js';
+export { knowRepository, pinCheckout, pinWorktree, repositoryCommonDir, runPinned } from './pinned.js';
 export { bringBackPrivateGit, preparePrivateGit, privateGitDirOf } from './private-git.js';
 export type { PinnedWorktree } from './pinned.js';
 export { pooledWorktrees, returnToPool, takePooledWorktree } from './pool.js';
