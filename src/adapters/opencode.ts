@@ -262,7 +262,7 @@ export const opencodeAdapter = defineAdapter({
   aliases: ['opencode-ai'],
   binaries: ['opencode'],
   stateDirs: [
-    // Its config (plugins, MCP servers) and data (auth.json, sessions): copies of the agent's own.
+    // Its config (plugins, MCP servers), data (auth.json, sessions) and state: copies of the agent's own.
     {
       path: '.config/opencode',
       env: 'XDG_CONFIG_HOME',
@@ -281,7 +281,14 @@ export const opencodeAdapter = defineAdapter({
       under: 'opencode',
       copy: { variable: 'XDG_STATE_HOME', to: 'opencode' },
     },
-    { path: '.cache/opencode', env: 'XDG_CACHE_HOME', under: 'opencode' },
+    // Its cache runs code too (the npm plugins and provider packages it installs there, its tools in
+    // `bin/`), and it rewrites the cache's `version` at start (a read-only cache stops it): a copy.
+    {
+      path: '.cache/opencode',
+      env: 'XDG_CACHE_HOME',
+      under: 'opencode',
+      copy: { variable: 'XDG_CACHE_HOME', to: 'opencode' },
+    },
   ],
   // It calls whichever provider the model names; these are its own (the model catalogue, sharing).
   api: { hosts: ['models.dev', 'opencode.ai'], baseUrlEnv: [] },

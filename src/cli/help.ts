@@ -151,6 +151,7 @@ Exit codes: 0 when at least one tier-1 agent is ready, 1 otherwise, 2 on usage o
 
   merge: `Usage:
   hydra merge <run> <agent> [--squash] [--keep-worktrees | --discard-others] [--allow-secrets]
+                            [--allow-protected]
   hydra merge <run> <agent> --only <path>...
 
 Merges one completed agent's branch (hydra/<run-id>/<agent>, <agent> being its name in that
@@ -166,6 +167,9 @@ Options:
   --discard-others   also remove the other agents' worktrees and branches
   --allow-secrets    merge although the result, or a commit it brings, adds what looks like a
                      secret (a private key, an API token); refused otherwise, naming each one
+  --allow-protected  merge although the result adds or changes, below the repository's top, a
+                     file your tools run (pkg/.vscode/tasks.json, sub/.mcp.json, .envrc, .husky/);
+                     refused otherwise, naming each one
   --keep-worktrees   keep every worktree and branch of the race, the merged one's too
   -h, --help         this help
 

@@ -5,6 +5,7 @@
  * the failure); the rules and their wording live here.
  */
 import type { ErrorInfo } from '../../core/events.js';
+import { urlAllowEntry } from '../../core/hosts.js';
 import { inParens, oneLine } from '../../core/text.js';
 import { looksLikeAuthFailure } from '../finish.js';
 import type { CliFacts } from './facts.js';
@@ -46,13 +47,10 @@ const UNREACHABLE =
 const SANDBOX_BLOCKED = /connection blocked by network allowlist|X-Proxy-Error:\s*blocked-by-/i;
 const URL_IN_TEXT = /\bhttps?:\/\/(?:[^@/\s'"]*@)?(\[[^\]\s]+\]|[^/:\s'"(),]+)(?::(\d+))?/i;
 
-/** `host`, or `host:port` for a loopback host (one port of it, never the whole address), of the URL a text names. */
+/** The allowlist entry (core/hosts.ts: a loopback host with its port) of the URL a text names. */
 const blockedEntry = (text: string): string | undefined => {
   const match = URL_IN_TEXT.exec(text);
-  const host = match?.[1]?.toLowerCase();
-  if (host === undefined) return undefined;
-  const loopback = host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
-  return loopback && match?.[2] !== undefined ? `${host}:${match[2]}` : host;
+  return match === null ? undefined : (urlAllowEntry(match[0]) ?? undefined);
 };
 
 /** A CLI's label that names no failure (Claude Code ends a failed call with subtype "success"). */

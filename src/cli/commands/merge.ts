@@ -1,4 +1,4 @@
-/** `hydra merge <run> <agent> [--squash] [--keep-worktrees] [--discard-others] [--only <path>...] [--allow-secrets]`. */
+/** `hydra merge <run> <agent> [--squash] [--keep-worktrees] [--discard-others] [--only <path>...] [--allow-secrets] [--allow-protected]`. */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { mergeRun, protectedFilesNote, resolveRunName } from '../../engine/index.js';
@@ -15,6 +15,7 @@ const OPTIONS = {
   'discard-others': { type: 'boolean' },
   only: { type: 'string', multiple: true },
   'allow-secrets': { type: 'boolean' },
+  'allow-protected': { type: 'boolean' },
 } as const;
 
 export async function mergeCommand(ctx: CliContext, args: string[]): Promise<number> {
@@ -52,6 +53,7 @@ export async function mergeCommand(ctx: CliContext, args: string[]): Promise<num
     discardOthers,
     ...(only === undefined ? {} : { only }),
     ...(getBoolean(parsed, 'allow-secrets') === true ? { allowSecrets: true } : {}),
+    ...(getBoolean(parsed, 'allow-protected') === true ? { allowProtected: true } : {}),
   });
   for (const line of mergeLines(ctx, result)) ctx.print(line);
   if (!discardOthers && !keepWorktrees && run.agentIds.length > 1)

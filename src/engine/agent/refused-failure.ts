@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { refusalsIn } from '../../adapters/kit/refusals.js';
 import type { FailedEvent } from '../../core/events.js';
+import { allowsHost, targetAllowEntry, urlAllowEntry } from '../../core/hosts.js';
 
 export interface RefusalContext {
   displayName: string;
@@ -27,16 +28,6 @@ const PROXY_LINE = /network-outbound\s+(\S+)/;
 /** `a connection to host (…)`, `a write to /path (…)`, `access to /path (…)`: refusals.ts's details. */
 const DETAIL = /^(a connection to|a write to|access to)\s+(.+?)\s+\(([^)]*)\)$/;
 
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]' || host === '::1';
-
-/** The allowlist entry for `host[:port]`: loopback keeps its port (one port, never the whole address). */
-const hostEntry = (target: string): string => {
-  const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(target);
-  const host = match?.[1] ?? target;
-  return isLoopback(host) && match?.[2] !== undefined ? `${host}:${match[2]}` : host;
-};
-
 /** `~/x` for a path in the user's home: the spelling `[sandbox] allow_write` takes. */
 const homeSpelled = (file: string): string => {
   const home = os.homedir();
@@ -51,14 +42,14 @@ interface Refusal {
 const refusalOf = (detail: string, worktree: string): Refusal | null => {
   const proxy = PROXY_LINE.exec(detail);
   if (proxy?.[1] !== undefined) {
-    const entry = hostEntry(proxy[1]);
+    const entry = targetAllowEntry(proxy[1]);
     return { what: `a connection to ${proxy[1]}`, line: `allow_hosts = ["${entry}"]` };
   }
   const parts = DETAIL.exec(detail);
   if (parts === null) return null;
   const [, verb, target = '', reason] = parts;
   if (verb === 'a connection to')
-    return { what: `a connection to ${target}`, line: `allow_hosts = ["${hostEntry(target)}"]` };
+    return { what: `a connection to ${target}`, line: `allow_hosts = ["${targetAllowEntry(target)}"]` };
   // The directory the write was in (a CLI writes a temp file beside the one it replaces), but
   // never the whole home: a file right in it is allowed alone.
   const full = path.resolve(worktree, target);
@@ -72,15 +63,6 @@ const refusalOf = (detail: string, worktree: string): Refusal | null => {
 /** `scheme://host[:port]` in a line of output. */
 const URL_IN_TEXT = /\bhttps?:\/\/(\[[^\]\s]+\]|[^/:\s'"()]+)(?::(\d+))?/gi;
 
-/** Whether the allowlist lets `host` (on `port`) through: its entry, or a `*.domain` pattern. */
-const allowed = (host: string, port: string, allowHosts: readonly string[]): boolean =>
-  allowHosts.some(
-    (entry) =>
-      entry === host ||
-      entry === `${host}:${port}` ||
-      (entry.startsWith('*.') && host.endsWith(entry.slice(1))),
-  );
-
 /**
  * The URLs its stderr names whose host the allowlist does not let through: a connection to a
  * loopback port the sandbox does not allow fails with no word from the proxy (only the allowed
@@ -90,9 +72,13 @@ const unallowedUrls = (text: string, allowHosts: readonly string[]): Refusal[] =
   [...text.matchAll(URL_IN_TEXT)].flatMap((match) => {
     const host = (match[1] ?? '').toLowerCase();
     const port = match[2] ?? (match[0].toLowerCase().startsWith('https') ? '443' : '80');
-    if (host === '' || allowed(host, port, allowHosts)) return [];
-    const target = `${host}:${port}`;
-    return [{ what: `a connection to ${target}`, line: `allow_hosts = ["${hostEntry(target)}"]` }];
+    if (host === '' || allowsHost(allowHosts, host, port)) return [];
+    return [
+      {
+        what: `a connection to ${host}:${port}`,
+        line: `allow_hosts = ["${urlAllowEntry(match[0]) ?? targetAllowEntry(`${host}:${port}`)}"]`,
+      },
+    ];
   });
 
 /** The failure, naming the last refusal and the line that allows it; as it was when there is none. */

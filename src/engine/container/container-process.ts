@@ -148,6 +148,7 @@ export function startContainer(
           await docker(host, ['cp', `${name}:${last}`, last], { okExitCodes: [1] }).catch(() => undefined);
         await bringBackResult({
           host,
+          root: launch.repoRoot,
           image,
           name: `${name}-result`,
           volumeArgs: ['-v', `${workVolume}:${runDir}`],

@@ -198,7 +198,8 @@ function startInContainer(
         `no bind mount on the remote engine at ${hostLabel(host)}: ${spec.cwd} is on this machine`,
       );
     if (remote === undefined) {
-      const gitDir = await gitCommonDir(spec.cwd);
+      // The repository's, never what the checkout's `.git` (a check can rewrite it) names.
+      const gitDir = await gitCommonDir(target.repoRoot);
       const root = env['ROOT_WORKTREE_PATH'];
       const shared = await shareVolumes(spec.shares, labels, target);
       const mounts = [

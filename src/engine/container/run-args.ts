@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { BuiltCommand } from '../../adapters/types.js';
 import type { ShareMount } from '../process/index.js';
 import type { AgentName } from '../agent-name.js';
-import { runGit } from '../git/index.js';
+import { repositoryCommonDir } from '../git/index.js';
 import { containerEnv } from './env.js';
 import { containerLabels, containerName, LABEL_KEEP, labelArgs, volumeName } from './labels.js';
 import { containerUser, createHome, userArgs } from './user.js';
@@ -36,11 +36,15 @@ export interface ContainerAgentLaunch {
   shares?: readonly ShareMount[];
 }
 
-/** Where the repository's git directory is, for the bind mounts of a local engine (a linked worktree needs it). */
-export const gitCommonDir = async (worktree: string): Promise<string | null> => {
+/**
+ * Where the repository's git directory is, for the bind mounts of a local engine (a linked worktree
+ * needs it): asked of the user's checkout, never of the worktree, whose `.git` the agent's
+ * container can rewrite between rounds to name any directory of the host (which would then be
+ * mounted into its next container, and its config read by hydra's git).
+ */
+export const gitCommonDir = async (repoRoot: string): Promise<string | null> => {
   try {
-    const result = await runGit(worktree, ['rev-parse', '--path-format=absolute', '--git-common-dir']);
-    return result.stdout.trim() || null;
+    return await repositoryCommonDir(repoRoot);
   } catch {
     return null;
   }
@@ -119,7 +123,7 @@ export const cliFile = (launch: ContainerAgentLaunch): string =>
 export async function localMounts(launch: ContainerAgentLaunch): Promise<string[]> {
   const privateGit = privateGitOf(launch);
   const own = existsSync(privateGit);
-  const gitDir = await gitCommonDir(own ? launch.repoRoot : launch.worktree);
+  const gitDir = await gitCommonDir(launch.repoRoot);
   return [
     ...bind(launch.worktree),
     ...bind(launch.scratchDir),

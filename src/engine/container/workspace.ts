@@ -10,7 +10,7 @@ import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { commitSubject, HYDRA_IDENTITY, NO_HOOKS, runGit } from '../git/index.js';
+import { commitSubject, HYDRA_IDENTITY, NO_HOOKS, pinWorktree, runGit, runPinned } from '../git/index.js';
 import { EngineError } from '../errors.js';
 import { docker, dockerOk, hostLabel } from './docker.js';
 
@@ -90,6 +90,8 @@ export async function copyScratchIn(
 
 export interface ResultRequest {
   host: string;
+  /** The user's checkout: the worktree's entry in its git directory is where the result goes. */
+  root: string;
   image: string;
   /** The helper container's name. */
   name: string;
@@ -146,14 +148,28 @@ export async function bringBackResult(request: ResultRequest): Promise<void> {
     }
     const local = path.join(dir, 'result.bundle');
     await dockerOk(host, ['cp', `${name}:${bundle}`, local]);
-    await runGit(request.worktree, ['fetch', '-q', local, 'HEAD'], {
-      step: `git fetch of ${request.agent}'s result`,
-    });
-    await runGit(request.worktree, ['reset', '-q', '--hard', 'FETCH_HEAD'], {
-      step: `git reset to ${request.agent}'s result`,
-    });
+    await takeResult(request.root, request.worktree, local, request.agent);
   } finally {
     await docker(host, ['rm', '-f', name], { okExitCodes: [1] }).catch(() => undefined);
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Puts the result bundle's commit in the agent's worktree (its branch moves to it), with git pinned
+ * to the repository's entry for the worktree (pinned.ts): never through what the worktree's `.git`
+ * now says, so no git directory the agent chose (its filters, fsmonitor, hooks, includes) is read
+ * by hydra's git on the host, and the checkout recurses into no nested repository.
+ */
+export async function takeResult(
+  root: string,
+  worktree: string,
+  bundle: string,
+  agent: string,
+): Promise<void> {
+  const pinned = await pinWorktree(root, worktree);
+  await runPinned(pinned, ['fetch', '-q', bundle, 'HEAD'], { step: `git fetch of ${agent}'s result` });
+  await runPinned(pinned, ['reset', '-q', '--hard', 'FETCH_HEAD'], {
+    step: `git reset to ${agent}'s result`,
+  });
 }

@@ -1,8 +1,10 @@
 /**
  * Probing the race's agents: each agent's binary found (binaries.ts; a configured binary is the only
- * candidate), its adapter's probe run with the agent's configured env over the caller's, as the race
- * will (runner.ts), and the answer cached per binary (cache.ts). One report per agent.
+ * candidate), its adapter's probe run with the agent's configured env over the allowlisted part of
+ * the caller's, as the race will run the agent (runner.ts, agent-env.ts), and the answer cached per
+ * binary (cache.ts). One report per agent.
  */
+import os from 'node:os';
 import { AdapterError } from '../../adapters/errors.js';
 import { adapterOf, binaryCandidates } from '../../adapters/registry.js';
 import type {
@@ -13,7 +15,9 @@ import type {
   SpawnRequest,
 } from '../../adapters/types.js';
 import type { ErrorInfo } from '../../core/events.js';
+import { agentEnvironment } from '../process/index.js';
 import type { ProcessRegistry } from '../process/index.js';
+import { configuredVariables } from '../sandbox/index.js';
 import { knownSecrets, redactValue } from '../records/index.js';
 import type { AgentPlan } from '../agent-plan.js';
 import type { AgentProbeReport } from '../probe-types.js';
@@ -30,12 +34,15 @@ import {
   writeCapabilityCache,
 } from './cache.js';
 import type { BinaryIdentity, CacheFile } from './cache.js';
-import { createProbeRunner, realProbeRunner } from './runner.js';
+import { createProbeRunner } from './runner.js';
 
 export interface ProbeAgentsOptions {
   cacheDir: string;
   allowExperimental: boolean;
-  /** Runs every probe command (tests); by default a real runner with the caller's env plus the agent's. */
+  /**
+   * Runs every probe command (tests); by default a real runner with what the agent would get of
+   * the caller's env (probeEnvironment) plus the agent's configured env.
+   */
   run?: ProbeRunner;
   env?: NodeJS.ProcessEnv;
   /** The race's process registry, so an interrupted race kills its probes too (doctor has none). */
@@ -73,7 +80,6 @@ interface ProbeSession {
    * that share a binary (`opus` and `sonnet` over one claude) probe it once.
    */
   probes: Map<string, Promise<{ result: ProbeResult; cached: boolean }>>;
-  run: ProbeRunner;
   env: NodeJS.ProcessEnv;
 }
 
@@ -195,6 +201,21 @@ const probeBinary = async (
   return { result, cached: false };
 };
 
+/**
+ * What the CLI's probe runs with: what its agent would get (agent-env.ts: the general variables,
+ * its own adapter's, those its configuration takes a key from) and the agent's configured `env`,
+ * never the whole of hydra's environment (another CLI's key, a forge or cloud token).
+ */
+const probeEnvironment = (
+  adapter: AgentAdapter,
+  plan: AgentPlan,
+  env: NodeJS.ProcessEnv,
+): Record<string, string> => {
+  const home = env['HOME'] !== undefined && env['HOME'] !== '' ? env['HOME'] : os.homedir();
+  const configured = configuredVariables(adapter, env, home, plan.extraArgs);
+  return { ...agentEnvironment(adapter, env, configured), ...plan.env };
+};
+
 const probePlan = async (
   plan: AgentPlan,
   options: ProbeAgentsOptions,
@@ -206,7 +227,7 @@ const probePlan = async (
   const configuredEnv = plan.env ?? {};
   const env = Object.keys(configuredEnv).length === 0 ? session.env : { ...session.env, ...configuredEnv };
   const probe = {
-    run: options.run ?? (env === session.env ? session.run : createProbeRunner(env, options.processes)),
+    run: options.run ?? createProbeRunner(probeEnvironment(adapter, plan, session.env), options.processes),
     envKey: envHash(configuredEnv),
   };
   const configured = plan.binary !== undefined && plan.binary !== '' ? plan.binary : undefined;
@@ -294,11 +315,6 @@ export async function probeAgents(
     cache: await readCapabilityCache(options.cacheDir),
     dirty: false,
     probes: new Map(),
-    run:
-      options.run ??
-      (options.env === undefined && options.processes === undefined
-        ? realProbeRunner
-        : createProbeRunner(env, options.processes)),
     env,
   };
   const reports = await Promise.all(plans.map((plan) => probePlan(plan, options, session)));

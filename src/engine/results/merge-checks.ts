@@ -36,6 +36,12 @@ export interface MergeOptions {
    * `--allow-secrets`, for a test fixture or a public key that only looks like one.
    */
   allowSecrets?: boolean;
+  /**
+   * Merge although the result adds or changes a protected file below the repository's top
+   * (`pkg/.vscode/tasks.json`), which the sandbox cannot keep an agent from writing:
+   * `--allow-protected`, once the files are reviewed.
+   */
+  allowProtected?: boolean;
 }
 
 export interface MergeRequest {

@@ -38,7 +38,7 @@ import {
   wantsSignedCommits,
 } from './merge-commit.js';
 import { assertRoomFor, noteWritten, planRestore, treeChanges, withSignalsHeld } from './tree-guard.js';
-import { isProtectedPath } from '../sandbox/index.js';
+import { isProtectedAtTop, isProtectedPath } from '../sandbox/index.js';
 
 export type { MergeRequest } from './merge-checks.js';
 
@@ -52,6 +52,24 @@ export const protectedFilesNote = (merge: Pick<MergeResult, 'agent' | 'protected
   const shown = files.slice(0, 10).join(', ');
   const more = files.length > 10 ? ` and ${files.length - 10} more` : '';
   return `${merge.agent}'s result added or changed ${shown}${more}: files your editor, shell, git or AI tools run or load (tasks, MCP servers, commands, submodules, rc files). Review them before you open the project in those tools.`;
+};
+
+/**
+ * Refuses, unless the user allowed it (`--allow-protected`), a result that adds or changes a
+ * protected file below the repository's top (`pkg/.vscode/tasks.json`, `sub/.mcp.json`): the
+ * sandbox keeps an agent from writing those at the top of its worktree, but cannot below it (a
+ * directory the agent makes has nothing to bind read-only over), so the merge asks. At the top
+ * such a file comes only from `[sandbox] allow_write` or an unsandboxed agent: named, not refused.
+ */
+const refuseNestedProtected = (request: MergeRequest, protectedFiles: readonly string[]): void => {
+  const nested = protectedFiles.filter((file) => !isProtectedAtTop(file));
+  if (nested.length === 0 || request.options.allowProtected === true) return;
+  const branch = branchName(request.runId, request.agent);
+  refuse(
+    `${request.agent}'s result adds or changes ${listSome(nested)}: files your editor, shell, git or AI tools run or load (tasks, MCP servers, commands, submodules, rc files), below the repository's top where the sandbox cannot protect them.`,
+    `Nothing was changed. Review them (\`git diff ${request.baseRef} ${branch} -- ${nested.join(' ')}\`); drop them (a follow-up: \`hydra continue\`, or \`--only\` the other files) or, if you trust them, merge with \`hydra merge ${request.runId} ${request.agent} --allow-protected\`.`,
+    nested,
+  );
 };
 
 /**
@@ -157,6 +175,7 @@ async function mergeLocked(request: MergeRequest): Promise<MergeResult> {
   const protectedFiles = changes
     .filter((change) => change.status !== 'D' && isProtectedPath(change.path))
     .map((change) => change.path);
+  refuseNestedProtected(request, protectedFiles);
   await assertRoomFor(root, changes);
   const restorePlan = await planRestore(root, head, `refs/heads/${baseBranch}`, changes);
 

@@ -3,6 +3,7 @@ export {
   CREDENTIAL_PATHS,
   PROTECTED_PATHS,
   agentPolicy,
+  isProtectedAtTop,
   isProtectedPath,
   racePolicy,
   treePolicy,

@@ -9,6 +9,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { listAdapters } from '../../adapters/registry.js';
+import { hostOfEntry, isLoopbackHost, urlAllowEntry } from '../../core/hosts.js';
 import type { AgentAdapter } from '../../adapters/types.js';
 import { stateDirPath } from './cli-state.js';
 import type { SandboxMechanism, SandboxSettings } from './settings.js';
@@ -74,15 +75,22 @@ export const PROTECTED_PATHS: readonly string[] = [
   '.idea',
   '.claude/commands',
   '.claude/agents',
+  // direnv runs a directory's .envrc in the user's shell on `cd`; husky's hooks run in their git.
+  '.envrc',
+  '.husky',
 ];
+
+/** Whether a repository path is, or is inside, a protected path at the repository's top (`.vscode/x`). */
+export const isProtectedAtTop = (file: string): boolean => {
+  // In any case: on a case-insensitive disk (macOS) `.VSCode` is the editor's `.vscode`.
+  const lower = file.toLowerCase();
+  return PROTECTED_PATHS.some((entry) => lower === entry || lower.startsWith(`${entry}/`));
+};
 
 /** Whether a repository path (`a/b/.vscode/tasks.json`) is, or is inside, a protected path at any depth. */
 export const isProtectedPath = (file: string): boolean => {
   const parts = file.split('/');
-  return parts.some((_, at) => {
-    const rest = parts.slice(at).join('/');
-    return PROTECTED_PATHS.some((entry) => rest === entry || rest.startsWith(`${entry}/`));
-  });
+  return parts.some((_, at) => isProtectedAtTop(parts.slice(at).join('/')));
 };
 
 /**
@@ -120,42 +128,6 @@ export interface AgentPolicyInput {
   hidden?: RivalsHidden;
 }
 
-/** A loopback name or address, as WHATWG URL spells it (`127.1` and `0x7f000001` are `127.0.0.1`). */
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' ||
-  host.endsWith('.localhost') ||
-  /^127\.\d+\.\d+\.\d+$/.test(host) ||
-  host === '::1' ||
-  host === '[::1]';
-
-/**
- * The allowlist entry for a base URL (`https://proxy.example:8443/v1` → `proxy.example`), or null.
- * A loopback host is allowed on the URL's port only (`http://127.0.0.1:4000` → `127.0.0.1:4000`, its
- * default port when none is given): a local gateway opens itself, not the database, dev server or
- * Docker engine beside it (issue 35, case 7). The sandbox library's proxy matches `host:port`
- * entries on the port, after spelling the host as getaddrinfo dials it (`127.1`, `2130706433`,
- * `0x7f000001` are all `127.0.0.1`).
- */
-const entryOf = (url: string): string | null => {
-  try {
-    const parsed = new URL(url);
-    const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (host === '') return null;
-    if (!isLoopback(host)) return host;
-    const port = parsed.port !== '' ? parsed.port : parsed.protocol === 'https:' ? '443' : '80';
-    return `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  } catch {
-    return null;
-  }
-};
-
-/** The host of an allowlist entry (`127.0.0.1:4000` → `127.0.0.1`, `[::1]:4000` → `::1`). */
-const hostOfEntry = (entry: string): string => {
-  const bracketed = /^\[(.*)\](?::\d+)?$/.exec(entry);
-  if (bracketed !== null) return bracketed[1] ?? entry;
-  return /^[^:]+:\d+$/.test(entry) ? entry.slice(0, entry.lastIndexOf(':')) : entry;
-};
-
 /** Every base-URL variable some CLI reads (ANTHROPIC_BASE_URL, OPENAI_BASE_URL...). */
 const baseUrlVariables = (): string[] => [
   ...new Set(listAdapters().flatMap((adapter) => adapter.api?.baseUrlEnv ?? [])),
@@ -173,7 +145,7 @@ const allowedHosts = (
     ...(input.endpoints ?? []),
   ];
   const fromUrls = urls.flatMap((url) => {
-    const entry = entryOf(url);
+    const entry = urlAllowEntry(url);
     return entry === null ? [] : [entry];
   });
   return [...new Set([...(input.adapter.api?.hosts ?? []), ...fromUrls, ...input.settings.allowHosts])];
@@ -240,7 +212,7 @@ export function agentPolicy(input: AgentPolicyInput): SandboxPolicy {
     ).map((entry) => path.join(input.worktree, entry)),
     allowHosts,
     tmpDir: input.tmpDir,
-    loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopback))],
+    loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopbackHost))],
   };
 }
 
@@ -301,6 +273,6 @@ export function racePolicy(input: RacePolicyInput): SandboxPolicy {
     denyWrite: [],
     allowHosts,
     tmpDir: os.tmpdir(),
-    loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopback))],
+    loopbackHosts: [...new Set(allowHosts.map(hostOfEntry).filter(isLoopbackHost))],
   };
 }

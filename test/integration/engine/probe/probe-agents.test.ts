@@ -193,6 +193,33 @@ describe('probeAgents', () => {
     expect(reports[1]?.command?.slice(0, 4)).toEqual([codex, 'exec', '--json', '-C']);
   });
 
+  it("runs the CLI with what its agent would get of the environment: its own keys, no other CLI's or token", async () => {
+    const seen = join(root, 'env.txt');
+    await installRecordedCli('claude-real', 'claude', newestClaude());
+    await installScript('claude', `env >> '${seen}'; exec '${join(binDir, 'claude-real')}' "$@"`);
+    const [report] = await probeAgents([plan('claude', { env: { MY_SETTING: 'configured' } })], {
+      cacheDir,
+      allowExperimental: false,
+      env: {
+        ...envWith(binDir),
+        HOME: root,
+        ANTHROPIC_API_KEY: 'sk-ant-own',
+        CLAUDE_CODE_USE_BEDROCK: '0',
+        OPENAI_API_KEY: 'sk-other-cli',
+        GH_TOKEN: 'ghp_forge',
+        AWS_SECRET_ACCESS_KEY: 'cloud',
+      },
+    });
+    expect(report?.status).toBe('ready');
+    const names = new Set(
+      (await readFile(seen, 'utf8')).split('\n').map((line) => line.slice(0, line.indexOf('='))),
+    );
+    for (const name of ['PATH', 'HOME', 'ANTHROPIC_API_KEY', 'CLAUDE_CODE_USE_BEDROCK', 'MY_SETTING'])
+      expect(names.has(name), name).toBe(true);
+    for (const name of ['OPENAI_API_KEY', 'GH_TOKEN', 'AWS_SECRET_ACCESS_KEY'])
+      expect(names.has(name), name).toBe(false);
+  });
+
   it('reports a missing CLI with the command that installs it', async () => {
     const [report] = await probeAgents([plan('codex')], {
       cacheDir,

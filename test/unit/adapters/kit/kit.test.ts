@@ -63,6 +63,18 @@ describe('classifyFailure', () => {
     expect(remote.hint).toContain('allow_hosts = ["api.example.com"]');
   });
 
+  it.each([
+    ['http://127.1:4000/v1', '127.0.0.1:4000'],
+    ['http://0x7f000001:4000/v1', '127.0.0.1:4000'],
+    ['http://[::1]:4000/v1', '[::1]:4000'],
+    ['http://localhost/v1', 'localhost:80'],
+  ])('names a refused loopback URL %s by one port of it (%s), as the policy allows it', (url, entry) => {
+    const failure = classifyFailure(CLI, {
+      text: `403 Connection blocked by network allowlist, url: ${url}`,
+    });
+    expect(failure.hint).toContain(`allow_hosts = ["${entry}"]`);
+  });
+
   it('shows a label that names the failure, never a "success" subtype', () => {
     expect(classifyFailure(CLI, { text: 'boom', label: 'success' }).message).toBe(
       'Acme reported an error: boom',

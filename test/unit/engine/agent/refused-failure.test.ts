@@ -59,6 +59,28 @@ describe('blameRefusal', () => {
       );
   });
 
+  it('reads a loopback host in any spelling, by its port, as the policy allows it', () => {
+    const hint = (stderrTail: string, refusals: string[] = []): string | undefined =>
+      blameRefusal(failed, { ...context, stderrTail, refusals }).error.hint;
+    expect(hint('error sending request for url (http://127.1:5000/v1)')).toContain(
+      'allow_hosts = ["127.0.0.1:5000"]',
+    );
+    expect(hint('error sending request for url (http://[::1]:5000/v1)')).toContain(
+      'allow_hosts = ["[::1]:5000"]',
+    );
+    expect(hint('error sending request for url (http://localhost/v1)')).toContain(
+      'allow_hosts = ["localhost:80"]',
+    );
+    expect(hint('', ['deny network-outbound 2130706433:5000 (host is not on the allow list)'])).toContain(
+      'allow_hosts = ["127.0.0.1:5000"]',
+    );
+    // The allowed port, however the host is spelled, is no refusal.
+    for (const url of ['http://127.1:4000/v1', 'http://0x7f000001:4000/v1'])
+      expect(blameRefusal(failed, { ...context, stderrTail: `error sending request for url (${url})` })).toBe(
+        failed,
+      );
+  });
+
   it('leaves a failure with no refusal as it was', () => {
     expect(
       blameRefusal(failed, { ...context, stderrTail: 'TypeError: x is undefined\n    at async main' }),

@@ -13,7 +13,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { adapterOf } from '../../../../src/adapters/registry.js';
+import { adapterOf, listAdapters } from '../../../../src/adapters/registry.js';
 import { cliStatePlan, ensureCliState } from '../../../../src/engine/sandbox/cli-state.js';
 
 let dir: string;
@@ -37,8 +37,24 @@ describe('cliStatePlan', () => {
     expect(vars('codex')).toEqual(['CODEX_HOME']);
     expect(vars('gemini')).toEqual(['GEMINI_CLI_HOME']);
     expect(vars('qwen')).toEqual(['QWEN_HOME']);
-    expect(vars('opencode')).toEqual(['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME']);
+    expect(vars('opencode')).toEqual([
+      'XDG_CONFIG_HOME',
+      'XDG_DATA_HOME',
+      'XDG_STATE_HOME',
+      'XDG_CACHE_HOME',
+    ]);
     expect(vars('cursor')).toEqual(['HOME']);
+  });
+
+  it("copies every state directory a CLI declares: none stays the user's and writable", () => {
+    // The sandbox makes an agent's declared state writable (agentPolicy), so one without a copy
+    // would be the user's own (opencode's cache held what its next start loads).
+    const uncopied = listAdapters().flatMap((adapter) =>
+      (adapter.stateDirs ?? [])
+        .filter((dir) => dir.copy === undefined)
+        .map((dir) => `${adapter.id}: ${dir.path}`),
+    );
+    expect(uncopied).toEqual([]);
   });
 
   it('copies from where the environment puts the state (CODEX_HOME), else from the home', () => {

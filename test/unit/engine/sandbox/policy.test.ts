@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { adapterOf } from '../../../../src/adapters/registry.js';
 import {
   agentPolicy,
+  isProtectedAtTop,
   isProtectedPath,
   racePolicy,
   treePolicy,
@@ -187,6 +188,10 @@ describe('isProtectedPath', () => {
       '.claude/commands/x.md',
       '.gitmodules',
       'a/b/.bashrc',
+      'sub/.envrc',
+      'web/.husky/pre-commit',
+      // The editor's folder on a case-insensitive disk.
+      'pkg/.VSCode/tasks.json',
     ])
       expect(isProtectedPath(file), file).toBe(true);
     for (const file of [
@@ -197,6 +202,20 @@ describe('isProtectedPath', () => {
       '.claude/x/commands',
     ])
       expect(isProtectedPath(file), file).toBe(false);
+  });
+
+  it('tells those at the top (which the jail keeps read-only) from those below it (which the merge asks about)', () => {
+    expect(['.mcp.json', '.vscode/tasks.json', '.husky/pre-commit', '.envrc'].map(isProtectedAtTop)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['pkg/.mcp.json', 'sub/.vscode/tasks.json', 'a/.gitmodules'].map(isProtectedAtTop)).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
