@@ -7,7 +7,7 @@
  * (`$XDG_CACHE_HOME/hydra/ledger/<repo key>.json`), never in the repository: a clone cannot bring
  * one. A cache that does not read is dropped and rebuilt; one that cannot be written is skipped.
  */
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoKey, runRecordDir } from '../records/index.js';
@@ -37,13 +37,21 @@ const cacheFile = (repoRoot: string, env: NodeJS.ProcessEnv): string => {
   return path.join(base, 'hydra', 'ledger', `${repoKey(repoRoot)}.json`);
 };
 
+/** A run's record now: its stamp, and what the stamp was made of (quick-read.ts reuses them). */
+export interface RecordStat {
+  stamp: string;
+  dir: Stats;
+  summary: Stats | undefined;
+}
+
 /** The stamp of a run's record now, or null when its directory is not there. */
-export const recordStamp = (repoRoot: string, runId: string): string | null => {
+export const recordStat = (repoRoot: string, runId: string): RecordStat | null => {
   const dir = runRecordDir(repoRoot, runId);
   const dirStat = lstatSync(dir, { throwIfNoEntry: false });
   if (dirStat === undefined) return null;
   const summary = lstatSync(path.join(dir, 'summary.json'), { throwIfNoEntry: false });
-  return `${dirStat.mtimeMs}:${summary === undefined ? '-' : `${summary.mtimeMs}:${summary.size}`}`;
+  const stamp = `${dirStat.mtimeMs}:${summary === undefined ? '-' : `${summary.mtimeMs}:${summary.size}`}`;
+  return { stamp, dir: dirStat, summary };
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> =>

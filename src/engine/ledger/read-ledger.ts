@@ -1,7 +1,8 @@
 /**
  * `hydra stats`: the run records of one repository (or of every repository in the index) read
- * into the ledger. Only meta.json, summary.json and merge.json are read (never the events), each
- * run's outcome is cached until its record changes (ledger-cache.ts), and a run older than `since`
+ * into the ledger. Only meta.json, summary.json and merge.json are read (never the events), checked
+ * by hand for what the ledger uses (quick-read.ts; the records' schemas only for one that fails
+ * that), each run's outcome is cached until its record changes (ledger-cache.ts), and a run older than `since`
  * (by the time its id carries) is not looked at. A damaged record, a committed one, a run not
  * finished and a repository that is gone are counted, never fatal.
  */
@@ -12,11 +13,13 @@ import {
   cachedRun,
   forgetOthers,
   loadLedgerCache,
-  recordStamp,
+  recordStat,
   rememberRun,
   saveLedgerCache,
   type CachedRun,
+  type RecordStat,
 } from './ledger-cache.js';
+import { quickReadRun } from './quick-read.js';
 import { indexedRepositories } from './repo-index.js';
 import { runFacts, tallyFacts, type AgentFact, type AgentLedger } from './tally.js';
 
@@ -52,9 +55,16 @@ export interface Ledger {
 const isDirectory = (dir: string): boolean =>
   lstatSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
 
-/** A run's record read and checked, down to what the ledger keeps of it. */
-const readOutcome = (root: string, runId: string): CachedRun => {
-  const loaded = readRecordDir(runRecordDir(root, runId), runId, false);
+/**
+ * A run's record read and checked, down to what the ledger keeps of it: quickly (quick-read.ts),
+ * else with the records' schemas, which say whether it is damaged or unfinished.
+ */
+const readOutcome = (root: string, runId: string, stat: RecordStat): CachedRun => {
+  const dir = runRecordDir(root, runId);
+  const quick = quickReadRun(dir, runId, stat);
+  if (quick !== null)
+    return { kind: 'ok', startedAt: quick.startedAt, facts: runFacts(quick), damagedAgents: 0 };
+  const loaded = readRecordDir(dir, runId, false);
   if (loaded.kind !== 'ok') return { kind: 'damaged' };
   const { meta, summary, merge, damagedAgents = [] } = loaded.record;
   if (summary === null) return { kind: 'unfinished' };
@@ -94,12 +104,12 @@ const readRepo = async (
       skipped.foreign += 1;
       continue;
     }
-    const stamp = recordStamp(root, runId);
-    if (stamp === null) continue;
-    let outcome = cachedRun(cache, runId, stamp);
+    const stat = recordStat(root, runId);
+    if (stat === null) continue;
+    let outcome = cachedRun(cache, runId, stat.stamp);
     if (outcome === undefined) {
-      outcome = readOutcome(root, runId);
-      rememberRun(cache, runId, stamp, outcome);
+      outcome = readOutcome(root, runId, stat);
+      rememberRun(cache, runId, stat.stamp, outcome);
     }
     if (outcome.kind === 'damaged') skipped.damaged += 1;
     else if (outcome.kind === 'unfinished') skipped.unfinished += 1;

@@ -5,13 +5,28 @@
  * median time, its cost per race and per verified win, and how often a judge agreed with the score.
  * Pure: data in, figures out (read-ledger.ts reads the records).
  */
-import type { AgentSummary, RaceSummary, RunMeta } from '../records/index.js';
+import type { AgentSummary, JudgeSummary, RaceSummary, RunMeta } from '../records/index.js';
 import { pickBest } from '../checks/index.js';
 
-/** One finished run as the ledger needs it. */
+/** An agent's entry in summary.json, as much of it as the ledger reads. */
+export type LedgerEntry = Pick<
+  AgentSummary,
+  'agent' | 'adapter' | 'rerunOf' | 'status' | 'durationMs' | 'score' | 'contract'
+> & {
+  usage: Pick<AgentSummary['usage'], 'costUsd' | 'costSource'>;
+  newTests?: { reproductions: number };
+};
+
+/** summary.json, as much of it as the ledger reads. */
+export interface LedgerSummary extends Pick<RaceSummary, 'merged' | 'allowTestChanges'> {
+  agents: readonly LedgerEntry[];
+  judge?: Pick<JudgeSummary, 'contenders' | 'ranking'>;
+}
+
+/** One finished run as the ledger needs it (a whole record, or what quick-read.ts checked of one). */
 export interface LedgerRun {
-  meta: RunMeta;
-  summary: RaceSummary;
+  meta: Pick<RunMeta, 'config'>;
+  summary: LedgerSummary;
   /** The agent merged later with `hydra merge` (merge.json), over the summary's own merge. */
   mergedAgent: string | null;
   /** Agents whose entry in summary.json is damaged: left out of the figures. */
@@ -84,7 +99,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The table or value at `keys` in the recorded config snapshot (`{file, config, flags}`), if any. */
-const snapshotAt = (meta: RunMeta, keys: readonly string[]): unknown => {
+const snapshotAt = (meta: LedgerRun['meta'], keys: readonly string[]): unknown => {
   let value: unknown = meta.config;
   for (const key of keys) {
     if (!isRecord(value)) return undefined;
@@ -100,7 +115,7 @@ const snapshotAt = (meta: RunMeta, keys: readonly string[]): unknown => {
  */
 export const ledgerName = (
   entry: Pick<AgentSummary, 'agent' | 'adapter' | 'rerunOf'>,
-  meta: RunMeta,
+  meta: LedgerRun['meta'],
 ): string => {
   if (entry.rerunOf !== undefined)
     return ledgerName({ ...entry, agent: entry.rerunOf, rerunOf: undefined }, meta);
@@ -118,7 +133,11 @@ const slug = (text: string): string =>
     .replace(/^-+|-+$/g, '');
 
 /** The `<adapter>:<model>` entry of the recorded agent lists that made `name`, if one did. */
-const modelEntry = (meta: RunMeta, name: string, adapter: string): { spec: string; model: string } | null => {
+const modelEntry = (
+  meta: LedgerRun['meta'],
+  name: string,
+  adapter: string,
+): { spec: string; model: string } | null => {
   for (const list of [
     snapshotAt(meta, ['flags', 'agents']),
     snapshotAt(meta, ['config', 'race', 'agents']),
@@ -138,7 +157,7 @@ const modelEntry = (meta: RunMeta, name: string, adapter: string): { spec: strin
 };
 
 /** The model an agent was asked for: `--model` (by name, then by adapter), then its hydra.toml table. */
-const modelOf = (meta: RunMeta, name: string, adapter: string): string | null => {
+const modelOf = (meta: LedgerRun['meta'], name: string, adapter: string): string | null => {
   for (const value of [
     snapshotAt(meta, ['flags', 'models', name]),
     snapshotAt(meta, ['flags', 'models', adapter]),
@@ -164,7 +183,7 @@ const winnerOf = (run: LedgerRun): string | null => {
 };
 
 /** A result that a check ran for and that passed every gate. */
-const passedChecks = (agent: AgentSummary): boolean =>
+const passedChecks = (agent: LedgerEntry): boolean =>
   agent.score !== undefined &&
   agent.score.verified === true &&
   agent.score.gates.passed &&

@@ -15,6 +15,7 @@ export {
   worktreePoolDir,
 } from './paths.js';
 export {
+  MAX_JSON_BYTES,
   readCopyRecord,
   readPidRecords,
   removePidRecord,
@@ -24,9 +25,10 @@ export {
   writePidRecord,
   writeSummary,
 } from './record-files.js';
+export { AGENT_ID_PATTERN, mergeSchema } from './schema.js';
 export type { CopyRecord, RunMeta } from './schema.js';
 export { EventLog } from './event-log.js';
-export { loadRun, readRecordDir, readRun, trackedRunIds } from './read-run.js';
+export { fromLegacyUsage, loadRun, readRecordDir, readRun, trackedRunIds } from './read-run.js';
 export type { LoadedRun } from './read-run.js';
 export { listRuns, ownerAlive, recordedRunIds, runIdTime } from './runs.js';
 export { LAST_RUN, resolveRunName } from './run-names.js';

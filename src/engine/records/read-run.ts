@@ -25,7 +25,7 @@ import {
  * Usage as hydra wrote it before a figure could be unknown: every figure nobody reported was 0, so
  * all-zero counts with no turns and an unknown cost mean nothing was reported (null today).
  */
-const fromLegacyUsage = (usage: Usage): Usage =>
+export const fromLegacyUsage = (usage: Usage): Usage =>
   usage.costSource === 'unknown' &&
   usage.turns === 0 &&
   usage.inputTokens === 0 &&

@@ -93,7 +93,7 @@ const writeJsonAtomic = (file: string, value: unknown): void => {
 };
 
 /** Largest JSON record read back (a real one is a few KB). */
-const MAX_JSON_BYTES = 4 * 1024 * 1024;
+export const MAX_JSON_BYTES = 4 * 1024 * 1024;
 /** How much of events.jsonl is read back at most (hydra show); the rest is noted, not read. */
 export const MAX_EVENTS_BYTES = 32 * 1024 * 1024;
 

@@ -11,7 +11,7 @@ import type { AgentEventRecord, AgentSummary, MergeResult, RaceSummary } from '.
 import { RUN_ID_PATTERN, branchName } from './paths.js';
 
 /** Adapter ids end up in file names and branch names: lower-case words, no dots or slashes. */
-const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+export const AGENT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
 
 const agentId = z.string().regex(AGENT_ID_PATTERN, 'is not an agent id');
 const runId = z.string().regex(RUN_ID_PATTERN, 'is not a run id');
