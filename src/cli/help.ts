@@ -245,7 +245,8 @@ Options:
   --ascii           ASCII-only dashboard
   --timeout <s>, --idle-timeout <s>, --max-cost-usd <usd>, --keep-worktrees, --no-cross-test
                     as for hydra race, for this round (default: what the race ran with)
-  --notify          a bell and a desktop notification when the round is done (to a terminal only)
+  --notify          a bell and a desktop notification when the round is done (to a terminal only;
+                    [ui] notify = true in hydra.toml does the same)
   --allow-experimental-adapters
                     accepted; reopening a run of an experimental agent already allows it
   -h, --help        this help

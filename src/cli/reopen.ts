@@ -70,6 +70,8 @@ export interface ReopenRequest {
 export interface Reopened {
   options: RaceOptions;
   record: RunRecord;
+  /** `[ui] notify` in the config the round runs with (`--notify` turns it on too). */
+  notify: boolean;
 }
 
 /** The options that reopen a recorded run, with what the CLI tells the user about its config. */
@@ -117,7 +119,7 @@ export async function reopenRun(ctx: CliContext, request: ReopenRequest): Promis
   const setup = withCursorSetup(options, ctx.env);
   if (setup !== null) warnings.push(setup);
   if (warnings.length > 0) options.warnings = warnings;
-  return { options, record };
+  return { options, record, notify: loaded.config.ui?.notify === true };
 }
 
 /** A recorded config path is used only when it is an absolute path to a file that is still there. */

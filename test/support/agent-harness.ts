@@ -53,7 +53,7 @@ export interface AgentHarness {
   state: () => unknown;
   /** Every AGENT.* event the agent sent its parent, in order. */
   reports: () => AgentReport[];
-  send: (event: { type: 'STOP' }) => void;
+  send: (event: { type: 'STOP' } | { type: 'STOP_EARLY' }) => void;
   stop: () => void;
 }
 

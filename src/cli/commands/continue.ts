@@ -87,7 +87,7 @@ async function runRound(
     `hydra ${verb} ${runId} ${round.agent}`,
     `no ${round.kind === 'follow_up' ? 'follow-up' : 'rerun'} starts now`,
     async () => {
-      const { options, record } = await reopenRun(ctx, {
+      const { options, record, notify } = await reopenRun(ctx, {
         run: runId,
         round,
         ...(configPath === undefined ? {} : { configPath }),
@@ -105,7 +105,7 @@ async function runRound(
             record.meta.agents.map((agent) => agent.agent),
           ),
         reopened: true,
-        notify: getBoolean(parsed, 'notify') ?? false,
+        notify: getBoolean(parsed, 'notify') ?? notify,
       });
     },
   );

@@ -15,5 +15,5 @@ export { DETECTION_SOURCES, detectTestCommand } from './detect.js';
 export type { DetectedCheck } from './detect.js';
 export type { BaselineInput, BaselineOutput } from './baseline.js';
 export { raceScoreReference, scoreRace, summarizeChecks, outsideAllowedPaths } from './race-score.js';
-export { crossTestWarnings, runCrossTests } from './cross-test/index.js';
+export { crossTestWarnings, isReproduction, runCrossTests } from './cross-test/index.js';
 export type { CrossTestInput, CrossTestOutput } from './cross-test/index.js';

@@ -342,21 +342,31 @@ const globalExcludes = (snapshot: GitDirSnapshot): string | null => {
   return existsSync(file) ? file : null;
 };
 
+const EXCLUDE = path.join('info', 'exclude');
+
+/** Whether the shared `info/exclude` is not what it was when the race started (addHidden's cue). */
+export async function excludeChanged(commonDir: string): Promise<boolean> {
+  const snapshot = active.get(commonDir);
+  if (snapshot === undefined) return false;
+  return !sameEntry(snapshot.entries.get(EXCLUDE), await readEntry(path.join(commonDir, EXCLUDE)));
+}
+
 /**
  * After `git add -A` in an agent's worktree: when the shared `info/exclude` is not what it was at
  * the start (another agent wrote `*` there), the files it hides but the start's excludes did not
  * are staged too, so one agent cannot make another's new files vanish. `git` runs a command pinned
- * to the worktree.
+ * to the worktree. `changedBefore`: the exclude was changed before the `git add -A` (excludeChanged),
+ * which then hid files, although the writer's settling may have put it back since.
  */
 export async function addHidden(
   commonDir: string,
   git: (args: readonly string[], input?: string) => Promise<GitResult>,
+  changedBefore = false,
 ): Promise<void> {
   const snapshot = active.get(commonDir);
   if (snapshot === undefined) return;
-  const rel = path.join('info', 'exclude');
-  const before = snapshot.entries.get(rel);
-  if (sameEntry(before, await readEntry(path.join(commonDir, rel)))) return;
+  const before = snapshot.entries.get(EXCLUDE);
+  if (!changedBefore && !(await excludeChanged(commonDir))) return;
   // One file per call: the agents of a race settle at once, and one's `rm` below must not take
   // the file from under another's `ls-files` ("cannot use … as an exclude file").
   const excludes = path.join(

@@ -6,6 +6,7 @@
 import { assertEvent, assign, emit, enqueueActions } from 'xstate';
 import type { Assigner, ParameterizedObject, PropertyAssigner } from 'xstate';
 import type { agentMachine } from '../agent/index.js';
+import type { verifyLogic } from './race-actors.js';
 import { toErrorInfo } from '../errors.js';
 import type { RepoCheck } from '../git/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
@@ -15,6 +16,7 @@ import type { JudgeSummary, MergeResult } from '../records/index.js';
 import { protectedFilesNote } from '../results/index.js';
 import {
   childId,
+  failedReproductions,
   firstVerified,
   forgetRemoved,
   isLive,
@@ -23,6 +25,7 @@ import {
 } from './race-decisions.js';
 import type { AutoMergeDecision } from './race-decisions.js';
 import * as update from './race-updates.js';
+import { verifyInput } from './race-inputs.js';
 import { raceEnd, scoreReferenceAt } from './race-summary.js';
 import * as agentUpdates from './agent-updates.js';
 import type { RoundStart } from './race-rounds.js';
@@ -41,8 +44,13 @@ import type {
 type Params = ParameterizedObject['params'] | undefined;
 type Context = RaceContext;
 type Event = RaceEvent;
-/** The one kind of child an action spawns: an agent machine (`spawnAgents`). */
-type AgentRun = { src: 'agentRun'; logic: typeof agentMachine; id: string | undefined };
+/** The children an action spawns: an agent machine (`spawnAgents`), the rivals' reproductions (`startVerify`). */
+type AgentRun =
+  | { src: 'agentRun'; logic: typeof agentMachine; id: string | undefined }
+  | { src: 'verifyRun'; logic: typeof verifyLogic; id: string | undefined };
+
+/** The child running the settled rivals' reproductions on a candidate (`--stop first-verified`). */
+const VERIFY_CHILD = 'verify';
 
 const assignRace = <P extends Params = undefined>(
   assignment: Assigner<Context, Event, P, Event, never> | PropertyAssigner<Context, Event, P, Event, never>,
@@ -138,6 +146,43 @@ const markFirstVerified = enqueueRace(({ context, enqueue }) => {
   if (by === null) return;
   enqueue.assign({ stoppedEarly: { by, agents: [] } });
   enqueue.raise({ type: 'STOP_EARLY' }, { delay: context.options.stopFirstVerified?.graceMs ?? 0 });
+});
+
+// `--stop first-verified` with cross-testing: a result passed every check; the settled rivals'
+// reproductions run on it before it counts as verified (the `verify` child, VERIFY.DONE).
+const startVerify = enqueueRace(({ context, enqueue }) => {
+  const candidate = firstVerified(context);
+  if (candidate === null) return;
+  enqueue.assign({ verifying: candidate });
+  enqueue.spawnChild('verifyRun', { id: VERIFY_CHILD, input: verifyInput(context, candidate) });
+});
+
+// The rivals' reproductions ran on the candidate: it passed them all (the others are stopped after
+// the grace), or it is not verified and the race goes on, saying why.
+const applyVerification = enqueueRace(({ context, event, enqueue }) => {
+  assertEvent(event, 'VERIFY.DONE');
+  if (context.verifying !== event.agent) return;
+  const failed = failedReproductions(event.output, event.agent);
+  if (failed.length === 0 && context.stoppedEarly === null) {
+    enqueue.assign({ verifying: null, stoppedEarly: { by: event.agent, agents: [] } });
+    enqueue.raise({ type: 'STOP_EARLY' }, { delay: context.options.stopFirstVerified?.graceMs ?? 0 });
+    return;
+  }
+  enqueue.assign({
+    verifying: null,
+    unverified: [...context.unverified, event.agent],
+    warnings: [
+      ...context.warnings,
+      `${event.agent}'s result passed every check but not ${failed.join(', ')}: it is not verified, and the others race on (--stop first-verified)`,
+    ],
+  });
+});
+
+// The race left racing (everyone settled, or a cancel) while the rivals' reproductions ran.
+const stopVerify = enqueueRace(({ context, enqueue }) => {
+  if (context.verifying === null) return;
+  enqueue.stopChild(VERIFY_CHILD);
+  enqueue.assign({ verifying: null });
 });
 
 /** Still working (not settling its result or running its checks): what `--stop first-verified` stops. */
@@ -378,6 +423,9 @@ export const raceActions = {
   holdStop,
   stopAllAgents,
   markFirstVerified,
+  startVerify,
+  applyVerification,
+  stopVerify,
   stopUnverified,
   noteAutoMerge,
   markCancelRequested,

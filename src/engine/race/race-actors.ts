@@ -12,6 +12,7 @@ import { mergeAgentBranch } from '../results/index.js';
 import { defaultCacheDir } from '../records/index.js';
 import { probeAgents } from '../probe/index.js';
 import type { MergeInput, ProbeInput } from './race-types.js';
+import type { AgentName } from '../agent-name.js';
 import {
   HYDRA_EXCLUDES,
   checkRepoForRace,
@@ -96,6 +97,34 @@ export const baselineLogic = fromCallback<
     input.runId,
     runBaseline(input, controller.signal).then((output) => {
       if (!controller.signal.aborted) sendBack({ type: 'BASELINE.DONE', ...output });
+    }),
+  );
+  return () => controller.abort();
+});
+
+/**
+ * `--stop first-verified` with cross-testing: the settled rivals' tests run on the candidate's
+ * result (race-inputs.ts verifyInput). Stopping it (the race ended or was cancelled first) stops
+ * the tests and removes their checkout; the race's cancel waits for that (trackWork).
+ */
+export const verifyLogic = fromCallback<
+  { type: 'NONE' },
+  { candidate: AgentName; cross: Prepared<CrossTestInput> },
+  { type: 'VERIFY.DONE'; agent: AgentName; output: CrossTestOutput }
+>(({ input: { candidate, cross }, sendBack }) => {
+  if ('problem' in cross) {
+    sendBack({
+      type: 'VERIFY.DONE',
+      agent: candidate,
+      output: { results: {}, error: cross.problem.message },
+    });
+    return () => undefined;
+  }
+  const controller = new AbortController();
+  void trackWork(
+    cross.runId,
+    runCrossTests(cross, controller.signal).then((output) => {
+      if (!controller.signal.aborted) sendBack({ type: 'VERIFY.DONE', agent: candidate, output });
     }),
   );
   return () => controller.abort();

@@ -71,6 +71,8 @@ export const initialContext = (input: RaceInput): RaceContext => ({
     }),
   overBudget: false,
   stoppedEarly: null,
+  verifying: null,
+  unverified: [],
   mergeNote: null,
   judge: null,
   scoreReference: input.options.reopen?.scoreReference ?? null,

@@ -3,7 +3,8 @@
  * and so do the input builders that must agree with them (race-inputs.ts).
  */
 import type { AgentEvent, ErrorInfo } from '../../core/events.js';
-import { contendersOf, DEFAULT_JUDGE_MARGIN, pickBest } from '../checks/index.js';
+import { contendersOf, DEFAULT_JUDGE_MARGIN, isReproduction, pickBest } from '../checks/index.js';
+import type { CrossTestOutput } from '../checks/index.js';
 import type { AgentName } from '../agent-name.js';
 import type { AgentSnapshot } from './race-handle.js';
 import type { RoundRequest } from '../config/index.js';
@@ -174,18 +175,47 @@ export const mergeOf = (decision: AutoMergeDecision): MergeRequestEvent | null =
   decision !== null && 'merge' in decision ? { agent: decision.merge, options: {} } : null;
 
 /**
- * `--stop first-verified`: the first completed result whose every check ran and passed, while
- * another agent still runs; null when the race does not stop early, has already, or nobody is verified.
+ * `--stop first-verified`: the first completed result whose every check ran and passed (and that
+ * did not fail a rival's reproduction), while another agent still runs; null when the race does not
+ * stop early, has already, is running the rivals' reproductions on one, or nobody is verified.
  */
 export const firstVerified = (context: RaceContext): AgentName | null => {
   if (context.options.stopFirstVerified === undefined || context.stoppedEarly !== null) return null;
+  if (context.verifying !== null) return null;
   if (context.launches.every((launch) => context.settled.includes(launch.agent))) return null;
   const verified = context.agents.find(
     (agent) =>
       agent.status === 'completed' &&
       context.settled.includes(agent.agent) &&
+      !context.unverified.includes(agent.agent) &&
       (agent.checks ?? []).length > 0 &&
       (agent.checks ?? []).every((check) => check.status === 'passed'),
   );
   return verified?.agent ?? null;
+};
+
+/**
+ * With cross-testing on, a result that passed its checks is verified only once it also passes the
+ * reproductions its settled rivals wrote: due when there is such a rival (a completed, committed
+ * result other than its own). Rivals still running have written none yet.
+ */
+export const reproductionsDue = (context: RaceContext, candidate: AgentName): boolean =>
+  context.options.crossTest !== false &&
+  (context.options.checks ?? []).length > 0 &&
+  crossTestAgents(context).some((item) => item.agent !== candidate);
+
+/**
+ * The rivals' reproductions (a test that fails on the base and passes on its author's result) that
+ * do not pass on `candidate`'s result, as `<author>'s <file>`; cross-testing that could not run is
+ * one too, since nothing then says the result passes them.
+ */
+export const failedReproductions = (output: CrossTestOutput, candidate: AgentName): string[] => {
+  if (output.error !== null) return [`the rivals' tests, which could not run (${output.error})`];
+  return Object.entries(output.results).flatMap(([author, summary]) =>
+    author === candidate
+      ? []
+      : summary.tests
+          .filter((test) => isReproduction(test) && test.onOthers[candidate] !== 'passed')
+          .map((test) => `${author}'s ${test.file}`),
+  );
 };

@@ -194,6 +194,22 @@ export const crossTestInput = (context: RaceContext): Prepared<CrossTestInput> =
   }));
 
 /**
+ * `--stop first-verified` with cross-testing: the settled rivals' tests on the candidate's result
+ * (and the base, and each other's), as cross-testing runs them, in a directory of their own
+ * (`<run dir>/.verify`) so the race's own cross-testing never meets what a stopped one left.
+ */
+export const verifyInput = (
+  context: RaceContext,
+  candidate: AgentName,
+): { candidate: AgentName; cross: Prepared<CrossTestInput> } => {
+  const cross = crossTestInput(context);
+  return {
+    candidate,
+    cross: 'problem' in cross ? cross : { ...cross, runDir: path.join(cross.runDir, '.verify') },
+  };
+};
+
+/**
  * What asking the judge needs: the contenders' branches and checks, a scratch directory of the
  * run's own outside the repository (not a worktree), the time limit. Null without a repository.
  */

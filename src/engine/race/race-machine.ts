@@ -35,6 +35,7 @@ import {
   everyoneSettled,
   firstVerified,
   judgeDue,
+  reproductionsDue,
   roundProblem,
 } from './race-decisions.js';
 import { raceActions } from './race-actions.js';
@@ -48,6 +49,7 @@ import {
   checkRepoLogic,
   crossTestLogic,
   judgeLogic,
+  verifyLogic,
   mergeAgentLogic,
   probeAgentsLogic,
 } from './race-actors.js';
@@ -80,6 +82,7 @@ export const raceMachine = setup({
     agentRun: agentMachine,
     baselineRun: baselineLogic,
     crossTestRun: crossTestLogic,
+    verifyRun: verifyLogic,
     mergeAgent: mergeAgentLogic,
     cleanUp: cleanUpLogic,
     judgeRun: judgeLogic,
@@ -100,6 +103,11 @@ export const raceMachine = setup({
     },
     // --stop first-verified: a result passed every check while others still run.
     firstVerifiedDue: ({ context }) => firstVerified(context) !== null,
+    // ... and cross-testing is on and a rival settled: its reproductions run on that result first.
+    verifyDue: ({ context }) => {
+      const candidate = firstVerified(context);
+      return candidate !== null && reproductionsDue(context, candidate);
+    },
     allSettledAfterCancel: ({ context }) =>
       context.cancelRequested && context.launches.every((launch) => context.settled.includes(launch.agent)),
     mergeable: ({ context, event }) => {
@@ -251,7 +259,9 @@ export const raceMachine = setup({
         // The baseline's actor itself failed: the baseline failed with its message, the race goes on.
         onError: { actions: { type: 'failBaseline', params: ({ event }) => event } },
       },
+      exit: 'stopVerify',
       always: [
+        { guard: 'verifyDue', actions: 'startVerify' },
         { guard: 'firstVerifiedDue', actions: 'markFirstVerified' },
         { guard: 'allSettledAfterCancel', target: 'cancelled', actions: 'markEnded' },
         { guard: 'crossTestDue', target: 'crossTesting', actions: 'markEnded' },
@@ -272,6 +282,7 @@ export const raceMachine = setup({
         'AGENT.SETTLED': { actions: 'applySettled' },
         STOP_AGENT: { actions: 'stopAgent' },
         STOP_EARLY: { actions: 'stopUnverified' },
+        'VERIFY.DONE': { actions: 'applyVerification' },
         // The agents are stopped first; once they settled, allSettledAfterCancel ends the race.
         CANCEL: { actions: ['markCancelRequested', 'stopAllAgents'] },
       },

@@ -9,7 +9,7 @@ import type { RepoCheck } from '../git/index.js';
 import type { ProcessRegistry } from '../process/index.js';
 import type { AgentEvent, ErrorInfo } from '../../core/events.js';
 import type { Prepared } from './prepared.js';
-import type { BaselineOutput } from '../checks/index.js';
+import type { BaselineOutput, CrossTestOutput } from '../checks/index.js';
 import type { Limiter } from '../process/index.js';
 import type { PortLeases } from '../setup/index.js';
 import type { AgentPlan } from '../agent-plan.js';
@@ -101,6 +101,8 @@ export type RaceEvent =
   | { type: 'STOP_AGENT'; agent: AgentName }
   /** `--stop first-verified`: the grace after the first verified result is over. */
   | { type: 'STOP_EARLY' }
+  /** `--stop first-verified` with cross-testing: the rivals' reproductions ran on the candidate's result. */
+  | { type: 'VERIFY.DONE'; agent: AgentName; output: CrossTestOutput }
   | { type: 'CANCEL' }
   | ({ type: 'MERGE' } & MergeRequestEvent)
   | { type: 'FINISH' }
@@ -170,6 +172,13 @@ export interface RaceContext {
    * stopped after the grace (their work kept on their branches); null until one was verified.
    */
   stoppedEarly: { by: AgentName; agents: AgentName[] } | null;
+  /**
+   * `--stop first-verified` with cross-testing: the result whose checks all passed and on which the
+   * settled rivals' reproductions now run (the `verify` child), or null.
+   */
+  verifying: AgentName | null;
+  /** Results that passed every check but failed a rival's reproduction: never the first verified. */
+  unverified: AgentName[];
   /** Why `--auto-merge best` merged nothing, else null. */
   mergeNote: string | null;
   /** The judge's verdict on a tie (`--judge`), once asked; null before (or without a judge). */

@@ -11,6 +11,14 @@ import { summarySchema } from './schema.js';
 type Key = PropertyKey;
 type Container = Record<Key, unknown> | unknown[];
 
+/**
+ * The summary's check runs without zod's compiled fast path: zod builds and compiles one parser
+ * function per object schema on its first parse, which for the summary's schema costs more than it
+ * saves (a race records its summary two or three times): ~6 CPU-ms for the first check, ~2 so.
+ * The same checks run either way.
+ */
+const ONCE: z.core.ParseContext<z.core.$ZodIssue> = { jitless: true };
+
 /** How many fields one summary may need mended before hydra gives up on it (a bug, not an agent). */
 const MAX_REPAIRS = 200;
 
@@ -23,7 +31,7 @@ export function recordableSummary(summary: RaceSummary): RaceSummary {
   const value = JSON.parse(JSON.stringify(summary)) as Record<Key, unknown>;
   const warnings = new Map<number, string[]>();
   for (let repairs = 0; repairs <= MAX_REPAIRS; repairs += 1) {
-    const parsed = summarySchema.safeParse(value);
+    const parsed = summarySchema.safeParse(value, ONCE);
     if (parsed.success) return withWarnings(value, warnings);
     const [issue] = parsed.error.issues;
     const repair = issue === undefined ? null : mend(value, issue, parsed.error.issues.length);
@@ -37,7 +45,7 @@ export function recordableSummary(summary: RaceSummary): RaceSummary {
   }
   throw new EngineError({
     kind: 'Refused',
-    message: `Hydra built a summary it could not record: ${summarySchema.safeParse(value).error?.issues[0]?.message ?? 'too many bad fields'}.`,
+    message: `Hydra built a summary it could not record: ${summarySchema.safeParse(value, ONCE).error?.issues[0]?.message ?? 'too many bad fields'}.`,
     hint: `This is a bug in hydra; the run record keeps its meta.json and events.jsonl (\`hydra show ${summary.runId}\` reads them).`,
   });
 }
@@ -67,7 +75,7 @@ function mend(root: Record<Key, unknown>, issue: z.core.$ZodIssue, issues: numbe
     else if (did === 'zero') fields[key] = 0;
     else if (Array.isArray(parent) && typeof key === 'number') parent.splice(key, 1);
     else delete fields[key];
-    const after = summarySchema.safeParse(root);
+    const after = summarySchema.safeParse(root, ONCE);
     if (after.success || after.error.issues.length < issues) return { path: path.slice(0, depth), did, was };
     restore(parent, before);
     return null;

@@ -70,9 +70,10 @@ afterEach(async () => {
 
 /**
  * `hydra <args>` in a new tmux session whose every byte goes to `box.raw`: the command waits for
- * the pipe to be in place before it starts.
+ * the pipe to be in place before it starts; `before`: a hydra command run first, its output to
+ * /dev/null (the race a round reopens).
  */
-const startInTmux = async (current: Box, args: string, redirect = ''): Promise<void> => {
+const startInTmux = async (current: Box, args: string, redirect = '', before?: string): Promise<void> => {
   const env = {
     PATH: `${current.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HOME: path.join(current.dir, 'home'),
@@ -90,7 +91,8 @@ const startInTmux = async (current: Box, args: string, redirect = ''): Promise<v
     .map(([key, value]) => `${key}=${shellQuote(value)}`)
     .join(' ');
   const hydra = `env -u CI -u NO_COLOR -u FORCE_COLOR ${assignments} ${shellQuote(process.execPath)} ${shellQuote(HYDRA)}`;
-  const command = `while [ ! -e ${shellQuote(current.go)} ]; do sleep 0.05; done; ${hydra} ${args} ${redirect}; echo $? > ${shellQuote(current.exitFile)}; sleep 120`;
+  const first = before === undefined ? '' : `${hydra} ${before} > /dev/null 2>&1; `;
+  const command = `while [ ! -e ${shellQuote(current.go)} ]; do sleep 0.05; done; ${first}${hydra} ${args} ${redirect}; echo $? > ${shellQuote(current.exitFile)}; sleep 120`;
   await tmux(current.socket, [
     'new-session',
     '-d',
@@ -183,5 +185,63 @@ describe('--notify on a terminal', () => {
     expect(out).toContain('"type":"summary"');
     expect(out).not.toContain('\u001B');
     expect(out).not.toContain('\u0007');
+  }, 180_000);
+});
+
+describe('--notify on a round (hydra continue, hydra rerun)', () => {
+  const RACE = `race --json --agents claude ${shellQuote('Add a hello.txt file')}`;
+  const ended = (current: Box) =>
+    waitFor(
+      'hydra to end',
+      () => (existsSync(current.exitFile) ? readFileSync(current.exitFile, 'utf8') : ''),
+      (text) => text.endsWith('\n'),
+    );
+
+  it('a headless hydra continue --notify notifies on the terminal when its round ends, never into its NDJSON', async () => {
+    const current = box!;
+    const ndjson = path.join(current.dir, 'out.ndjson');
+    await startInTmux(
+      current,
+      `continue --json --notify last claude ${shellQuote('Say hello too')}`,
+      `> ${shellQuote(ndjson)}`,
+      RACE,
+    );
+
+    const raw = await waitFor('the notification', rawOf(current), (text) => OSC_777.test(text));
+
+    expect(raw).toMatch(/\u001B\]9;hydra: race \S+ finished \(1 completed\)\u0007/);
+    await ended(current);
+    const out = readFileSync(ndjson, 'utf8');
+    expect(out).toContain('"type":"summary"');
+    expect(out).not.toMatch(/[\u001B\u0007]/);
+    // Only the round notified: the race before it wrote to /dev/null, no terminal.
+    expect(rawOf(current)().match(/\u001B\]9;/g)).toHaveLength(1);
+  }, 180_000);
+
+  it('hydra rerun follows [ui] notify in hydra.toml, to the terminal only', async () => {
+    const current = box!;
+    await writeFile(path.join(current.repo, 'hydra.toml'), '[ui]\nnotify = true\n');
+    const ndjson = path.join(current.dir, 'out.ndjson');
+    await startInTmux(current, 'rerun --json last claude', `> ${shellQuote(ndjson)}`, RACE);
+
+    const raw = await waitFor('the notification', rawOf(current), (text) => OSC_777.test(text));
+
+    expect(raw).toMatch(/\u001B\]777;notify;hydra;race \S+ finished \(2 completed\)\u0007/);
+    await ended(current);
+    expect(readFileSync(ndjson, 'utf8')).not.toMatch(/[\u001B\u0007]/);
+    expect(rawOf(current)().match(/\u001B\]9;/g)).toHaveLength(1);
+  }, 180_000);
+
+  it('hydra rerun --notify sends nothing when its stderr is a pipe', async () => {
+    const current = box!;
+    const out = path.join(current.dir, 'out.txt');
+    await startInTmux(current, 'rerun --json --notify last claude', `2>&1 | cat > ${shellQuote(out)}`, RACE);
+
+    await ended(current);
+
+    const text = readFileSync(out, 'utf8');
+    expect(text).toContain('"type":"summary"');
+    expect(text).not.toMatch(/[\u001B\u0007]/);
+    expect(rawOf(current)()).not.toMatch(/\u001B\]9;|\u001B\]777;|\u0007/);
   }, 180_000);
 });

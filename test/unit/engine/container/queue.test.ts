@@ -85,4 +85,26 @@ describe('a container agent waiting for room on its host', () => {
     await sleep(100);
     expect(started).toBe(0);
   });
+
+  it('--stop first-verified while it waits settles it as stopped early; nothing starts, and its turn goes to the next', async () => {
+    const agent = await run();
+    await sleep(100);
+    expect(agent.state()).toBe('queued');
+    agent.send({ type: 'STOP_EARLY' });
+    while (!agent.reports().some((report) => report.type === 'AGENT.SETTLED')) await sleep(10);
+    const settled = agent.reports().find((report) => report.type === 'AGENT.SETTLED');
+    expect(settled).toMatchObject({ status: 'cancelled' });
+    expect(JSON.stringify(settled)).toContain("was stopped before it started: another agent's result passed");
+    releaseSlot(HOST, 'hydra-other-holder');
+    const next = await takeSlot({
+      host: HOST,
+      maxAgents: 1,
+      holder: 'hydra-next-holder',
+      signal: new AbortController().signal,
+      onWait: () => undefined,
+    });
+    releaseSlot(HOST, 'hydra-next-holder');
+    expect(next).toBe(true);
+    expect(started).toBe(0);
+  });
 });

@@ -40,6 +40,8 @@ const deferred = <T>(): Deferred<T> => {
 interface FakeAgent {
   sendBack(event: AgentReport): void;
   stops: number;
+  /** The events the race sent it (STOP, STOP_EARLY ...). */
+  received: string[];
 }
 
 const AGENTS: AdapterId[] = ['claude', 'codex'];
@@ -157,8 +159,8 @@ const settleAgent = (agent: AdapterId, status: 'completed' | 'failed' | 'cancell
   });
 };
 
-beforeEach(() => {
-  vi.useFakeTimers();
+/** Creates and starts the race actor (with every actor faked) for `raceOptions`. */
+const begin = (raceOptions: ResolvedRaceOptions): void => {
   check = deferred();
   probe = deferred();
   workspace = deferred();
@@ -174,12 +176,13 @@ beforeEach(() => {
       checkRepo: fromPromise(() => check.promise),
       probeAgents: fromPromise(() => probe.promise),
       createWorkspace: fromPromise(() => workspace.promise),
-      agentRun: fromCallback<{ type: 'STOP' }, AgentInput>(({ input, sendBack, receive }) => {
+      agentRun: fromCallback<{ type: 'STOP' | 'STOP_EARLY' }, AgentInput>(({ input, sendBack, receive }) => {
         const { launch } = input;
         inputs.push(input);
-        const fake: FakeAgent = { sendBack: (event) => sendBack(event), stops: 0 };
+        const fake: FakeAgent = { sendBack: (event) => sendBack(event), stops: 0, received: [] };
         agents.set(launch.agent, fake);
-        receive(() => {
+        receive((event) => {
+          fake.received.push(event.type);
           fake.stops += 1;
           queueMicrotask(() => settleAgent(launch.agent, 'cancelled'));
         });
@@ -194,10 +197,17 @@ beforeEach(() => {
       }),
     },
   });
-  actor = createActor(machine, { input: { options, startedAt: 1, processes: createProcessRegistry() } });
+  actor = createActor(machine, {
+    input: { options: raceOptions, startedAt: 1, processes: createProcessRegistry() },
+  });
   actor.on('agentEvents', (event) => emitted.push(...event.records));
   actor.subscribe({ error: (error) => errors.push(error) });
   actor.start();
+};
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  begin(options);
 });
 
 afterEach(() => {
@@ -321,6 +331,52 @@ describe('race machine: the happy path', () => {
     expect(agents.get('claude')!.stops).toBe(0);
     expect(actor.getSnapshot().context.agents[1]?.status).toBe('cancelled');
     expect(phase()).toBe('racing');
+  });
+});
+
+describe('race machine: --stop first-verified', () => {
+  it('stops an agent still queued for room (never spawned) once another result passed every check', async () => {
+    actor.stop();
+    begin({ ...options, stopFirstVerified: { graceMs: 0 } });
+    await toRacing();
+    agents.get('claude')!.sendBack({ type: 'AGENT.SPAWNED', agent: 'claude', at: 2, pid: 100 });
+    // codex waits for room on its container's host: it never spawned.
+    expect(actor.getSnapshot().context.agents[1]?.status).toBe('spawning');
+    const fake = agents.get('claude')!;
+    fake.sendBack({
+      type: 'AGENT.EXITED',
+      agent: 'claude',
+      at: 10,
+      terminal: ev({ kind: 'completed', result: 'ok' }),
+      exitCode: 0,
+      status: 'completed',
+    });
+    fake.sendBack({
+      type: 'AGENT.SETTLED',
+      agent: 'claude',
+      at: 11,
+      status: 'completed',
+      diff: { filesChanged: 1, insertions: 1, deletions: 0, files: [] },
+      commit: 'abc',
+      checks: [
+        {
+          name: 'test',
+          run: 'true',
+          gate: true,
+          status: 'passed',
+          exitCode: 0,
+          durationMs: 1,
+          tests: null,
+          output: '',
+        },
+      ],
+      warnings: [],
+      error: null,
+    });
+    await flush();
+
+    expect(agents.get('codex')!.received).toEqual(['STOP_EARLY']);
+    expect(actor.getSnapshot().context.stoppedEarly).toEqual({ by: 'claude', agents: ['codex'] });
   });
 });
 
