@@ -241,8 +241,11 @@ async function runHeadless(
   try {
     summary = await handle.settled;
     // --attempts: more attempts while none is verified and the budget has room (their events print too).
-    if (session.attempts !== undefined && !interrupted)
+    if (session.attempts !== undefined && !interrupted) {
       summary = await runAttempts(ctx, handle, summary, session.attempts);
+      // --auto-merge best, held until now (holdAutoMerge), decides over every attempt's result.
+      await handle.releaseAutoMerge();
+    }
   } finally {
     unsubscribeSnapshots();
     unsubscribeEvents();
