@@ -30,6 +30,8 @@ const ENV = {
   // Every race remembers its repository for `hydra stats --all` (engine/ledger): in the checkout's
   // ignored .cache/, not in the user's data directory.
   XDG_DATA_HOME: path.resolve('.cache', 'test-data'),
+  // ... and journals its run for `hydra stats` in the ledger cache (engine/ledger/ledger-cache.ts).
+  XDG_CACHE_HOME: path.resolve('.cache', 'test-cache'),
 };
 
 const FAKE_AGENT_BUILD = ['test/support/build-fault-agent.ts'];

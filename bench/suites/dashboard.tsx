@@ -186,6 +186,7 @@ class BurstHandle implements RaceHandle {
   });
   getPatch = async (): Promise<string> => '';
   startRound = async (): Promise<RaceSummary> => this.finish();
+  releaseAutoMerge = async (): Promise<void> => undefined;
   runShell = async (): Promise<ShellResult> => ({ worktree: '', exitCode: 0, diff: null });
 }
 

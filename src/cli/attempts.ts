@@ -106,3 +106,24 @@ export async function runAttempts(
     });
   }
 }
+
+/**
+ * `--attempts` in the dashboard: the same attempts once every agent settled, each a new pane (as
+ * `r` makes one), then the held auto-merge. What headless says on stderr is kept in `notes`, for
+ * after the dashboard; a merge, a quit or a round of the user's own ends the attempts.
+ */
+export async function attemptBehindDashboard(
+  ctx: CliContext,
+  handle: RaceHandle,
+  plan: AttemptPlan,
+  notes: string[],
+): Promise<void> {
+  const quiet: CliContext = { ...ctx, note: (line = '') => notes.push(line) };
+  try {
+    await runAttempts(quiet, handle, await handle.settled, plan);
+    await handle.releaseAutoMerge();
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    notes.push(`hydra: --attempts: no further attempt (${sanitize(why)})`);
+  }
+}

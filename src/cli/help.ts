@@ -112,11 +112,13 @@ Options:
   --json                           headless: NDJSON on stdout, messages on stderr
   --ascii                          ASCII-only dashboard (default when the locale is not UTF-8)
   --resume-dashboard <run>         open the dashboard on a finished race (review, follow-ups, merge)
-  --stop first-verified            once one result passes every check, stop the others after
+  --stop first-verified            once one result passes every check (and, cross-testing, the
+                                   settled rivals' reproductions), stop the others after
                                    [race] stop_grace_s (default 30); their work stays on their branches
-  --attempts <n>                   headless: while no result passes every check and --max-cost-usd
+  --attempts <n>                   while no result passes every check and --max-cost-usd
                                    has room, rerun the agent with the best record (claude-2), given
-                                   the failing checks' output; n attempts in all (1-9)
+                                   the failing checks' output; n attempts in all (1-9); with
+                                   --auto-merge best, the merge waits for the last attempt
   --notify                         a bell and a desktop notification (OSC 9, OSC 777) when the race
                                    waits for you or ends; only to a terminal ([ui] notify = true)
   -h, --help                       this help

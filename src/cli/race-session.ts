@@ -31,7 +31,7 @@ import { shellQuote } from './shell-quote.js';
 import { noteCheckHints } from './check-hints.js';
 import { notifyOnPhases } from './notify.js';
 import { earlyStop, earlyStopLine } from './stopped-early.js';
-import { runAttempts, type AttemptPlan } from './attempts.js';
+import { attemptBehindDashboard, runAttempts, type AttemptPlan } from './attempts.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -52,7 +52,7 @@ export interface SessionOptions {
   reopened?: boolean;
   /** Said in the dashboard's header (`simulated agents` for `hydra demo --here`). */
   marker?: string;
-  /** `--attempts N`: headless, further attempts while no result passed every check (attempts.ts). */
+  /** `--attempts N`: further attempts while no result passed every check (attempts.ts). */
   attempts?: AttemptPlan;
   /** `--notify`, `[ui] notify`: a bell and a desktop notification when the race needs the user (notify.ts). */
   notify?: boolean;
@@ -126,6 +126,8 @@ async function runWithDashboard(
   options: RaceOptions,
 ): Promise<number> {
   const terminal = session.keysFromTerminal === true ? openTerminalInput(ctx) : null;
+  const notes: string[] = [];
+  const attempting = session.attempts && attemptBehindDashboard(ctx, handle, session.attempts, notes);
   // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
   const result = await runDashboard(handle, {
     ...(session.ascii ? { ascii: true } : {}),
@@ -136,6 +138,8 @@ async function runWithDashboard(
     env: ctx.env,
     ...(session.marker === undefined ? {} : { marker: session.marker }),
   }).finally(() => terminal?.destroy());
+  await attempting;
+  for (const line of notes) ctx.note(line);
   // The race was cancelled and cleaned up like on Ctrl-C; there is no terminal to say more on.
   if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.
@@ -241,8 +245,11 @@ async function runHeadless(
   try {
     summary = await handle.settled;
     // --attempts: more attempts while none is verified and the budget has room (their events print too).
-    if (session.attempts !== undefined && !interrupted)
+    if (session.attempts !== undefined && !interrupted) {
       summary = await runAttempts(ctx, handle, summary, session.attempts);
+      // --auto-merge best, held until now (holdAutoMerge), decides over every attempt's result.
+      await handle.releaseAutoMerge();
+    }
   } finally {
     unsubscribeSnapshots();
     unsubscribeEvents();

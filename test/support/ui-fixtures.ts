@@ -208,6 +208,7 @@ type Call =
   | { kind: 'finish' }
   | { kind: 'getPatch'; agent: AdapterId }
   | { kind: 'startRound'; request: RoundRequest }
+  | { kind: 'releaseAutoMerge' }
   | { kind: 'runShell'; agent: AdapterId };
 
 /** An in-memory RaceHandle: tests set snapshots and read back the commands the dashboard sent. */
@@ -327,6 +328,10 @@ export class FakeHandle implements RaceHandle {
   async startRound(request: RoundRequest): Promise<RaceSummary> {
     this.calls.push({ kind: 'startRound', request });
     return this.summary();
+  }
+
+  async releaseAutoMerge(): Promise<void> {
+    this.calls.push({ kind: 'releaseAutoMerge' });
   }
 
   async runShell(request: ShellRequest): Promise<ShellResult> {

@@ -120,6 +120,9 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
   const hints = trustHints(loaded, ctx.cwd);
   if (Object.keys(hints).length > 0) options.missingHints = hints;
   const json = getBoolean(parsed, 'json') ?? false;
+  const attempts = attemptsOf(getString(parsed, 'attempts'), options.maxCostUsd);
+  // --auto-merge best decides after the last attempt, not at the first attempt's review.
+  if ((attempts.attempts?.attempts ?? 1) > 1 && options.autoMerge === 'best') options.holdAutoMerge = true;
   // The race holds its run's lock: a `hydra merge last` or `hydra clean` of it waits, then refuses.
   const runId = (options.runId ??= newRunId());
   return withRunLock(ctx.cwd, runId, `hydra race (run ${runId})`, 'the race does not start', () =>
@@ -129,7 +132,7 @@ export async function raceCommand(ctx: CliContext, args: string[]): Promise<numb
       // The prompt came through a pipe: the dashboard reads its keys from the terminal instead.
       keysFromTerminal: getString(parsed, 'prompt-file') === '-' && ctx.stdin.isTTY !== true,
       notify: getBoolean(parsed, 'notify') ?? loaded.config.ui?.notify === true,
-      ...attemptsOf(getString(parsed, 'attempts'), options.maxCostUsd),
+      ...attempts,
     }),
   );
 }

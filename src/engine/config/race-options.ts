@@ -67,6 +67,11 @@ export interface RaceOptions {
   /** `--auto-merge best`: once every agent settled, merge the top score if it passed every gate and nobody ties it. */
   autoMerge?: 'best';
   /**
+   * `--attempts` with `--auto-merge best`: the auto-merge waits for `handle.releaseAutoMerge()`
+   * (after the last attempt) instead of deciding at the race's first review.
+   */
+  holdAutoMerge?: boolean;
+  /**
    * `--allow-test-changes`: a result whose checks no longer run the baseline's tests, or whose
    * check command or config it changed, is scored like any other and may win `--auto-merge best`.
    */

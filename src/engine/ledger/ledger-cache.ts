@@ -6,8 +6,20 @@
  * is not read again, so 10,000 records cost a stat or two each. In the user's cache directory
  * (`$XDG_CACHE_HOME/hydra/ledger/<repo key>.json`), never in the repository: a clone cannot bring
  * one. A cache that does not read is dropped and rebuilt; one that cannot be written is skipped.
+ * A race adds its run as it writes the record (`journalRun`: one appended line in
+ * `<repo key>.journal`, folded into the cache by the next `hydra stats`), so a first `hydra stats`
+ * after many races need not read their records either.
  */
-import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync, type Stats } from 'node:fs';
+import {
+  appendFileSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoKey, runRecordDir } from '../records/index.js';
@@ -27,7 +39,14 @@ export interface LedgerCache {
   file: string;
   runs: Map<string, Entry>;
   changed: boolean;
+  /** The journal taken into this cache (renamed away from the races' appends), removed once saved. */
+  taken: string | null;
 }
+
+/** Past this size a journal takes no more lines (`hydra stats` never ran): the records are read then. */
+const MAX_JOURNAL_BYTES = 8 * 1024 * 1024;
+
+const journalOf = (cacheFile: string): string => cacheFile.replace(/\.json$/, '.journal');
 
 /** `$XDG_CACHE_HOME/hydra/ledger/<repo key>.json`, else under `~/.cache`. */
 const cacheFile = (repoRoot: string, env: NodeJS.ProcessEnv): string => {
@@ -81,7 +100,58 @@ export const loadLedgerCache = (repoRoot: string, env: NodeJS.ProcessEnv): Ledge
   } catch {
     // None yet, or unreadable: every record is read.
   }
-  return { file, runs, changed: false };
+  const taken = takeJournal(file, runs);
+  return { file, runs, changed: taken !== null, taken };
+};
+
+/**
+ * The races' journal, renamed away first (a race appending meanwhile starts a new one) and read
+ * into `runs`, later lines over earlier ones; its new name, or null when there was none.
+ */
+const takeJournal = (file: string, runs: Map<string, Entry>): string | null => {
+  const taken = `${journalOf(file)}.${process.pid}`;
+  try {
+    renameSync(journalOf(file), taken);
+  } catch {
+    return null;
+  }
+  let text = '';
+  try {
+    text = readFileSync(taken, 'utf8');
+  } catch {
+    return taken;
+  }
+  for (const line of text.split('\n')) {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      // Empty, or torn (a race killed mid-append): that run's record is read instead.
+      continue;
+    }
+    if (!isObject(entry)) continue;
+    const { runId, ...rest } = entry;
+    if (typeof runId === 'string' && validEntry(rest)) runs.set(runId, rest);
+  }
+  return taken;
+};
+
+/** A race wrote its run's record: what it came to, for the next `hydra stats`. Never fails a race. */
+export const journalRun = (
+  repoRoot: string,
+  runId: string,
+  stamp: string,
+  run: CachedRun,
+  env: NodeJS.ProcessEnv,
+): void => {
+  const journal = journalOf(cacheFile(repoRoot, env));
+  try {
+    if ((lstatSync(journal, { throwIfNoEntry: false })?.size ?? 0) > MAX_JOURNAL_BYTES) return;
+    mkdirSync(path.dirname(journal), { recursive: true, mode: 0o700 });
+    appendFileSync(journal, `${JSON.stringify({ runId, ...run, stamp })}\n`, { mode: 0o600 });
+  } catch {
+    // A read-only cache directory: `hydra stats` reads the record itself.
+  }
 };
 
 /** The cached outcome of a run whose record has not changed since, or undefined. */
@@ -114,6 +184,7 @@ export const saveLedgerCache = (cache: LedgerCache): void => {
       mode: 0o600,
     });
     renameSync(temp, cache.file);
+    if (cache.taken !== null) rmSync(cache.taken, { force: true });
   } catch {
     // A read-only cache directory: the next `hydra stats` reads the records again.
   }

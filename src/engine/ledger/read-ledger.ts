@@ -12,6 +12,7 @@ import { readRecordDir, recordedRunIds, runIdTime, runRecordDir, trackedRunIds }
 import {
   cachedRun,
   forgetOthers,
+  journalRun,
   loadLedgerCache,
   recordStat,
   rememberRun,
@@ -122,6 +123,32 @@ const readRepo = async (
   forgetOthers(cache, new Set(recorded));
   saveLedgerCache(cache);
   return { runs, facts };
+};
+
+/**
+ * A race wrote (or rewrote) its run's summary: what the record comes to goes to the ledger cache's
+ * journal (ledger-cache.ts), read the quick way; a record that does not read so is left to
+ * `hydra stats`. Never fails the race.
+ */
+export const journalRecord = (
+  repoRoot: string,
+  runId: string,
+  env: NodeJS.ProcessEnv = process.env,
+): void => {
+  try {
+    const stat = recordStat(repoRoot, runId);
+    const quick = stat === null ? null : quickReadRun(runRecordDir(repoRoot, runId), runId, stat);
+    if (stat === null || quick === null) return;
+    const outcome: CachedRun = {
+      kind: 'ok',
+      startedAt: quick.startedAt,
+      facts: runFacts(quick),
+      damagedAgents: 0,
+    };
+    journalRun(repoRoot, runId, stat.stamp, outcome, env);
+  } catch {
+    // The next `hydra stats` reads the record itself.
+  }
 };
 
 /** The ledger over `repos` (read one after the other). */

@@ -185,6 +185,9 @@ const stopVerify = enqueueRace(({ context, enqueue }) => {
   enqueue.assign({ verifying: null });
 });
 
+// `--attempts`: the last attempt is in; the reviewing state's auto-merge decides now.
+const releaseAutoMerge = assignRace({ autoMergeHeld: false });
+
 /** Still working (not settling its result or running its checks): what `--stop first-verified` stops. */
 const STOPPABLE: readonly string[] = ['pending', 'setting_up', 'spawning', 'running'];
 
@@ -425,6 +428,7 @@ export const raceActions = {
   markFirstVerified,
   startVerify,
   applyVerification,
+  releaseAutoMerge,
   stopVerify,
   stopUnverified,
   noteAutoMerge,

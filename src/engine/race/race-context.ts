@@ -74,6 +74,7 @@ export const initialContext = (input: RaceInput): RaceContext => ({
   verifying: null,
   unverified: [],
   mergeNote: null,
+  autoMergeHeld: input.options.holdAutoMerge === true,
   judge: null,
   scoreReference: input.options.reopen?.scoreReference ?? null,
   checkRuns: {},

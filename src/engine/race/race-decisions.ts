@@ -120,11 +120,12 @@ export type AutoMergeDecision = { merge: AgentName } | { note: string } | null;
 
 /**
  * Once per race (before any merge was tried or a note written): the top score, or why nothing is
- * merged. Null when `--auto-merge best` was not asked for, or it has decided already.
+ * merged. Null when `--auto-merge best` was not asked for, is held (`--attempts`: until the last
+ * attempt is in), or it has decided already.
  */
 export const autoMergeDecision = (context: RaceContext): AutoMergeDecision => {
-  if (context.options.autoMerge !== 'best' || context.mergeAttempts > 0 || context.mergeNote !== null)
-    return null;
+  if (context.options.autoMerge !== 'best' || context.autoMergeHeld) return null;
+  if (context.mergeAttempts > 0 || context.mergeNote !== null) return null;
   const ranking = context.judge?.ranking ?? null;
   const pick = pickBest(raceScores(context), {
     allowTestChanges: context.options.allowTestChanges === true,

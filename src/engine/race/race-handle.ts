@@ -158,6 +158,11 @@ export interface RaceHandle {
    */
   startRound(request: RoundRequest): Promise<RaceSummary>;
   /**
+   * `--attempts` with `--auto-merge best` (`holdAutoMerge`): the last attempt is in, and the
+   * auto-merge decides now; resolves once its merge (if any) is done.
+   */
+  releaseAutoMerge(): Promise<void>;
+  /**
    * Runs the user's shell in a settled agent's worktree (made again from its branch if removed),
    * on this terminal; afterwards commits what was changed there on the agent's branch.
    */

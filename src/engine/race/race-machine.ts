@@ -355,6 +355,7 @@ export const raceMachine = setup({
           { actions: 'rejectMerge' },
         ],
         FINISH: { target: 'finishing' },
+        RELEASE_AUTO_MERGE: { actions: 'releaseAutoMerge' },
         SHELL_DONE: { actions: 'applyShell' },
         ROUND: [
           { guard: 'roundPossible', target: 'preparingRound', actions: 'acceptRound' },

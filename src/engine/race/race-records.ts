@@ -7,6 +7,7 @@ import type { AgentEventRecord, RaceSummary } from '../records/index.js';
 import { EventLog, writeSummary } from '../records/index.js';
 import type { RaceContext } from './race-types.js';
 import { buildSummary, raceEnd } from './race-summary.js';
+import { journalRecord } from '../ledger/index.js';
 
 export interface RaceRecords {
   /**
@@ -50,6 +51,8 @@ export function createRaceRecords(): RaceRecords {
         summaryWrittenFor = context;
         try {
           writeSummary(context.recordDir, summary);
+          // `hydra stats` then need not read this record (engine/ledger).
+          if (context.repo !== null) journalRecord(context.repo.root, context.runId);
         } catch {
           // A record that cannot be written must not break the race.
         }

@@ -175,6 +175,17 @@ export const patchOf = async (run: RaceRun, agent: AgentName): Promise<string> =
 };
 
 /**
+ * `--attempts` with `--auto-merge best`: the last attempt is in, so the auto-merge held until now
+ * decides; resolves once its merge (if any) is done. Nothing to do in a race no longer reviewing.
+ */
+export const releaseAutoMerge = async (run: RaceRun): Promise<void> => {
+  const state = await afterMerging(run);
+  if (run.crashed !== null || !state.matches('reviewing')) return;
+  run.actor.send({ type: 'RELEASE_AUTO_MERGE' });
+  await afterMerging(run);
+};
+
+/**
  * Another round for one settled agent (a follow-up or a rerun): refused unless the race is
  * reviewing; resolves with the summary once the round has settled and the race reviews again.
  */

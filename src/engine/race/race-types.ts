@@ -101,6 +101,8 @@ export type RaceEvent =
   | { type: 'STOP_AGENT'; agent: AgentName }
   /** `--stop first-verified`: the grace after the first verified result is over. */
   | { type: 'STOP_EARLY' }
+  /** `--attempts`: the last attempt is in; `--auto-merge best` decides now. */
+  | { type: 'RELEASE_AUTO_MERGE' }
   /** `--stop first-verified` with cross-testing: the rivals' reproductions ran on the candidate's result. */
   | { type: 'VERIFY.DONE'; agent: AgentName; output: CrossTestOutput }
   | { type: 'CANCEL' }
@@ -181,6 +183,8 @@ export interface RaceContext {
   unverified: AgentName[];
   /** Why `--auto-merge best` merged nothing, else null. */
   mergeNote: string | null;
+  /** `holdAutoMerge` (`--attempts`): `--auto-merge best` waits until RELEASE_AUTO_MERGE. */
+  autoMergeHeld: boolean;
   /** The judge's verdict on a tie (`--judge`), once asked; null before (or without a judge). */
   judge: JudgeSummary | null;
   /**

@@ -14,7 +14,16 @@ import type { RaceContext, ResolvedRaceOptions } from './race-types.js';
 import { createRaceRecords } from './race-records.js';
 import type { RaceRecords } from './race-records.js';
 import { trace } from '../../trace.js';
-import { cancelRace, finishRace, isOver, mergeResult, patchOf, runShell, startRound } from './race-run.js';
+import {
+  cancelRace,
+  finishRace,
+  isOver,
+  mergeResult,
+  patchOf,
+  releaseAutoMerge,
+  runShell,
+  startRound,
+} from './race-run.js';
 import type { RaceMachine, RaceRun, RaceState } from './race-run.js';
 import { phaseOf, shownPhase, toRaceSnapshot } from './snapshot.js';
 import { toErrorInfo } from '../errors.js';
@@ -242,6 +251,7 @@ function raceHandle(run: RaceRun, listeners: Listeners, settled: Promise<RaceSum
     finish: () => finishRace(run),
     getPatch: (agent) => patchOf(run, agent),
     startRound: (request) => startRound(run, request),
+    releaseAutoMerge: () => releaseAutoMerge(run),
     runShell: (request) => runShell(run, request),
   };
 }

@@ -7,7 +7,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
-import { createRepo, createSandbox, hydra, installFakes, parseNdjson } from '../../support/cli-helpers.js';
+import {
+  createRepo,
+  createSandbox,
+  git,
+  hydra,
+  installFakes,
+  parseNdjson,
+} from '../../support/cli-helpers.js';
 
 let sandbox: Sandbox;
 let repo: string;
@@ -59,6 +66,35 @@ describe('--attempts', () => {
     expect(result.stderr).toMatch(
       /another attempt of claude \(about \$0\.0126\) would pass --max-cost-usd \$0\.03/,
     );
+  });
+
+  it('--auto-merge best decides after the last attempt, not at the first review: the attempt that passed is merged', async () => {
+    // The check passes only for the second attempt (its checks run as HYDRA_AGENT=claude-2).
+    const result = await hydra(
+      [
+        'race',
+        '--json',
+        '--agents',
+        'claude',
+        '--check',
+        'test "$HYDRA_AGENT" = claude-2',
+        '--attempts',
+        '3',
+        '--auto-merge',
+        'best',
+        'Add a hello.txt file',
+      ],
+      { cwd: repo, env: sandbox.env, timeoutMs: 180_000 },
+    );
+
+    expect(result.exitCode, result.stderr).toBe(0);
+    const summary = parseNdjson(result.stdout).at(-1) as unknown as Summary & {
+      merged: { agent: string } | null;
+    };
+    expect(summary.agents.map((agent) => agent.agent)).toEqual(['claude', 'claude-2']);
+    expect(summary.merged?.agent).toBe('claude-2');
+    expect(git(repo, ['log', '-1', '--format=%s', 'main'])).not.toBe('');
+    expect(git(repo, ['ls-tree', '--name-only', 'main'])).toContain('hello.txt');
   });
 
   it('refuses an --attempts out of range', async () => {

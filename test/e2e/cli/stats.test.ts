@@ -2,7 +2,8 @@
  * `hydra stats`: the ledger of a repository's races (and with --all, of every repository in the
  * index), from records written by hand; damaged and unfinished records are skipped and counted.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../support/cli-helpers.js';
@@ -131,6 +132,34 @@ describe('hydra stats', () => {
     expect(result.stdout).toContain(
       'no finished races in this repository; start one with: hydra race "<prompt>"',
     );
+  });
+});
+
+describe('the ledger cache written as races end', () => {
+  it('a race journals its run as it writes the record: the first hydra stats takes it from there, not from the record', async () => {
+    await installFakes(sandbox.bin, { claude: { agent: 'claude', delayMs: 5 } });
+    const raced = await run(['race', '--json', '--agents', 'claude', 'Add a hello.txt file']);
+    expect(raced.exitCode, raced.stderr).toBe(0);
+    const runId = String(parseNdjson(raced.stdout).at(-1)?.['runId']);
+    const journal = path.join(sandbox.dir, 'xdg-cache', 'hydra', 'ledger');
+    expect(readdirSync(journal).some((name) => name.endsWith('.journal'))).toBe(true);
+    // The summary made unreadable in place, its size and times kept: only the journal can count it.
+    const summary = path.join(repo, '.hydra', 'runs', runId, 'summary.json');
+    const { size, mtimeNs } = statSync(summary, { bigint: true });
+    writeFileSync(summary, ' '.repeat(Number(size)));
+    // Its mtime back to the nanosecond (utimes takes a double: not that precise).
+    const seconds = mtimeNs / 1_000_000_000n;
+    const nanos = String(mtimeNs % 1_000_000_000n).padStart(9, '0');
+    execFileSync('touch', ['-m', '-d', `@${seconds}.${nanos}`, summary]);
+
+    const stats = await statsJson([]);
+
+    expect(stats.runs).toBe(1);
+    expect(stats.skipped.damaged).toBe(0);
+    expect(stats.agents.map((agent) => [agent.agent, agent.races])).toEqual([['claude', 1]]);
+    // Folded into the cache: the journal is gone, and the next run reads the cache.
+    expect(readdirSync(journal).filter((name) => name.includes('.journal'))).toEqual([]);
+    expect((await statsJson([])).runs).toBe(1);
   });
 });
 

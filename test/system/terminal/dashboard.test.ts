@@ -701,4 +701,30 @@ describe('hydra race on a real terminal', () => {
     expect(await waitForExitCode(box)).toBe('0');
     expect(git(box.repo, ['show', 'HEAD:codex.txt'])).toBe('codex');
   }, 150_000);
+
+  it('--attempts in the dashboard: a new attempt is a pane of its own, and --auto-merge best merges the one that passed', async () => {
+    const box = sandbox!;
+    await installFaultAgents(box.bin, {
+      claude: { agent: 'claude', delayMs: 40, edits: [{ path: 'claude.txt', content: 'claude\n' }] },
+    });
+    // The check passes only for the second attempt (its checks run as HYDRA_AGENT=claude-2).
+    await startHydra(box, [
+      '--agents',
+      'claude',
+      '--check',
+      'test "$HYDRA_AGENT" = claude-2',
+      '--attempts',
+      '3',
+      '--auto-merge',
+      'best',
+    ]);
+
+    await waitForScreen(box, 'the second attempt as a pane', (screen) => screen.includes('claude-2'));
+    expect(await waitForExitCode(box)).toBe('0');
+    expect(git(box.repo, ['show', 'HEAD:claude.txt'])).toBe('claude');
+    expect(git(box.repo, ['log', '-1', '--format=%B'])).toContain('claude-2');
+    const branches = git(box.repo, ['branch', '--list', 'hydra/*']);
+    expect(branches).toContain('/claude');
+    expect(branches).not.toContain('claude-3');
+  }, 150_000);
 });
