@@ -107,23 +107,34 @@ export async function runAttempts(
   }
 }
 
+export interface AttemptsBehind {
+  /** Settles once the attempts ran (or none could) and the held auto-merge decided. */
+  done: Promise<void>;
+  /** What they have to say, for after the dashboard closed. */
+  notes: string[];
+}
+
 /**
  * `--attempts` in the dashboard: the same attempts once every agent settled, each a new pane (as
  * `r` makes one), then the held auto-merge. What headless says on stderr is kept in `notes`, for
  * after the dashboard; a merge, a quit or a round of the user's own ends the attempts.
  */
-export async function attemptBehindDashboard(
+export function attemptsBehind(
   ctx: CliContext,
   handle: RaceHandle,
-  plan: AttemptPlan,
-  notes: string[],
-): Promise<void> {
+  { attempts: plan }: { attempts?: AttemptPlan | undefined },
+): AttemptsBehind | undefined {
+  if (plan === undefined) return undefined;
+  const notes: string[] = [];
   const quiet: CliContext = { ...ctx, note: (line = '') => notes.push(line) };
-  try {
-    await runAttempts(quiet, handle, await handle.settled, plan);
-    await handle.releaseAutoMerge();
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    notes.push(`hydra: --attempts: no further attempt (${sanitize(why)})`);
-  }
+  const done = (async () => {
+    try {
+      await runAttempts(quiet, handle, await handle.settled, plan);
+      await handle.releaseAutoMerge();
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      notes.push(`hydra: --attempts: no further attempt (${sanitize(why)})`);
+    }
+  })();
+  return { done, notes };
 }

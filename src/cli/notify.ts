@@ -51,23 +51,42 @@ export const phaseMessage = (
 
 /**
  * Notifies on `stream` (when it is a terminal) each time the race enters a phase worth telling;
- * returns the unsubscribe.
+ * returns the unsubscribe. `reviewAfter`: a review is not told before it settles (the dashboard's
+ * `--attempts` run once every agent settled, so the first review is not yet the user's turn); if
+ * the race still reviews then, it is told then.
  */
 export function notifyOnPhases(
   handle: RaceHandle,
   stream: { isTTY?: boolean; write(text: string): unknown },
   mode: 'dashboard' | 'headless',
+  reviewAfter?: Promise<unknown>,
 ): () => void {
   if (stream.isTTY !== true) return () => undefined;
   let last: RacePhase | null = null;
   let reviewed = false;
+  let holding = reviewAfter !== undefined;
+  let held: string | null = null;
+  let stopped = false;
   const on = (snapshot: RaceSnapshot): void => {
     if (snapshot.phase === last) return;
     last = snapshot.phase;
     const message = phaseMessage(snapshot, mode, reviewed);
     if (snapshot.phase === 'reviewing') reviewed = true;
-    if (message !== null) stream.write(notificationSequence(message));
+    held = null;
+    if (message === null) return;
+    if (holding && snapshot.phase === 'reviewing') held = message;
+    else stream.write(notificationSequence(message));
   };
   on(handle.getSnapshot());
-  return handle.subscribe(on);
+  const unsubscribe = handle.subscribe(on);
+  void reviewAfter?.finally(() => {
+    holding = false;
+    if (!stopped && held !== null && handle.getSnapshot().phase === 'reviewing')
+      stream.write(notificationSequence(held));
+    held = null;
+  });
+  return () => {
+    stopped = true;
+    unsubscribe();
+  };
 }

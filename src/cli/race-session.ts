@@ -31,7 +31,7 @@ import { shellQuote } from './shell-quote.js';
 import { noteCheckHints } from './check-hints.js';
 import { notifyOnPhases } from './notify.js';
 import { earlyStop, earlyStopLine } from './stopped-early.js';
-import { attemptBehindDashboard, runAttempts, type AttemptPlan } from './attempts.js';
+import { attemptsBehind, runAttempts, type AttemptPlan, type AttemptsBehind } from './attempts.js';
 import type { HeadlessLine } from './headless.js';
 import { adaptersOf, eventLineJson, raceIsUnderway, raceLine, summaryLine } from './headless.js';
 
@@ -85,14 +85,16 @@ export async function runRaceSession(
 ): Promise<number> {
   if (options.unsafe) warnUnsafe(ctx);
   const handle = startRace(options, { signalsHandledByCaller: SIGNALS_HANDLED[session.mode] });
+  // --attempts in the dashboard run behind it once every agent settled; its review is told after them.
+  const attempting = session.mode === 'dashboard' ? attemptsBehind(ctx, handle, session) : undefined;
   // The dashboard's terminal, or a headless race's stderr when that is one (never the NDJSON).
-  const stopNotifying =
-    session.notify === true
-      ? notifyOnPhases(handle, session.mode === 'dashboard' ? ctx.stdout : ctx.stderr, session.mode)
-      : () => undefined;
+  const stream = session.mode === 'dashboard' ? ctx.stdout : ctx.stderr;
+  const stopNotifying = session.notify
+    ? notifyOnPhases(handle, stream, session.mode, attempting?.done)
+    : () => {};
   try {
     return await (session.mode === 'dashboard'
-      ? runWithDashboard(ctx, handle, session, options)
+      ? runWithDashboard(ctx, handle, session, options, attempting)
       : runHeadless(ctx, handle, session, options));
   } finally {
     stopNotifying();
@@ -124,10 +126,9 @@ async function runWithDashboard(
   handle: RaceHandle,
   session: SessionOptions,
   options: RaceOptions,
+  attempting: AttemptsBehind | undefined,
 ): Promise<number> {
   const terminal = session.keysFromTerminal === true ? openTerminalInput(ctx) : null;
-  const notes: string[] = [];
-  const attempting = session.attempts && attemptBehindDashboard(ctx, handle, session.attempts, notes);
   // --ascii forces ASCII; otherwise the dashboard detects it from the locale (and HYDRA_ASCII=1).
   const result = await runDashboard(handle, {
     ...(session.ascii ? { ascii: true } : {}),
@@ -138,8 +139,8 @@ async function runWithDashboard(
     env: ctx.env,
     ...(session.marker === undefined ? {} : { marker: session.marker }),
   }).finally(() => terminal?.destroy());
-  await attempting;
-  for (const line of notes) ctx.note(line);
+  await attempting?.done;
+  for (const line of attempting?.notes ?? []) ctx.note(line);
   // The race was cancelled and cleaned up like on Ctrl-C; there is no terminal to say more on.
   if (result.terminalLost) return TERMINAL_LOST;
   // The dashboard's last screen says what was merged; when nothing was, say how to merge later.

@@ -65,6 +65,39 @@ describe('when the race tells the user', () => {
     ]);
   });
 
+  it('in the dashboard with --attempts: the review is told once the attempts ran, not before', async () => {
+    const { handle, go } = fakeHandle();
+    const out = terminal(true);
+    let attemptsDone: () => void = () => {};
+    const attempts = new Promise<void>((resolve) => (attemptsDone = resolve));
+    notifyOnPhases(handle, out, 'dashboard', attempts);
+    go('reviewing');
+    go('racing');
+    go('reviewing');
+    expect(out.written).toEqual([]);
+    attemptsDone();
+    await attempts;
+    await Promise.resolve();
+    expect(out.written).toEqual([
+      notificationSequence('race 20261101-100000-ab01 is ready for review (1 completed, 1 failed)'),
+    ]);
+  });
+
+  it('in the dashboard with --attempts: nothing held is told when the user ended the race first', async () => {
+    const { handle, go } = fakeHandle();
+    const out = terminal(true);
+    let attemptsDone: () => void = () => {};
+    const attempts = new Promise<void>((resolve) => (attemptsDone = resolve));
+    notifyOnPhases(handle, out, 'dashboard', attempts);
+    go('reviewing');
+    go('merging');
+    go('done');
+    attemptsDone();
+    await attempts;
+    await Promise.resolve();
+    expect(out.written).toEqual([]);
+  });
+
   it('headless: when it ends', () => {
     const { handle, go } = fakeHandle();
     const out = terminal(true);
