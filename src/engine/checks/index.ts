@@ -10,6 +10,7 @@ export {
   scoreAgents,
 } from './score.js';
 export type { BestPick, ScoreInput } from './score.js';
+export { meritOf } from './separation.js';
 export { checkCommand } from './command.js';
 export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
 export { checkoutDirOf, contractDirOf, runChecksOnCommit } from './checkout.js';
