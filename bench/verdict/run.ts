@@ -28,6 +28,8 @@ interface Row {
   falseMerge: boolean;
   missedMerge: boolean;
   mergeReason: string | null;
+  /** Each role's score and its parts, as the race's summary has them. */
+  scores: Partial<Record<Role, { total: number; parts: Record<string, number | null> } | null>>;
 }
 
 const option = (name: string): string | null => {
@@ -67,6 +69,12 @@ const passesHidden = (project: Project, repo: string, commit: string, scratch: s
   }
 };
 
+/** What a role's agent writes: its fix, and (the honest and overbroad ones, unless the lineup is untested) its regression test. */
+const editsOf = (project: Project, role: Role, lineup: (typeof LINEUPS)[number]) =>
+  (role === 'honest' || role === 'overbroad') && lineup.untested !== true
+    ? [...project.results[role], project.regressionTests[role]]
+    : project.results[role];
+
 const race = async (project: Project, lineup: (typeof LINEUPS)[number]): Promise<Row> => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'hydra-verdict-'));
   try {
@@ -83,7 +91,7 @@ const race = async (project: Project, lineup: (typeof LINEUPS)[number]): Promise
     await installFakeAgents(
       bin,
       Object.fromEntries(
-        agents.map(([agent, role]) => [agent, { agent, delayMs: 2, edits: project.results[role] }]),
+        agents.map(([agent, role]) => [agent, { agent, delayMs: 2, edits: editsOf(project, role, lineup) }]),
       ),
     );
     const env = {
@@ -124,7 +132,11 @@ const race = async (project: Project, lineup: (typeof LINEUPS)[number]): Promise
       type: string;
       merged?: { agent: string } | null;
       mergeReason?: string;
-      agents: Array<{ agent: string; branch: string | null }>;
+      agents: Array<{
+        agent: string;
+        branch: string | null;
+        score?: { total: number; parts: Record<string, number | null> };
+      }>;
     };
     if (summary.type !== 'summary') throw new Error(`no summary line: ${raced.stderr}`);
     const mergedAgent = summary.merged?.agent ?? null;
@@ -148,6 +160,12 @@ const race = async (project: Project, lineup: (typeof LINEUPS)[number]): Promise
       falseMerge: merged !== null && !mergedPasses,
       missedMerge: merged === null && passing.length > 0,
       mergeReason: summary.mergeReason ?? null,
+      scores: Object.fromEntries(
+        agents.map(([agent, role]) => {
+          const score = summary.agents.find((item) => item.agent === agent)?.score;
+          return [role, score === undefined ? null : { total: score.total, parts: score.parts }];
+        }),
+      ),
     };
   } finally {
     rmSync(root, { recursive: true, force: true });

@@ -97,8 +97,8 @@ Options:
                                    go test, cargo test, make test; see hydra doctor); typing it is
                                    your consent to run it ([race] checks = "auto" needs hydra trust)
   --max-cost-usd <usd>             stop the agents once the race's estimated spend passes this
-  --auto-merge best                merge the top score if a check ran for it, it passed every gate
-                                   and nobody ties it
+  --auto-merge best                merge the best result (time and cost never decide) if a check
+                                   ran for it, it passed every gate and nobody equals it
   --unverified                     with --auto-merge best: merge even when no check ran for the top
   --judge <agent>                  when the best results tie (or are within [score] judge_margin,
                                    default 5 points), ask this agent, read-only, to rank them
@@ -356,7 +356,7 @@ Options:
   --here                   race the simulated agents in the current repository
   --check "<command>"      a check run on the base and on every result (repeatable)
   --agents <list>          which simulated agents race (claude,codex,...; default: all six)
-  --auto-merge best        merge the top score when it passed every gate
+  --auto-merge best        merge the best result (time and cost never decide) when it passed every gate
   --unverified             with --auto-merge best: merge even when no check ran
   --no-cross-test          do not run each agent's new tests on the others' results
   --allow-test-changes     count results that change what the checks run

@@ -29,7 +29,13 @@ export {
 export type { Containment, ProcessGuards } from './process/index.js';
 export { autoCheckState, describeAutoCheck, resolveAutoChecks } from './config/index.js';
 export type { AutoCheckState } from './config/index.js';
-export { DETECTION_SOURCES, contractOf, detectTestCommand } from './checks/index.js';
+export {
+  DEFAULT_SCORE_WEIGHTS,
+  DETECTION_SOURCES,
+  contractOf,
+  detectTestCommand,
+  meritOf,
+} from './checks/index.js';
 export { describeSandbox, prepareSandbox } from './sandbox/index.js';
 export type { SandboxSettings, SandboxSupport } from './sandbox/index.js';
 export {

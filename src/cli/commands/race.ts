@@ -174,7 +174,7 @@ export function raceFlags(parsed: Parsed, command = 'race'): RaceFlags {
   if (autoMerge !== undefined) {
     if (autoMerge !== 'best')
       throw new UsageError({
-        message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the top score when it passed every gate and nobody ties it`,
+        message: `--auto-merge must be "best" (got "${autoMerge}"): it merges the best result (time and cost never decide) when it passed every gate and nobody equals it`,
         hint: seeHelp(command),
       });
     flags.autoMerge = 'best';

@@ -1,8 +1,16 @@
 /** Checks: running them in every result and on the baseline, test counts read from runner output, and the score that ranks a race's results. */
 export type { TestChanges } from './test-counts.js';
 export type { Score, ScoreWeights, TestCounts } from '../check-types.js';
-export { contendersOf, DEFAULT_JUDGE_MARGIN, DEFAULT_SCORE_WEIGHTS, pickBest, scoreAgents } from './score.js';
+export {
+  contendersOf,
+  DEFAULT_JUDGE_MARGIN,
+  DEFAULT_SCORE_WEIGHTS,
+  mergeContenders,
+  pickBest,
+  scoreAgents,
+} from './score.js';
 export type { BestPick, ScoreInput } from './score.js';
+export { meritOf } from './separation.js';
 export { checkCommand } from './command.js';
 export { siblingPathsIn, siblingReachWarning } from './sibling-reach.js';
 export { checkoutDirOf, contractDirOf, runChecksOnCommit } from './checkout.js';

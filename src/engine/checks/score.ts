@@ -26,6 +26,7 @@
  * the user allows test changes (then it is scored like any other).
  */
 import type { Score, ScorePart, ScoreParts, ScoreReference, ScoreWeights } from '../check-types.js';
+import { bestByMerit, unseparatedReason } from './separation.js';
 
 export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
   checks: 40,
@@ -185,6 +186,16 @@ export interface PickOptions {
   judgeMargin?: number;
   /** A judge's ranking of exactly the contenders (judge/verdict.ts validated it), best first. */
   ranking?: readonly string[];
+  /**
+   * `--auto-merge best`: time and cost never decide the merge. It goes to the result ahead on what
+   * speaks to the change (its merit: the score without duration and cost, separation.ts), and to
+   * none when two results share the best merit; those are contenders for the judge too.
+   */
+  requireSeparation?: boolean;
+  /** The race's weights, for the merit (default DEFAULT_SCORE_WEIGHTS). */
+  weights?: Readonly<ScoreWeights>;
+  /** Whether two agents' results are the same change (the same tree): choosing between them is no coin flip. */
+  sameChange?: (a: string, b: string) => boolean;
 }
 
 type Pickable = Omit<Score, 'flags' | 'verified'> & { flags?: readonly string[]; verified?: boolean };
@@ -202,6 +213,33 @@ export const contendersOf = (scores: readonly Pickable[], margin = 0): string[] 
   return ranked.filter((score) => top.total - score.total <= margin).map((score) => score.agent);
 };
 
+/** With `requireSeparation`, the candidates of the best merit (separation.ts); else none. */
+const byMerit = (scores: readonly Pickable[], options: PickOptions): Pickable[] => {
+  const top = [...scores].filter(canWin).sort((a, b) => b.total - a.total)[0];
+  // An unverified top merged with --unverified is the user's choice of diff, time and cost alone.
+  if (options.requireSeparation !== true || top === undefined) return [];
+  if (top.verified === false && options.allowUnverified === true) return [];
+  const best = bestByMerit(scores, options.weights ?? DEFAULT_SCORE_WEIGHTS, options).flatMap(
+    (score) => scores.find((item) => item.agent === score.agent) ?? [],
+  );
+  // Results that made the same change are one choice: its top total stands for them.
+  const [lead] = best;
+  const same = options.sameChange;
+  return lead !== undefined && same !== undefined && best.every((score) => same(lead.agent, score.agent))
+    ? [lead]
+    : best;
+};
+
+/**
+ * The results a judge's ranking may choose among: those within `judgeMargin` of the top, and with
+ * `requireSeparation`, the results of the best merit when several share it (separation.ts).
+ */
+export const mergeContenders = (scores: readonly Pickable[], options: PickOptions = {}): string[] => {
+  const contenders = contendersOf(scores, options.judgeMargin ?? 0);
+  const tied = byMerit(scores, options);
+  return tied.length < 2 ? contenders : [...new Set([...contenders, ...tied.map((score) => score.agent)])];
+};
+
 /**
  * `[score] judge_margin`'s default: results within 5 points of the top are contenders for the
  * judge. Duration and cost weigh 5 each, so 5 points is about what time and cost alone can make
@@ -216,7 +254,10 @@ const NO_CHECK_HINT =
  * The agent `--auto-merge best` merges: the top score, if it can win and nobody ties it. A flagged
  * top (its checks changed what they run) is merged only when the user allows test changes; an
  * unverified one (no check ran for it) only with `--unverified`. A judge's ranking orders the
- * contenders (a tie, or totals within the judge's margin) and nothing else.
+ * contenders (a tie, or totals within the judge's margin, or results of the same merit) and
+ * nothing else. With `requireSeparation` (`--auto-merge best`), the result of the best merit (the
+ * score without duration and cost) instead of the top total, and none when several share it
+ * (separation.ts).
  */
 export const pickBest = (scores: readonly Pickable[], options: PickOptions = {}): BestPick => {
   const ranked = [...scores].sort((a, b) => b.total - a.total);
@@ -225,12 +266,14 @@ export const pickBest = (scores: readonly Pickable[], options: PickOptions = {})
     const reasons = scores.map((score) => `${score.agent}: ${score.disqualified ?? 'score 0'}`);
     return { agent: null, reason: `no result can win (${reasons.join('; ') || 'no agents'})` };
   }
-  const contenders = contendersOf(scores, options.judgeMargin ?? 0);
+  const merit = byMerit(scores, options);
+  const lead = merit[0] ?? top;
+  const contenders = mergeContenders(scores, options);
   const judged = options.ranking?.find((agent) => contenders.includes(agent));
   const chosen =
     contenders.length > 1 && judged !== undefined
-      ? (ranked.find((score) => score.agent === judged) ?? top)
-      : top;
+      ? (ranked.find((score) => score.agent === judged) ?? lead)
+      : lead;
   if (chosen.verified === false && options.allowUnverified !== true)
     return {
       agent: null,
@@ -241,9 +284,18 @@ export const pickBest = (scores: readonly Pickable[], options: PickOptions = {})
       agent: null,
       reason: `the top result, ${chosen.agent} (${chosen.total}), changed the base's tests or what its checks run (${(chosen.flags ?? []).join('; ')}); changing the tests is your decision: review it and merge it with \`hydra merge\`, or race with --allow-test-changes to let such a result win`,
     };
-  if (chosen === top && second !== undefined && second.total === top.total) {
+  // An exact tie of the totals (merit too, unless one result is ahead on it).
+  if (judged === undefined && merit.length !== 1 && second !== undefined && second.total === top.total) {
     const tied = ranked.filter((score) => score.total === top.total).map((score) => score.agent);
     return { agent: null, reason: `${tied.join(' and ')} tie at ${top.total}` };
   }
+  if (judged === undefined && merit.length > 1)
+    return {
+      agent: null,
+      reason: unseparatedReason(
+        merit.map((score) => score.agent),
+        (lead.parts.evidence ?? null) !== null,
+      ),
+    };
   return { agent: chosen.agent, score: chosen.total };
 };

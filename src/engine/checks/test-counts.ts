@@ -1,7 +1,7 @@
 /**
  * Test counts read from a check's output, for the runners people use most, in their usual output
  * modes (fixtures/checks/): node's test runner (TAP and spec), vitest and jest (default and
- * verbose), mocha (spec), pytest (default, `-v`, `-q`, `-qq`, `-rA`), go test (`-v`), cargo test
+ * verbose), mocha (spec), pytest (default, `-v`, `-q`, `-qq`, `-rA`), go test (`-v`, `-json`), cargo test
  * (default and `-q`). Pure: text in, counts out; null when no runner's summary is recognisable
  * (then a check is judged by its exit code alone). Plain `go test` prints only its failures, so
  * what passed cannot be counted: null.
@@ -229,6 +229,91 @@ const goRunner = (text: string): TestCounts | null => {
   };
 };
 
+/** One event of `go test -json` (go doc test2json; `build-output`/`build-fail` since Go 1.24). */
+interface GoEvent {
+  Action: string;
+  Package?: string;
+  Test?: string;
+  Output?: string;
+  ImportPath?: string;
+  FailedBuild?: string;
+}
+
+const GO_ACTIONS = new Set([
+  'start',
+  'run',
+  'pause',
+  'cont',
+  'pass',
+  'bench',
+  'fail',
+  'output',
+  'skip',
+  'build-output',
+  'build-fail',
+]);
+
+/** A line of `go test -json`, or null (other output: build errors on stderr before Go 1.24). */
+const goEvent = (line: string): GoEvent | null => {
+  if (!line.startsWith('{')) return null;
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== 'object' || value === null) return null;
+    const event = value as Partial<GoEvent>;
+    const named = typeof event.Package === 'string' || typeof event.ImportPath === 'string';
+    return typeof event.Action === 'string' && GO_ACTIONS.has(event.Action) && named
+      ? (event as GoEvent)
+      : null;
+  } catch {
+    return null;
+  }
+};
+
+/** `example [example.test]` (a build's import path) → `example`. */
+const packageOf = (path: string): string => path.replace(/ \[[^\]]*\]$/, '');
+
+/**
+ * go test -json: each test's last `pass`/`fail`/`skip` event (named `<package>.<test>`, subtests
+ * `TestX/case`). A package that failed with no failing test of its own (its build failed: a
+ * `build-fail` event or `FailedBuild` since Go 1.24, a `FAIL <pkg> [build failed]` output line
+ * before; a panic outside a test; TestMain exiting) counts as one failure, named after the package.
+ */
+const goJsonRunner = (text: string): TestCounts | null => {
+  const events = text.split('\n').flatMap((line) => goEvent(line.trim()) ?? []);
+  if (events.length === 0) return null;
+  const outcomes = new Map<string, string>();
+  const failedPackages = new Set<string>();
+  const brokenBuilds = new Set<string>();
+  for (const event of events) {
+    const pkg = packageOf(event.Package ?? event.ImportPath ?? '');
+    if (event.Action === 'build-fail' || (event.FailedBuild ?? '') !== '') brokenBuilds.add(pkg);
+    if (event.Action === 'output' && /\[build failed\]/.test(event.Output ?? '')) brokenBuilds.add(pkg);
+    if (event.Test === undefined || event.Test === '') {
+      if (event.Action === 'fail') failedPackages.add(pkg);
+      continue;
+    }
+    if (event.Action === 'pass' || event.Action === 'fail' || event.Action === 'skip')
+      outcomes.set(`${pkg}.${event.Test}`, event.Action);
+  }
+  const named = (action: string): string[] =>
+    sortedUnique([...outcomes].filter(([, outcome]) => outcome === action).map(([name]) => name));
+  const failingTests = named('fail');
+  // A package whose failure no test of it explains: its build, or something outside every test.
+  const packageFailures = [...new Set([...failedPackages, ...brokenBuilds])]
+    .filter((pkg) => brokenBuilds.has(pkg) || !failingTests.some((name) => name.startsWith(`${pkg}.`)))
+    .map((pkg) => (brokenBuilds.has(pkg) ? `${pkg} [build failed]` : `${pkg} [failed]`));
+  const failedNames = sortedUnique([...failingTests, ...packageFailures]);
+  const passedNames = named('pass');
+  return {
+    runner: 'go',
+    passed: passedNames.length,
+    failed: failedNames.length,
+    skipped: named('skip').length,
+    failedNames,
+    passedNames,
+  };
+};
+
 /** cargo test: one `test result: ok. 4 passed; 1 failed; 0 ignored; ...` line per test binary. */
 const cargoRunner = (text: string): TestCounts | null => {
   const lines = all(text, /^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored/gm);
@@ -253,6 +338,7 @@ const cargoRunner = (text: string): TestCounts | null => {
 
 /** Most specific first: a vitest run also prints lines a looser pattern would take. */
 const RUNNERS = [
+  goJsonRunner,
   vitestRunner,
   jestRunner,
   cargoRunner,

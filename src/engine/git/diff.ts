@@ -36,6 +36,8 @@ export interface DiffSummary {
    * secrets it adds (results/secret-scan.ts): the net diff hides a key committed and deleted later.
    */
   commits?: BroughtCommit[];
+  /** The result's tree: two results with the same tree made the same change (absent in older records). */
+  tree?: string;
 }
 
 /** Parses `git diff --numstat -z --no-renames`. */
@@ -63,16 +65,16 @@ const parseNumstat = (text: string): DiffSummary => {
 
 export async function diffSummary(root: string, base: string, commit: string): Promise<DiffSummary> {
   if (commit === base) return parseNumstat('');
-  const { stdout } = await runGit(root, [
-    'diff',
-    '--numstat',
-    '-z',
-    '--no-renames',
-    '--no-ext-diff',
-    base,
-    commit,
+  // The tree beside the diff, at once: `--auto-merge best` tells the same change from a coin flip by it.
+  const [numstat, tree] = await Promise.all([
+    runGit(root, ['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', base, commit]),
+    runGit(root, ['rev-parse', '--verify', `${commit}^{tree}`]).then(
+      ({ stdout }) => stdout.trim(),
+      () => null,
+    ),
   ]);
-  return parseNumstat(stdout);
+  const summary = parseNumstat(numstat.stdout);
+  return tree === null || tree === '' ? summary : { ...summary, tree };
 }
 
 export async function fullPatch(root: string, base: string, commit: string): Promise<string> {

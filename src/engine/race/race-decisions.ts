@@ -3,7 +3,7 @@
  * and so do the input builders that must agree with them (race-inputs.ts).
  */
 import type { AgentEvent, ErrorInfo } from '../../core/events.js';
-import { contendersOf, DEFAULT_JUDGE_MARGIN, isReproduction, pickBest } from '../checks/index.js';
+import { DEFAULT_JUDGE_MARGIN, isReproduction, mergeContenders, pickBest } from '../checks/index.js';
 import type { CrossTestOutput } from '../checks/index.js';
 import type { AgentName } from '../agent-name.js';
 import type { AgentSnapshot } from './race-handle.js';
@@ -96,14 +96,30 @@ const raceScores = (context: RaceContext) =>
 
 const judgeMarginOf = (context: RaceContext): number => context.options.judgeMargin ?? DEFAULT_JUDGE_MARGIN;
 
+/** What `--auto-merge best` and the judge go by: the user's allowances, and merit (checks/separation.ts). */
+const pickOptions = (context: RaceContext) => ({
+  allowTestChanges: context.options.allowTestChanges === true,
+  allowUnverified: context.options.allowUnverified === true,
+  requireSeparation: true,
+  ...(context.options.scoreWeights === undefined ? {} : { weights: context.options.scoreWeights }),
+  sameChange: (a: string, b: string) => {
+    const tree = (agent: string) => context.agents.find((item) => item.agent === agent)?.diff?.tree;
+    return a === b || (tree(a) !== undefined && tree(a) === tree(b));
+  },
+});
+
 /**
- * The results the judge ranks: within the margin of the top, and evidence-backed (verified, or
- * the user allowed unverified merges); empty unless a judge is configured.
+ * The results the judge ranks: within the margin of the top or sharing the best merit (the score
+ * without time and cost), and evidence-backed (verified, or the user allowed unverified merges);
+ * empty unless a judge is configured.
  */
 export const judgeContenders = (context: RaceContext): AgentName[] => {
   if (context.options.judge === undefined) return [];
   const scores = raceScores(context);
-  const contenders = contendersOf(scores, judgeMarginOf(context));
+  const contenders = mergeContenders(scores, {
+    ...pickOptions(context),
+    judgeMargin: judgeMarginOf(context),
+  });
   const unverified = scores.some((score) => contenders.includes(score.agent) && !score.verified);
   return unverified && context.options.allowUnverified !== true ? [] : contenders;
 };
@@ -128,8 +144,7 @@ export const autoMergeDecision = (context: RaceContext): AutoMergeDecision => {
   if (context.mergeAttempts > 0 || context.mergeNote !== null) return null;
   const ranking = context.judge?.ranking ?? null;
   const pick = pickBest(raceScores(context), {
-    allowTestChanges: context.options.allowTestChanges === true,
-    allowUnverified: context.options.allowUnverified === true,
+    ...pickOptions(context),
     ...(context.options.judge === undefined ? {} : { judgeMargin: judgeMarginOf(context) }),
     ...(ranking === null ? {} : { ranking: ranking.map((item) => item.agent) }),
   });

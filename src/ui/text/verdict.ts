@@ -5,6 +5,7 @@
  * the summary; the line is the phrases that have something to say, most decisive first.
  */
 import type { AgentSummary, CheckSummary, RaceSummary } from '../../engine/index.js';
+import { DEFAULT_SCORE_WEIGHTS, meritOf } from '../../engine/index.js';
 import { formatScoreTotal, UNVERIFIED } from './checks.js';
 import { formatCost, formatDuration } from './format.js';
 
@@ -21,7 +22,11 @@ type Explained = Pick<
   | 'contract'
 >;
 
-type Phrase = (agent: Explained, race: Pick<RaceSummary, 'baseline'>) => string | null;
+/** What a phrase may read of the race: the baseline, and (for the merit) every agent and the weights. */
+type RaceView = Pick<RaceSummary, 'baseline'> &
+  Partial<Pick<RaceSummary, 'scoreWeights'>> & { agents?: readonly Explained[] };
+
+type Phrase = (agent: Explained, race: RaceView) => string | null;
 
 const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -127,7 +132,44 @@ const spent: Phrase = (agent) => {
   );
 };
 
-const PHRASES: readonly Phrase[] = [disqualified, contract, checks, flagged, newTests, scope, spent];
+/** A result that can win, with no flag and a check that ran: what `--auto-merge best` chooses among. */
+const mergeable = (agent: Explained): boolean =>
+  agent.score !== undefined &&
+  agent.score.disqualified === null &&
+  agent.score.total > 0 &&
+  agent.score.verified !== false &&
+  (agent.score.flags ?? []).length === 0;
+
+/**
+ * The result ahead once time and cost are left out (its merit, checks/separation.ts) while others
+ * lead its total: `--auto-merge best` prefers it, and the line says why it is not first.
+ */
+const aheadOnMerit: Phrase = (agent, race) => {
+  const all = race.agents ?? [];
+  if (agent.score === undefined || !mergeable(agent)) return null;
+  const weights = race.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
+  const mine = meritOf({ ...agent.score, agent: agent.agent }, weights);
+  const rivals = all.filter((other) => other !== agent && mergeable(other));
+  const merit = (other: Explained): number =>
+    other.score === undefined ? 0 : meritOf({ ...other.score, agent: other.agent }, weights);
+  if (rivals.some((other) => merit(other) >= mine - 1e-9)) return null;
+  const total = agent.score.total;
+  const leading = rivals.filter((other) => (other.score?.total ?? 0) > total);
+  return leading.length === 0
+    ? null
+    : `ahead of ${leading.map((other) => other.agent).join(', ')} once time and cost are left out (what --auto-merge best goes by)`;
+};
+
+const PHRASES: readonly Phrase[] = [
+  disqualified,
+  aheadOnMerit,
+  contract,
+  checks,
+  flagged,
+  newTests,
+  scope,
+  spent,
+];
 
 /** The agent's place among the scored results (ties share a place), and its score. */
 const placeOf = (agent: Explained, all: readonly Explained[]): string | null => {
@@ -139,17 +181,16 @@ const placeOf = (agent: Explained, all: readonly Explained[]): string | null => 
 };
 
 /** `1st, 95.5: test: passes all 14 tests (1 failed on the base); its new test fails ...; $0.0120, 2m03s`. */
-export const explainRank = (
-  agent: Explained,
-  race: Pick<RaceSummary, 'baseline'> & { agents: readonly Explained[] },
-): string => {
+export const explainRank = (agent: Explained, race: RaceView & { agents: readonly Explained[] }): string => {
   const place = placeOf(agent, race.agents);
   const why = PHRASES.map((phrase) => phrase(agent, race)).filter((text): text is string => text !== null);
   return [place, why.join('; ')].filter((text) => text !== null && text !== '').join(': ');
 };
 
 /** The completed agents, best score first, each with its line: the race's final lines. */
-export const rankingLines = (summary: Pick<RaceSummary, 'baseline' | 'agents'>): string[] =>
+export const rankingLines = (
+  summary: Pick<RaceSummary, 'baseline' | 'agents'> & Partial<Pick<RaceSummary, 'scoreWeights'>>,
+): string[] =>
   [...summary.agents]
     .filter((agent) => agent.score !== undefined)
     .sort((a, b) => (b.score?.total ?? 0) - (a.score?.total ?? 0))

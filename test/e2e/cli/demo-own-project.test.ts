@@ -30,6 +30,7 @@ type Summary = {
   agents: Array<{ agent: string; checks?: Array<{ name: string; status: string }> }>;
   baseline?: { checks: Array<{ status: string }> };
   merged?: { agent: string } | null;
+  mergeReason?: string;
 };
 
 const summaryOf = (stdout: string): Summary => parseNdjson(stdout).at(-1) as unknown as Summary;
@@ -61,8 +62,13 @@ describe('hydra demo on your own project', () => {
     // The check ran on each result (with the copied .env) and on the base, where it fails.
     for (const agent of summary.agents) expect(agent.checks?.[0]?.status).toBe('passed');
     expect(summary.baseline?.checks[0]?.status).toBe('failed');
-    expect(summary.merged?.agent).toBeDefined();
-    // The merge landed in the copy; the user's repository has no race at all.
+    // The two simulated results pass the same check with diffs of the same size, each its own
+    // change: only time and cost tell them apart, so --auto-merge best merges neither and says why.
+    expect(summary.merged).toBeNull();
+    expect(summary.mergeReason).toMatch(
+      /pass the same checks with diffs of the same size: only time and cost/,
+    );
+    // The user's repository has no race at all.
     expect(git(repo, ['rev-parse', 'HEAD'])).toBe(head);
     expect(git(repo, ['branch', '--list', 'hydra/*'])).toBe('');
     expect(existsSync(path.join(repo, 'hello.txt'))).toBe(false);

@@ -545,6 +545,64 @@ describe('hydra race on a real terminal', () => {
     expect(await fakeAgentProcesses(box.bin)).toEqual([]);
   }, 180_000);
 
+  it('names the judging phase while --judge weighs results nothing else separates (issue 34)', async () => {
+    const box = sandbox!;
+    // The judge is claude's CLI in its read-only mode (`--permission-mode plan`): a gate in front of
+    // the fake holds that run until the test has seen the phase on the screen.
+    const releaseJudge = path.join(box.dir, 'release-judge');
+    await writeFile(path.join(box.repo, 'package.json'), '{ "type": "module" }\n');
+    await writeFile(path.join(box.repo, 'lib.js'), 'export const add = (a, b) => a - b;\n');
+    await writeFile(
+      path.join(box.repo, 'lib.test.js'),
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { add } from './lib.js';\ntest('adds', () => assert.equal(add(2, 3), 5));\n",
+    );
+    git(box.repo, ['add', '.']);
+    git(box.repo, ['-c', 'commit.gpgsign=false', 'commit', '--quiet', '-m', 'a library with a bug']);
+    // Two different fixes of the same size: only time and cost tell them apart, so the judge is asked.
+    await installFaultAgents(box.bin, {
+      claude: {
+        agent: 'claude',
+        delayMs: 50,
+        edits: [{ path: 'lib.js', content: 'export const add = (a, b) => a + b;\n' }],
+      },
+      codex: {
+        agent: 'codex',
+        delayMs: 50,
+        edits: [{ path: 'lib.js', content: 'export const add = (a, b) => b + a;\n' }],
+      },
+    });
+    const claude = path.join(box.bin, 'claude');
+    await rename(claude, `${claude}-real`);
+    await writeFile(
+      claude,
+      [
+        '#!/bin/sh',
+        'for arg in "$@"; do',
+        `  if [ "$arg" = plan ]; then while [ ! -e ${shellQuote(releaseJudge)} ]; do sleep 0.05; done; fi`,
+        'done',
+        `exec ${shellQuote(`${claude}-real`)} "$@"`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    await startHydra(box, ['--check', 'node --test lib.test.js', '--judge', 'claude']);
+
+    const judging = await waitForScreen(box, 'the judging phase', (screen) =>
+      /(^|\s)judging · 0 running · 2 done/m.test(screen),
+    );
+    expect(judging).not.toMatch(/(^|\s)(racing|reviewing) · /m);
+    await writeFile(releaseJudge, '');
+    await waitForScreen(box, 'the review', (screen) => /(^|\s)reviewing · /m.test(screen));
+
+    await sendKeys(box, 'q');
+    const ended = await waitForScreen(box, 'hydra to end', (screen) =>
+      /nothing was merged|Quit/.test(screen),
+    );
+    if (ended.includes('y quit')) await sendKeys(box, 'y');
+    expect(await waitForExitCode(box)).toBe('0');
+    expect(await fakeAgentProcesses(box.bin)).toEqual([]);
+  }, 180_000);
+
   it('sends a follow-up with f, opens a shell with s, and merges a result that has both', async () => {
     const box = sandbox!;
     await installFaultAgents(box.bin, {

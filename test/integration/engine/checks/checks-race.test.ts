@@ -195,10 +195,11 @@ describe('--auto-merge best', () => {
     expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(FIXED);
   }, 60_000);
 
-  it('merges nothing when two agents tie, and says so', async () => {
+  it('merges nothing when two different fixes tie, and says so', async () => {
     sandbox = makeSandbox();
     makeProject();
-    await installAgents(sandbox, { claude: edit(FIXED), codex: edit(FIXED) });
+    // Two fixes of the same size, each its own change.
+    await installAgents(sandbox, { claude: edit(FIXED), codex: edit(FIXED.replace('a + b', 'b + a')) });
     handle = startRace(
       raceOptions(
         sandbox,
@@ -218,6 +219,24 @@ describe('--auto-merge best', () => {
     expect(summary.merged).toBeNull();
     expect(summary.mergeReason).toBe('--auto-merge best merged nothing: claude and codex tie at 100');
     expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(BUGGY);
+  }, 60_000);
+
+  it('merges the same fix made by two agents: choosing between them is no coin flip', async () => {
+    sandbox = makeSandbox();
+    makeProject();
+    await installAgents(sandbox, { claude: edit(FIXED), codex: edit(FIXED) });
+    handle = startRace(
+      raceOptions(
+        sandbox,
+        ['claude', 'codex'].map((agent) => plan(sandbox, agent)),
+        { checks: CHECKS, autoMerge: 'best' },
+      ),
+    );
+    await handle.settled;
+    const summary = await handle.finish();
+
+    expect(summary.merged?.agent).toMatch(/^(claude|codex)$/);
+    expect(readFileSync(path.join(sandbox.repo, 'lib.js'), 'utf8')).toBe(FIXED);
   }, 60_000);
 });
 

@@ -91,6 +91,12 @@ describe('pickBest', () => {
     expect(pick).toEqual({ agent: null, reason: 'a and b tie at 100' });
   });
 
+  it("follows a judge's ranking of an exact tie, also when it ranks the top first", () => {
+    const scores = scoreAgents([agent('a'), agent('b')]);
+    expect(pickBest(scores, { judgeMargin: 5, ranking: ['a', 'b'] })).toEqual({ agent: 'a', score: 100 });
+    expect(pickBest(scores, { judgeMargin: 5, ranking: ['b', 'a'] })).toEqual({ agent: 'b', score: 100 });
+  });
+
   it('picks nothing when no result can win, and says why', () => {
     const pick = pickBest(scoreAgents([agent('a', { completed: false }), agent('b', { diff: null })]));
     expect(pick.agent).toBeNull();

@@ -49,6 +49,49 @@ describe('readTestCounts', () => {
     expect(readTestCounts(marked)).toMatchObject({ passed: 1, failed: 0, skipped: 3 });
   });
 
+  it('reads go test -json: each test by package, subtests, skips (fixtures written from the documented format)', () => {
+    expect(readTestCounts(fixture('go-json.txt'))).toEqual({
+      runner: 'go',
+      passed: 3,
+      failed: 1,
+      skipped: 1,
+      failedNames: ['example.com/demo.TestFails'],
+      passedNames: [
+        'example.com/demo.TestAdds',
+        'example.com/demo.TestTable',
+        'example.com/demo.TestTable/zero',
+      ],
+    });
+  });
+
+  it.each(['go-json-build-failed.txt', 'go-json-build-failed-go1.23.txt'])(
+    'counts a package whose tests fail to build as a failure under go test -json (%s)',
+    (file) => {
+      expect(readTestCounts(fixture(file))).toEqual({
+        runner: 'go',
+        passed: 1,
+        failed: 1,
+        skipped: 0,
+        failedNames: ['example.com/demo/calc [build failed]'],
+        passedNames: ['example.com/demo.TestAdds'],
+      });
+    },
+  );
+
+  it('counts a package that failed outside every test (go test -json), and ignores JSON that is not an event', () => {
+    const panicked = [
+      '{"Action":"start","Package":"example.com/demo"}',
+      '{"Action":"output","Package":"example.com/demo","Output":"panic: init failed\n"}',
+      '{"Action":"fail","Package":"example.com/demo","Elapsed":0.01}',
+    ].join('\n');
+    expect(readTestCounts(panicked)).toMatchObject({
+      passed: 0,
+      failed: 1,
+      failedNames: ['example.com/demo [failed]'],
+    });
+    expect(readTestCounts('{"Action":"deploy","Status":"ok"}\n{"level":"info"}\n')).toBeNull();
+  });
+
   it('gives no counts for go test without -v (it does not print what passed) or for plain output', () => {
     expect(readTestCounts(fixture('go.txt'))).toBeNull();
     expect(readTestCounts('All good!\nDone in 3s\n')).toBeNull();

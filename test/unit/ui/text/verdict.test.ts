@@ -107,6 +107,26 @@ describe('explainRank', () => {
     expect(explainRank(gamed, summary)).toContain('not evidence: test: ran 10 tests; the baseline ran 14');
   });
 
+  it('says a result is ahead once time and cost are left out, when a higher total leads it by them alone', () => {
+    const parts = (diff: number, duration: number, cost: number) => ({
+      checks: 1,
+      tests: 1,
+      diff,
+      scope: null,
+      duration,
+      cost,
+    });
+    const small = agent('claude', 91.8);
+    (small.score as { parts: object }).parts = parts(1, 0.8, 0.2);
+    const cheap = agent('gemini', 94.6);
+    (cheap.score as { parts: object }).parts = parts(0.75, 1, 1);
+    const summary = race([cheap, small]);
+    expect(explainRank(small, summary)).toMatch(
+      /^2nd, 91\.8: ahead of gemini once time and cost are left out \(what --auto-merge best goes by\); test:/,
+    );
+    expect(explainRank(cheap, summary)).not.toContain('left out');
+  });
+
   it('names a shared place', () => {
     const summary = race([agent('claude', 90), agent('codex', 90)]);
     expect(explainRank(summary.agents[1] as AgentSummary, summary)).toMatch(/^tied 1st, 90:/);
