@@ -99,6 +99,9 @@ export const runSetupLogic = fromPromise<SetupOutcome, { launch: AgentLaunch; pr
       graceMs: launch.graceMs,
       signal,
       secrets: knownSecrets(launch.env),
+      // Before round 1 (a race's, a rerun's) its worktree holds the base: the whole environment.
+      // A follow-up's worktree made again holds its result: no credential but those passed.
+      environment: { pass: launch.checkPassEnv ?? [], ...((launch.round ?? 1) === 1 ? { whole: true } : {}) },
       sandbox: launch.sandbox ?? null,
       shares: worktreeShares(launch.shared ?? [], launch.worktree),
       identity: { agent: launch.agent, port: launch.port ?? null },

@@ -40,6 +40,8 @@ export const checksInput = (context: AgentContext): ChecksInput => ({
     area: path.dirname(context.launch.worktree),
     base: context.launch.baseRef,
     secrets: knownSecrets(context.launch.env),
+    // Its result is its code: hydra's environment without the credentials the user did not pass.
+    environment: { pass: context.launch.checkPassEnv ?? [] },
     copy: context.launch.copy ?? [],
     runId: context.launch.runId,
     owner: `check:${context.launch.agent}`,

@@ -82,6 +82,8 @@ export interface AgentLaunch {
   refsAtStart?: RefSnapshot;
   /** Run in the worktree once the agent completed and its result is committed. */
   checks?: CheckSpec[];
+  /** `[race] check_pass_env`: the credentials of hydra's environment its checks and their setup get. */
+  checkPassEnv?: readonly string[];
   /** `[setup] copy`: the user's ignored files its checks' checkout gets too (setup/copy.ts). */
   copy?: readonly string[];
   /** Stopped once its estimated spend passes this (USD). */

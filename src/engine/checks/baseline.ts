@@ -61,6 +61,8 @@ export async function runBaseline(input: BaselineInput, signal: AbortSignal): Pr
       graceMs: input.graceMs,
       signal,
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      // The base's own checks and setup run nothing an agent wrote: the whole environment.
+      environment: { pass: input.environment?.pass ?? [], whole: true },
       ...(input.copy === undefined ? {} : { copy: input.copy }),
       ...(input.shared === undefined ? {} : { shared: input.shared }),
       ...(input.setup === undefined ? {} : { setup: input.setup }),

@@ -179,6 +179,7 @@ async function checkCommit(specs: readonly CheckSpec[], place: CommitCheckPlace)
         graceMs: rest.graceMs,
         ...(rest.signal === undefined ? {} : { signal: rest.signal }),
         ...(rest.secrets === undefined ? {} : { secrets: rest.secrets }),
+        ...(rest.environment === undefined ? {} : { environment: rest.environment }),
         sandbox: rest.sandbox ?? null,
         ...(shares.length === 0 ? {} : { shares }),
         ...(rest.identity === undefined ? {} : { identity: rest.identity }),

@@ -6,7 +6,7 @@
  */
 import type { CheckRun, CheckSpec, CheckStatus } from '../check-types.js';
 import type { CheckWhere } from '../check-types.js';
-import { runLimited } from '../process/index.js';
+import { commandEnvironment, passedVariables, runLimited } from '../process/index.js';
 import { checkCommand } from './command.js';
 import { readTestCounts } from './test-counts.js';
 import { knownSecrets, redactSecrets, redactValue } from '../records/index.js';
@@ -26,7 +26,9 @@ const MAX_NAMES = 200;
 
 /** Where and how a check runs in one tree: its part of the race's RunPlace (setup/run-place.ts). */
 export type CheckPlace = Pick<RunPlace, 'cwd' | 'runId' | 'owner' | 'processes' | 'slots' | 'graceMs'> &
-  Partial<Pick<RunPlace, 'signal' | 'secrets' | 'sandbox' | 'shares' | 'identity' | 'container'>>;
+  Partial<
+    Pick<RunPlace, 'signal' | 'secrets' | 'sandbox' | 'shares' | 'identity' | 'container' | 'environment'>
+  >;
 
 /** The place's HYDRA_* variables and PORT (setup/env.ts), or none. */
 const identityEnv = (place: CheckPlace): Record<string, string> =>
@@ -63,8 +65,15 @@ export const runCheck = (spec: CheckSpec, place: CheckPlace): Promise<CheckRun> 
         file: command.file,
         args: command.args,
         cwd: place.cwd,
-        // Plain output, so the counts can be read.
-        env: { ...identityEnv(place), NO_COLOR: '1', FORCE_COLOR: '0' },
+        // Plain output, so the counts can be read. The passed credentials in `env` too: a container gets only `env`.
+        env: {
+          ...passedVariables(place.environment),
+          ...identityEnv(place),
+          NO_COLOR: '1',
+          FORCE_COLOR: '0',
+        },
+        // hydra's environment without its credentials, unless the place runs only trusted content.
+        inherit: commandEnvironment(place.environment),
         runId: place.runId,
         agent: `${place.owner}:${spec.name}`,
         stderrTailBytes: 64 * 1024,

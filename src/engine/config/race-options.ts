@@ -54,6 +54,11 @@ export interface RaceOptions {
   /** How many checks may run at once across the race (default: the number of cores). */
   checkConcurrency?: number;
   /**
+   * `[race] check_pass_env`: the credentials of hydra's environment (names, or `PREFIX*`) that the
+   * commands running an agent's code get (checks, the contract, cross-tests, their setup); absent: none.
+   */
+  checkPassEnv?: string[];
+  /**
    * Worktrees kept between races (`[race] worktree_pool`): a race takes its agents' worktrees from
    * the pool and gives them back at clean-up; 0 or absent: made and removed per race.
    */

@@ -69,6 +69,8 @@ export interface ResolvedRace {
   prices: PriceTable;
   checks?: CheckSpec[];
   checkConcurrency?: number;
+  /** `check_pass_env`: credentials the checks get (RaceOptions.checkPassEnv). */
+  checkPassEnv?: string[];
   /** `worktree_pool`: worktrees kept between races (0 or absent: none). */
   worktreePool?: number;
   /** `port_range`: where agents' port blocks are taken (absent: the default range). */
@@ -273,6 +275,7 @@ function checksOf(config: HydraConfig, checks: CheckSpec[], flags: RaceFlags): P
     ...(config.race?.check_concurrency === undefined
       ? {}
       : { checkConcurrency: config.race.check_concurrency }),
+    ...(config.race?.check_pass_env === undefined ? {} : { checkPassEnv: [...config.race.check_pass_env] }),
     ...(config.score === undefined ? {} : { scoreWeights: { ...DEFAULT_SCORE_WEIGHTS, ...weights } }),
     ...(allowedPaths === undefined ? {} : { allowedPaths }),
     ...(maxCostUsd === undefined ? {} : { maxCostUsd }),

@@ -39,6 +39,9 @@ const usd = z.number({ error: USD }).positive({ error: USD }).finite({ error: US
 const WEIGHT = 'must be a weight, 0 or more';
 const weight = z.number({ error: WEIGHT }).min(0, { error: WEIGHT }).finite({ error: WEIGHT });
 const COUNT = 'must be a whole number, 1 or more';
+const PASS_ENV_EXAMPLE = 'e.g. check_pass_env = ["AWS_PROFILE", "NPM_TOKEN", "AWS_*"]';
+const PASS_ENV = `must be a list of the environment variables the checks get although they hold credentials, ${PASS_ENV_EXAMPLE}`;
+const PASS_ENV_NAME = `must be the name of an environment variable (letters, digits and _, a trailing * for a family), ${PASS_ENV_EXAMPLE}`;
 const count = z.number({ error: COUNT }).int({ error: COUNT }).min(1, { error: COUNT });
 const POOL =
   'must be how many worktrees to keep between races: a whole number from 0 (no pool) to 64, e.g. worktree_pool = 4';
@@ -103,6 +106,15 @@ const raceSchema = () =>
       allow_experimental_adapters: bool.optional(),
       max_cost_usd: usd.optional(),
       check_concurrency: count.optional(),
+      /** Credentials of the user's environment the checks get (process/agent-env.ts, commandEnvironment). */
+      check_pass_env: z
+        .array(
+          z.string({ error: PASS_ENV_NAME }).regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, { error: PASS_ENV_NAME }),
+          {
+            error: PASS_ENV,
+          },
+        )
+        .optional(),
       worktree_pool: poolSize.optional(),
       port_range: portRange.optional(),
       /** false: no cross-testing (checks/cross-test), like `--no-cross-test`. */

@@ -26,6 +26,8 @@ export const TRUSTED_ONLY_KEYS: ReadonlyArray<{ path: string; rule: TrustRule }>
   { path: 'agents.*.extra_args', rule: 'always' },
   { path: 'agents.*.checks', rule: 'always' },
   { path: 'race.checks', rule: 'always' },
+  // Credentials of the user's environment handed to code agents wrote (their tests, their scripts).
+  { path: 'race.check_pass_env', rule: 'always' },
   { path: 'race.allow_experimental_adapters', rule: 'unless-off' },
   { path: 'race.agents', rule: 'unless-new-cli' },
   { path: 'agents.*.enabled', rule: 'unless-new-cli' },

@@ -5,6 +5,10 @@
  * adapters/environment.ts), and nothing else: another CLI's key, a forge or cloud token
  * (`GH_TOKEN`, `AWS_SECRET_ACCESS_KEY`) stay out. What `[agents.<name>] env` and the adapter's
  * command set is added over it by the caller. Issue 35, case 6.
+ *
+ * And what a command that runs code an agent could have written gets (a check, the contract's run,
+ * a cross-test, their setup: commandEnvironment): all of hydra's environment but its credentials,
+ * by the same rule (isCredentialVariable), except those the user passes (`[race] check_pass_env`).
  */
 import { readsEnv } from '../../adapters/environment.js';
 import type { AgentAdapter } from '../../adapters/types.js';
@@ -83,11 +87,23 @@ const GENERAL = new Set([
 const GENERAL_PREFIXES = ['LC_', 'XDG_', 'HYDRA_'];
 
 /** A name that says it holds a secret: never passed as a general variable, whatever its family. */
-const SECRET_NAME = /TOKEN|SECRET|PASSW|CREDENTIAL|API_?KEY|PRIVATE|AUTH/i;
+const SECRET_NAME = /TOKEN|SECRET|PASSW|PASSPHRASE|CREDENTIAL|KEY|PRIVATE|AUTH|COOKIE|(?:^|_)PASS(?:$|_)/i;
+
+/**
+ * Names that hold or pick a credential without saying so: a cloud account's variables (an AWS
+ * profile picks its keys, `AWS_ACCESS_KEY_ID` is half of one), git configuration given in the
+ * environment (it can carry an `http.extraHeader` with a token), a Kerberos ticket's cache.
+ */
+const CREDENTIAL_NAME =
+  /^(?:AWS_|AZURE_|ARM_|CLOUDSDK_|GOOGLE_CLOUD_|GCLOUD_)|^GIT_CONFIG_(?:PARAMETERS$|COUNT$|KEY_|VALUE_)|^KRB5CCNAME$/i;
+
+/** Whether `name` holds a credential (or picks one): what no command of an agent's gets unasked. */
+export const isCredentialVariable = (name: string): boolean =>
+  SECRET_NAME.test(name) || CREDENTIAL_NAME.test(name);
 
 /** Whether `name` is a general variable every agent gets. */
 export const isGeneralVariable = (name: string): boolean =>
-  !SECRET_NAME.test(name) &&
+  !isCredentialVariable(name) &&
   (GENERAL.has(name) || GENERAL_PREFIXES.some((prefix) => name.startsWith(prefix)));
 
 /**
@@ -105,4 +121,52 @@ export function agentEnvironment(
     if (isGeneralVariable(name) || readsEnv(adapter, name) || configured.includes(name)) passed[name] = value;
   }
   return passed;
+}
+
+/**
+ * What a command gets of hydra's environment besides its own variables (checks/runner.ts,
+ * setup/run.ts). `pass`: credentials the user lets through by name (`[race] check_pass_env`; an
+ * entry ending in `*` names a family, `AWS_*`). `whole`: all of it, for a command that runs only
+ * trusted content (the baseline's checks and setup, an agent's setup on the base).
+ */
+export interface CommandEnvironment {
+  pass: readonly string[];
+  whole?: boolean;
+}
+
+/** Whether `name` is one the user passes: a name of `pass`, or in a family it ends with `*`. */
+const passed = (name: string, pass: readonly string[]): boolean =>
+  pass.some((entry) => (entry.endsWith('*') ? name.startsWith(entry.slice(0, -1)) : name === entry));
+
+/**
+ * The part of `env` a command gets under `rule`: everything but the credentials (isCredentialVariable)
+ * and those `rule.pass` names; the whole of it for `rule.whole`. No rule: no credential at all.
+ */
+export function commandEnvironment(
+  rule: CommandEnvironment | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    if (rule?.whole === true || !isCredentialVariable(name) || passed(name, rule?.pass ?? []))
+      kept[name] = value;
+  }
+  return kept;
+}
+
+/**
+ * The variables of `env` that `rule.pass` names: all a command in a container gets of this
+ * machine's environment (its image has its own PATH and HOME; container/exec.ts passes these with `-e`).
+ */
+export function passedVariables(
+  rule: CommandEnvironment | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  const pass = rule?.pass ?? [];
+  if (pass.length === 0) return kept;
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && passed(name, pass)) kept[name] = value;
+  return kept;
 }

@@ -12,7 +12,14 @@ export {
 export { createProcessRegistry, PROBE_OWNER } from './process-registry.js';
 export type { HandledSignal, ProcessRegistry } from './process-registry.js';
 export { spawnSupervised } from './supervisor.js';
-export { agentEnvironment, isGeneralVariable } from './agent-env.js';
+export {
+  agentEnvironment,
+  commandEnvironment,
+  isCredentialVariable,
+  isGeneralVariable,
+  passedVariables,
+} from './agent-env.js';
+export type { CommandEnvironment } from './agent-env.js';
 export { runLimited } from './limited-run.js';
 export { createLimiter } from './limiter.js';
 export type { Limiter } from './limiter.js';

@@ -148,6 +148,7 @@ export function buildLaunch(request: LaunchRequest): Omit<AgentLaunch, 'refsAtSt
     ...optional('maxCostUsd', plan.maxCostUsd),
     ...optional('raceMaxCostUsd', options.maxCostUsd),
     ...optional('copy', options.setup?.copy),
+    ...optional('checkPassEnv', options.checkPassEnv),
     sandbox,
     ...(shared.length === 0 ? {} : { shared }),
     port: request.port ?? null,

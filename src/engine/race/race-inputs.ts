@@ -161,6 +161,8 @@ const racePlace = (context: RaceContext, repo: RepoCheck): RacePlace => ({
   slots: context.checkSlots,
   graceMs: context.options.killGraceMs,
   secrets: context.options.agents.flatMap((plan) => knownSecrets(plan.env)),
+  // Cross-testing's: no credential but those passed; the baseline's: the whole (checks/baseline.ts).
+  environment: { pass: context.options.checkPassEnv ?? [] },
   copy: context.options.setup?.copy ?? [],
   shared: sharedDirs(repo.root, context.options.setup?.share ?? []).dirs,
   ports: context.ports,

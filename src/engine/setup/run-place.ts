@@ -6,7 +6,7 @@
  * agent's comes from its launch; each passes it down to the trees it makes. It lives here, under
  * checks/, because setup commands are the first of these commands a tree runs.
  */
-import type { Limiter, ProcessRegistry } from '../process/index.js';
+import type { CommandEnvironment, Limiter, ProcessRegistry } from '../process/index.js';
 import type { KnownSecret } from '../records/index.js';
 import type { SandboxPolicy } from '../sandbox/index.js';
 import type { CommandContainer } from '../container/index.js';
@@ -40,6 +40,13 @@ export interface RunPlace {
   secrets?: readonly KnownSecret[];
   /** Run in the OS sandbox with this policy (a sandboxed agent's setup and checks); null: not. */
   sandbox?: SandboxPolicy | null;
+  /**
+   * What the commands get of hydra's environment (process/agent-env.ts, commandEnvironment): every
+   * variable but the credentials, and those `[race] check_pass_env` passes; the whole of it
+   * (`whole`) only where they run nothing an agent wrote (the baseline, an agent's setup on the
+   * base). Absent: no credential at all.
+   */
+  environment?: CommandEnvironment;
   /** `[setup] copy` (copy.ts): the user's ignored files a checkout gets besides `.worktreeinclude`'s. */
   copy?: readonly string[];
   /** The checkout's directories shared into each tree made (`[setup] share`). */
@@ -67,7 +74,9 @@ export interface RunPlace {
 
 /** What running a setup command in a tree needs (run.ts). */
 export type SetupPlace = Pick<RunPlace, 'cwd' | 'repoRoot' | 'runId' | 'owner' | 'processes' | 'graceMs'> &
-  Partial<Pick<RunPlace, 'signal' | 'secrets' | 'sandbox' | 'shares' | 'identity' | 'container'>>;
+  Partial<
+    Pick<RunPlace, 'signal' | 'secrets' | 'sandbox' | 'shares' | 'identity' | 'container' | 'environment'>
+  >;
 
 /**
  * The race's part, built once per race (race/race-inputs.ts, racePlace): what the baseline and
@@ -76,4 +85,9 @@ export type SetupPlace = Pick<RunPlace, 'cwd' | 'repoRoot' | 'runId' | 'owner' |
  * agents are not sandboxed).
  */
 export type RacePlace = Pick<RunPlace, 'repoRoot' | 'runId' | 'processes' | 'slots' | 'graceMs'> &
-  Partial<Pick<RunPlace, 'secrets' | 'copy' | 'shared' | 'ports' | 'setup' | 'container' | 'sandbox'>>;
+  Partial<
+    Pick<
+      RunPlace,
+      'secrets' | 'copy' | 'shared' | 'ports' | 'setup' | 'container' | 'sandbox' | 'environment'
+    >
+  >;

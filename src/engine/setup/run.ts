@@ -8,7 +8,7 @@
  */
 import { appendFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runLimited } from '../process/index.js';
+import { commandEnvironment, passedVariables, runLimited } from '../process/index.js';
 import { knownSecrets, redactSecrets } from '../records/index.js';
 import { pinCheckout, runGit, runPinned, splitZ } from '../git/index.js';
 import type { SetupPlan } from './plan.js';
@@ -45,6 +45,7 @@ export interface SetupOutcome {
  * `ROOT_WORKTREE_PATH` for commands from `.cursor/worktrees.json`. The one place setup's env is built.
  */
 const setupEnv = (plan: SetupPlan, place: SetupPlace): Record<string, string> => ({
+  ...passedVariables(place.environment),
   NO_COLOR: '1',
   FORCE_COLOR: '0',
   ...(plan.source === 'cursor' ? { ROOT_WORKTREE_PATH: place.repoRoot } : {}),
@@ -74,6 +75,8 @@ async function runOne(
       args: ['-c', `exec 2>&1\n${command}`],
       cwd: place.cwd,
       env: setupEnv(plan, place),
+      // hydra's environment without its credentials, unless the place runs only trusted content.
+      inherit: commandEnvironment(place.environment),
       runId: place.runId,
       agent: place.owner,
       stderrTailBytes: 16 * 1024,

@@ -122,6 +122,7 @@ describe('hydra.toml.example', () => {
     ]);
     expect(config.score?.allowed_paths).toEqual(['src/**', 'test/**']);
     expect(config.race?.max_cost_usd).toBe(5);
+    expect(config.race?.check_pass_env).toEqual(['AWS_PROFILE', 'NPM_TOKEN']);
   });
 
   it('documents every key of the schema', () => {
@@ -143,6 +144,7 @@ describe('hydra.toml.example', () => {
       'cache_write_per_mtok',
       'max_cost_usd',
       'check_concurrency',
+      'check_pass_env',
       'worktree_pool',
       'name',
       'run',

@@ -273,6 +273,8 @@ async function testTree(
       graceMs: input.graceMs,
       signal,
       ...(input.secrets === undefined ? {} : { secrets: input.secrets }),
+      // Its tests are an agent's, on every tree: hydra's environment without its credentials.
+      ...(input.environment === undefined ? {} : { environment: { pass: input.environment.pass } }),
       shares: worktreeShares(input.shared ?? [], dir),
       identity,
       container,

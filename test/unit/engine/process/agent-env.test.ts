@@ -1,7 +1,11 @@
 /** What an agent CLI gets of hydra's environment (src/engine/process/agent-env.ts), and a container agent. */
 import { describe, expect, it, vi } from 'vitest';
 import { adapterOf } from '../../../../src/adapters/registry.js';
-import { agentEnvironment } from '../../../../src/engine/process/index.js';
+import {
+  agentEnvironment,
+  commandEnvironment,
+  passedVariables,
+} from '../../../../src/engine/process/index.js';
 import { containerLaunch } from '../../../../src/engine/race/agent-launch.js';
 import type { ResolvedRaceOptions } from '../../../../src/engine/race/race-types.js';
 
@@ -72,5 +76,62 @@ describe("a container agent's variables", () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+describe("a check's environment (commandEnvironment)", () => {
+  const CHECK_ENV = {
+    ...USER_ENV,
+    NODE_ENV: 'test',
+    CI: 'true',
+    NPM_TOKEN: 'npm_x',
+    AWS_PROFILE: 'prod',
+    AWS_ACCESS_KEY_ID: 'AKIA',
+    AZURE_CLIENT_ID: 'id',
+    SSH_AUTH_SOCK: '/tmp/ssh-agent',
+    DB_PASS: 'pw',
+    STRIPE_KEY: 'sk',
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: 'http.extraHeader',
+    GIT_CONFIG_VALUE_0: 'Authorization: bearer x',
+  };
+
+  it('keeps every variable that is no credential, and none that is', () => {
+    expect(Object.keys(commandEnvironment({ pass: [] }, CHECK_ENV)).sort()).toEqual([
+      'ANTHROPIC_BASE_URL',
+      'CI',
+      'CLAUDE_CODE_MAX_RETRIES',
+      'DATABASE_URL',
+      'HOME',
+      'HTTPS_PROXY',
+      'HYDRA_DEMO_DELAY_MS',
+      'LANG',
+      'LC_ALL',
+      'NODE_ENV',
+      'NODE_EXTRA_CA_CERTS',
+      'PATH',
+      'TERM',
+      'TZ',
+      'XDG_CONFIG_HOME',
+    ]);
+    // No rule at all: the same, never the whole.
+    expect(commandEnvironment(undefined, CHECK_ENV)).toEqual(commandEnvironment({ pass: [] }, CHECK_ENV));
+  });
+
+  it('adds what the user passes, by name or by family, and gives the whole to a trusted command', () => {
+    const passed = commandEnvironment({ pass: ['NPM_TOKEN', 'AWS_*'] }, CHECK_ENV);
+    expect(passed).toMatchObject({ NPM_TOKEN: 'npm_x', AWS_PROFILE: 'prod', AWS_SECRET_ACCESS_KEY: 'aws' });
+    expect(passed['GH_TOKEN']).toBeUndefined();
+    expect(commandEnvironment({ pass: [], whole: true }, CHECK_ENV)).toEqual(CHECK_ENV);
+  });
+
+  it('gives a command in a container only the passed variables (passedVariables)', () => {
+    expect(passedVariables({ pass: ['NPM_TOKEN', 'AWS_*'] }, CHECK_ENV)).toEqual({
+      NPM_TOKEN: 'npm_x',
+      AWS_PROFILE: 'prod',
+      AWS_ACCESS_KEY_ID: 'AKIA',
+      AWS_SECRET_ACCESS_KEY: 'aws',
+    });
+    expect(passedVariables({ pass: [], whole: true }, CHECK_ENV)).toEqual({});
   });
 });
