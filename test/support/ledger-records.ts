@@ -19,6 +19,8 @@ export interface FakeOutcome {
   /** A check ran to a verdict, and whether every gate passed (no check ran when undefined). */
   checks?: 'passed' | 'failed';
   total?: number;
+  /** The score without time and cost (its checks part here); the total when not given. */
+  merit?: number;
   reproductions?: number;
   rerunOf?: string;
   /** Summary `contract`: it changed the base's tests; whether it passes with the base's put back. */
@@ -41,6 +43,9 @@ const startOf = (runId: string): number => {
   return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!);
 };
 
+const totalOf = (outcome: FakeOutcome): number =>
+  outcome.total ?? (outcome.checks === 'passed' ? 80 : outcome.checks === 'failed' ? 0 : 40);
+
 const agentEntry = (outcome: FakeOutcome): AgentSummary => ({
   agent: outcome.agent,
   adapter: outcome.adapter ?? outcome.agent.replace(/-\d+$/, ''),
@@ -60,9 +65,17 @@ const agentEntry = (outcome: FakeOutcome): AgentSummary => ({
   branch: null,
   worktree: null,
   score: {
-    total: outcome.total ?? (outcome.checks === 'passed' ? 80 : outcome.checks === 'failed' ? 0 : 40),
+    total: totalOf(outcome),
     gates: { passed: outcome.checks !== 'failed', failed: outcome.checks === 'failed' ? ['test'] : [] },
-    parts: { checks: null, tests: null, diff: null, scope: null, duration: null, cost: null },
+    // The merit is the total unless given: a higher total is a result ahead on what it changed.
+    parts: {
+      checks: outcome.merit ?? totalOf(outcome),
+      tests: null,
+      diff: null,
+      scope: null,
+      duration: null,
+      cost: null,
+    },
     disqualified: outcome.checks === 'failed' ? 'a gate failed: test' : null,
     verified: outcome.checks !== undefined,
   },

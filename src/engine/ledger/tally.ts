@@ -167,7 +167,10 @@ const modelOf = (meta: LedgerRun['meta'], name: string, adapter: string): string
   return null;
 };
 
-/** The agent that won the run: the one merged, else the one `--auto-merge best` would merge. */
+/**
+ * The agent that won the run: the one merged, else the one `--auto-merge best` would merge (by
+ * merit: time and cost never decide it, and results of the same merit leave the run without one).
+ */
 const winnerOf = (run: LedgerRun): string | null => {
   const merged = run.mergedAgent ?? run.summary.merged?.agent ?? null;
   if (merged !== null) return merged;
@@ -177,6 +180,7 @@ const winnerOf = (run: LedgerRun): string | null => {
   const ranking = run.summary.judge?.ranking?.map((item) => item.agent);
   const pick = pickBest(scores, {
     allowTestChanges: run.summary.allowTestChanges === true,
+    requireSeparation: true,
     ...(ranking === undefined ? {} : { ranking, judgeMargin: Number.POSITIVE_INFINITY }),
   });
   return pick.agent;

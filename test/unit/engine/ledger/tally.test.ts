@@ -132,6 +132,19 @@ describe('the ledger of known races', () => {
     expect(line(merged, 'codex').verifiedWins).toBe(1);
     expect(line(merged, 'claude').verifiedWins).toBe(0);
   });
+
+  it('credits no win to a race whose results only time and cost told apart (nothing merged)', () => {
+    const run: FakeRun = {
+      runId: '20261107-100000-aa07',
+      agents: [
+        { agent: 'claude', checks: 'passed', total: 86, merit: 80, durationMs: 30_000 },
+        { agent: 'codex', checks: 'passed', total: 80, merit: 80, durationMs: 90_000 },
+      ],
+    };
+    const ledger = tallyRuns([ledgerRun(run)]);
+    expect(line(ledger, 'claude').verifiedWins).toBe(0);
+    expect(line(ledger, 'codex').verifiedWins).toBe(0);
+  });
 });
 
 describe('an agent as hydra.toml names it', () => {
