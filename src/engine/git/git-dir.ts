@@ -342,6 +342,13 @@ const globalExcludes = (snapshot: GitDirSnapshot): string | null => {
   return existsSync(file) ? file : null;
 };
 
+/** The shared `info/exclude` as read at one moment (null: there was none). */
+export type ExcludeFile = Entry | null;
+
+/** The shared `info/exclude` now, before a `git add -A` that addHidden follows. */
+export const readExclude = (commonDir: string): Promise<ExcludeFile> =>
+  readEntry(path.join(commonDir, 'info', 'exclude'));
+
 /**
  * After `git add -A` in an agent's worktree: when the shared `info/exclude` is not what it was at
  * the start (another agent wrote `*` there), the files it hides but the start's excludes did not
@@ -351,12 +358,16 @@ const globalExcludes = (snapshot: GitDirSnapshot): string | null => {
 export async function addHidden(
   commonDir: string,
   git: (args: readonly string[], input?: string) => Promise<GitResult>,
+  seenByAdd?: ExcludeFile,
 ): Promise<void> {
   const snapshot = active.get(commonDir);
   if (snapshot === undefined) return;
   const rel = path.join('info', 'exclude');
   const before = snapshot.entries.get(rel);
-  if (sameEntry(before, await readEntry(path.join(commonDir, rel)))) return;
+  // As `git add -A` saw it: read before it ran (`seenByAdd`) and now, for the settling's restore of
+  // the git directory runs beside the staging and may have put the file back in between.
+  const now = await readEntry(path.join(commonDir, rel));
+  if (sameEntry(before, now) && (seenByAdd === undefined || sameEntry(before, seenByAdd))) return;
   // One file per call: the agents of a race settle at once, and one's `rm` below must not take
   // the file from under another's `ls-files` ("cannot use … as an exclude file").
   const excludes = path.join(

@@ -6,7 +6,7 @@ import type { DiffSummary } from './diff.js';
 import { diffSummary } from './diff.js';
 import { GitCommandError, HYDRA_IDENTITY, NO_HOOKS } from './git.js';
 import { pinnedArgs, pinnedLine, populatedGitlinks, runPinned } from './pinned.js';
-import { addHidden } from './git-dir.js';
+import { addHidden, readExclude } from './git-dir.js';
 import type { PinnedWorktree } from './pinned.js';
 
 /** Flags for every commit hydra makes on its own branches. */
@@ -50,6 +50,8 @@ export async function detachFromForeignBranch(
  * not depend on where HEAD is, so it can run while detachFromForeignBranch looks.
  */
 export const stageChanges = async (pinned: PinnedWorktree): Promise<void> => {
+  // The exclude file as `git add` will find it (addHidden compares it with the race's start).
+  const seen = pinned.commonDir === undefined ? undefined : await readExclude(pinned.commonDir);
   const nested = await populatedGitlinks(pinned);
   if (nested.length === 0) await runPinned(pinned, ['add', '-A']);
   else {
@@ -66,8 +68,10 @@ export const stageChanges = async (pinned: PinnedWorktree): Promise<void> => {
   }
   // What another agent's new `info/exclude` hides is staged too (git-dir.ts).
   if (pinned.commonDir !== undefined)
-    await addHidden(pinned.commonDir, (args, input) =>
-      runPinned(pinned, args, input === undefined ? {} : { input }),
+    await addHidden(
+      pinned.commonDir,
+      (args, input) => runPinned(pinned, args, input === undefined ? {} : { input }),
+      seen,
     );
 };
 
