@@ -108,16 +108,33 @@ const readConfig = async (
   return result === null || result.exitCode !== 0 ? null : parseConfigList(result.stdout);
 };
 
+/** `git rev-parse` options for the directories a snapshot needs, in the order of their answer lines. */
+export const GIT_DIR_QUESTIONS = ['--absolute-git-dir', '--git-common-dir', '--show-object-format'];
+
+/**
+ * Answers to GIT_DIR_QUESTIONS that git gave beside another question (repo.ts asks them with the
+ * exclude file's path, once per repository in this process), by root: the next snapshot of that
+ * repository takes them instead of asking again, once; later snapshots ask git.
+ */
+const answered = new Map<string, string[]>();
+
+export const rememberGitDirs = (root: string, lines: string[]): void => {
+  answered.set(root, lines);
+};
+
 /** The snapshot of the latest race (or round) started in this process, by shared git directory. */
 const active = new Map<string, GitDirSnapshot>();
 
 /** The git directories, the object format and the config of the repository at `root`. */
 export async function snapshotGitDir(root: string): Promise<GitDirSnapshot> {
+  const known = answered.get(root);
+  answered.delete(root);
   const [dirs, config] = await Promise.all([
-    runGit(root, ['rev-parse', '--absolute-git-dir', '--git-common-dir', '--show-object-format']),
+    known ??
+      runGit(root, ['rev-parse', ...GIT_DIR_QUESTIONS]).then((result) => result.stdout.trim().split('\n')),
     readConfig(root),
   ]);
-  const [gitDir = '', common = '', objectFormat = 'sha1'] = dirs.stdout.trim().split('\n');
+  const [gitDir = '', common = '', objectFormat = 'sha1'] = dirs;
   const commonDir = path.resolve(root, common);
   const entries = new Map<string, Entry>();
   const watchedDirs = ['hooks', 'info'];

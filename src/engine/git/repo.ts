@@ -7,8 +7,9 @@ import { lstat, mkdir, readFile, realpath, rename, writeFile } from 'node:fs/pro
 import path from 'node:path';
 import type { ErrorInfo } from '../../core/events.js';
 import { EngineError } from '../errors.js';
-import { gitLine, gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
+import { gitVersion, runGit, splitZ, versionAtLeast } from './git.js';
 import type { GitResult } from './git.js';
+import { GIT_DIR_QUESTIONS, rememberGitDirs } from './git-dir.js';
 
 /** What `hydra doctor` says about git and the repository. */
 export interface RepoInfo {
@@ -202,14 +203,20 @@ const withExcludes = (current: string, patterns: readonly string[]): string | nu
 /** One update of the exclude file at a time in this process (a probe and a race may both ask). */
 let excludeQueue: Promise<void> = Promise.resolve();
 
-/** Where each repository's exclude file is, asked of git once per process (a race asks twice). */
+/**
+ * Where each repository's exclude file is, asked of git once per process (a race asks twice), with
+ * the git directories its snapshot needs in the same `rev-parse` (git-dir.ts rememberGitDirs).
+ */
 const excludeFiles = new Map<string, string>();
 
 const excludeFileOf = async (root: string): Promise<string> => {
   const known = excludeFiles.get(root);
   if (known !== undefined) return known;
-  const file = path.resolve(root, await gitLine(root, ['rev-parse', '--git-path', 'info/exclude']));
+  const { stdout } = await runGit(root, ['rev-parse', '--git-path', 'info/exclude', ...GIT_DIR_QUESTIONS]);
+  const [exclude = '', ...dirs] = stdout.trim().split('\n');
+  const file = path.resolve(root, exclude);
   excludeFiles.set(root, file);
+  if (dirs.length === GIT_DIR_QUESTIONS.length) rememberGitDirs(root, dirs);
   return file;
 };
 
