@@ -28,6 +28,7 @@ let sandbox: Sandbox;
 let handle: RaceHandle | null = null;
 let home: string;
 let savedHome: string | undefined;
+let savedCache: string | undefined;
 
 /** Every file under `dir` with its content, to compare before and after. */
 const contents = (dir: string): Record<string, string> => {
@@ -81,6 +82,9 @@ beforeEach(async () => {
   writeFileSync(path.join(home, '.config', 'opencode', 'opencode.json'), '{}\n');
   savedHome = process.env.HOME;
   process.env.HOME = home;
+  // The suite points XDG_CACHE_HOME into the checkout (vitest.config.ts): this user's is their home's.
+  savedCache = process.env.XDG_CACHE_HOME;
+  process.env.XDG_CACHE_HOME = path.join(home, '.cache');
   await installAgents(sandbox, { opencode: {} });
   wrapOpencode();
 });
@@ -90,13 +94,20 @@ afterEach(async () => {
   handle = null;
   if (savedHome === undefined) delete process.env.HOME;
   else process.env.HOME = savedHome;
+  if (savedCache === undefined) delete process.env.XDG_CACHE_HOME;
+  else process.env.XDG_CACHE_HOME = savedCache;
   rmSync(home, { recursive: true, force: true });
   sandbox.cleanup();
 });
 
 describe("a sandboxed opencode agent's cache", () => {
   it('is a copy of its own: what it plants there never reaches the user', { timeout: 120_000 }, async () => {
-    const before = contents(home);
+    // hydra's own cache (the ledger's journal of this race) is not the agent's doing.
+    const userFiles = (): Record<string, string> =>
+      Object.fromEntries(
+        Object.entries(contents(home)).filter(([file]) => !file.startsWith('.cache/hydra/')),
+      );
+    const before = userFiles();
     handle = startRace(
       raceOptions(sandbox, [plan(sandbox, 'opencode', { env: { HOSTILE: '1' } })], {
         sandbox: { mode: 'required', allowHosts: [], allowWrite: [] },
@@ -108,7 +119,7 @@ describe("a sandboxed opencode agent's cache", () => {
       null,
     ]);
     expect(summary.agents[0]?.sandbox).toBe('bubblewrap');
-    expect(contents(home)).toEqual(before);
+    expect(userFiles()).toEqual(before);
 
     const runDir = path.dirname(summary.agents[0]?.worktree ?? '');
     const copy = path.join(runDir, '.state', 'opencode', 'xdg_cache_home', 'opencode');
