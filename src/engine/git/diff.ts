@@ -63,15 +63,25 @@ const parseNumstat = (text: string): DiffSummary => {
   };
 };
 
-export async function diffSummary(root: string, base: string, commit: string): Promise<DiffSummary> {
+/**
+ * The result's diff against `base`, with its tree (`--auto-merge best` tells the same change from a
+ * coin flip by it): asked beside the diff, at once, unless the caller knows it (`knownTree`: a
+ * result's commit asks for its tree with its id, result-commit.ts, one git process fewer).
+ */
+export async function diffSummary(
+  root: string,
+  base: string,
+  commit: string,
+  knownTree?: Promise<string | null>,
+): Promise<DiffSummary> {
   if (commit === base) return parseNumstat('');
-  // The tree beside the diff, at once: `--auto-merge best` tells the same change from a coin flip by it.
   const [numstat, tree] = await Promise.all([
     runGit(root, ['diff', '--numstat', '-z', '--no-renames', '--no-ext-diff', base, commit]),
-    runGit(root, ['rev-parse', '--verify', `${commit}^{tree}`]).then(
-      ({ stdout }) => stdout.trim(),
-      () => null,
-    ),
+    knownTree ??
+      runGit(root, ['rev-parse', '--verify', `${commit}^{tree}`]).then(
+        ({ stdout }) => stdout.trim(),
+        () => null,
+      ),
   ]);
   const summary = parseNumstat(numstat.stdout);
   return tree === null || tree === '' ? summary : { ...summary, tree };

@@ -120,10 +120,13 @@ export async function commitAgentResult(
   // On its own branch, the branch is HEAD (the commit moved it) and is the result: its id and its
   // diff against the base are asked at once (the diff in the repository, as every result's is).
   // Otherwise the branch is asked for, and the result diffed once it is known.
+  // HEAD's tree with its id, in the same git process: the diff's tree when the result is HEAD.
   const early = onOwnBranch && options.diffBase !== undefined ? options.diffBase : null;
-  const [head, earlyDiff] = await Promise.all([
-    pinnedLine(pinned, ['rev-parse', 'HEAD']),
-    early === null ? null : diffSummary(pinned.root, early, `refs/heads/${branch}`),
+  const ids = pinnedLine(pinned, ['rev-parse', 'HEAD', 'HEAD^{tree}']).then((text) => text.split('\n'));
+  const headTree = ids.then(([, tree]) => tree?.trim() || null);
+  const [[head = ''], earlyDiff] = await Promise.all([
+    ids,
+    early === null ? null : diffSummary(pinned.root, early, `refs/heads/${branch}`, headTree),
   ]);
   const tip = onOwnBranch
     ? head
@@ -157,7 +160,9 @@ export async function commitAgentResult(
   }
   const diff =
     earlyDiff ??
-    (options.diffBase === undefined ? undefined : await diffSummary(pinned.root, options.diffBase, result));
+    (options.diffBase === undefined
+      ? undefined
+      : await diffSummary(pinned.root, options.diffBase, result, result === head ? headTree : undefined));
   return { commit: result, warnings, ...(diff === undefined ? {} : { diff }) };
 }
 
