@@ -27,16 +27,9 @@
  */
 import type { Score, ScorePart, ScoreParts, ScoreReference, ScoreWeights } from '../check-types.js';
 import { bestByMerit, unseparatedReason } from './separation.js';
+import { DEFAULT_WEIGHTS } from '../../core/merit.js';
 
-export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = {
-  checks: 40,
-  tests: 30,
-  diff: 10,
-  scope: 10,
-  duration: 5,
-  cost: 5,
-  evidence: 50,
-};
+export const DEFAULT_SCORE_WEIGHTS: Readonly<ScoreWeights> = DEFAULT_WEIGHTS;
 
 export interface ScoredCheck {
   name: string;

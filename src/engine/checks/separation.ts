@@ -14,7 +14,8 @@
  * base's tests as a fix does and is often as small; a test written with another input (a
  * reproduction, cross-tested) or a judge tells them apart.
  */
-import type { Score, ScorePart, ScoreWeights } from '../check-types.js';
+import type { Score, ScoreWeights } from '../check-types.js';
+import { meritOf as meritOfParts } from '../../core/merit.js';
 
 export type Separable = Pick<Score, 'agent' | 'total' | 'parts' | 'disqualified'> & {
   flags?: readonly string[];
@@ -27,21 +28,9 @@ export interface Allowances {
   allowUnverified?: boolean;
 }
 
-const MERIT_PARTS: readonly ScorePart[] = ['checks', 'tests', 'evidence', 'scope', 'diff'];
-
-/** The score without duration and cost: what the change is, not what the race cost. */
-export const meritOf = (score: Separable, weights: Readonly<ScoreWeights>): number => {
-  let weighted = 0;
-  let sum = 0;
-  for (const part of MERIT_PARTS) {
-    const value = score.parts[part];
-    const weight = weights[part] ?? 0;
-    if (value === null || value === undefined || weight <= 0) continue;
-    weighted += weight * value;
-    sum += weight;
-  }
-  return sum === 0 ? 0 : weighted / sum;
-};
+/** The score without duration and cost: what the change is, not what the race cost (core/merit.ts). */
+export const meritOf = (score: Separable, weights: Readonly<ScoreWeights>): number =>
+  meritOfParts(score.parts, weights);
 
 /** A result `--auto-merge best` could merge, given the user's allowances. */
 const candidate = (score: Separable, allow: Allowances): boolean =>

@@ -5,7 +5,7 @@
  * the summary; the line is the phrases that have something to say, most decisive first.
  */
 import type { AgentSummary, CheckSummary, RaceSummary } from '../../engine/index.js';
-import { DEFAULT_SCORE_WEIGHTS, meritOf } from '../../engine/index.js';
+import { DEFAULT_WEIGHTS, meritOf } from '../../core/merit.js';
 import { formatScoreTotal, UNVERIFIED } from './checks.js';
 import { formatCost, formatDuration } from './format.js';
 
@@ -147,11 +147,11 @@ const mergeable = (agent: Explained): boolean =>
 const aheadOnMerit: Phrase = (agent, race) => {
   const all = race.agents ?? [];
   if (agent.score === undefined || !mergeable(agent)) return null;
-  const weights = race.scoreWeights ?? DEFAULT_SCORE_WEIGHTS;
-  const mine = meritOf({ ...agent.score, agent: agent.agent }, weights);
+  const weights = race.scoreWeights ?? DEFAULT_WEIGHTS;
+  const mine = meritOf(agent.score.parts, weights);
   const rivals = all.filter((other) => other !== agent && mergeable(other));
   const merit = (other: Explained): number =>
-    other.score === undefined ? 0 : meritOf({ ...other.score, agent: other.agent }, weights);
+    other.score === undefined ? 0 : meritOf(other.score.parts, weights);
   if (rivals.some((other) => merit(other) >= mine - 1e-9)) return null;
   const total = agent.score.total;
   const leading = rivals.filter((other) => (other.score?.total ?? 0) > total);
