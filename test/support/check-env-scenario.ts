@@ -8,8 +8,10 @@
  */
 import { lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CheckSpec, RaceOptions } from '../../src/engine/index.js';
-import { git } from './engine-helpers.js';
+import { afterEach, beforeEach } from 'vitest';
+import type { CheckSpec, RaceHandle, RaceOptions } from '../../src/engine/index.js';
+import { git, makeSandbox } from './engine-helpers.js';
+import { registerScriptAgent } from './script-agent.js';
 import type { Sandbox } from './engine-helpers.js';
 
 /** The credential under a cloud's name (AWS_*: out by its family and by its name). */
@@ -85,4 +87,37 @@ export function filesHolding(dir: string, needle: string): string[] {
   };
   walk(dir);
   return found;
+}
+
+/** A test's sandbox and its race (cancelled after the test). */
+export interface LeakyRace {
+  box: Sandbox;
+  handle: RaceHandle | null;
+}
+
+/**
+ * The hooks both files share: for each test a fresh sandbox and the leaky script agent, the
+ * credential and the plain variable in hydra's environment (put back after), the race cancelled.
+ */
+export function useLeakyRace(): LeakyRace {
+  const state: LeakyRace = { box: undefined as unknown as Sandbox, handle: null };
+  let unregister: () => void = () => undefined;
+  const saved: Record<string, string | undefined> = {};
+  beforeEach(() => {
+    state.box = makeSandbox();
+    unregister = registerScriptAgent('leaky');
+    for (const name of [CREDENTIAL_NAME, PLAIN_NAME]) saved[name] = process.env[name];
+    process.env[CREDENTIAL_NAME] = CREDENTIAL;
+    process.env[PLAIN_NAME] = PLAIN;
+  });
+  afterEach(async () => {
+    await state.handle?.cancel();
+    state.handle = null;
+    unregister();
+    for (const [name, value] of Object.entries(saved))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    state.box.cleanup();
+  });
+  return state;
 }

@@ -8,11 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RaceHandle, RaceOptions, RaceSummary } from '../../../src/engine/index.js';
-import { makeSandbox } from '../../support/engine-helpers.js';
-import type { Sandbox } from '../../support/engine-helpers.js';
-import { raceScripts, registerScriptAgent } from '../../support/script-agent.js';
+import { describe, expect, it } from 'vitest';
+import type { RaceOptions, RaceSummary } from '../../../src/engine/index.js';
+import { raceScripts } from '../../support/script-agent.js';
 import { agentOf } from '../../support/race-summary.js';
 import {
   CREDENTIAL,
@@ -20,41 +18,20 @@ import {
   LEAKY_AGENT,
   NODE_TEST,
   PLAIN,
-  PLAIN_NAME,
   SETUP,
   encoded,
   filesHolding,
   makeProject,
+  useLeakyRace,
   probeLine,
 } from '../../support/check-env-scenario.js';
 
-let box: Sandbox;
-let handle: RaceHandle | null = null;
-let unregister: () => void = () => undefined;
-const saved: Record<string, string | undefined> = {};
-
-beforeEach(() => {
-  box = makeSandbox();
-  unregister = registerScriptAgent('leaky');
-  for (const name of [CREDENTIAL_NAME, PLAIN_NAME]) saved[name] = process.env[name];
-  process.env[CREDENTIAL_NAME] = CREDENTIAL;
-  process.env[PLAIN_NAME] = PLAIN;
-});
-
-afterEach(async () => {
-  await handle?.cancel();
-  handle = null;
-  unregister();
-  for (const [name, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  box.cleanup();
-});
+const leaky = useLeakyRace();
 
 const race = async (extra: Partial<RaceOptions> = {}): Promise<RaceSummary> => {
-  makeProject(box);
-  handle = raceScripts(
-    box,
+  makeProject(leaky.box);
+  leaky.handle = raceScripts(
+    leaky.box,
     { leaky: LEAKY_AGENT },
     {
       checks: [NODE_TEST],
@@ -63,12 +40,12 @@ const race = async (extra: Partial<RaceOptions> = {}): Promise<RaceSummary> => {
       ...extra,
     },
   );
-  await handle.settled;
-  return handle.finish();
+  await leaky.handle.settled;
+  return leaky.handle.finish();
 };
 
 const setupLog = (runId: string, name: string): string =>
-  readFileSync(path.join(box.repo, '.hydra', 'runs', runId, `setup-${name}.log`), 'utf8');
+  readFileSync(path.join(leaky.box.repo, '.hydra', 'runs', runId, `setup-${name}.log`), 'utf8');
 
 const newTest = (summary: RaceSummary) =>
   agentOf(summary, 'leaky').newTests?.tests.find((test) => test.file === 'leak.test.js');
@@ -89,7 +66,7 @@ describe("the checks' environment in the sandbox (issue 35)", () => {
       expect(newTest(summary)).toMatchObject({ onBase: 'passed', onSelf: 'passed' });
       expect(setupLog(summary.runId, 'check-leaky')).toContain(`hook:${encoded('absent')}`);
       expect(setupLog(summary.runId, 'cross-leaky')).toContain(`hook:${encoded('absent')}`);
-      expect(filesHolding(box.dir, encoded(CREDENTIAL))).toEqual([]);
+      expect(filesHolding(leaky.box.dir, encoded(CREDENTIAL))).toEqual([]);
     },
   );
 

@@ -12,54 +12,35 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RaceHandle, RaceOptions, RaceSummary } from '../../../../src/engine/index.js';
-import { git, makeSandbox } from '../../../support/engine-helpers.js';
-import type { Sandbox } from '../../../support/engine-helpers.js';
-import { raceScripts, registerScriptAgent } from '../../../support/script-agent.js';
+import { git } from '../../../support/engine-helpers.js';
+import { raceScripts } from '../../../support/script-agent.js';
 import { agentOf } from '../../../support/race-summary.js';
 import {
   CREDENTIAL,
-  CREDENTIAL_NAME,
   LEAKY_AGENT,
   NODE_TEST,
   PLAIN,
-  PLAIN_NAME,
   SETUP,
   encoded,
   filesHolding,
   makeProject,
+  useLeakyRace,
   probeLine,
 } from '../../../support/check-env-scenario.js';
 
-let box: Sandbox;
-let handle: RaceHandle | null = null;
-let unregister: () => void = () => undefined;
-const saved: Record<string, string | undefined> = {};
-
-beforeEach(() => {
-  box = makeSandbox();
-  unregister = registerScriptAgent('leaky');
-  for (const name of [CREDENTIAL_NAME, PLAIN_NAME]) saved[name] = process.env[name];
-  process.env[CREDENTIAL_NAME] = CREDENTIAL;
-  process.env[PLAIN_NAME] = PLAIN;
-});
-
-afterEach(async () => {
-  await handle?.cancel();
-  handle = null;
-  unregister();
-  for (const [name, value] of Object.entries(saved))
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  box.cleanup();
-});
+const leaky = useLeakyRace();
 
 /** Races the leaky agent; settled, not finished (a round can still start). */
 const raceOnly = async (extra: Partial<RaceOptions> = {}): Promise<RaceHandle> => {
-  makeProject(box);
-  const started = raceScripts(box, { leaky: LEAKY_AGENT }, { checks: [NODE_TEST], setup: SETUP, ...extra });
-  handle = started;
+  makeProject(leaky.box);
+  const started = raceScripts(
+    leaky.box,
+    { leaky: LEAKY_AGENT },
+    { checks: [NODE_TEST], setup: SETUP, ...extra },
+  );
+  leaky.handle = started;
   await started.settled;
   return started;
 };
@@ -73,7 +54,7 @@ const newTest = (summary: RaceSummary) =>
 
 /** A setup log of the run's record. */
 const setupLog = (runId: string, name: string): string =>
-  readFileSync(path.join(box.repo, '.hydra', 'runs', runId, `setup-${name}.log`), 'utf8');
+  readFileSync(path.join(leaky.box.repo, '.hydra', 'runs', runId, `setup-${name}.log`), 'utf8');
 
 describe("the checks' environment (issue 35)", () => {
   it('keeps a credential out of the checks, the contract, cross-tests and their setup', async () => {
@@ -91,8 +72,8 @@ describe("the checks' environment (issue 35)", () => {
     expect(newTest(summary)).toMatchObject({ onBase: 'passed', onSelf: 'passed' });
     expect(setupLog(runId, 'check-leaky')).toContain(`hook:${encoded('absent')}`);
     expect(setupLog(runId, 'cross-leaky')).toContain(`hook:${encoded('absent')}`);
-    expect(filesHolding(box.dir, encoded(CREDENTIAL))).toEqual([]);
-    expect(filesHolding(box.dir, CREDENTIAL)).toEqual([]);
+    expect(filesHolding(leaky.box.dir, encoded(CREDENTIAL))).toEqual([]);
+    expect(filesHolding(leaky.box.dir, CREDENTIAL)).toEqual([]);
   });
 
   it('keeps it out of a follow-up round: its checks, and the setup of its worktree made again', async () => {
@@ -100,13 +81,13 @@ describe("the checks' environment (issue 35)", () => {
     // Its worktree gone (removed by hand): the round makes it again on its branch and sets it up.
     const worktree = raced.getSnapshot().agents[0]?.worktree;
     if (worktree === undefined || worktree === null) throw new Error('no worktree');
-    git(box.repo, 'worktree', 'remove', '--force', worktree);
+    git(leaky.box.repo, 'worktree', 'remove', '--force', worktree);
     const round = await raced.startRound({ kind: 'follow_up', agent: 'leaky', prompt: 'again' });
     const check = agentOf(round, 'leaky').checks?.[0];
     expect(check?.output).toContain(probeLine('absent'));
     expect(check?.status, check?.output).toBe('passed');
     expect(setupLog(round.runId, 'leaky')).toContain(`hook:${encoded('absent')}`);
-    expect(filesHolding(box.dir, encoded(CREDENTIAL))).toEqual([]);
+    expect(filesHolding(leaky.box.dir, encoded(CREDENTIAL))).toEqual([]);
   });
 
   it('gives the checks a credential `[race] check_pass_env` names (the test above can fail)', async () => {
