@@ -31,22 +31,31 @@ const readSmall = (file: string): string => {
 };
 
 /**
- * The URLs the agent's configuration names: its extra arguments, and its CLI's endpoint files in
- * the state directories of `env` and `home` (the user's, or the `[agents.X] env` HOME's).
+ * What `found` reads in the agent's configuration: its extra arguments, and its CLI's files in the
+ * state directories of `env` and `home` (the user's, or the `[agents.X] env` HOME's), once each.
  */
-export function configuredEndpoints(
+function fromConfiguration(
   adapter: AgentAdapter,
   env: Readonly<Record<string, string | undefined>>,
   home: string,
   extraArgs: readonly string[],
+  found: (text: string) => string[],
 ): string[] {
   const fromFiles = (adapter.endpointFiles ?? []).flatMap((entry) => {
     const dir = (adapter.stateDirs ?? []).find((state) => state.path === entry.state);
     if (dir === undefined) return [];
-    return assignedUrls(readSmall(path.join(stateDirPath(dir, env, home), entry.file)));
+    return found(readSmall(path.join(stateDirPath(dir, env, home), entry.file)));
   });
-  return [...new Set([...extraArgs.flatMap(assignedUrls), ...fromFiles])];
+  return [...new Set([...extraArgs.flatMap((arg) => found(arg)), ...fromFiles])];
 }
+
+/** The URLs the agent's configuration names (its extra arguments, its CLI's endpoint files). */
+export const configuredEndpoints = (
+  adapter: AgentAdapter,
+  env: Readonly<Record<string, string | undefined>>,
+  home: string,
+  extraArgs: readonly string[],
+): string[] => fromConfiguration(adapter, env, home, extraArgs, assignedUrls);
 
 /** `env_key = "NAME"` (a Codex provider's key variable, TOML or a `-c` value), `{env:NAME}` (opencode). */
 const NAMED_VARIABLE =
@@ -61,16 +70,9 @@ export const namedVariables = (text: string): string[] =>
  * endpoint files, as configuredEndpoints reads them): a provider configured to take its key from
  * `MY_KEY` gets `MY_KEY` from hydra's environment, which the allowlist would otherwise keep out.
  */
-export function configuredVariables(
+export const configuredVariables = (
   adapter: AgentAdapter,
   env: Readonly<Record<string, string | undefined>>,
   home: string,
   extraArgs: readonly string[],
-): string[] {
-  const fromFiles = (adapter.endpointFiles ?? []).flatMap((entry) => {
-    const dir = (adapter.stateDirs ?? []).find((state) => state.path === entry.state);
-    if (dir === undefined) return [];
-    return namedVariables(readSmall(path.join(stateDirPath(dir, env, home), entry.file)));
-  });
-  return [...new Set([...extraArgs.flatMap(namedVariables), ...fromFiles])];
-}
+): string[] => fromConfiguration(adapter, env, home, extraArgs, namedVariables);
