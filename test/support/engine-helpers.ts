@@ -132,3 +132,17 @@ export const repoState = (
     files,
   };
 };
+
+/** Every file under `dir` with its content (a state directory, a home), to compare before and after. */
+export const fileContents = (dir: string): Record<string, string> => {
+  const out: Record<string, string> = {};
+  const walk = (at: string): void => {
+    for (const name of readdirSync(at, { withFileTypes: true })) {
+      const full = path.join(at, name.name);
+      if (name.isDirectory()) walk(full);
+      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+};

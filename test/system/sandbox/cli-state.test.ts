@@ -13,7 +13,6 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -24,7 +23,14 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cleanRuns, startRace } from '../../../src/engine/index.js';
 import type { RaceHandle } from '../../../src/engine/index.js';
-import { git, installAgents, makeSandbox, plan, raceOptions } from '../../support/engine-helpers.js';
+import {
+  fileContents,
+  git,
+  installAgents,
+  makeSandbox,
+  plan,
+  raceOptions,
+} from '../../support/engine-helpers.js';
 import type { Sandbox } from '../../support/engine-helpers.js';
 
 /** The session id the recorded Claude stream reports. */
@@ -35,20 +41,6 @@ let handle: RaceHandle | null = null;
 let home: string;
 let savedHome: string | undefined;
 let marker: string;
-
-/** Every file under `dir` with its content: the user's state, to compare before and after. */
-const contents = (dir: string): Record<string, string> => {
-  const out: Record<string, string> = {};
-  const walk = (at: string): void => {
-    for (const name of readdirSync(at, { withFileTypes: true })) {
-      const full = path.join(at, name.name);
-      if (name.isDirectory()) walk(full);
-      else out[path.relative(dir, full)] = readFileSync(full, 'utf8');
-    }
-  };
-  walk(dir);
-  return out;
-};
 
 /**
  * A fake `claude` around the recorded replay: like Claude Code, it reads its settings from
@@ -139,7 +131,7 @@ describe("a sandboxed agent's CLI state", () => {
     'is a copy of its own: what it plants never runs outside, and its follow-up resumes',
     { timeout: 120_000 },
     async () => {
-      const before = contents(home);
+      const before = fileContents(home);
       handle = startRace(
         raceOptions(sandbox, [plan(sandbox, 'claude', { env: { HOSTILE: '1' } })], {
           sandbox: { mode: 'required', allowHosts: [], allowWrite: [] },
@@ -150,7 +142,7 @@ describe("a sandboxed agent's CLI state", () => {
       expect(summary.agents[0]?.sandbox).toBe('bubblewrap');
 
       // The user's state is as it was, and their next claude runs no hook of the agent's.
-      expect(contents(home)).toEqual(before);
+      expect(fileContents(home)).toEqual(before);
       usersNextClaude();
       expect(existsSync(marker)).toBe(false);
 
@@ -169,7 +161,7 @@ describe("a sandboxed agent's CLI state", () => {
       expect(git(sandbox.repo, 'show', `${branch}:session-seen.txt`)).toBe('yes\n');
       // Inside the jail, the copy's hook ran in the follow-up and was refused its write outside.
       expect(existsSync(marker)).toBe(false);
-      expect(contents(home)).toEqual(before);
+      expect(fileContents(home)).toEqual(before);
 
       // The copy stays with the kept result after the race, and goes with the run at `hydra clean`.
       await handle.finish();
