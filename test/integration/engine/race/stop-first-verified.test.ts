@@ -7,13 +7,14 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CheckSpec, RaceHandle, RaceSnapshot } from '../../../../src/engine/index.js';
-import { git, makeSandbox, waitForSnapshot } from '../../../support/engine-helpers.js';
+import type { RaceHandle, RaceSnapshot } from '../../../../src/engine/index.js';
+import { makeSandbox, waitForSnapshot } from '../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../support/engine-helpers.js';
 import { raceScripts, registerScriptAgent } from '../../../support/script-agent.js';
 import { agentOf } from '../../../support/race-summary.js';
 import { sedInPlace } from '../../../support/posix-edit.js';
 
+import { makeProject, NODE_TEST, FIX, writeTest } from '../../../support/add-project.js';
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
 const unregister: Array<() => void> = [];
@@ -25,39 +26,6 @@ afterEach(async () => {
   sandbox?.cleanup();
   sandbox = null;
 });
-
-const BUGGY = 'export const add = (a, b) => a - b;\nexport const mul = (a, b) => a * b;\n';
-
-/** The suite at the base: it tests mul only, so it passes although add is wrong. */
-const SUITE = `import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { mul } from './lib.js';
-
-test('multiplies', () => assert.equal(mul(2, 3), 6));
-`;
-
-const makeProject = (box: Sandbox): void => {
-  writeFileSync(
-    path.join(box.repo, 'package.json'),
-    `${JSON.stringify({ name: 'p', private: true, type: 'module' }, null, 2)}\n`,
-  );
-  writeFileSync(path.join(box.repo, 'lib.js'), BUGGY);
-  writeFileSync(path.join(box.repo, 'lib.test.js'), SUITE);
-  git(box.repo, 'add', '.');
-  git(box.repo, 'commit', '-q', '-m', 'a library whose add has no test');
-};
-
-const NODE_TEST: CheckSpec = { name: 'test', run: 'node --test', timeoutMs: 60_000, gate: true };
-
-const FIX = sedInPlace('s/a - b/a + b/', 'lib.js');
-
-const writeTest = (file: string, body: string): string => `cat > ${file} <<'EOF'
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { add } from './lib.js';
-
-${body}
-EOF`;
 
 /** Fixes add and proves it (a reproduction), but breaks mul: its checks (the base's suite) fail. */
 const REPRODUCER = [

@@ -5,20 +5,20 @@
  * (a reproduction), one fixes it without a test, one adds a test that passes everywhere and fixes
  * nothing. Real git, real `node --test`.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readRun } from '../../../../../src/engine/index.js';
 import { scoreRace } from '../../../../../src/engine/checks/index.js';
 import { summaryLine } from '../../../../../src/cli/headless.js';
-import type { CheckSpec, RaceHandle, RaceSummary } from '../../../../../src/engine/index.js';
+import type { RaceHandle, RaceSummary } from '../../../../../src/engine/index.js';
 import { extraWorktrees } from '../../../../support/fault-invariants.js';
-import { git, makeSandbox, processesOfRun, waitForSnapshot } from '../../../../support/engine-helpers.js';
+import { makeSandbox, processesOfRun, waitForSnapshot } from '../../../../support/engine-helpers.js';
 import type { Sandbox } from '../../../../support/engine-helpers.js';
 import { raceScripts, registerScriptAgent } from '../../../../support/script-agent.js';
 import { agentOf } from '../../../../support/race-summary.js';
-import { sedInPlace } from '../../../../support/posix-edit.js';
 
+import { makeProject, NODE_TEST, FIX, writeTest } from '../../../../support/add-project.js';
 let sandbox: Sandbox | null = null;
 let handle: RaceHandle | null = null;
 const unregister: Array<() => void> = [];
@@ -30,40 +30,6 @@ afterEach(async () => {
   sandbox?.cleanup();
   sandbox = null;
 });
-
-const BUGGY = 'export const add = (a, b) => a - b;\nexport const mul = (a, b) => a * b;\n';
-
-/** The suite at the base: it tests mul only, so it passes although add is wrong. */
-const SUITE = `import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { mul } from './lib.js';
-
-test('multiplies', () => assert.equal(mul(2, 3), 6));
-`;
-
-const makeProject = (box: Sandbox): void => {
-  writeFileSync(
-    path.join(box.repo, 'package.json'),
-    `${JSON.stringify({ name: 'p', private: true, type: 'module' }, null, 2)}\n`,
-  );
-  writeFileSync(path.join(box.repo, 'lib.js'), BUGGY);
-  writeFileSync(path.join(box.repo, 'lib.test.js'), SUITE);
-  git(box.repo, 'add', '.');
-  git(box.repo, 'commit', '-q', '-m', 'a library whose add has no test');
-};
-
-const NODE_TEST: CheckSpec = { name: 'test', run: 'node --test', timeoutMs: 60_000, gate: true };
-
-const FIX = sedInPlace('s/a - b/a + b/', 'lib.js');
-
-/** A new test file written by an agent's script. */
-const writeTest = (file: string, body: string): string => `cat > ${file} <<'EOF'
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
-import { add } from './lib.js';
-
-${body}
-EOF`;
 
 const REPRODUCTION = writeTest('add.test.js', "test('adds', () => assert.equal(add(2, 3), 5));");
 const PROVES_NOTHING = writeTest('ok.test.js', "test('works', () => assert.ok(true));");
